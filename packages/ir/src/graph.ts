@@ -1,0 +1,308 @@
+// The Graph builder: an append-only list of immutable, hash-consed nodes with named outputs and in-place
+// state updates. Every node is type-checked when built (see infer.ts); a bad node throws a GraphError that
+// names the op, the operands' shapes and the user's call site, and leaves the graph unchanged.
+
+import type { DType } from './dtype.js';
+import { GraphError, userCallSite } from './graphError.js';
+import { inferType, type TensorType } from './infer.js';
+import type { Init, OpAttrs, OpKind, Reduction, UnaryOp } from './ops.js';
+import { broadcastShapes, fmtShape, normalizeAxes, type Shape } from './shape.js';
+
+/** Index of a node in its graph. */
+export type NodeId = number;
+
+/** One immutable node: an op applied to earlier nodes, with its inferred type. */
+export interface Node<K extends OpKind = OpKind> {
+  readonly id: NodeId;
+  readonly op: K;
+  readonly inputs: readonly NodeId[];
+  readonly attrs: OpAttrs[K];
+  readonly shape: Shape;
+  readonly dtype: DType;
+  /** `file:line:col` in user code that built this node. */
+  readonly site?: string;
+}
+
+/** A tensor value in a graph under construction (a node). */
+export type Tensor = Node;
+
+/** A tensor or a number, which becomes a scalar constant. */
+export type TensorLike = Tensor | number;
+
+/** A state tensor overwritten at the end of each step by a value computed in the step. */
+export interface StateUpdate {
+  readonly state: NodeId;
+  readonly value: NodeId;
+}
+
+const EMPTY = {} as Record<string, never>;
+
+/** Builds a tensor graph with shape inference, hash-consing and clear errors. */
+export class Graph {
+  readonly nodes: Node[] = [];
+  /** Named results of the graph (for example `loss`). */
+  readonly outputs = new Map<string, NodeId>();
+  /** In-place updates of `param`/`state` leaves, in the order they were declared. */
+  readonly updates: StateUpdate[] = [];
+  private readonly memo = new Map<string, NodeId>();
+  private readonly names = new Map<string, NodeId>();
+
+  /** The node with this id. */
+  get(id: NodeId): Node {
+    const n = this.nodes[id];
+    if (!n) throw new GraphError(`no node with id ${id} in this graph`);
+    return n;
+  }
+
+  /** Leaves of one kind (`input`, `param`, `state`), in creation order. */
+  leaves(op: 'input' | 'param' | 'state'): Node[] {
+    return this.nodes.filter((n) => n.op === op);
+  }
+
+  /** The input, param or state leaf with this name, if any. */
+  byName(name: string): Node | undefined {
+    const id = this.names.get(name);
+    return id === undefined ? undefined : this.nodes[id];
+  }
+
+  /**
+   * Adds (or finds, by structure) a node. The generic entry point used by every builder method and by
+   * passes that rebuild graphs; `leafType` is the declared type of a leaf.
+   */
+  node<K extends OpKind>(op: K, inputs: readonly (NodeId | Node)[], attrs: OpAttrs[K], leafType?: TensorType): Node<K> {
+    const ids = inputs.map((x) => (typeof x === 'number' ? x : x.id));
+    for (const id of ids) if (!this.nodes[id]) throw new GraphError(`${op}: operand ${id} is not a node of this graph`, op);
+    const key = `${op}|${JSON.stringify(attrs)}|${ids.join(',')}|${leafType ? `${leafType.shape}:${leafType.dtype}` : ''}`;
+    const hit = this.memo.get(key);
+    if (hit !== undefined) return this.nodes[hit] as Node<K>;
+    let type: TensorType;
+    try {
+      type = inferType(
+        op,
+        ids.map((id) => this.nodes[id]),
+        attrs,
+        leafType,
+      );
+    } catch (e) {
+      if (e instanceof GraphError && !e.site) throw new GraphError(e.message, e.op, userCallSite());
+      throw e;
+    }
+    const node: Node<K> = { id: this.nodes.length, op, inputs: ids, attrs, shape: [...type.shape], dtype: type.dtype, site: userCallSite() };
+    this.nodes.push(node);
+    this.memo.set(key, node.id);
+    return node;
+  }
+
+  private named<K extends 'input' | 'param' | 'state'>(op: K, attrs: OpAttrs[K], shape: Shape, dtype: DType): Node<K> {
+    const name = attrs.name;
+    if (this.names.has(name)) throw new GraphError(`${op}: the name '${name}' is already used by another leaf`, op, userCallSite());
+    if (shape.some((d) => !Number.isInteger(d) || d < 0))
+      throw new GraphError(`${op} '${name}': invalid shape ${fmtShape(shape)}`, op, userCallSite());
+    const n = this.node(op, [], attrs, { shape, dtype });
+    this.names.set(name, n.id);
+    return n;
+  }
+
+  /** A value fed at every step (data, labels). */
+  input(name: string, shape: Shape, dtype: DType = 'f32'): Tensor {
+    return this.named('input', { name }, shape, dtype);
+  }
+
+  /** A trainable parameter, initialised once. Default init: Kaiming-uniform on the first axis (fan-in). */
+  param(name: string, shape: Shape, init?: Init): Tensor {
+    const fanIn = shape.length > 1 ? shape[0] : Math.max(1, shape[0] ?? 1);
+    const bound = 1 / Math.sqrt(fanIn);
+    const seed = hashName(name);
+    return this.named('param', { name, init: init ?? { kind: 'uniform', low: -bound, high: bound, seed } }, shape, 'f32');
+  }
+
+  /** A non-trainable persistent tensor (optimizer moments, counters). */
+  state(name: string, shape: Shape, init: Init = { kind: 'zeros' }, dtype: DType = 'f32'): Tensor {
+    return this.named('state', { name, init }, shape, dtype);
+  }
+
+  /** A constant filled with one value. */
+  constant(value: number, shape: Shape = [], dtype: DType = 'f32'): Tensor {
+    return this.node('const', [], { value }, { shape, dtype });
+  }
+
+  private lift(x: TensorLike, like?: Tensor): Tensor {
+    return typeof x === 'number' ? this.constant(x, [], like?.dtype === 'i32' ? 'i32' : 'f32') : x;
+  }
+
+  private un(op: UnaryOp, x: Tensor): Tensor {
+    return this.node(op, [x], EMPTY);
+  }
+  neg(x: Tensor): Tensor { return this.un('neg', x); }
+  abs(x: Tensor): Tensor { return this.un('abs', x); }
+  exp(x: Tensor): Tensor { return this.un('exp', x); }
+  log(x: Tensor): Tensor { return this.un('log', x); }
+  sqrt(x: Tensor): Tensor { return this.un('sqrt', x); }
+  rsqrt(x: Tensor): Tensor { return this.un('rsqrt', x); }
+  recip(x: Tensor): Tensor { return this.un('recip', x); }
+  square(x: Tensor): Tensor { return this.un('square', x); }
+  relu(x: Tensor): Tensor { return this.un('relu', x); }
+  sigmoid(x: Tensor): Tensor { return this.un('sigmoid', x); }
+  tanh(x: Tensor): Tensor { return this.un('tanh', x); }
+  sin(x: Tensor): Tensor { return this.un('sin', x); }
+  cos(x: Tensor): Tensor { return this.un('cos', x); }
+
+  private bin(op: 'add' | 'sub' | 'mul' | 'div' | 'max' | 'min' | 'pow' | 'gt' | 'ge' | 'lt' | 'le' | 'eq', a: TensorLike, b: TensorLike): Tensor {
+    const ta = this.lift(a, typeof b === 'number' ? undefined : b);
+    return this.node(op, [ta, this.lift(b, ta)], EMPTY);
+  }
+  add(a: TensorLike, b: TensorLike): Tensor { return this.bin('add', a, b); }
+  sub(a: TensorLike, b: TensorLike): Tensor { return this.bin('sub', a, b); }
+  mul(a: TensorLike, b: TensorLike): Tensor { return this.bin('mul', a, b); }
+  div(a: TensorLike, b: TensorLike): Tensor { return this.bin('div', a, b); }
+  max(a: TensorLike, b: TensorLike): Tensor { return this.bin('max', a, b); }
+  min(a: TensorLike, b: TensorLike): Tensor { return this.bin('min', a, b); }
+  pow(a: TensorLike, b: TensorLike): Tensor { return this.bin('pow', a, b); }
+  gt(a: TensorLike, b: TensorLike): Tensor { return this.bin('gt', a, b); }
+  ge(a: TensorLike, b: TensorLike): Tensor { return this.bin('ge', a, b); }
+  lt(a: TensorLike, b: TensorLike): Tensor { return this.bin('lt', a, b); }
+  le(a: TensorLike, b: TensorLike): Tensor { return this.bin('le', a, b); }
+  eq(a: TensorLike, b: TensorLike): Tensor { return this.bin('eq', a, b); }
+
+  /** Elementwise `cond ? a : b` with broadcasting. */
+  where(cond: Tensor, a: TensorLike, b: TensorLike): Tensor {
+    const ta = this.lift(a, typeof b === 'number' ? undefined : b);
+    return this.node('where', [cond, ta, this.lift(b, ta)], EMPTY);
+  }
+
+  /** Converts to another dtype. */
+  cast(x: Tensor, to: DType): Tensor {
+    return x.dtype === to ? x : this.node('cast', [x], { to });
+  }
+
+  private axes(op: string, x: Tensor, axes?: number | readonly number[]): number[] {
+    const list = axes === undefined ? x.shape.map((_, i) => i) : typeof axes === 'number' ? [axes] : axes;
+    const norm = normalizeAxes(list, x.shape.length);
+    if (!norm) throw new GraphError(`${op}: axes [${list}] out of range for shape ${fmtShape(x.shape)}`, op, userCallSite());
+    return norm;
+  }
+
+  /** Sum over axes (all by default). */
+  sum(x: Tensor, axes?: number | readonly number[], keepdims = false): Tensor {
+    return this.node('sum', [x], { axes: this.axes('sum', x, axes), keepdims });
+  }
+
+  /** Mean over axes (all by default). */
+  mean(x: Tensor, axes?: number | readonly number[], keepdims = false): Tensor {
+    return this.node('mean', [x], { axes: this.axes('mean', x, axes), keepdims });
+  }
+
+  /** Maximum over axes (all by default). */
+  reduceMax(x: Tensor, axes?: number | readonly number[], keepdims = false): Tensor {
+    return this.node('reduceMax', [x], { axes: this.axes('reduceMax', x, axes), keepdims });
+  }
+
+  /** Same data, new shape; one extent may be -1 (inferred). */
+  reshape(x: Tensor, shape: readonly number[]): Tensor {
+    const known = shape.reduce((p, d) => (d === -1 ? p : p * d), 1);
+    const total = x.shape.reduce((p, d) => p * d, 1);
+    const resolved = shape.map((d) => (d === -1 ? (known === 0 ? 0 : total / known) : d));
+    if (resolved.length === x.shape.length && resolved.every((d, i) => d === x.shape[i])) return x;
+    return this.node('reshape', [x], { shape: resolved });
+  }
+
+  /** Permutes axes (reverses them by default). */
+  transpose(x: Tensor, perm?: readonly number[]): Tensor {
+    const p = perm ? [...perm] : x.shape.map((_, i) => x.shape.length - 1 - i);
+    if (p.every((v, i) => v === i) && p.length === x.shape.length) return x;
+    return this.node('transpose', [x], { perm: p });
+  }
+
+  /** Broadcasts to a larger shape (numpy rules). */
+  expand(x: Tensor, shape: readonly number[]): Tensor {
+    if (shape.length === x.shape.length && shape.every((d, i) => d === x.shape[i])) return x;
+    return this.node('expand', [x], { shape: [...shape] });
+  }
+
+  /** Matrix product of 2-D tensors, with optional transposes of either operand. */
+  matmul(a: Tensor, b: Tensor, opts: { transA?: boolean; transB?: boolean } = {}): Tensor {
+    return this.node('matmul', [a, b], { transA: opts.transA ?? false, transB: opts.transB ?? false });
+  }
+
+  /** `x · w + b`: an affine layer with w of shape [in, out]. */
+  linear(x: Tensor, w: Tensor, b?: Tensor): Tensor {
+    const y = this.matmul(x, w);
+    return b ? this.add(y, b) : y;
+  }
+
+  /** Log-softmax along an axis (the last). */
+  logSoftmax(x: Tensor, axis = -1): Tensor {
+    return this.node('logSoftmax', [x], { axis: axis < 0 ? axis + x.shape.length : axis });
+  }
+
+  /** Softmax along an axis (the last). */
+  softmax(x: Tensor, axis = -1): Tensor {
+    return this.exp(this.logSoftmax(x, axis));
+  }
+
+  /** Negative log-likelihood of integer labels under log-probabilities [N, C]. */
+  nll(logp: Tensor, labels: Tensor, reduction: Reduction = 'mean'): Tensor {
+    return this.node('nll', [logp, labels], { reduction });
+  }
+
+  /** Cross-entropy of integer labels [N] under logits [N, C]: nll(logSoftmax(logits)). */
+  crossEntropy(logits: Tensor, labels: Tensor, reduction: Reduction = 'mean'): Tensor {
+    if (logits.shape.length !== 2)
+      throw new GraphError(`crossEntropy: logits must be [N, C], got ${fmtShape(logits.shape)}`, 'crossEntropy', userCallSite());
+    return this.nll(this.logSoftmax(logits), labels, reduction);
+  }
+
+  /** Marks a node as a named result of the graph. */
+  output(name: string, t: Tensor): Tensor {
+    this.outputs.set(name, t.id);
+    return t;
+  }
+
+  /** Declares that `state` (a param or state leaf) takes `value` at the end of each step. */
+  update(state: Tensor, value: Tensor): void {
+    if (state.op !== 'param' && state.op !== 'state')
+      throw new GraphError(`update: target must be a param or state leaf, got ${state.op}`, 'update', userCallSite());
+    if (fmtShape(state.shape) !== fmtShape(value.shape) || state.dtype !== value.dtype)
+      throw new GraphError(
+        `update: value ${fmtShape(value.shape)}:${value.dtype} does not match state ${fmtShape(state.shape)}:${state.dtype}`,
+        'update',
+        userCallSite(),
+      );
+    if (this.updates.some((u) => u.state === state.id))
+      throw new GraphError(`update: '${(state.attrs as { name: string }).name}' is already updated`, 'update', userCallSite());
+    this.updates.push({ state: state.id, value: value.id });
+  }
+
+  /** Node ids reachable from the outputs and update values, in topological order (dead nodes dropped). */
+  live(): NodeId[] {
+    const seen = new Uint8Array(this.nodes.length);
+    const roots = [...this.outputs.values(), ...this.updates.flatMap((u) => [u.value, u.state])];
+    const stack = [...roots];
+    while (stack.length) {
+      const id = stack.pop() as NodeId;
+      if (seen[id]) continue;
+      seen[id] = 1;
+      for (const i of this.nodes[id].inputs) stack.push(i);
+    }
+    const ids: NodeId[] = [];
+    for (let i = 0; i < seen.length; i++) if (seen[i]) ids.push(i);
+    return ids; // ids are created after their inputs, so id order is topological
+  }
+}
+
+/** Result shape of broadcasting two tensors (exposed for builders in other packages). */
+export function broadcastOf(a: Tensor, b: Tensor): number[] {
+  const s = broadcastShapes(a.shape, b.shape);
+  if (!s) throw new GraphError(`shapes ${fmtShape(a.shape)} and ${fmtShape(b.shape)} do not broadcast`);
+  return s;
+}
+
+/** A stable 31-bit seed from a name, so default initialisation is reproducible per parameter. */
+export function hashName(name: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < name.length; i++) {
+    h ^= name.charCodeAt(i);
+    h = Math.imul(h, 16777619);
+  }
+  return (h >>> 1) % 2147483647;
+}

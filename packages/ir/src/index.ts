@@ -1,0 +1,43 @@
+// @neura/ir: the op set, dtypes, shapes, the Graph builder and the reference interpreter. Imports nothing.
+
+export { byteSize, type DType, DTYPES, isFloat } from './dtype.js';
+export { type Node, type NodeId, type StateUpdate, type Tensor, type TensorLike, Graph, broadcastOf, hashName } from './graph.js';
+export { GraphError, userCallSite } from './graphError.js';
+export { INFER, inferType, type TensorType } from './infer.js';
+export { INTERPRET, type InterpretResult, interpret, type Precision } from './interpret.js';
+export {
+  type Activation,
+  BINARY_OPS,
+  type BinaryOp,
+  COMPARISON_OPS,
+  FUSED_OPS,
+  type Init,
+  isBinary,
+  isElementwise,
+  isUnary,
+  LEAF_OPS,
+  OP_KINDS,
+  type OpAttrs,
+  type OpKind,
+  REDUCE_OPS,
+  type ReduceOp,
+  type Reduction,
+  UNARY_OPS,
+  type UnaryOp,
+} from './ops.js';
+export { BINARY_FN, castScalar, evalPwExpr, fmtPwExpr, type PwExpr, pwArity, UNARY_FN } from './pointwiseExpr.js';
+export { type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';
+export {
+  broadcastAxes,
+  broadcastShapes,
+  broadcastStrides,
+  broadcastsTo,
+  fmtShape,
+  normalizeAxes,
+  numel,
+  reducedShape,
+  sameShape,
+  type Shape,
+  stridesOf,
+} from './shape.js';
+export { initialValue, mulberry32, type TensorData, type TensorValue, tensor } from './tensorValue.js';

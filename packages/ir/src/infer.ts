@@ -1,0 +1,208 @@
+// Shape and dtype inference: one rule per op, required for every op by the type checker. Each rule either
+// returns the output type or throws a GraphError naming the op and the operands' shapes.
+
+import type { DType } from './dtype.js';
+import { GraphError } from './graphError.js';
+import type { OpAttrs, OpKind } from './ops.js';
+import { COMPARISON_OPS } from './ops.js';
+import { pwArity } from './pointwiseExpr.js';
+import { broadcastShapes, broadcastsTo, fmtShape, numel, reducedShape, type Shape } from './shape.js';
+
+/** The type of a tensor: its shape and dtype. */
+export interface TensorType {
+  readonly shape: Shape;
+  readonly dtype: DType;
+}
+
+type Rule<A> = (ins: readonly TensorType[], attrs: A, leafType?: TensorType) => TensorType;
+
+const fail = (op: string, msg: string, ins: readonly TensorType[]): never => {
+  const operands = ins.map((t) => `${fmtShape(t.shape)}:${t.dtype}`).join(', ');
+  throw new GraphError(`${op}: ${msg} (operands ${operands || 'none'})`, op);
+};
+
+const arity = (op: string, ins: readonly TensorType[], n: number) => {
+  if (ins.length !== n) fail(op, `expects ${n} operand(s), got ${ins.length}`, ins);
+};
+
+const float = (op: string, ins: readonly TensorType[], i: number) => {
+  if (ins[i].dtype !== 'f32') fail(op, `operand ${i} must be f32, got ${ins[i].dtype}`, ins);
+};
+
+const unary =
+  (op: string): Rule<OpAttrs['neg']> =>
+  (ins) => {
+    arity(op, ins, 1);
+    float(op, ins, 0);
+    return ins[0];
+  };
+
+const binary =
+  (op: string): Rule<OpAttrs['add']> =>
+  (ins) => {
+    arity(op, ins, 2);
+    if (ins[0].dtype !== ins[1].dtype) fail(op, `dtypes differ: ${ins[0].dtype} vs ${ins[1].dtype}`, ins);
+    const shape = broadcastShapes(ins[0].shape, ins[1].shape);
+    if (!shape) fail(op, `shapes ${fmtShape(ins[0].shape)} and ${fmtShape(ins[1].shape)} do not broadcast`, ins);
+    const dtype: DType = (COMPARISON_OPS as readonly string[]).includes(op) ? 'bool' : ins[0].dtype;
+    return { shape: shape as number[], dtype };
+  };
+
+const reduce =
+  (op: string): Rule<OpAttrs['sum']> =>
+  (ins, a) => {
+    arity(op, ins, 1);
+    float(op, ins, 0);
+    const rank = ins[0].shape.length;
+    if (a.axes.some((x) => x < 0 || x >= rank)) fail(op, `axes [${a.axes}] out of range for rank ${rank}`, ins);
+    return { shape: reducedShape(ins[0].shape, a.axes, a.keepdims), dtype: 'f32' };
+  };
+
+const classLoss = (op: string, ins: readonly TensorType[]): void => {
+  const [x, labels] = ins;
+  if (x.shape.length !== 2) fail(op, `logits must be [N, C], got ${fmtShape(x.shape)}`, ins);
+  if (labels.dtype !== 'i32') fail(op, `labels must be i32, got ${labels.dtype}`, ins);
+  if (labels.shape.length !== 1 || labels.shape[0] !== x.shape[0])
+    fail(op, `labels must be [${x.shape[0]}] to match logits ${fmtShape(x.shape)}, got ${fmtShape(labels.shape)}`, ins);
+};
+
+const matmulType = (op: string, ins: readonly TensorType[], transA: boolean, transB: boolean): TensorType => {
+  const [a, b] = ins;
+  if (a.shape.length !== 2 || b.shape.length !== 2) fail(op, 'operands must be 2-D', ins);
+  float(op, ins, 0);
+  float(op, ins, 1);
+  const [m, ka] = transA ? [a.shape[1], a.shape[0]] : [a.shape[0], a.shape[1]];
+  const [kb, n] = transB ? [b.shape[1], b.shape[0]] : [b.shape[0], b.shape[1]];
+  if (ka !== kb) fail(op, `inner dimensions differ: ${ka} vs ${kb}`, ins);
+  return { shape: [m, n], dtype: 'f32' };
+};
+
+const leaf: Rule<unknown> = (_ins, _a, type) => type ?? { shape: [], dtype: 'f32' };
+
+/** Shape and dtype inference for every op. `leafType` carries the declared type of leaves. */
+export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
+  input: leaf,
+  param: leaf,
+  state: leaf,
+  const: leaf,
+  neg: unary('neg'),
+  abs: unary('abs'),
+  exp: unary('exp'),
+  log: unary('log'),
+  sqrt: unary('sqrt'),
+  rsqrt: unary('rsqrt'),
+  recip: unary('recip'),
+  square: unary('square'),
+  relu: unary('relu'),
+  sigmoid: unary('sigmoid'),
+  tanh: unary('tanh'),
+  sin: unary('sin'),
+  cos: unary('cos'),
+  add: binary('add'),
+  sub: binary('sub'),
+  mul: binary('mul'),
+  div: binary('div'),
+  max: binary('max'),
+  min: binary('min'),
+  pow: binary('pow'),
+  gt: binary('gt'),
+  ge: binary('ge'),
+  lt: binary('lt'),
+  le: binary('le'),
+  eq: binary('eq'),
+  where: (ins) => {
+    arity('where', ins, 3);
+    if (ins[0].dtype !== 'bool') fail('where', `condition must be bool, got ${ins[0].dtype}`, ins);
+    if (ins[1].dtype !== ins[2].dtype) fail('where', `branch dtypes differ: ${ins[1].dtype} vs ${ins[2].dtype}`, ins);
+    const shape = broadcastShapes(ins[0].shape, ins[1].shape, ins[2].shape);
+    if (!shape) fail('where', 'shapes do not broadcast', ins);
+    return { shape: shape as number[], dtype: ins[1].dtype };
+  },
+  cast: (ins, a) => {
+    arity('cast', ins, 1);
+    return { shape: ins[0].shape, dtype: a.to };
+  },
+  sum: reduce('sum'),
+  mean: reduce('mean'),
+  reduceMax: reduce('reduceMax'),
+  reshape: (ins, a) => {
+    arity('reshape', ins, 1);
+    if (a.shape.some((d) => !Number.isInteger(d) || d < 0) || numel(a.shape) !== numel(ins[0].shape))
+      fail('reshape', `cannot reshape ${fmtShape(ins[0].shape)} to ${fmtShape(a.shape)}`, ins);
+    return { shape: a.shape, dtype: ins[0].dtype };
+  },
+  transpose: (ins, a) => {
+    arity('transpose', ins, 1);
+    const rank = ins[0].shape.length;
+    const ok = a.perm.length === rank && [...a.perm].sort((x, y) => x - y).every((p, i) => p === i);
+    if (!ok) fail('transpose', `perm [${a.perm}] is not a permutation of rank ${rank}`, ins);
+    return { shape: a.perm.map((p) => ins[0].shape[p]), dtype: ins[0].dtype };
+  },
+  expand: (ins, a) => {
+    arity('expand', ins, 1);
+    if (!broadcastsTo(ins[0].shape, a.shape))
+      fail('expand', `${fmtShape(ins[0].shape)} does not broadcast to ${fmtShape(a.shape)}`, ins);
+    return { shape: a.shape, dtype: ins[0].dtype };
+  },
+  matmul: (ins, a) => {
+    arity('matmul', ins, 2);
+    return matmulType('matmul', ins, a.transA, a.transB);
+  },
+  logSoftmax: (ins, a) => {
+    arity('logSoftmax', ins, 1);
+    float('logSoftmax', ins, 0);
+    if (a.axis !== ins[0].shape.length - 1) fail('logSoftmax', `only the last axis is supported, got ${a.axis}`, ins);
+    return ins[0];
+  },
+  logSoftmaxGrad: (ins, a) => {
+    arity('logSoftmaxGrad', ins, 2);
+    if (fmtShape(ins[0].shape) !== fmtShape(ins[1].shape)) fail('logSoftmaxGrad', 'shapes differ', ins);
+    if (a.axis !== ins[0].shape.length - 1) fail('logSoftmaxGrad', 'only the last axis is supported', ins);
+    return ins[0];
+  },
+  nll: (ins) => {
+    arity('nll', ins, 2);
+    classLoss('nll', ins);
+    return { shape: [], dtype: 'f32' };
+  },
+  nllGrad: (ins, a) => {
+    arity('nllGrad', ins, 2);
+    if (ins[0].dtype !== 'i32' || ins[0].shape.length !== 1) fail('nllGrad', 'labels must be [N] i32', ins);
+    if (ins[1].shape.length !== 0) fail('nllGrad', 'dy must be a scalar', ins);
+    return { shape: [ins[0].shape[0], a.classes], dtype: 'f32' };
+  },
+  fusedMatmul: (ins, a) => {
+    arity('fusedMatmul', ins, a.bias ? 3 : 2);
+    const t = matmulType('fusedMatmul', ins, a.transA, a.transB);
+    if (a.bias && !broadcastsTo(ins[2].shape, t.shape))
+      fail('fusedMatmul', `bias ${fmtShape(ins[2].shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
+    return t;
+  },
+  pointwise: (ins, a) => {
+    if (ins.length < pwArity(a.expr)) fail('pointwise', `expression reads ${pwArity(a.expr)} inputs`, ins);
+    const shape = broadcastShapes(...ins.map((t) => t.shape));
+    if (!shape) fail('pointwise', 'input shapes do not broadcast', ins);
+    return { shape: shape as number[], dtype: a.dtype };
+  },
+  softmaxCrossEntropy: (ins) => {
+    arity('softmaxCrossEntropy', ins, 2);
+    classLoss('softmaxCrossEntropy', ins);
+    return { shape: [], dtype: 'f32' };
+  },
+  softmaxCrossEntropyGrad: (ins) => {
+    arity('softmaxCrossEntropyGrad', ins, 3);
+    classLoss('softmaxCrossEntropyGrad', ins);
+    if (ins[2].shape.length !== 0) fail('softmaxCrossEntropyGrad', 'dy must be a scalar', ins);
+    return ins[0];
+  },
+};
+
+/** Infers the output type of an op applied to operands of the given types. */
+export function inferType<K extends OpKind>(
+  op: K,
+  ins: readonly TensorType[],
+  attrs: OpAttrs[K],
+  leafType?: TensorType,
+): TensorType {
+  return (INFER[op] as Rule<OpAttrs[K]>)(ins, attrs, leafType);
+}

@@ -1,0 +1,346 @@
+// The reference interpreter: the ground truth for every op, rewrite rule, gradient and kernel. Written for
+// clarity, not speed: each op is a direct loop over row-major data. In float64 mode every float is a double;
+// in float32 mode each op's result is rounded to float32, as a GPU kernel would store it.
+
+import type { DType } from './dtype.js';
+import type { Graph, Node, NodeId } from './graph.js';
+import { BINARY_FN, castScalar, evalPwExpr, UNARY_FN } from './pointwiseExpr.js';
+import type { OpAttrs, OpKind } from './ops.js';
+import { broadcastStrides, numel, type Shape, stridesOf } from './shape.js';
+import { initialValue, type TensorData, type TensorValue } from './tensorValue.js';
+
+/** Float precision of an interpreter run. */
+export type Precision = 'f32' | 'f64';
+
+/** What `interpret` returns: every live node's value, the named outputs and the new state values. */
+export interface InterpretResult {
+  readonly values: Map<NodeId, TensorValue>;
+  readonly outputs: Record<string, TensorValue>;
+  /** New values of updated params/state, by leaf name. */
+  readonly updates: Record<string, TensorValue>;
+}
+
+interface Ctx {
+  readonly precision: Precision;
+  readonly round: (x: number) => number;
+}
+
+type Impl<K extends OpKind> = (node: Node<K>, ins: readonly TensorValue[], ctx: Ctx) => TensorValue;
+
+function alloc(shape: Shape, dtype: DType, ctx: Ctx): TensorData {
+  const n = numel(shape);
+  if (dtype !== 'f32') return new Int32Array(n);
+  return ctx.precision === 'f64' ? new Float64Array(n) : new Float32Array(n);
+}
+
+const out = (node: Node, data: TensorData): TensorValue => ({ shape: node.shape, dtype: node.dtype, data });
+
+/** Iterates the output elements, giving for each input the flat index it reads under broadcasting. */
+function broadcastMap(node: Node, ins: readonly TensorValue[], fn: (o: number, idx: readonly number[]) => void): void {
+  const shape = node.shape;
+  const rank = shape.length;
+  const strides = ins.map((t) => broadcastStrides(t.shape, shape));
+  const n = numel(shape);
+  const coord = new Array<number>(rank).fill(0);
+  const idx = new Array<number>(ins.length).fill(0);
+  for (let o = 0; o < n; o++) {
+    fn(o, idx);
+    for (let ax = rank - 1; ax >= 0; ax--) {
+      coord[ax]++;
+      for (let j = 0; j < ins.length; j++) idx[j] += strides[j][ax];
+      if (coord[ax] < shape[ax]) break;
+      for (let j = 0; j < ins.length; j++) idx[j] -= strides[j][ax] * shape[ax];
+      coord[ax] = 0;
+    }
+  }
+}
+
+const unary =
+  (f: (x: number) => number): Impl<any> =>
+  (node, [x], ctx) => {
+    const d = alloc(node.shape, node.dtype, ctx);
+    for (let i = 0; i < d.length; i++) d[i] = ctx.round(f(x.data[i]));
+    return out(node, d);
+  };
+
+const binary =
+  (f: (a: number, b: number) => number): Impl<any> =>
+  (node, ins, ctx) => {
+    const d = alloc(node.shape, node.dtype, ctx);
+    const [a, b] = ins;
+    const r = node.dtype === 'f32' ? ctx.round : (x: number) => x | 0;
+    broadcastMap(node, ins, (o, idx) => {
+      d[o] = r(f(a.data[idx[0]], b.data[idx[1]]));
+    });
+    return out(node, d);
+  };
+
+/** Folds `x` over the reduced axes; `init` and `step` define the reduction. */
+function reduce(node: Node<'sum' | 'mean' | 'reduceMax'>, x: TensorValue, ctx: Ctx, init: number, step: (acc: number, v: number) => number, finish: (acc: number, count: number) => number): TensorValue {
+  const { axes } = node.attrs;
+  const shape = x.shape;
+  const keptShape = shape.map((d, i) => (axes.includes(i) ? 1 : d));
+  const keptStrides = stridesOf(keptShape);
+  const acc = new Float64Array(numel(keptShape)).fill(init);
+  const inStrides = stridesOf(shape);
+  const n = numel(shape);
+  for (let i = 0; i < n; i++) {
+    let o = 0;
+    for (let ax = 0; ax < shape.length; ax++) {
+      if (axes.includes(ax)) continue;
+      o += Math.floor(i / inStrides[ax]) % shape[ax] * keptStrides[ax];
+    }
+    acc[o] = step(acc[o], x.data[i]);
+  }
+  const count = axes.reduce((p, ax) => p * shape[ax], 1);
+  const d = alloc(node.shape, 'f32', ctx);
+  for (let i = 0; i < d.length; i++) d[i] = ctx.round(finish(acc[i], count));
+  return out(node, d);
+}
+
+function matmulCore(node: Node, a: TensorValue, b: TensorValue, transA: boolean, transB: boolean, ctx: Ctx): TensorData {
+  const [m, n] = node.shape;
+  const k = transA ? a.shape[0] : a.shape[1];
+  const d = alloc(node.shape, 'f32', ctx);
+  for (let i = 0; i < m; i++)
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let p = 0; p < k; p++) {
+        const av = transA ? a.data[p * m + i] : a.data[i * k + p];
+        const bv = transB ? b.data[j * k + p] : b.data[p * n + j];
+        s += av * bv;
+      }
+      d[i * n + j] = s;
+    }
+  return d;
+}
+
+/** Row-wise log-softmax over the last axis, in float64. */
+function logSoftmaxRows(x: TensorData, rows: number, cols: number): Float64Array {
+  const y = new Float64Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    let mx = -Infinity;
+    for (let c = 0; c < cols; c++) mx = Math.max(mx, x[r * cols + c]);
+    let s = 0;
+    for (let c = 0; c < cols; c++) s += Math.exp(x[r * cols + c] - mx);
+    const lse = mx + Math.log(s);
+    for (let c = 0; c < cols; c++) y[r * cols + c] = x[r * cols + c] - lse;
+  }
+  return y;
+}
+
+function checkLabels(op: string, labels: TensorValue, classes: number): void {
+  for (let i = 0; i < labels.data.length; i++) {
+    const l = labels.data[i];
+    if (!(l >= 0 && l < classes)) throw new RangeError(`${op}: label ${l} at index ${i} is outside [0, ${classes})`);
+  }
+}
+
+const scale = (reduction: 'mean' | 'sum', n: number) => (reduction === 'mean' ? 1 / n : 1);
+
+const leafError: Impl<any> = (node: Node): never => {
+  throw new Error(`interpret: leaf ${node.op} must be supplied by the caller`);
+};
+
+/** Reference semantics of every op. */
+export const INTERPRET: { [K in OpKind]: Impl<K> } = {
+  input: leafError,
+  param: leafError,
+  state: leafError,
+  const: (node, _ins, ctx) => {
+    const d = alloc(node.shape, node.dtype, ctx);
+    d.fill(node.dtype === 'f32' ? ctx.round(node.attrs.value) : castScalar(node.attrs.value, node.dtype));
+    return out(node, d);
+  },
+  neg: unary(UNARY_FN.neg),
+  abs: unary(UNARY_FN.abs),
+  exp: unary(UNARY_FN.exp),
+  log: unary(UNARY_FN.log),
+  sqrt: unary(UNARY_FN.sqrt),
+  rsqrt: unary(UNARY_FN.rsqrt),
+  recip: unary(UNARY_FN.recip),
+  square: unary(UNARY_FN.square),
+  relu: unary(UNARY_FN.relu),
+  sigmoid: unary(UNARY_FN.sigmoid),
+  tanh: unary(UNARY_FN.tanh),
+  sin: unary(UNARY_FN.sin),
+  cos: unary(UNARY_FN.cos),
+  add: binary(BINARY_FN.add),
+  sub: binary(BINARY_FN.sub),
+  mul: binary(BINARY_FN.mul),
+  div: binary(BINARY_FN.div),
+  max: binary(BINARY_FN.max),
+  min: binary(BINARY_FN.min),
+  pow: binary(BINARY_FN.pow),
+  gt: binary(BINARY_FN.gt),
+  ge: binary(BINARY_FN.ge),
+  lt: binary(BINARY_FN.lt),
+  le: binary(BINARY_FN.le),
+  eq: binary(BINARY_FN.eq),
+  where: (node, ins, ctx) => {
+    const d = alloc(node.shape, node.dtype, ctx);
+    const [c, a, b] = ins;
+    broadcastMap(node, ins, (o, idx) => {
+      d[o] = c.data[idx[0]] !== 0 ? a.data[idx[1]] : b.data[idx[2]];
+    });
+    return out(node, d);
+  },
+  cast: (node, [x], ctx) => {
+    const d = alloc(node.shape, node.dtype, ctx);
+    for (let i = 0; i < d.length; i++) d[i] = node.dtype === 'f32' ? ctx.round(x.data[i]) : castScalar(x.data[i], node.dtype);
+    return out(node, d);
+  },
+  sum: (node, [x], ctx) => reduce(node, x, ctx, 0, (a, v) => a + v, (a) => a),
+  mean: (node, [x], ctx) => reduce(node, x, ctx, 0, (a, v) => a + v, (a, n) => a / n),
+  reduceMax: (node, [x], ctx) => reduce(node, x, ctx, -Infinity, (a, v) => Math.max(a, v), (a) => a),
+  reshape: (node, [x]) => ({ shape: node.shape, dtype: node.dtype, data: x.data }),
+  transpose: (node, [x], ctx) => {
+    const { perm } = node.attrs;
+    const inStrides = stridesOf(x.shape);
+    const permStrides = perm.map((p) => inStrides[p]);
+    const src = { shape: node.shape, dtype: x.dtype, data: x.data };
+    const d = alloc(node.shape, node.dtype, ctx);
+    // read through permuted strides: treat the input as broadcast-free with custom strides
+    const shape = node.shape;
+    const coord = new Array<number>(shape.length).fill(0);
+    for (let o = 0; o < d.length; o++) {
+      let i = 0;
+      for (let ax = 0; ax < shape.length; ax++) i += coord[ax] * permStrides[ax];
+      d[o] = src.data[i];
+      for (let ax = shape.length - 1; ax >= 0; ax--) {
+        if (++coord[ax] < shape[ax]) break;
+        coord[ax] = 0;
+      }
+    }
+    return out(node, d);
+  },
+  expand: (node, ins, ctx) => {
+    const d = alloc(node.shape, node.dtype, ctx);
+    broadcastMap(node, ins, (o, idx) => {
+      d[o] = ins[0].data[idx[0]];
+    });
+    return out(node, d);
+  },
+  matmul: (node, [a, b], ctx) => {
+    const d = matmulCore(node, a, b, node.attrs.transA, node.attrs.transB, ctx);
+    for (let i = 0; i < d.length; i++) d[i] = ctx.round(d[i]);
+    return out(node, d);
+  },
+  logSoftmax: (node, [x], ctx) => {
+    const cols = x.shape[x.shape.length - 1];
+    const y = logSoftmaxRows(x.data, x.data.length / cols, cols);
+    const d = alloc(node.shape, 'f32', ctx);
+    for (let i = 0; i < d.length; i++) d[i] = ctx.round(y[i]);
+    return out(node, d);
+  },
+  logSoftmaxGrad: (node, [y, g], ctx) => {
+    const cols = y.shape[y.shape.length - 1];
+    const rows = y.data.length / cols;
+    const d = alloc(node.shape, 'f32', ctx);
+    for (let r = 0; r < rows; r++) {
+      let s = 0;
+      for (let c = 0; c < cols; c++) s += g.data[r * cols + c];
+      for (let c = 0; c < cols; c++) d[r * cols + c] = ctx.round(g.data[r * cols + c] - Math.exp(y.data[r * cols + c]) * s);
+    }
+    return out(node, d);
+  },
+  nll: (node, [logp, labels], ctx) => {
+    const [n, c] = logp.shape;
+    checkLabels('nll', labels, c);
+    let s = 0;
+    for (let i = 0; i < n; i++) s -= logp.data[i * c + labels.data[i]];
+    const d = alloc([], 'f32', ctx);
+    d[0] = ctx.round(s * scale(node.attrs.reduction, n));
+    return out(node, d);
+  },
+  nllGrad: (node, [labels, dy], ctx) => {
+    const [n, c] = node.shape;
+    checkLabels('nllGrad', labels, c);
+    const d = alloc(node.shape, 'f32', ctx);
+    const v = ctx.round(-dy.data[0] * scale(node.attrs.reduction, n));
+    for (let i = 0; i < n; i++) d[i * c + labels.data[i]] = v;
+    return out(node, d);
+  },
+  fusedMatmul: (node, ins, ctx) => {
+    const { transA, transB, bias, activation } = node.attrs as OpAttrs['fusedMatmul'];
+    const d = matmulCore(node, ins[0], ins[1], transA, transB, ctx);
+    if (bias) {
+      const b = ins[2];
+      const bs = broadcastStrides(b.shape, node.shape);
+      const n = node.shape[1];
+      for (let i = 0; i < d.length; i++) d[i] += b.data[Math.floor(i / n) * bs[0] + (i % n) * bs[1]];
+    }
+    for (let i = 0; i < d.length; i++) d[i] = ctx.round(activation === 'relu' ? Math.max(0, d[i]) : d[i]);
+    return out(node, d);
+  },
+  pointwise: (node, ins, ctx) => {
+    const d = alloc(node.shape, node.dtype, ctx);
+    const vals = new Array<number>(ins.length);
+    const r = node.dtype === 'f32' ? ctx.round : (x: number) => castScalar(x, node.dtype);
+    broadcastMap(node, ins, (o, idx) => {
+      for (let j = 0; j < ins.length; j++) vals[j] = ins[j].data[idx[j]];
+      d[o] = r(evalPwExpr(node.attrs.expr, vals, ctx.round));
+    });
+    return out(node, d);
+  },
+  softmaxCrossEntropy: (node, [x, labels], ctx) => {
+    const [n, c] = x.shape;
+    checkLabels('softmaxCrossEntropy', labels, c);
+    const y = logSoftmaxRows(x.data, n, c);
+    let s = 0;
+    for (let i = 0; i < n; i++) s -= y[i * c + labels.data[i]];
+    const d = alloc([], 'f32', ctx);
+    d[0] = ctx.round(s * scale(node.attrs.reduction, n));
+    return out(node, d);
+  },
+  softmaxCrossEntropyGrad: (node, [x, labels, dy], ctx) => {
+    const [n, c] = x.shape;
+    checkLabels('softmaxCrossEntropyGrad', labels, c);
+    const y = logSoftmaxRows(x.data, n, c);
+    const k = dy.data[0] * scale(node.attrs.reduction, n);
+    const d = alloc(node.shape, 'f32', ctx);
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < c; j++) d[i * c + j] = ctx.round((Math.exp(y[i * c + j]) - (labels.data[i] === j ? 1 : 0)) * k);
+    return out(node, d);
+  },
+};
+
+function toPrecision(v: TensorValue, ctx: Ctx): TensorValue {
+  if (v.dtype !== 'f32') return v.data instanceof Int32Array ? v : { ...v, data: Int32Array.from(v.data) };
+  const want = ctx.precision === 'f64' ? Float64Array : Float32Array;
+  return v.data instanceof want ? v : { ...v, data: want.from(v.data) };
+}
+
+/**
+ * Runs a graph on the host. `feeds` supplies inputs by name; `state` supplies params and state by name
+ * (missing ones take their `init`). Only nodes that outputs and updates depend on are evaluated.
+ */
+export function interpret(
+  graph: Graph,
+  feeds: Record<string, TensorValue>,
+  state: Record<string, TensorValue> = {},
+  precision: Precision = 'f64',
+): InterpretResult {
+  const ctx: Ctx = { precision, round: precision === 'f64' ? (x) => x : Math.fround };
+  const values = new Map<NodeId, TensorValue>();
+  for (const id of graph.live()) {
+    const node = graph.nodes[id];
+    let v: TensorValue;
+    if (node.op === 'input' || node.op === 'param' || node.op === 'state') {
+      const name = (node.attrs as { name: string }).name;
+      const given = node.op === 'input' ? feeds[name] : state[name];
+      if (!given && node.op === 'input') throw new Error(`interpret: missing input '${name}'`);
+      v = toPrecision(given ?? initialValue((node.attrs as OpAttrs['param']).init, node.shape, node.dtype), ctx);
+      if (v.data.length !== numel(node.shape)) throw new Error(`interpret: '${name}' has ${v.data.length} values, expected shape [${node.shape}]`);
+    } else {
+      const impl = INTERPRET[node.op] as Impl<OpKind>;
+      v = impl(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);
+    }
+    values.set(id, v);
+  }
+  const outputs: Record<string, TensorValue> = {};
+  for (const [name, id] of graph.outputs) outputs[name] = values.get(id) as TensorValue;
+  const updates: Record<string, TensorValue> = {};
+  for (const u of graph.updates) updates[(graph.nodes[u.state].attrs as { name: string }).name] = values.get(u.value) as TensorValue;
+  return { values, outputs, updates };
+}

@@ -1,0 +1,179 @@
+// The closed op set of neura: every op any package can see, primitive or fused, with its attributes.
+// Every per-op behaviour elsewhere (shape inference, interpretation, VJP, cost, WGSL) is a table typed
+// `{ [K in OpKind]: ... }`, so adding an op here fails compilation until every table covers it.
+// Attributes are plain JSON values: they take part in structural identity (hash-consing, e-node keys).
+
+import type { DType } from './dtype.js';
+import type { PwExpr } from './pointwiseExpr.js';
+
+/** Elementwise ops of one operand. */
+export const UNARY_OPS = [
+  'neg',
+  'abs',
+  'exp',
+  'log',
+  'sqrt',
+  'rsqrt',
+  'recip',
+  'square',
+  'relu',
+  'sigmoid',
+  'tanh',
+  'sin',
+  'cos',
+] as const;
+/** An elementwise op of one operand. */
+export type UnaryOp = (typeof UNARY_OPS)[number];
+
+/** Elementwise ops of two operands with numpy broadcasting; comparisons produce `bool`. */
+export const BINARY_OPS = ['add', 'sub', 'mul', 'div', 'max', 'min', 'pow', 'gt', 'ge', 'lt', 'le', 'eq'] as const;
+/** An elementwise op of two broadcast operands. */
+export type BinaryOp = (typeof BINARY_OPS)[number];
+
+/** Binary ops whose result is a `bool` mask. */
+export const COMPARISON_OPS: readonly BinaryOp[] = ['gt', 'ge', 'lt', 'le', 'eq'];
+
+/** Reductions over a set of axes. */
+export const REDUCE_OPS = ['sum', 'mean', 'reduceMax'] as const;
+/** A reduction over axes. */
+export type ReduceOp = (typeof REDUCE_OPS)[number];
+
+/** How a parameter or state tensor gets its first value. */
+export type Init =
+  | { kind: 'zeros' }
+  | { kind: 'ones' }
+  | { kind: 'fill'; value: number }
+  | { kind: 'uniform'; low: number; high: number; seed: number }
+  | { kind: 'normal'; mean: number; std: number; seed: number };
+
+/** Activation applied in a matmul epilogue. */
+export type Activation = 'none' | 'relu';
+
+/** How a loss over a batch is reduced. */
+export type Reduction = 'mean' | 'sum';
+
+interface ReduceAttrs {
+  /** Normalised (non-negative, sorted) axes. */
+  axes: number[];
+  keepdims: boolean;
+}
+
+/** Attributes of every op. */
+export interface OpAttrs {
+  // leaves
+  input: { name: string };
+  param: { name: string; init: Init };
+  state: { name: string; init: Init };
+  const: { value: number };
+  // elementwise
+  neg: Record<string, never>;
+  abs: Record<string, never>;
+  exp: Record<string, never>;
+  log: Record<string, never>;
+  sqrt: Record<string, never>;
+  rsqrt: Record<string, never>;
+  recip: Record<string, never>;
+  square: Record<string, never>;
+  relu: Record<string, never>;
+  sigmoid: Record<string, never>;
+  tanh: Record<string, never>;
+  sin: Record<string, never>;
+  cos: Record<string, never>;
+  add: Record<string, never>;
+  sub: Record<string, never>;
+  mul: Record<string, never>;
+  div: Record<string, never>;
+  max: Record<string, never>;
+  min: Record<string, never>;
+  pow: Record<string, never>;
+  gt: Record<string, never>;
+  ge: Record<string, never>;
+  lt: Record<string, never>;
+  le: Record<string, never>;
+  eq: Record<string, never>;
+  where: Record<string, never>;
+  cast: { to: DType };
+  // reductions
+  sum: ReduceAttrs;
+  mean: ReduceAttrs;
+  reduceMax: ReduceAttrs;
+  // layout
+  reshape: { shape: number[] };
+  transpose: { perm: number[] };
+  expand: { shape: number[] };
+  // linear algebra: a [M,K] (or [K,M] if transA) times b [K,N] (or [N,K] if transB)
+  matmul: { transA: boolean; transB: boolean };
+  // normalisation and losses
+  logSoftmax: { axis: number };
+  /** inputs [y = logSoftmax(x), g]: g - exp(y) * sum(g, axis). */
+  logSoftmaxGrad: { axis: number };
+  /** inputs [logp [N,C], labels [N] i32]: negative log-likelihood, reduced to a scalar. */
+  nll: { reduction: Reduction };
+  /** inputs [labels [N] i32, dy []]: the gradient of nll with respect to logp, shape [N, classes]. */
+  nllGrad: { reduction: Reduction; classes: number };
+  // fused ops: only the e-graph's extraction creates these
+  /** inputs [a, b] or [a, b, bias [N]]: activation(a·b + bias). */
+  fusedMatmul: { transA: boolean; transB: boolean; bias: boolean; activation: Activation };
+  /** inputs broadcast to the output shape, combined by one expression. */
+  pointwise: { expr: PwExpr; dtype: DType };
+  /** inputs [logits [N,C], labels [N] i32]: cross-entropy of softmax(logits), reduced to a scalar. */
+  softmaxCrossEntropy: { reduction: Reduction };
+  /** inputs [logits [N,C], labels [N] i32, dy []]: (softmax(logits) - onehot(labels)) * dy (/ N for mean). */
+  softmaxCrossEntropyGrad: { reduction: Reduction };
+}
+
+/** Every op name. */
+export type OpKind = keyof OpAttrs;
+
+/** The op kinds in a fixed order (for exhaustive iteration in tests). */
+export const OP_KINDS = [
+  'input',
+  'param',
+  'state',
+  'const',
+  ...UNARY_OPS,
+  ...BINARY_OPS,
+  'where',
+  'cast',
+  'sum',
+  'mean',
+  'reduceMax',
+  'reshape',
+  'transpose',
+  'expand',
+  'matmul',
+  'logSoftmax',
+  'logSoftmaxGrad',
+  'nll',
+  'nllGrad',
+  'fusedMatmul',
+  'pointwise',
+  'softmaxCrossEntropy',
+  'softmaxCrossEntropyGrad',
+] as const satisfies readonly OpKind[];
+
+/** Leaves: ops with no inputs whose value comes from outside the computation. */
+export const LEAF_OPS: readonly OpKind[] = ['input', 'param', 'state', 'const'];
+
+/** Ops produced only by fusion; autograd does not differentiate through them. */
+export const FUSED_OPS: readonly OpKind[] = [
+  'fusedMatmul',
+  'pointwise',
+  'softmaxCrossEntropy',
+  'softmaxCrossEntropyGrad',
+];
+
+/** Whether an op is an elementwise op of one operand. */
+export function isUnary(op: OpKind): op is UnaryOp {
+  return (UNARY_OPS as readonly string[]).includes(op);
+}
+
+/** Whether an op is an elementwise op of two operands. */
+export function isBinary(op: OpKind): op is BinaryOp {
+  return (BINARY_OPS as readonly string[]).includes(op);
+}
+
+/** Whether an op is elementwise (including `where` and `cast`, which fuse into pointwise kernels). */
+export function isElementwise(op: OpKind): boolean {
+  return isUnary(op) || isBinary(op) || op === 'where' || op === 'cast' || op === 'pointwise';
+}

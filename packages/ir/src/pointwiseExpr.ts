@@ -1,0 +1,111 @@
+// The expression language inside a fused `pointwise` op, and the scalar semantics of every elementwise op.
+// One scalar function per op is the single definition the interpreter (primitive and fused), rule checks
+// and WGSL generation agree with. Expressions are trees of plain JSON; shared subtrees are allowed.
+
+import type { DType } from './dtype.js';
+import type { BinaryOp, UnaryOp } from './ops.js';
+
+/** An expression over the inputs of a fused pointwise op. */
+export type PwExpr =
+  | { op: 'in'; index: number }
+  | { op: 'const'; value: number }
+  | { op: UnaryOp; a: PwExpr }
+  | { op: BinaryOp; a: PwExpr; b: PwExpr }
+  | { op: 'where'; c: PwExpr; a: PwExpr; b: PwExpr }
+  | { op: 'cast'; to: DType; a: PwExpr };
+
+/** Scalar semantics of each unary op (float64; the interpreter rounds in float32 mode). */
+export const UNARY_FN: { [K in UnaryOp]: (x: number) => number } = {
+  neg: (x) => -x,
+  abs: (x) => Math.abs(x),
+  exp: (x) => Math.exp(x),
+  log: (x) => Math.log(x),
+  sqrt: (x) => Math.sqrt(x),
+  rsqrt: (x) => 1 / Math.sqrt(x),
+  recip: (x) => 1 / x,
+  square: (x) => x * x,
+  relu: (x) => (x > 0 ? x : 0),
+  sigmoid: (x) => 1 / (1 + Math.exp(-x)),
+  tanh: (x) => Math.tanh(x),
+  sin: (x) => Math.sin(x),
+  cos: (x) => Math.cos(x),
+};
+
+/** Scalar semantics of each binary op; comparisons return 1 or 0. */
+export const BINARY_FN: { [K in BinaryOp]: (a: number, b: number) => number } = {
+  add: (a, b) => a + b,
+  sub: (a, b) => a - b,
+  mul: (a, b) => a * b,
+  div: (a, b) => a / b,
+  max: (a, b) => Math.max(a, b),
+  min: (a, b) => Math.min(a, b),
+  pow: (a, b) => a ** b,
+  gt: (a, b) => (a > b ? 1 : 0),
+  ge: (a, b) => (a >= b ? 1 : 0),
+  lt: (a, b) => (a < b ? 1 : 0),
+  le: (a, b) => (a <= b ? 1 : 0),
+  eq: (a, b) => (a === b ? 1 : 0),
+};
+
+/** Converts a scalar to the value it has in a dtype (truncation for integers, 0/1 for bool). */
+export function castScalar(x: number, to: DType): number {
+  switch (to) {
+    case 'f32':
+      return x;
+    case 'i32':
+      return Math.trunc(x) | 0;
+    case 'bool':
+      return x !== 0 ? 1 : 0;
+    default:
+      return to satisfies never;
+  }
+}
+
+/** Evaluates an expression for one element, given the input values at that element. */
+export function evalPwExpr(e: PwExpr, inputs: readonly number[], round: (x: number) => number): number {
+  switch (e.op) {
+    case 'in':
+      return inputs[e.index];
+    case 'const':
+      return round(e.value);
+    case 'where':
+      return evalPwExpr(e.c, inputs, round) !== 0 ? evalPwExpr(e.a, inputs, round) : evalPwExpr(e.b, inputs, round);
+    case 'cast':
+      return castScalar(evalPwExpr(e.a, inputs, round), e.to);
+    default:
+      if ('b' in e) return round(BINARY_FN[e.op](evalPwExpr(e.a, inputs, round), evalPwExpr(e.b, inputs, round)));
+      return round(UNARY_FN[e.op](evalPwExpr(e.a, inputs, round)));
+  }
+}
+
+/** Number of inputs an expression reads (one more than the largest input index). */
+export function pwArity(e: PwExpr): number {
+  switch (e.op) {
+    case 'in':
+      return e.index + 1;
+    case 'const':
+      return 0;
+    case 'where':
+      return Math.max(pwArity(e.c), pwArity(e.a), pwArity(e.b));
+    case 'cast':
+      return pwArity(e.a);
+    default:
+      return 'b' in e ? Math.max(pwArity(e.a), pwArity(e.b)) : pwArity(e.a);
+  }
+}
+
+/** Prints an expression as an s-expression, e.g. `(relu (add $0 $1))`. */
+export function fmtPwExpr(e: PwExpr): string {
+  switch (e.op) {
+    case 'in':
+      return `$${e.index}`;
+    case 'const':
+      return String(e.value);
+    case 'where':
+      return `(where ${fmtPwExpr(e.c)} ${fmtPwExpr(e.a)} ${fmtPwExpr(e.b)})`;
+    case 'cast':
+      return `(cast:${e.to} ${fmtPwExpr(e.a)})`;
+    default:
+      return 'b' in e ? `(${e.op} ${fmtPwExpr(e.a)} ${fmtPwExpr(e.b)})` : `(${e.op} ${fmtPwExpr(e.a)})`;
+  }
+}

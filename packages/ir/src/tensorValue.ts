@@ -1,0 +1,69 @@
+// Host-side tensor values: the currency of the interpreter, of feeds and of readback. Data is row-major;
+// float tensors use Float64Array in float64 mode and Float32Array otherwise; i32 and bool use Int32Array.
+
+import type { DType } from './dtype.js';
+import type { Init } from './ops.js';
+import { numel, type Shape } from './shape.js';
+
+/** Typed array backing a tensor value. */
+export type TensorData = Float32Array | Float64Array | Int32Array;
+
+/** A tensor on the host. */
+export interface TensorValue {
+  readonly shape: Shape;
+  readonly dtype: DType;
+  readonly data: TensorData;
+}
+
+/** Makes a tensor value, converting `data` to the dtype's array type. */
+export function tensor(shape: Shape, data: ArrayLike<number> | TensorData, dtype: DType = 'f32'): TensorValue {
+  const n = numel(shape);
+  if (data.length !== n) throw new Error(`tensor: ${data.length} values for shape [${shape.join(', ')}] (${n} elements)`);
+  const arr = dtype === 'f32' ? Float32Array.from(data as ArrayLike<number>) : Int32Array.from(data as ArrayLike<number>);
+  return { shape: [...shape], dtype, data: arr };
+}
+
+/** A deterministic PRNG (mulberry32): the same seed gives the same stream on every platform. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The first value of a parameter or state tensor described by `init`. */
+export function initialValue(init: Init, shape: Shape, dtype: DType = 'f32'): TensorValue {
+  const n = numel(shape);
+  const data = dtype === 'f32' ? new Float32Array(n) : new Int32Array(n);
+  switch (init.kind) {
+    case 'zeros':
+      break;
+    case 'ones':
+      data.fill(1);
+      break;
+    case 'fill':
+      data.fill(init.value);
+      break;
+    case 'uniform': {
+      const r = mulberry32(init.seed);
+      for (let i = 0; i < n; i++) data[i] = init.low + (init.high - init.low) * r();
+      break;
+    }
+    case 'normal': {
+      const r = mulberry32(init.seed);
+      for (let i = 0; i < n; i++) {
+        // Box–Muller; 1 - r() keeps the log argument in (0, 1]
+        const z = Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+        data[i] = init.mean + init.std * z;
+      }
+      break;
+    }
+    default:
+      init satisfies never;
+  }
+  return { shape: [...shape], dtype, data };
+}
