@@ -1,0 +1,92 @@
+// The language interface of the e-graph: e-class ids, e-nodes (op + attribute data + children) and their
+// canonical keys. Must not know any domain (no tensor, no math) and imports nothing.
+// Invariant: two e-nodes are the same node exactly when their `nodeKey` strings are equal.
+
+/** An e-class id, as handed out by the union-find. */
+export type Id = number;
+
+/** JSON-like attribute data that may sit in an e-node and is part of its identity. */
+export type NodeData =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly NodeData[]
+  | { readonly [key: string]: NodeData | undefined };
+
+/** An e-node: an operator, optional attribute data (part of identity) and child e-class ids. */
+export interface ENode {
+  readonly op: string;
+  readonly data?: NodeData;
+  readonly children: readonly Id[];
+}
+
+/** How a user language reads and writes the leaves of s-expressions (all hooks optional). */
+export interface Language {
+  /** Turns a bare leaf token (no `[...]` attributes), e.g. `0` or `x`, into an op and its data. */
+  parseLeaf?(token: string): { op: string; data?: NodeData };
+  /** Prints a leaf (a node without children) as a bare token, or returns undefined for the default. */
+  formatLeaf?(node: ENode): string | undefined;
+}
+
+/** The language used when none is given: every token is an op, with no data. */
+export const defaultLanguage: Language = {};
+
+/** A stable JSON string for attribute data: object keys sorted, `undefined` fields dropped. */
+export function dataKey(data: NodeData | undefined): string {
+  if (data === undefined) return '';
+  if (data === null || typeof data !== 'object') return JSON.stringify(data);
+  if (Array.isArray(data)) return `[${(data as readonly NodeData[]).map((d) => dataKey(d)).join(',')}]`;
+  const obj = data as { readonly [key: string]: NodeData | undefined };
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${dataKey(obj[k])}`).join(',')}}`;
+}
+
+/** The canonical hash-cons key of an e-node: op, data key and children (as given, not canonicalised). */
+export function nodeKey(node: ENode): string {
+  return `${node.op}\u0001${dataKey(node.data)}\u0001${node.children.join(',')}`;
+}
+
+/** Builds an e-node; `data` is omitted from the object when undefined. */
+export function enode(op: string, children: readonly Id[] = [], data?: NodeData): ENode {
+  return data === undefined ? { op, children } : { op, data, children };
+}
+
+/** Returns the node with each child replaced by `f(child)`; the same object when nothing changes. */
+export function mapChildren(node: ENode, f: (id: Id) => Id): ENode {
+  let changed = false;
+  const children = node.children.map((c) => {
+    const d = f(c);
+    if (d !== c) changed = true;
+    return d;
+  });
+  if (!changed) return node;
+  return node.data === undefined ? { op: node.op, children } : { op: node.op, data: node.data, children };
+}
+
+/** True when two data values are structurally equal (by canonical key). */
+export function dataEquals(a: NodeData | undefined, b: NodeData | undefined): boolean {
+  if (a === b) return true;
+  return dataKey(a) === dataKey(b);
+}
+
+/**
+ * True when `node` data satisfies pattern data: undefined matches anything; an object matches when every
+ * key it names is equal in `node` (a subset match); any other value must be equal.
+ */
+export function dataMatches(pattern: NodeData | undefined, node: NodeData | undefined): boolean {
+  if (pattern === undefined) return true;
+  if (pattern !== null && typeof pattern === 'object' && !Array.isArray(pattern)) {
+    if (node === null || node === undefined || typeof node !== 'object' || Array.isArray(node)) return false;
+    const p = pattern as { readonly [key: string]: NodeData | undefined };
+    const n = node as { readonly [key: string]: NodeData | undefined };
+    for (const k of Object.keys(p)) {
+      if (p[k] === undefined) continue;
+      if (!dataEquals(p[k], n[k])) return false;
+    }
+    return true;
+  }
+  return dataEquals(pattern, node);
+}

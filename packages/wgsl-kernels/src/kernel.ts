@@ -1,0 +1,80 @@
+// The contract between kernel generation and the runtime: a node of the optimized graph, with its operand
+// types and the device's capabilities, becomes a plan of one or more WGSL compute dispatches. Pure data:
+// no GPUDevice here (capabilities arrive as a plain object), so generation is testable without a GPU.
+
+import type { DType, Node, TensorType } from '@neura/ir';
+
+/** What the adapter/device allows, as plain numbers (read from `GPUDevice.limits` and features). */
+export interface DeviceCaps {
+  readonly maxComputeInvocationsPerWorkgroup: number;
+  readonly maxComputeWorkgroupSizeX: number;
+  readonly maxComputeWorkgroupSizeY: number;
+  readonly maxComputeWorkgroupsPerDimension: number;
+  readonly maxStorageBuffersPerShaderStage: number;
+  readonly maxStorageBufferBindingSize: number;
+  readonly maxComputeWorkgroupStorageSize: number;
+  /** `subgroups` feature enabled on the device. */
+  readonly subgroups: boolean;
+  /** `shader-f16` feature enabled on the device. */
+  readonly shaderF16: boolean;
+}
+
+/** The WebGPU default limits (what every adapter offers without asking). */
+export const DEFAULT_CAPS: DeviceCaps = {
+  maxComputeInvocationsPerWorkgroup: 128,
+  maxComputeWorkgroupSizeX: 128,
+  maxComputeWorkgroupSizeY: 128,
+  maxComputeWorkgroupsPerDimension: 65535,
+  maxStorageBuffersPerShaderStage: 4,
+  maxStorageBufferBindingSize: 128 * 1024 * 1024,
+  maxComputeWorkgroupStorageSize: 16384,
+  subgroups: false,
+  shaderF16: false,
+};
+
+/** What to generate: one node of a graph and the types of its operands (in `node.inputs` order). */
+export interface KernelSpec {
+  readonly node: Node;
+  readonly inputs: readonly TensorType[];
+}
+
+/** Where a binding's buffer comes from. */
+export type BindingSource =
+  | { readonly kind: 'input'; readonly index: number } // node.inputs[index]
+  | { readonly kind: 'output' } // the node's result
+  | { readonly kind: 'scratch'; readonly index: number }; // plan.scratch[index], private to this plan
+
+/** One storage-buffer binding of a dispatch; binding number = position in `Dispatch.bindings`. */
+export interface Binding {
+  readonly source: BindingSource;
+  readonly access: 'read' | 'read_write';
+  /** Element type as the shader declares it. */
+  readonly dtype: DType;
+}
+
+/** One compute dispatch: WGSL with a `main` entry point, all bindings in `@group(0)`. */
+export interface Dispatch {
+  /** For GPU object labels and error messages, e.g. `matmul[32x784x128]`. */
+  readonly label: string;
+  readonly code: string;
+  readonly bindings: readonly Binding[];
+  readonly workgroupSize: readonly [number, number, number];
+  /** Number of workgroups in x, y, z. */
+  readonly grid: readonly [number, number, number];
+}
+
+/** How a node executes: dispatches in order, with scratch buffers (sizes in bytes) they share. */
+export interface KernelPlan {
+  readonly dispatches: readonly Dispatch[];
+  readonly scratch: readonly number[];
+  /** Floating-point operations of the whole plan (for reports and cost). */
+  readonly flops: number;
+}
+
+/** A kernel generator for one op. Returns a plan, or throws a KernelError naming the op and the limit. */
+export type KernelGenerator = (spec: KernelSpec, caps: DeviceCaps) => KernelPlan;
+
+/** Raised when no kernel can be generated: unsupported op/shape or a device limit exceeded. */
+export class KernelError extends Error {
+  override readonly name = 'KernelError';
+}

@@ -1,0 +1,93 @@
+// Test helper: a real WebGPU device (Dawn in Node; a software adapter on CPU machines) and a runner for one
+// KernelPlan, so kernel tests can compare generated WGSL with the reference interpreter without the runtime.
+// Device choice mirrors runtime-webgpu's: NEURA_ADAPTER=opengles|vulkan|auto (default: vulkan if it gives a
+// real GPU, else OpenGL ES on llvmpipe).
+
+import { createRequire } from 'node:module';
+import type { KernelPlan } from '../../packages/wgsl-kernels/src/kernel.js';
+
+const require = createRequire(import.meta.url);
+
+let devicePromise: Promise<GPUDevice> | undefined;
+
+/** A shared WebGPU device for tests, with the adapter's full compute limits requested. */
+export function testDevice(): Promise<GPUDevice> {
+  devicePromise ??= (async () => {
+    process.env.EGL_PLATFORM ??= 'surfaceless';
+    const { create, globals } = require('webgpu') as { create: (o: string[]) => GPU; globals: object };
+    Object.assign(globalThis, globals);
+    const backend = process.env.NEURA_ADAPTER === 'vulkan' ? 'vulkan' : 'opengles';
+    const gpu = create([`backend=${backend}`]);
+    const adapter = await gpu.requestAdapter(backend === 'opengles' ? ({ featureLevel: 'compatibility' } as GPURequestAdapterOptions) : {});
+    if (!adapter) throw new Error(`no WebGPU adapter for backend=${backend}`);
+    const l = adapter.limits;
+    return adapter.requestDevice({
+      requiredLimits: {
+        maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
+        maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
+        maxComputeWorkgroupSizeY: l.maxComputeWorkgroupSizeY,
+        maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
+        maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
+        maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
+      },
+    });
+  })();
+  return devicePromise;
+}
+
+/** Runs a plan once: uploads inputs, dispatches, returns the output's raw bytes as an ArrayBuffer. */
+export async function runPlan(plan: KernelPlan, inputs: readonly ArrayBufferView[], outputBytes: number): Promise<ArrayBuffer> {
+  const device = await testDevice();
+  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+  const mk = (bytes: number, label: string) => device.createBuffer({ size: Math.max(16, Math.ceil(bytes / 4) * 4), usage, label });
+  const ins = inputs.map((d, i) => {
+    const b = mk(d.byteLength, `in${i}`);
+    device.queue.writeBuffer(b, 0, d.buffer, d.byteOffset, d.byteLength);
+    return b;
+  });
+  const out = mk(outputBytes, 'out');
+  const scratch = plan.scratch.map((s, i) => mk(s, `scratch${i}`));
+  device.pushErrorScope('validation');
+  const enc = device.createCommandEncoder();
+  const pass = enc.beginComputePass();
+  for (const d of plan.dispatches) {
+    const module = device.createShaderModule({ code: d.code, label: d.label });
+    const info = await module.getCompilationInfo();
+    const errs = info.messages.filter((m) => m.type === 'error');
+    if (errs.length) throw new Error(`${d.label}: WGSL errors:\n${errs.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join('\n')}\n${d.code}`);
+    const layout = device.createBindGroupLayout({
+      label: d.label,
+      entries: d.bindings.map((b, i) => ({
+        binding: i,
+        visibility: GPUShaderStage.COMPUTE,
+        buffer: { type: b.access === 'read' ? 'read-only-storage' : 'storage' },
+      })),
+    });
+    const pipeline = device.createComputePipeline({
+      label: d.label,
+      layout: device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+      compute: { module, entryPoint: 'main' },
+    });
+    const group = device.createBindGroup({
+      layout,
+      entries: d.bindings.map((b, i) => ({
+        binding: i,
+        resource: { buffer: b.source.kind === 'input' ? ins[b.source.index] : b.source.kind === 'output' ? out : scratch[b.source.index] },
+      })),
+    });
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, group);
+    pass.dispatchWorkgroups(d.grid[0], d.grid[1], d.grid[2]);
+  }
+  pass.end();
+  const read = device.createBuffer({ size: Math.max(16, Math.ceil(outputBytes / 4) * 4), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  enc.copyBufferToBuffer(out, 0, read, 0, read.size);
+  device.queue.submit([enc.finish()]);
+  const err = await device.popErrorScope();
+  if (err) throw new Error(`validation error: ${err.message}`);
+  await read.mapAsync(GPUMapMode.READ);
+  const result = read.getMappedRange().slice(0, outputBytes);
+  read.unmap();
+  for (const b of [...ins, out, read, ...scratch]) b.destroy();
+  return result;
+}
