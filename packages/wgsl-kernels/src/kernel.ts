@@ -36,6 +36,11 @@ export const DEFAULT_CAPS: DeviceCaps = {
 export interface KernelSpec {
   readonly node: Node;
   readonly inputs: readonly TensorType[];
+  /**
+   * In-place update: the output shares its buffer with input `inPlace` (same shape, not broadcast). Only
+   * elementwise ops accept it; the plan then binds that buffer once, `read_write`, as both.
+   */
+  readonly inPlace?: number;
 }
 
 /** Where a binding's buffer comes from. */
