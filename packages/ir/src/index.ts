@@ -5,11 +5,9 @@ export { type Node, type NodeId, type StateUpdate, type Tensor, type TensorLike,
 export { GraphError, userCallSite } from './graphError.js';
 export { INFER, inferType, type TensorType } from './infer.js';
 export { INTERPRET, type InterpretResult, interpret, type Precision } from './interpret.js';
+export { BINARY_OPS, type BinaryOp, COMPARISON_OPS, UNARY_OPS, type UnaryOp } from './elementwise.js';
 export {
   type Activation,
-  BINARY_OPS,
-  type BinaryOp,
-  COMPARISON_OPS,
   FUSED_OPS,
   type Init,
   isBinary,
@@ -22,8 +20,6 @@ export {
   REDUCE_OPS,
   type ReduceOp,
   type Reduction,
-  UNARY_OPS,
-  type UnaryOp,
 } from './ops.js';
 export { BINARY_FN, castScalar, evalPwExpr, fmtPwExpr, type PwExpr, pwArity, UNARY_FN } from './pointwiseExpr.js';
 export { type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';

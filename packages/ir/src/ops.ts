@@ -4,34 +4,10 @@
 // Attributes are plain JSON values: they take part in structural identity (hash-consing, e-node keys).
 
 import type { DType } from './dtype.js';
+import { BINARY_OPS, type BinaryOp, UNARY_OPS, type UnaryOp } from './elementwise.js';
 import type { PwExpr } from './pointwiseExpr.js';
 
-/** Elementwise ops of one operand. */
-export const UNARY_OPS = [
-  'neg',
-  'abs',
-  'exp',
-  'log',
-  'sqrt',
-  'rsqrt',
-  'recip',
-  'square',
-  'relu',
-  'sigmoid',
-  'tanh',
-  'sin',
-  'cos',
-] as const;
-/** An elementwise op of one operand. */
-export type UnaryOp = (typeof UNARY_OPS)[number];
-
-/** Elementwise ops of two operands with numpy broadcasting; comparisons produce `bool`. */
-export const BINARY_OPS = ['add', 'sub', 'mul', 'div', 'max', 'min', 'pow', 'gt', 'ge', 'lt', 'le', 'eq'] as const;
-/** An elementwise op of two broadcast operands. */
-export type BinaryOp = (typeof BINARY_OPS)[number];
-
-/** Binary ops whose result is a `bool` mask. */
-export const COMPARISON_OPS: readonly BinaryOp[] = ['gt', 'ge', 'lt', 'le', 'eq'];
+export { BINARY_OPS, type BinaryOp, COMPARISON_OPS, UNARY_OPS, type UnaryOp } from './elementwise.js';
 
 /** Reductions over a set of axes. */
 export const REDUCE_OPS = ['sum', 'mean', 'reduceMax'] as const;

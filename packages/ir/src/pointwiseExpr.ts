@@ -3,7 +3,7 @@
 // and WGSL generation agree with. Expressions are trees of plain JSON; shared subtrees are allowed.
 
 import type { DType } from './dtype.js';
-import type { BinaryOp, UnaryOp } from './ops.js';
+import type { BinaryOp, UnaryOp } from './elementwise.js';
 
 /** An expression over the inputs of a fused pointwise op. */
 export type PwExpr =

@@ -1,0 +1,295 @@
+// The e-graph: hash-consed e-nodes grouped into e-classes by a union-find, with egg's deferred rebuild
+// (a worklist of parents restores congruence and analysis data in `rebuild`). Knows no domain.
+// Invariants after `rebuild()`: every class's nodes are canonical and distinct, the memo maps each canonical
+// node to its class, congruent nodes share a class, and each class's data is the merge of its nodes' `make`.
+import type { ENode, Id } from './language.js';
+import { mapChildren, nodeKey } from './language.js';
+import type { RecExpr, Term } from './recExpr.js';
+import { UnionFind } from './unionFind.js';
+
+/**
+ * Per-class data computed from e-nodes (egg's `Analysis`). `make` sees canonical children; `merge` returns the
+ * joined data and must return the very same `a` (or `b`) object when the join equals it, so the e-graph can tell
+ * what changed; it may throw to reject an inconsistent merge (nothing is changed then). `modify` may add nodes
+ * and unions to the class (e.g. a folded constant).
+ */
+export interface Analysis<D> {
+  /** Data of a class holding only `node`. */
+  make(egraph: EGraph<D>, node: ENode): D;
+  /** The join of two classes' data; return `a` itself when nothing in `a` changes. */
+  merge(a: D, b: D): D;
+  /** Optional hook run after a class is made or its data changes. */
+  modify?(egraph: EGraph<D>, id: Id): void;
+}
+
+/** An e-class: its canonical id, e-nodes, analysis data and the (node, class) pairs that use it. */
+export interface EClass<D> {
+  readonly id: Id;
+  readonly nodes: readonly ENode[];
+  readonly data: D;
+  readonly parents: readonly (readonly [ENode, Id])[];
+}
+
+interface MutableEClass<D> {
+  id: Id;
+  nodes: ENode[];
+  data: D;
+  parents: [ENode, Id][];
+}
+
+/** The analysis used when none is given: every class's data is `undefined`. */
+export const noAnalysis: Analysis<undefined> = { make: () => undefined, merge: (a) => a };
+
+/** An e-graph over e-nodes with analysis data `D`; unions are cheap, `rebuild()` restores the invariants. */
+export class EGraph<D = undefined> {
+  /** The analysis in use. */
+  readonly analysis: Analysis<D>;
+  private readonly unionFind = new UnionFind();
+  private readonly memo = new Map<string, Id>();
+  private readonly classMap = new Map<Id, MutableEClass<D>>();
+  private pending: [ENode, Id][] = [];
+  private analysisPending: [ENode, Id][] = [];
+  private byOp: Map<string, Id[]> | undefined;
+  private dirty = false;
+
+  /** Makes an empty e-graph; without an analysis, class data is `undefined`. */
+  constructor(analysis?: Analysis<D>) {
+    this.analysis = analysis ?? (noAnalysis as unknown as Analysis<D>);
+  }
+
+  /** The canonical id of `id`'s class. */
+  find(id: Id): Id {
+    return this.unionFind.find(id);
+  }
+
+  /** The node with every child replaced by its canonical id. */
+  canonicalize(node: ENode): ENode {
+    return mapChildren(node, (c) => this.unionFind.find(c));
+  }
+
+  /** The class of `id` (found through the union-find); throws on an unknown id. */
+  eclass(id: Id): EClass<D> {
+    const c = this.classMap.get(this.find(id));
+    if (!c) throw new Error(`EGraph.eclass: no class for id ${id}`);
+    return c;
+  }
+
+  /** All classes (canonical ids only). */
+  classes(): EClass<D>[] {
+    return [...this.classMap.values()];
+  }
+
+  /** Number of e-classes. */
+  get numClasses(): number {
+    return this.classMap.size;
+  }
+
+  /** Number of e-nodes stored in classes (before a rebuild this may count some duplicates). */
+  get totalNodes(): number {
+    let n = 0;
+    for (const c of this.classMap.values()) n += c.nodes.length;
+    return n;
+  }
+
+  /** Number of ids ever made, including those merged away (egg's `total_number_of_nodes`-like size). */
+  get totalIds(): number {
+    return this.unionFind.size;
+  }
+
+  /** True when unions are pending and `rebuild()` is needed before searching. */
+  get isDirty(): boolean {
+    return this.dirty;
+  }
+
+  /** The class id of an existing node with these (possibly stale) children, or undefined. */
+  lookup(node: ENode): Id | undefined {
+    const id = this.memo.get(nodeKey(this.canonicalize(node)));
+    return id === undefined ? undefined : this.find(id);
+  }
+
+  /** Adds a node (hash-consed: an existing equal node returns its class) and returns its canonical class id. */
+  add(node: ENode): Id {
+    const canon = this.canonicalize(node);
+    const key = nodeKey(canon);
+    const known = this.memo.get(key);
+    if (known !== undefined) return this.find(known);
+    for (const c of canon.children) {
+      if (!this.classMap.has(c)) throw new Error(`EGraph.add: node ${canon.op} has unknown child id ${c}`);
+    }
+    const id = this.unionFind.makeSet();
+    const cls: MutableEClass<D> = { id, nodes: [canon], data: undefined as D, parents: [] };
+    this.memo.set(key, id);
+    this.classMap.set(id, cls);
+    for (const c of canon.children) this.classMap.get(c)?.parents.push([canon, id]);
+    this.byOp = undefined;
+    cls.data = this.analysis.make(this, canon);
+    this.analysis.modify?.(this, id);
+    return this.find(id);
+  }
+
+  /** Adds every node of a RecExpr and returns the class of its root (the last entry). */
+  addExpr(expr: RecExpr): Id {
+    if (expr.length === 0) throw new Error('EGraph.addExpr: empty expression');
+    const ids: Id[] = [];
+    for (const [i, node] of expr.entries()) {
+      const children = node.children.map((c) => {
+        if (c >= i) throw new Error(`EGraph.addExpr: node ${i} (${node.op}) refers forward to ${c}`);
+        return ids[c];
+      });
+      ids.push(this.add(node.data === undefined ? { op: node.op, children } : { op: node.op, data: node.data, children }));
+    }
+    return this.find(ids[ids.length - 1]);
+  }
+
+  /** Adds a tree term and returns the class of its root. */
+  addTerm(t: Term): Id {
+    const children = t.children.map((c) => this.addTerm(c));
+    return this.add(t.data === undefined ? { op: t.op, children } : { op: t.op, data: t.data, children });
+  }
+
+  /**
+   * Merges two classes; returns true when they were different. Congruence is restored later by `rebuild()`.
+   * If the analysis's `merge` throws, the e-graph is left unchanged.
+   */
+  union(a: Id, b: Id): boolean {
+    let id1 = this.find(a);
+    let id2 = this.find(b);
+    if (id1 === id2) return false;
+    let c1 = this.classMap.get(id1) as MutableEClass<D>;
+    let c2 = this.classMap.get(id2) as MutableEClass<D>;
+    // Keep the class with more parents as the root, so fewer parents move.
+    if (c1.parents.length < c2.parents.length) {
+      [id1, id2] = [id2, id1];
+      [c1, c2] = [c2, c1];
+    }
+    const merged = this.analysis.merge(c1.data, c2.data); // may throw: nothing changed yet
+    this.unionFind.union(id1, id2);
+    this.classMap.delete(id2);
+    this.dirty = true;
+    this.byOp = undefined;
+    for (const p of c2.parents) this.pending.push(p);
+    const c1Changed = merged !== c1.data;
+    const c2Changed = merged !== c2.data;
+    if (c1Changed) for (const p of c1.parents) this.analysisPending.push(p);
+    if (c2Changed) for (const p of c2.parents) this.analysisPending.push(p);
+    c1.data = merged;
+    for (const n of c2.nodes) c1.nodes.push(n);
+    for (const p of c2.parents) c1.parents.push(p);
+    this.analysis.modify?.(this, id1);
+    return true;
+  }
+
+  /**
+   * Restores the invariants after unions (egg's deferred rebuild): re-canonicalises parents of merged classes,
+   * unions nodes that became congruent, repairs analysis data upward, then dedups every class's nodes.
+   * Returns the number of unions that congruence caused.
+   */
+  rebuild(): number {
+    let unions = 0;
+    while (this.pending.length > 0 || this.analysisPending.length > 0) {
+      while (this.pending.length > 0) {
+        const [node, cls] = this.pending.pop() as [ENode, Id];
+        const canon = this.canonicalize(node);
+        const key = nodeKey(canon);
+        const old = this.memo.get(key);
+        this.memo.set(key, cls);
+        if (old !== undefined && this.union(old, cls)) unions++;
+      }
+      while (this.analysisPending.length > 0) {
+        const [node, cls] = this.analysisPending.pop() as [ENode, Id];
+        const id = this.find(cls);
+        const c = this.classMap.get(id) as MutableEClass<D>;
+        const made = this.analysis.make(this, this.canonicalize(node));
+        const merged = this.analysis.merge(c.data, made);
+        if (merged !== c.data) {
+          c.data = merged;
+          for (const p of c.parents) this.analysisPending.push(p);
+          this.analysis.modify?.(this, id);
+        }
+      }
+    }
+    this.rebuildClasses();
+    this.dirty = false;
+    return unions;
+  }
+
+  private rebuildClasses(): void {
+    for (const c of this.classMap.values()) {
+      const seen = new Set<string>();
+      const nodes: ENode[] = [];
+      for (const n of c.nodes) {
+        const canon = this.canonicalize(n);
+        const key = nodeKey(canon);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        nodes.push(canon);
+        this.memo.set(key, c.id);
+      }
+      c.nodes = nodes;
+      const seenParents = new Set<string>();
+      const parents: [ENode, Id][] = [];
+      for (const [n, p] of c.parents) {
+        const canon = this.canonicalize(n);
+        const key = `${nodeKey(canon)}\u0002${this.find(p)}`;
+        if (seenParents.has(key)) continue;
+        seenParents.add(key);
+        parents.push([canon, this.find(p)]);
+      }
+      c.parents = parents;
+    }
+    this.byOp = undefined;
+  }
+
+  /** Canonical ids of the classes holding at least one node with this op (index rebuilt lazily). */
+  classesWithOp(op: string): readonly Id[] {
+    if (!this.byOp) {
+      const index = new Map<string, Id[]>();
+      for (const c of this.classMap.values()) {
+        const seen = new Set<string>();
+        for (const n of c.nodes) {
+          if (seen.has(n.op)) continue;
+          seen.add(n.op);
+          const list = index.get(n.op);
+          if (list) list.push(c.id);
+          else index.set(n.op, [c.id]);
+        }
+      }
+      this.byOp = index;
+    }
+    return this.byOp.get(op) ?? [];
+  }
+
+  /**
+   * Throws an Error describing the first broken invariant (call after `rebuild()`): non-canonical or duplicate
+   * nodes, a memo entry pointing at the wrong class, or two congruent nodes in different classes. For tests.
+   */
+  checkInvariants(): void {
+    if (this.dirty) throw new Error('EGraph.checkInvariants: rebuild() has not run since the last union');
+    const owner = new Map<string, Id>();
+    for (const c of this.classMap.values()) {
+      if (this.find(c.id) !== c.id) throw new Error(`class ${c.id} is stored under a non-canonical id`);
+      for (const n of c.nodes) {
+        const canon = this.canonicalize(n);
+        const key = nodeKey(canon);
+        if (key !== nodeKey(n)) throw new Error(`class ${c.id} holds non-canonical node ${key}`);
+        const other = owner.get(key);
+        if (other !== undefined) throw new Error(`congruent node ${key} sits in classes ${other} and ${c.id}`);
+        owner.set(key, c.id);
+        const memoId = this.memo.get(key);
+        if (memoId === undefined || this.find(memoId) !== c.id) {
+          throw new Error(`memo maps ${key} to ${memoId} instead of class ${c.id}`);
+        }
+      }
+    }
+  }
+
+  /** A readable listing of every class and its nodes, for debugging. */
+  dump(): string {
+    const lines: string[] = [];
+    for (const c of this.classMap.values()) {
+      const nodes = c.nodes.map((n) => (n.children.length ? `(${n.op} ${n.children.join(' ')})` : n.op));
+      lines.push(`e${c.id}: ${nodes.join(' | ')}`);
+    }
+    return lines.join('\n');
+  }
+}

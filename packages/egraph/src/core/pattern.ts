@@ -1,0 +1,179 @@
+// Patterns: terms with `?variables`, parsed from s-expressions or built as an AST, searched by a backtracking
+// e-matcher over canonical e-classes and instantiated into the e-graph. Must not hold rule or runner logic.
+// Invariant: searching needs a clean (rebuilt) e-graph; every returned subst binds all pattern variables.
+import type { EGraph } from './eGraph.js';
+import type { Id, Language, NodeData } from './language.js';
+import { dataMatches, defaultLanguage } from './language.js';
+import { formatOp, parseOp, parseSExp } from './sexpr.js';
+import type { SExp } from './sexpr.js';
+import type { Match } from './subst.js';
+import { Subst, varName } from './subst.js';
+
+/** A pattern variable, e.g. `?a` (the name keeps its `?`). */
+export interface PatternVar {
+  readonly kind: 'var';
+  readonly name: string;
+}
+
+/**
+ * A pattern node. On the left of a rule `data` undefined matches any data; object data matches when each key
+ * it names is equal (subset); other data must be equal. On the right, `data` is exactly the new node's data.
+ */
+export interface PatternNode {
+  readonly kind: 'node';
+  readonly op: string;
+  readonly data?: NodeData;
+  readonly children: readonly PatternAst[];
+}
+
+/** A pattern as a tree. */
+export type PatternAst = PatternVar | PatternNode;
+
+/** Builds a pattern variable (`pvar('a')` is `?a`). */
+export function pvar(name: string): PatternVar {
+  return { kind: 'var', name: varName(name) };
+}
+
+/** Builds a pattern node. */
+export function pnode(op: string, children: readonly PatternAst[] = [], data?: NodeData): PatternNode {
+  return data === undefined ? { kind: 'node', op, children } : { kind: 'node', op, data, children };
+}
+
+type Compiled =
+  | { readonly kind: 'var'; readonly index: number }
+  | { readonly kind: 'node'; readonly op: string; readonly data?: NodeData; readonly children: readonly Compiled[] };
+
+/** A compiled pattern: a searcher (left of a rule) and an applier (right of a rule). */
+export class Pattern {
+  /** The pattern tree. */
+  readonly ast: PatternAst;
+  private readonly varList: readonly string[];
+  private readonly compiled: Compiled;
+
+  /** Compiles a pattern tree. */
+  constructor(ast: PatternAst) {
+    this.ast = ast;
+    const vars: string[] = [];
+    const compile = (p: PatternAst): Compiled => {
+      if (p.kind === 'var') {
+        const name = varName(p.name);
+        let index = vars.indexOf(name);
+        if (index < 0) index = vars.push(name) - 1;
+        return { kind: 'var', index };
+      }
+      return p.data === undefined
+        ? { kind: 'node', op: p.op, children: p.children.map(compile) }
+        : { kind: 'node', op: p.op, data: p.data, children: p.children.map(compile) };
+    };
+    this.compiled = compile(ast);
+    this.varList = vars;
+  }
+
+  /** Parses `(op child ...)` with `?vars`, leaves (through `language.parseLeaf`) and `op[key=value]` attrs. */
+  static parse(source: string, language: Language = defaultLanguage): Pattern {
+    const go = (s: SExp): PatternAst => {
+      if (s.kind === 'atom') {
+        if (s.text.startsWith('?')) {
+          if (s.text.length < 2) throw new Error(`pattern ${JSON.stringify(source)}: empty variable name at offset ${s.pos}`);
+          return pvar(s.text);
+        }
+        const { op, data } = parseOp(s.text, language, true);
+        return pnode(op, [], data);
+      }
+      const head = s.items[0] as { text: string; pos: number };
+      if (head.text.startsWith('?')) {
+        throw new Error(`pattern ${JSON.stringify(source)}: operator position holds variable ${head.text} at offset ${head.pos}`);
+      }
+      const { op, data } = parseOp(head.text, language, false);
+      return pnode(op, s.items.slice(1).map(go), data);
+    };
+    return new Pattern(go(parseSExp(source)));
+  }
+
+  /** The variables of the pattern, in order of first appearance. */
+  vars(): readonly string[] {
+    return this.varList;
+  }
+
+  /** All matches in a rebuilt e-graph, stopping once `limit` substitutions are found. */
+  search<D>(egraph: EGraph<D>, limit = Number.POSITIVE_INFINITY): Match[] {
+    if (egraph.isDirty) throw new Error(`Pattern ${this.toString()}: call egraph.rebuild() before searching`);
+    const root = this.compiled;
+    const candidates = root.kind === 'node' ? egraph.classesWithOp(root.op) : egraph.classes().map((c) => c.id);
+    const matches: Match[] = [];
+    let budget = limit;
+    for (const id of candidates) {
+      if (budget <= 0) break;
+      const m = this.searchEClass(egraph, id, budget);
+      if (m) {
+        matches.push(m);
+        budget -= m.substs.length;
+      }
+    }
+    return matches;
+  }
+
+  /** The matches rooted at one e-class (at most `limit` substitutions), or undefined when none. */
+  searchEClass<D>(egraph: EGraph<D>, eclass: Id, limit = Number.POSITIVE_INFINITY): Match | undefined {
+    const id = egraph.find(eclass);
+    const binding: Id[] = this.varList.map(() => -1);
+    const seen = new Set<string>();
+    const substs: Subst[] = [];
+    const emit = (): boolean => {
+      const key = binding.join(',');
+      if (!seen.has(key)) {
+        seen.add(key);
+        substs.push(new Subst(this.varList.map((v, i) => [v, binding[i]] as const)));
+      }
+      return substs.length < limit;
+    };
+    // Each matcher returns false to stop the whole search (limit reached), true to keep backtracking.
+    const match = (p: Compiled, cls: Id, k: () => boolean): boolean => {
+      if (p.kind === 'var') {
+        const bound = binding[p.index];
+        if (bound === -1) {
+          binding[p.index] = cls;
+          const go = k();
+          binding[p.index] = -1;
+          return go;
+        }
+        return bound === cls ? k() : true;
+      }
+      for (const n of egraph.eclass(cls).nodes) {
+        if (n.op !== p.op || n.children.length !== p.children.length || !dataMatches(p.data, n.data)) continue;
+        if (!matchChildren(p.children, n.children, 0, k)) return false;
+      }
+      return true;
+    };
+    const matchChildren = (ps: readonly Compiled[], ids: readonly Id[], i: number, k: () => boolean): boolean =>
+      i === ps.length ? k() : match(ps[i], ids[i], () => matchChildren(ps, ids, i + 1, k));
+    match(this.compiled, id, emit);
+    return substs.length > 0 ? { eclass: id, substs } : undefined;
+  }
+
+  /** Adds the pattern's term under `subst` to the e-graph and returns its class. */
+  instantiate<D>(egraph: EGraph<D>, subst: Subst): Id {
+    const go = (p: PatternAst): Id => {
+      if (p.kind === 'var') return subst.get(p.name);
+      const children = p.children.map(go);
+      return egraph.add(p.data === undefined ? { op: p.op, children } : { op: p.op, data: p.data, children });
+    };
+    return go(this.ast);
+  }
+
+  /** Applier interface: instantiates the pattern; the rewrite unions the result with the matched class. */
+  applyOne<D>(egraph: EGraph<D>, _eclass: Id, subst: Subst): Id[] {
+    return [this.instantiate(egraph, subst)];
+  }
+
+  /** The pattern as an s-expression in the syntax `Pattern.parse` reads. */
+  toString(language: Language = defaultLanguage): string {
+    const go = (p: PatternAst): string => {
+      if (p.kind === 'var') return p.name;
+      const node = p.data === undefined ? { op: p.op, children: [] } : { op: p.op, data: p.data, children: [] };
+      const head = formatOp(p.children.length === 0 ? node : { ...node, children: [0] }, language);
+      return p.children.length === 0 ? head : `(${head} ${p.children.map(go).join(' ')})`;
+    };
+    return go(this.ast);
+  }
+}

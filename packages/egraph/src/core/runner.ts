@@ -1,0 +1,228 @@
+// The Runner: equality saturation over a rule set, bounded by iterations, e-nodes and time, returning a
+// `Report` with a stop reason (egg's `Runner`). Must not extract or know any domain; never runs unbounded.
+// Invariant: the e-graph is rebuilt (clean) whenever `run` returns, even when a limit stopped it mid-iteration.
+import type { EGraph } from './eGraph.js';
+import type { Id, Language } from './language.js';
+import { defaultLanguage } from './language.js';
+import type { RecExpr } from './recExpr.js';
+import { parseRecExpr } from './recExpr.js';
+import type { Rewrite } from './rewrite.js';
+import type { Scheduler } from './scheduler.js';
+import { BackoffScheduler } from './scheduler.js';
+
+/** Why a run stopped. `other` comes from a hook, with its message in `Report.stopMessage`. */
+export type StopReason = 'saturated' | 'iterationLimit' | 'nodeLimit' | 'timeLimit' | 'other';
+
+/** Figures of one iteration. */
+export interface Iteration {
+  readonly egraphNodes: number;
+  readonly egraphClasses: number;
+  /** Per rule: unions that changed the graph (only rules with at least one). */
+  readonly applied: Readonly<Record<string, number>>;
+  readonly searchTimeMs: number;
+  readonly applyTimeMs: number;
+  readonly rebuildTimeMs: number;
+  /** Unions caused by congruence during rebuild. */
+  readonly rebuildUnions: number;
+}
+
+/** What a run did: the stop reason, sizes, per-rule counts and time. */
+export interface Report {
+  readonly stopReason: StopReason;
+  /** Hook message when `stopReason` is `other`; otherwise a line naming the limit and its value. */
+  readonly stopMessage: string;
+  readonly iterations: number;
+  readonly egraphNodes: number;
+  readonly egraphClasses: number;
+  /** Per rule name: substitutions found by search, over all iterations (every rule listed). */
+  readonly matched: Readonly<Record<string, number>>;
+  /** Per rule name: unions that actually changed the graph, over all iterations (every rule listed). */
+  readonly applied: Readonly<Record<string, number>>;
+  readonly totalTimeMs: number;
+  readonly searchTimeMs: number;
+  readonly applyTimeMs: number;
+  readonly rebuildTimeMs: number;
+  readonly iterationLog: readonly Iteration[];
+}
+
+/** A hook run before each iteration; returning a string stops the run with reason `other` and that message. */
+export type RunnerHook<D> = (runner: Runner<D>) => string | undefined;
+
+/** Limits and settings of a Runner (egg's defaults: 30 iterations, 10 000 nodes, 5 s). */
+export interface RunnerOptions<D> {
+  readonly iterLimit?: number;
+  readonly nodeLimit?: number;
+  readonly timeLimitMs?: number;
+  /** Defaults to a fresh `BackoffScheduler`. */
+  readonly scheduler?: Scheduler;
+  readonly hooks?: readonly RunnerHook<D>[];
+  /** Clock in milliseconds; defaults to `performance.now` where present, else `Date.now`. */
+  readonly now?: () => number;
+}
+
+const perf = (globalThis as { performance?: { now(): number } }).performance;
+const defaultNow: () => number = perf ? () => perf.now() : () => Date.now();
+
+class StopRun extends Error {
+  constructor(
+    readonly reason: StopReason,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+/** Runs rules to saturation or a limit over one e-graph with any number of roots. */
+export class Runner<D> {
+  /** The e-graph being rewritten. */
+  readonly egraph: EGraph<D>;
+  /** Root classes (as added; canonicalise with `egraph.find`). */
+  readonly roots: Id[] = [];
+  /** Iterations completed by the last `run`. */
+  iterations = 0;
+  private readonly iterLimit: number;
+  private readonly nodeLimit: number;
+  private readonly timeLimitMs: number;
+  private readonly scheduler: Scheduler;
+  private readonly hooks: readonly RunnerHook<D>[];
+  private readonly now: () => number;
+
+  /** Makes a runner over an existing e-graph. */
+  constructor(egraph: EGraph<D>, opts: RunnerOptions<D> = {}) {
+    this.egraph = egraph;
+    this.iterLimit = opts.iterLimit ?? 30;
+    this.nodeLimit = opts.nodeLimit ?? 10_000;
+    this.timeLimitMs = opts.timeLimitMs ?? 5_000;
+    this.scheduler = opts.scheduler ?? new BackoffScheduler();
+    this.hooks = opts.hooks ?? [];
+    this.now = opts.now ?? defaultNow;
+  }
+
+  /** Adds an expression (a RecExpr or an s-expression string) and records it as a root; returns its id. */
+  withExpr(expr: RecExpr | string, language: Language = defaultLanguage): Id {
+    const id = this.egraph.addExpr(typeof expr === 'string' ? parseRecExpr(expr, language) : expr);
+    this.roots.push(id);
+    return id;
+  }
+
+  /** Records an existing class as a root. */
+  addRoot(id: Id): this {
+    this.roots.push(id);
+    return this;
+  }
+
+  /** Runs the rules until saturation or a limit, and reports. Throws on duplicate rule names. */
+  run(rules: readonly Rewrite<D>[]): Report {
+    const names = new Set<string>();
+    for (const r of rules) {
+      if (names.has(r.name)) throw new Error(`Runner.run: two rules are named '${r.name}'`);
+      names.add(r.name);
+    }
+    const eg = this.egraph;
+    const start = this.now();
+    const matched: Record<string, number> = {};
+    const applied: Record<string, number> = {};
+    for (const r of rules) {
+      matched[r.name] = 0;
+      applied[r.name] = 0;
+    }
+    const log: Iteration[] = [];
+    let searchTime = 0;
+    let applyTime = 0;
+    let rebuildTime = 0;
+    let stop: StopRun | undefined;
+    const checkLimits = () => {
+      const elapsed = this.now() - start;
+      if (elapsed > this.timeLimitMs) throw new StopRun('timeLimit', `time limit ${this.timeLimitMs} ms exceeded (${elapsed.toFixed(1)} ms)`);
+      const nodes = eg.totalNodes;
+      if (nodes > this.nodeLimit) throw new StopRun('nodeLimit', `node limit ${this.nodeLimit} exceeded (${nodes} e-nodes)`);
+    };
+    this.iterations = 0;
+    if (eg.isDirty) eg.rebuild();
+    for (let i = 0; ; i++) {
+      try {
+        for (const hook of this.hooks) {
+          const msg = hook(this);
+          if (msg !== undefined) throw new StopRun('other', msg);
+        }
+        if (i >= this.iterLimit) throw new StopRun('iterationLimit', `iteration limit ${this.iterLimit} reached`);
+        checkLimits();
+      } catch (e) {
+        if (!(e instanceof StopRun)) throw e;
+        stop = e;
+        break;
+      }
+      const nodesBefore = eg.totalNodes;
+      const classesBefore = eg.numClasses;
+      const iterApplied: Record<string, number> = {};
+      let changed = 0;
+      let tSearch = 0;
+      let tApply = 0;
+      try {
+        const t0 = this.now();
+        const found = rules.map((r) => {
+          const ms = this.scheduler.searchRewrite(i, eg, r);
+          matched[r.name] += ms.reduce((n, m) => n + m.substs.length, 0);
+          return ms;
+        });
+        tSearch = this.now() - t0;
+        checkLimits();
+        const t1 = this.now();
+        try {
+          for (const [k, r] of rules.entries()) {
+            if (found[k].length === 0) continue;
+            const n = r.apply(eg, found[k]);
+            if (n > 0) {
+              iterApplied[r.name] = n;
+              applied[r.name] += n;
+              changed += n;
+            }
+            checkLimits();
+          }
+        } finally {
+          tApply = this.now() - t1;
+        }
+      } catch (e) {
+        if (!(e instanceof StopRun)) throw e;
+        stop = e;
+      }
+      const t2 = this.now();
+      const rebuildUnions = eg.rebuild();
+      const tRebuild = this.now() - t2;
+      searchTime += tSearch;
+      applyTime += tApply;
+      rebuildTime += tRebuild;
+      this.iterations = i + 1;
+      log.push({
+        egraphNodes: eg.totalNodes,
+        egraphClasses: eg.numClasses,
+        applied: iterApplied,
+        searchTimeMs: tSearch,
+        applyTimeMs: tApply,
+        rebuildTimeMs: tRebuild,
+        rebuildUnions,
+      });
+      if (stop) break;
+      const grew = eg.totalNodes !== nodesBefore || eg.numClasses !== classesBefore;
+      if (changed === 0 && !grew && this.scheduler.canStop(i)) {
+        stop = new StopRun('saturated', `saturated after ${i + 1} iterations`);
+        break;
+      }
+    }
+    const s = stop as StopRun;
+    return {
+      stopReason: s.reason,
+      stopMessage: s.detail,
+      iterations: this.iterations,
+      egraphNodes: eg.totalNodes,
+      egraphClasses: eg.numClasses,
+      matched,
+      applied,
+      totalTimeMs: this.now() - start,
+      searchTimeMs: searchTime,
+      applyTimeMs: applyTime,
+      rebuildTimeMs: rebuildTime,
+      iterationLog: log,
+    };
+  }
+}
