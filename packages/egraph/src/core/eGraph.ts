@@ -109,13 +109,13 @@ export class EGraph<D = undefined> {
 
   /** Adds a node (hash-consed: an existing equal node returns its class) and returns its canonical class id. */
   add(node: ENode): Id {
+    for (const c of node.children) {
+      if (!(c >= 0 && c < this.unionFind.size)) throw new Error(`EGraph.add: node ${node.op} has unknown child id ${c}`);
+    }
     const canon = this.canonicalize(node);
     const key = nodeKey(canon);
     const known = this.memo.get(key);
     if (known !== undefined) return this.find(known);
-    for (const c of canon.children) {
-      if (!this.classMap.has(c)) throw new Error(`EGraph.add: node ${canon.op} has unknown child id ${c}`);
-    }
     const id = this.unionFind.makeSet();
     const cls: MutableEClass<D> = { id, nodes: [canon], data: undefined as D, parents: [] };
     this.memo.set(key, id);

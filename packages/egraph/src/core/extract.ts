@@ -1,0 +1,203 @@
+// Tree extraction (egg's greedy `Extractor` with a `CostFunction`), shared extraction types, and helpers
+// to walk a choice of one e-node per e-class. Must not change the e-graph. Invariant: a returned choice is
+// acyclic and covers every class reachable from the roots; an impossible extraction throws.
+import type { EGraph } from './eGraph.js';
+import type { ENode, Id } from './language.js';
+import type { RecExpr } from './recExpr.js';
+
+/** egg's cost function: the cost of a node given the best costs of its children; must exceed each child's. */
+export interface CostFunction {
+  /** Cost of `node` (in class `eclass`) when each child costs `childCost(child)`. */
+  cost(node: ENode, childCost: (id: Id) => number, eclass: Id): number;
+}
+
+/** A per-node cost with no children folded in, for DAG extraction; must be positive for termination. */
+export interface NodeCostFunction {
+  /** Own cost of `node` (in class `eclass`), counted once however often it is shared. */
+  nodeCost(node: ENode, eclass: Id): number;
+}
+
+/** Counts nodes (1 per node); usable by both extractors. */
+export const astSize: CostFunction & NodeCostFunction = {
+  cost: (node, childCost) => node.children.reduce((s, c) => s + childCost(c), 1),
+  nodeCost: () => 1,
+};
+
+/** The depth of the tree. */
+export const astDepth: CostFunction = {
+  cost: (node, childCost) => 1 + node.children.reduce((m, c) => Math.max(m, childCost(c)), 0),
+};
+
+/** Turns a node cost into the tree cost `nodeCost + sum of child costs`. */
+export function treeCost(f: NodeCostFunction): CostFunction {
+  return { cost: (node, childCost, eclass) => node.children.reduce((s, c) => s + childCost(c), f.nodeCost(node, eclass)) };
+}
+
+/** One e-node chosen per e-class reachable from the roots, and its total cost (tree or DAG, see extractor). */
+export interface Extraction {
+  /** Canonical root ids, in the order asked. */
+  readonly roots: readonly Id[];
+  /** The chosen node of each reachable class (keys and children canonical). */
+  readonly choices: ReadonlyMap<Id, ENode>;
+  /** Total cost, as defined by the extractor that produced it. */
+  readonly cost: number;
+}
+
+/**
+ * The classes reachable from `roots` through `choices`, children before parents, or undefined when the choice
+ * has a cycle or misses a class. `find` canonicalises ids.
+ */
+export function reachableClasses(
+  choices: ReadonlyMap<Id, ENode>,
+  roots: readonly Id[],
+  find: (id: Id) => Id = (id) => id,
+): Id[] | undefined {
+  const state = new Map<Id, 1 | 2>(); // 1: on the stack, 2: done
+  const order: Id[] = [];
+  const visit = (root: Id): boolean => {
+    const stack: [Id, number][] = [[find(root), 0]];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1];
+      const [id, i] = top;
+      if (i === 0) {
+        const s = state.get(id);
+        if (s === 2) {
+          stack.pop();
+          continue;
+        }
+        if (s === 1) return false;
+        if (!choices.has(id)) return false;
+        state.set(id, 1);
+      }
+      const node = choices.get(id) as ENode;
+      if (i < node.children.length) {
+        top[1] = i + 1;
+        const child = find(node.children[i]);
+        const cs = state.get(child);
+        if (cs === 1) return false;
+        if (cs !== 2) stack.push([child, 0]);
+      } else {
+        state.set(id, 2);
+        order.push(id);
+        stack.pop();
+      }
+    }
+    return true;
+  };
+  for (const r of roots) if (!visit(r)) return undefined;
+  return order;
+}
+
+/** DAG cost of a choice: each reachable class's chosen node counted once; Infinity when cyclic. */
+export function dagCost(
+  choices: ReadonlyMap<Id, ENode>,
+  roots: readonly Id[],
+  costFn: NodeCostFunction,
+  find: (id: Id) => Id = (id) => id,
+): number {
+  const order = reachableClasses(choices, roots, find);
+  if (!order) return Number.POSITIVE_INFINITY;
+  let total = 0;
+  for (const id of order) total += costFn.nodeCost(choices.get(id) as ENode, id);
+  return total;
+}
+
+/** Builds a RecExpr (shared subterms once) from an extraction; `roots[i]` indexes the i-th root's node. */
+export function toRecExpr(extraction: Extraction): { expr: RecExpr; roots: number[] } {
+  const order = reachableClasses(extraction.choices, extraction.roots);
+  if (!order) throw new Error('toRecExpr: the extraction has a cycle or misses a class');
+  const index = new Map<Id, number>();
+  const expr: ENode[] = [];
+  for (const id of order) {
+    const n = extraction.choices.get(id) as ENode;
+    const children = n.children.map((c) => index.get(c) as number);
+    expr.push(n.data === undefined ? { op: n.op, children } : { op: n.op, data: n.data, children });
+    index.set(id, expr.length - 1);
+  }
+  return { expr, roots: extraction.roots.map((r) => index.get(r) as number) };
+}
+
+/** Restricts a full choice map to the classes reachable from `roots`; throws naming a class on failure. */
+export function collectChoices(
+  egraph: { find(id: Id): Id },
+  best: ReadonlyMap<Id, ENode>,
+  roots: readonly Id[],
+): Map<Id, ENode> {
+  const canonRoots = roots.map((r) => egraph.find(r));
+  for (const r of canonRoots) if (!best.has(r)) throw new Error(`extract: class ${r} has no finite, acyclic term`);
+  const order = reachableClasses(best, canonRoots, (id) => egraph.find(id));
+  if (!order) throw new Error('extract: the chosen nodes form a cycle (is the cost function strictly increasing?)');
+  const out = new Map<Id, ENode>();
+  for (const id of order) {
+    const n = best.get(id) as ENode;
+    out.set(id, { ...n, children: n.children.map((c) => egraph.find(c)) });
+  }
+  return out;
+}
+
+/**
+ * egg's greedy extractor: a fixpoint over all classes gives each its cheapest node under a tree cost
+ * (children at their best). Shared subterms are counted once per use. Cyclic choices are never made: a node
+ * gets a cost only once all its children have one, and costs only ever decrease strictly.
+ */
+export class Extractor<D> {
+  private readonly egraph: EGraph<D>;
+  private readonly costFn: CostFunction;
+  private readonly best = new Map<Id, { cost: number; node: ENode }>();
+
+  /** Computes best costs for every class of a rebuilt e-graph. */
+  constructor(egraph: EGraph<D>, costFn: CostFunction) {
+    if (egraph.isDirty) throw new Error('Extractor: call egraph.rebuild() before extracting');
+    this.egraph = egraph;
+    this.costFn = costFn;
+    this.fixpoint();
+  }
+
+  private fixpoint(): void {
+    const classes = this.egraph.classes();
+    const childCost = (id: Id): number => (this.best.get(this.egraph.find(id)) as { cost: number }).cost;
+    const maxPasses = classes.length + 2; // with strictly increasing costs a pass count of depth suffices
+    for (let pass = 0, changed = true; changed && pass < maxPasses * 4; pass++) {
+      changed = false;
+      for (const c of classes) {
+        let cur = this.best.get(c.id);
+        for (const n of c.nodes) {
+          if (!n.children.every((ch) => this.best.has(this.egraph.find(ch)))) continue;
+          const cost = this.costFn.cost(n, childCost, c.id);
+          if (cur === undefined || cost < cur.cost) {
+            cur = { cost, node: n };
+            this.best.set(c.id, cur);
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+
+  /** Best cost of a class (Infinity when it has no finite term). */
+  findBestCost(id: Id): number {
+    return this.best.get(this.egraph.find(id))?.cost ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Best node of a class; throws when it has no finite term. */
+  findBestNode(id: Id): ENode {
+    const b = this.best.get(this.egraph.find(id));
+    if (!b) throw new Error(`Extractor: class ${id} has no finite, acyclic term`);
+    return b.node;
+  }
+
+  /** The best term of one root as a RecExpr, with its tree cost. */
+  findBest(root: Id): { cost: number; expr: RecExpr } {
+    const extraction = this.extract([root]);
+    return { cost: extraction.cost, expr: toRecExpr(extraction).expr };
+  }
+
+  /** One node per class reachable from the roots; `cost` is the sum of the roots' tree costs. */
+  extract(roots: readonly Id[]): Extraction {
+    const nodes = new Map<Id, ENode>();
+    for (const [id, b] of this.best) nodes.set(id, b.node);
+    const choices = collectChoices(this.egraph, nodes, roots);
+    const canonRoots = roots.map((r) => this.egraph.find(r));
+    return { roots: canonRoots, choices, cost: canonRoots.reduce((s, r) => s + this.findBestCost(r), 0) };
+  }
+}

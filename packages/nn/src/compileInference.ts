@@ -1,0 +1,56 @@
+// compileInference: a forward graph (no backward, no updates) optimized and compiled for a device, e.g. the
+// evaluation pass of a trained model. Parameters are loaded by name with `load()` from any source
+// (a training session's `readParams()` or a checkpoint).
+
+import { type OptimizeReport, optimize } from '@neura/egraph';
+import type { Graph, Tensor, TensorValue } from '@neura/ir';
+import { compile, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
+import { debugLevel } from './debug.js';
+
+/** Options of `compileInference`. */
+export interface InferenceOptions {
+  /** Named results to compute. */
+  outputs: Record<string, Tensor>;
+  device: NeuraDevice;
+  optimize?: boolean;
+  initialState?: Record<string, TensorValue>;
+}
+
+/** A compiled forward pass. */
+export interface InferenceSession {
+  /** Runs the graph and reads back every output. */
+  run(feeds: Record<string, TensorValue['data'] | TensorValue>): Promise<Record<string, TensorValue>>;
+  /** Overwrites parameters by name. */
+  load(params: Record<string, TensorValue>): void;
+  readonly graph: Graph;
+  readonly report?: OptimizeReport;
+  readonly session: Session;
+  dispose(): void;
+}
+
+/** Optimizes and compiles a forward graph. */
+export async function compileInference(graph: Graph, opts: InferenceOptions): Promise<InferenceSession> {
+  for (const [name, t] of Object.entries(opts.outputs)) graph.output(name, t);
+  let g = graph;
+  let report: OptimizeReport | undefined;
+  if (opts.optimize !== false) {
+    ({ graph: g, report } = optimize(graph));
+    if (debugLevel() >= 2) console.error(report.format());
+  }
+  const session = await compile(g, opts.device, { initialState: opts.initialState, label: 'inference' });
+  const names = Object.keys(opts.outputs);
+  const params = new Set(g.leaves('param').map((p) => (p.attrs as { name: string }).name));
+  return {
+    graph: g,
+    report,
+    session,
+    async run(feeds) {
+      const r = await session.step(feeds, { read: names });
+      return r.outputs ?? {};
+    },
+    load(values) {
+      for (const [name, v] of Object.entries(values)) if (params.has(name)) session.writeState(name, v);
+    },
+    dispose: () => session.dispose(),
+  };
+}

@@ -1,0 +1,77 @@
+// compileTraining: forward graph + loss → the whole training step (forward, backward, optimizer update) as
+// one graph, optimized by the e-graph, compiled once for a device. The session then replays the step as one
+// GPU submission. Nothing here fuses: what runs is exactly what the e-graph's extraction chose.
+
+import { grad } from '@neura/autograd';
+import { type OptimizeReport, optimize } from '@neura/egraph';
+import type { Graph, Tensor, TensorValue } from '@neura/ir';
+import type { Optimizer } from '@neura/optim';
+import { compile, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
+import { debugLevel } from './debug.js';
+
+/** Options of `compileTraining`. */
+export interface TrainingOptions {
+  /** The scalar loss node of the forward graph. */
+  loss: Tensor;
+  optimizer: Optimizer;
+  device: NeuraDevice;
+  /** Run the e-graph optimizer (default true); false compiles the step exactly as differentiated. */
+  optimize?: boolean;
+  /** Starting values of params/state by name (e.g. from a checkpoint). */
+  initialState?: Record<string, TensorValue>;
+}
+
+/** A compiled training step. */
+export interface TrainingSession {
+  /** Runs one step; with `readLoss` the promise resolves with the loss after the GPU finishes. */
+  step(feeds: Record<string, TensorValue['data'] | TensorValue>, opts?: { readLoss?: boolean }): Promise<number | undefined>;
+  /** The step graph as compiled (after optimization). */
+  readonly graph: Graph;
+  /** The e-graph report (undefined when optimization was off). */
+  readonly report?: OptimizeReport;
+  /** Dispatches per step, bytes allocated, … */
+  readonly stats: SessionStats;
+  /** The underlying runtime session (read/write state, dispose). */
+  readonly session: Session;
+  /** Current values of all trainable parameters, by name. */
+  readParams(): Promise<Record<string, TensorValue>>;
+  dispose(): void;
+}
+
+/** Builds, optimizes and compiles the training step of `graph` (mutated: backward and update nodes are appended). */
+export async function compileTraining(graph: Graph, opts: TrainingOptions): Promise<TrainingSession> {
+  const { loss, optimizer, device } = opts;
+  if (loss.shape.length !== 0) throw new Error(`compileTraining: loss must be a scalar, got shape [${loss.shape.join(', ')}]`);
+  graph.output('loss', loss);
+  const params = graph.leaves('param');
+  if (params.length === 0) throw new Error('compileTraining: the graph has no parameters to train');
+  const grads = grad(graph, loss, params);
+  optimizer.apply(graph, params, grads);
+
+  let step = graph;
+  let report: OptimizeReport | undefined;
+  if (opts.optimize !== false) {
+    ({ graph: step, report } = optimize(graph));
+    if (debugLevel() >= 1) console.error(report.format());
+  }
+  const session = await compile(step, device, { initialState: opts.initialState, label: 'train-step' });
+  const paramNames = params.map((p) => (p.attrs as { name: string }).name);
+  return {
+    graph: step,
+    report,
+    session,
+    get stats() {
+      return session.stats;
+    },
+    async step(feeds, o = {}) {
+      const r = await session.step(feeds, o.readLoss ? { read: ['loss'] } : {});
+      return o.readLoss ? r.outputs?.loss?.data[0] : undefined;
+    },
+    async readParams() {
+      const out: Record<string, TensorValue> = {};
+      for (const n of paramNames) out[n] = await session.read(n);
+      return out;
+    },
+    dispose: () => session.dispose(),
+  };
+}

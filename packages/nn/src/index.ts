@@ -1,0 +1,13 @@
+// @neura/nn: layers, losses, compileTraining / compileInference, the Trainer, datasets and metrics.
+
+export { compileInference, type InferenceOptions, type InferenceSession } from './compileInference.js';
+export { compileTraining, type TrainingOptions, type TrainingSession } from './compileTraining.js';
+export { type Batch, type BatchOptions, batches } from './data/batches.js';
+export { type IdxData, parseIdx } from './data/idx.js';
+export { loadMnist, type Mnist, type MnistSplit, mnistFromIdx } from './data/mnist.js';
+export { debugLevel } from './debug.js';
+export { Linear, type LinearOptions, mlp } from './linear.js';
+export { argmaxRow, countCorrect } from './metrics.js';
+export { Flatten, type Module, paramName, ReLU, Sequential } from './module.js';
+export { type Progress, ProgressBar } from './progressBar.js';
+export { type FitOptions, type FitResult, Trainer } from './trainer.js';

@@ -1,0 +1,248 @@
+// Device acquisition: Dawn (npm `webgpu`) in Node, `navigator.gpu` in browsers; a real GPU when there is one,
+// otherwise a software adapter (llvmpipe through OpenGL ES, or SwiftShader Vulkan). Must not import `webgpu`
+// statically (a browser bundle must not need it). Invariant: device loss and uncaptured errors are recorded
+// here, where the device is created, and surface as typed errors on the next runtime call, never silently.
+
+import type { DeviceCaps } from '@neura/wgsl-kernels';
+import { DeviceLostError, GpuValidationError } from './errors.js';
+
+/** Which adapter to use: `auto` = real GPU through Vulkan if any, else llvmpipe, else SwiftShader. */
+export type AdapterChoice = 'auto' | 'vulkan' | 'opengles' | 'swiftshader';
+
+/** Options of `createDevice`. */
+export interface CreateDeviceOptions {
+  /** Adapter choice; default `process.env.NEURA_ADAPTER` or `auto`. Ignored when `gpu` is given. */
+  readonly adapter?: AdapterChoice;
+  /** A `GPU` object to use instead of Dawn / `navigator.gpu` (e.g. one made by the caller with `create()`). */
+  readonly gpu?: GPU;
+  /** Forwarded to `requestAdapter` on core adapters. */
+  readonly powerPreference?: GPUPowerPreference;
+  /** Called for every uncaptured WebGPU error and for device loss (besides recording it). */
+  readonly onError?: (error: GpuValidationError | DeviceLostError) => void;
+  /** A label for the device. */
+  readonly label?: string;
+}
+
+/** What the adapter says about itself, plus the backend we asked for and whether it is a software renderer. */
+export interface AdapterInfo {
+  readonly vendor: string;
+  readonly architecture: string;
+  readonly device: string;
+  readonly description: string;
+  /** `vulkan`, `opengles`, `swiftshader` (Vulkan) or `browser`. */
+  readonly backend: string;
+  readonly software: boolean;
+}
+
+/** A WebGPU device with its capabilities and health, as the runtime uses it. */
+export interface NeuraDevice {
+  readonly gpu: GPUDevice;
+  readonly caps: DeviceCaps;
+  readonly adapterInfo: AdapterInfo;
+  /** Short description for reports, e.g. `llvmpipe (opengles, software)`. */
+  readonly name: string;
+  /** Optional features enabled on the device (`subgroups`, `shader-f16`, `timestamp-query`). */
+  readonly features: ReadonlySet<string>;
+  /** Throws the recorded `DeviceLostError`, or the oldest uncaptured `GpuValidationError` (removing it). */
+  check(): void;
+  /** Whether `destroy()` was called. */
+  readonly destroyed: boolean;
+  /**
+   * Destroys the device. Call it when done: in Node a process holding a live Dawn device may not exit by
+   * itself (dawn.node keeps its event loop handle alive while a device exists).
+   */
+  destroy(): void;
+}
+
+/** Compute limits requested at the adapter's value (after reading `adapter.limits`), when above the default. */
+const COMPUTE_LIMITS = [
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupSizeY',
+  'maxComputeWorkgroupSizeZ',
+  'maxComputeWorkgroupsPerDimension',
+  'maxStorageBuffersPerShaderStage',
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxComputeWorkgroupStorageSize',
+] as const;
+
+/** Optional features enabled when the adapter offers them. */
+const OPTIONAL_FEATURES: readonly GPUFeatureName[] = ['subgroups', 'shader-f16', 'timestamp-query'];
+
+const SOFTWARE = /llvmpipe|lavapipe|swiftshader|softpipe|software/i;
+const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+
+type Dawn = { create: (options: string[]) => GPU; globals: object };
+
+function isNode(): boolean {
+  return typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+}
+
+async function loadDawn(): Promise<Dawn> {
+  // A non-literal specifier keeps bundlers from following it; Node resolves it from this file (or, in an
+  // esbuild bundle with `--external:webgpu`, from the bundle's folder, e.g. `.devkit/node_modules`).
+  const spec = 'webgpu';
+  const mod = (await import(/* @vite-ignore */ spec)) as Dawn & { default?: Dawn };
+  const dawn = typeof mod.create === 'function' ? mod : (mod.default as Dawn);
+  // dawn.node's classes (GPUBufferUsage, GPUShaderStage, GPUMapMode, ...) are not globals until assigned.
+  Object.assign(globalThis, dawn.globals);
+  return dawn;
+}
+
+async function fileExists(path: string): Promise<boolean> {
+  const fsSpec = 'node:fs';
+  const fs = (await import(/* @vite-ignore */ fsSpec)) as typeof import('node:fs');
+  return fs.existsSync(path);
+}
+
+function infoOf(adapter: GPUAdapter, backend: string): AdapterInfo {
+  const i = adapter.info;
+  const text = `${i.vendor} ${i.architecture} ${i.device} ${i.description}`;
+  const fallback = (i as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
+  return {
+    vendor: i.vendor,
+    architecture: i.architecture,
+    device: i.device,
+    description: i.description,
+    backend,
+    software: fallback || SOFTWARE.test(text) || backend === 'swiftshader',
+  };
+}
+
+interface Found {
+  readonly adapter: GPUAdapter;
+  readonly info: AdapterInfo;
+}
+
+async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPreference): Promise<Found> {
+  const dawn = await loadDawn();
+  const tried: string[] = [];
+  const vulkan = async (as: 'vulkan' | 'swiftshader'): Promise<Found | undefined> => {
+    const gpu = dawn.create(['backend=vulkan']);
+    const adapter = await gpu.requestAdapter(powerPreference ? { powerPreference } : {});
+    if (!adapter) {
+      tried.push(`${as}: no adapter`);
+      return undefined;
+    }
+    const info = infoOf(adapter, as === 'swiftshader' || /swiftshader/i.test(adapter.info.architecture + adapter.info.description) ? 'swiftshader' : 'vulkan');
+    tried.push(`${as}: ${info.device || info.description}`);
+    return { adapter, info };
+  };
+  const opengles = async (): Promise<Found | undefined> => {
+    // Mesa's EGL needs a platform without a display server (PLATFORM.md: EGL_PLATFORM=surfaceless); it reads
+    // the variable when the backend initialises, so it must be set before `create`.
+    process.env.EGL_PLATFORM ??= 'surfaceless';
+    const gpu = dawn.create(['backend=opengles']);
+    // The GLES backend only offers compatibility-mode adapters (PLATFORM.md).
+    const adapter = await gpu.requestAdapter({ featureLevel: 'compatibility' } as GPURequestAdapterOptions);
+    if (!adapter) {
+      tried.push('opengles: no adapter');
+      return undefined;
+    }
+    const info = infoOf(adapter, 'opengles');
+    tried.push(`opengles: ${info.device || info.description}`);
+    return { adapter, info };
+  };
+  const swiftshader = async (): Promise<Found | undefined> => {
+    if (await fileExists(SWIFTSHADER_ICD)) process.env.VK_DRIVER_FILES ??= SWIFTSHADER_ICD;
+    else tried.push(`swiftshader: ${SWIFTSHADER_ICD} not found`);
+    return vulkan('swiftshader');
+  };
+
+  let found: Found | undefined;
+  if (choice === 'vulkan') found = await vulkan('vulkan');
+  else if (choice === 'opengles') found = await opengles();
+  else if (choice === 'swiftshader') found = await swiftshader();
+  else {
+    const v = await vulkan('vulkan');
+    found = v && !v.info.software ? v : ((await opengles()) ?? v ?? (await swiftshader()));
+  }
+  if (!found) throw new Error(`createDevice: no WebGPU adapter for NEURA_ADAPTER=${choice} (tried ${tried.join('; ')})`);
+  return found;
+}
+
+async function browserAdapter(gpu: GPU, powerPreference?: GPUPowerPreference): Promise<Found> {
+  const adapter =
+    (await gpu.requestAdapter(powerPreference ? { powerPreference } : {})) ??
+    (await gpu.requestAdapter({ featureLevel: 'compatibility' } as GPURequestAdapterOptions));
+  if (!adapter) throw new Error('createDevice: navigator.gpu.requestAdapter() returned no adapter');
+  return { adapter, info: infoOf(adapter, 'browser') };
+}
+
+function capsOf(device: GPUDevice): DeviceCaps {
+  const l = device.limits;
+  return {
+    maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
+    maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
+    maxComputeWorkgroupSizeY: l.maxComputeWorkgroupSizeY,
+    maxComputeWorkgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
+    maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
+    maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
+    maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
+    subgroups: device.features.has('subgroups'),
+    shaderF16: device.features.has('shader-f16'),
+  };
+}
+
+/** Acquires a WebGPU device (Dawn in Node, `navigator.gpu` in browsers) with the adapter's compute limits. */
+export async function createDevice(opts: CreateDeviceOptions = {}): Promise<NeuraDevice> {
+  const envChoice = isNode() ? process.env.NEURA_ADAPTER : undefined;
+  const choice = (opts.adapter ?? envChoice ?? 'auto') as AdapterChoice;
+  if (!['auto', 'vulkan', 'opengles', 'swiftshader'].includes(choice))
+    throw new Error(`createDevice: NEURA_ADAPTER must be auto|vulkan|opengles|swiftshader, got '${choice}'`);
+
+  let found: Found;
+  if (opts.gpu) found = await browserAdapter(opts.gpu, opts.powerPreference);
+  else if (isNode()) found = await nodeAdapter(choice, opts.powerPreference);
+  else if (typeof navigator !== 'undefined' && navigator.gpu) found = await browserAdapter(navigator.gpu, opts.powerPreference);
+  else throw new Error('createDevice: WebGPU is not available (no navigator.gpu, and not running in Node)');
+
+  const { adapter, info } = found;
+  const requiredLimits: Record<string, number> = {};
+  const al = adapter.limits as unknown as Record<string, number | undefined>;
+  for (const k of COMPUTE_LIMITS) {
+    const v = al[k];
+    if (typeof v === 'number') requiredLimits[k] = v;
+  }
+  const requiredFeatures = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f));
+  const gpu = await adapter.requestDevice({ label: opts.label ?? 'neura', requiredLimits, requiredFeatures });
+
+  const pending: GpuValidationError[] = [];
+  let lost: DeviceLostError | undefined;
+  let destroyed = false;
+  gpu.addEventListener('uncapturederror', (ev) => {
+    const e = new GpuValidationError('uncaptured', (ev as GPUUncapturedErrorEvent).error.message);
+    pending.push(e);
+    opts.onError?.(e);
+  });
+  void gpu.lost.then((li) => {
+    if (destroyed && li.reason === 'destroyed') return; // our own destroy(): not an error
+    lost = new DeviceLostError(li.reason, li.message);
+    opts.onError?.(lost);
+  });
+
+  const kind = info.software ? 'software' : 'gpu';
+  const short = (info.device || info.architecture || info.description || info.vendor || 'unknown').split(/[\s-]/)[0];
+  return {
+    gpu,
+    caps: capsOf(gpu),
+    adapterInfo: info,
+    name: `${short} (${info.backend}, ${kind})`,
+    features: new Set([...gpu.features] as string[]),
+    check() {
+      if (lost) throw lost;
+      if (destroyed) throw new DeviceLostError('destroyed', 'NeuraDevice.destroy() was called');
+      const e = pending.shift();
+      if (e) throw e;
+    },
+    get destroyed() {
+      return destroyed;
+    },
+    destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      gpu.destroy();
+    },
+  };
+}

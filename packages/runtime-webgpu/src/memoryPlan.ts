@@ -1,0 +1,123 @@
+// The memory plan: liveness intervals over the step's schedule → GPU buffers, shared between transient
+// tensors whose intervals do not overlap (best-fit on a free list, growing a free buffer when none fits).
+// Pure: no GPUDevice here. Invariants: persistent tensors (params, state, inputs, consts) get a buffer each;
+// two tensors that share a buffer never have overlapping intervals [start, end] (inclusive: a dispatch may
+// not bind one buffer both as its input and as its output).
+
+/** One tensor to place: its size and the schedule positions where it is written first and read last. */
+export interface TensorLifetime {
+  readonly key: string;
+  readonly bytes: number;
+  /** Schedule position of the dispatch that writes it (ignored for persistent tensors). */
+  readonly start: number;
+  /** Last schedule position that reads it (inclusive); `start` when nothing reads it. */
+  readonly end: number;
+  /** Lives across steps: never shared. */
+  readonly persistent: boolean;
+}
+
+/** One GPU buffer of the plan and the tensors it holds. */
+export interface PlannedBuffer {
+  readonly index: number;
+  readonly bytes: number;
+  readonly persistent: boolean;
+  readonly tensors: readonly string[];
+}
+
+/** Numbers of a plan, for reports and `Session.stats`. */
+export interface MemoryReport {
+  /** Sum of all buffer sizes. */
+  readonly bytesAllocated: number;
+  /** Sum of all tensor sizes (what one buffer per tensor would allocate). */
+  readonly bytesIfUnshared: number;
+  readonly buffers: number;
+  readonly tensors: number;
+  readonly persistentBytes: number;
+  readonly transientBytes: number;
+  /** Tensors placed in a buffer that an earlier tensor already used. */
+  readonly reused: number;
+}
+
+/** Where each tensor lives, the buffers to create, and the report. */
+export interface MemoryPlan {
+  readonly bufferOf: ReadonlyMap<string, number>;
+  readonly buffers: readonly PlannedBuffer[];
+  readonly report: MemoryReport;
+}
+
+/** Buffer sizes are rounded up to this many bytes (WebGPU needs multiples of 4; 16 keeps tiny tensors legal). */
+export const BUFFER_ALIGN = 16;
+
+/** Bytes a tensor of `bytes` occupies in a buffer. */
+export function alignedBytes(bytes: number): number {
+  return Math.max(BUFFER_ALIGN, Math.ceil(bytes / BUFFER_ALIGN) * BUFFER_ALIGN);
+}
+
+/** Places tensors into buffers: one per persistent tensor, transient ones shared by liveness. */
+export function planMemory(tensors: readonly TensorLifetime[]): MemoryPlan {
+  const seen = new Set<string>();
+  for (const t of tensors) {
+    if (seen.has(t.key)) throw new Error(`planMemory: tensor '${t.key}' appears twice`);
+    seen.add(t.key);
+    if (!t.persistent && t.end < t.start) throw new Error(`planMemory: tensor '${t.key}' ends (${t.end}) before it starts (${t.start})`);
+  }
+  const sizes: number[] = [];
+  const persistentOf: boolean[] = [];
+  const members: string[][] = [];
+  const bufferOf = new Map<string, number>();
+  let reused = 0;
+  const newBuffer = (bytes: number, persistent: boolean): number => {
+    sizes.push(bytes);
+    persistentOf.push(persistent);
+    members.push([]);
+    return sizes.length - 1;
+  };
+  const place = (t: TensorLifetime, b: number) => {
+    bufferOf.set(t.key, b);
+    members[b].push(t.key);
+  };
+
+  for (const t of tensors) if (t.persistent) place(t, newBuffer(alignedBytes(t.bytes), true));
+
+  // Sweep transient tensors by start; a buffer returns to the free list once its tensor's end is passed.
+  const transient = tensors.filter((t) => !t.persistent).sort((a, b) => a.start - b.start || b.bytes - a.bytes);
+  const busy: { buffer: number; end: number }[] = [];
+  const free: number[] = [];
+  for (const t of transient) {
+    for (let i = busy.length - 1; i >= 0; i--)
+      if (busy[i].end < t.start) {
+        free.push(busy[i].buffer);
+        busy.splice(i, 1);
+      }
+    const need = alignedBytes(t.bytes);
+    // best fit: the smallest free buffer that holds it; else grow the largest free one; else a new buffer
+    let pick = -1;
+    for (let i = 0; i < free.length; i++) if (sizes[free[i]] >= need && (pick < 0 || sizes[free[i]] < sizes[free[pick]])) pick = i;
+    if (pick < 0) for (let i = 0; i < free.length; i++) if (pick < 0 || sizes[free[i]] > sizes[free[pick]]) pick = i;
+    let b: number;
+    if (pick >= 0) {
+      b = free[pick];
+      free.splice(pick, 1);
+      sizes[b] = Math.max(sizes[b], need);
+      reused++;
+    } else b = newBuffer(need, false);
+    place(t, b);
+    busy.push({ buffer: b, end: t.end });
+  }
+
+  const buffers: PlannedBuffer[] = sizes.map((bytes, index) => ({ index, bytes, persistent: persistentOf[index], tensors: members[index] }));
+  const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+  return {
+    bufferOf,
+    buffers,
+    report: {
+      bytesAllocated: sum(sizes),
+      bytesIfUnshared: sum(tensors.map((t) => alignedBytes(t.bytes))),
+      buffers: sizes.length,
+      tensors: tensors.length,
+      persistentBytes: sum(buffers.filter((b) => b.persistent).map((b) => b.bytes)),
+      transientBytes: sum(buffers.filter((b) => !b.persistent).map((b) => b.bytes)),
+      reused,
+    },
+  };
+}

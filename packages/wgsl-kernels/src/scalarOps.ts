@@ -1,0 +1,175 @@
+// WGSL spellings of the scalar semantics in `@neura/ir` (UNARY_FN, BINARY_FN, castScalar): one expression per
+// op, in f32 (the pointwise archetype's arithmetic) or native i32 (integer tensors). Must not drift from ir:
+// every difference is listed in DIFFERENCES below and exercised by the GPU tests where the GPU can be exact.
+
+import type { BinaryOp, DType, UnaryOp } from '@neura/ir';
+
+/**
+ * Where WGSL cannot match JS exactly (documented, not bugs):
+ * - transcendental ops (exp, log, sin, cos, tanh, pow) use the GPU's builtins: WGSL allows a few ULP (sin/cos:
+ *   2^-11 absolute on [-π, π]); `tanh` clamps its argument to ±10 first (tanh(±10) rounds to ±1 in f32), because
+ *   some drivers return NaN for large |x|.
+ * - `max`/`min` with a NaN operand are indeterminate in WGSL (JS propagates NaN).
+ * - `pow` computes exp2(b·log2|a|) with the sign fixed for a negative base and an integer exponent (odd → negative),
+ *   NaN for a negative base and a non-integer exponent, 1 for b = 0 (as JS). Constant integer exponents in a
+ *   pointwise expression (|c| ≤ 8) are repeated multiplication (one rounding per multiply).
+ * - denormals may be flushed to zero.
+ * - i32 `div` truncates toward zero and gives 0 for a zero divisor (JS `(a / 0) | 0`); `cast` to i32 clamps
+ *   out-of-range values (JS wraps modulo 2^32); i32 `pow` goes through f32.
+ */
+export const DIFFERENCES = 'see the comment above';
+
+/** WGSL helper functions an expression may call, by name; emitted once per shader when used. */
+export const HELPERS = {
+  pow_js: `// a ** b as JS computes it for finite inputs: sign for integer exponents of a negative base, NaN otherwise.
+fn pow_js(a: f32, b: f32) -> f32 {
+  if (b == 0.0) { return 1.0; }
+  let m = exp2(b * log2(abs(a)));
+  if (a < 0.0) {
+    if (trunc(b) != b) { return bitcast<f32>(0x7fc00000u | (bitcast<u32>(b) & 0u)); }
+    let odd = abs(b) < 16777216.0 && (abs(b) % 2.0) == 1.0;
+    return select(m, -m, odd);
+  }
+  return m;
+}`,
+} as const;
+
+/** Name of a helper function. */
+export type HelperName = keyof typeof HELPERS;
+
+/** WGSL for the helpers in `used`, in a fixed order. */
+export function emitHelpers(used: ReadonlySet<HelperName>): string {
+  return (Object.keys(HELPERS) as HelperName[])
+    .filter((h) => used.has(h))
+    .map((h) => HELPERS[h])
+    .join('\n\n');
+}
+
+/** A unary op on an f32 expression, as an f32 expression. */
+export function unaryF32(op: UnaryOp, x: string): string {
+  switch (op) {
+    case 'neg':
+      return `(-${x})`;
+    case 'abs':
+      return `abs(${x})`;
+    case 'exp':
+      return `exp(${x})`;
+    case 'log':
+      return `log(${x})`;
+    case 'sqrt':
+      return `sqrt(${x})`;
+    case 'rsqrt':
+      return `(1.0 / sqrt(${x}))`; // 1/sqrt keeps JS's +inf at 0, which inverseSqrt leaves indeterminate
+    case 'recip':
+      return `(1.0 / ${x})`;
+    case 'square':
+      return `(${x} * ${x})`;
+    case 'relu':
+      return `select(0.0, ${x}, ${x} > 0.0)`;
+    case 'sigmoid':
+      return `(1.0 / (1.0 + exp(-${x})))`;
+    case 'tanh':
+      return `tanh(clamp(${x}, -10.0, 10.0))`;
+    case 'sin':
+      return `sin(${x})`;
+    case 'cos':
+      return `cos(${x})`;
+    default:
+      return op satisfies never;
+  }
+}
+
+const CMP: Partial<Record<BinaryOp, string>> = { gt: '>', ge: '>=', lt: '<', le: '<=', eq: '==' };
+
+/** A comparison op as a WGSL `bool` expression, or undefined for non-comparisons. */
+export function compareExpr(op: BinaryOp, a: string, b: string): string | undefined {
+  const c = CMP[op];
+  return c ? `(${a} ${c} ${b})` : undefined;
+}
+
+/** A binary op on f32 expressions, as an f32 expression (comparisons give 1.0/0.0). */
+export function binaryF32(op: BinaryOp, a: string, b: string, helpers: Set<HelperName>): string {
+  switch (op) {
+    case 'add':
+      return `(${a} + ${b})`;
+    case 'sub':
+      return `(${a} - ${b})`;
+    case 'mul':
+      return `(${a} * ${b})`;
+    case 'div':
+      return `(${a} / ${b})`;
+    case 'max':
+      return `max(${a}, ${b})`;
+    case 'min':
+      return `min(${a}, ${b})`;
+    case 'pow':
+      helpers.add('pow_js');
+      return `pow_js(${a}, ${b})`;
+    case 'gt':
+    case 'ge':
+    case 'lt':
+    case 'le':
+    case 'eq':
+      return `select(0.0, 1.0, ${compareExpr(op, a, b)})`;
+    default:
+      return op satisfies never;
+  }
+}
+
+/** A binary op on i32 expressions, as an i32 expression (comparisons give 1/0). */
+export function binaryI32(op: BinaryOp, a: string, b: string, helpers: Set<HelperName>): string {
+  switch (op) {
+    case 'add':
+      return `(${a} + ${b})`;
+    case 'sub':
+      return `(${a} - ${b})`;
+    case 'mul':
+      return `(${a} * ${b})`;
+    case 'div':
+      return `select(${a} / ${b}, 0i, ${b} == 0i)`;
+    case 'max':
+      return `max(${a}, ${b})`;
+    case 'min':
+      return `min(${a}, ${b})`;
+    case 'pow':
+      helpers.add('pow_js');
+      return `i32(pow_js(f32(${a}), f32(${b})))`;
+    case 'gt':
+    case 'ge':
+    case 'lt':
+    case 'le':
+    case 'eq':
+      return `select(0i, 1i, ${compareExpr(op, a, b)})`;
+    default:
+      return op satisfies never;
+  }
+}
+
+/** Converts an f32 expression to the value `castScalar` gives in dtype `to`, as an f32 expression. */
+export function castF32(x: string, to: DType): string {
+  switch (to) {
+    case 'f32':
+      return x;
+    case 'i32':
+      return `trunc(${x})`;
+    case 'bool':
+      return `select(0.0, 1.0, ${x} != 0.0)`;
+    default:
+      return to satisfies never;
+  }
+}
+
+/** Converts an expression stored as `from` to the storage value of dtype `to` (what the `cast` op writes). */
+export function castStorage(x: string, from: DType, to: DType): string {
+  if (from === to) return x;
+  switch (to) {
+    case 'f32':
+      return `f32(${x})`;
+    case 'i32':
+      return from === 'f32' ? `i32(${x})` : x; // WGSL i32(f32) truncates toward zero (clamping out of range)
+    case 'bool':
+      return from === 'f32' ? `select(0i, 1i, ${x} != 0.0)` : `select(0i, 1i, ${x} != 0i)`;
+    default:
+      return to satisfies never;
+  }
+}
