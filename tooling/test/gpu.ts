@@ -4,11 +4,14 @@
 // real GPU, else OpenGL ES on llvmpipe).
 
 import { createRequire } from 'node:module';
-import type { KernelPlan } from '../../packages/wgsl-kernels/src/kernel.js';
+import type { DeviceCaps, KernelPlan } from '../../packages/wgsl-kernels/src/kernel.js';
 
 const require = createRequire(import.meta.url);
 
 let devicePromise: Promise<GPUDevice> | undefined;
+// dawn.node crashes once the GPU object from create() is garbage collected while a device made from it is
+// in use (seen with webgpu 0.6.2: segfault after gc()), so it is held for the life of the process.
+let keepAlive: GPU | undefined;
 
 /** A shared WebGPU device for tests, with the adapter's full compute limits requested. */
 export function testDevice(): Promise<GPUDevice> {
@@ -18,6 +21,7 @@ export function testDevice(): Promise<GPUDevice> {
     Object.assign(globalThis, globals);
     const backend = process.env.NEURA_ADAPTER === 'vulkan' ? 'vulkan' : 'opengles';
     const gpu = create([`backend=${backend}`]);
+    keepAlive = gpu;
     const adapter = await gpu.requestAdapter(backend === 'opengles' ? ({ featureLevel: 'compatibility' } as GPURequestAdapterOptions) : {});
     if (!adapter) throw new Error(`no WebGPU adapter for backend=${backend}`);
     const l = adapter.limits;
@@ -35,8 +39,34 @@ export function testDevice(): Promise<GPUDevice> {
   return devicePromise;
 }
 
-/** Runs a plan once: uploads inputs, dispatches, returns the output's raw bytes as an ArrayBuffer. */
-export async function runPlan(plan: KernelPlan, inputs: readonly ArrayBufferView[], outputBytes: number): Promise<ArrayBuffer> {
+/** The test device's capabilities as the plain object kernel generation takes. */
+export async function testCaps(): Promise<DeviceCaps> {
+  const d = await testDevice();
+  const l = d.limits;
+  return {
+    maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
+    maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
+    maxComputeWorkgroupSizeY: l.maxComputeWorkgroupSizeY,
+    maxComputeWorkgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
+    maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
+    maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
+    maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
+    subgroups: d.features.has('subgroups'),
+    shaderF16: d.features.has('shader-f16'),
+  };
+}
+
+/** Options of `runPlan`. */
+export interface RunPlanOptions {
+  /** Read the result back from this input's buffer instead of the output (in-place plans). */
+  readonly resultFrom?: number;
+}
+
+/**
+ * Runs a plan once: uploads inputs, dispatches, returns the output's raw bytes as an ArrayBuffer (or, with
+ * `resultFrom`, the bytes of that input's buffer after the run).
+ */
+export async function runPlan(plan: KernelPlan, inputs: readonly ArrayBufferView[], outputBytes: number, opts: RunPlanOptions = {}): Promise<ArrayBuffer> {
   const device = await testDevice();
   const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
   const mk = (bytes: number, label: string) => device.createBuffer({ size: Math.max(16, Math.ceil(bytes / 4) * 4), usage, label });
@@ -47,14 +77,13 @@ export async function runPlan(plan: KernelPlan, inputs: readonly ArrayBufferView
   });
   const out = mk(outputBytes, 'out');
   const scratch = plan.scratch.map((s, i) => mk(s, `scratch${i}`));
+  // Shader errors surface through the validation scope (with Dawn's line:col message). No getCompilationInfo:
+  // awaiting it hangs dawn.node on llvmpipe now and then (seen here in about one run of three, 2026-12).
   device.pushErrorScope('validation');
   const enc = device.createCommandEncoder();
   const pass = enc.beginComputePass();
   for (const d of plan.dispatches) {
     const module = device.createShaderModule({ code: d.code, label: d.label });
-    const info = await module.getCompilationInfo();
-    const errs = info.messages.filter((m) => m.type === 'error');
-    if (errs.length) throw new Error(`${d.label}: WGSL errors:\n${errs.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join('\n')}\n${d.code}`);
     const layout = device.createBindGroupLayout({
       label: d.label,
       entries: d.bindings.map((b, i) => ({
@@ -81,13 +110,16 @@ export async function runPlan(plan: KernelPlan, inputs: readonly ArrayBufferView
   }
   pass.end();
   const read = device.createBuffer({ size: Math.max(16, Math.ceil(outputBytes / 4) * 4), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-  enc.copyBufferToBuffer(out, 0, read, 0, read.size);
+  enc.copyBufferToBuffer(opts.resultFrom === undefined ? out : ins[opts.resultFrom], 0, read, 0, read.size);
   device.queue.submit([enc.finish()]);
   const err = await device.popErrorScope();
-  if (err) throw new Error(`validation error: ${err.message}`);
+  if (err) throw new Error(`validation error: ${err.message}\n${plan.dispatches.map((d) => `--- ${d.label}\n${d.code}`).join('\n')}`);
   await read.mapAsync(GPUMapMode.READ);
   const result = read.getMappedRange().slice(0, outputBytes);
   read.unmap();
+  // Destroying buffers right after mapAsync resolves crashed dawn.node on llvmpipe (SIGSEGV / std::system_error in
+  // about half of 12-dispatch runs, 2026-12); waiting for the queue to drain first made 6/6 runs clean.
+  await device.queue.onSubmittedWorkDone();
   for (const b of [...ins, out, read, ...scratch]) b.destroy();
   return result;
 }

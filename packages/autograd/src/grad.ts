@@ -11,8 +11,9 @@ export interface GradOptions {
   /** The gradient of the loss itself (default: 1 for a scalar loss; required for a non-scalar one). */
   readonly seed?: Tensor;
   /**
-   * What a tensor the loss does not depend on gets: by default `grad` throws a GraphError naming it;
-   * with `allowUnused` it gets zeros of its shape (`graph.constant(0, shape)`).
+   * What a tensor with no gradient path to the loss gets (disconnected, or reaching it only through
+   * comparisons or integer casts): by default `grad` throws a GraphError naming it, as PyTorch's
+   * `autograd.grad` does without `allow_unused`; with `allowUnused` it gets `graph.constant(0, shape)`.
    */
   readonly allowUnused?: boolean;
 }
@@ -99,7 +100,7 @@ export function grad(graph: Graph, loss: Tensor, wrt: readonly Tensor[], opts: G
     const gt = totals.get(t.id);
     if (gt) return gt;
     if (opts.allowUnused) return graph.constant(0, t.shape);
-    throw new GraphError(`grad: the loss ${describe(loss)} does not depend on ${describe(t)} (pass allowUnused to get zeros)`, t.op, t.site);
+    throw new GraphError(`grad: the loss ${describe(loss)} has no gradient path to ${describe(t)}: it is disconnected, or reaches the loss only through ops without a gradient (comparisons, casts to i32/bool); pass allowUnused to get zeros`, t.op, t.site);
   });
 }
 

@@ -75,3 +75,18 @@ export {
   varName,
 } from './core/index.js';
 // tensor optimizer exports are added by src/tensor
+export type { CostOptions } from './tensor/costModel.js';
+export { OP_COST, costDefaults, isKernelOp, opCost, tensorBytes, tensorCost } from './tensor/costModel.js';
+export type { LoadedGraph, OptimizeOptions, OptimizeResult, RuleSetName } from './tensor/optimize.js';
+export { RULE_SETS, allRules, egraphToGraph, graphToEGraph, optimize } from './tensor/optimize.js';
+export type { EGraphFigures, FusedKernel, GraphFigures } from './tensor/report.js';
+export { OptimizeReport, debugLevel, egraphToDot, fmtBytes, graphFigures } from './tensor/report.js';
+export type { TensorRewrite } from './tensor/rules/ruleKit.js';
+export { algebraRules } from './tensor/rules/algebra.js';
+export { backwardRules } from './tensor/rules/backward.js';
+export { fusionRules } from './tensor/rules/fusion.js';
+export { layoutRules } from './tensor/rules/layout.js';
+export type { TensorAnalysisOptions, TensorInfo } from './tensor/tensorAnalysis.js';
+export { TensorAnalysis } from './tensor/tensorAnalysis.js';
+export type { IrOp } from './tensor/tensorLanguage.js';
+export { constENode, fromENode, irENode, tensorLanguage, toENode } from './tensor/tensorLanguage.js';

@@ -4,7 +4,7 @@
 
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
-import { compile, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
+import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
 import { debugLevel } from './debug.js';
 
 /** Options of `compileInference`. */
@@ -19,7 +19,7 @@ export interface InferenceOptions {
 /** A compiled forward pass. */
 export interface InferenceSession {
   /** Runs the graph and reads back every output. */
-  run(feeds: Record<string, TensorValue['data'] | TensorValue>): Promise<Record<string, TensorValue>>;
+  run(feeds: Record<string, FeedValue>): Promise<Record<string, TensorValue>>;
   /** Overwrites parameters by name. */
   load(params: Record<string, TensorValue>): void;
   readonly graph: Graph;
@@ -46,7 +46,7 @@ export async function compileInference(graph: Graph, opts: InferenceOptions): Pr
     session,
     async run(feeds) {
       const r = await session.step(feeds, { read: names });
-      return r.outputs ?? {};
+      return r.outputs;
     },
     load(values) {
       for (const [name, v] of Object.entries(values)) if (params.has(name)) session.writeState(name, v);

@@ -6,7 +6,7 @@ import { grad } from '@neura/autograd';
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import type { Optimizer } from '@neura/optim';
-import { compile, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
+import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
 import { debugLevel } from './debug.js';
 
 /** Options of `compileTraining`. */
@@ -24,7 +24,7 @@ export interface TrainingOptions {
 /** A compiled training step. */
 export interface TrainingSession {
   /** Runs one step; with `readLoss` the promise resolves with the loss after the GPU finishes. */
-  step(feeds: Record<string, TensorValue['data'] | TensorValue>, opts?: { readLoss?: boolean }): Promise<number | undefined>;
+  step(feeds: Record<string, FeedValue>, opts?: { readLoss?: boolean }): Promise<number | undefined>;
   /** The step graph as compiled (after optimization). */
   readonly graph: Graph;
   /** The e-graph report (undefined when optimization was off). */
@@ -65,7 +65,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
     },
     async step(feeds, o = {}) {
       const r = await session.step(feeds, o.readLoss ? { read: ['loss'] } : {});
-      return o.readLoss ? r.outputs?.loss?.data[0] : undefined;
+      return o.readLoss ? r.outputs.loss?.data[0] : undefined;
     },
     async readParams() {
       const out: Record<string, TensorValue> = {};

@@ -13,7 +13,7 @@ export interface Progress {
 /** Renders progress to a stream (stderr by default). */
 export class ProgressBar {
   private lastPercent = -1;
-  constructor(private readonly stream: { write(s: string): unknown; isTTY?: boolean } = process.stderr) {}
+  constructor(private readonly stream: { write(s: string): unknown; isTTY?: boolean } = globalThis.process?.stderr ?? { write: (s: string) => console.log(s.trimEnd()) }) {}
 
   /** Redraws with the latest figures. */
   update(p: Progress): void {

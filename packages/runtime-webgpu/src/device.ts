@@ -111,9 +111,19 @@ function infoOf(adapter: GPUAdapter, backend: string): AdapterInfo {
 }
 
 interface Found {
+  readonly instance: GPU;
   readonly adapter: GPUAdapter;
   readonly info: AdapterInfo;
 }
+
+/**
+ * Dawn instances (and adapters) of live devices. dawn.node bug (webgpu 0.6.2): when the `GPU` object that
+ * `create()` returned is garbage-collected, its devices keep running on a destroyed instance and the process
+ * aborts or segfaults a little later (measured: keeping a device and calling `gc()` five times crashed 3 of 3
+ * runs with SIGSEGV/SIGABRT in getCompilationInfo; holding the instance, 0 of 3). So we hold them here until
+ * `destroy()`.
+ */
+const KEEP_ALIVE = new Set<object>();
 
 async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPreference): Promise<Found> {
   const dawn = await loadDawn();
@@ -127,7 +137,7 @@ async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPref
     }
     const info = infoOf(adapter, as === 'swiftshader' || /swiftshader/i.test(adapter.info.architecture + adapter.info.description) ? 'swiftshader' : 'vulkan');
     tried.push(`${as}: ${info.device || info.description}`);
-    return { adapter, info };
+    return { instance: gpu, adapter, info };
   };
   const opengles = async (): Promise<Found | undefined> => {
     // Mesa's EGL needs a platform without a display server (PLATFORM.md: EGL_PLATFORM=surfaceless); it reads
@@ -142,7 +152,7 @@ async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPref
     }
     const info = infoOf(adapter, 'opengles');
     tried.push(`opengles: ${info.device || info.description}`);
-    return { adapter, info };
+    return { instance: gpu, adapter, info };
   };
   const swiftshader = async (): Promise<Found | undefined> => {
     if (await fileExists(SWIFTSHADER_ICD)) process.env.VK_DRIVER_FILES ??= SWIFTSHADER_ICD;
@@ -167,7 +177,7 @@ async function browserAdapter(gpu: GPU, powerPreference?: GPUPowerPreference): P
     (await gpu.requestAdapter(powerPreference ? { powerPreference } : {})) ??
     (await gpu.requestAdapter({ featureLevel: 'compatibility' } as GPURequestAdapterOptions));
   if (!adapter) throw new Error('createDevice: navigator.gpu.requestAdapter() returned no adapter');
-  return { adapter, info: infoOf(adapter, 'browser') };
+  return { instance: gpu, adapter, info: infoOf(adapter, 'browser') };
 }
 
 function capsOf(device: GPUDevice): DeviceCaps {
@@ -199,6 +209,8 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
   else throw new Error('createDevice: WebGPU is not available (no navigator.gpu, and not running in Node)');
 
   const { adapter, info } = found;
+  const keep = { instance: found.instance, adapter };
+  KEEP_ALIVE.add(keep);
   const requiredLimits: Record<string, number> = {};
   const al = adapter.limits as unknown as Record<string, number | undefined>;
   for (const k of COMPUTE_LIMITS) {
@@ -243,6 +255,7 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
       if (destroyed) return;
       destroyed = true;
       gpu.destroy();
+      KEEP_ALIVE.delete(keep);
     },
   };
 }

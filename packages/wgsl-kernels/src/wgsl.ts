@@ -175,3 +175,65 @@ export function indent(code: string, by = 2): string {
     .map((l) => (l ? pad + l : l))
     .join('\n');
 }
+
+/** Bindings for some operands (deduplicated by node: one buffer bound once) plus the output. */
+export interface BoundOperands {
+  readonly bindings: Binding[];
+  /** WGSL buffer name per operand index (operands of the same node share a name). */
+  readonly name: (operand: number) => string;
+}
+
+/** Binds `operands` read-only (one binding per distinct node), then the output read_write as `y`. */
+export function bindOperands(spec: KernelSpec, operands: readonly number[], names: readonly string[]): BoundOperands & { declarations: string } {
+  const bindings: Binding[] = [];
+  const declNames: string[] = [];
+  const byNode = new Map<number, string>();
+  const nameOf = new Map<number, string>();
+  operands.forEach((i, k) => {
+    const id = spec.node.inputs[i];
+    let n = byNode.get(id);
+    if (n === undefined) {
+      n = names[k];
+      byNode.set(id, n);
+      bindings.push({ source: { kind: 'input', index: i }, access: 'read', dtype: spec.inputs[i].dtype });
+      declNames.push(n);
+    }
+    nameOf.set(i, n);
+  });
+  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: spec.node.dtype });
+  declNames.push('y');
+  return {
+    bindings,
+    name: (i) => nameOf.get(i) ?? kernelError(spec, `operand ${i} is not bound`),
+    declarations: declareBindings(bindings, declNames),
+  };
+}
+
+/**
+ * WGSL for workgroup tree reductions over `wg` lanes (a power of two) sharing one `var<workgroup>` array:
+ * `wg_sum(v, lid)` and `wg_max(v, lid)` return the combined value to every lane. Call from uniform control flow.
+ */
+export function workgroupReduceFns(wg: number, which: readonly ('sum' | 'max')[]): string {
+  const fns = which.map((w) => {
+    const combine = w === 'sum' ? 'red[lid] + red[lid + s]' : 'max(red[lid], red[lid + s])';
+    return `fn wg_${w}(v: f32, lid: u32) -> f32 {
+  red[lid] = v;
+  workgroupBarrier();
+  for (var s = ${u32Lit(wg / 2)}; s > 0u; s = s >> 1u) {
+    if (lid < s) { red[lid] = ${combine}; }
+    workgroupBarrier();
+  }
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}`;
+  });
+  return `var<workgroup> red: array<f32, ${wg}>;\n\n${fns.join('\n\n')}`;
+}
+
+/** Smallest power of two ≥ n (n ≥ 1). */
+export function ceilPow2(n: number): number {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p;
+}

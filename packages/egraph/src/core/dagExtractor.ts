@@ -8,29 +8,35 @@ import type { ENode, Id } from './language.js';
 
 /** Options of the DAG extractor. */
 export interface DagExtractorOptions {
-  /** Rounds of exact local improvement after the greedy phase (0 turns it off); default 4. */
+  /** Rounds of kick-and-descend improvement after the greedy phase (0 turns improvement off); default 8. */
   readonly improvePasses?: number;
+  /** Budget of exact cost evaluations (each O(reachable classes)) for the improvement phase; default 20 000. */
+  readonly maxEvaluations?: number;
 }
 
 /**
  * Three phases. (1) Greedy DAG (as in extraction-gym's `greedy-dag`): a fixpoint where each class keeps the
  * node minimising `own cost + sum over the union of its children's class sets`, a node whose children's sets
  * contain the class itself being skipped (no cycles). (2) The better, by exact DAG cost, of that choice and
- * egg's greedy tree choice. (3) Local search: for each reachable class try every other node, keep a change
- * when the exact DAG cost of the whole acyclic choice strictly drops, for `improvePasses` rounds. The result
- * is not guaranteed optimal (that is NP-hard; an ILP would be), but is never worse than phases (1) or (2).
+ * egg's greedy tree choice. (3) Local search on the exact DAG cost of the whole acyclic choice: descent by
+ * single-class changes, then "kicks" (force one class to another node, descend with it held, keep the result
+ * if the total strictly drops), which finds joint moves like two consumers switching to one shared subterm.
+ * Bounded by `improvePasses` and `maxEvaluations`. Not guaranteed optimal (the problem is NP-hard; an ILP
+ * would be exact), but never worse than phase (1) or (2), and the reported cost is exact.
  */
 export class DagExtractor<D> {
   private readonly egraph: EGraph<D>;
   private readonly costFn: NodeCostFunction;
   private readonly improvePasses: number;
+  private readonly maxEvaluations: number;
 
   /** Prepares extraction over a rebuilt e-graph. */
   constructor(egraph: EGraph<D>, costFn: NodeCostFunction, opts: DagExtractorOptions = {}) {
     if (egraph.isDirty) throw new Error('DagExtractor: call egraph.rebuild() before extracting');
     this.egraph = egraph;
     this.costFn = costFn;
-    this.improvePasses = opts.improvePasses ?? 4;
+    this.improvePasses = opts.improvePasses ?? 8;
+    this.maxEvaluations = opts.maxEvaluations ?? 20_000;
   }
 
   private greedyDag(): Map<Id, ENode> {
@@ -73,30 +79,62 @@ export class DagExtractor<D> {
     const dagChoice = this.greedyDag();
     const treeCostValue = dagCost(treeChoice, canonRoots, this.costFn, find);
     const dagCostValue = dagCost(dagChoice, canonRoots, this.costFn, find);
-    let choice = dagCostValue <= treeCostValue ? dagChoice : treeChoice;
+    let choice: Map<Id, ENode> = dagCostValue <= treeCostValue ? dagChoice : treeChoice;
     let best = Math.min(dagCostValue, treeCostValue);
     if (!Number.isFinite(best)) {
       // collectChoices names the failing class
       collectChoices(eg, choice, canonRoots);
       throw new Error('DagExtractor: no acyclic choice covers the roots');
     }
-    for (let pass = 0; pass < this.improvePasses; pass++) {
+    let budget = this.maxEvaluations;
+    const evaluate = (ch: ReadonlyMap<Id, ENode>): number => {
+      budget--;
+      return dagCost(ch, canonRoots, this.costFn, find);
+    };
+    const alternatives = (ch: ReadonlyMap<Id, ENode>, id: Id): ENode[] =>
+      eg.eclass(id).nodes.filter((n) => n !== ch.get(id) && n.children.every((c) => ch.has(find(c))));
+    // Local descent: single-class changes that strictly lower the exact cost, `locked` held fixed.
+    const descend = (start: Map<Id, ENode>, startCost: number, locked: Id | undefined) => {
+      let ch = start;
+      let cost = startCost;
+      for (let improved = true; improved && budget > 0; ) {
+        improved = false;
+        for (const id of reachableClasses(ch, canonRoots, find) as Id[]) {
+          if (id === locked || budget <= 0) continue;
+          for (const n of alternatives(ch, id)) {
+            const trial = new Map(ch).set(id, n);
+            const c = evaluate(trial);
+            if (c < cost) {
+              ch = trial;
+              cost = c;
+              improved = true;
+              break;
+            }
+          }
+        }
+      }
+      return { ch, cost };
+    };
+    if (this.improvePasses > 0) ({ ch: choice, cost: best } = descend(choice, best, undefined));
+    // Kicks: force one class to another node, descend with it locked, keep the result if cheaper overall.
+    // This finds joint moves such as "both consumers switch to the shared subterm" that no single change does.
+    for (let pass = 0; pass < this.improvePasses && budget > 0; pass++) {
       let improved = false;
-      const order = reachableClasses(choice, canonRoots, find) as Id[];
-      for (const id of order) {
-        const current = choice.get(id) as ENode;
-        for (const n of eg.eclass(id).nodes) {
-          if (n === current || !n.children.every((ch) => choice.has(find(ch)))) continue;
-          const trial = new Map(choice);
-          trial.set(id, n);
-          const cost = dagCost(trial, canonRoots, this.costFn, find);
-          if (cost < best) {
-            best = cost;
-            choice = trial;
+      for (const id of reachableClasses(choice, canonRoots, find) as Id[]) {
+        for (const n of alternatives(choice, id)) {
+          if (budget <= 0) break;
+          const kicked = new Map(choice).set(id, n);
+          const kickedCost = evaluate(kicked);
+          if (!Number.isFinite(kickedCost)) continue;
+          const r = descend(kicked, kickedCost, id);
+          if (r.cost < best) {
+            choice = r.ch;
+            best = r.cost;
             improved = true;
             break;
           }
         }
+        if (improved) break;
       }
       if (!improved) break;
     }

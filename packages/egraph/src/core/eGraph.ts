@@ -3,8 +3,9 @@
 // Invariants after `rebuild()`: every class's nodes are canonical and distinct, the memo maps each canonical
 // node to its class, congruent nodes share a class, and each class's data is the merge of its nodes' `make`.
 import type { ENode, Id } from './language.js';
-import { mapChildren, nodeKey } from './language.js';
+import { defaultLanguage, mapChildren, nodeKey } from './language.js';
 import type { RecExpr, Term } from './recExpr.js';
+import { formatOp } from './sexpr.js';
 import { UnionFind } from './unionFind.js';
 
 /**
@@ -51,6 +52,7 @@ export class EGraph<D = undefined> {
   private analysisPending: [ENode, Id][] = [];
   private byOp: Map<string, Id[]> | undefined;
   private dirty = false;
+  private nodeCount = 0;
 
   /** Makes an empty e-graph; without an analysis, class data is `undefined`. */
   constructor(analysis?: Analysis<D>) {
@@ -86,9 +88,7 @@ export class EGraph<D = undefined> {
 
   /** Number of e-nodes stored in classes (before a rebuild this may count some duplicates). */
   get totalNodes(): number {
-    let n = 0;
-    for (const c of this.classMap.values()) n += c.nodes.length;
-    return n;
+    return this.nodeCount;
   }
 
   /** Number of ids ever made, including those merged away (egg's `total_number_of_nodes`-like size). */
@@ -116,13 +116,14 @@ export class EGraph<D = undefined> {
     const key = nodeKey(canon);
     const known = this.memo.get(key);
     if (known !== undefined) return this.find(known);
+    const data = this.analysis.make(this, canon); // before any change, so a throwing `make` leaves no trace
     const id = this.unionFind.makeSet();
-    const cls: MutableEClass<D> = { id, nodes: [canon], data: undefined as D, parents: [] };
+    const cls: MutableEClass<D> = { id, nodes: [canon], data, parents: [] };
     this.memo.set(key, id);
     this.classMap.set(id, cls);
+    this.nodeCount++;
     for (const c of canon.children) this.classMap.get(c)?.parents.push([canon, id]);
     this.byOp = undefined;
-    cls.data = this.analysis.make(this, canon);
     this.analysis.modify?.(this, id);
     return this.find(id);
   }
@@ -214,6 +215,7 @@ export class EGraph<D = undefined> {
   }
 
   private rebuildClasses(): void {
+    let count = 0;
     for (const c of this.classMap.values()) {
       const seen = new Set<string>();
       const nodes: ENode[] = [];
@@ -226,6 +228,7 @@ export class EGraph<D = undefined> {
         this.memo.set(key, c.id);
       }
       c.nodes = nodes;
+      count += nodes.length;
       const seenParents = new Set<string>();
       const parents: [ENode, Id][] = [];
       for (const [n, p] of c.parents) {
@@ -237,6 +240,7 @@ export class EGraph<D = undefined> {
       }
       c.parents = parents;
     }
+    this.nodeCount = count;
     this.byOp = undefined;
   }
 
@@ -287,7 +291,10 @@ export class EGraph<D = undefined> {
   dump(): string {
     const lines: string[] = [];
     for (const c of this.classMap.values()) {
-      const nodes = c.nodes.map((n) => (n.children.length ? `(${n.op} ${n.children.join(' ')})` : n.op));
+      const nodes = c.nodes.map((n) => {
+        const head = formatOp(n, defaultLanguage);
+        return n.children.length ? `(${head} ${n.children.map((ch) => `e${ch}`).join(' ')})` : head;
+      });
       lines.push(`e${c.id}: ${nodes.join(' | ')}`);
     }
     return lines.join('\n');

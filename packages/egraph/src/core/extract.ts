@@ -156,8 +156,9 @@ export class Extractor<D> {
   private fixpoint(): void {
     const classes = this.egraph.classes();
     const childCost = (id: Id): number => (this.best.get(this.egraph.find(id)) as { cost: number }).cost;
-    const maxPasses = classes.length + 2; // with strictly increasing costs a pass count of depth suffices
-    for (let pass = 0, changed = true; changed && pass < maxPasses * 4; pass++) {
+    // Strictly increasing costs converge in about depth-many passes; the bound only stops a faulty cost function.
+    const maxPasses = 4 * classes.length + 8;
+    for (let pass = 0, changed = true; changed && pass < maxPasses; pass++) {
       changed = false;
       for (const c of classes) {
         let cur = this.best.get(c.id);

@@ -123,7 +123,7 @@ export class Pattern {
       const key = binding.join(',');
       if (!seen.has(key)) {
         seen.add(key);
-        substs.push(new Subst(this.varList.map((v, i) => [v, binding[i]] as const)));
+        substs.push(Subst.fromArrays(this.varList, binding.slice()));
       }
       return substs.length < limit;
     };

@@ -64,11 +64,15 @@ export class Rewrite<D = unknown> {
     return this.searcher.search(egraph, limit);
   }
 
-  /** Applies the rule to matches; returns how many unions changed the e-graph. Errors name the rule. */
-  apply(egraph: EGraph<D>, matches: readonly Match[]): number {
+  /**
+   * Applies the rule to matches; returns how many unions changed the e-graph. Stops early once the e-graph
+   * holds more than `nodeLimit` e-nodes. Errors name the rule.
+   */
+  apply(egraph: EGraph<D>, matches: readonly Match[], nodeLimit = Number.POSITIVE_INFINITY): number {
     let changed = 0;
     for (const m of matches) {
       for (const subst of m.substs) {
+        if (egraph.totalNodes > nodeLimit) return changed;
         try {
           if (this.condition && !this.condition(egraph, m.eclass, subst)) continue;
           for (const id of this.applier.applyOne(egraph, m.eclass, subst)) {

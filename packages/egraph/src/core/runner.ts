@@ -111,7 +111,10 @@ export class Runner<D> {
     return this;
   }
 
-  /** Runs the rules until saturation or a limit, and reports. Throws on duplicate rule names. */
+  /**
+   * Runs the rules until saturation or a limit, and reports. Throws on duplicate rule names; an error thrown by
+   * a rule (or a rejected analysis merge) propagates with the rule's name and leaves the e-graph to rebuild.
+   */
   run(rules: readonly Rewrite<D>[]): Report {
     const names = new Set<string>();
     for (const r of rules) {
@@ -171,7 +174,7 @@ export class Runner<D> {
         try {
           for (const [k, r] of rules.entries()) {
             if (found[k].length === 0) continue;
-            const n = r.apply(eg, found[k]);
+            const n = r.apply(eg, found[k], this.nodeLimit);
             if (n > 0) {
               iterApplied[r.name] = n;
               applied[r.name] += n;

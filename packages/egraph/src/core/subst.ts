@@ -7,52 +7,76 @@ export function varName(name: string): string {
   return name.startsWith('?') ? name : `?${name}`;
 }
 
-/** A binding of pattern variables (`?a`) to e-class ids; `get('a')` and `get('?a')` are the same. */
+/**
+ * A binding of pattern variables (`?a`) to e-class ids; `get('a')` and `get('?a')` are the same. Stored as two
+ * parallel arrays (names are shared between the substs of one pattern) to keep large match sets small.
+ */
 export class Subst {
-  private readonly map = new Map<string, Id>();
+  private names: readonly string[];
+  private ids: readonly Id[];
 
   /** Makes a substitution from `[name, id]` pairs. */
   constructor(entries: Iterable<readonly [string, Id]> = []) {
-    for (const [k, v] of entries) this.map.set(varName(k), v);
+    const names: string[] = [];
+    const ids: Id[] = [];
+    for (const [k, v] of entries) {
+      const name = varName(k);
+      const i = names.indexOf(name);
+      if (i >= 0) ids[i] = v;
+      else {
+        names.push(name);
+        ids.push(v);
+      }
+    }
+    this.names = names;
+    this.ids = ids;
+  }
+
+  /** Makes a substitution from shared, already `?`-prefixed names and their ids (no copying). */
+  static fromArrays(names: readonly string[], ids: readonly Id[]): Subst {
+    const s = new Subst();
+    s.names = names;
+    s.ids = ids;
+    return s;
   }
 
   /** The id bound to `name`; throws an Error naming the variable when it is unbound. */
   get(name: string): Id {
-    const id = this.map.get(varName(name));
-    if (id === undefined) throw new Error(`Subst: variable ${varName(name)} is not bound (bound: ${this.vars().join(' ') || 'none'})`);
+    const id = this.tryGet(name);
+    if (id === undefined) throw new Error(`Subst: variable ${varName(name)} is not bound (bound: ${this.names.join(' ') || 'none'})`);
     return id;
   }
 
   /** The id bound to `name`, or undefined. */
   tryGet(name: string): Id | undefined {
-    return this.map.get(varName(name));
+    let i = this.names.indexOf(name);
+    if (i < 0 && !name.startsWith('?')) i = this.names.indexOf(`?${name}`);
+    return i < 0 ? undefined : this.ids[i];
   }
 
   /** True when `name` is bound. */
   has(name: string): boolean {
-    return this.map.has(varName(name));
+    return this.tryGet(name) !== undefined;
   }
 
   /** Returns a copy with `name` bound to `id`. */
   with(name: string, id: Id): Subst {
-    const s = new Subst(this.map);
-    s.map.set(varName(name), id);
-    return s;
+    return new Subst([...this.entries(), [name, id]]);
   }
 
   /** Bound variable names, in binding order. */
   vars(): string[] {
-    return [...this.map.keys()];
+    return [...this.names];
   }
 
   /** `[name, id]` pairs, in binding order. */
-  entries(): IterableIterator<[string, Id]> {
-    return this.map.entries();
+  entries(): [string, Id][] {
+    return this.names.map((n, i) => [n, this.ids[i]]);
   }
 
   /** `{?a: 3, ?b: 5}`-style text for messages. */
   toString(): string {
-    return `{${[...this.map].map(([k, v]) => `${k}: ${v}`).join(', ')}}`;
+    return `{${this.names.map((n, i) => `${n}: ${this.ids[i]}`).join(', ')}}`;
   }
 }
 

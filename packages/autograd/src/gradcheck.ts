@@ -1,0 +1,136 @@
+// Finite-difference checking of gradients: builds a graph twice (forward only, and forward + `grad`), runs
+// both with the float64 reference interpreter, and compares analytic gradients with central differences.
+// Must not depend on any runtime or GPU; invariant: `build` is deterministic (same leaves, same names).
+
+import { Graph, interpret, mulberry32, numel, stridesOf, type Tensor, type TensorValue } from '@neura/ir';
+import { grad } from './grad.js';
+
+/** Options of `checkGradients`. */
+export interface GradCheckOptions {
+  /** Input values by name; f32 inputs left out get random values, other dtypes must be given. */
+  readonly feeds?: Record<string, TensorValue>;
+  /** Param/state values by name; those left out get random values. */
+  readonly state?: Record<string, TensorValue>;
+  /** Names of the leaves (input, param or state) to check; default: every param. */
+  readonly wrt?: readonly string[];
+  /** Central-difference step (default 1e-6). */
+  readonly eps?: number;
+  /** Tolerances: an element passes when |analytic − numeric| ≤ atol + rtol·|numeric| (defaults 1e-6, 1e-8). */
+  readonly rtol?: number;
+  readonly atol?: number;
+  /** Range of the random values (default [-1, 1]) and PRNG seed (default 1). */
+  readonly range?: readonly [number, number];
+  readonly seed?: number;
+  /** Give leaves without a gradient path zeros instead of throwing (see `GradOptions.allowUnused`). */
+  readonly allowUnused?: boolean;
+  /** What is checked (an op name), for the summary. */
+  readonly label?: string;
+}
+
+/** The comparison for one leaf. */
+export interface LeafGradCheck {
+  readonly name: string;
+  readonly analytic: Float64Array;
+  readonly numeric: Float64Array;
+  /** Flat index of the element furthest outside tolerance (or of the largest error when all pass). */
+  readonly worst: number;
+  readonly maxAbsErr: number;
+  readonly maxRelErr: number;
+  readonly ok: boolean;
+}
+
+/** The result of `checkGradients`: per leaf comparisons and a one-line-per-leaf summary. */
+export interface GradCheckReport {
+  readonly ok: boolean;
+  readonly leaves: readonly LeafGradCheck[];
+  readonly summary: string;
+}
+
+const f64 = (shape: readonly number[], data: ArrayLike<number>): TensorValue => ({ shape: [...shape], dtype: 'f32', data: Float64Array.from(data) });
+
+/** Compares `grad` with central finite differences of the loss that `build` returns, in float64. */
+export function checkGradients(build: (g: Graph) => Tensor, opts: GradCheckOptions = {}): GradCheckReport {
+  const eps = opts.eps ?? 1e-6;
+  const rtol = opts.rtol ?? 1e-6;
+  const atol = opts.atol ?? 1e-8;
+  const [low, high] = opts.range ?? [-1, 1];
+  const rand = mulberry32(opts.seed ?? 1);
+
+  const fwd = new Graph();
+  fwd.output('loss', build(fwd));
+  const bwd = new Graph();
+  const loss = build(bwd);
+  const leaves = opts.wrt ? opts.wrt.map((n) => bwd.byName(n)) : bwd.leaves('param');
+  leaves.forEach((t, i) => {
+    if (!t) throw new Error(`checkGradients: no leaf named '${opts.wrt?.[i]}'`);
+  });
+  const wrt = leaves as Tensor[];
+  const grads = grad(bwd, loss, wrt, { allowUnused: opts.allowUnused });
+  bwd.output('loss', loss);
+  const names = wrt.map((t) => (t.attrs as { name: string }).name);
+  names.forEach((n, i) => {
+    bwd.output(`grad/${n}`, grads[i]);
+  });
+
+  const feeds: Record<string, TensorValue> = {};
+  for (const x of fwd.leaves('input')) {
+    const name = (x.attrs as { name: string }).name;
+    const given = opts.feeds?.[name];
+    if (given) feeds[name] = given.dtype === 'f32' ? f64(given.shape, given.data) : given;
+    else if (x.dtype === 'f32') feeds[name] = f64(x.shape, Array.from({ length: numel(x.shape) }, () => low + (high - low) * rand()));
+    else throw new Error(`checkGradients: input '${name}' is ${x.dtype}: give its value in feeds`);
+  }
+  const state: Record<string, TensorValue> = {};
+  for (const x of [...fwd.leaves('param'), ...fwd.leaves('state')]) {
+    const name = (x.attrs as { name: string }).name;
+    const given = opts.state?.[name];
+    state[name] = given ? f64(given.shape, given.data) : f64(x.shape, Array.from({ length: numel(x.shape) }, () => low + (high - low) * rand()));
+  }
+
+  const analytic = interpret(bwd, feeds, state, 'f64').outputs;
+  const lossAt = (name: string, i: number, delta: number): number => {
+    const table = name in feeds ? feeds : state;
+    const v = table[name];
+    const data = Float64Array.from(v.data);
+    data[i] += delta;
+    const r = interpret(fwd, table === feeds ? { ...feeds, [name]: { ...v, data } } : feeds, table === state ? { ...state, [name]: { ...v, data } } : state, 'f64');
+    return r.outputs.loss.data[0];
+  };
+
+  const results: LeafGradCheck[] = names.map((name) => {
+    const a = Float64Array.from(analytic[`grad/${name}`].data);
+    const n = new Float64Array(a.length);
+    for (let i = 0; i < a.length; i++) n[i] = (lossAt(name, i, eps) - lossAt(name, i, -eps)) / (2 * eps);
+    let worst = 0;
+    let worstExcess = -Infinity;
+    let maxAbsErr = 0;
+    let maxRelErr = 0;
+    let ok = true;
+    for (let i = 0; i < a.length; i++) {
+      const err = Math.abs(a[i] - n[i]);
+      const excess = err - (atol + rtol * Math.abs(n[i]));
+      if (!(excess <= 0)) ok = false;
+      if (!(excess <= worstExcess)) {
+        worst = i;
+        worstExcess = excess;
+      }
+      maxAbsErr = Math.max(maxAbsErr, err);
+      maxRelErr = Math.max(maxRelErr, err / Math.max(Math.abs(a[i]), Math.abs(n[i]), Number.MIN_VALUE));
+    }
+    return { name, analytic: a, numeric: n, worst, maxAbsErr, maxRelErr, ok };
+  });
+
+  const shapeOf = (name: string) => (fwd.byName(name) as Tensor).shape;
+  const coords = (name: string, i: number) => {
+    const s = stridesOf(shapeOf(name));
+    return `[${s.map((st, ax) => Math.floor(i / st) % shapeOf(name)[ax]).join(', ')}]`;
+  };
+  const label = opts.label ? `${opts.label}: ` : '';
+  const summary = results
+    .map(
+      (r) =>
+        `${label}${r.ok ? 'ok' : 'MISMATCH'} d loss/d '${r.name}': worst element ${coords(r.name, r.worst)} analytic ${r.analytic[r.worst]} vs numeric ${r.numeric[r.worst]} (max abs err ${r.maxAbsErr.toExponential(2)}, max rel err ${r.maxRelErr.toExponential(2)})`,
+    )
+    .join('\n');
+  return { ok: results.every((r) => r.ok), leaves: results, summary };
+}

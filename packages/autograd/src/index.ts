@@ -1,0 +1,8 @@
+// @neura/autograd: reverse-mode differentiation over @neura/ir graphs (a VJP for every op) and a
+// finite-difference gradient checker. Imports only @neura/ir; appends to graphs, never edits them.
+
+export { grad, gradByName, type GradOptions } from './grad.js';
+export { checkGradients, type GradCheckOptions, type GradCheckReport, type LeafGradCheck } from './gradcheck.js';
+export { lowerPwExpr } from './lowerPointwise.js';
+export { sumToShape } from './sumToShape.js';
+export { type Vjp, type VjpContext, type VjpFn, VJPS } from './vjp.js';

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { DagExtractor } from './dagExtractor.js';
+import { EGraph } from './eGraph.js';
+import { Extractor, astDepth, astSize, dagCost, reachableClasses, toRecExpr } from './extract.js';
+import type { NodeCostFunction } from './extract.js';
+import { enode } from './language.js';
+import { parseRecExpr, recExprToString } from './recExpr.js';
+import { Runner } from './runner.js';
+import { mathLanguage, mathRules } from './testing/math.js';
+
+/** Node costs by op (default 1), in both extractor shapes. */
+function opCosts(table: Record<string, number>): NodeCostFunction & { cost(n: { op: string; children: readonly number[] }, c: (id: number) => number): number } {
+  const own = (op: string) => table[op] ?? 1;
+  return {
+    nodeCost: (n) => own(n.op),
+    cost: (n, childCost) => n.children.reduce((s, c) => s + childCost(c), own(n.op)),
+  };
+}
+
+describe('Extractor (greedy, tree cost)', () => {
+  it('picks the cheaper form after saturation: (x * 1) + 0 becomes x', () => {
+    const eg = new EGraph();
+    const runner = new Runner(eg, { iterLimit: 5 });
+    const root = runner.withExpr('(add (mul x 1) 0)', mathLanguage);
+    runner.run(mathRules());
+    const { cost, expr } = new Extractor(eg, astSize).findBest(root);
+    expect(cost).toBe(1);
+    expect(recExprToString(expr, mathLanguage)).toBe('x');
+  });
+
+  it('follows the cost function: a costly mul loses to two adds', () => {
+    const eg = new EGraph();
+    const root = eg.addExpr(parseRecExpr('(mul x 2)', mathLanguage));
+    eg.union(root, eg.addExpr(parseRecExpr('(add x x)', mathLanguage)));
+    eg.rebuild();
+    const best = new Extractor(eg, opCosts({ mul: 10 })).findBest(root);
+    expect(recExprToString(best.expr, mathLanguage)).toBe('(add x x)');
+    expect(new Extractor(eg, astDepth).findBestCost(root)).toBe(2);
+  });
+
+  it('never picks a cyclic choice: x = f(x) extracts x', () => {
+    const eg = new EGraph();
+    const x = eg.add(enode('x'));
+    const fx = eg.add(enode('f', [x]));
+    eg.union(x, fx);
+    eg.rebuild();
+    const e = new Extractor(eg, astSize).extract([fx]);
+    expect(e.choices.get(eg.find(x))).toEqual(enode('x'));
+    expect(e.cost).toBe(1);
+  });
+});
+
+describe('DagExtractor (shared subterms counted once)', () => {
+  /** `(h S S)` against a leaf `k`; S is an expensive leaf. */
+  function sharedPair() {
+    const eg = new EGraph();
+    const s = eg.add(enode('s'));
+    const root = eg.add(enode('h', [s, s]));
+    eg.union(root, eg.add(enode('k')));
+    eg.rebuild();
+    return { eg, root, costs: opCosts({ s: 8, k: 12 }) };
+  }
+
+  it('counts a shared subterm once where the greedy tree cost counts it twice', () => {
+    const { eg, root, costs } = sharedPair();
+    const greedy = new Extractor(eg, costs).extract([root]);
+    expect(greedy.choices.get(eg.find(root))?.op).toBe('k'); // tree: h(s, s) = 1 + 8 + 8 = 17 > 12
+    expect(greedy.cost).toBe(12);
+    const dag = new DagExtractor(eg, costs).extract([root]);
+    expect(dag.choices.get(eg.find(root))?.op).toBe('h'); // DAG: 1 + 8 = 9 < 12
+    expect(dag.cost).toBe(9);
+  });
+
+  it('finds the joint move where two consumers both switch to one shared subterm', () => {
+    // root = (pair A B); A = (f S) | p, B = (g S) | q; S costs 8, p and q cost 6.
+    // Each alone prefers its leaf (6 < 1 + 8), but together (f S), (g S) share S: 1+1+1+8 = 11 < 1+6+6 = 13.
+    const eg = new EGraph();
+    const s = eg.add(enode('s'));
+    const a = eg.add(enode('f', [s]));
+    const b = eg.add(enode('g', [s]));
+    eg.union(a, eg.add(enode('p')));
+    eg.union(b, eg.add(enode('q')));
+    const root = eg.add(enode('pair', [a, b]));
+    eg.rebuild();
+    const costs = opCosts({ s: 8, p: 6, q: 6 });
+    const greedy = new Extractor(eg, costs).extract([root]);
+    expect(dagCost(greedy.choices, greedy.roots, costs)).toBe(13);
+    const dag = new DagExtractor(eg, costs).extract([root]);
+    expect(dag.cost).toBe(11);
+    expect([dag.choices.get(eg.find(a))?.op, dag.choices.get(eg.find(b))?.op]).toEqual(['f', 'g']);
+    expect(new DagExtractor(eg, costs, { improvePasses: 0 }).extract([root]).cost).toBe(13);
+  });
+
+  it('extracts several roots into one RecExpr that shares their common subterm', () => {
+    const eg = new EGraph();
+    const r1 = eg.addExpr(parseRecExpr('(add (mul x y) 1)', mathLanguage));
+    const r2 = eg.addExpr(parseRecExpr('(sub (mul x y) 2)', mathLanguage));
+    eg.rebuild();
+    const extraction = new DagExtractor(eg, astSize).extract([r1, r2]);
+    expect(extraction.cost).toBe(7); // x, y, mul, 1, add, 2, sub: mul x y once, not twice
+    const { expr, roots } = toRecExpr(extraction);
+    expect(expr.filter((n) => n.op === 'mul')).toHaveLength(1);
+    expect(recExprToString(expr, mathLanguage, roots[0])).toBe('(add (mul x y) 1)');
+    expect(recExprToString(expr, mathLanguage, roots[1])).toBe('(sub (mul x y) 2)');
+  });
+
+  it('never does worse than the greedy choice and reports its exact cost, on saturated random terms', () => {
+    const terms = ['(mul a (add b c))', '(add (mul a b) (mul a c))', '(add (add x 0) (mul (mul y 1) (add z x)))'];
+    for (const t of terms) {
+      const eg = new EGraph();
+      const runner = new Runner(eg, { iterLimit: 6, nodeLimit: 3_000 });
+      const root = runner.withExpr(t, mathLanguage);
+      const root2 = runner.withExpr('(mul a b)', mathLanguage);
+      runner.run(mathRules());
+      const costs = opCosts({ mul: 4, add: 2 });
+      const greedy = new Extractor(eg, costs).extract([root, root2]);
+      const dag = new DagExtractor(eg, costs).extract([root, root2]);
+      expect(reachableClasses(dag.choices, dag.roots)).toBeDefined();
+      expect(dag.cost).toBe(dagCost(dag.choices, dag.roots, costs));
+      expect(dag.cost).toBeLessThanOrEqual(dagCost(greedy.choices, greedy.roots, costs));
+    }
+  });
+
+  it('never picks a cyclic choice even when the cycle looks cheap', () => {
+    const eg = new EGraph();
+    const x = eg.add(enode('x'));
+    const fx = eg.add(enode('f', [x]));
+    eg.union(x, fx);
+    eg.rebuild();
+    const e = new DagExtractor(eg, opCosts({ x: 100, f: 1 })).extract([x]);
+    expect(e.choices.get(eg.find(x))?.op).toBe('x');
+    expect(e.cost).toBe(100);
+  });
+});

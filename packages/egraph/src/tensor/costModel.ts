@@ -1,0 +1,160 @@
+// The shape-aware cost model: a kernel costs one dispatch plus the bytes it moves over the bandwidth plus its
+// flops over the throughput, from adapter-like figures. WebGPU limits are legality: an illegal node costs
+// Infinity. Must not read the e-graph beyond class types. Invariant: every node costs > 0 (DAG extraction).
+
+import type { OpKind, Shape } from '@neura/ir';
+import { byteSize, numel } from '@neura/ir';
+import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
+import { exprSize } from './pointwiseFusion.js';
+import { pointwiseExprOf } from './tensorLanguage.js';
+import type { TensorInfo } from './tensorAnalysis.js';
+
+/** Adapter-like figures of the cost model (µs-equivalent units). */
+export interface CostOptions {
+  /** Cost of one compute dispatch, in µs; default 4. */
+  readonly dispatchCost?: number;
+  /** Bytes moved per µs (bandwidth); default 100 000 (100 GB/s). */
+  readonly bytesPerUnit?: number;
+  /** Flops per µs (throughput); default 1 000 000 (1 TFLOP/s). */
+  readonly flopsPerUnit?: number;
+  /** Storage buffers per shader stage (`maxStorageBuffersPerShaderStage`); default 8. */
+  readonly maxStorageBuffersPerShaderStage?: number;
+  /** Largest storage binding in bytes (`maxStorageBufferBindingSize`); default 128 MiB. */
+  readonly maxStorageBufferBindingSize?: number;
+}
+
+/** What a per-op cost rule sees: the node's input and output types. */
+interface OpCtx {
+  readonly node: ENode;
+  readonly ins: readonly TensorInfo[];
+  readonly out: TensorInfo;
+}
+
+/** Whether an op runs as a kernel (a dispatch), and its flops. */
+interface OpCost {
+  readonly kernel: boolean;
+  readonly flops: (c: OpCtx) => number;
+}
+
+const n = (s: Shape) => numel(s);
+const view: OpCost = { kernel: false, flops: () => 0 };
+const leaf: OpCost = { kernel: false, flops: () => 0 };
+const perOut = (k: number): OpCost => ({ kernel: true, flops: (c) => k * n(c.out.shape) });
+const perIn = (k: number): OpCost => ({ kernel: true, flops: (c) => k * n(c.ins[0].shape) });
+const matmulFlops = (c: OpCtx) => {
+  const a = c.ins[0].shape;
+  const flags = c.node.data as { transA?: boolean };
+  const k = flags.transA ? a[0] : a[1];
+  return 2 * n(c.out.shape) * k;
+};
+const SLOW = 4; // transcendental ops cost a few simple ones
+
+/** Cost rule of every op. */
+export const OP_COST: { [K in OpKind]: OpCost } = {
+  input: leaf,
+  param: leaf,
+  state: leaf,
+  const: leaf,
+  neg: perOut(1),
+  abs: perOut(1),
+  exp: perOut(SLOW),
+  log: perOut(SLOW),
+  sqrt: perOut(SLOW),
+  rsqrt: perOut(SLOW),
+  recip: perOut(1),
+  square: perOut(1),
+  relu: perOut(1),
+  sigmoid: perOut(SLOW),
+  tanh: perOut(SLOW),
+  sin: perOut(SLOW),
+  cos: perOut(SLOW),
+  add: perOut(1),
+  sub: perOut(1),
+  mul: perOut(1),
+  div: perOut(1),
+  max: perOut(1),
+  min: perOut(1),
+  pow: perOut(SLOW),
+  gt: perOut(1),
+  ge: perOut(1),
+  lt: perOut(1),
+  le: perOut(1),
+  eq: perOut(1),
+  where: perOut(1),
+  cast: perOut(1),
+  sum: perIn(1),
+  mean: perIn(1),
+  reduceMax: perIn(1),
+  reshape: view,
+  transpose: perOut(0),
+  expand: perOut(0),
+  matmul: { kernel: true, flops: matmulFlops },
+  logSoftmax: perIn(3 + SLOW),
+  logSoftmaxGrad: perIn(3 + SLOW),
+  nll: perIn(1),
+  nllGrad: perOut(1),
+  fusedMatmul: { kernel: true, flops: (c) => matmulFlops(c) + 2 * n(c.out.shape) },
+  pointwise: { kernel: true, flops: (c) => exprSize(pointwiseExprOf(c.node)) * n(c.out.shape) },
+  softmaxCrossEntropy: perIn(4 + SLOW),
+  softmaxCrossEntropyGrad: perIn(4 + SLOW),
+};
+
+/** Whether nodes of this op need a kernel (everything but leaves and reshape). */
+export function isKernelOp(op: string): boolean {
+  return (OP_COST as Record<string, OpCost | undefined>)[op]?.kernel ?? true;
+}
+
+const EPSILON = 1e-6; // keeps free nodes (leaves, views) strictly positive for extraction
+
+/** Fills in the default figures. */
+export function costDefaults(opts: CostOptions = {}): Required<CostOptions> {
+  return {
+    dispatchCost: opts.dispatchCost ?? 4,
+    bytesPerUnit: opts.bytesPerUnit ?? 100_000,
+    flopsPerUnit: opts.flopsPerUnit ?? 1_000_000,
+    maxStorageBuffersPerShaderStage: opts.maxStorageBuffersPerShaderStage ?? 8,
+    maxStorageBufferBindingSize: opts.maxStorageBufferBindingSize ?? 128 * 1024 * 1024,
+  };
+}
+
+/** Bytes of a tensor of this type. */
+export function tensorBytes(t: TensorInfo): number {
+  return n(t.shape) * byteSize(t.dtype);
+}
+
+/** The cost of one e-node given its input and output types (Infinity when illegal). */
+export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo, opts: Required<CostOptions>): number {
+  const rule = (OP_COST as Record<string, OpCost | undefined>)[node.op];
+  if (!rule) return Number.POSITIVE_INFINITY;
+  if (!rule.kernel) return EPSILON;
+  const fused = node.op === 'pointwise' || node.op === 'fusedMatmul' || node.op === 'softmaxCrossEntropy' || node.op === 'softmaxCrossEntropyGrad';
+  if (ins.length + 1 > opts.maxStorageBuffersPerShaderStage) return Number.POSITIVE_INFINITY;
+  // a fused node binding more than the limit is illegal; primitives stay legal so extraction always succeeds
+  if (fused && [...ins, out].some((t) => tensorBytes(t) > opts.maxStorageBufferBindingSize)) return Number.POSITIVE_INFINITY;
+  const bytes = ins.reduce((s, t) => s + tensorBytes(t), 0) + tensorBytes(out);
+  const flops = rule.flops({ node, ins, out });
+  return opts.dispatchCost + bytes / opts.bytesPerUnit + flops / opts.flopsPerUnit + EPSILON;
+}
+
+/** The model as a DAG extractor's node cost over a tensor e-graph. */
+export function tensorCost(egraph: EGraph<TensorInfo>, opts: CostOptions = {}): NodeCostFunction {
+  const o = costDefaults(opts);
+  const memo = new WeakMap<ENode, number>(); // nodes of a rebuilt e-graph are stable objects in one class
+  return {
+    nodeCost(node: ENode, eclass: Id): number {
+      const hit = memo.get(node);
+      if (hit !== undefined) return hit;
+      const seen = new Set<Id>();
+      const ins: TensorInfo[] = [];
+      for (const c of node.children) {
+        const id = egraph.find(c);
+        if (seen.has(id)) continue; // a repeated operand is bound (and read) once
+        seen.add(id);
+        ins.push(egraph.eclass(id).data);
+      }
+      const c = opCost(node, ins, egraph.eclass(eclass).data, o);
+      memo.set(node, c);
+      return c;
+    },
+  };
+}

@@ -1,0 +1,178 @@
+// Building fused `pointwise` e-nodes: lifting an elementwise primitive to an expression, inlining producer
+// expressions into a consumer, turning known scalar constants into expression constants. Must not add nodes
+// or union classes itself (the fusion rules do). Invariants: a built node has distinct inputs numbered by first
+// use, at most the analysis's input limit, and exactly the output shape of the class it will join.
+
+import type { DType, PwExpr, Shape } from '@neura/ir';
+import { BINARY_FN, broadcastShapes, castScalar, COMPARISON_OPS, isBinary, isUnary, sameShape, UNARY_FN } from '@neura/ir';
+import type { EGraph, ENode, Id } from '../core/index.js';
+import type { TensorInfo } from './tensorAnalysis.js';
+import { TensorAnalysis } from './tensorAnalysis.js';
+import { irENode, pointwiseExprOf } from './tensorLanguage.js';
+
+/** The expression of a pointwise e-node. */
+export function exprOf(n: ENode): PwExpr {
+  return pointwiseExprOf(n);
+}
+
+/** Number of nodes of an expression tree (shared subtrees counted per use, as they are evaluated). */
+export function exprSize(e: PwExpr): number {
+  let n = sizes.get(e);
+  if (n === undefined) sizes.set(e, (n = computeSize(e)));
+  return n;
+}
+
+const sizes = new WeakMap<PwExpr, number>();
+
+function computeSize(e: PwExpr): number {
+  switch (e.op) {
+    case 'in':
+    case 'const':
+      return 1;
+    case 'where':
+      return 1 + exprSize(e.c) + exprSize(e.a) + exprSize(e.b);
+    case 'cast':
+      return 1 + exprSize(e.a);
+    default:
+      return 'b' in e ? 1 + exprSize(e.a) + exprSize(e.b) : 1 + exprSize(e.a);
+  }
+}
+
+/** Whether an expression is one op applied directly to inputs and constants (what `pointwise-lift` makes). */
+export function isPrimaryExpr(e: PwExpr): boolean {
+  const leaf = (x: PwExpr) => x.op === 'in' || x.op === 'const';
+  switch (e.op) {
+    case 'in':
+    case 'const':
+      return true;
+    case 'where':
+      return leaf(e.c) && leaf(e.a) && leaf(e.b);
+    case 'cast':
+      return leaf(e.a);
+    default:
+      return 'b' in e ? leaf(e.a) && leaf(e.b) : leaf(e.a);
+  }
+}
+
+/** Whether an elementwise primitive may become a pointwise expression (integer arithmetic may not: it wraps). */
+export function liftable(op: string, out: TensorInfo): boolean {
+  if (op === 'where' || op === 'cast') return true;
+  if (isBinary(op as never)) return out.dtype === 'f32' || (COMPARISON_OPS as readonly string[]).includes(op);
+  return isUnary(op as never) && out.dtype === 'f32';
+}
+
+/** The one-op expression of an elementwise primitive over its operands `$0..`. */
+export function primitiveExpr(n: ENode): PwExpr | undefined {
+  const i = (index: number): PwExpr => ({ op: 'in', index });
+  if (n.op === 'where') return { op: 'where', c: i(0), a: i(1), b: i(2) };
+  if (n.op === 'cast') return { op: 'cast', to: (n.data as { to: DType }).to, a: i(0) };
+  if (isBinary(n.op as never)) return { op: n.op, a: i(0), b: i(1) } as PwExpr;
+  if (isUnary(n.op as never)) return { op: n.op, a: i(0) } as PwExpr;
+  return undefined;
+}
+
+/** Replaces each `in` leaf by `f(index)`. */
+function mapInputs(e: PwExpr, f: (index: number) => PwExpr): PwExpr {
+  switch (e.op) {
+    case 'in':
+      return f(e.index);
+    case 'const':
+      return e;
+    case 'where':
+      return { op: 'where', c: mapInputs(e.c, f), a: mapInputs(e.a, f), b: mapInputs(e.b, f) };
+    case 'cast':
+      return { op: 'cast', to: e.to, a: mapInputs(e.a, f) };
+    default:
+      return 'b' in e ? { op: e.op, a: mapInputs(e.a, f), b: mapInputs(e.b, f) } : { op: e.op, a: mapInputs(e.a, f) };
+  }
+}
+
+const finite = (v: number): PwExpr | undefined => (Number.isFinite(v) ? { op: 'const', value: v } : undefined);
+
+/** Folds operations whose operands are all constants (float64, as the analysis does). */
+function foldConstants(e: PwExpr): PwExpr {
+  switch (e.op) {
+    case 'in':
+    case 'const':
+      return e;
+    case 'where': {
+      const c = foldConstants(e.c);
+      const a = foldConstants(e.a);
+      const b = foldConstants(e.b);
+      if (c.op === 'const') return c.value !== 0 ? a : b;
+      return { op: 'where', c, a, b };
+    }
+    case 'cast': {
+      const a = foldConstants(e.a);
+      return (a.op === 'const' && finite(castScalar(a.value, e.to))) || { op: 'cast', to: e.to, a };
+    }
+    default:
+      if ('b' in e) {
+        const a = foldConstants(e.a);
+        const b = foldConstants(e.b);
+        if (a.op === 'const' && b.op === 'const') return finite(BINARY_FN[e.op](a.value, b.value)) ?? { op: e.op, a, b };
+        return { op: e.op, a, b };
+      } else {
+        const a = foldConstants(e.a);
+        if (a.op === 'const') return finite(UNARY_FN[e.op](a.value)) ?? { op: e.op, a };
+        return { op: e.op, a };
+      }
+  }
+}
+
+/**
+ * Normalises an expression over input classes into a pointwise e-node for a class of type `out`: constant
+ * inputs become expression constants where the remaining inputs still broadcast to `out`, repeated inputs are
+ * merged, inputs are renumbered by first use and constant subexpressions are folded. Undefined when the result
+ * would break a limit (inputs, expression size), read no tensor, or be a bare copy of one input.
+ */
+export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs: readonly Id[], out: TensorInfo): ENode | undefined {
+  const analysis = egraph.analysis instanceof TensorAnalysis ? egraph.analysis : new TensorAnalysis();
+  const canon = inputs.map((i) => egraph.find(i));
+  const distinct = [...new Set(canon)];
+  const kept = distinct.filter((id) => egraph.eclass(id).data.constant === undefined);
+  const shapes = (ids: readonly Id[]): Shape | undefined => broadcastShapes(...ids.map((id) => egraph.eclass(id).data.shape));
+  for (const id of distinct) {
+    if (kept.includes(id)) continue;
+    const s = shapes(kept);
+    if (kept.length === 0 || !s || !sameShape(s, out.shape)) kept.push(id); // this constant decides the shape
+  }
+  const s = shapes(kept);
+  if (kept.length === 0 || !s || !sameShape(s, out.shape)) return undefined;
+  const keptSet = new Set(kept);
+  const mapped = foldConstants(
+    mapInputs(expr, (i) => (keptSet.has(canon[i]) ? { op: 'in', index: canon[i] } : { op: 'const', value: egraph.eclass(canon[i]).data.constant as number })),
+  );
+  // renumber by first use (the `in` indices currently hold class ids)
+  const order: Id[] = [];
+  const final = mapInputs(mapped, (cls) => {
+    let k = order.indexOf(cls);
+    if (k < 0) k = order.push(cls) - 1;
+    return { op: 'in', index: k };
+  });
+  if (order.length === 0 || order.length > analysis.maxPointwiseInputs || exprSize(final) > analysis.maxExprSize) return undefined;
+  if (final.op === 'in' && sameShape(egraph.eclass(order[0]).data.shape, out.shape)) return undefined;
+  // a dropped input that only fixed the shape may make the result narrower: check the reads still cover `out`
+  const s2 = shapes(order);
+  if (!s2 || !sameShape(s2, out.shape)) return undefined;
+  return irENode('pointwise', { expr: final, dtype: out.dtype }, order);
+}
+
+/**
+ * The expression of `outer` (a pointwise node) with some inputs replaced by producer expressions: `inline`
+ * maps an input position to the pointwise node of that input's class to inline there.
+ */
+export function inlineExpr(outer: ENode, inline: ReadonlyMap<number, ENode>): { expr: PwExpr; inputs: Id[] } {
+  const inputs: Id[] = [];
+  const slot = (cls: Id): PwExpr => {
+    let k = inputs.indexOf(cls);
+    if (k < 0) k = inputs.push(cls) - 1;
+    return { op: 'in', index: k };
+  };
+  const expr = mapInputs(exprOf(outer), (j) => {
+    const inner = inline.get(j);
+    if (!inner) return slot(outer.children[j]);
+    return mapInputs(exprOf(inner), (k) => slot(inner.children[k]));
+  });
+  return { expr, inputs };
+}

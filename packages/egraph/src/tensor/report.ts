@@ -1,0 +1,197 @@
+// The optimizer's report: e-graph figures (size, iterations, stop reason, rule hits), dispatches and bytes of
+// intermediate traffic before and after, and each fused kernel with the rules that made it; `NEURA_DEBUG`
+// output and a DOT dump of the e-graph. Must not change graphs or e-graphs. Invariant: figures of a graph count
+// only its live nodes.
+
+import type { Graph, NodeId, OpAttrs, Shape } from '@neura/ir';
+import { FUSED_OPS, fmtPwExpr, fmtShape } from '@neura/ir';
+import type { EGraph, Extraction, Report } from '../core/index.js';
+import { formatOp } from '../core/index.js';
+import { isKernelOp, tensorBytes } from './costModel.js';
+import type { TensorInfo } from './tensorAnalysis.js';
+import { pointwiseExprOf, tensorLanguage } from './tensorLanguage.js';
+
+/** Kernel count and intermediate bytes of a graph. */
+export interface GraphFigures {
+  /** Nodes needing a kernel: everything but input/param/state/const/reshape. */
+  readonly dispatches: number;
+  /** Sum of the output bytes of kernel nodes. */
+  readonly bytes: number;
+  /** Live nodes. */
+  readonly nodes: number;
+}
+
+/** A fused kernel of the optimized graph and the rules whose rewrites built it. */
+export interface FusedKernel {
+  readonly node: NodeId;
+  readonly op: string;
+  readonly shape: Shape;
+  readonly inputs: number;
+  /** The pointwise expression, for `pointwise` kernels. */
+  readonly expr?: string;
+  /** The epilogue, for `fusedMatmul` kernels (e.g. `bias+relu`). */
+  readonly epilogue?: string;
+  readonly rules: readonly string[];
+}
+
+/** E-graph figures of the run. */
+export interface EGraphFigures {
+  readonly enodes: number;
+  readonly eclasses: number;
+  readonly iterations: number;
+  readonly stopReason: Report['stopReason'];
+  readonly stopMessage: string;
+  readonly timeMs: number;
+  /** Unions that changed the e-graph, per rule (rules that never fired are left out). */
+  readonly ruleHits: Readonly<Record<string, number>>;
+}
+
+/** Counts the dispatches and intermediate bytes of a graph's live nodes. */
+export function graphFigures(graph: Graph): GraphFigures {
+  let dispatches = 0;
+  let bytes = 0;
+  const live = graph.live();
+  for (const id of live) {
+    const n = graph.nodes[id];
+    if (!isKernelOp(n.op)) continue;
+    dispatches++;
+    bytes += tensorBytes(n);
+  }
+  return { dispatches, bytes, nodes: live.length };
+}
+
+/** The fused kernels of a graph with their rules (`rulesOf` gives the rules of a node). */
+export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string[]): FusedKernel[] {
+  const out: FusedKernel[] = [];
+  for (const id of graph.live()) {
+    const n = graph.nodes[id];
+    if (!FUSED_OPS.includes(n.op)) continue;
+    const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
+    if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr((n.attrs as OpAttrs['pointwise']).expr) });
+    else if (n.op === 'fusedMatmul') {
+      const a = n.attrs as OpAttrs['fusedMatmul'];
+      const parts = [a.transA ? 'transA' : '', a.transB ? 'transB' : '', a.bias ? 'bias' : '', a.activation !== 'none' ? a.activation : ''];
+      out.push({ ...base, epilogue: parts.filter(Boolean).join('+') || 'none' });
+    } else out.push(base);
+  }
+  return out;
+}
+
+/** Formats a byte count (`1.2 MB`, `340 B`). */
+export function fmtBytes(b: number): string {
+  if (b >= 1e9) return `${(b / 1e9).toFixed(1)} GB`;
+  if (b >= 1e6) return `${(b / 1e6).toFixed(1)} MB`;
+  if (b >= 1e3) return `${(b / 1e3).toFixed(1)} kB`;
+  return `${b} B`;
+}
+
+/** Everything `optimize` reports. */
+export class OptimizeReport {
+  /** E-graph size, iterations, stop reason, time and rule hits. */
+  readonly egraph: EGraphFigures;
+  /** Kernel nodes of the input graph. */
+  readonly dispatchesBefore: number;
+  /** Kernel nodes of the optimized graph. */
+  readonly dispatchesAfter: number;
+  /** Output bytes of the input graph's kernels (intermediate traffic). */
+  readonly bytesBefore: number;
+  /** Output bytes of the optimized graph's kernels. */
+  readonly bytesAfter: number;
+  /** DAG cost of the extracted graph under the cost model. */
+  readonly cost: number;
+  /** Total time of `optimize` (load, run, extract, rebuild) in ms. */
+  readonly totalTimeMs: number;
+  /** The fused kernels of the result, with the rules that made each. */
+  readonly kernels: readonly FusedKernel[];
+  /** The e-graph in DOT (with NEURA_DEBUG ≥ 3). */
+  readonly dot: string | undefined;
+  /** The runner's own report. */
+  readonly run: Report;
+
+  /** Builds the report from the run and both graphs' figures. */
+  constructor(parts: {
+    run: Report;
+    before: GraphFigures;
+    after: GraphFigures;
+    kernels: FusedKernel[];
+    cost: number;
+    totalTimeMs: number;
+    dot?: string;
+  }) {
+    const hits: Record<string, number> = {};
+    for (const [k, v] of Object.entries(parts.run.applied)) if (v > 0) hits[k] = v;
+    this.run = parts.run;
+    this.egraph = {
+      enodes: parts.run.egraphNodes,
+      eclasses: parts.run.egraphClasses,
+      iterations: parts.run.iterations,
+      stopReason: parts.run.stopReason,
+      stopMessage: parts.run.stopMessage,
+      timeMs: parts.run.totalTimeMs,
+      ruleHits: hits,
+    };
+    this.dispatchesBefore = parts.before.dispatches;
+    this.dispatchesAfter = parts.after.dispatches;
+    this.bytesBefore = parts.before.bytes;
+    this.bytesAfter = parts.after.bytes;
+    this.cost = parts.cost;
+    this.totalTimeMs = parts.totalTimeMs;
+    this.kernels = parts.kernels;
+    this.dot = parts.dot;
+  }
+
+  /** One line: `e-graph: 412 e-nodes, 180 e-classes, 7 iterations (saturated) in 38 ms; dispatches 31 → 12; …`. */
+  summary(): string {
+    const e = this.egraph;
+    return (
+      `e-graph: ${e.enodes} e-nodes, ${e.eclasses} e-classes, ${e.iterations} iterations (${e.stopReason}) in ${Math.round(e.timeMs)} ms; ` +
+      `dispatches ${this.dispatchesBefore} → ${this.dispatchesAfter}; bytes ${fmtBytes(this.bytesBefore)} → ${fmtBytes(this.bytesAfter)}`
+    );
+  }
+
+  /** A multi-line report: the summary, the stop message, rule hits and every fused kernel with its rules. */
+  format(): string {
+    const lines = [this.summary(), `  stop: ${this.egraph.stopMessage}; total ${Math.round(this.totalTimeMs)} ms; cost ${this.cost.toFixed(1)}`];
+    const hits = Object.entries(this.egraph.ruleHits).sort((a, b) => b[1] - a[1]);
+    lines.push(`  rule hits: ${hits.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
+    lines.push(`  fused kernels (${this.kernels.length}):`);
+    for (const k of this.kernels) {
+      const what = k.expr ?? k.epilogue ?? '';
+      lines.push(`    %${k.node} ${k.op} ${fmtShape(k.shape)} ${k.inputs} in${what ? ` ${what}` : ''}  ← ${k.rules.join(', ') || '(input graph)'}`);
+    }
+    return lines.join('\n');
+  }
+}
+
+/** The e-graph in DOT: one cluster per e-class, extracted nodes drawn bold. */
+export function egraphToDot(egraph: EGraph<TensorInfo>, extraction?: Extraction): string {
+  const lines = ['digraph egraph {', '  compound=true; node [shape=box, fontsize=10];'];
+  const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+  const edges: string[] = [];
+  for (const c of egraph.classes()) {
+    lines.push(`  subgraph cluster_${c.id} { label="e${c.id} ${fmtShape(c.data.shape)}:${c.data.dtype}"; style=dashed;`);
+    const chosen = extraction?.choices.get(c.id);
+    c.nodes.forEach((n, i) => {
+      let label = formatOp({ ...n, children: n.children.length ? n.children : [] }, tensorLanguage);
+      if (n.op === 'pointwise') label = `pointwise ${fmtPwExpr(pointwiseExprOf(n))}`;
+      if (label.length > 80) label = `${label.slice(0, 77)}...`;
+      const bold = chosen === n ? ', penwidth=3' : '';
+      lines.push(`    n${c.id}_${i} [label="${esc(label)}"${bold}];`);
+      for (const ch of n.children) edges.push(`  n${c.id}_${i} -> n${egraph.find(ch)}_0 [lhead=cluster_${egraph.find(ch)}];`);
+    });
+    lines.push('  }');
+  }
+  return [...lines, ...edges, '}'].join('\n');
+}
+
+/** The `NEURA_DEBUG` level (0 when unset or not a number), read without importing Node modules. */
+export function debugLevel(): number {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  const v = Number(env?.NEURA_DEBUG ?? 0);
+  return Number.isFinite(v) ? v : 0;
+}
+
+/** Writes a debug message to stderr (the console's error stream) where there is one. */
+export function writeDebug(text: string): void {
+  (globalThis as { console?: { error(...args: unknown[]): void } }).console?.error(text);
+}

@@ -1,0 +1,178 @@
+// Fusion rules: these decide which kernels run. Matmul epilogues (bias, relu), softmax + cross-entropy, and
+// pointwise chains (every elementwise primitive becomes a `pointwise` expression; producers are inlined into
+// consumers up to the storage-buffer limit). Must not hand-pick a fusion: rules only add alternatives, the cost
+// model chooses. Invariant: a fused node computes exactly what the nodes of its class compute.
+
+import type { EGraph, ENode, Id } from '../../core/index.js';
+import { buildPointwise, exprOf, exprSize, inlineExpr, isPrimaryExpr, liftable, primitiveExpr } from '../pointwiseFusion.js';
+import type { TensorInfo } from '../tensorAnalysis.js';
+import { tensorAnalysisOf } from '../tensorAnalysis.js';
+import { addRecorded, nodeRule, rulesOf, type TensorRewrite, trw } from './ruleKit.js';
+import type { PwExpr } from '@neura/ir';
+import { BINARY_OPS, UNARY_OPS } from '@neura/ir';
+
+type MatmulFlags = { transA: boolean; transB: boolean };
+type FusedFlags = MatmulFlags & { bias: boolean; activation: 'none' | 'relu' };
+
+const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
+
+/** `(add (matmul ?a ?b) ?c)` (either order) → `fusedMatmul{bias}` when ?c is a row bias [N] or [1, N]. */
+function matmulBias(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
+  const out: Id[] = [];
+  const shape = info(egraph, eclass).shape;
+  for (const side of [0, 1] as const) {
+    const m = node.children[side];
+    const c = node.children[1 - side];
+    const ms = info(egraph, m).shape;
+    const cs = info(egraph, c);
+    if (ms.length !== 2 || shape.length !== 2 || shape[0] !== ms[0] || shape[1] !== ms[1] || cs.dtype !== 'f32') continue;
+    const n = ms[1];
+    const row = (cs.shape.length === 1 && cs.shape[0] === n) || (cs.shape.length === 2 && cs.shape[0] === 1 && cs.shape[1] === n);
+    if (!row) continue;
+    for (const mm of egraph.eclass(m).nodes) {
+      if (mm.op !== 'matmul') continue;
+      const { transA, transB } = mm.data as unknown as MatmulFlags;
+      const data: FusedFlags = { transA, transB, bias: true, activation: 'none' };
+      out.push(addRecorded(egraph, { op: 'fusedMatmul', data, children: [mm.children[0], mm.children[1], c] }, ['matmul-bias', ...rulesOf(egraph, m, mm)]));
+    }
+  }
+  return out;
+}
+
+/** `(relu (matmul …))` / `(relu (fusedMatmul{activation:none} …))` → `fusedMatmul{activation:relu}`. */
+function matmulRelu(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] {
+  const out: Id[] = [];
+  const m = node.children[0];
+  for (const mm of egraph.eclass(m).nodes) {
+    let data: FusedFlags;
+    if (mm.op === 'matmul') data = { ...(mm.data as unknown as MatmulFlags), bias: false, activation: 'relu' };
+    else if (mm.op === 'fusedMatmul' && (mm.data as unknown as FusedFlags).activation === 'none')
+      data = { ...(mm.data as unknown as FusedFlags), activation: 'relu' };
+    else continue;
+    out.push(addRecorded(egraph, { op: 'fusedMatmul', data, children: [...mm.children] }, ['matmul-relu', ...rulesOf(egraph, m, mm)]));
+  }
+  return out;
+}
+
+/** Adds a built pointwise node (if legal) with its provenance; returns its class and node, if any. */
+function addPointwise(
+  egraph: EGraph<TensorInfo>,
+  eclass: Id,
+  expr: PwExpr,
+  inputs: readonly Id[],
+  rules: Iterable<string>,
+): { id: Id; node: ENode } | undefined {
+  const node = buildPointwise(egraph, expr, inputs, info(egraph, eclass));
+  return node ? { id: addRecorded(egraph, node, rules), node } : undefined;
+}
+
+const ids = (xs: readonly ({ id: Id } | undefined)[]): Id[] => xs.flatMap((x) => (x ? [x.id] : []));
+
+/** Every elementwise primitive → a one-op `pointwise` node over its operands. */
+function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
+  if (!liftable(node.op, info(egraph, eclass))) return [];
+  const expr = primitiveExpr(node);
+  const added = expr ? addPointwise(egraph, eclass, expr, node.children, ['pointwise-lift']) : undefined;
+  if (added) tensorAnalysisOf(egraph)?.markRootRespecting(added.id, added.node); // it inlines nothing
+  return ids([added]);
+}
+
+/** The pointwise nodes of a class other than `self`, largest expression first. */
+function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id): ENode[] {
+  if (egraph.find(cls) === egraph.find(self)) return [];
+  return egraph
+    .eclass(cls)
+    .nodes.filter((n) => n.op === 'pointwise')
+    .sort((a, b) => exprSize(exprOf(b)) - exprSize(exprOf(a)));
+}
+
+/**
+ * Maximal merge: each input of a pointwise node whose class holds a pointwise producer gets the largest one
+ * inlined, while the distinct inputs stay within the limit. Repeated over iterations, chains of any depth
+ * become one kernel; each iteration's result stays in the class, so the cost model can stop at any depth.
+ * A second variant never recomputes a root (an output or update value): roots are materialised anyway, so
+ * reading them is usually cheaper (Adam's p' reads m' and v' instead of recomputing them from m, v and g).
+ */
+function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
+  const analysis = tensorAnalysisOf(egraph);
+  const out = [mergeVariant(egraph, eclass, node, () => true)];
+  if (analysis?.isRootRespecting(egraph, eclass, node)) {
+    const r = mergeVariant(egraph, eclass, node, (c, p) => !analysis.isRoot(egraph, c) && analysis.isRootRespecting(egraph, c, p));
+    if (r) analysis.markRootRespecting(r.id, r.node);
+    out.push(r);
+  }
+  return ids(out);
+}
+
+function mergeVariant(
+  egraph: EGraph<TensorInfo>,
+  eclass: Id,
+  node: ENode,
+  mayInline: (cls: Id, producer: ENode) => boolean,
+): { id: Id; node: ENode } | undefined {
+  const limit = tensorAnalysisOf(egraph)?.maxPointwiseInputs ?? 7;
+  const inline = new Map<number, ENode>();
+  const reads = new Set(node.children.map((c) => egraph.find(c)));
+  const rules = new Set(['pointwise-merge', ...rulesOf(egraph, eclass, node)]);
+  node.children.forEach((c, j) => {
+    for (const p of producers(egraph, c, eclass)) {
+      if (!mayInline(c, p)) continue;
+      const next = new Set(reads);
+      next.delete(egraph.find(c));
+      for (const k of p.children) next.add(egraph.find(k));
+      if (next.size > limit) continue;
+      inline.set(j, p);
+      reads.clear();
+      for (const k of next) reads.add(k);
+      for (const r of rulesOf(egraph, c, p)) rules.add(r);
+      break;
+    }
+  });
+  if (inline.size === 0) return undefined;
+  const { expr, inputs } = inlineExpr(node, inline);
+  return addPointwise(egraph, eclass, expr, inputs, rules);
+}
+
+/**
+ * Single inlines into one-op pointwise nodes: for each input, each producer of that input's class. This gives
+ * the cost model chains that stop at an input that is materialised anyway (e.g. a matmul's relu output).
+ */
+function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
+  if (!isPrimaryExpr(exprOf(node))) return [];
+  const out: Id[] = [];
+  node.children.forEach((c, j) => {
+    for (const p of producers(egraph, c, eclass)) {
+      const { expr, inputs } = inlineExpr(node, new Map([[j, p]]));
+      out.push(...ids([addPointwise(egraph, eclass, expr, inputs, ['pointwise-inline', ...rulesOf(egraph, c, p)])]));
+    }
+  });
+  return out;
+}
+
+/** A pointwise input that is an `expand` is read broadcast instead (the kernel broadcasts its inputs). */
+function absorbExpand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
+  const out: Id[] = [];
+  node.children.forEach((c, j) => {
+    for (const e of egraph.eclass(c).nodes) {
+      if (e.op !== 'expand') continue;
+      const inputs = [...node.children];
+      inputs[j] = e.children[0];
+      out.push(...ids([addPointwise(egraph, eclass, exprOf(node), inputs, ['pointwise-expand', ...rulesOf(egraph, eclass, node)])]));
+    }
+  });
+  return out;
+}
+
+const ELEMENTWISE = [...UNARY_OPS, ...BINARY_OPS, 'where', 'cast'];
+
+/** The fusion rule set. */
+export const fusionRules: readonly TensorRewrite[] = [
+  nodeRule('matmul-bias', ['add'], matmulBias),
+  nodeRule('matmul-relu', ['relu'], matmulRelu),
+  trw('softmax-cross-entropy', '(nll[reduction=mean] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=mean] ?x ?labels)'),
+  trw('softmax-cross-entropy-sum', '(nll[reduction=sum] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=sum] ?x ?labels)'),
+  nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise),
+  nodeRule('pointwise-merge', ['pointwise'], mergePointwise),
+  nodeRule('pointwise-inline', ['pointwise'], inlineOne),
+  nodeRule('pointwise-expand', ['pointwise'], absorbExpand),
+];

@@ -1,0 +1,169 @@
+// Building blocks of the tensor rule sets: one-line pattern rules (`trw`), node-level rules whose applier
+// sees the matched e-node with its attributes (`nodeRule`), shape conditions, and provenance recording.
+// Must not hold rules itself. Invariant: every node a rule adds is recorded with the rule's name.
+
+import { broadcastShapes, sameShape } from '@neura/ir';
+import type { Condition, EGraph, ENode, Id, Match, Searcher } from '../../core/index.js';
+import { Pattern, Rewrite, Subst, fnApplier, rw } from '../../core/index.js';
+import type { TensorInfo } from '../tensorAnalysis.js';
+import { tensorAnalysisOf } from '../tensorAnalysis.js';
+import { tensorLanguage } from '../tensorLanguage.js';
+
+/** A rewrite over the tensor e-graph. */
+export type TensorRewrite = Rewrite<TensorInfo>;
+
+type TCond = Condition<TensorInfo>;
+
+/** Adds a node, records that `rules` made it, and returns its class. */
+export function addRecorded(egraph: EGraph<TensorInfo>, node: ENode, rules: Iterable<string>): Id {
+  const id = egraph.add(node);
+  tensorAnalysisOf(egraph)?.record(id, egraph.canonicalize(node), rules);
+  return id;
+}
+
+/** The rules recorded for a node in a class (none when the e-graph runs another analysis). */
+export function rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): string[] {
+  return tensorAnalysisOf(egraph)?.rulesOf(egraph, cls, node) ?? [];
+}
+
+/**
+ * A one-line rule `trw('mul-one', '(mul ?a 1)', '?a', cond)` in the tensor language's pattern syntax; a node
+ * built by the right side is recorded with the rule's name. Unbound right-side variables throw at construction.
+ */
+export function trw(name: string, lhs: string, rhs: string, condition?: TCond): TensorRewrite {
+  let searcher: Pattern;
+  let applier: Pattern;
+  try {
+    searcher = Pattern.parse(lhs, tensorLanguage);
+    applier = Pattern.parse(rhs, tensorLanguage);
+  } catch (e) {
+    throw new Error(`rule '${name}': ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  const recording = {
+    applyOne(egraph: EGraph<TensorInfo>, _eclass: Id, subst: Subst): Id[] {
+      const id = applier.instantiate(egraph, subst);
+      const root = applier.ast;
+      if (root.kind === 'node') {
+        const node = egraph.eclass(id).nodes.find((n) => n.op === root.op);
+        if (node) tensorAnalysisOf(egraph)?.record(id, node, [name]);
+      }
+      return [id];
+    },
+    vars: () => applier.vars(),
+    toString: () => applier.toString(tensorLanguage),
+  };
+  return new Rewrite<TensorInfo>(name, searcher, recording, condition);
+}
+
+/**
+ * A rule over every e-node of the given ops: `apply` sees the matched node (attributes included) and returns
+ * the classes to union with its class. Children are bound as `?c0`, `?c1`, ... for messages.
+ */
+export function nodeRule(
+  name: string,
+  ops: readonly string[],
+  apply: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode) => readonly Id[] | Id | undefined,
+): TensorRewrite {
+  const nodes = new WeakMap<Subst, ENode>();
+  const searcher: Searcher<TensorInfo> & { toString(): string } = {
+    search(egraph, limit = Number.POSITIVE_INFINITY) {
+      const out: Match[] = [];
+      let budget = limit;
+      for (const op of ops) {
+        for (const id of egraph.classesWithOp(op)) {
+          if (budget <= 0) return out;
+          const substs: Subst[] = [];
+          for (const n of egraph.eclass(id).nodes) {
+            if (n.op !== op) continue;
+            const s = new Subst(n.children.map((c, i) => [`c${i}`, c] as const));
+            nodes.set(s, n);
+            substs.push(s);
+          }
+          if (substs.length) {
+            out.push({ eclass: id, substs });
+            budget -= substs.length;
+          }
+        }
+      }
+      return out;
+    },
+    vars: () => [],
+    toString: () => `<${ops.join('|')} node>`,
+  };
+  return new Rewrite<TensorInfo>(
+    name,
+    searcher,
+    fnApplier((egraph, eclass, subst) => {
+      const n = nodes.get(subst);
+      return n ? apply(egraph, eclass, egraph.canonicalize(n)) : undefined;
+    }, name),
+  );
+}
+
+/** A rule over e-classes picked by a predicate (bound as `?x`); `apply` returns the classes to union. */
+export function classRule(
+  name: string,
+  pick: (egraph: EGraph<TensorInfo>, id: Id) => boolean,
+  apply: (egraph: EGraph<TensorInfo>, eclass: Id) => readonly Id[] | Id | undefined,
+): TensorRewrite {
+  const searcher: Searcher<TensorInfo> & { toString(): string } = {
+    search(egraph, limit = Number.POSITIVE_INFINITY) {
+      const out: Match[] = [];
+      for (const c of egraph.classes()) {
+        if (out.length >= limit) break;
+        if (pick(egraph, c.id)) out.push({ eclass: c.id, substs: [new Subst([['x', c.id]])] });
+      }
+      return out;
+    },
+    vars: () => ['?x'],
+    toString: () => `<classes: ${name}>`,
+  };
+  return new Rewrite<TensorInfo>(name, searcher, fnApplier((egraph, eclass) => apply(egraph, eclass), name));
+}
+
+const data = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
+
+/** Condition: the matched class has exactly the type (shape and dtype) of variable `v`. */
+export function sameTypeAs(v: string): TCond {
+  return (egraph, eclass, subst) => {
+    const a = data(egraph, eclass);
+    const b = data(egraph, subst.get(v));
+    return a.dtype === b.dtype && sameShape(a.shape, b.shape);
+  };
+}
+
+/** Condition: every variable is bound to a class whose value is a known constant. */
+export function constants(...vars: string[]): TCond {
+  return (egraph, _e, subst) => vars.every((v) => data(egraph, subst.get(v)).constant !== undefined);
+}
+
+/** Condition: variable `v` is not a known constant. */
+export function notConstant(v: string): TCond {
+  return (egraph, _e, subst) => data(egraph, subst.get(v)).constant === undefined;
+}
+
+/** Condition: the matched class is f32. */
+export const isF32: TCond = (egraph, eclass) => data(egraph, eclass).dtype === 'f32';
+
+/** Condition: the broadcast of the variables' shapes is the matched class's shape (a broadcast stays exact). */
+export function broadcastKeeps(...vars: string[]): TCond {
+  return (egraph, eclass, subst) => {
+    const s = broadcastShapes(...vars.map((v) => data(egraph, subst.get(v)).shape));
+    return s !== undefined && sameShape(s, data(egraph, eclass).shape);
+  };
+}
+
+/** All conditions hold. */
+export function all(...conds: TCond[]): TCond {
+  return (egraph, eclass, subst) => conds.every((c) => c(egraph, eclass, subst));
+}
+
+/** A one-line rule with a custom right side: `fn` returns the class to union (or none). */
+export function trwFn(
+  name: string,
+  lhs: string,
+  fn: (egraph: EGraph<TensorInfo>, eclass: Id, subst: Subst) => Id | readonly Id[] | undefined,
+  condition?: TCond,
+): TensorRewrite {
+  return rw<TensorInfo>(name, lhs, fn, { language: tensorLanguage, condition });
+}

@@ -1,0 +1,122 @@
+// The tensor language: how an ir node becomes an e-node (op = ir op kind, data = the op's attrs) and back.
+// Must not know rules or costs. Invariant: attributes are part of e-node identity; leaves also carry their
+// declared shape and dtype (and params/state their init), consts their value, shape and dtype.
+
+import type { DType, Init, Node, OpAttrs, OpKind, PwExpr, TensorType } from '@neura/ir';
+import { OP_KINDS } from '@neura/ir';
+import type { ENode, Id, Language, NodeData } from '../core/index.js';
+
+const OPS: ReadonlySet<string> = new Set(OP_KINDS);
+
+/** Whether a string names an ir op. */
+export function isOpKind(op: string): op is OpKind {
+  return OPS.has(op);
+}
+
+/** An ir op ready for `Graph.node`: kind, attrs and (for leaves) the declared type. */
+export interface IrOp {
+  readonly op: OpKind;
+  readonly attrs: OpAttrs[OpKind];
+  readonly leafType?: TensorType;
+}
+
+/**
+ * The e-node data of an ir node. Leaves add `shape`/`dtype`; a non-finite constant adds `repr` because
+ * JSON (and so the e-node key) writes NaN and ±Infinity alike as `null`.
+ */
+export function nodeData(op: OpKind, attrs: OpAttrs[OpKind], type?: TensorType): NodeData {
+  const a = attrs as unknown as Record<string, NodeData>;
+  if (op === 'pointwise') {
+    // the expression is keyed as one JSON string: e-node keys of deep expressions are computed very often
+    const pw = attrs as OpAttrs['pointwise'];
+    return { expr: JSON.stringify(pw.expr), dtype: pw.dtype };
+  }
+  if (op === 'input' || op === 'param' || op === 'state' || op === 'const') {
+    if (!type) throw new Error(`tensorLanguage: leaf ${op} needs its declared type`);
+    const d: Record<string, NodeData> = { ...a, shape: [...type.shape], dtype: type.dtype };
+    if (op === 'const' && !Number.isFinite((attrs as OpAttrs['const']).value)) d.repr = String((attrs as OpAttrs['const']).value);
+    return d;
+  }
+  return a;
+}
+
+/** The e-node of an ir node whose operands sit in the given e-classes. */
+export function toENode(node: Node, children: readonly Id[]): ENode {
+  return irENode(node.op, node.attrs, children, node);
+}
+
+/**
+ * The e-node of an ir op. Ops without attributes carry no data (as nodes built by pattern right sides do),
+ * so both spellings hash-cons to one node.
+ */
+export function irENode(op: OpKind, attrs: OpAttrs[OpKind], children: readonly Id[], type?: TensorType): ENode {
+  const data = nodeData(op, attrs, type);
+  const empty = data !== null && typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length === 0;
+  return empty ? { op, children: [...children] } : { op, data, children: [...children] };
+}
+
+/** The e-node of a constant filled with `value`. */
+export function constENode(value: number, shape: readonly number[], dtype: DType): ENode {
+  return { op: 'const', data: nodeData('const', { value }, { shape, dtype }), children: [] };
+}
+
+/** The ir op (kind, attrs, leaf type) of an e-node of the tensor language; throws on a foreign op. */
+export function fromENode(n: ENode): IrOp {
+  if (!isOpKind(n.op)) throw new Error(`tensorLanguage: '${n.op}' is not an ir op`);
+  const d = (n.data ?? {}) as Record<string, unknown>;
+  switch (n.op) {
+    case 'input':
+      return { op: n.op, attrs: { name: d.name as string }, leafType: leafType(d) };
+    case 'param':
+    case 'state':
+      return { op: n.op, attrs: { name: d.name as string, init: d.init as Init }, leafType: leafType(d) };
+    case 'const':
+      return { op: n.op, attrs: { value: d.value as number }, leafType: leafType(d) };
+    case 'pointwise':
+      return { op: n.op, attrs: { expr: pointwiseExprOf(n), dtype: d.dtype as DType } };
+    default:
+      return { op: n.op, attrs: d as unknown as OpAttrs[OpKind] };
+  }
+}
+
+const parsed = new Map<string, PwExpr>();
+
+/** The expression of a `pointwise` e-node (stored as JSON text in the node data; parsed once, cached). */
+export function pointwiseExprOf(n: ENode): PwExpr {
+  const text = (n.data as { expr?: unknown } | undefined)?.expr;
+  if (typeof text !== 'string') throw new Error(`tensorLanguage: ${n.op} node has no pointwise expression`);
+  let e = parsed.get(text);
+  if (!e) {
+    if (parsed.size > 50_000) parsed.clear(); // a cache, not a store: bounded
+    e = JSON.parse(text) as PwExpr;
+    parsed.set(text, e);
+  }
+  return e;
+}
+
+function leafType(d: Record<string, unknown>): TensorType {
+  return { shape: d.shape as number[], dtype: d.dtype as DType };
+}
+
+/** The declared type of a leaf e-node (input, param, state, const), or undefined for other ops. */
+export function leafTypeOf(n: ENode): TensorType | undefined {
+  if (n.op !== 'input' && n.op !== 'param' && n.op !== 'state' && n.op !== 'const') return undefined;
+  return leafType((n.data ?? {}) as Record<string, unknown>);
+}
+
+/**
+ * Pattern syntax of the tensor language: a numeric token is a constant of that value (any shape and dtype:
+ * pattern data matches by subset), e.g. `(mul ?a 1)`; leaves print as their name or value.
+ */
+export const tensorLanguage: Language = {
+  parseLeaf(token) {
+    const v = Number(token);
+    return token.trim() !== '' && Number.isFinite(v) ? { op: 'const', data: { value: v } } : { op: token };
+  },
+  formatLeaf(node) {
+    const d = node.data as Record<string, unknown> | undefined;
+    if (node.op === 'const' && d) return String(d.value);
+    if ((node.op === 'input' || node.op === 'param' || node.op === 'state') && d) return String(d.name);
+    return undefined;
+  },
+};

@@ -1,0 +1,103 @@
+// The whole MLP training step (forward, backward, Adam update) optimized by the e-graph: the fusions that decide
+// the kernels appear, dispatches drop, and outputs and updates agree with the unoptimized graph. egraph may import
+// only ir (the layer rules hold for tests too), so the backward pass and Adam are built here node for node as
+// `@neura/autograd`'s VJPs and `@neura/optim`'s adam emit them (checked against both while they were written).
+import { optimize } from '@neura/egraph';
+import type { Graph as GraphT, Node, OpAttrs, TensorValue } from '@neura/ir';
+import { Graph, interpret, mulberry32, tensor } from '@neura/ir';
+import { describe, expect, it } from 'vitest';
+
+/** x[8,6] → linear(6→5) → relu → linear(5→3) → cross-entropy, plus backward and Adam when asked. */
+function mlp(withStep: boolean): GraphT {
+  const g = new Graph();
+  const x = g.input('x', [8, 6]);
+  const labels = g.input('labels', [8], 'i32');
+  const w1 = g.param('w1', [6, 5]);
+  const b1 = g.param('b1', [5], { kind: 'uniform', low: -0.5, high: 0.5, seed: 3 });
+  const w2 = g.param('w2', [5, 3]);
+  const b2 = g.param('b2', [3], { kind: 'uniform', low: -0.5, high: 0.5, seed: 4 });
+  const z1 = g.linear(x, w1, b1);
+  const h = g.relu(z1);
+  const z2 = g.linear(h, w2, b2);
+  const y = g.logSoftmax(z2);
+  const loss = g.nll(y, labels);
+  g.output('loss', loss);
+  if (!withStep) return g;
+  // backward, as autograd's VJPs build it
+  const gz2 = g.node('logSoftmaxGrad', [y, g.node('nllGrad', [labels, g.constant(1)], { reduction: 'mean', classes: 3 })], { axis: 1 });
+  const gb2 = g.sum(gz2, [0]);
+  const gh = g.matmul(gz2, w2, { transB: true });
+  const gw2 = g.matmul(h, gz2, { transA: true });
+  const gz1 = g.mul(gh, g.cast(g.gt(z1, 0), 'f32'));
+  const gb1 = g.sum(gz1, [0]);
+  const gw1 = g.matmul(x, gz1, { transA: true });
+  // Adam, as optim's adam builds it (lr 0.01, β1 0.9, β2 0.999, ε 1e-8, bias corrections from a step counter)
+  const step = g.state('adam.step', []);
+  const t = g.add(step, 1);
+  g.update(step, t);
+  const bc1 = g.sub(1, g.pow(0.9, t));
+  const bc2 = g.sub(1, g.pow(0.999, t));
+  const params = [w1, b1, w2, b2];
+  [gw1, gb1, gw2, gb2].forEach((gp, i) => {
+    const p = params[i];
+    const m = g.state(`adam.m/${i}`, p.shape);
+    const v = g.state(`adam.v/${i}`, p.shape);
+    const m1 = g.add(g.mul(m, 0.9), g.mul(gp, 1 - 0.9));
+    const v1 = g.add(g.mul(v, 0.999), g.mul(g.square(gp), 1 - 0.999));
+    g.update(m, m1);
+    g.update(v, v1);
+    const direction = g.div(g.div(m1, bc1), g.add(g.sqrt(g.div(v1, bc2)), 1e-8));
+    g.update(p, g.sub(p, g.mul(direction, 0.01)));
+  });
+  return g;
+}
+
+function feeds(): Record<string, TensorValue> {
+  const r = mulberry32(7);
+  return {
+    x: tensor([8, 6], Array.from({ length: 48 }, () => r() * 2 - 1)),
+    labels: tensor([8], Array.from({ length: 8 }, () => Math.floor(r() * 3)), 'i32'),
+  };
+}
+
+function expectSameResults(before: GraphT, after: GraphT) {
+  const f = feeds();
+  const a = interpret(before, f);
+  const b = interpret(after, f);
+  expect(Object.keys(b.outputs).sort()).toEqual(Object.keys(a.outputs).sort());
+  expect(Object.keys(b.updates).sort()).toEqual(Object.keys(a.updates).sort());
+  for (const k of Object.keys(a.outputs)) expect(b.outputs[k].data).toBeAllclose(a.outputs[k].data, { rtol: 1e-9, atol: 1e-12 });
+  for (const k of Object.keys(a.updates)) expect(b.updates[k].data).toBeAllclose(a.updates[k].data, { rtol: 1e-9, atol: 1e-12 });
+}
+
+const ops = (g: GraphT) => g.live().map((id) => g.nodes[id]);
+const isBiasRelu = (n: Node) => n.op === 'fusedMatmul' && (n.attrs as OpAttrs['fusedMatmul']).bias && (n.attrs as OpAttrs['fusedMatmul']).activation === 'relu';
+
+describe('optimize on an MLP', () => {
+  it('fuses the forward pass into fusedMatmul(bias+relu), fusedMatmul(bias) and softmaxCrossEntropy', () => {
+    const g = mlp(false);
+    const { graph, report } = optimize(g);
+    const nodes = ops(graph);
+    expect(nodes.some(isBiasRelu)).toBe(true);
+    expect(nodes.some((n) => n.op === 'softmaxCrossEntropy')).toBe(true);
+    expect(report.dispatchesAfter).toBe(3);
+    expectSameResults(g, graph);
+  });
+
+  it('fuses the whole training step: backward ops, one pointwise kernel per Adam-updated tensor', () => {
+    const g = mlp(true);
+    const { graph, report } = optimize(g);
+    const nodes = ops(graph);
+    expect(nodes.some(isBiasRelu)).toBe(true);
+    expect(nodes.some((n) => n.op === 'softmaxCrossEntropy')).toBe(true);
+    expect(nodes.some((n) => n.op === 'softmaxCrossEntropyGrad')).toBe(true);
+    for (const u of graph.updates) {
+      const v = graph.nodes[u.value];
+      const name = (graph.nodes[u.state].attrs as { name: string }).name;
+      expect(v.op, `update of ${name}`).toBe('pointwise');
+    }
+    expect(report.dispatchesBefore).toBe(78);
+    expect(report.dispatchesAfter).toBeLessThanOrEqual(23);
+    expectSameResults(g, graph);
+  });
+});

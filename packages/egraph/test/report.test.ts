@@ -1,0 +1,76 @@
+// The optimizer's report and debug output, the analysis's merge check, and the cost model's legality.
+import { EGraph, OptimizeReport, TensorAnalysis, constENode, costDefaults, opCost, optimize } from '@neura/egraph';
+import { Graph } from '@neura/ir';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+function small() {
+  const g = new Graph();
+  const x = g.input('x', [4, 3]);
+  const w = g.param('w', [3, 2]);
+  const y = g.relu(g.add(g.matmul(x, w), g.param('b', [2])));
+  g.output('y', g.mul(g.sigmoid(y), 2));
+  return g;
+}
+
+describe('OptimizeReport', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+  });
+
+  it('summarises the run on one line and lists fused kernels with their rules', () => {
+    const { report } = optimize(small());
+    expect(report).toBeInstanceOf(OptimizeReport);
+    expect(report.summary()).toMatch(/^e-graph: \d+ e-nodes, \d+ e-classes, \d+ iterations \(saturated\) in \d+ ms; dispatches 5 → 2; bytes .+ → .+$/);
+    const fm = report.kernels.find((k) => k.op === 'fusedMatmul');
+    expect(fm?.epilogue).toBe('bias+relu');
+    expect(fm?.rules).toEqual(['matmul-bias', 'matmul-relu']);
+    expect(report.kernels.find((k) => k.op === 'pointwise')?.rules).toContain('pointwise-lift');
+    expect(report.egraph.ruleHits['matmul-bias']).toBe(1);
+    expect(report.format().split('\n').length).toBeGreaterThan(4);
+    expect(report.bytesAfter).toBeLessThan(report.bytesBefore);
+    expect(report.dot).toBeUndefined();
+  });
+
+  it('NEURA_DEBUG=2 prints the rules per kernel; 3 adds a DOT dump of the e-graph', () => {
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    vi.stubEnv('NEURA_DEBUG', '2');
+    optimize(small());
+    expect(String(err.mock.calls[0][0])).toContain('matmul-bias, matmul-relu');
+    vi.stubEnv('NEURA_DEBUG', '3');
+    const { report } = optimize(small());
+    expect(report.dot).toMatch(/^digraph egraph \{/);
+    expect(err.mock.calls.some((c) => String(c[0]).startsWith('digraph'))).toBe(true);
+  });
+});
+
+describe('TensorAnalysis', () => {
+  it('refuses to merge classes of different types, naming both', () => {
+    const eg = new EGraph(new TensorAnalysis());
+    const a = eg.add(constENode(1, [2, 3], 'f32'));
+    const b = eg.add(constENode(1, [3], 'f32'));
+    expect(() => eg.union(a, b)).toThrow(/\[2, 3\]:f32.*\[3\]:f32/);
+  });
+
+  it('knows the constant of a class computed from constants', () => {
+    const eg = new EGraph(new TensorAnalysis());
+    const two = eg.add(constENode(2, [], 'f32'));
+    const sq = eg.add({ op: 'sqrt', children: [eg.add({ op: 'mul', children: [two, two] })] });
+    expect(eg.eclass(sq).data).toEqual({ shape: [], dtype: 'f32', constant: 2 });
+  });
+});
+
+describe('cost model', () => {
+  const o = costDefaults();
+  const t = (shape: number[]) => ({ shape, dtype: 'f32' as const });
+  it('charges a dispatch plus bytes plus flops, and nothing for leaves and reshapes', () => {
+    const c = opCost({ op: 'add', children: [0, 1] }, [t([1000]), t([1000])], t([1000]), o);
+    expect(c).toBeCloseTo(o.dispatchCost + 12_000 / o.bytesPerUnit + 1000 / o.flopsPerUnit, 4);
+    expect(opCost({ op: 'reshape', data: { shape: [10, 100] }, children: [0] }, [t([1000])], t([10, 100]), o)).toBeLessThan(1e-3);
+  });
+  it('makes a fused kernel over the storage-buffer or binding-size limits illegal (Infinity)', () => {
+    const pw = { op: 'pointwise', data: { expr: '{"op":"in","index":0}', dtype: 'f32' }, children: [] };
+    expect(opCost(pw, Array.from({ length: 8 }, () => t([4])), t([4]), o)).toBe(Number.POSITIVE_INFINITY);
+    expect(opCost(pw, [t([64 * 1024 * 1024])], t([64 * 1024 * 1024]), o)).toBe(Number.POSITIVE_INFINITY);
+  });
+});

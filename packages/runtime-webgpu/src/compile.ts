@@ -1,0 +1,352 @@
+// compile(graph, device): the live nodes of a graph become one replayable step — a kernel plan per node,
+// buffers from the memory plan (state written in place where legal), pipelines and bind groups created
+// once. Must not allocate GPU objects per step (everything a Session replays is made here).
+// Invariant: a dispatch never binds one buffer both read-only and writable; every GPU object has a label.
+
+import {
+  type Graph,
+  initialValue,
+  LEAF_OPS,
+  type Node,
+  type NodeId,
+  numel,
+  type OpAttrs,
+} from '@neura/ir';
+import { generateKernel, type KernelGenerator, type KernelPlan, KernelError } from '@neura/wgsl-kernels';
+import type { NeuraDevice } from './device.js';
+import { GpuValidationError, InputError } from './errors.js';
+import { type FeedValue, toDeviceData } from './feeds.js';
+import { alignedBytes, type MemoryReport, planMemory, type TensorLifetime } from './memoryPlan.js';
+import { PipelineCache } from './pipelineCache.js';
+import { Session } from './session.js';
+import { planUpdates, type StateCopy, type StateWrite } from './updatePlan.js';
+
+/** Options of `compile`. */
+export interface CompileOptions {
+  /** Starting values of params/state by name (others take their `init`). */
+  readonly initialState?: Readonly<Record<string, FeedValue>>;
+  /** Kernel generator; default `generateKernel` of `@neura/wgsl-kernels`. */
+  readonly generator?: KernelGenerator;
+  /** Prefix of GPU object labels. */
+  readonly label?: string;
+  /** Readback slots per tensor (default 2): how many reads of one tensor may be in flight. */
+  readonly readbackSlots?: number;
+  /** A pipeline cache to share between sessions on the same device. */
+  readonly pipelineCache?: PipelineCache;
+}
+
+/** A graph input as the session feeds it. */
+export interface InputSlot {
+  readonly name: string;
+  readonly node: Node;
+  readonly buffer: GPUBuffer;
+  /** Host-side label checks: this input holds class indices that must lie in [0, classes). */
+  readonly labelChecks: readonly { readonly op: string; readonly classes: number }[];
+}
+
+/** A tensor the session can read back or write by name. */
+export interface NamedTensor {
+  readonly name: string;
+  readonly node: Node;
+  readonly buffer: GPUBuffer;
+  readonly bytes: number;
+}
+
+/** One recorded dispatch of the step. */
+export interface RecordedDispatch {
+  readonly label: string;
+  readonly pipeline: GPUComputePipeline;
+  readonly bindGroup: GPUBindGroup;
+  readonly grid: readonly [number, number, number];
+}
+
+/** One buffer copy of the step. */
+export interface RecordedCopy {
+  readonly src: GPUBuffer;
+  readonly dst: GPUBuffer;
+  readonly bytes: number;
+}
+
+/** Numbers of a compiled step. */
+export interface SessionStats {
+  readonly dispatchesPerStep: number;
+  /** Nodes that run a kernel (non-leaf, non-reshape live nodes). */
+  readonly kernels: number;
+  /** Distinct pipelines (dispatches with identical WGSL share one). */
+  readonly pipelines: number;
+  readonly bytesAllocated: number;
+  readonly bytesIfUnshared: number;
+  /** `copyBufferToBuffer` per step for state updates that could not be written in place. */
+  readonly copiesPerStep: number;
+  /** State updates written in place by their value's kernel. */
+  readonly inPlaceUpdates: number;
+  readonly memory: MemoryReport;
+}
+
+/** Everything a Session replays: made once by `compile`. */
+export interface CompiledStep {
+  readonly device: NeuraDevice;
+  readonly graph: Graph;
+  readonly label: string;
+  readonly inputs: readonly InputSlot[];
+  /** Graph input names that are not live (accepted in feeds, ignored). */
+  readonly deadInputs: ReadonlySet<string>;
+  readonly outputs: ReadonlyMap<string, NamedTensor>;
+  readonly state: ReadonlyMap<string, NamedTensor>;
+  readonly dispatches: readonly RecordedDispatch[];
+  readonly preCopies: readonly RecordedCopy[];
+  readonly postCopies: readonly RecordedCopy[];
+  readonly buffers: readonly GPUBuffer[];
+  readonly stats: SessionStats;
+  readonly readbackSlots: number;
+}
+
+const LABEL_OPERAND: Partial<Record<string, number>> = { nll: 1, nllGrad: 0, softmaxCrossEntropy: 1, softmaxCrossEntropyGrad: 1 };
+
+function classesOf(graph: Graph, n: Node): number {
+  if (n.op === 'nllGrad') return (n.attrs as OpAttrs['nllGrad']).classes;
+  return graph.nodes[n.inputs[0]].shape[1];
+}
+
+const isLeaf = (n: Node) => LEAF_OPS.includes(n.op);
+const tensorBytes = (n: Node) => numel(n.shape) * 4;
+const leafName = (n: Node) => (n.attrs as { name?: string }).name;
+
+/** Compiles the live part of a graph for a device: kernels, memory plan, pipelines, bind groups. */
+export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOptions = {}): Promise<Session> {
+  device.check();
+  const gpu = device.gpu;
+  const label = opts.label ?? 'neura';
+  const generate = opts.generator ?? generateKernel;
+  const live = graph.live();
+  const updates = planUpdates(graph, live);
+  const order = updates.order;
+  const node = (id: NodeId) => graph.nodes[id];
+  const writes = new Map<NodeId, StateWrite>(updates.writes);
+  const copies: StateCopy[] = [...updates.copies];
+
+  // 1. a kernel plan per non-leaf, non-reshape node (in-place where the update plan allows it)
+  const plans = new Map<NodeId, KernelPlan>();
+  for (const id of order) {
+    const n = node(id);
+    if (isLeaf(n) || n.op === 'reshape') continue;
+    const inputs = n.inputs.map((i) => ({ shape: node(i).shape, dtype: node(i).dtype }));
+    const w = writes.get(id);
+    try {
+      if (w?.mode === 'elementwise') {
+        try {
+          plans.set(id, generate({ node: n, inputs, inPlace: w.input }, device.caps));
+          continue;
+        } catch (e) {
+          if (!(e instanceof KernelError)) throw e;
+          // the generator refused in-place: fall back to a copy after the pass
+          writes.delete(id);
+          const u = graph.updates.find((x) => x.value === id && x.state === w.state) as { state: NodeId; value: NodeId };
+          copies.push({ state: u.state, value: u.value, viaTemp: false, reason: `generator refused in-place: ${(e as Error).message}` });
+        }
+      }
+      plans.set(id, generate({ node: n, inputs }, device.caps));
+    } catch (e) {
+      const where = n.site ? ` (built at ${n.site})` : '';
+      const msg = `${n.op} node ${id}${where}: ${(e as Error).message}`;
+      throw e instanceof KernelError ? new KernelError(msg, { cause: e }) : new Error(msg, { cause: e });
+    }
+  }
+
+  // 2. storage: every live node's value lives in its root's buffer (reshape → input, in-place → state)
+  const rootOf = (id: NodeId): NodeId => {
+    const n = node(id);
+    if (n.op === 'reshape') return rootOf(n.inputs[0]);
+    const w = writes.get(id);
+    return w ? w.state : id;
+  };
+  const pos = new Map<NodeId, number>(order.map((id, i) => [id, i]));
+  const end = order.length; // after the pass: outputs and copy sources live until then
+  const lastUse = new Map<NodeId, number>();
+  const use = (id: NodeId, at: number) => {
+    const r = rootOf(id);
+    lastUse.set(r, Math.max(lastUse.get(r) ?? -1, at));
+  };
+  for (const id of order) for (const i of node(id).inputs) use(i, pos.get(id) as number);
+  for (const id of graph.outputs.values()) use(id, end);
+  for (const c of copies) use(c.value, end);
+  const lifetimes: TensorLifetime[] = [];
+  for (const id of order) {
+    const n = node(id);
+    if (rootOf(id) !== id) continue;
+    const start = pos.get(id) as number;
+    lifetimes.push({ key: `n${id}`, bytes: tensorBytes(n), start, end: Math.max(start, lastUse.get(id) ?? start), persistent: isLeaf(n) });
+    const scratch = plans.get(id)?.scratch ?? [];
+    for (let k = 0; k < scratch.length; k++) lifetimes.push({ key: `n${id}.s${k}`, bytes: scratch[k], start, end: start, persistent: false });
+  }
+  for (const c of copies)
+    if (c.viaTemp) lifetimes.push({ key: `copy${c.state}`, bytes: tensorBytes(node(c.state)), start: -1, end, persistent: false });
+  const memory = planMemory(lifetimes);
+
+  gpu.pushErrorScope('out-of-memory');
+  gpu.pushErrorScope('validation');
+  let popped = false;
+  const popScopes = async (phase: string) => {
+    if (popped) return;
+    popped = true;
+    const v = await gpu.popErrorScope();
+    const m = await gpu.popErrorScope();
+    const err = v ?? m;
+    if (err) throw new GpuValidationError(phase, err.message);
+  };
+  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+  const buffers = memory.buffers.map((b) =>
+    gpu.createBuffer({ label: `${label}.${b.persistent ? 'persistent' : 'transient'}${b.index}[${b.tensors.slice(0, 4).map((k) => describe(graph, k)).join(',')}${b.tensors.length > 4 ? ',…' : ''}]`, size: b.bytes, usage }),
+  );
+  const bufferFor = (key: string) => buffers[memory.bufferOf.get(key) as number];
+  const storageOf = (id: NodeId) => bufferFor(`n${rootOf(id)}`);
+
+  try {
+    // 3. leaves: params/state from their init (or initialState), consts once; inputs are written per step
+    const named = new Map<string, Node>();
+    for (const n of graph.nodes) if (n.op === 'param' || n.op === 'state' || n.op === 'input') named.set(leafName(n) as string, n);
+    for (const key of Object.keys(opts.initialState ?? {})) {
+      const n = named.get(key);
+      if (!n || n.op === 'input') throw new InputError(key, `compile: initialState '${key}' is not a param or state of this graph (${[...named.values()].filter((x) => x.op !== 'input').map((x) => leafName(x)).join(', ') || 'none'})`);
+    }
+    const state = new Map<string, NamedTensor>();
+    for (const n of graph.nodes) {
+      if (n.op !== 'param' && n.op !== 'state') continue;
+      const name = leafName(n) as string;
+      // a param/state that is not live still gets a buffer so that it can be read and written by name
+      const buffer = pos.has(n.id) ? storageOf(n.id) : gpu.createBuffer({ label: `${label}.unused[${name}]`, size: alignedBytes(tensorBytes(n)), usage });
+      if (!pos.has(n.id)) buffers.push(buffer);
+      const given = opts.initialState?.[name];
+      const init = given ?? initialValue((n.attrs as OpAttrs['param']).init, n.shape, n.dtype);
+      const data = toDeviceData(name, n, init);
+      gpu.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+      state.set(name, { name, node: n, buffer, bytes: tensorBytes(n) });
+    }
+    for (const id of order) {
+      const n = node(id);
+      if (n.op !== 'const') continue;
+      const v = initialValue({ kind: 'fill', value: (n.attrs as OpAttrs['const']).value }, n.shape, n.dtype);
+      const data = toDeviceData(`const ${id}`, n, v);
+      gpu.queue.writeBuffer(storageOf(id), 0, data.buffer, data.byteOffset, data.byteLength);
+    }
+
+    const labelChecks = new Map<NodeId, { op: string; classes: number }[]>();
+    for (const id of order) {
+      const n = node(id);
+      const k = LABEL_OPERAND[n.op];
+      if (k === undefined) continue;
+      const r = rootOf(n.inputs[k]);
+      if (node(r).op !== 'input') continue; // computed labels cannot be checked on the host
+      let l = labelChecks.get(r);
+      if (!l) labelChecks.set(r, (l = []));
+      l.push({ op: n.op, classes: classesOf(graph, n) });
+    }
+    const inputs: InputSlot[] = [];
+    const deadInputs = new Set<string>();
+    for (const n of graph.nodes) {
+      if (n.op !== 'input') continue;
+      if (!pos.has(n.id)) deadInputs.add(leafName(n) as string);
+      else inputs.push({ name: leafName(n) as string, node: n, buffer: storageOf(n.id), labelChecks: labelChecks.get(n.id) ?? [] });
+    }
+    const outputs = new Map<string, NamedTensor>();
+    for (const [name, id] of graph.outputs) outputs.set(name, { name, node: node(id), buffer: storageOf(id), bytes: tensorBytes(node(id)) });
+
+    // 4. pipelines (async, in parallel, deduplicated) and bind groups
+    const cache = opts.pipelineCache ?? new PipelineCache(gpu);
+    const jobs: { id: NodeId; d: KernelPlan['dispatches'][number]; label: string; entries: GPUBindGroupEntry[] }[] = [];
+    for (const id of order) {
+      const plan = plans.get(id);
+      if (!plan) continue;
+      const n = node(id);
+      plan.dispatches.forEach((d, j) => {
+        const dl = `${d.label}#${id}${plan.dispatches.length > 1 ? `.${j}` : ''}`;
+        const bound: { buffer: GPUBuffer; write: boolean; what: string }[] = [];
+        const entries = d.bindings.map((b, i): GPUBindGroupEntry => {
+          let buffer: GPUBuffer;
+          let size: number;
+          let what: string;
+          if (b.source.kind === 'input') {
+            const src = n.inputs[b.source.index];
+            buffer = storageOf(src);
+            size = tensorBytes(node(src));
+            what = `input ${b.source.index}`;
+          } else if (b.source.kind === 'output') {
+            buffer = storageOf(id);
+            size = tensorBytes(n);
+            what = 'output';
+          } else {
+            buffer = bufferFor(`n${id}.s${b.source.index}`);
+            size = plan.scratch[b.source.index];
+            what = `scratch ${b.source.index}`;
+          }
+          const write = b.access === 'read_write';
+          const clash = bound.find((x) => x.buffer === buffer && (x.write || write));
+          if (clash)
+            throw new Error(`compile: ${dl} binds one buffer as ${clash.what} and ${what} with a writable binding (WebGPU forbids it in one dispatch)`);
+          bound.push({ buffer, write, what });
+          return { binding: i, resource: { buffer, offset: 0, size: Math.max(4, Math.ceil(size / 4) * 4) } };
+        });
+        jobs.push({ id, d, label: dl, entries });
+      });
+    }
+    const compiled = await Promise.all(jobs.map((j) => cache.get({ label: j.label, code: j.d.code, bindings: j.d.bindings })));
+    const dispatches: RecordedDispatch[] = jobs.map((j, k) => ({
+      label: j.label,
+      pipeline: compiled[k].pipeline,
+      bindGroup: gpu.createBindGroup({ label: j.label, layout: compiled[k].layout, entries: j.entries }),
+      grid: j.d.grid,
+    }));
+
+    // 5. copies for updates that could not be written in place
+    const preCopies: RecordedCopy[] = [];
+    const postCopies: RecordedCopy[] = [];
+    for (const c of copies) {
+      const bytes = tensorBytes(node(c.state));
+      const dst = storageOf(c.state);
+      if (c.viaTemp) {
+        const temp = bufferFor(`copy${c.state}`);
+        preCopies.push({ src: storageOf(c.value), dst: temp, bytes });
+        postCopies.push({ src: temp, dst, bytes });
+      } else postCopies.push({ src: storageOf(c.value), dst, bytes });
+    }
+
+    await popScopes('compile');
+    const kernels = plans.size;
+    const stats: SessionStats = {
+      dispatchesPerStep: dispatches.length,
+      kernels,
+      pipelines: new Set(dispatches.map((d) => d.pipeline)).size,
+      bytesAllocated: memory.report.bytesAllocated,
+      bytesIfUnshared: memory.report.bytesIfUnshared,
+      copiesPerStep: preCopies.length + postCopies.length,
+      inPlaceUpdates: writes.size,
+      memory: memory.report,
+    };
+    return new Session({
+      device,
+      graph,
+      label,
+      inputs,
+      deadInputs,
+      outputs,
+      state,
+      dispatches,
+      preCopies,
+      postCopies,
+      buffers,
+      stats,
+      readbackSlots: opts.readbackSlots ?? 2,
+    });
+  } catch (e) {
+    await popScopes('compile').catch(() => undefined);
+    for (const b of buffers) b.destroy();
+    throw e;
+  }
+}
+
+function describe(graph: Graph, key: string): string {
+  const m = /^n(\d+)(\.s\d+)?$/.exec(key);
+  if (!m) return key;
+  const n = graph.nodes[Number(m[1])];
+  return `${leafName(n) ?? `${n.op}#${n.id}`}${m[2] ?? ''}`;
+}

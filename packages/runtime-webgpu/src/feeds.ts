@@ -1,0 +1,45 @@
+// Host-side checks and conversion of values that go to the device (feeds, initial and written state): the
+// shape, dtype and length must match the graph's leaf, and class labels must lie in range. Must not touch
+// the GPU. Invariant: a value that fails a check throws before anything is written, naming the tensor,
+// what was expected and what was given.
+
+import { fmtShape, type Node, numel, type TensorValue } from '@neura/ir';
+import { InputError } from './errors.js';
+
+/** What a feed or state value may be: a tensor value, or a flat typed array of the right length. */
+export type FeedValue = TensorValue | Float32Array | Int32Array;
+
+/** `[4, 8] f32` for messages. */
+export function fmtType(n: { readonly shape: readonly number[]; readonly dtype: string }): string {
+  return `${fmtShape(n.shape)} ${n.dtype}`;
+}
+
+/** Checks `value` against leaf `n` and returns the typed array to upload (Float64Array data → Float32Array). */
+export function toDeviceData(name: string, n: Node, value: FeedValue): Float32Array | Int32Array {
+  const want = numel(n.shape);
+  if (value instanceof Float32Array || value instanceof Int32Array) {
+    const got = value instanceof Float32Array ? 'f32' : 'i32';
+    const ok = n.dtype === 'f32' ? got === 'f32' : got === 'i32';
+    if (!ok) throw new InputError(name, `'${name}': expected ${fmtType(n)}, got a ${value.constructor.name} (${got})`);
+    if (value.length !== want)
+      throw new InputError(name, `'${name}': expected ${fmtType(n)} (${want} values), got ${value.length} values`);
+    return value;
+  }
+  if (!value || typeof value !== 'object' || !('data' in value) || !('shape' in value))
+    throw new InputError(name, `'${name}': expected a TensorValue, Float32Array or Int32Array for ${fmtType(n)}, got ${typeof value}`);
+  const shapeOk = value.shape.length === n.shape.length && value.shape.every((d, i) => d === n.shape[i]);
+  if (!shapeOk || value.dtype !== n.dtype) throw new InputError(name, `'${name}': expected ${fmtType(n)}, got ${fmtType(value)}`);
+  if (value.data.length !== want)
+    throw new InputError(name, `'${name}': shape ${fmtShape(n.shape)} needs ${want} values, data has ${value.data.length}`);
+  if (n.dtype === 'f32') return value.data instanceof Float32Array ? value.data : Float32Array.from(value.data);
+  return value.data instanceof Int32Array ? value.data : Int32Array.from(value.data);
+}
+
+/** Throws a RangeError naming the input, index, value and class count if a label is outside [0, classes). */
+export function checkLabels(name: string, op: string, data: Int32Array, classes: number): void {
+  for (let i = 0; i < data.length; i++) {
+    const l = data[i];
+    if (l < 0 || l >= classes)
+      throw new RangeError(`input '${name}': label ${l} at index ${i} is outside [0, ${classes}) (classes of ${op})`);
+  }
+}

@@ -1,0 +1,28 @@
+// @neura/runtime-webgpu: device acquisition, compile (kernels, memory plan, pipelines), and Session (one
+// submission per step, deferred readback). Imports only @neura/ir and @neura/wgsl-kernels.
+// Explicit export list: what is not named here is internal.
+
+export {
+  type CompiledStep,
+  type CompileOptions,
+  compile,
+  type InputSlot,
+  type NamedTensor,
+  type RecordedCopy,
+  type RecordedDispatch,
+  type SessionStats,
+} from './compile.js';
+export { type AdapterChoice, type AdapterInfo, type CreateDeviceOptions, createDevice, type NeuraDevice } from './device.js';
+export { DeviceLostError, GpuValidationError, InputError, KernelCompileError, type WgslDiagnostic } from './errors.js';
+export type { FeedValue } from './feeds.js';
+export {
+  alignedBytes,
+  type MemoryPlan,
+  type MemoryReport,
+  type PlannedBuffer,
+  planMemory,
+  type TensorLifetime,
+} from './memoryPlan.js';
+export { type CachedPipeline, PipelineCache, type PipelineRequest } from './pipelineCache.js';
+export { Session, type StepOptions, type StepResult } from './session.js';
+export { planUpdates, type StateCopy, type StateWrite, type UpdatePlan } from './updatePlan.js';

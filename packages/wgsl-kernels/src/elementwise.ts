@@ -1,0 +1,171 @@
+// The elementwise archetype: one thread per output element, operands read through baked broadcast strides
+// (stride 0 on broadcast axes; index = thread id when an operand has the output's shape). Every unary and
+// binary op, `where`, `cast`, `expand` and fused `pointwise` kernels are built here. Must not read an operand
+// it does not use, nor bind one buffer twice: operands that are the same node share one binding.
+// In place (`spec.inPlace = k`): operand k's buffer is bound once, read_write, with source `input k`; the
+// result is written through it (the runtime aliases the output to that buffer). Valid because operand k has the
+// output's shape, so each thread reads and writes only its own element.
+
+import type { DType } from '@neura/ir';
+import { broadcastStrides, fmtShape, isBinary, isUnary, numel, sameShape } from '@neura/ir';
+import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import { castStorage, emitHelpers, type HelperName, binaryF32, binaryI32, compareExpr, unaryF32 } from './scalarOps.js';
+import { emitPwExpr } from './pointwise.js';
+import { collapseAxes, declareBindings, header, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType } from './wgsl.js';
+
+/** What an elementwise body emits for one element. */
+export interface ElementwiseBody {
+  /** WGSL statements computing the result (may be empty). */
+  readonly code: string;
+  /** The result, as an expression of the output's storage type. */
+  readonly result: string;
+  /** Helper functions the code calls. */
+  readonly helpers?: ReadonlySet<HelperName>;
+  /** Floating-point operations per element (for `flops`). */
+  readonly flopsPerElement: number;
+}
+
+/**
+ * Builds an elementwise plan. `emit(load)` produces the per-element body; `load(i)` names the raw stored value
+ * of operand i at this element (f32 or i32, as stored) and marks operand i as read.
+ */
+export function elementwisePlan(spec: KernelSpec, caps: DeviceCaps, strategy: string, emit: (load: (i: number) => string) => ElementwiseBody): KernelPlan {
+  const { node, inputs } = spec;
+  const outShape = node.shape;
+  const n = numel(outShape);
+  const used = new Set<number>();
+  const body = emit((i) => {
+    if (i < 0 || i >= inputs.length) kernelError(spec, `the body reads operand ${i}, but there are ${inputs.length}`);
+    used.add(i);
+    return `v${i}`;
+  });
+  if (spec.inPlace !== undefined) {
+    const k = spec.inPlace;
+    if (!(k >= 0 && k < inputs.length)) kernelError(spec, `inPlace operand ${k} does not exist`);
+    if (!sameShape(inputs[k].shape, outShape) || wgslType(inputs[k].dtype) !== wgslType(node.dtype))
+      kernelError(spec, `inPlace operand ${k} is ${fmtShape(inputs[k].shape)}:${inputs[k].dtype}, not the output's ${fmtShape(outShape)}:${node.dtype}`);
+  }
+  // One binding per distinct operand node; the in-place operand's binding is read_write and holds the result.
+  const groups: number[][] = [];
+  const groupOf = new Map<number, number>();
+  const sorted = [...used].sort((a, b) => a - b);
+  if (spec.inPlace !== undefined && !used.has(spec.inPlace)) sorted.push(spec.inPlace);
+  for (const i of sorted) {
+    const id = node.inputs[i];
+    const g = groupOf.get(id);
+    if (g === undefined) {
+      groupOf.set(id, groups.length);
+      groups.push([i]);
+    } else groups[g].push(i);
+  }
+  const bindings: Binding[] = [];
+  const names: string[] = [];
+  let outName = 'y';
+  for (const g of groups) {
+    const first = g[0];
+    const inPlace = spec.inPlace !== undefined && g.includes(spec.inPlace);
+    bindings.push({ source: { kind: 'input', index: first }, access: inPlace ? 'read_write' : 'read', dtype: inputs[first].dtype });
+    names.push(`x${first}`);
+    if (inPlace) outName = `x${first}`;
+  }
+  if (spec.inPlace === undefined) {
+    bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: node.dtype });
+    names.push('y');
+  }
+  if (n === 0) return { dispatches: [], scratch: [], flops: 0 };
+
+  // Index of each bound operand: `o` (same shape), `0u` (one element), or baked strides over collapsed axes.
+  const idx: string[] = [];
+  const general: { g: number; strides: number[] }[] = [];
+  groups.forEach((g, gi) => {
+    const shape = inputs[g[0]].shape;
+    if (sameShape(shape, outShape) || numel(shape) === n) idx.push('o');
+    else if (numel(shape) === 1) idx.push('0u');
+    else {
+      idx.push(`i${g[0]}`);
+      general.push({ g: gi, strides: broadcastStrides(shape, outShape) });
+    }
+  });
+  const lines: string[] = [];
+  if (general.length) {
+    const c = collapseAxes(outShape, general.map((x) => x.strides));
+    lines.push(indexMath('o', c.shape, c.strides, general.map((x) => idx[x.g])));
+  }
+  groups.forEach((g, gi) => {
+    for (const i of g) if (used.has(i)) lines.push(`let v${i} = ${names[gi]}[${idx[gi]}];`);
+  });
+  if (body.code) lines.push(body.code);
+  lines.push(`${outName}[o] = ${body.result};`);
+
+  const wg = linearWorkgroupSize(caps);
+  const grid = linearGrid(spec, Math.ceil(n / wg), caps);
+  const helpers = body.helpers ? emitHelpers(body.helpers) : '';
+  const code = `${header(spec, strategy)}${declareBindings(bindings, names)}
+${helpers ? `\n${helpers}\n` : ''}
+const N = ${u32Lit(n)};
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let o = ${grid.index} * ${u32Lit(wg)} + lid;
+  if (o >= N) { return; }
+${indent(lines.join('\n'))}
+}
+`;
+  return {
+    dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [wg, 1, 1], grid: grid.grid }],
+    scratch: [],
+    flops: n * body.flopsPerElement,
+  };
+}
+
+const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
+
+/** Unary ops (f32 → f32). */
+export function unaryKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const op = spec.node.op;
+  if (!isUnary(op)) return kernelError(spec, 'not a unary op');
+  return elementwisePlan(spec, caps, `elementwise unary ${op}`, (load) => ({ code: '', result: unaryF32(op, load(0)), flopsPerElement: 1 }));
+}
+
+/** Binary ops with broadcasting: f32 arithmetic for f32 operands, native i32 for i32/bool operands. */
+export function binaryKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const op = spec.node.op;
+  if (!isBinary(op)) return kernelError(spec, 'not a binary op');
+  const dtype = spec.inputs[0].dtype;
+  return elementwisePlan(spec, caps, `elementwise binary ${op} (${dtype === 'f32' ? 'f32' : 'i32'} arithmetic)`, (load) => {
+    const helpers = new Set<HelperName>();
+    const a = load(0);
+    const b = load(1);
+    const cmp = compareExpr(op, a, b);
+    let result: string;
+    if (cmp) result = `select(0i, 1i, ${cmp})`;
+    else if (dtype === 'f32') result = binaryF32(op, a, b, helpers);
+    else result = binaryI32(op, a, b, helpers);
+    return { code: '', result, helpers, flopsPerElement: 1 };
+  });
+}
+
+/** `where(cond, a, b)` with broadcasting. */
+export function whereKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  return elementwisePlan(spec, caps, 'elementwise where', (load) => {
+    const c = load(0);
+    return { code: '', result: `select(${load(2)}, ${load(1)}, ${c} != 0i)`, flopsPerElement: 1 };
+  });
+}
+
+/** `cast` between dtypes (truncation toward zero to i32, 0/1 for bool). */
+export function castKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const from = spec.inputs[0].dtype;
+  const to = spec.node.dtype;
+  return elementwisePlan(spec, caps, `elementwise cast ${from} -> ${to}`, (load) => ({ code: '', result: castStorage(load(0), from, to), flopsPerElement: 1 }));
+}
+
+/** Fused `pointwise`: the expression DAG in f32 arithmetic (as the interpreter evaluates it), CSE'd into lets. */
+export function pointwiseKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  if (spec.node.op !== 'pointwise') return kernelError(spec, 'not a pointwise op');
+  const { expr, dtype } = spec.node.attrs as { expr: import('@neura/ir').PwExpr; dtype: DType };
+  return elementwisePlan(spec, caps, 'fused pointwise expression (f32 arithmetic, one let per distinct subexpression)', (load) => {
+    const e = emitPwExpr(expr, (i) => f32Of(load(i), spec.inputs[i].dtype));
+    return { code: e.code, result: castStorage(e.result, 'f32', dtype), helpers: e.helpers, flopsPerElement: Math.max(1, e.ops) };
+  });
+}

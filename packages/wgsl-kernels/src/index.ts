@@ -1,0 +1,33 @@
+// @neura/wgsl-kernels: pure WGSL generation (KernelSpec → KernelPlan) for every GPU op, and the registry through
+// which a user adds or overrides a kernel. Imports only @neura/ir; no GPU objects anywhere in this package.
+
+export {
+  type Binding,
+  type BindingSource,
+  DEFAULT_CAPS,
+  type DeviceCaps,
+  type Dispatch,
+  type KernelGenerator,
+  KernelError,
+  type KernelPlan,
+  type KernelSpec,
+} from './kernel.js';
+export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, NON_KERNEL_OPS, registerKernel, unregisterKernel } from './registry.js';
+export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
+export { emitPwExpr, type EmittedExpr } from './pointwise.js';
+export { chooseMatmulConfig, MATMUL_CONFIGS, type MatmulConfig } from './matmul.js';
+export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';
+export {
+  bindOperands,
+  collapseAxes,
+  declareBindings,
+  f32Lit,
+  header,
+  indexMath,
+  kernelError,
+  linearGrid,
+  linearWorkgroupSize,
+  u32Lit,
+  workgroupReduceFns,
+  wgslType,
+} from './wgsl.js';

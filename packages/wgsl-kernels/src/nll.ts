@@ -1,0 +1,52 @@
+// Negative log-likelihood over log-probabilities [N, C] with i32 labels [N]: `nll` (a scalar, one workgroup
+// striding over rows with a tree sum) and `nllGrad` (one-hot · -dy, / N for mean; a thread per element).
+// Labels outside [0, C) must not fault the GPU: reads are clamped and the row contributes 0 (the runtime
+// validates labels on the host and raises a clear error before upload).
+
+import { numel } from '@neura/ir';
+import type { Reduction } from '@neura/ir';
+import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import { sumToScalarCode } from './softmax.js';
+import { bindOperands, f32Lit, header, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
+
+/** `nll`: -Σ logp[i, label_i] (/ N for mean), in one workgroup. */
+export function nllKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const [N, C] = spec.inputs[0].shape;
+  const { reduction } = spec.node.attrs as { reduction: Reduction };
+  if (N === 0 || C === 0) kernelError(spec, 'empty batch or no classes');
+  const { bindings, name, declarations } = bindOperands(spec, [0, 1], ['logp', 'labels']);
+  const wg = linearWorkgroupSize(caps);
+  const load = `    let l = ${name(1)}[row];
+    let ok = l >= 0i && l < ${C}i;
+    let lc = u32(clamp(l, 0i, ${C - 1}i));
+    acc = acc - select(0.0, ${name(0)}[row * ${u32Lit(C)} + lc], ok);`;
+  const code = sumToScalarCode(spec, N, wg, reduction === 'mean' ? ` / ${f32Lit(N)}` : '', `one workgroup of ${wg} sums -logp[i, label_i] over ${N} rows (${reduction}); labels outside [0, ${C}) add 0`, load, declarations);
+  return { dispatches: [{ label: labelOf(spec.node, `${N}x${C}`), code, bindings, workgroupSize: [wg, 1, 1], grid: [1, 1, 1] }], scratch: [], flops: N };
+}
+
+/** `nllGrad`: inputs [labels [N], dy []] → [N, classes] with -dy (/ N for mean) at each label. */
+export function nllGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const [N, C] = spec.node.shape;
+  const { reduction } = spec.node.attrs as { reduction: Reduction };
+  const n = numel(spec.node.shape);
+  if (n === 0) return { dispatches: [], scratch: [], flops: 0 };
+  const { bindings, name, declarations } = bindOperands(spec, [0, 1], ['labels', 'dy']);
+  const wg = linearWorkgroupSize(caps);
+  const g = linearGrid(spec, Math.ceil(n / wg), caps);
+  const code = `${header(spec, `a thread per element: -dy${reduction === 'mean' ? ` / ${N}` : ''} where the column is the row's label, else 0`)}${declarations}
+
+const TOTAL = ${u32Lit(n)};
+const C = ${u32Lit(C)};
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let o = ${g.index} * ${u32Lit(wg)} + lid;
+  if (o >= TOTAL) { return; }
+  let row = o / C;
+  let col = o % C;
+  let v = -${name(1)}[0]${reduction === 'mean' ? ` / ${f32Lit(N)}` : ''};
+  y[o] = select(0.0, v, ${name(0)}[row] == i32(col));
+}
+`;
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [], flops: n };
+}

@@ -1,0 +1,126 @@
+// The kernel registry: an exhaustive table from every GPU op to its generator (a new op in ir fails to compile
+// until it is covered here), user overrides on top, and `generateKernel`, which dispatches and then checks every
+// plan — built-in or user-supplied — against the device's limits, so a misfit surfaces as a KernelError naming the
+// op, its shapes, the limit and the device's value. Must stay pure: no GPU objects, no global state but overrides.
+
+import type { OpKind } from '@neura/ir';
+import { isElementwise } from '@neura/ir';
+import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
+import type { DeviceCaps, KernelGenerator, KernelPlan, KernelSpec } from './kernel.js';
+import { expandKernel, transposeKernel } from './layout.js';
+import { matmulKernel } from './matmul.js';
+import { nllGradKernel, nllKernel } from './nll.js';
+import { reduceKernel } from './reduce.js';
+import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
+import { bytesOf, kernelError } from './wgsl.js';
+
+/** Ops that run as GPU kernels: everything but leaves (uploaded by the runtime) and reshape (a buffer alias). */
+export type GpuOp = Exclude<OpKind, 'input' | 'param' | 'state' | 'const' | 'reshape'>;
+
+/** Ops the runtime handles without a kernel. */
+export const NON_KERNEL_OPS: readonly OpKind[] = ['input', 'param', 'state', 'const', 'reshape'];
+
+/** The built-in generator of every GPU op. */
+export const KERNELS: { readonly [K in GpuOp]: KernelGenerator } = {
+  neg: unaryKernel,
+  abs: unaryKernel,
+  exp: unaryKernel,
+  log: unaryKernel,
+  sqrt: unaryKernel,
+  rsqrt: unaryKernel,
+  recip: unaryKernel,
+  square: unaryKernel,
+  relu: unaryKernel,
+  sigmoid: unaryKernel,
+  tanh: unaryKernel,
+  sin: unaryKernel,
+  cos: unaryKernel,
+  add: binaryKernel,
+  sub: binaryKernel,
+  mul: binaryKernel,
+  div: binaryKernel,
+  max: binaryKernel,
+  min: binaryKernel,
+  pow: binaryKernel,
+  gt: binaryKernel,
+  ge: binaryKernel,
+  lt: binaryKernel,
+  le: binaryKernel,
+  eq: binaryKernel,
+  where: whereKernel,
+  cast: castKernel,
+  sum: reduceKernel,
+  mean: reduceKernel,
+  reduceMax: reduceKernel,
+  transpose: transposeKernel,
+  expand: expandKernel,
+  matmul: matmulKernel,
+  logSoftmax: logSoftmaxKernel,
+  logSoftmaxGrad: logSoftmaxGradKernel,
+  nll: nllKernel,
+  nllGrad: nllGradKernel,
+  fusedMatmul: matmulKernel,
+  pointwise: pointwiseKernel,
+  softmaxCrossEntropy: softmaxCrossEntropyKernel,
+  softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,
+};
+
+const overrides = new Map<OpKind, KernelGenerator>();
+
+/**
+ * Registers a generator for an op, replacing the built-in one (or adding one for an op that has none, such as
+ * a materialising `reshape`). Plans it returns are checked against the device's limits like built-in ones.
+ */
+export function registerKernel(op: OpKind, generator: KernelGenerator): void {
+  overrides.set(op, generator);
+}
+
+/** Removes a registered generator; the built-in one (if any) applies again. Returns whether one was registered. */
+export function unregisterKernel(op: OpKind): boolean {
+  return overrides.delete(op);
+}
+
+/** The generator that applies to an op now (a registered override, else the built-in), if any. */
+export function kernelFor(op: OpKind): KernelGenerator | undefined {
+  return overrides.get(op) ?? (KERNELS as Partial<Record<OpKind, KernelGenerator>>)[op];
+}
+
+/** Generates the plan for one node on a device; throws KernelError when it cannot, naming op, shapes and limit. */
+export function generateKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const op = spec.node.op;
+  const gen = kernelFor(op);
+  if (!gen) kernelError(spec, `no kernel: ${op} is handled by the runtime (${NON_KERNEL_OPS.includes(op) ? 'uploaded or aliased' : 'unknown op'})`);
+  if (spec.inputs.length !== spec.node.inputs.length)
+    kernelError(spec, `spec has ${spec.inputs.length} operand types for ${spec.node.inputs.length} node inputs`);
+  if (spec.inPlace !== undefined && !isElementwise(op)) kernelError(spec, 'inPlace is only supported for elementwise ops');
+  const plan = gen(spec, caps);
+  checkPlan(spec, plan, caps);
+  return plan;
+}
+
+/** Checks a plan against the device's limits (bindings, binding sizes, workgroup size, grid). */
+export function checkPlan(spec: KernelSpec, plan: KernelPlan, caps: DeviceCaps): void {
+  const outBytes = bytesOf(spec.node);
+  for (const d of plan.dispatches) {
+    const where = plan.dispatches.length > 1 ? ` in dispatch ${d.label}` : '';
+    if (d.bindings.length > caps.maxStorageBuffersPerShaderStage)
+      kernelError(spec, `needs ${d.bindings.length} storage buffers${where}, more than maxStorageBuffersPerShaderStage (device value ${caps.maxStorageBuffersPerShaderStage})`);
+    for (const b of d.bindings) {
+      const s = b.source;
+      const bytes = s.kind === 'input' ? bytesOf(spec.inputs[s.index]) : s.kind === 'output' ? outBytes : plan.scratch[s.index];
+      if (bytes === undefined) kernelError(spec, `binding refers to missing ${s.kind}${where}`);
+      if (bytes > caps.maxStorageBufferBindingSize) {
+        const what = s.kind === 'output' ? 'the output' : `${s.kind} ${s.index}`;
+        kernelError(spec, `binds ${what} of ${bytes} bytes${where}, more than maxStorageBufferBindingSize (device value ${caps.maxStorageBufferBindingSize})`);
+      }
+    }
+    const [x, y, z] = d.workgroupSize;
+    if (x * y * z > caps.maxComputeInvocationsPerWorkgroup)
+      kernelError(spec, `workgroup of ${x * y * z} invocations${where}, more than maxComputeInvocationsPerWorkgroup (device value ${caps.maxComputeInvocationsPerWorkgroup})`);
+    if (x > caps.maxComputeWorkgroupSizeX) kernelError(spec, `workgroup x size ${x}${where}, more than maxComputeWorkgroupSizeX (device value ${caps.maxComputeWorkgroupSizeX})`);
+    if (y > caps.maxComputeWorkgroupSizeY) kernelError(spec, `workgroup y size ${y}${where}, more than maxComputeWorkgroupSizeY (device value ${caps.maxComputeWorkgroupSizeY})`);
+    for (const g of d.grid)
+      if (g > caps.maxComputeWorkgroupsPerDimension)
+        kernelError(spec, `grid [${d.grid}]${where} exceeds maxComputeWorkgroupsPerDimension (device value ${caps.maxComputeWorkgroupsPerDimension})`);
+  }
+}

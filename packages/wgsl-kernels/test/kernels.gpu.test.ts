@@ -1,0 +1,260 @@
+// Every GPU op's kernel against the reference interpreter (float32 mode) on a real WebGPU device, at small
+// shapes with odd sizes and broadcasting, under the device's caps and under small (DEFAULT_CAPS-like) limits.
+import { describe, expect, it } from 'vitest';
+import {
+  BINARY_OPS,
+  COMPARISON_OPS,
+  type DType,
+  Graph,
+  interpret,
+  mulberry32,
+  type Node,
+  numel,
+  type OpAttrs,
+  type OpKind,
+  type PwExpr,
+  type Shape,
+  type TensorValue,
+  UNARY_OPS,
+  tensor,
+} from '@neura/ir';
+import { DEFAULT_CAPS, type DeviceCaps, generateKernel, type GpuOp, KERNELS } from '@neura/wgsl-kernels';
+import { runPlan, testCaps } from '../../../tooling/test/gpu.js';
+
+const SMALL64: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 64, maxComputeWorkgroupSizeX: 64, maxComputeWorkgroupSizeY: 64 };
+// Names only in the table: vitest sends `each` rows to the main process, and functions do not survive that.
+const CAPS = ['device caps', 'DEFAULT_CAPS', '64 invocations'] as const;
+const capsFor = (name: (typeof CAPS)[number]): Promise<DeviceCaps> =>
+  name === 'device caps' ? testCaps() : Promise.resolve(name === 'DEFAULT_CAPS' ? DEFAULT_CAPS : SMALL64);
+
+type Gen = 'any' | 'positive' | 'nonzero' | 'int' | 'small-int' | 'bool' | 'labels';
+
+let seed = 1;
+function randomValue(shape: Shape, dtype: DType, gen: Gen, classes = 1): TensorValue {
+  const r = mulberry32(seed++);
+  const n = numel(shape);
+  const d: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const u = r();
+    if (gen === 'labels') d.push(Math.floor(u * classes));
+    else if (gen === 'bool') d.push(u < 0.5 ? 1 : 0);
+    else if (gen === 'int') d.push(Math.floor(u * 21) - 10);
+    else if (gen === 'small-int') d.push(Math.floor(u * 7) - 3);
+    else if (gen === 'positive') d.push(0.1 + 3 * u);
+    else if (gen === 'nonzero') d.push((u < 0.5 ? -1 : 1) * (0.5 + 2 * r()));
+    else d.push(4 * u - 2);
+  }
+  return tensor(shape, d, dtype);
+}
+
+interface Operand {
+  shape: Shape;
+  dtype?: DType;
+  gen?: Gen;
+  classes?: number;
+  /** Use an earlier operand's leaf (same node) again. */
+  same?: number;
+}
+
+/** Builds `op(operands)`, runs its kernel and compares with the interpreter in float32 mode. */
+async function check<K extends OpKind>(
+  op: K,
+  operands: Operand[],
+  attrs: OpAttrs[K],
+  caps: DeviceCaps,
+  tol: { rtol?: number; atol?: number; inPlace?: number } = {},
+): Promise<void> {
+  console.error('check', op, JSON.stringify(operands));
+  const g = new Graph();
+  const feeds: Record<string, TensorValue> = {};
+  const leaves: Node[] = [];
+  operands.forEach((o, i) => {
+    if (o.same !== undefined) {
+      leaves.push(leaves[o.same]);
+      return;
+    }
+    const dtype = o.dtype ?? 'f32';
+    const leaf = g.input(`x${i}`, o.shape, dtype);
+    feeds[`x${i}`] = randomValue(o.shape, dtype, o.gen ?? (dtype === 'f32' ? 'any' : dtype === 'bool' ? 'bool' : 'int'), o.classes);
+    leaves.push(leaf);
+  });
+  const node = g.output('y', g.node(op, leaves, attrs));
+  const expected = interpret(g, feeds, {}, 'f32').outputs.y;
+  const plan = generateKernel({ node, inputs: leaves.map((l) => ({ shape: l.shape, dtype: l.dtype })), inPlace: tol.inPlace }, caps);
+  const data = leaves.map((l) => feeds[(l.attrs as { name: string }).name].data);
+  console.error('plan ok');
+  const bytes = await runPlan(plan, data, numel(node.shape) * 4, { resultFrom: tol.inPlace });
+  console.error('ran');
+  const actual = node.dtype === 'f32' ? new Float32Array(bytes) : new Int32Array(bytes);
+  expect(actual).toBeAllclose(expected.data, { rtol: tol.rtol ?? 1e-5, atol: tol.atol ?? 1e-5 });
+}
+
+const E = {} as Record<string, never>;
+const UNARY_GEN: Partial<Record<string, Gen>> = { log: 'positive', sqrt: 'positive', rsqrt: 'positive', recip: 'nonzero' };
+const UNARY_TOL: Partial<Record<string, { rtol: number; atol: number }>> = { sin: { rtol: 1e-4, atol: 1e-4 }, cos: { rtol: 1e-4, atol: 1e-4 }, tanh: { rtol: 1e-4, atol: 1e-5 }, exp: { rtol: 1e-5, atol: 1e-5 } };
+
+describe.each(CAPS)('kernels with %s', (capsName) => {
+  const getCaps = () => capsFor(capsName);
+  describe('elementwise', () => {
+    it.each(UNARY_OPS.map((op) => [op]))('%s matches the interpreter', async (op) => {
+      const caps = await getCaps();
+      for (const shape of [[7], [3, 65], []] as Shape[]) await check(op, [{ shape, gen: UNARY_GEN[op] }], E, caps, UNARY_TOL[op]);
+    });
+
+    it.each(BINARY_OPS.map((op) => [op]))('%s broadcasts like numpy', async (op) => {
+      const caps = await getCaps();
+      const gb: Gen = op === 'div' ? 'nonzero' : op === 'pow' ? 'small-int' : 'any';
+      const ga: Gen = op === 'pow' ? 'nonzero' : 'any';
+      const pairs: [Shape, Shape][] = [[[4, 5], [4, 5]], [[3, 1, 5], [4, 1]], [[], [6]], [[2, 3, 7], [7]], [[5, 1], [1, 130]]];
+      for (const [a, b] of pairs) await check(op, [{ shape: a, gen: ga }, { shape: b, gen: gb }], E, caps, { rtol: 1e-5, atol: 1e-5 });
+    });
+
+    it.each(BINARY_OPS.filter((op) => op !== 'pow').map((op) => [op]))('%s on i32 operands uses integer arithmetic', async (op) => {
+      const caps = await getCaps();
+      await check(op, [{ shape: [3, 4], dtype: 'i32' }, { shape: [4], dtype: 'i32', gen: op === 'div' ? 'small-int' : 'int' }], E, caps);
+    });
+
+    it('compares against itself through one binding when both operands are the same node', async () => {
+      const caps = await getCaps();
+      await check('mul', [{ shape: [9] }, { shape: [9], same: 0 }], E, caps);
+      await check('ge', [{ shape: [9] }, { shape: [9], same: 0 }], E, caps);
+    });
+
+    it('pow with a negative base and integer exponents matches JS', async () => {
+      const caps = await getCaps();
+      await check('pow', [{ shape: [40], gen: 'nonzero' }, { shape: [40], gen: 'small-int' }], E, caps, { rtol: 1e-5, atol: 1e-6 });
+    });
+
+    it('where selects with broadcasting, for f32 and i32 branches', async () => {
+      const caps = await getCaps();
+      await check('where', [{ shape: [3, 4], dtype: 'bool' }, { shape: [4] }, { shape: [3, 1] }], E, caps);
+      await check('where', [{ shape: [5], dtype: 'bool' }, { shape: [5], dtype: 'i32' }, { shape: [], dtype: 'i32' }], E, caps);
+    });
+
+    it('cast converts between every pair of dtypes', async () => {
+      const caps = await getCaps();
+      const dts: DType[] = ['f32', 'i32', 'bool'];
+      for (const from of dts)
+        for (const to of dts) {
+          if (from === to) continue;
+          const gen: Gen | undefined = from === 'f32' ? 'small-int' : undefined;
+          await check('cast', [{ shape: [11], dtype: from, gen }], { to }, caps);
+          if (from === 'f32') await check('cast', [{ shape: [11], dtype: from }], { to }, caps);
+        }
+    });
+
+    it('expand broadcasts to a larger shape', async () => {
+      const caps = await getCaps();
+      await check('expand', [{ shape: [3, 1] }], { shape: [2, 3, 5] }, caps);
+      await check('expand', [{ shape: [] , dtype: 'i32' }], { shape: [7] }, caps);
+      await check('expand', [{ shape: [1, 4] }], { shape: [3, 4] }, caps);
+    });
+
+    it('pointwise evaluates a fused expression DAG with shared subexpressions and constants', async () => {
+      const caps = await getCaps();
+      const x: PwExpr = { op: 'in', index: 0 };
+      const b: PwExpr = { op: 'in', index: 1 };
+      const t: PwExpr = { op: 'add', a: x, b };
+      // (t * sigmoid(t)) + where(t > 0, t^3, -t^-2) + cast:i32(t * 3)
+      const expr: PwExpr = {
+        op: 'add',
+        a: { op: 'add', a: { op: 'mul', a: t, b: { op: 'sigmoid', a: t } }, b: { op: 'where', c: { op: 'gt', a: t, b: { op: 'const', value: 0 } }, a: { op: 'pow', a: t, b: { op: 'const', value: 3 } }, b: { op: 'neg', a: { op: 'pow', a: t, b: { op: 'const', value: -2 } } } } },
+        b: { op: 'cast', to: 'i32', a: { op: 'mul', a: t, b: { op: 'const', value: 3 } } },
+      };
+      await check('pointwise', [{ shape: [4, 6] }, { shape: [6] }], { expr, dtype: 'f32' }, caps, { rtol: 1e-4, atol: 1e-4 });
+      // an i32 and a bool input, a comparison result stored as bool
+      const cmp: PwExpr = { op: 'lt', a: { op: 'mul', a: { op: 'cast', to: 'f32', a: { op: 'in', index: 0 } }, b: { op: 'const', value: 0.5 } }, b: { op: 'in', index: 1 } };
+      await check('pointwise', [{ shape: [5, 3], dtype: 'i32' }, { shape: [3] }, { shape: [5, 1], dtype: 'bool' }], { expr: { op: 'where', c: { op: 'in', index: 2 }, a: cmp, b: { op: 'const', value: 1 } }, dtype: 'bool' }, caps);
+      // a non-finite constant
+      await check('pointwise', [{ shape: [8] }], { expr: { op: 'max', a: x, b: { op: 'const', value: -Infinity } }, dtype: 'f32' }, caps);
+    });
+
+    it('runs in place: the result is written through the operand buffer', async () => {
+      const caps = await getCaps();
+      await check('add', [{ shape: [6, 7] }, { shape: [7] }], E, caps, { inPlace: 0 });
+      await check('mul', [{ shape: [3] }, { shape: [5, 3] }], E, caps, { inPlace: 1 });
+      await check('pointwise', [{ shape: [33] }, { shape: [33] }], { expr: { op: 'sub', a: { op: 'in', index: 0 }, b: { op: 'mul', a: { op: 'const', value: 0.1 }, b: { op: 'in', index: 1 } } }, dtype: 'f32' }, caps, { inPlace: 0 });
+    });
+  });
+
+  describe('matmul', () => {
+    const shapes: [number, number, number][] = [[1, 10, 3], [5, 7, 9], [33, 17, 65], [64, 64, 64], [70, 130, 20]];
+    it.each([[false, false], [true, false], [false, true], [true, true]])('matmul transA=%s transB=%s at odd sizes', async (transA, transB) => {
+      const caps = await getCaps();
+      for (const [m, n, k] of shapes)
+        await check('matmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }], { transA, transB }, caps, { rtol: 1e-4, atol: 1e-4 });
+    });
+
+    it('fusedMatmul adds a broadcast bias and applies relu', async () => {
+      const caps = await getCaps();
+      for (const [m, n, k] of shapes.slice(0, 4)) {
+        await check('fusedMatmul', [{ shape: [m, k] }, { shape: [k, n] }, { shape: [n] }], { transA: false, transB: false, bias: true, activation: 'relu' }, caps, { rtol: 1e-4, atol: 1e-4 });
+        await check('fusedMatmul', [{ shape: [k, m] }, { shape: [n, k] }, { shape: [m, 1] }], { transA: true, transB: true, bias: true, activation: 'none' }, caps, { rtol: 1e-4, atol: 1e-4 });
+      }
+      await check('fusedMatmul', [{ shape: [9, 4] }, { shape: [4, 6] }], { transA: false, transB: false, bias: false, activation: 'relu' }, caps, { rtol: 1e-4, atol: 1e-4 });
+    });
+
+    it('multiplies a matrix by its own transpose through one binding', async () => {
+      const caps = await getCaps();
+      await check('matmul', [{ shape: [6, 5] }, { shape: [6, 5], same: 0 }], { transA: false, transB: true }, caps, { rtol: 1e-4, atol: 1e-4 });
+    });
+  });
+
+  describe('reductions', () => {
+    const cases: [Shape, number[], boolean][] = [
+      [[32, 128], [0], false], // columns path
+      [[5, 300], [1], true], // rows path
+      [[7, 9], [1], false], // short rows: general
+      [[2, 3, 4, 5], [1, 3], true], // general, two reduced groups
+      [[4, 70, 3], [1], false], // middle axis
+      [[200], [0], false], // all axes, rows path
+      [[3, 5], [0, 1], true],
+      [[6], [], false], // nothing reduced
+    ];
+    it.each([['sum'], ['mean'], ['reduceMax']] as const)('%s over any axes', async (op) => {
+      const caps = await getCaps();
+      for (const [shape, axes, keepdims] of cases) await check(op, [{ shape }], { axes, keepdims }, caps, { rtol: 1e-5, atol: 1e-4 });
+    });
+  });
+
+  describe('softmax and losses', () => {
+    const rows: [number, number][] = [[1, 10], [5, 7], [3, 300], [17, 33]];
+    it('logSoftmax and logSoftmaxGrad over the last axis', async () => {
+      const caps = await getCaps();
+      for (const [n, c] of rows) {
+        await check('logSoftmax', [{ shape: [n, c] }], { axis: 1 }, caps, { rtol: 1e-5, atol: 1e-5 });
+        await check('logSoftmaxGrad', [{ shape: [n, c] }, { shape: [n, c] }], { axis: 1 }, caps, { rtol: 1e-4, atol: 1e-5 });
+      }
+      await check('logSoftmax', [{ shape: [2, 3, 5] }], { axis: 2 }, caps, { rtol: 1e-5, atol: 1e-5 });
+    });
+
+    it.each([['mean'], ['sum']] as const)('softmaxCrossEntropy, its gradient, nll and nllGrad (%s)', async (reduction) => {
+      const caps = await getCaps();
+      for (const [n, c] of rows) {
+        const labels: Operand = { shape: [n], dtype: 'i32', gen: 'labels', classes: c };
+        await check('softmaxCrossEntropy', [{ shape: [n, c] }, labels], { reduction }, caps, { rtol: 1e-5, atol: 1e-5 });
+        await check('softmaxCrossEntropyGrad', [{ shape: [n, c] }, labels, { shape: [] }], { reduction }, caps, { rtol: 1e-5, atol: 1e-6 });
+        await check('nll', [{ shape: [n, c] }, labels], { reduction }, caps, { rtol: 1e-5, atol: 1e-5 });
+        await check('nllGrad', [labels, { shape: [] }], { reduction, classes: c }, caps, { rtol: 1e-6, atol: 1e-7 });
+      }
+    });
+  });
+
+  describe('transpose', () => {
+    it('permutes any axes, tiled for 2-D and batched 2-D', async () => {
+      const caps = await getCaps();
+      await check('transpose', [{ shape: [37, 19] }], { perm: [1, 0] }, caps);
+      await check('transpose', [{ shape: [3, 20, 9] }], { perm: [0, 2, 1] }, caps);
+      await check('transpose', [{ shape: [2, 3, 4, 5] }], { perm: [2, 0, 3, 1] }, caps);
+      await check('transpose', [{ shape: [4, 6], dtype: 'i32' }], { perm: [1, 0] }, caps);
+      await check('transpose', [{ shape: [2, 1, 3] }], { perm: [1, 2, 0] }, caps);
+    });
+  });
+});
+
+describe('coverage', () => {
+  it('every GPU op has a GPU test above', () => {
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'matmul', 'fusedMatmul', 'sum', 'mean', 'reduceMax', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
+  });
+});
