@@ -140,7 +140,9 @@ export function indexMath(lin: string, shape: Shape, strides: readonly (readonly
       else if (s[ax] !== 0) terms[j].push(`${c} * ${u32Lit(s[ax])}`);
     });
   }
-  names.forEach((n, j) => lines.push(`let ${n} = ${terms[j].length ? terms[j].reverse().join(' + ') : '0u'};`));
+  names.forEach((n, j) => {
+    lines.push(`let ${n} = ${terms[j].length ? terms[j].reverse().join(' + ') : '0u'};`);
+  });
   return lines.join('\n');
 }
 
@@ -161,7 +163,9 @@ export function collapseAxes(shape: Shape, strides: readonly (readonly number[])
       });
     } else {
       outShape.push(shape[ax]);
-      strides.forEach((s, j) => outStrides[j].push(s[ax]));
+      strides.forEach((s, j) => {
+        outStrides[j].push(s[ax]);
+      });
     }
   }
   return { shape: outShape, strides: outStrides };

@@ -22,7 +22,7 @@ import { DEFAULT_CAPS, type DeviceCaps, generateKernel, type GpuOp, KERNELS } fr
 import { runPlan, testCaps } from '../../../tooling/test/gpu.js';
 
 const SMALL64: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 64, maxComputeWorkgroupSizeX: 64, maxComputeWorkgroupSizeY: 64 };
-// Names only in the table: vitest sends `each` rows to the main process, and functions do not survive that.
+// Cap sets by name, so test titles say which limits a failure ran under.
 const CAPS = ['device caps', 'DEFAULT_CAPS', '64 invocations'] as const;
 const capsFor = (name: (typeof CAPS)[number]): Promise<DeviceCaps> =>
   name === 'device caps' ? testCaps() : Promise.resolve(name === 'DEFAULT_CAPS' ? DEFAULT_CAPS : SMALL64);
@@ -249,6 +249,50 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       await check('transpose', [{ shape: [4, 6], dtype: 'i32' }], { perm: [1, 0] }, caps);
       await check('transpose', [{ shape: [2, 1, 3] }], { perm: [1, 2, 0] }, caps);
     });
+  });
+});
+
+describe('2-D grids beyond maxComputeWorkgroupsPerDimension', () => {
+  const caps: DeviceCaps = { ...DEFAULT_CAPS, maxComputeWorkgroupsPerDimension: 4 };
+  it('elementwise, reductions, softmax rows and nllGrad index workgroups in x and y', async () => {
+    await check('add', [{ shape: [11, 128] }, { shape: [128] }], E, caps);
+    await check('sum', [{ shape: [10, 100] }], { axes: [1], keepdims: false }, caps, { atol: 1e-4 });
+    await check('mean', [{ shape: [3, 700] }], { axes: [0], keepdims: true }, caps);
+    await check('logSoftmax', [{ shape: [9, 70] }], { axis: 1 }, caps);
+    await check('softmaxCrossEntropyGrad', [{ shape: [9, 70] }, { shape: [9], dtype: 'i32', gen: 'labels', classes: 70 }, { shape: [] }], { reduction: 'mean' }, caps);
+    await check('nllGrad', [{ shape: [50], dtype: 'i32', gen: 'labels', classes: 30 }, { shape: [] }], { reduction: 'sum', classes: 30 }, caps);
+    await check('transpose', [{ shape: [9, 10, 17] }], { perm: [2, 0, 1] }, caps);
+  });
+});
+
+describe('labels outside [0, C)', () => {
+  it('contribute 0 to nll and softmaxCrossEntropy and no one-hot to the gradients, without faulting', async () => {
+    const caps = await testCaps();
+    const [n, c] = [4, 5];
+    const labels = new Int32Array([2, -1, 5, 4]);
+    const logits = randomValue([n, c], 'f32', 'any').data as Float32Array;
+    const dy = new Float32Array([1.5]);
+    const g = new Graph();
+    const x = g.input('x', [n, c]);
+    const l = g.input('l', [n], 'i32');
+    const d = g.input('dy', []);
+    const run = async (node: Node, inputs: ArrayBufferView[]) =>
+      new Float32Array(await runPlan(generateKernel({ node, inputs: node.inputs.map((id) => g.nodes[id]) }, caps), inputs, numel(node.shape) * 4));
+    const lse = (r: number) => {
+      const row = Array.from(logits.slice(r * c, r * c + c));
+      const m = Math.max(...row);
+      return m + Math.log(row.reduce((s, v) => s + Math.exp(v - m), 0));
+    };
+    const valid = [0, 3];
+    const ce = valid.reduce((s, r) => s + lse(r) - logits[r * c + labels[r]], 0) / n;
+    expect(await run(g.node('softmaxCrossEntropy', [x, l], { reduction: 'mean' }), [logits, labels])).toBeAllclose([ce], { rtol: 1e-5 });
+    const nll = -valid.reduce((s, r) => s + logits[r * c + labels[r]], 0);
+    expect(await run(g.node('nll', [x, l], { reduction: 'sum' }), [logits, labels])).toBeAllclose([nll], { rtol: 1e-5 });
+    const grad = await run(g.node('nllGrad', [l, d], { reduction: 'sum', classes: c }), [labels, dy]);
+    expect(Array.from(grad.slice(c, 3 * c))).toEqual(new Array(2 * c).fill(0));
+    const sg = await run(g.node('softmaxCrossEntropyGrad', [x, l, d], { reduction: 'sum' }), [logits, labels, dy]);
+    const soft = Array.from({ length: c }, (_, j) => Math.exp(logits[c + j] - lse(1)) * 1.5);
+    expect(sg.slice(c, 2 * c)).toBeAllclose(soft, { rtol: 1e-5, atol: 1e-6 });
   });
 });
 

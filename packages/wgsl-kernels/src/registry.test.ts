@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { Graph, OP_KINDS, type Node, type OpAttrs, type OpKind, type PwExpr, type Shape } from '@neura/ir';
+import { DEFAULT_CAPS, type DeviceCaps, generateKernel, KERNELS, KernelError, type KernelSpec, NON_KERNEL_OPS, registerKernel, unregisterKernel } from './index.js';
+import { chooseMatmulConfig } from './matmul.js';
+
+const BIG: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupSizeY: 1024, maxStorageBuffersPerShaderStage: 8, maxComputeWorkgroupStorageSize: 32768 };
+
+function spec<K extends OpKind>(op: K, shapes: Shape[], attrs: OpAttrs[K], dtypes: ('f32' | 'i32' | 'bool')[] = [], inPlace?: number): KernelSpec & { node: Node } {
+  const g = new Graph();
+  const ins = shapes.map((s, i) => g.input(`x${i}`, s, dtypes[i] ?? 'f32'));
+  const node = g.node(op, ins, attrs);
+  return { node, inputs: ins.map((n) => ({ shape: n.shape, dtype: n.dtype })), inPlace };
+}
+const E = {} as Record<string, never>;
+const x0: PwExpr = { op: 'in', index: 0 };
+
+describe('registry', () => {
+  it('covers every op except leaves and reshape', () => {
+    const missing = OP_KINDS.filter((op) => !NON_KERNEL_OPS.includes(op) && !(op in KERNELS));
+    expect(missing).toEqual([]);
+    expect(Object.keys(KERNELS).length + NON_KERNEL_OPS.length).toBe(OP_KINDS.length);
+  });
+
+  it('refuses ops the runtime handles, naming the op', () => {
+    expect(() => generateKernel(spec('reshape', [[2, 3]], { shape: [6] }), DEFAULT_CAPS)).toThrow(KernelError);
+    expect(() => generateKernel(spec('reshape', [[2, 3]], { shape: [6] }), DEFAULT_CAPS)).toThrow(/reshape .*handled by the runtime/);
+  });
+
+  it('lets a user override a kernel and restores the built-in one', () => {
+    const s = spec('neg', [[4]], E);
+    const builtin = generateKernel(s, DEFAULT_CAPS);
+    registerKernel('neg', () => ({ dispatches: [], scratch: [], flops: 42 }));
+    try {
+      expect(generateKernel(s, DEFAULT_CAPS).flops).toBe(42);
+    } finally {
+      expect(unregisterKernel('neg')).toBe(true);
+    }
+    expect(generateKernel(s, DEFAULT_CAPS)).toEqual(builtin);
+  });
+
+  it('checks user plans against the device limits too', () => {
+    const s = spec('neg', [[4]], E);
+    registerKernel('neg', () => ({ dispatches: [{ label: 'mine', code: '', bindings: [], workgroupSize: [512, 1, 1], grid: [1, 1, 1] }], scratch: [], flops: 0 }));
+    try {
+      expect(() => generateKernel(s, DEFAULT_CAPS)).toThrow(/512 invocations.*maxComputeInvocationsPerWorkgroup \(device value 128\)/);
+    } finally {
+      unregisterKernel('neg');
+    }
+  });
+});
+
+describe('limits', () => {
+  it('names maxStorageBuffersPerShaderStage and its value when a pointwise op has too many operands', () => {
+    const expr: PwExpr = { op: 'add', a: { op: 'add', a: x0, b: { op: 'in', index: 1 } }, b: { op: 'add', a: { op: 'in', index: 2 }, b: { op: 'in', index: 3 } } };
+    const s = spec('pointwise', [[8], [8], [8], [8]], { expr, dtype: 'f32' });
+    expect(() => generateKernel(s, DEFAULT_CAPS)).toThrow(/pointwise \(\[8\]:f32.*needs 5 storage buffers, more than maxStorageBuffersPerShaderStage \(device value 4\)/);
+    expect(generateKernel(s, BIG).dispatches[0].bindings).toHaveLength(5);
+  });
+
+  it('names maxStorageBufferBindingSize when a binding is too large', () => {
+    const caps = { ...DEFAULT_CAPS, maxStorageBufferBindingSize: 1024 };
+    expect(() => generateKernel(spec('exp', [[300]], E), caps)).toThrow(/exp \(\[300\]:f32 -> \[300\]:f32\): binds input 0 of 1200 bytes, more than maxStorageBufferBindingSize \(device value 1024\)/);
+  });
+
+  it('lays large grids out in 2-D and fails beyond the square of the per-dimension limit', () => {
+    const caps = { ...DEFAULT_CAPS, maxComputeWorkgroupsPerDimension: 4 };
+    const plan = generateKernel(spec('relu', [[128 * 11]], E), caps);
+    expect(plan.dispatches[0].grid).toEqual([4, 3, 1]);
+    expect(plan.dispatches[0].code).toContain('wid.y * 4u');
+    expect(() => generateKernel(spec('relu', [[128 * 17]], E), caps)).toThrow(/17 workgroups.*maxComputeWorkgroupsPerDimension.*device value 4/);
+  });
+
+  it('names maxComputeWorkgroupStorageSize when no matmul tiling fits', () => {
+    const caps = { ...DEFAULT_CAPS, maxComputeWorkgroupStorageSize: 1024 };
+    expect(() => generateKernel(spec('matmul', [[8, 8], [8, 8]], { transA: false, transB: false }), caps)).toThrow(/matmul .*bytes of workgroup memory, more than maxComputeWorkgroupStorageSize \(device value 1024\)/);
+  });
+
+  it('keeps every workgroup within the invocation limit', () => {
+    for (const caps of [DEFAULT_CAPS, { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 64, maxComputeWorkgroupSizeX: 64, maxComputeWorkgroupSizeY: 64 }]) {
+      const specs = [spec('matmul', [[70, 30], [30, 90]], { transA: false, transB: false }), spec('sum', [[4, 1000]], { axes: [1], keepdims: false }), spec('logSoftmax', [[3, 500]], { axis: 1 }), spec('transpose', [[40, 50]], { perm: [1, 0] })];
+      for (const s of specs)
+        for (const d of generateKernel(s, caps).dispatches) expect(d.workgroupSize[0] * d.workgroupSize[1] * d.workgroupSize[2]).toBeLessThanOrEqual(caps.maxComputeInvocationsPerWorkgroup);
+    }
+  });
+});
+
+describe('matmul configurations', () => {
+  it('uses 64x64 tiles with 256 threads when the device allows and the output is large, else 32x32 with 64', () => {
+    expect(chooseMatmulConfig(1024, 1024, BIG)).toMatchObject({ bm: 64, bn: 64 });
+    expect(chooseMatmulConfig(128, 128, BIG)).toMatchObject({ bm: 32, bn: 32 });
+    expect(chooseMatmulConfig(1024, 1024, DEFAULT_CAPS)).toMatchObject({ bm: 32, bn: 32 });
+    expect(chooseMatmulConfig(1024, 1024, { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 32 })).toMatchObject({ bm: 16, bn: 16 });
+  });
+
+  it('counts 2·M·N·K flops plus the epilogue', () => {
+    expect(generateKernel(spec('matmul', [[3, 5], [5, 7]], { transA: false, transB: false }), DEFAULT_CAPS).flops).toBe(2 * 3 * 5 * 7);
+    expect(generateKernel(spec('fusedMatmul', [[3, 5], [5, 7], [7]], { transA: false, transB: false, bias: true, activation: 'relu' }), DEFAULT_CAPS).flops).toBe(2 * 3 * 5 * 7 + 2 * 21);
+  });
+});
+
+describe('generation', () => {
+  it('is deterministic: the same spec gives the same WGSL, across graphs', () => {
+    const a = generateKernel(spec('fusedMatmul', [[4, 9], [4, 6], [6]], { transA: true, transB: false, bias: true, activation: 'relu' } as never), DEFAULT_CAPS);
+    const b = generateKernel(spec('fusedMatmul', [[4, 9], [4, 6], [6]], { transA: true, transB: false, bias: true, activation: 'relu' } as never), DEFAULT_CAPS);
+    expect(a).toEqual(b);
+  });
+
+  it('opens every shader with the op and its shapes', () => {
+    const plan = generateKernel(spec('add', [[2, 3], [3]], E), DEFAULT_CAPS);
+    expect(plan.dispatches[0].code.startsWith('// neura kernel: add [2, 3]:f32, [3]:f32 -> [2, 3]:f32')).toBe(true);
+    expect(plan.dispatches[0].label).toBe('add[2x3]');
+  });
+
+  it('emits a shared subexpression once and unrolls constant integer powers', () => {
+    const t: PwExpr = { op: 'exp', a: x0 };
+    const expr: PwExpr = { op: 'add', a: { op: 'mul', a: t, b: t }, b: { op: 'pow', a: t, b: { op: 'const', value: 3 } } };
+    const code = generateKernel(spec('pointwise', [[5]], { expr, dtype: 'f32' }), DEFAULT_CAPS).dispatches[0].code;
+    expect(code.match(/exp\(/g)).toHaveLength(1);
+    expect(code).not.toContain('pow_js');
+    expect(code).toContain('(t0 * t0 * t0)');
+  });
+
+  it('reads an operand that has the output shape by the thread index, and broadcasts others by baked strides', () => {
+    const code = generateKernel(spec('add', [[4, 5], [5]], E), DEFAULT_CAPS).dispatches[0].code;
+    expect(code).toContain('let v0 = x0[o];');
+    expect(code).toMatch(/let i1 = c1;/);
+  });
+});
+
+describe('inPlace', () => {
+  it('binds the operand once, read_write, and writes the result through it', () => {
+    const plan = generateKernel(spec('add', [[4, 5], [5]], E, [], 0), DEFAULT_CAPS);
+    const d = plan.dispatches[0];
+    expect(d.bindings).toEqual([
+      { source: { kind: 'input', index: 0 }, access: 'read_write', dtype: 'f32' },
+      { source: { kind: 'input', index: 1 }, access: 'read', dtype: 'f32' },
+    ]);
+    expect(d.code).toContain('x0[o] = (v0 + v1);');
+    expect(d.code).toContain('var<storage, read_write> x0');
+  });
+
+  it('rejects inPlace for non-elementwise ops and for a broadcast operand', () => {
+    expect(() => generateKernel(spec('matmul', [[2, 2], [2, 2]], { transA: false, transB: false }, [], 0), DEFAULT_CAPS)).toThrow(/inPlace is only supported for elementwise ops/);
+    expect(() => generateKernel(spec('add', [[4, 5], [5]], E, [], 1), DEFAULT_CAPS)).toThrow(/inPlace operand 1 is \[5\]:f32, not the output's \[4, 5\]:f32/);
+  });
+});
