@@ -1,12 +1,13 @@
 // `pnpm mnist`: trains an MLP on MNIST end to end on WebGPU (a real GPU if there is one, else the software
 // adapter), evaluates on the 10 000 test images and prints last one JSON line with the results.
-// Flags: --epochs --batch --optimizer adam|adamw|sgd --lr --steps --hidden --no-optimize --min-accuracy.
+// Flags: --epochs --batch --optimizer adam|adamw|sgd --lr --schedule cosine|constant --steps --hidden
+// --no-optimize --min-accuracy --seed.
 
 import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { Graph } from '@neura/ir';
-import { compileInference, compileTraining, countCorrect, loadMnist, mlp, Trainer } from '@neura/nn';
+import { Graph, type Tensor } from '@neura/ir';
+import { compileInference, compileTraining, constantLr, cosineLr, countCorrect, loadMnist, mlp, Trainer } from '@neura/nn';
 import { adam, adamW, type Optimizer, sgd } from '@neura/optim';
 import { createDevice } from '@neura/runtime-webgpu';
 
@@ -21,6 +22,7 @@ const { values: args } = parseArgs({
     'no-optimize': { type: 'boolean', default: false },
     'min-accuracy': { type: 'string' },
     seed: { type: 'string', default: '1' },
+    schedule: { type: 'string', default: 'cosine' },
   },
 });
 
@@ -28,14 +30,17 @@ const batch = Number(args.batch);
 const hidden = args.hidden.split(',').map(Number);
 const lr = args.lr === undefined ? undefined : Number(args.lr);
 
-function makeOptimizer(): Optimizer {
+const baseLr = lr ?? (args.optimizer === 'sgd' ? 0.05 : 3e-3);
+const schedule = args.schedule === 'cosine' ? cosineLr(baseLr) : constantLr(baseLr);
+
+function makeOptimizer(lrInput: Tensor): Optimizer {
   switch (args.optimizer) {
     case 'adam':
-      return adam({ lr: lr ?? 1e-3 });
+      return adam({ lr: lrInput });
     case 'adamw':
-      return adamW({ lr: lr ?? 1e-3, weightDecay: 1e-2 });
+      return adamW({ lr: lrInput, weightDecay: 1e-2 });
     case 'sgd':
-      return sgd({ lr: lr ?? 0.05, momentum: 0.9 });
+      return sgd({ lr: lrInput, momentum: 0.9 });
     default:
       throw new Error(`--optimizer must be adam, adamw or sgd, got '${args.optimizer}'`);
   }
@@ -54,7 +59,7 @@ const x = g.input('x', [batch, 784]);
 const labels = g.input('labels', [batch], 'i32');
 const loss = g.crossEntropy(model.forward(g, x), labels);
 const compileStart = performance.now();
-const train = await compileTraining(g, { loss, optimizer: makeOptimizer(), device, optimize: !args['no-optimize'] });
+const train = await compileTraining(g, { loss, optimizer: makeOptimizer(g.input('lr', [])), device, optimize: !args['no-optimize'] });
 const compileMs = performance.now() - compileStart;
 if (train.report) console.error(train.report.summary());
 
@@ -63,6 +68,7 @@ const fit = await new Trainer(train).fit(data.train, 784, {
   batchSize: batch,
   maxSteps: args.steps === undefined ? undefined : Number(args.steps),
   shuffleSeed: Number(args.seed),
+  lr: schedule,
 });
 
 // evaluation on the test set with the trained parameters

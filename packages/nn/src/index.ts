@@ -10,4 +10,5 @@ export { Linear, type LinearOptions, mlp } from './linear.js';
 export { argmaxRow, countCorrect } from './metrics.js';
 export { Flatten, type Module, paramName, ReLU, Sequential } from './module.js';
 export { type Progress, ProgressBar } from './progressBar.js';
+export { constantLr, cosineLr, type Schedule } from './schedule.js';
 export { type FitOptions, type FitResult, Trainer } from './trainer.js';

@@ -4,6 +4,7 @@
 import type { TrainingSession } from './compileTraining.js';
 import { type Batch, batches } from './data/batches.js';
 import { ProgressBar } from './progressBar.js';
+import type { Schedule } from './schedule.js';
 
 /** Options of `Trainer.fit`. */
 export interface FitOptions {
@@ -18,6 +19,8 @@ export interface FitOptions {
   progress?: boolean;
   /** Maps a batch to the step's feeds (default `{ x, labels }`). */
   feeds?: (b: Batch) => Record<string, Float32Array | Int32Array>;
+  /** Learning-rate schedule, fed each step as the scalar input `lr` (the graph must declare it). */
+  lr?: Schedule;
 }
 
 /** What a fit returns. */
@@ -41,6 +44,7 @@ export class Trainer {
     const bar = opts.progress === false ? undefined : new ProgressBar();
     const feeds = opts.feeds ?? ((b: Batch) => ({ x: b.x, labels: b.labels }));
     const losses: FitResult['losses'] = [];
+    const lrValue = new Float32Array(1);
     const t0 = performance.now();
     let step = 0;
     outer: for (let epoch = 0; epoch < opts.epochs; epoch++) {
@@ -48,7 +52,12 @@ export class Trainer {
         if (step >= total) break outer;
         step++;
         const read = step % logEvery === 0 || step === total;
-        const loss = await this.session.step(feeds(b), { readLoss: read });
+        const stepFeeds: Record<string, Float32Array | Int32Array> = feeds(b);
+        if (opts.lr) {
+          lrValue[0] = opts.lr(step - 1, total);
+          stepFeeds.lr = lrValue;
+        }
+        const loss = await this.session.step(stepFeeds, { readLoss: read });
         if (loss !== undefined) {
           if (!Number.isFinite(loss)) throw new Error(`training diverged: loss is ${loss} at step ${step}`);
           losses.push({ step, loss });
