@@ -1,0 +1,56 @@
+// `pnpm bench` (quick local pass, software adapter) and the H200 bundle's entry (`--profile device`): runs
+// neura's workloads on the current WebGPU adapter and prints one JSON document (or writes it with --out).
+// The PyTorch side (python/reference.py) runs in the same device command; report.ts joins both.
+
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createDevice } from '@neura/runtime-webgpu';
+import { benchEgraphSaturation } from './egraphSaturation.js';
+import { benchMatmul } from './workloads/matmul.js';
+import { benchMlp, MLP_WORKLOADS } from './workloads/mlp.js';
+
+const { values: args } = parseArgs({
+  options: { profile: { type: 'string', default: 'local' }, out: { type: 'string' }, only: { type: 'string' } },
+});
+const device = args.profile === 'device';
+const only = args.only?.split(',');
+const want = (name: string) => !only || only.some((o) => name.startsWith(o));
+
+const dev = await createDevice();
+const log = (s: string) => console.error(`[bench] ${s}`);
+log(`adapter ${dev.name}`);
+const results: Record<string, unknown> = {};
+
+if (want('matmul')) {
+  for (const n of device ? [1024, 2048, 4096] : [128, 256]) {
+    const r = await benchMatmul(n, dev, device ? { blocks: 10, perBlock: n >= 4096 ? 5 : 20 } : { blocks: 3, perBlock: 2 });
+    log(`matmul ${n}: ${r.medianMs.toFixed(3)} ms, ${r.tflops.toFixed(2)} TFLOP/s`);
+    results[`matmul-${n}`] = r;
+  }
+}
+for (const w of MLP_WORKLOADS) {
+  if (!want(w.name)) continue;
+  const r = await benchMlp(w, dev, device ? { steps: 300, warmup: 30, blocks: 10 } : { steps: 20, warmup: 3, blocks: 2 });
+  log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, pipelined ${r.pipelined.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches`);
+  results[w.name] = r;
+}
+if (want('egraph')) {
+  const r = await benchEgraphSaturation();
+  log(`egraph saturation: ${Math.round(r.enodesPerSecond)} e-nodes/s`);
+  results['egraph-saturation'] = r;
+}
+
+const doc = {
+  framework: 'neura',
+  date: new Date().toISOString(),
+  node: process.version,
+  adapter: dev.adapterInfo,
+  adapterName: dev.name,
+  profile: args.profile,
+  results,
+};
+const text = JSON.stringify(doc);
+if (args.out) writeFileSync(args.out, text);
+else console.log(text);
+dev.destroy();
+process.exit(0);

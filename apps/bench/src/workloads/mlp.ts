@@ -1,0 +1,86 @@
+// The MLP training-step workloads (the same ones apps/bench/python/reference.py runs in PyTorch): a full
+// step — forward, backward, optimizer update — timed with the GPU synchronised after every step (as the
+// PyTorch side does) and pipelined (many steps, one sync), plus compile time, memory and e-graph figures.
+
+import { Graph } from '@neura/ir';
+import { compileTraining, mlp } from '@neura/nn';
+import { adam, sgd } from '@neura/optim';
+import type { NeuraDevice } from '@neura/runtime-webgpu';
+import { summarize, type Timing, timeAsync } from '../timing.js';
+
+/** One MLP workload. */
+export interface MlpWorkload {
+  name: string;
+  sizes: number[];
+  batch: number;
+  optimizer: 'sgd' | 'adam';
+}
+
+/** The workloads of the issue (and of PLATFORM.md's PyTorch figures). */
+export const MLP_WORKLOADS: MlpWorkload[] = [
+  { name: 'mlp-784-128-10-b32-sgd', sizes: [784, 128, 10], batch: 32, optimizer: 'sgd' },
+  { name: 'mlp-784-256-128-10-b1000-adam', sizes: [784, 256, 128, 10], batch: 1000, optimizer: 'adam' },
+  { name: 'mlp-16-128-64-64-10-b16-sgd', sizes: [16, 128, 64, 64, 10], batch: 16, optimizer: 'sgd' },
+];
+
+/** Results of one MLP workload. */
+export interface MlpResult {
+  /** Each step awaited and the GPU synchronised after it. */
+  synced: Timing;
+  /** Mean per step over a block of steps with one synchronisation at the end (median over blocks). */
+  pipelined: Timing;
+  compileMs: number;
+  optimizeMs?: number;
+  dispatchesPerStep: number;
+  dispatchesUnoptimized?: number;
+  bytesAllocated: number;
+  bytesIfUnshared: number;
+  egraph?: string;
+}
+
+/** Builds, compiles and times one MLP training step. */
+export async function benchMlp(w: MlpWorkload, device: NeuraDevice, iters: { steps: number; warmup: number; blocks: number }): Promise<MlpResult> {
+  const g = new Graph();
+  const x = g.input('x', [w.batch, w.sizes[0]]);
+  const labels = g.input('labels', [w.batch], 'i32');
+  const loss = g.crossEntropy(mlp(w.sizes).forward(g, x), labels);
+  const optimizer = w.optimizer === 'sgd' ? sgd({ lr: 0.01 }) : adam({ lr: 1e-3 });
+  const t0 = performance.now();
+  const train = await compileTraining(g, { loss, optimizer, device });
+  const feeds = {
+    x: Float32Array.from({ length: w.batch * w.sizes[0] }, (_, i) => Math.sin(i * 0.37)),
+    labels: Int32Array.from({ length: w.batch }, (_, i) => (i * 7) % w.sizes[w.sizes.length - 1]),
+  };
+  await train.step(feeds, { readLoss: true }); // first finished step
+  const compileMs = performance.now() - t0;
+  const synced = await timeAsync(
+    async () => {
+      await train.step(feeds);
+      await train.session.sync();
+    },
+    iters.steps,
+    iters.warmup,
+  );
+  const blockSamples: number[] = [];
+  const per = Math.max(10, Math.floor(iters.steps / iters.blocks));
+  for (let b = 0; b < iters.blocks; b++) {
+    const s0 = performance.now();
+    for (let i = 0; i < per; i++) await train.step(feeds);
+    await train.session.sync();
+    blockSamples.push((performance.now() - s0) / per);
+  }
+  const stats = train.stats;
+  const r: MlpResult = {
+    synced,
+    pipelined: summarize(blockSamples),
+    compileMs,
+    optimizeMs: train.report?.egraph.timeMs,
+    dispatchesPerStep: stats.dispatchesPerStep,
+    dispatchesUnoptimized: train.report?.dispatchesBefore,
+    bytesAllocated: stats.bytesAllocated,
+    bytesIfUnshared: stats.bytesIfUnshared,
+    egraph: train.report?.summary(),
+  };
+  train.dispose();
+  return r;
+}
