@@ -18,6 +18,11 @@ const UNARY: { [K in UnaryOp]: (g: Graph, x: Tensor) => Tensor } = {
   tanh: (g, x) => g.tanh(x),
   sin: (g, x) => g.sin(x),
   cos: (g, x) => g.cos(x),
+  erf: (g, x) => g.erf(x),
+  gelu: (g, x) => g.gelu(x),
+  geluTanh: (g, x) => g.gelu(x, { approximate: 'tanh' }),
+  silu: (g, x) => g.silu(x),
+  softplus: (g, x) => g.softplus(x),
 };
 
 const BINARY: { [K in BinaryOp]: (g: Graph, a: TensorLike, b: TensorLike) => Tensor } = {

@@ -3,7 +3,7 @@
 // and never a fused op except the backward ops ir defines for fused forward ops. Every returned gradient
 // has exactly its operand's shape (broadcasts are summed away with `sumToShape`); the engine checks this.
 
-import type { Graph, Node, NodeId, OpAttrs, OpKind, Tensor } from '@neura/ir';
+import { GELU_TANH_K, type Graph, type Node, type NodeId, type OpAttrs, type OpKind, type Tensor } from '@neura/ir';
 import { lowerPwExpr } from './lowerPointwise.js';
 import { sumToShape } from './sumToShape.js';
 
@@ -73,7 +73,10 @@ const keptShape = (x: Tensor, axes: readonly number[]) => x.shape.map((d, i) => 
 /** Spreads a reduced gradient back over the reduced axes. */
 const unreduce = (G: Graph, g: Tensor, x: Tensor, axes: readonly number[]) => G.expand(G.reshape(g, keptShape(x, axes)), x.shape);
 
-/** Gradients of `op(a)·op(b)` for each transpose flag, as matmuls with flags (no transpose is built). */
+/**
+ * Gradients of `op(a)·op(b)` for each transpose flag, as matmuls with flags (no transpose is built); batched
+ * products give batched gradients, reduced over the batch axes each operand was broadcast along.
+ */
 function matmulGrads(G: Graph, g: Tensor, a: Tensor, b: Tensor, transA: boolean, transB: boolean, needs: readonly boolean[]) {
   let da: Tensor | undefined;
   let db: Tensor | undefined;
@@ -90,7 +93,8 @@ function matmulGrads(G: Graph, g: Tensor, a: Tensor, b: Tensor, transA: boolean,
     if (needs[0]) da = G.matmul(b, g, { transA: true, transB: true }); // (g·b)ᵀ = bᵀ·gᵀ
     if (needs[1]) db = G.matmul(g, a, { transA: true, transB: true }); // (a·g)ᵀ = gᵀ·aᵀ
   }
-  return [da, db] as const;
+  // batch axes a or b was broadcast along are summed away (a no-op for unbatched operands)
+  return [da && sumToShape(G, da, a.shape), db && sumToShape(G, db, b.shape)] as const;
 }
 
 const comparison = noGradient('comparisons produce a bool mask, which carries no gradient');
@@ -115,6 +119,24 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   tanh: unary((G, g, _x, y) => G.mul(g, G.sub(1, G.square(y)))),
   sin: unary((G, g, x) => G.mul(g, G.cos(x))),
   cos: unary((G, g, x) => G.neg(G.mul(g, G.sin(x)))),
+  erf: unary((G, g, x) => G.mul(g, G.mul(G.exp(G.neg(G.square(x))), 2 / Math.sqrt(Math.PI)))),
+  // d/dx x·Φ(x) = Φ(x) + x·φ(x), Φ(x) = (1 + erf(x/√2))/2, φ(x) = e^(−x²/2)/√(2π)
+  gelu: unary((G, g, x) => {
+    const cdf = G.mul(G.add(G.erf(G.mul(x, Math.SQRT1_2)), 1), 0.5);
+    const pdf = G.mul(G.exp(G.mul(G.square(x), -0.5)), 1 / Math.sqrt(2 * Math.PI));
+    return G.mul(g, G.add(cdf, G.mul(x, pdf)));
+  }),
+  // with t = tanh(k(x + c·x³)): (1 + t)/2 + x/2·(1 − t²)·k(1 + 3c·x²)
+  geluTanh: unary((G, g, x) => {
+    const t = G.tanh(G.mul(G.add(x, G.mul(G.mul(x, G.square(x)), 0.044715)), GELU_TANH_K));
+    const dt = G.mul(G.sub(1, G.square(t)), G.mul(G.add(G.mul(G.square(x), 3 * 0.044715), 1), GELU_TANH_K));
+    return G.mul(g, G.add(G.mul(G.add(t, 1), 0.5), G.mul(G.mul(x, 0.5), dt)));
+  }),
+  silu: unary((G, g, x) => {
+    const s = G.sigmoid(x);
+    return G.mul(g, G.mul(s, G.add(G.mul(x, G.sub(1, s)), 1))); // s·(1 + x(1 − s))
+  }),
+  softplus: unary((G, g, x) => G.mul(g, G.sigmoid(x))),
   add: binary(
     (_G, g) => g,
     (_G, g) => g,

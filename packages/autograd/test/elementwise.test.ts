@@ -111,3 +111,20 @@ describe('VJPs of where and cast', () => {
     expectGradientsMatch(report);
   });
 });
+
+describe('activation builders', () => {
+  it('differentiates leakyRelu (a where/gt/mul decomposition) mid-graph', () => {
+    const report = checkGradients((g) => {
+      const x = g.param('x', [2, 3]);
+      return g.sum(g.mul(g.input('w', [2, 3]), g.leakyRelu(g.add(g.mul(x, 1.3), 0.1), 0.2)));
+    });
+    expectGradientsMatch(report);
+  });
+
+  it('picks the exact or the tanh GELU from the approximate option', () => {
+    const g = new Graph();
+    const x = g.input('x', [2]);
+    expect(g.gelu(x).op).toBe('gelu');
+    expect(g.gelu(x, { approximate: 'tanh' }).op).toBe('geluTanh');
+  });
+});

@@ -16,6 +16,11 @@ export const UNARY_OPS = [
   'tanh',
   'sin',
   'cos',
+  'erf',
+  'gelu',
+  'geluTanh',
+  'silu',
+  'softplus',
 ] as const;
 /** An elementwise op of one operand. */
 export type UnaryOp = (typeof UNARY_OPS)[number];

@@ -146,6 +146,19 @@ export class Graph {
   tanh(x: Tensor): Tensor { return this.un('tanh', x); }
   sin(x: Tensor): Tensor { return this.un('sin', x); }
   cos(x: Tensor): Tensor { return this.un('cos', x); }
+  erf(x: Tensor): Tensor { return this.un('erf', x); }
+  silu(x: Tensor): Tensor { return this.un('silu', x); }
+  softplus(x: Tensor): Tensor { return this.un('softplus', x); }
+
+  /** GELU: exact (erf) by default, or the tanh approximation (PyTorch's `approximate` option). */
+  gelu(x: Tensor, opts: { approximate?: 'none' | 'tanh' } = {}): Tensor {
+    return this.un(opts.approximate === 'tanh' ? 'geluTanh' : 'gelu', x);
+  }
+
+  /** `x > 0 ? x : alpha·x`, built from where/gt/mul so that it fuses into pointwise kernels. */
+  leakyRelu(x: Tensor, alpha = 0.01): Tensor {
+    return this.where(this.gt(x, 0), x, this.mul(x, alpha));
+  }
 
   private bin(op: 'add' | 'sub' | 'mul' | 'div' | 'max' | 'min' | 'pow' | 'gt' | 'ge' | 'lt' | 'le' | 'eq', a: TensorLike, b: TensorLike): Tensor {
     const ta = this.lift(a, typeof b === 'number' ? undefined : b);
@@ -219,7 +232,10 @@ export class Graph {
     return this.node('expand', [x], { shape: [...shape] });
   }
 
-  /** Matrix product of 2-D tensors, with optional transposes of either operand. */
+  /**
+   * Matrix product over the last two axes, with optional transposes of either operand's last two axes;
+   * leading (batch) axes broadcast as in numpy: [B, T, K]·[K, N] → [B, T, N].
+   */
   matmul(a: Tensor, b: Tensor, opts: { transA?: boolean; transB?: boolean } = {}): Tensor {
     return this.node('matmul', [a, b], { transA: opts.transA ?? false, transB: opts.transB ?? false });
   }

@@ -21,7 +21,7 @@ export {
   type ReduceOp,
   type Reduction,
 } from './ops.js';
-export { BINARY_FN, castScalar, evalPwExpr, fmtPwExpr, type PwExpr, pwArity, UNARY_FN } from './pointwiseExpr.js';
+export { BINARY_FN, castScalar, erf, evalPwExpr, fmtPwExpr, GELU_TANH_K, type PwExpr, pwArity, UNARY_FN } from './pointwiseExpr.js';
 export { type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';
 export {
   broadcastAxes,

@@ -68,13 +68,19 @@ const classLoss = (op: string, ins: readonly TensorType[]): void => {
 
 const matmulType = (op: string, ins: readonly TensorType[], transA: boolean, transB: boolean): TensorType => {
   const [a, b] = ins;
-  if (a.shape.length !== 2 || b.shape.length !== 2) fail(op, 'operands must be 2-D', ins);
+  if (a.shape.length < 2 || b.shape.length < 2) fail(op, 'operands must have rank ≥ 2 (batch axes, then a matrix)', ins);
   float(op, ins, 0);
   float(op, ins, 1);
-  const [m, ka] = transA ? [a.shape[1], a.shape[0]] : [a.shape[0], a.shape[1]];
-  const [kb, n] = transB ? [b.shape[1], b.shape[0]] : [b.shape[0], b.shape[1]];
+  const ra = a.shape.length;
+  const rb = b.shape.length;
+  const [m, ka] = transA ? [a.shape[ra - 1], a.shape[ra - 2]] : [a.shape[ra - 2], a.shape[ra - 1]];
+  const [kb, n] = transB ? [b.shape[rb - 1], b.shape[rb - 2]] : [b.shape[rb - 2], b.shape[rb - 1]];
   if (ka !== kb) fail(op, `inner dimensions differ: ${ka} vs ${kb}`, ins);
-  return { shape: [m, n], dtype: 'f32' };
+  const batchA = a.shape.slice(0, -2);
+  const batchB = b.shape.slice(0, -2);
+  const batch = broadcastShapes(batchA, batchB);
+  if (!batch) fail(op, `batch dimensions ${fmtShape(batchA)} and ${fmtShape(batchB)} do not broadcast`, ins);
+  return { shape: [...(batch as number[]), m, n], dtype: 'f32' };
 };
 
 const leaf: Rule<unknown> = (_ins, _a, type) => type ?? { shape: [], dtype: 'f32' };
@@ -98,6 +104,11 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   tanh: unary('tanh'),
   sin: unary('sin'),
   cos: unary('cos'),
+  erf: unary('erf'),
+  gelu: unary('gelu'),
+  geluTanh: unary('geluTanh'),
+  silu: unary('silu'),
+  softplus: unary('softplus'),
   add: binary('add'),
   sub: binary('sub'),
   mul: binary('mul'),

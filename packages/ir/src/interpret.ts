@@ -98,20 +98,39 @@ function reduce(node: Node<'sum' | 'mean' | 'reduceMax'>, x: TensorValue, ctx: C
   return out(node, d);
 }
 
+/** Batched a·b with the flags on the last two axes and numpy-broadcast batch axes (float64 sums). */
 function matmulCore(node: Node, a: TensorValue, b: TensorValue, transA: boolean, transB: boolean, ctx: Ctx): TensorData {
-  const [m, n] = node.shape;
-  const k = transA ? a.shape[0] : a.shape[1];
+  const rank = node.shape.length;
+  const [m, n] = [node.shape[rank - 2], node.shape[rank - 1]];
+  const k = transA ? a.shape[a.shape.length - 2] : a.shape[a.shape.length - 1];
+  const batch = node.shape.slice(0, -2);
+  const aStr = broadcastStrides(a.shape.slice(0, -2), batch);
+  const bStr = broadcastStrides(b.shape.slice(0, -2), batch);
+  const bStrides = stridesOf(batch);
   const d = alloc(node.shape, 'f32', ctx);
-  for (let i = 0; i < m; i++)
-    for (let j = 0; j < n; j++) {
-      let s = 0;
-      for (let p = 0; p < k; p++) {
-        const av = transA ? a.data[p * m + i] : a.data[i * k + p];
-        const bv = transB ? b.data[j * k + p] : b.data[p * n + j];
-        s += av * bv;
-      }
-      d[i * n + j] = s;
+  const batches = numel(batch);
+  for (let bi = 0; bi < batches; bi++) {
+    let ao = 0;
+    let bo = 0;
+    for (let ax = 0; ax < batch.length; ax++) {
+      const c = Math.floor(bi / bStrides[ax]) % batch[ax];
+      ao += c * aStr[ax];
+      bo += c * bStr[ax];
     }
+    ao *= m * k;
+    bo *= k * n;
+    const oo = bi * m * n;
+    for (let i = 0; i < m; i++)
+      for (let j = 0; j < n; j++) {
+        let s = 0;
+        for (let p = 0; p < k; p++) {
+          const av = transA ? a.data[ao + p * m + i] : a.data[ao + i * k + p];
+          const bv = transB ? b.data[bo + j * k + p] : b.data[bo + p * n + j];
+          s += av * bv;
+        }
+        d[oo + i * n + j] = s;
+      }
+  }
   return d;
 }
 
@@ -165,6 +184,11 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   tanh: unary(UNARY_FN.tanh),
   sin: unary(UNARY_FN.sin),
   cos: unary(UNARY_FN.cos),
+  erf: unary(UNARY_FN.erf),
+  gelu: unary(UNARY_FN.gelu),
+  geluTanh: unary(UNARY_FN.geluTanh),
+  silu: unary(UNARY_FN.silu),
+  softplus: unary(UNARY_FN.softplus),
   add: binary(BINARY_FN.add),
   sub: binary(BINARY_FN.sub),
   mul: binary(BINARY_FN.mul),
@@ -266,9 +290,9 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     const d = matmulCore(node, ins[0], ins[1], transA, transB, ctx);
     if (bias) {
       const b = ins[2];
-      const bs = broadcastStrides(b.shape, node.shape);
-      const n = node.shape[1];
-      for (let i = 0; i < d.length; i++) d[i] += b.data[Math.floor(i / n) * bs[0] + (i % n) * bs[1]];
+      broadcastMap(node, [b], (o, idx) => {
+        d[o] += b.data[idx[0]];
+      });
     }
     for (let i = 0; i < d.length; i++) d[i] = ctx.round(activation === 'relu' ? Math.max(0, d[i]) : d[i]);
     return out(node, d);

@@ -55,6 +55,15 @@ export interface OpAttrs {
   tanh: Record<string, never>;
   sin: Record<string, never>;
   cos: Record<string, never>;
+  erf: Record<string, never>;
+  /** GELU, exact form: x·Φ(x) = x/2·(1 + erf(x/√2)) (PyTorch `approximate='none'`). */
+  gelu: Record<string, never>;
+  /** GELU, tanh form: x/2·(1 + tanh(√(2/π)(x + 0.044715x³))) (PyTorch `approximate='tanh'`). */
+  geluTanh: Record<string, never>;
+  /** x·sigmoid(x). */
+  silu: Record<string, never>;
+  /** log(1 + eˣ), computed stably. */
+  softplus: Record<string, never>;
   add: Record<string, never>;
   sub: Record<string, never>;
   mul: Record<string, never>;
@@ -77,7 +86,8 @@ export interface OpAttrs {
   reshape: { shape: number[] };
   transpose: { perm: number[] };
   expand: { shape: number[] };
-  // linear algebra: a [M,K] (or [K,M] if transA) times b [K,N] (or [N,K] if transB)
+  // linear algebra: a [...A, M, K] (or [..., K, M] if transA) times b [...B, K, N] (or [..., N, K] if transB)
+  // gives [...broadcast(A, B), M, N]: the flags apply to the last two axes, leading axes broadcast (numpy)
   matmul: { transA: boolean; transB: boolean };
   // normalisation and losses
   logSoftmax: { axis: number };
@@ -88,7 +98,7 @@ export interface OpAttrs {
   /** inputs [labels [N] i32, dy []]: the gradient of nll with respect to logp, shape [N, classes]. */
   nllGrad: { reduction: Reduction; classes: number };
   // fused ops: only the e-graph's extraction creates these
-  /** inputs [a, b] or [a, b, bias [N]]: activation(a·b + bias). */
+  /** inputs [a, b] or [a, b, bias]: activation(a·b + bias), bias broadcast to the (batched) output. */
   fusedMatmul: { transA: boolean; transB: boolean; bias: boolean; activation: Activation };
   /** inputs broadcast to the output shape, combined by one expression. */
   pointwise: { expr: PwExpr; dtype: DType };

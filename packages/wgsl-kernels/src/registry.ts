@@ -10,6 +10,7 @@ import type { DeviceCaps, KernelGenerator, KernelPlan, KernelSpec } from './kern
 import { expandKernel, transposeKernel } from './layout.js';
 import { matmulKernel } from './matmul.js';
 import { nllGradKernel, nllKernel } from './nll.js';
+import { pendingBatched } from './pending.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
@@ -35,6 +36,11 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator } = {
   tanh: unaryKernel,
   sin: unaryKernel,
   cos: unaryKernel,
+  erf: unaryKernel,
+  gelu: unaryKernel,
+  geluTanh: unaryKernel,
+  silu: unaryKernel,
+  softplus: unaryKernel,
   add: binaryKernel,
   sub: binaryKernel,
   mul: binaryKernel,
@@ -54,12 +60,12 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator } = {
   reduceMax: reduceKernel,
   transpose: transposeKernel,
   expand: expandKernel,
-  matmul: matmulKernel,
+  matmul: pendingBatched(matmulKernel),
   logSoftmax: logSoftmaxKernel,
   logSoftmaxGrad: logSoftmaxGradKernel,
   nll: nllKernel,
   nllGrad: nllGradKernel,
-  fusedMatmul: matmulKernel,
+  fusedMatmul: pendingBatched(matmulKernel),
   pointwise: pointwiseKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,
   softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,

@@ -13,6 +13,7 @@ import type { BinaryOp, DType, UnaryOp } from '@neura/ir';
  * - `pow` computes exp2(b·log2|a|) with the sign fixed for a negative base and an integer exponent (odd → negative),
  *   NaN for a negative base and a non-integer exponent, 1 for b = 0 (as JS). Constant integer exponents in a
  *   pointwise expression (|c| ≤ 8) are repeated multiplication (one rounding per multiply).
+ * - `erf` (and exact `gelu`) use Abramowitz & Stegun 7.1.26, |error| ≤ 1.5e-7; ir's float64 erf is exact to 1e-15.
  * - denormals may be flushed to zero.
  * - i32 `div` truncates toward zero and gives 0 for a zero divisor (JS `(a / 0) | 0`); `cast` to i32 clamps
  *   out-of-range values (JS wraps modulo 2^32); i32 `pow` goes through f32.
@@ -45,6 +46,16 @@ export function emitHelpers(used: ReadonlySet<HelperName>): string {
     .join('\n\n');
 }
 
+/**
+ * erf by Abramowitz & Stegun 7.1.26 (|error| ≤ 1.5e-7, about f32's resolution near 1), inline so that
+ * `unaryF32` needs no helper: sign(x)·(1 − t·P(t)·e^(−x²)), t = 1/(1 + 0.3275911|x|).
+ */
+function erfF32(x: string): string {
+  const t = `(1.0 / (1.0 + 0.3275911 * abs(${x})))`;
+  const poly = `(0.254829592 + ${t} * (-0.284496736 + ${t} * (1.421413741 + ${t} * (-1.453152027 + ${t} * 1.061405429))))`;
+  return `(sign(${x}) * (1.0 - ${t} * ${poly} * exp(-(${x} * ${x}))))`;
+}
+
 /** A unary op on an f32 expression, as an f32 expression. */
 export function unaryF32(op: UnaryOp, x: string): string {
   switch (op) {
@@ -74,6 +85,16 @@ export function unaryF32(op: UnaryOp, x: string): string {
       return `sin(${x})`;
     case 'cos':
       return `cos(${x})`;
+    case 'erf':
+      return erfF32(x);
+    case 'gelu':
+      return `(0.5 * ${x} * (1.0 + ${erfF32(`(${x} * 0.70710678)`)}))`;
+    case 'geluTanh':
+      return `(0.5 * ${x} * (1.0 + tanh(clamp(0.7978845608 * (${x} + 0.044715 * ${x} * ${x} * ${x}), -10.0, 10.0))))`;
+    case 'silu':
+      return `(${x} / (1.0 + exp(-${x})))`;
+    case 'softplus':
+      return `(max(${x}, 0.0) + log(1.0 + exp(-abs(${x}))))`; // stable: never exponentiates a positive number
     default:
       return op satisfies never;
   }

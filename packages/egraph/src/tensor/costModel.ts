@@ -44,7 +44,7 @@ const perIn = (k: number): OpCost => ({ kernel: true, flops: (c) => k * n(c.ins[
 const matmulFlops = (c: OpCtx) => {
   const a = c.ins[0].shape;
   const flags = c.node.data as { transA?: boolean };
-  const k = flags.transA ? a[0] : a[1];
+  const k = flags.transA ? a[a.length - 2] : a[a.length - 1]; // flags apply to the last two axes (batched)
   return 2 * n(c.out.shape) * k;
 };
 const SLOW = 4; // transcendental ops cost a few simple ones
@@ -68,6 +68,11 @@ export const OP_COST: { [K in OpKind]: OpCost } = {
   tanh: perOut(SLOW),
   sin: perOut(SLOW),
   cos: perOut(SLOW),
+  erf: perOut(2 * SLOW),
+  gelu: perOut(2 * SLOW),
+  geluTanh: perOut(2 * SLOW),
+  silu: perOut(SLOW),
+  softplus: perOut(2 * SLOW),
   add: perOut(1),
   sub: perOut(1),
   mul: perOut(1),
