@@ -1,0 +1,104 @@
+// Joins neura's and the references' result files into `results/README.md` (a table of ratios, with the
+// method) and `results/step-time-ratios.svg` (a bar chart). Usage:
+//   tsx src/report.ts results/h200-neura.json results/h200-pytorch.json [results/h200-tfjs.json]
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+interface T {
+  medianMs: number;
+  p10Ms: number;
+  p90Ms: number;
+  tflops?: number;
+}
+type Doc = { framework: string; version?: string; date?: string; adapterName?: string; device?: string; results: Record<string, any> };
+
+const [oursPath, torchPath, tfjsPath] = process.argv.slice(2);
+const ours: Doc = JSON.parse(readFileSync(oursPath, 'utf8'));
+const torch: Doc = JSON.parse(readFileSync(torchPath, 'utf8'));
+const tfjs: Doc | undefined = tfjsPath ? JSON.parse(readFileSync(tfjsPath, 'utf8')) : undefined;
+const outDir = dirname(oursPath);
+
+const ms = (t?: T) => (t ? `${t.medianMs.toFixed(3)} (${t.p10Ms.toFixed(3)}–${t.p90Ms.toFixed(3)})` : '—');
+const ratio = (ref?: T, us?: T) => (ref && us ? `${(ref.medianMs / us.medianMs).toFixed(2)}×` : '—');
+const kb = (b: number) => `${(b / 1024).toFixed(0)} KiB`;
+
+const lines: string[] = [];
+lines.push('# neura benchmarks', '');
+lines.push(`Machine: ${torch.device} — neura on ${ours.adapterName} (Dawn, Node ${(ours as any).node}), PyTorch ${torch.version} (CUDA, fp32, TF32 off)${tfjs ? `, TensorFlow.js ${tfjs.version} (WebGPU backend on the same Dawn adapter)` : ''}. Run ${ours.date?.slice(0, 10)}.`, '');
+lines.push('Reproduce: `pnpm bench:device`, then on the H200 machine `source .devkit/enter.sh && node .devkit/bench.mjs --profile device --out $OUT/neura.json && python3 apps/bench/python/reference.py > $OUT/pytorch.json` (one command), then `pnpm --filter @neura/bench report results/h200-neura.json results/h200-pytorch.json`.', '');
+
+lines.push('## Training step (ms, median with p10–p90; ratio = reference / neura, >1 means neura is faster)', '');
+lines.push('| workload | neura synced | neura pipelined | PyTorch eager | PyTorch compiled | eager / neura | compiled / neura |' + (tfjs ? ' TF.js | TF.js / neura |' : ''));
+lines.push('| --- | --- | --- | --- | --- | --- | --- |' + (tfjs ? ' --- | --- |' : ''));
+const chart: { name: string; eager: number; compiled?: number; tfjs?: number }[] = [];
+for (const [name, r] of Object.entries(ours.results)) {
+  if (!name.startsWith('mlp') && !name.startsWith('gpt')) continue;
+  const ref = torch.results[name] ?? {};
+  const tf = tfjs?.results[name];
+  lines.push(
+    `| ${name} | ${ms(r.synced)} | ${ms(r.pipelined)} | ${ms(ref.eager)} | ${ms(ref.compiled)} | ${ratio(ref.eager, r.synced)} | ${ratio(ref.compiled, r.synced)} |` +
+      (tfjs ? ` ${ms(tf?.synced)} | ${ratio(tf?.synced, r.synced)} |` : ''),
+  );
+  chart.push({
+    name,
+    eager: ref.eager ? ref.eager.medianMs / r.synced.medianMs : 0,
+    compiled: ref.compiled ? ref.compiled.medianMs / r.synced.medianMs : undefined,
+    tfjs: tf?.synced ? tf.synced.medianMs / r.synced.medianMs : undefined,
+  });
+}
+lines.push('');
+lines.push('## Matmul fp32 (TFLOP/s)', '');
+lines.push('| n | neura | PyTorch | neura / PyTorch |', '| --- | --- | --- | --- |');
+for (const [name, r] of Object.entries(ours.results)) {
+  if (!name.startsWith('matmul')) continue;
+  const ref = torch.results[name]?.eager;
+  lines.push(`| ${r.n} | ${r.tflops.toFixed(1)} | ${ref ? ref.tflops.toFixed(1) : '—'} | ${ref ? (r.tflops / ref.tflops).toFixed(2) : '—'} |`);
+}
+lines.push('');
+lines.push('## Compile, memory and e-graph (neura)', '');
+lines.push('| workload | graph → first finished step (ms) | e-graph run (ms) | kernel nodes unoptimized → dispatches per step | bytes allocated | sum of all tensors |', '| --- | --- | --- | --- | --- | --- |');
+for (const [name, r] of Object.entries(ours.results)) {
+  if (!name.startsWith('mlp') && !name.startsWith('gpt')) continue;
+  lines.push(`| ${name} | ${r.compileMs.toFixed(0)} | ${r.optimizeMs?.toFixed(0) ?? '—'} | ${r.dispatchesUnoptimized ?? '—'} → ${r.dispatchesPerStep} | ${kb(r.bytesAllocated)} | ${kb(r.bytesIfUnshared)} |`);
+}
+const sat = ours.results['egraph-saturation'];
+if (sat) lines.push('', `E-graph saturation (arithmetic rules, to a ${sat.nodes}-node limit): ${Math.round(sat.enodesPerSecond)} e-nodes/s, ${sat.msToNodeLimit.toFixed(0)} ms.`);
+lines.push('');
+lines.push('## Method', '');
+lines.push(
+  '- Same workloads, shapes, optimizers and machine; one device command runs neura, then the references.',
+  '- "synced": each step awaited and the GPU synchronised after it (`onSubmittedWorkDone`), the way the PyTorch side calls `torch.cuda.synchronize()` after every step; median of 300 steps after 30 warm-up steps. "pipelined": blocks of 30 steps with one synchronisation, per-step mean, median over 10 blocks.',
+  '- PyTorch: fp32, TF32 off, `zero_grad(set_to_none)` + forward + `cross_entropy` + backward + `opt.step()`; compiled = `torch.compile` of that step function.',
+  '- Matmul: A and B resident on the GPU, blocks of 5–20 matmuls per synchronisation, median over 10 blocks.',
+  '- Compile time is graph → first finished step (autodiff, e-graph, WGSL, pipelines, first submit and readback).',
+);
+writeFileSync(join(outDir, 'README.md'), `${lines.join('\n')}\n`);
+
+// bar chart of step-time ratios (reference time / neura time)
+const W = 720;
+const rowH = 26;
+const groups = chart.length;
+const barsPer = tfjs ? 3 : 2;
+const H = 60 + groups * (barsPer * rowH + 14);
+const maxV = Math.max(1, ...chart.flatMap((c) => [c.eager, c.compiled ?? 0, c.tfjs ?? 0]));
+const x0 = 250;
+const scale = (W - x0 - 60) / maxV;
+const svg: string[] = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`];
+svg.push(`<text x="10" y="20" font-size="14" font-weight="bold">Training step time: reference / neura (H200, higher = neura faster)</text>`);
+let y = 40;
+const colors: Record<string, string> = { eager: '#e76f51', compiled: '#f4a261', tfjs: '#2a9d8f' };
+for (const c of chart) {
+  svg.push(`<text x="10" y="${y + rowH}" >${c.name}</text>`);
+  for (const key of ['eager', 'compiled', ...(tfjs ? ['tfjs'] : [])] as const) {
+    const v = c[key] ?? 0;
+    svg.push(`<rect x="${x0}" y="${y}" width="${(v * scale).toFixed(1)}" height="${rowH - 6}" fill="${colors[key]}"/>`);
+    svg.push(`<text x="${x0 + v * scale + 4}" y="${y + rowH - 10}">${key === 'tfjs' ? 'TF.js' : `PyTorch ${key}`} ${v ? v.toFixed(2) : 'n/a'}×</text>`);
+    y += rowH;
+  }
+  y += 14;
+}
+svg.push(`<line x1="${x0 + scale}" y1="35" x2="${x0 + scale}" y2="${H - 10}" stroke="#333" stroke-dasharray="4 3"/>`);
+svg.push(`<text x="${x0 + scale + 3}" y="${H - 12}">1× (parity)</text>`, '</svg>');
+writeFileSync(join(outDir, 'step-time-ratios.svg'), `${svg.join('\n')}\n`);
+console.log(lines.join('\n'));

@@ -1,0 +1,73 @@
+// TensorFlow.js reference on the same Dawn adapter as neura (its WebGPU backend): the MLP training-step
+// workloads with the same shapes and optimizers, timed the same way (each step awaited, GPU synchronised by
+// reading the loss back — TF.js has no other public sync). Prints one JSON document (or --out FILE).
+
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+import { summarize } from './timing.js';
+import { MLP_WORKLOADS } from './workloads/mlp.js';
+
+const { values: args } = parseArgs({ options: { out: { type: 'string' }, profile: { type: 'string', default: 'local' } } });
+const require = createRequire(import.meta.url);
+process.env.EGL_PLATFORM ??= 'surfaceless';
+const { create, globals } = require('webgpu');
+Object.assign(globalThis, globals);
+const backend = process.env.NEURA_ADAPTER === 'opengles' ? 'opengles' : 'vulkan';
+// TF.js looks for navigator.gpu when its backend registers, so this comes before importing it
+const gpu = create([`backend=${backend}`]);
+if (backend === 'opengles') {
+  // the OpenGL ES adapter exists only in compatibility mode; TF.js asks for a core adapter
+  const request = gpu.requestAdapter.bind(gpu);
+  gpu.requestAdapter = (o: object = {}) => request({ ...o, featureLevel: 'compatibility' });
+}
+(globalThis as any).navigator = { gpu, userAgent: 'node' };
+const tf = require('@tensorflow/tfjs-core');
+require('@tensorflow/tfjs-core/dist/register_all_gradients');
+require('@tensorflow/tfjs-backend-webgpu');
+await tf.setBackend('webgpu');
+await tf.ready();
+
+const device = args.profile === 'device';
+const results: Record<string, unknown> = {};
+for (const w of MLP_WORKLOADS) {
+  const params: any[] = [];
+  for (let i = 0; i + 1 < w.sizes.length; i++) {
+    const bound = 1 / Math.sqrt(w.sizes[i]);
+    params.push(tf.variable(tf.randomUniform([w.sizes[i], w.sizes[i + 1]], -bound, bound)));
+    params.push(tf.variable(tf.randomUniform([w.sizes[i + 1]], -bound, bound)));
+  }
+  const x = tf.randomNormal([w.batch, w.sizes[0]]);
+  const classes = w.sizes[w.sizes.length - 1];
+  const y = tf.oneHot(tf.tensor1d(Array.from({ length: w.batch }, (_, i) => (i * 7) % classes), 'int32'), classes);
+  const opt = w.optimizer === 'sgd' ? tf.train.sgd(0.01) : tf.train.adam(1e-3);
+  const lossFn = () =>
+    tf.tidy(() => {
+      let h: any = x;
+      for (let i = 0; i < params.length; i += 2) {
+        h = tf.add(tf.matMul(h, params[i]), params[i + 1]);
+        if (i + 2 < params.length) h = tf.relu(h);
+      }
+      return tf.losses.softmaxCrossEntropy(y, h) as any;
+    });
+  const step = async () => {
+    const loss = opt.minimize(lossFn, true, params) as any;
+    await loss.data();
+    loss.dispose();
+  };
+  const iters = device ? 300 : 10;
+  const warmup = device ? 30 : 3;
+  for (let i = 0; i < warmup; i++) await step();
+  const samples: number[] = [];
+  for (let i = 0; i < iters; i++) {
+    const t0 = performance.now();
+    await step();
+    samples.push(performance.now() - t0);
+  }
+  results[w.name] = { synced: summarize(samples) };
+  console.error(`[tfjs] ${w.name}: ${summarize(samples).medianMs.toFixed(3)} ms`);
+}
+const doc = { framework: 'tfjs', version: tf.version_core, date: new Date().toISOString(), backend: tf.getBackend(), results };
+if (args.out) writeFileSync(args.out, JSON.stringify(doc));
+else console.log(JSON.stringify(doc));
+process.exit(0);
