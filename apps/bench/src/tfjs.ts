@@ -3,28 +3,16 @@
 // reading the loss back — TF.js has no other public sync). Prints one JSON document (or --out FILE).
 
 import { writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
+// order matters: the adapter must exist on navigator.gpu before TF.js's WebGPU backend registers
+import './tfjsNavigator.js';
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-core/dist/register_all_gradients.js';
+import '@tensorflow/tfjs-backend-webgpu';
 import { summarize } from './timing.js';
 import { MLP_WORKLOADS } from './workloads/mlp.js';
 
 const { values: args } = parseArgs({ options: { out: { type: 'string' }, profile: { type: 'string', default: 'local' } } });
-const require = createRequire(import.meta.url);
-process.env.EGL_PLATFORM ??= 'surfaceless';
-const { create, globals } = require('webgpu');
-Object.assign(globalThis, globals);
-const backend = process.env.NEURA_ADAPTER === 'opengles' ? 'opengles' : 'vulkan';
-// TF.js looks for navigator.gpu when its backend registers, so this comes before importing it
-const gpu = create([`backend=${backend}`]);
-if (backend === 'opengles') {
-  // the OpenGL ES adapter exists only in compatibility mode; TF.js asks for a core adapter
-  const request = gpu.requestAdapter.bind(gpu);
-  gpu.requestAdapter = (o: object = {}) => request({ ...o, featureLevel: 'compatibility' });
-}
-(globalThis as any).navigator = { gpu, userAgent: 'node' };
-const tf = require('@tensorflow/tfjs-core');
-require('@tensorflow/tfjs-core/dist/register_all_gradients');
-require('@tensorflow/tfjs-backend-webgpu');
 await tf.setBackend('webgpu');
 await tf.ready();
 
