@@ -90,7 +90,8 @@ let y = 40;
 const colors: Record<string, string> = { eager: '#e76f51', compiled: '#f4a261', tfjs: '#2a9d8f' };
 for (const c of chart) {
   svg.push(`<text x="10" y="${y + rowH}" >${c.name}</text>`);
-  for (const key of ['eager', 'compiled', ...(tfjs ? ['tfjs'] : [])] as const) {
+  const keys: ('eager' | 'compiled' | 'tfjs')[] = tfjs ? ['eager', 'compiled', 'tfjs'] : ['eager', 'compiled'];
+  for (const key of keys) {
     const v = c[key] ?? 0;
     svg.push(`<rect x="${x0}" y="${y}" width="${(v * scale).toFixed(1)}" height="${rowH - 6}" fill="${colors[key]}"/>`);
     svg.push(`<text x="${x0 + v * scale + 4}" y="${y + rowH - 10}">${key === 'tfjs' ? 'TF.js' : `PyTorch ${key}`} ${v ? v.toFixed(2) : 'n/a'}×</text>`);
