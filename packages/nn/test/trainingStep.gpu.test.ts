@@ -63,6 +63,26 @@ describe('compileTraining', () => {
     await compare(() => sgd({ lr: 0.1, momentum: 0.9 }), 5);
   });
 
+  it('optimized and unoptimized steps agree, and optimization lowers dispatches and bytes allocated', async () => {
+    const plain = build();
+    const fused = build();
+    const a = await compileTraining(plain.g, { loss: plain.loss, optimizer: adam({ lr: 1e-2 }), device, optimize: false });
+    const b = await compileTraining(fused.g, { loss: fused.loss, optimizer: adam({ lr: 1e-2 }), device });
+    for (let s = 0; s < 3; s++) {
+      const feeds = batch(s + 11);
+      const la = await a.step(feeds, { readLoss: true });
+      const lb = await b.step(feeds, { readLoss: true });
+      expect(lb).toBeAllclose(la as number, { rtol: 1e-4, atol: 1e-6 });
+    }
+    const pa = await a.readParams();
+    const pb = await b.readParams();
+    for (const name of Object.keys(pa)) expect(pb[name].data, name).toBeAllclose(pa[name].data, { rtol: 1e-3, atol: 1e-5 });
+    expect(b.stats.dispatchesPerStep).toBeLessThan(a.stats.dispatchesPerStep);
+    expect(b.stats.bytesAllocated).toBeLessThan(a.stats.bytesAllocated);
+    a.dispose();
+    b.dispose();
+  });
+
   it('leaves parameters untouched when a step is fed a label out of range', async () => {
     const { g, loss } = build();
     const session = await compileTraining(g, { loss, optimizer: adam({ lr: 1e-2 }), device });

@@ -1,0 +1,85 @@
+import { Graph } from '@neura/ir';
+import { batches, cosineLr, countCorrect, mlp, mnistFromIdx, parseIdx } from '@neura/nn';
+import { describe, expect, it } from 'vitest';
+
+function idx(dims: number[], data: number[]): Uint8Array {
+  const head = new DataView(new ArrayBuffer(4 + 4 * dims.length));
+  head.setUint32(0, 0x0800 | dims.length);
+  dims.forEach((d, i) => head.setUint32(4 + 4 * i, d));
+  const out = new Uint8Array(head.byteLength + data.length);
+  out.set(new Uint8Array(head.buffer));
+  out.set(data, head.byteLength);
+  return out;
+}
+
+describe('IDX and MNIST parsing', () => {
+  it('decodes dims and bytes of an IDX file', () => {
+    const f = parseIdx(idx([2, 3], [1, 2, 3, 4, 5, 6]));
+    expect(f.dims).toEqual([2, 3]);
+    expect([...f.data]).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('rejects a truncated file, naming both sizes', () => {
+    const bytes = idx([2, 3], [1, 2, 3, 4, 5, 6]).subarray(0, 12);
+    expect(() => parseIdx(bytes, 'labels')).toThrow(/labels: header says 6 bytes of data for dims \[2,3\], file has 2/);
+  });
+
+  it('normalises pixels with the MNIST mean and std and keeps labels', () => {
+    const pixels = new Array(2 * 28 * 28).fill(0);
+    pixels[0] = 255;
+    const s = mnistFromIdx(idx([2, 28, 28], pixels), idx([2], [7, 3]));
+    expect(s.count).toBe(2);
+    expect([...s.labels]).toEqual([7, 3]);
+    expect(s.images[0]).toBeCloseTo((1 - 0.1307) / 0.3081, 5);
+    expect(s.images[1]).toBeCloseTo(-0.1307 / 0.3081, 5);
+  });
+});
+
+describe('batches', () => {
+  const data = { count: 10, images: Float32Array.from({ length: 20 }, (_, i) => i), labels: Int32Array.from({ length: 10 }, (_, i) => i) };
+
+  it('yields only full batches, in order without a seed', () => {
+    const seen = [...batches(data, 2, { batchSize: 4 })].map((b) => [...b.labels]);
+    expect(seen).toEqual([[0, 1, 2, 3], [4, 5, 6, 7]]);
+  });
+
+  it('shuffles with a seed, keeping images and labels together', () => {
+    for (const b of batches(data, 2, { batchSize: 5, shuffleSeed: 3 }))
+      for (let i = 0; i < 5; i++) expect(b.x[2 * i]).toBe(b.labels[i] * 2);
+    const a = [...batches(data, 2, { batchSize: 10, shuffleSeed: 3, epoch: 0 })][0].labels.slice();
+    const b = [...batches(data, 2, { batchSize: 10, shuffleSeed: 3, epoch: 1 })][0].labels.slice();
+    expect([...a].sort()).toEqual([...b].sort());
+    expect([...a]).not.toEqual([...b]);
+  });
+});
+
+describe('layers, schedules and metrics', () => {
+  it('names MLP parameters by layer and infers shapes', () => {
+    const g = new Graph();
+    const y = mlp([6, 4, 3]).forward(g, g.input('x', [2, 6]));
+    expect(y.shape).toEqual([2, 3]);
+    expect(g.leaves('param').map((p) => [(p.attrs as { name: string }).name, p.shape])).toEqual([
+      ['0.weight', [6, 4]],
+      ['0.bias', [4]],
+      ['2.weight', [4, 3]],
+      ['2.bias', [3]],
+    ]);
+  });
+
+  it('rejects an input with the wrong number of features, naming the layer', () => {
+    const g = new Graph();
+    expect(() => mlp([6, 3]).forward(g, g.input('x', [2, 5]))).toThrow(/Linear\(6, 3\) '0': input has 5 features, expected 6/);
+  });
+
+  it('decays the cosine schedule from lr to the final rate', () => {
+    const s = cosineLr(1, { warmup: 2, finalLr: 0.1 });
+    expect(s(0, 12)).toBeCloseTo(0.5);
+    expect(s(2, 12)).toBeCloseTo(1);
+    expect(s(7, 12)).toBeCloseTo(0.55);
+    expect(s(12, 12)).toBeCloseTo(0.1);
+  });
+
+  it('counts argmax hits', () => {
+    expect(countCorrect([0.1, 0.9, 0.8, 0.2], [1, 1], 2)).toBe(1);
+  });
+});
