@@ -34,6 +34,7 @@ function backprop(graph: Graph, root: Tensor, seed: Tensor, wrt: readonly Tensor
   for (let id = 0; id <= root.id; id++) {
     const n = graph.nodes[id];
     if (n.dtype !== 'f32') continue;
+    if (VJPS[n.op].kind === 'noGradient' && !wrtIds.has(id)) continue; // stopGradient: nothing flows back through it
     if (wrtIds.has(id) || n.inputs.some((i) => active[i] === 1)) active[id] = 1;
   }
   const pending = new Map<NodeId, Tensor[]>();

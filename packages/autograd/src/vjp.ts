@@ -183,6 +183,13 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
     const ties = G.sum(mask, node.attrs.axes, true);
     return [G.mul(mask, G.div(G.reshape(g, kept), ties))];
   }),
+  reduceMin: rule(({ graph: G, g, inputs: [x], node }) => {
+    const kept = keptShape(x, node.attrs.axes);
+    const mask = f32(G, G.eq(x, G.reshape(node, kept)));
+    const ties = G.sum(mask, node.attrs.axes, true);
+    return [G.mul(mask, G.div(G.reshape(g, kept), ties))];
+  }),
+  argmax: noGradient('argmax gives i32 indices, which carry no gradient'),
   reshape: rule(({ graph: G, g, inputs: [x] }) => [G.reshape(g, x.shape)]),
   transpose: rule(({ graph: G, g, node }) => {
     const inverse = new Array<number>(node.attrs.perm.length);
@@ -192,6 +199,38 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
     return [G.transpose(g, inverse)];
   }),
   expand: rule(({ graph: G, g, inputs: [x] }) => [sumToShape(G, g, x.shape)]),
+  // the window's elements go back to their places, with zeros between (interior) and around them (edges)
+  slice: rule(({ graph: G, g, inputs: [x], node }) => {
+    const { starts, steps } = node.attrs;
+    const after = x.shape.map((d, i) => d - (node.shape[i] === 0 ? starts[i] : starts[i] + (node.shape[i] - 1) * steps[i] + 1));
+    return [G.node('pad', [g], { before: [...starts], after, interior: steps.map((s) => s - 1), value: 0 })];
+  }),
+  pad: rule(({ graph: G, g, inputs: [x], node }) => {
+    const { before, interior } = node.attrs;
+    const ends = x.shape.map((d, i) => (d === 0 ? before[i] : before[i] + (d - 1) * (interior[i] + 1) + 1));
+    return [G.node('slice', [g], { starts: [...before], ends, steps: interior.map((v) => v + 1) })];
+  }),
+  concat: rule(({ graph: G, g, inputs, node, needs }) => {
+    const { axis } = node.attrs;
+    let at = 0;
+    return inputs.map((x, k) => {
+      const from = at;
+      at += x.shape[axis];
+      if (!needs[k]) return undefined;
+      return G.slice(g, g.shape.map((_, i) => (i === axis ? from : 0)), g.shape.map((d, i) => (i === axis ? from + x.shape[axis] : d)));
+    });
+  }),
+  gather: rule(({ graph: G, g, inputs: [table, indices], node }) => [
+    G.scatterAdd(G.constant(0, table.shape), indices, g, node.attrs.axis),
+    undefined,
+  ]),
+  scatterAdd: rule(({ graph: G, g, inputs: [, indices], node, needs }) => [
+    needs[0] ? g : undefined,
+    undefined,
+    needs[2] ? G.gather(g, indices, node.attrs.axis) : undefined,
+  ]),
+  oneHot: noGradient('oneHot reads i32 labels'),
+  stopGradient: noGradient('stopGradient blocks the gradient by definition'),
   matmul: rule(({ graph: G, g, inputs: [a, b], node, needs }) => matmulGrads(G, g, a, b, node.attrs.transA, node.attrs.transB, needs)),
   logSoftmax: rule(({ graph: G, g, node }) => [G.node('logSoftmaxGrad', [node, g], { axis: node.attrs.axis })]),
   logSoftmaxGrad: secondOrder,

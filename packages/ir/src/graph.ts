@@ -210,6 +210,101 @@ export class Graph {
     return this.node('reduceMax', [x], { axes: this.axes('reduceMax', x, axes), keepdims });
   }
 
+  /** Minimum over axes (all by default). */
+  reduceMin(x: Tensor, axes?: number | readonly number[], keepdims = false): Tensor {
+    return this.node('reduceMin', [x], { axes: this.axes('reduceMin', x, axes), keepdims });
+  }
+
+  /** Index (i32) of the first maximum along an axis (the last by default); carries no gradient. */
+  argmax(x: Tensor, axis = -1, keepdims = false): Tensor {
+    return this.node('argmax', [x], { axis: this.axis('argmax', x, axis), keepdims });
+  }
+
+  /**
+   * Variance over axes (all by default), as the decomposition mean((x − mean(x))²) so that the e-graph can fuse
+   * it; `correction` 1 gives the unbiased estimate (PyTorch's default is 1, ours 0 as in LayerNorm).
+   */
+  variance(x: Tensor, axes?: number | readonly number[], opts: { keepdims?: boolean; correction?: number } = {}): Tensor {
+    const ax = this.axes('variance', x, axes);
+    const centred = this.sub(x, this.mean(x, ax, true));
+    const v = this.mean(this.square(centred), ax, opts.keepdims ?? false);
+    const count = ax.reduce((p, a) => p * x.shape[a], 1);
+    const c = opts.correction ?? 0;
+    return c === 0 ? v : this.mul(v, count / (count - c));
+  }
+
+  private axis(op: string, x: Tensor, axis: number, rank = x.shape.length): number {
+    const a = axis < 0 ? axis + rank : axis;
+    if (!Number.isInteger(a) || a < 0 || a >= rank)
+      throw new GraphError(`${op}: axis ${axis} out of range for shape ${fmtShape(x.shape)}`, op, userCallSite());
+    return a;
+  }
+
+  /**
+   * A strided window, Python-style per axis: negative indices count from the end, bounds are clamped, and
+   * missing trailing axes are taken whole. `slice(x, [0, 2], [4, -1])` is `x[0:4, 2:-1]`.
+   */
+  slice(x: Tensor, starts: readonly number[], ends: readonly number[], steps: readonly number[] = []): Tensor {
+    const rank = x.shape.length;
+    if (starts.length > rank || ends.length > rank || steps.length > rank)
+      throw new GraphError(`slice: more entries than axes for shape ${fmtShape(x.shape)}`, 'slice', userCallSite());
+    const norm = (v: number | undefined, d: number, dflt: number) => (v === undefined ? dflt : Math.min(d, Math.max(0, v < 0 ? v + d : v)));
+    const st = x.shape.map((_, i) => steps[i] ?? 1);
+    const s = x.shape.map((d, i) => norm(starts[i], d, 0));
+    const e = x.shape.map((d, i) => Math.max(s[i], norm(ends[i], d, d)));
+    if (x.shape.every((d, i) => s[i] === 0 && e[i] === d && st[i] === 1)) return x;
+    return this.node('slice', [x], { starts: s, ends: e, steps: st });
+  }
+
+  /** Splits along an axis into pieces of the given sizes (or `n` equal pieces): several slices. */
+  split(x: Tensor, sizes: number | readonly number[], axis = -1): Tensor[] {
+    const a = this.axis('split', x, axis);
+    const d = x.shape[a];
+    const list = typeof sizes === 'number' ? Array.from({ length: sizes }, () => d / sizes) : [...sizes];
+    if (list.some((v) => !Number.isInteger(v) || v < 0) || list.reduce((p, v) => p + v, 0) !== d)
+      throw new GraphError(`split: sizes [${list}] do not partition axis ${a} of ${fmtShape(x.shape)}`, 'split', userCallSite());
+    let at = 0;
+    return list.map((n) => {
+      const starts = x.shape.map((_, i) => (i === a ? at : 0));
+      const ends = x.shape.map((e, i) => (i === a ? at + n : e));
+      at += n;
+      return this.slice(x, starts, ends);
+    });
+  }
+
+  /** Pads each axis with `value`: `before[i]`/`after[i]` elements at its edges (missing entries are 0). */
+  pad(x: Tensor, before: readonly number[], after: readonly number[], value = 0, interior: readonly number[] = []): Tensor {
+    const full = (v: readonly number[]) => x.shape.map((_, i) => v[i] ?? 0);
+    return this.node('pad', [x], { before: full(before), after: full(after), interior: full(interior), value });
+  }
+
+  /** Joins tensors along an axis. */
+  concat(xs: readonly Tensor[], axis = 0): Tensor {
+    if (xs.length === 0) throw new GraphError('concat: needs at least one operand', 'concat', userCallSite());
+    if (xs.length === 1) return xs[0];
+    return this.node('concat', xs, { axis: this.axis('concat', xs[0], axis) });
+  }
+
+  /** numpy `take(table, indices, axis)`; `gather(table [V, D], ids [B, T])` is an embedding lookup → [B, T, D]. */
+  gather(table: Tensor, indices: Tensor, axis = 0): Tensor {
+    return this.node('gather', [table, indices], { axis: this.axis('gather', table, axis) });
+  }
+
+  /** `target` plus `updates` (shaped like `gather(target, indices, axis)`) summed in at `indices`. */
+  scatterAdd(target: Tensor, indices: Tensor, updates: Tensor, axis = 0): Tensor {
+    return this.node('scatterAdd', [target, indices, updates], { axis: this.axis('scatterAdd', target, axis) });
+  }
+
+  /** f32 one-hot rows of i32 labels; labels outside [0, classes) give zero rows. */
+  oneHot(labels: Tensor, classes: number): Tensor {
+    return this.node('oneHot', [labels], { classes });
+  }
+
+  /** Identity forward; gradients do not flow through it. */
+  stopGradient(x: Tensor): Tensor {
+    return this.node('stopGradient', [x], EMPTY);
+  }
+
   /** Same data, new shape; one extent may be -1 (inferred). */
   reshape(x: Tensor, shape: readonly number[]): Tensor {
     const known = shape.reduce((p, d) => (d === -1 ? p : p * d), 1);

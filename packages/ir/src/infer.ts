@@ -2,32 +2,14 @@
 // returns the output type or throws a GraphError naming the op and the operands' shapes.
 
 import type { DType } from './dtype.js';
-import { GraphError } from './graphError.js';
+import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
+import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import type { OpAttrs, OpKind } from './ops.js';
 import { COMPARISON_OPS } from './ops.js';
 import { pwArity } from './pointwiseExpr.js';
+
+export type { TensorType } from './inferCore.js';
 import { broadcastShapes, broadcastsTo, fmtShape, numel, reducedShape, type Shape } from './shape.js';
-
-/** The type of a tensor: its shape and dtype. */
-export interface TensorType {
-  readonly shape: Shape;
-  readonly dtype: DType;
-}
-
-type Rule<A> = (ins: readonly TensorType[], attrs: A, leafType?: TensorType) => TensorType;
-
-const fail = (op: string, msg: string, ins: readonly TensorType[]): never => {
-  const operands = ins.map((t) => `${fmtShape(t.shape)}:${t.dtype}`).join(', ');
-  throw new GraphError(`${op}: ${msg} (operands ${operands || 'none'})`, op);
-};
-
-const arity = (op: string, ins: readonly TensorType[], n: number) => {
-  if (ins.length !== n) fail(op, `expects ${n} operand(s), got ${ins.length}`, ins);
-};
-
-const float = (op: string, ins: readonly TensorType[], i: number) => {
-  if (ins[i].dtype !== 'f32') fail(op, `operand ${i} must be f32, got ${ins[i].dtype}`, ins);
-};
 
 const unary =
   (op: string): Rule<OpAttrs['neg']> =>
@@ -136,6 +118,8 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   sum: reduce('sum'),
   mean: reduce('mean'),
   reduceMax: reduce('reduceMax'),
+  reduceMin: reduce('reduceMin'),
+  argmax: inferArgmax,
   reshape: (ins, a) => {
     arity('reshape', ins, 1);
     if (a.shape.some((d) => !Number.isInteger(d) || d < 0) || numel(a.shape) !== numel(ins[0].shape))
@@ -154,6 +138,16 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     if (!broadcastsTo(ins[0].shape, a.shape))
       fail('expand', `${fmtShape(ins[0].shape)} does not broadcast to ${fmtShape(a.shape)}`, ins);
     return { shape: a.shape, dtype: ins[0].dtype };
+  },
+  slice: inferSlice,
+  pad: inferPad,
+  concat: inferConcat,
+  gather: inferGather,
+  scatterAdd: inferScatterAdd,
+  oneHot: inferOneHot,
+  stopGradient: (ins) => {
+    arity('stopGradient', ins, 1);
+    return ins[0];
   },
   matmul: (ins, a) => {
     arity('matmul', ins, 2);

@@ -2,15 +2,16 @@
 // clarity, not speed: each op is a direct loop over row-major data. In float64 mode every float is a double;
 // in float32 mode each op's result is rounded to float32, as a GPU kernel would store it.
 
-import type { DType } from './dtype.js';
 import type { Graph, Node, NodeId } from './graph.js';
+import { alloc, broadcastMap, type Ctx, type Impl, out } from './interpretCore.js';
+import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpAttrs, OpKind } from './ops.js';
 import { broadcastStrides, numel, type Shape, stridesOf } from './shape.js';
 import { initialValue, type TensorData, type TensorValue } from './tensorValue.js';
+import type { Precision } from './interpretCore.js';
 
-/** Float precision of an interpreter run. */
-export type Precision = 'f32' | 'f64';
+export type { Precision } from './interpretCore.js';
 
 /** What `interpret` returns: every live node's value, the named outputs and the new state values. */
 export interface InterpretResult {
@@ -18,41 +19,6 @@ export interface InterpretResult {
   readonly outputs: Record<string, TensorValue>;
   /** New values of updated params/state, by leaf name. */
   readonly updates: Record<string, TensorValue>;
-}
-
-interface Ctx {
-  readonly precision: Precision;
-  readonly round: (x: number) => number;
-}
-
-type Impl<K extends OpKind> = (node: Node<K>, ins: readonly TensorValue[], ctx: Ctx) => TensorValue;
-
-function alloc(shape: Shape, dtype: DType, ctx: Ctx): TensorData {
-  const n = numel(shape);
-  if (dtype !== 'f32') return new Int32Array(n);
-  return ctx.precision === 'f64' ? new Float64Array(n) : new Float32Array(n);
-}
-
-const out = (node: Node, data: TensorData): TensorValue => ({ shape: node.shape, dtype: node.dtype, data });
-
-/** Iterates the output elements, giving for each input the flat index it reads under broadcasting. */
-function broadcastMap(node: Node, ins: readonly TensorValue[], fn: (o: number, idx: readonly number[]) => void): void {
-  const shape = node.shape;
-  const rank = shape.length;
-  const strides = ins.map((t) => broadcastStrides(t.shape, shape));
-  const n = numel(shape);
-  const coord = new Array<number>(rank).fill(0);
-  const idx = new Array<number>(ins.length).fill(0);
-  for (let o = 0; o < n; o++) {
-    fn(o, idx);
-    for (let ax = rank - 1; ax >= 0; ax--) {
-      coord[ax]++;
-      for (let j = 0; j < ins.length; j++) idx[j] += strides[j][ax];
-      if (coord[ax] < shape[ax]) break;
-      for (let j = 0; j < ins.length; j++) idx[j] -= strides[j][ax] * shape[ax];
-      coord[ax] = 0;
-    }
-  }
 }
 
 const unary =
@@ -76,7 +42,7 @@ const binary =
   };
 
 /** Folds `x` over the reduced axes; `init` and `step` define the reduction. */
-function reduce(node: Node<'sum' | 'mean' | 'reduceMax'>, x: TensorValue, ctx: Ctx, init: number, step: (acc: number, v: number) => number, finish: (acc: number, count: number) => number): TensorValue {
+function reduce(node: Node<'sum' | 'mean' | 'reduceMax' | 'reduceMin'>, x: TensorValue, ctx: Ctx, init: number, step: (acc: number, v: number) => number, finish: (acc: number, count: number) => number): TensorValue {
   const { axes } = node.attrs;
   const shape = x.shape;
   const keptShape = shape.map((d, i) => (axes.includes(i) ? 1 : d));
@@ -217,6 +183,8 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   sum: (node, [x], ctx) => reduce(node, x, ctx, 0, (a, v) => a + v, (a) => a),
   mean: (node, [x], ctx) => reduce(node, x, ctx, 0, (a, v) => a + v, (a, n) => a / n),
   reduceMax: (node, [x], ctx) => reduce(node, x, ctx, -Infinity, (a, v) => Math.max(a, v), (a) => a),
+  reduceMin: (node, [x], ctx) => reduce(node, x, ctx, Infinity, (a, v) => Math.min(a, v), (a) => a),
+  argmax: interpretArgmax,
   reshape: (node, [x]) => ({ shape: node.shape, dtype: node.dtype, data: x.data }),
   transpose: (node, [x], ctx) => {
     const { perm } = node.attrs;
@@ -245,6 +213,13 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     });
     return out(node, d);
   },
+  slice: interpretSlice,
+  pad: interpretPad,
+  concat: interpretConcat,
+  gather: interpretGather,
+  scatterAdd: interpretScatterAdd,
+  oneHot: interpretOneHot,
+  stopGradient: (node, [x]) => ({ shape: node.shape, dtype: node.dtype, data: x.data }),
   matmul: (node, [a, b], ctx) => {
     const d = matmulCore(node, a, b, node.attrs.transA, node.attrs.transB, ctx);
     for (let i = 0; i < d.length; i++) d[i] = ctx.round(d[i]);

@@ -10,7 +10,7 @@ import type { PwExpr } from './pointwiseExpr.js';
 export { BINARY_OPS, type BinaryOp, COMPARISON_OPS, UNARY_OPS, type UnaryOp } from './elementwise.js';
 
 /** Reductions over a set of axes. */
-export const REDUCE_OPS = ['sum', 'mean', 'reduceMax'] as const;
+export const REDUCE_OPS = ['sum', 'mean', 'reduceMax', 'reduceMin'] as const;
 /** A reduction over axes. */
 export type ReduceOp = (typeof REDUCE_OPS)[number];
 
@@ -82,10 +82,36 @@ export interface OpAttrs {
   sum: ReduceAttrs;
   mean: ReduceAttrs;
   reduceMax: ReduceAttrs;
+  reduceMin: ReduceAttrs;
+  /** Index (i32) of the first maximum along a normalised axis. */
+  argmax: { axis: number; keepdims: boolean };
   // layout
   reshape: { shape: number[] };
   transpose: { perm: number[] };
   expand: { shape: number[] };
+  /**
+   * Strided window, one entry per axis (normalised: 0 ≤ start ≤ end ≤ extent, step ≥ 1); the output extent is
+   * ceil((end − start) / step).
+   */
+  slice: { starts: number[]; ends: number[]; steps: number[] };
+  /**
+   * Constant padding per axis: `before`/`after` elements at the edges and `interior` between neighbours (as in
+   * XLA; all ≥ 0). The output extent is before + n + (n − 1)·interior + after (before + after when n = 0).
+   */
+  pad: { before: number[]; after: number[]; interior: number[]; value: number };
+  /** n ≥ 1 inputs of equal dtype and equal extents except along the (normalised) axis, joined along it. */
+  concat: { axis: number };
+  /**
+   * inputs [table, indices i32]: numpy `take` along the axis; out shape = table[:axis] + indices + table[axis+1:].
+   * An embedding is `gather(table [V, D], ids [...])` → [..., D] (axis 0). Indices must be in [0, extent).
+   */
+  gather: { axis: number };
+  /** inputs [target, indices i32, updates shaped like gather's output]: target + the updates summed at indices. */
+  scatterAdd: { axis: number };
+  /** inputs [labels i32 [...]]: f32 [..., classes], 1 at each label; labels outside [0, classes) give a zero row. */
+  oneHot: { classes: number };
+  /** Identity forward; no gradient flows through it. */
+  stopGradient: Record<string, never>;
   // linear algebra: a [...A, M, K] (or [..., K, M] if transA) times b [...B, K, N] (or [..., N, K] if transB)
   // gives [...broadcast(A, B), M, N]: the flags apply to the last two axes, leading axes broadcast (numpy)
   matmul: { transA: boolean; transB: boolean };
@@ -124,9 +150,18 @@ export const OP_KINDS = [
   'sum',
   'mean',
   'reduceMax',
+  'reduceMin',
+  'argmax',
   'reshape',
   'transpose',
   'expand',
+  'slice',
+  'pad',
+  'concat',
+  'gather',
+  'scatterAdd',
+  'oneHot',
+  'stopGradient',
   'matmul',
   'logSoftmax',
   'logSoftmaxGrad',

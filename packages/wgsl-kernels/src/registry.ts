@@ -10,7 +10,7 @@ import type { DeviceCaps, KernelGenerator, KernelPlan, KernelSpec } from './kern
 import { expandKernel, transposeKernel } from './layout.js';
 import { matmulKernel } from './matmul.js';
 import { nllGradKernel, nllKernel } from './nll.js';
-import { pendingBatched } from './pending.js';
+import { pendingBatched, pendingKernel } from './pending.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
@@ -58,8 +58,17 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator } = {
   sum: reduceKernel,
   mean: reduceKernel,
   reduceMax: reduceKernel,
+  reduceMin: pendingKernel('reduceMin'),
+  argmax: pendingKernel('argmax'),
   transpose: transposeKernel,
   expand: expandKernel,
+  slice: pendingKernel('slice'),
+  pad: pendingKernel('pad'),
+  concat: pendingKernel('concat'),
+  gather: pendingKernel('gather'),
+  scatterAdd: pendingKernel('scatterAdd'),
+  oneHot: pendingKernel('oneHot'),
+  stopGradient: pendingKernel('stopGradient'),
   matmul: pendingBatched(matmulKernel),
   logSoftmax: logSoftmaxKernel,
   logSoftmaxGrad: logSoftmaxGradKernel,

@@ -90,9 +90,18 @@ export const OP_COST: { [K in OpKind]: OpCost } = {
   sum: perIn(1),
   mean: perIn(1),
   reduceMax: perIn(1),
+  reduceMin: perIn(1),
+  argmax: perIn(1),
   reshape: view,
   transpose: perOut(0),
   expand: perOut(0),
+  slice: perOut(0),
+  pad: perOut(0),
+  concat: perOut(0),
+  gather: perOut(0),
+  scatterAdd: perIn(1), // reads and writes the target, adds each update once
+  oneHot: perOut(0),
+  stopGradient: perOut(0), // a copy until a rule drops it after differentiation
   matmul: { kernel: true, flops: matmulFlops },
   logSoftmax: perIn(3 + SLOW),
   logSoftmaxGrad: perIn(3 + SLOW),
