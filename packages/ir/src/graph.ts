@@ -29,6 +29,15 @@ export type Tensor = Node;
 /** A tensor or a number, which becomes a scalar constant. */
 export type TensorLike = Tensor | number;
 
+/** Options of `Graph.crossEntropy`. */
+export interface CrossEntropyOptions {
+  readonly reduction?: Reduction;
+  /** ε in [0, 1]: the target puts 1 − ε on the label and ε/C on every class. */
+  readonly labelSmoothing?: number;
+  /** Rows whose label is this value (or any out-of-range value) are ignored (PyTorch: -100). */
+  readonly ignoreIndex?: number;
+}
+
 /** A state tensor overwritten at the end of each step by a value computed in the step. */
 export interface StateUpdate {
   readonly state: NodeId;
@@ -356,11 +365,67 @@ export class Graph {
     return this.node('nll', [logp, labels], { reduction });
   }
 
-  /** Cross-entropy of integer labels [N] under logits [N, C]: nll(logSoftmax(logits)). */
-  crossEntropy(logits: Tensor, labels: Tensor, reduction: Reduction = 'mean'): Tensor {
-    if (logits.shape.length !== 2)
-      throw new GraphError(`crossEntropy: logits must be [N, C], got ${fmtShape(logits.shape)}`, 'crossEntropy', userCallSite());
-    return this.nll(this.logSoftmax(logits), labels, reduction);
+  /**
+   * Cross-entropy of integer labels under logits [N, C] (or [..., C] with labels [...], flattened). Plain, it is
+   * nll(logSoftmax(logits)), which the e-graph fuses. With `labelSmoothing` ε or `ignoreIndex` it is the
+   * decomposition −Σ_c target·logSoftmax(logits) with target = (1 − ε)·oneHot(labels) + ε/C on rows whose label
+   * is in range; rows with an out-of-range label (the ignored ones) count for nothing, and `mean` divides by
+   * the number of counted rows (PyTorch's semantics; NaN when every row is ignored).
+   */
+  crossEntropy(logits: Tensor, labels: Tensor, opts: Reduction | CrossEntropyOptions = 'mean'): Tensor {
+    const o: CrossEntropyOptions = typeof opts === 'string' ? { reduction: opts } : opts;
+    const reduction = o.reduction ?? 'mean';
+    if (logits.shape.length < 2)
+      throw new GraphError(`crossEntropy: logits must be [N, C] or [..., C], got ${fmtShape(logits.shape)}`, 'crossEntropy', userCallSite());
+    const c = logits.shape[logits.shape.length - 1];
+    const x = logits.shape.length === 2 ? logits : this.reshape(logits, [-1, c]);
+    const l = labels.shape.length === 1 ? labels : this.reshape(labels, [-1]);
+    const eps = o.labelSmoothing ?? 0;
+    if (eps === 0 && o.ignoreIndex === undefined) return this.nll(this.logSoftmax(x), l, reduction);
+    if (!(eps >= 0 && eps <= 1)) throw new GraphError(`crossEntropy: labelSmoothing ${eps} is outside [0, 1]`, 'crossEntropy', userCallSite());
+    const logp = this.logSoftmax(x);
+    const hot = this.oneHot(l, c);
+    const counted = this.sum(hot, 1, true); // [N, 1]: 1 for a row with an in-range label, 0 for an ignored one
+    const target = eps === 0 ? hot : this.add(this.mul(hot, 1 - eps), this.mul(counted, eps / c));
+    const rows = this.neg(this.sum(this.mul(target, logp), 1));
+    if (reduction === 'sum') return this.sum(rows);
+    return o.ignoreIndex === undefined ? this.mean(rows) : this.div(this.sum(rows), this.sum(counted));
+  }
+
+  /** Layer normalisation over the last axes (default the last): (x − mean)·rsqrt(var + eps)·weight + bias, decomposed. */
+  layerNorm(x: Tensor, weight?: Tensor, bias?: Tensor, opts: { eps?: number; axes?: number | readonly number[] } = {}): Tensor {
+    const axes = this.axes('layerNorm', x, opts.axes ?? -1);
+    const centred = this.sub(x, this.mean(x, axes, true));
+    const variance = this.mean(this.square(centred), axes, true);
+    let y = this.mul(centred, this.rsqrt(this.add(variance, opts.eps ?? 1e-5)));
+    if (weight) y = this.mul(y, weight);
+    return bias ? this.add(y, bias) : y;
+  }
+
+  /** RMS normalisation over the last axis: x·rsqrt(mean(x²) + eps)·weight, decomposed. */
+  rmsNorm(x: Tensor, weight?: Tensor, opts: { eps?: number } = {}): Tensor {
+    const y = this.mul(x, this.rsqrt(this.add(this.mean(this.square(x), -1, true), opts.eps ?? 1e-6)));
+    return weight ? this.mul(y, weight) : y;
+  }
+
+  private reduceLoss(x: Tensor, reduction: Reduction): Tensor {
+    return reduction === 'mean' ? this.mean(x) : this.sum(x);
+  }
+
+  /** Mean (or summed) squared error. */
+  mse(pred: Tensor, target: TensorLike, reduction: Reduction = 'mean'): Tensor {
+    return this.reduceLoss(this.square(this.sub(pred, target)), reduction);
+  }
+
+  /** Mean (or summed) absolute error. */
+  l1(pred: Tensor, target: TensorLike, reduction: Reduction = 'mean'): Tensor {
+    return this.reduceLoss(this.abs(this.sub(pred, target)), reduction);
+  }
+
+  /** Binary cross-entropy of targets in [0, 1] under logits, stably: relu(x) − x·t + softplus(−|x|). */
+  bceWithLogits(logits: Tensor, targets: TensorLike, reduction: Reduction = 'mean'): Tensor {
+    const per = this.add(this.sub(this.relu(logits), this.mul(logits, targets)), this.softplus(this.neg(this.abs(logits))));
+    return this.reduceLoss(per, reduction);
   }
 
   /** Marks a node as a named result of the graph. */

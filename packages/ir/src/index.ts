@@ -1,7 +1,7 @@
 // @neura/ir: the op set, dtypes, shapes, the Graph builder and the reference interpreter. Imports nothing.
 
 export { byteSize, type DType, DTYPES, isFloat } from './dtype.js';
-export { type Node, type NodeId, type StateUpdate, type Tensor, type TensorLike, Graph, broadcastOf, hashName } from './graph.js';
+export { type CrossEntropyOptions, type Node, type NodeId, type StateUpdate, type Tensor, type TensorLike, Graph, broadcastOf, hashName } from './graph.js';
 export { GraphError, userCallSite } from './graphError.js';
 export { INFER, inferType, type TensorType } from './infer.js';
 export { INTERPRET, type InterpretResult, interpret, type Precision } from './interpret.js';
