@@ -1,2 +1,0 @@
-import { benchEgraphSaturation } from './egraphSaturation.js';
-for (let i = 0; i < 3; i++) console.log(JSON.stringify(await benchEgraphSaturation()));
