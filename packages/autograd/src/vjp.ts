@@ -240,6 +240,15 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
     undefined,
   ]),
   nllGrad: secondOrder,
+  // one dedicated backward op per operand, each recomputing the scores (flash-attention style; no T×T tensor)
+  attention: rule(({ graph: G, g, inputs: [q, k, v], node, needs }) =>
+    (['q', 'k', 'v'] as const).map((wrt, i) => (needs[i] ? G.node('attentionGrad', [q, k, v, g], { ...node.attrs, wrt }) : undefined)),
+  ),
+  attentionGrad: secondOrder,
+  // a rotation's transpose is the opposite rotation
+  rope: rule(({ graph: G, g, node }) => [G.node('rope', [g], { ...node.attrs, inverse: !node.attrs.inverse })]),
+  // the mask depends only on (seed, offset, index): the gradient is dropout of g with the same mask
+  dropout: rule(({ graph: G, g, inputs, node }) => [G.node('dropout', inputs.length === 2 ? [g, inputs[1]] : [g], node.attrs), undefined]),
   fusedMatmul: rule(({ graph: G, g, inputs, node, needs }) => {
     const { transA, transB, bias, activation } = node.attrs as OpAttrs['fusedMatmul'];
     const gz = activation === 'relu' ? G.mul(g, f32(G, G.gt(node, 0))) : g; // relu(z) > 0 exactly where z > 0

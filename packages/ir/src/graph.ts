@@ -428,6 +428,29 @@ export class Graph {
     return this.reduceLoss(per, reduction);
   }
 
+  /**
+   * Scaled dot-product attention of q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv] as one op (default scale
+   * 1/√D; `causal` masks future keys, top-left aligned).
+   */
+  attention(q: Tensor, k: Tensor, v: Tensor, opts: { causal?: boolean; scale?: number } = {}): Tensor {
+    const d = q.shape[q.shape.length - 1];
+    return this.node('attention', [q, k, v], { causal: opts.causal ?? false, scale: opts.scale ?? 1 / Math.sqrt(d) });
+  }
+
+  /** Rotary position embedding of x [..., T, D] (half-split pairs, base 10000 by default). */
+  rope(x: Tensor, opts: { base?: number } = {}): Tensor {
+    return this.node('rope', [x], { base: opts.base ?? 10000, inverse: false });
+  }
+
+  /**
+   * Dropout with probability p and an explicit seed: the mask is a hash of (seed + offset, element index), so
+   * the same on every run and device; feed a different i32 scalar `offset` (the step) to vary it per step.
+   */
+  dropout(x: Tensor, p: number, seed: number, offset?: Tensor): Tensor {
+    if (p === 0) return x;
+    return this.node('dropout', offset ? [x, offset] : [x], { p, seed });
+  }
+
   /** Marks a node as a named result of the graph. */
   output(name: string, t: Tensor): Tensor {
     this.outputs.set(name, t.id);

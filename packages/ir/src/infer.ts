@@ -3,6 +3,7 @@
 
 import type { DType } from './dtype.js';
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
+import { inferAttention, inferAttentionGrad, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import type { OpAttrs, OpKind } from './ops.js';
 import { COMPARISON_OPS } from './ops.js';
@@ -176,6 +177,10 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     if (ins[1].shape.length !== 0) fail('nllGrad', 'dy must be a scalar', ins);
     return { shape: [ins[0].shape[0], a.classes], dtype: 'f32' };
   },
+  attention: inferAttention,
+  attentionGrad: inferAttentionGrad,
+  rope: inferRope,
+  dropout: inferDropout,
   fusedMatmul: (ins, a) => {
     arity('fusedMatmul', ins, a.bias ? 3 : 2);
     const t = matmulType('fusedMatmul', ins, a.transA, a.transB);

@@ -4,6 +4,7 @@
 
 import type { Graph, Node, NodeId } from './graph.js';
 import { alloc, broadcastMap, type Ctx, type Impl, out } from './interpretCore.js';
+import { interpretAttention, interpretAttentionGrad, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpAttrs, OpKind } from './ops.js';
@@ -260,6 +261,10 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     for (let i = 0; i < n; i++) d[i * c + labels.data[i]] = v;
     return out(node, d);
   },
+  attention: interpretAttention,
+  attentionGrad: interpretAttentionGrad,
+  rope: interpretRope,
+  dropout: interpretDropout,
   fusedMatmul: (node, ins, ctx) => {
     const { transA, transB, bias, activation } = node.attrs as OpAttrs['fusedMatmul'];
     const d = matmulCore(node, ins[0], ins[1], transA, transB, ctx);

@@ -123,6 +123,24 @@ export interface OpAttrs {
   nll: { reduction: Reduction };
   /** inputs [labels [N] i32, dy []]: the gradient of nll with respect to logp, shape [N, classes]. */
   nllGrad: { reduction: Reduction; classes: number };
+  // transformer parts
+  /**
+   * inputs [q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv]] (equal leading axes): softmax(scale·q·kᵀ + mask)·v
+   * → [..., Tq, Dv]; `causal` masks key j > query i (top-left aligned, as PyTorch's `is_causal`).
+   */
+  attention: { causal: boolean; scale: number };
+  /** inputs [q, k, v, dOut]: the gradient of attention with respect to one operand (recomputes the scores). */
+  attentionGrad: { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
+  /**
+   * Rotary position embedding of x [..., T, D] (D even), half-split pairs (x[i], x[i + D/2]) rotated by
+   * t·base^(−2i/D) for position t (the index along axis −2); `inverse` rotates the other way (its VJP).
+   */
+  rope: { base: number; inverse: boolean };
+  /**
+   * inputs [x] or [x, offset i32 []]: x / (1 − p) where the element is kept, else 0. Element i (row-major) is
+   * kept iff lowbias32(i ^ lowbias32(seed + offset)) ≥ floor(p·2³²) (u32 arithmetic; see dropoutKeeps).
+   */
+  dropout: { p: number; seed: number };
   // fused ops: only the e-graph's extraction creates these
   /** inputs [a, b] or [a, b, bias]: activation(a·b + bias), bias broadcast to the (batched) output. */
   fusedMatmul: { transA: boolean; transB: boolean; bias: boolean; activation: Activation };
@@ -167,6 +185,10 @@ export const OP_KINDS = [
   'logSoftmaxGrad',
   'nll',
   'nllGrad',
+  'attention',
+  'attentionGrad',
+  'rope',
+  'dropout',
   'fusedMatmul',
   'pointwise',
   'softmaxCrossEntropy',

@@ -47,6 +47,14 @@ const matmulFlops = (c: OpCtx) => {
   const k = flags.transA ? a[a.length - 2] : a[a.length - 1]; // flags apply to the last two axes (batched)
   return 2 * n(c.out.shape) * k;
 };
+/** Two products (q·kᵀ, p·v) plus the softmax: 2·Tq·Tk·(D + Dv) + 5·Tq·Tk per head. */
+const attentionFlops = (c: OpCtx) => {
+  const [q, k, v] = c.ins.length >= 3 ? [c.ins[0].shape, c.ins[1].shape, c.ins[2].shape] : [c.ins[0].shape, c.ins[0].shape, c.ins[0].shape];
+  const r = q.length;
+  const heads = n(q.slice(0, -2));
+  const tt = q[r - 2] * k[r - 2];
+  return heads * tt * (2 * (q[r - 1] + v[r - 1]) + 5);
+};
 const SLOW = 4; // transcendental ops cost a few simple ones
 
 /** Cost rule of every op. */
@@ -107,6 +115,10 @@ export const OP_COST: { [K in OpKind]: OpCost } = {
   logSoftmaxGrad: perIn(3 + SLOW),
   nll: perIn(1),
   nllGrad: perOut(1),
+  attention: { kernel: true, flops: attentionFlops },
+  attentionGrad: { kernel: true, flops: (c) => 2.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
+  rope: perOut(2 + SLOW),
+  dropout: perOut(4),
   fusedMatmul: { kernel: true, flops: (c) => matmulFlops(c) + 2 * n(c.out.shape) },
   pointwise: { kernel: true, flops: (c) => exprSize(pointwiseExprOf(c.node)) * n(c.out.shape) },
   softmaxCrossEntropy: perIn(4 + SLOW),

@@ -1,0 +1,53 @@
+// Shape and dtype inference for the neural-network ops with their own kernels: attention (and its gradient),
+// rotary embedding and dropout (and, below, convolution and pooling). Each failure names the op and the
+// operands' shapes.
+
+import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
+import type { OpAttrs } from './ops.js';
+import { fmtShape, sameShape } from './shape.js';
+
+const attentionType = (op: string, ins: readonly TensorType[]): TensorType => {
+  const [q, k, v] = ins;
+  for (let i = 0; i < 3; i++) float(op, ins, i);
+  const r = q.shape.length;
+  if (r < 2 || k.shape.length !== r || v.shape.length !== r) fail(op, 'q, k and v must have the same rank ≥ 2 ([..., T, D])', ins);
+  const lead = q.shape.slice(0, -2);
+  if (!sameShape(k.shape.slice(0, -2), lead) || !sameShape(v.shape.slice(0, -2), lead))
+    fail(op, `leading axes differ: q ${fmtShape(q.shape)}, k ${fmtShape(k.shape)}, v ${fmtShape(v.shape)}`, ins);
+  if (k.shape[r - 1] !== q.shape[r - 1]) fail(op, `q and k head sizes differ: ${q.shape[r - 1]} vs ${k.shape[r - 1]}`, ins);
+  if (v.shape[r - 2] !== k.shape[r - 2]) fail(op, `k and v lengths differ: ${k.shape[r - 2]} vs ${v.shape[r - 2]}`, ins);
+  return { shape: [...lead, q.shape[r - 2], v.shape[r - 1]], dtype: 'f32' };
+};
+
+/** attention: q, k, v → [..., Tq, Dv]. */
+export const inferAttention: Rule<OpAttrs['attention']> = (ins) => {
+  arity('attention', ins, 3);
+  return attentionType('attention', ins);
+};
+
+/** attentionGrad: q, k, v, dOut → the gradient of one operand. */
+export const inferAttentionGrad: Rule<OpAttrs['attentionGrad']> = (ins, a) => {
+  arity('attentionGrad', ins, 4);
+  const o = attentionType('attentionGrad', ins);
+  if (!sameShape(ins[3].shape, o.shape)) fail('attentionGrad', `dOut must be ${fmtShape(o.shape)}, got ${fmtShape(ins[3].shape)}`, ins);
+  return ins[{ q: 0, k: 1, v: 2 }[a.wrt]];
+};
+
+/** rope: same shape, even last axis. */
+export const inferRope: Rule<OpAttrs['rope']> = (ins) => {
+  arity('rope', ins, 1);
+  float('rope', ins, 0);
+  const s = ins[0].shape;
+  if (s.length < 2 || s[s.length - 1] % 2 !== 0) fail('rope', `input must be [..., T, D] with D even, got ${fmtShape(s)}`, ins);
+  return ins[0];
+};
+
+/** dropout: same shape; an optional i32 scalar offset mixed into the seed. */
+export const inferDropout: Rule<OpAttrs['dropout']> = (ins, a) => {
+  if (ins.length !== 1 && ins.length !== 2) fail('dropout', `expects 1 or 2 operands, got ${ins.length}`, ins);
+  float('dropout', ins, 0);
+  if (ins.length === 2 && (ins[1].dtype !== 'i32' || ins[1].shape.length !== 0)) fail('dropout', 'the seed offset must be an i32 scalar', ins);
+  if (!(a.p >= 0 && a.p < 1)) fail('dropout', `p must be in [0, 1), got ${a.p}`, ins);
+  if (!(Number.isInteger(a.seed) && a.seed >= 0 && a.seed <= 0xffffffff)) fail('dropout', `seed must be a u32, got ${a.seed}`, ins);
+  return ins[0];
+};
