@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 function idx(dims: number[], data: number[]): Uint8Array {
   const head = new DataView(new ArrayBuffer(4 + 4 * dims.length));
   head.setUint32(0, 0x0800 | dims.length);
-  dims.forEach((d, i) => head.setUint32(4 + 4 * i, d));
+  for (const [i, d] of dims.entries()) head.setUint32(4 + 4 * i, d);
   const out = new Uint8Array(head.byteLength + data.length);
   out.set(new Uint8Array(head.buffer));
   out.set(data, head.byteLength);
