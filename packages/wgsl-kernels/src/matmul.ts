@@ -1,36 +1,57 @@
-// `matmul` and `fusedMatmul`: a tiled shared-memory kernel with register blocking. Each workgroup computes a
-// BM x BN tile of C = op(A)·op(B) stepping through K in BK slices staged in workgroup memory; each thread owns a
-// TM x TN block of accumulators (rows ty + i*TY, columns tx + j*TX, so stores and shared reads are contiguous).
-// Transposes are flags (they change only the tile loads); the epilogue adds a broadcast bias and applies relu.
-// Any M, N, K: loads outside the matrices stage zeros, stores are bounds-checked. Must not exceed `caps`.
+// `matmul` and `fusedMatmul` (C = act(op(A)·op(B) + bias)): two kernel families, both specialised to the shapes.
+// - tiled: a workgroup computes a BM x BN tile stepping through K in BK slices staged in workgroup memory
+//   (vec4 rows As[k][m/4], Bs[k][n/4], no padding); each thread owns TM x TN outputs as TM/4 x TN/4 vec4 chunks
+//   interleaved across the tile (chunk i*TY + ty, j*TX + tx), so vec4 shared reads and output stores are
+//   contiguous across threads. Global loads are vec4 when the contiguous dimension of an operand is a multiple of
+//   4 (else scalar), prefetched into registers one slice ahead of the compute.
+// - skinny (M ≤ SKINNY_MAX_M): tiles waste most of their work and leave most of the GPU idle when M is tiny
+//   (batch 32 MNIST: [32,784]·[784,128] is 2–4 tiles), so a workgroup computes RM rows x WN columns with its
+//   threads splitting K S ways (lanes laid out so the operand read along k or n is coalesced), then sums the S
+//   partials in workgroup memory. No second pass, no atomics.
+// Configuration heuristic (the whole of it): skinny if M ≤ SKINNY_MAX_M; else the first tiled configuration in
+// MATMUL_CONFIGS that fits the device and yields at least its `minTiles` workgroups (else the smallest that fits).
+// Measured on the H200 (figures by each table below; PLATFORM.md's plain 64x64/4x4 kernel: 9.2 / 24.1 / 26.0
+// TFLOP/s at n = 1024 / 2048 / 4096; this file's: 26.2 / 34.0 / 34.7).
+// Any M, N, K: tile loads outside the matrices stage zeros, stores are bounds-checked. Must not exceed `caps`.
 
 import { broadcastStrides } from '@neura/ir';
 import type { Activation } from '@neura/ir';
-import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
-import { bindOperands, checkWorkgroupMemory, header, kernelError, labelOf, u32Lit } from './wgsl.js';
+import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import { checkWorkgroupMemory, header, kernelError, labelOf, u32Lit } from './wgsl.js';
 
-/** A matmul tiling: tile BM x BN x BK, TM x TN outputs per thread, (BN/TN) x (BM/TM) threads. */
+/** A tiled matmul configuration: tile BM x BN x BK, TM x TN outputs per thread (multiples of 4). */
 export interface MatmulConfig {
   readonly bm: number;
   readonly bn: number;
   readonly bk: number;
   readonly tm: number;
   readonly tn: number;
+  /** Used only when the output has at least this many tiles (else the next configuration). */
+  readonly minTiles: number;
 }
 
-/** The configurations, largest first: 64x64 (256 threads), 32x32 (64 threads), 16x16 (16 threads). */
+/**
+ * Tiled configurations, preferred first. Measured on the H200 (Dawn/Vulkan, 2026-12, TFLOP/s at n = 1024 / 2048
+ * / 4096): 128x128x16/8x8 14.6 / 34.0 / 34.7; 64x64x16/8x4 26.2 / 32.2 / 33.3; 64x64x16/4x4 26.2 / 28.7 / 29.7;
+ * 32x32x16/4x4 22.6 / 23.8 / 24.7; 128x128x8/8x8 13.7 / 32.8 / 32.4. A big tile needs ≥ 128 tiles to fill the GPU
+ * (1000x128x784: 32x32 6.96 TF vs 64x64 4.79). 64x64/8x4 needs only 128 invocations (the WebGPU default).
+ */
 export const MATMUL_CONFIGS: readonly MatmulConfig[] = [
-  { bm: 64, bn: 64, bk: 16, tm: 4, tn: 4 },
-  { bm: 32, bn: 32, bk: 16, tm: 4, tn: 4 },
-  { bm: 16, bn: 16, bk: 16, tm: 4, tn: 4 },
+  { bm: 128, bn: 128, bk: 16, tm: 8, tn: 8, minTiles: 128 },
+  { bm: 64, bn: 64, bk: 16, tm: 8, tn: 4, minTiles: 128 },
+  { bm: 32, bn: 32, bk: 16, tm: 4, tn: 4, minTiles: 0 },
+  { bm: 16, bn: 16, bk: 16, tm: 4, tn: 4, minTiles: 0 },
 ];
 
-/** Below this many 64x64 output tiles the 32x32 configuration is preferred (more workgroups in flight). */
-export const LARGE_TILE_MIN_TILES = 64;
+/**
+ * Outputs with at most this many rows take the skinny (split-K) kernel. H200: [32,784]·[784,128] 7.9 µs skinny
+ * vs 28.8 µs for the best tile; [64,384]·[384,384] 22 µs vs 52 µs; [8,4096]·[4096,4096] 71 µs vs 256 µs.
+ */
+export const SKINNY_MAX_M = 64;
 
 const threadsOf = (c: MatmulConfig) => (c.bn / c.tn) * (c.bm / c.tm);
-/** Workgroup memory of a configuration in bytes (one padding column for k-contiguous loads). */
-export const sharedBytesOf = (c: MatmulConfig) => (c.bk * (c.bm + 1) + c.bk * (c.bn + 1)) * 4;
+/** Workgroup memory of a configuration in bytes. */
+export const sharedBytesOf = (c: MatmulConfig) => c.bk * (c.bm + c.bn) * 4;
 
 /** Whether a configuration fits the device's limits. */
 export function matmulConfigFits(c: MatmulConfig, caps: DeviceCaps): boolean {
@@ -42,32 +63,114 @@ export function matmulConfigFits(c: MatmulConfig, caps: DeviceCaps): boolean {
   );
 }
 
-/** Picks the configuration for an M x N output on this device. */
+/** Picks the tiled configuration for an M x N output: the first that fits and has its `minTiles`. */
 export function chooseMatmulConfig(m: number, n: number, caps: DeviceCaps): MatmulConfig | undefined {
   const fits = MATMUL_CONFIGS.filter((c) => matmulConfigFits(c, caps));
-  if (!fits.length) return undefined;
-  const [first, second] = fits;
-  if (first.bm === 64 && second && Math.ceil(m / 64) * Math.ceil(n / 64) < LARGE_TILE_MIN_TILES) return second;
-  return first;
+  return fits.find((c) => Math.ceil(m / c.bm) * Math.ceil(n / c.bn) >= c.minTiles) ?? fits[fits.length - 1];
 }
 
-/** `matmul` and `fusedMatmul` (bias, relu epilogue). */
-export function matmulKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+/** The skinny kernel's layout: RM rows x WN columns per workgroup, K split S ways (WN * S threads). */
+export interface SkinnyConfig {
+  readonly rm: number;
+  readonly wn: number;
+  readonly s: number;
+}
+
+/**
+ * Skinny layout for these caps: 256 threads (or the device's most, a power of two), RM = 4 rows, and K split
+ * widely, since these shapes are latency-bound: B read along n (not transB): 8 column lanes x 32 k-splits
+ * (H200, [32,784]·[784,128]: 7.9 µs; 32x8: 22 µs); B read along k (transB): 16 k-lanes x 16 columns.
+ */
+export function chooseSkinnyConfig(m: number, transB: boolean, caps: DeviceCaps): SkinnyConfig | undefined {
+  let nt = 256;
+  while (nt > caps.maxComputeInvocationsPerWorkgroup || nt > caps.maxComputeWorkgroupSizeX) nt /= 2;
+  if (nt < 16) return undefined;
+  const rm = Math.min(4, m);
+  const s = transB ? 16 : Math.min(32, nt / 8);
+  const cfg = { rm, wn: nt / s, s };
+  return rm * nt * 4 <= caps.maxComputeWorkgroupStorageSize ? cfg : undefined;
+}
+
+interface Problem {
+  readonly spec: KernelSpec;
+  readonly M: number;
+  readonly N: number;
+  readonly K: number;
+  readonly transA: boolean;
+  readonly transB: boolean;
+  readonly hasBias: boolean;
+  readonly relu: boolean;
+  readonly flops: number;
+}
+
+function problemOf(spec: KernelSpec): Problem {
   const { node } = spec;
   const attrs = node.attrs as { transA: boolean; transB: boolean; bias?: boolean; activation?: Activation };
-  const { transA, transB } = attrs;
   const hasBias = node.op === 'fusedMatmul' && attrs.bias === true;
   const relu = node.op === 'fusedMatmul' && attrs.activation === 'relu';
   const [M, N] = node.shape;
-  const K = transA ? spec.inputs[0].shape[0] : spec.inputs[0].shape[1];
+  const K = attrs.transA ? spec.inputs[0].shape[0] : spec.inputs[0].shape[1];
   const flops = 2 * M * N * K + (hasBias ? M * N : 0) + (relu ? M * N : 0);
-  if (M === 0 || N === 0) return { dispatches: [], scratch: [], flops: 0 };
-  const cfg = chooseMatmulConfig(M, N, caps);
+  return { spec, M, N, K, transA: attrs.transA, transB: attrs.transB, hasBias, relu, flops };
+}
+
+/** `matmul` and `fusedMatmul` (bias, relu epilogue): skinny for small M, else tiled. */
+export function matmulKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const p = problemOf(spec);
+  if (p.M === 0 || p.N === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (p.M <= SKINNY_MAX_M) {
+    const s = chooseSkinnyConfig(p.M, p.transB, caps);
+    if (s) return skinnyPlan(p, s, caps);
+  }
+  const cfg = chooseMatmulConfig(p.M, p.N, caps);
   if (!cfg) {
     const c = MATMUL_CONFIGS[MATMUL_CONFIGS.length - 1];
     checkWorkgroupMemory(spec, sharedBytesOf(c), caps);
     return kernelError(spec, `needs ${threadsOf(c)} invocations per workgroup, more than maxComputeInvocationsPerWorkgroup (device value ${caps.maxComputeInvocationsPerWorkgroup})`);
   }
+  return tiledPlan(p, cfg, caps);
+}
+
+/** A matmul plan with a given configuration (for benchmarks and tests); throws if it does not fit. */
+export function matmulPlanWith(spec: KernelSpec, caps: DeviceCaps, cfg: MatmulConfig | SkinnyConfig): KernelPlan {
+  const p = problemOf(spec);
+  if (p.M === 0 || p.N === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if ('rm' in cfg) return skinnyPlan(p, cfg, caps);
+  if (!matmulConfigFits(cfg, caps)) kernelError(spec, `configuration ${JSON.stringify(cfg)} does not fit the device`);
+  return tiledPlan(p, cfg, caps);
+}
+
+/** Operand bindings; A and B may be one node (one binding, then read as scalars). */
+function bindMatmul(p: Problem, vecA: boolean, vecB: boolean) {
+  const { spec } = p;
+  const same = spec.node.inputs[0] === spec.node.inputs[1];
+  const va = vecA && !same;
+  const vb = vecB && !same;
+  const bindings: Binding[] = [{ source: { kind: 'input', index: 0 }, access: 'read', dtype: 'f32' }];
+  const decl = [`@group(0) @binding(0) var<storage, read> a: array<${va ? 'vec4<f32>' : 'f32'}>;`];
+  if (!same) {
+    bindings.push({ source: { kind: 'input', index: 1 }, access: 'read', dtype: 'f32' });
+    decl.push(`@group(0) @binding(1) var<storage, read> b: array<${vb ? 'vec4<f32>' : 'f32'}>;`);
+  }
+  if (p.hasBias) {
+    decl.push(`@group(0) @binding(${bindings.length}) var<storage, read> bias: array<f32>;`);
+    bindings.push({ source: { kind: 'input', index: 2 }, access: 'read', dtype: 'f32' });
+  }
+  return { bindings, decl, A: 'a', B: same ? 'a' : 'b', va, vb };
+}
+
+/** WGSL expression of the bias at (r, c), or '' without bias. */
+function biasAt(p: Problem, r: string, c: string): string {
+  if (!p.hasBias) return '';
+  const [bs0, bs1] = broadcastStrides(p.spec.inputs[2].shape, [p.M, p.N]);
+  const terms = [bs0 ? `${r} * ${u32Lit(bs0)}` : '', bs1 ? (bs1 === 1 ? c : `${c} * ${u32Lit(bs1)}`) : ''].filter(Boolean);
+  return `bias[${terms.join(' + ') || '0u'}]`;
+}
+
+const what = (p: Problem) => `${p.transA ? 'Aᵀ' : 'A'}·${p.transB ? 'Bᵀ' : 'B'}${p.hasBias ? ' + bias' : ''}${p.relu ? ', relu' : ''}`;
+
+function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps): KernelPlan {
+  const { spec, M, N, K, transA, transB } = p;
   const { bm, bn, bk, tm, tn } = cfg;
   const tx = bn / tn;
   const ty = bm / tm;
@@ -76,54 +179,93 @@ export function matmulKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const max = caps.maxComputeWorkgroupsPerDimension;
   if (grid[0] > max || grid[1] > max)
     kernelError(spec, `needs a ${grid[0]}x${grid[1]} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
-  const { bindings, name, declarations } = bindOperands(spec, hasBias ? [0, 1, 2] : [0, 1], ['a', 'b', 'bias']);
-  const A = name(0);
-  const B = name(1);
-  // Shared layouts: As[k][m] and Bs[k][n]; rows padded by one when the global load walks k (avoids bank conflicts).
-  const sa = transA ? bm : bm + 1;
-  const sb = transB ? bn + 1 : bn;
+  checkWorkgroupMemory(spec, sharedBytesOf(cfg), caps);
+  // vec4 global loads along each operand's contiguous dimension when it is a multiple of 4.
+  const { bindings, decl, A, B, va, vb } = bindMatmul(p, transA ? M % 4 === 0 : K % 4 === 0, transB ? K % 4 === 0 : N % 4 === 0);
+  const vecOut = N % 4 === 0;
+  decl.push(`@group(0) @binding(${bindings.length}) var<storage, read_write> y: array<${vecOut ? 'vec4<f32>' : 'f32'}>;`);
+  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+
+  // Tile loads: each operand's BK x B{M,N} slice in units of its global load (vec4 or scalar), NT at a time, into
+  // registers (`fetch`, for the slice at k = kt), then into workgroup memory (`store`) at As[k][x/4][x%4], where x
+  // is the row (A) or column (B) inside the tile. The next slice is fetched while the current one is computed.
+  interface Load { regs: string[]; fetch: string[]; store: string[] }
+  const tileLoad = (which: 'A' | 'B'): Load => {
+    const isA = which === 'A';
+    const buf = isA ? A : B;
+    const vec = isA ? va : vb;
+    const bx = isA ? bm : bn; // tile extent along m (A) or n (B)
+    const ext = isA ? 'M' : 'N';
+    const g0 = isA ? 'row0' : 'col0';
+    const sh = isA ? 'As' : 'Bs';
+    // Contiguous dim in global memory: k when (A, !transA) or (B, transB); else m/n.
+    const alongK = isA ? !transA : transB;
+    const w = vec ? 4 : 1;
+    const units = (bx * bk) / w;
+    const per = Math.ceil(units / nt);
+    const out: Load = { regs: [], fetch: [], store: [] };
+    for (let l = 0; l < per; l++) {
+      const r = `${which.toLowerCase()}r${l}`;
+      out.regs.push(`var ${r}: ${vec ? 'vec4<f32>' : 'f32'};`);
+      const e = `(lid + ${u32Lit(l * nt)})`;
+      const guard = units % nt === 0 || l < per - 1 ? '' : `if (${e} < ${u32Lit(units)}) `;
+      // coordinates of this unit: x (m or n inside the tile), k (inside the slice)
+      const coords = alongK ? `let x = ${e} / ${u32Lit(bk / w)}; let k = (${e} % ${u32Lit(bk / w)}) * ${u32Lit(w)};` : `let k = ${e} / ${u32Lit(bx / w)}; let x = (${e} % ${u32Lit(bx / w)}) * ${u32Lit(w)};`;
+      const gx = `${g0} + x`;
+      const gk = 'kt + k';
+      const index = isA ? (transA ? `(${gk}) * M + ${gx}` : `(${gx}) * K + ${gk}`) : transB ? `(${gx}) * K + ${gk}` : `(${gk}) * N + ${gx}`;
+      const zero = vec ? 'vec4<f32>()' : '0.0';
+      out.fetch.push(`${guard}{ ${coords} ${r} = ${zero}; if (${gx} < ${ext} && ${gk} < K) { ${r} = ${buf}[${vec ? `(${index}) / 4u` : index}]; } }`);
+      if (!vec) out.store.push(`${guard}{ ${coords} ${sh}[k * ${u32Lit(bx / 4)} + x / 4u][x % 4u] = ${r}; }`);
+      else if (alongK) out.store.push(`${guard}{ ${coords} ${['x', 'y', 'z', 'w'].map((c, q) => `${sh}[(k + ${u32Lit(q)}) * ${u32Lit(bx / 4)} + x / 4u][x % 4u] = ${r}.${c};`).join(' ')} }`);
+      else out.store.push(`${guard}{ ${coords} ${sh}[k * ${u32Lit(bx / 4)} + x / 4u] = ${r}; }`);
+    }
+    return out;
+  };
+  const la = tileLoad('A');
+  const lb = tileLoad('B');
+  const mi = tm / 4;
+  const nj = tn / 4;
   const lines: string[] = [];
   const L = (s: string, d = 1) => lines.push(`${'  '.repeat(d)}${s}`);
-
-  for (let i = 0; i < tm; i++) for (let j = 0; j < tn; j++) L(`var acc${i}${j} = 0.0;`);
+  // acc{row}_{j}: vec4 of columns chunk j for thread row `row` (0..TM-1 = chunk i, component q)
+  for (let r = 0; r < tm; r++) for (let j = 0; j < nj; j++) L(`var acc${r}_${j} = vec4<f32>();`);
+  for (const s of [...la.regs, ...lb.regs]) L(s);
+  L('{ let kt = 0u;');
+  for (const s of [...la.fetch, ...lb.fetch]) L(s, 2);
+  L('}');
   L('for (var k0 = 0u; k0 < K; k0 = k0 + BK) {');
-  for (let l = 0; l < (bm * bk) / nt; l++) {
-    L(`{ let e = lid + ${u32Lit(l * nt)};`, 2);
-    if (transA) L(`let k = e / BM; let m = e % BM; let gm = row0 + m; let gk = k0 + k;`, 3);
-    else L(`let m = e / BK; let k = e % BK; let gm = row0 + m; let gk = k0 + k;`, 3);
-    L(`var v = 0.0; if (gm < M && gk < K) { v = ${A}[${transA ? 'gk * M + gm' : 'gm * K + gk'}]; }`, 3);
-    L(`As[k * SA + m] = v; }`, 3);
-  }
-  for (let l = 0; l < (bn * bk) / nt; l++) {
-    L(`{ let e = lid + ${u32Lit(l * nt)};`, 2);
-    if (transB) L(`let n = e / BK; let k = e % BK; let gn = col0 + n; let gk = k0 + k;`, 3);
-    else L(`let k = e / BN; let n = e % BN; let gn = col0 + n; let gk = k0 + k;`, 3);
-    L(`var v = 0.0; if (gn < N && gk < K) { v = ${B}[${transB ? 'gn * K + gk' : 'gk * N + gn'}]; }`, 3);
-    L(`Bs[k * SB + n] = v; }`, 3);
-  }
+  for (const s of [...la.store, ...lb.store]) L(s, 2);
   L('workgroupBarrier();', 2);
+  L('if (k0 + BK < K) { let kt = k0 + BK;', 2);
+  for (const s of [...la.fetch, ...lb.fetch]) L(s, 3);
+  L('}', 2);
   L('for (var k = 0u; k < BK; k = k + 1u) {', 2);
-  for (let i = 0; i < tm; i++) L(`let a${i} = As[k * SA + ty + ${u32Lit(i * ty)}];`, 3);
-  for (let j = 0; j < tn; j++) L(`let b${j} = Bs[k * SB + tx + ${u32Lit(j * tx)}];`, 3);
-  for (let i = 0; i < tm; i++) L(Array.from({ length: tn }, (_, j) => `acc${i}${j} = fma(a${i}, b${j}, acc${i}${j});`).join(' '), 3);
+  for (let i = 0; i < mi; i++) L(`let a${i} = As[k * ${u32Lit(bm / 4)} + ${u32Lit(i * ty)} + ty];`, 3);
+  for (let j = 0; j < nj; j++) L(`let b${j} = Bs[k * ${u32Lit(bn / 4)} + ${u32Lit(j * tx)} + tx];`, 3);
+  for (let i = 0; i < mi; i++)
+    for (let q = 0; q < 4; q++) L(Array.from({ length: nj }, (_, j) => `acc${i * 4 + q}_${j} = fma(vec4<f32>(a${i}.${'xyzw'[q]}), b${j}, acc${i * 4 + q}_${j});`).join(' '), 3);
   L('}', 2);
   L('workgroupBarrier();', 2);
   L('}');
-  let biasIdx = '';
-  if (hasBias) {
-    const [bs0, bs1] = broadcastStrides(spec.inputs[2].shape, [M, N]);
-    const terms = [bs0 ? `r * ${u32Lit(bs0)}` : '', bs1 ? (bs1 === 1 ? 'c' : `c * ${u32Lit(bs1)}`) : ''].filter(Boolean);
-    biasIdx = terms.join(' + ') || '0u';
-  }
-  for (let i = 0; i < tm; i++)
-    for (let j = 0; j < tn; j++) {
-      const v = [`var v = acc${i}${j};`, hasBias ? ` v = v + ${name(2)}[${biasIdx}];` : '', relu ? ' v = max(v, 0.0);' : ''].join('');
-      L(`{ let r = row0 + ty + ${u32Lit(i * ty)}; let c = col0 + tx + ${u32Lit(j * tx)}; if (r < M && c < N) { ${v} y[r * N + c] = v; } }`);
+  // Epilogue: thread row r = chunk i, component q → global row row0 + (i*TY + ty)*4 + q; columns chunk j → col0 + (j*TX + tx)*4.
+  for (let i = 0; i < mi; i++)
+    for (let q = 0; q < 4; q++) {
+      const r = i * 4 + q;
+      L(`{ let r = row0 + (${u32Lit(i * ty)} + ty) * 4u + ${u32Lit(q)}; if (r < M) {`);
+      for (let j = 0; j < nj; j++) {
+        const parts: string[] = [`let c = col0 + (${u32Lit(j * tx)} + tx) * 4u;`, `var v = acc${r}_${j};`];
+        if (p.hasBias) parts.push(`v = v + vec4<f32>(${[0, 1, 2, 3].map((x) => biasAt(p, 'r', `min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
+        if (p.relu) parts.push('v = max(v, vec4<f32>());');
+        if (vecOut) parts.push('if (c < N) { y[(r * N + c) / 4u] = v; }');
+        else parts.push(['x', 'y', 'z', 'w'].map((cc, x) => `if (c + ${u32Lit(x)} < N) { y[r * N + c + ${u32Lit(x)}] = v.${cc}; }`).join(' '));
+        L(`{ ${parts.join(' ')} }`, 2);
+      }
+      L('} }');
     }
-
-  const what = `${transA ? 'Aᵀ' : 'A'}·${transB ? 'Bᵀ' : 'B'}${hasBias ? ' + bias' : ''}${relu ? ', relu' : ''}`;
-  checkWorkgroupMemory(spec, sharedBytesOf(cfg), caps);
-  const code = `${header(spec, `tiled matmul ${what}: M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${tm}x${tn} per thread, ${tx}x${ty} threads`)}${declarations}
+  const body = lines.join('\n');
+  const loads = `${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads, ${vecOut ? 'vec4' : 'scalar'} stores`;
+  const code = `${header(spec, `tiled matmul ${what(p)}: M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${tm}x${tn} per thread, ${tx}x${ty} threads, ${loads}`)}${decl.join('\n')}
 
 const M = ${u32Lit(M)};
 const N = ${u32Lit(N)};
@@ -131,10 +273,8 @@ const K = ${u32Lit(K)};
 const BM = ${u32Lit(bm)};
 const BN = ${u32Lit(bn)};
 const BK = ${u32Lit(bk)};
-const SA = ${u32Lit(sa)};
-const SB = ${u32Lit(sb)};
-var<workgroup> As: array<f32, ${bk * sa}>;
-var<workgroup> Bs: array<f32, ${bk * sb}>;
+var<workgroup> As: array<vec4<f32>, ${(bk * bm) / 4}>;
+var<workgroup> Bs: array<vec4<f32>, ${(bk * bn) / 4}>;
 
 @compute @workgroup_size(${tx}, ${ty})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -142,9 +282,70 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let col0 = wid.x * BN;
   let tx = lid3.x;
   let ty = lid3.y;
-${lines.join('\n')}
+${body}
 }
 `;
-  const label = labelOf(node, `${M}x${K}x${N}`);
-  return { dispatches: [{ label, code, bindings, workgroupSize: [tx, ty, 1], grid }], scratch: [], flops };
+  const label = labelOf(spec.node, `${M}x${K}x${N}`);
+  return { dispatches: [{ label, code, bindings, workgroupSize: [tx, ty, 1], grid }], scratch: [], flops: p.flops };
+}
+
+function skinnyPlan(p: Problem, cfg: SkinnyConfig, caps: DeviceCaps): KernelPlan {
+  const { spec, M, N, K, transA, transB } = p;
+  const { rm, wn, s } = cfg;
+  const nt = wn * s;
+  const grid: [number, number, number] = [Math.ceil(N / wn), Math.ceil(M / rm), 1];
+  const max = caps.maxComputeWorkgroupsPerDimension;
+  if (grid[0] > max || grid[1] > max)
+    kernelError(spec, `needs a ${grid[0]}x${grid[1]} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
+  checkWorkgroupMemory(spec, rm * nt * 4, caps);
+  const { bindings, decl, A, B } = bindMatmul(p, false, false);
+  decl.push(`@group(0) @binding(${bindings.length}) var<storage, read_write> y: array<f32>;`);
+  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  // Lanes: k-split fastest when B is read along k (transB), column fastest otherwise, so B reads coalesce.
+  const lane = transB ? `let ks = lid % ${u32Lit(s)}; let nl = lid / ${u32Lit(s)};` : `let nl = lid % ${u32Lit(wn)}; let ks = lid / ${u32Lit(wn)};`;
+  const aAt = (r: number) => (transA ? `${A}[k * M + m0 + ${u32Lit(r)}]` : `${A}[(m0 + ${u32Lit(r)}) * K + k]`);
+  const bAt = transB ? `${B}[n * K + k]` : `${B}[k * N + n]`;
+  const rows = Array.from({ length: rm }, (_, r) => r);
+  const full = M % rm === 0;
+  const accs = rows.map((r) => `var acc${r} = 0.0;`).join(' ');
+  const fmas = rows.map((r) => (full ? `acc${r} = fma(${aAt(r)}, bv, acc${r});` : `if (m0 + ${u32Lit(r)} < M) { acc${r} = fma(${aAt(r)}, bv, acc${r}); }`)).join('\n      ');
+  const parts = rows.map((r) => `part[${u32Lit(r * nt)} + lid] = acc${r};`).join(' ');
+  const bias = biasAt(p, 'm', 'n');
+  const code = `${header(spec, `skinny matmul ${what(p)}: M=${M} N=${N} K=${K}, ${rm} rows x ${wn} columns per workgroup, K split ${s} ways (${transB ? 'k' : 'column'} lanes fastest), partials summed in workgroup memory`)}${decl.join('\n')}
+
+const M = ${u32Lit(M)};
+const N = ${u32Lit(N)};
+const K = ${u32Lit(K)};
+const S = ${u32Lit(s)};
+var<workgroup> part: array<f32, ${rm * nt}>;
+
+@compute @workgroup_size(${nt})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let m0 = wid.y * ${u32Lit(rm)};
+  ${lane}
+  let n = wid.x * ${u32Lit(wn)} + nl;
+  ${accs}
+  if (n < N) {
+    for (var k = ks; k < K; k = k + S) {
+      let bv = ${bAt};
+      ${fmas}
+    }
+  }
+  ${parts}
+  workgroupBarrier();
+  for (var o = lid; o < ${u32Lit(rm * wn)}; o = o + ${u32Lit(nt)}) {
+    let r = o / ${u32Lit(wn)};
+    let c = o % ${u32Lit(wn)};
+    let m = m0 + r;
+    let n = wid.x * ${u32Lit(wn)} + c;
+    if (m < M && n < N) {
+      var v = 0.0;
+      for (var q = 0u; q < S; q = q + 1u) { v = v + part[r * ${u32Lit(nt)} + ${transB ? 'c * S + q' : `q * ${u32Lit(wn)} + c`}]; }
+${bias ? `      v = v + ${bias};\n` : ''}${p.relu ? '      v = max(v, 0.0);\n' : ''}      y[m * N + n] = v;
+    }
+  }
+}
+`;
+  const label = labelOf(spec.node, `${M}x${K}x${N}`);
+  return { dispatches: [{ label, code, bindings, workgroupSize: [nt, 1, 1], grid }], scratch: [], flops: p.flops };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Graph, OP_KINDS, type Node, type OpAttrs, type OpKind, type PwExpr, type Shape } from '@neura/ir';
 import { DEFAULT_CAPS, type DeviceCaps, generateKernel, KERNELS, KernelError, type KernelSpec, NON_KERNEL_OPS, registerKernel, unregisterKernel } from './index.js';
-import { chooseMatmulConfig } from './matmul.js';
+import { chooseMatmulConfig, chooseSkinnyConfig } from './matmul.js';
 
 const BIG: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupSizeY: 1024, maxStorageBuffersPerShaderStage: 8, maxComputeWorkgroupStorageSize: 32768 };
 
@@ -85,11 +85,29 @@ describe('limits', () => {
 });
 
 describe('matmul configurations', () => {
-  it('uses 64x64 tiles with 256 threads when the device allows and the output is large, else 32x32 with 64', () => {
-    expect(chooseMatmulConfig(1024, 1024, BIG)).toMatchObject({ bm: 64, bn: 64 });
-    expect(chooseMatmulConfig(128, 128, BIG)).toMatchObject({ bm: 32, bn: 32 });
-    expect(chooseMatmulConfig(1024, 1024, DEFAULT_CAPS)).toMatchObject({ bm: 32, bn: 32 });
+  it('uses 128x128 tiles for large outputs, 64x64 with 128 threads below 128 of those, then 32x32', () => {
+    expect(chooseMatmulConfig(2048, 2048, BIG)).toMatchObject({ bm: 128, bn: 128, tm: 8, tn: 8 });
+    expect(chooseMatmulConfig(1024, 1024, BIG)).toMatchObject({ bm: 64, bn: 64, tm: 8, tn: 4 });
+    expect(chooseMatmulConfig(1000, 128, BIG)).toMatchObject({ bm: 32, bn: 32 });
+    expect(chooseMatmulConfig(4096, 4096, DEFAULT_CAPS)).toMatchObject({ bm: 64, bn: 64 });
+    expect(chooseMatmulConfig(1024, 1024, { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 64 })).toMatchObject({ bm: 32, bn: 32 });
     expect(chooseMatmulConfig(1024, 1024, { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 32 })).toMatchObject({ bm: 16, bn: 16 });
+  });
+
+  it('takes the skinny split-K kernel for at most 64 rows, with coalesced B lanes', () => {
+    const skinny = generateKernel(spec('matmul', [[32, 784], [784, 128]], { transA: false, transB: false }), BIG);
+    expect(skinny.dispatches[0].code).toContain('skinny matmul');
+    expect(skinny.dispatches[0].grid).toEqual([Math.ceil(128 / 8), 8, 1]);
+    expect(chooseSkinnyConfig(32, false, BIG)).toEqual({ rm: 4, wn: 8, s: 32 });
+    expect(chooseSkinnyConfig(32, true, BIG)).toEqual({ rm: 4, wn: 16, s: 16 });
+    expect(generateKernel(spec('matmul', [[65, 8], [8, 8]], { transA: false, transB: false }), BIG).dispatches[0].code).toContain('tiled matmul');
+  });
+
+  it('reads vec4s when the contiguous dimension is a multiple of 4, scalars otherwise', () => {
+    const v = generateKernel(spec('matmul', [[128, 64], [64, 256]], { transA: false, transB: false }), BIG).dispatches[0].code;
+    expect(v).toContain('vec4 A loads, vec4 B loads, vec4 stores');
+    const s = generateKernel(spec('matmul', [[128, 63], [63, 254]], { transA: false, transB: false }), BIG).dispatches[0].code;
+    expect(s).toContain('scalar A loads, scalar B loads, scalar stores');
   });
 
   it('counts 2·M·N·K flops plus the epilogue', () => {

@@ -215,11 +215,11 @@ export function bindOperands(spec: KernelSpec, operands: readonly number[], name
 
 /**
  * WGSL for workgroup tree reductions over `wg` lanes (a power of two) sharing one `var<workgroup>` array:
- * `wg_sum(v, lid)` and `wg_max(v, lid)` return the combined value to every lane. Call from uniform control flow.
+ * `wg_sum(v, lid)`, `wg_max(v, lid)` and `wg_min(v, lid)` return the combined value to every lane. Call from uniform control flow.
  */
-export function workgroupReduceFns(wg: number, which: readonly ('sum' | 'max')[]): string {
+export function workgroupReduceFns(wg: number, which: readonly ('sum' | 'max' | 'min')[]): string {
   const fns = which.map((w) => {
-    const combine = w === 'sum' ? 'red[lid] + red[lid + s]' : 'max(red[lid], red[lid + s])';
+    const combine = w === 'sum' ? 'red[lid] + red[lid + s]' : `${w}(red[lid], red[lid + s])`;
     return `fn wg_${w}(v: f32, lid: u32) -> f32 {
   red[lid] = v;
   workgroupBarrier();

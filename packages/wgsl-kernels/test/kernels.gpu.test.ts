@@ -18,7 +18,19 @@ import {
   UNARY_OPS,
   tensor,
 } from '@neura/ir';
-import { DEFAULT_CAPS, type DeviceCaps, generateKernel, type GpuOp, KERNELS } from '@neura/wgsl-kernels';
+import {
+  checkPlan,
+  DEFAULT_CAPS,
+  type DeviceCaps,
+  generateKernel,
+  type GpuOp,
+  KERNELS,
+  type KernelPlan,
+  type KernelSpec,
+  MATMUL_CONFIGS,
+  matmulConfigFits,
+  matmulPlanWith,
+} from '@neura/wgsl-kernels';
 import { runPlan, testCaps } from '../../../tooling/test/gpu.js';
 
 const SMALL64: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 64, maxComputeWorkgroupSizeX: 64, maxComputeWorkgroupSizeY: 64 };
@@ -62,9 +74,8 @@ async function check<K extends OpKind>(
   operands: Operand[],
   attrs: OpAttrs[K],
   caps: DeviceCaps,
-  tol: { rtol?: number; atol?: number; inPlace?: number } = {},
+  tol: { rtol?: number; atol?: number; inPlace?: number; plan?: (spec: KernelSpec, caps: DeviceCaps) => KernelPlan } = {},
 ): Promise<void> {
-  console.error('check', op, JSON.stringify(operands));
   const g = new Graph();
   const feeds: Record<string, TensorValue> = {};
   const leaves: Node[] = [];
@@ -80,11 +91,11 @@ async function check<K extends OpKind>(
   });
   const node = g.output('y', g.node(op, leaves, attrs));
   const expected = interpret(g, feeds, {}, 'f32').outputs.y;
-  const plan = generateKernel({ node, inputs: leaves.map((l) => ({ shape: l.shape, dtype: l.dtype })), inPlace: tol.inPlace }, caps);
+  const spec: KernelSpec = { node, inputs: leaves.map((l) => ({ shape: l.shape, dtype: l.dtype })), inPlace: tol.inPlace };
+  const plan = tol.plan ? tol.plan(spec, caps) : generateKernel(spec, caps);
+  if (tol.plan) checkPlan(spec, plan, caps);
   const data = leaves.map((l) => feeds[(l.attrs as { name: string }).name].data);
-  console.error('plan ok');
   const bytes = await runPlan(plan, data, numel(node.shape) * 4, { resultFrom: tol.inPlace });
-  console.error('ran');
   const actual = node.dtype === 'f32' ? new Float32Array(bytes) : new Int32Array(bytes);
   expect(actual).toBeAllclose(expected.data, { rtol: tol.rtol ?? 1e-5, atol: tol.atol ?? 1e-5 });
 }
@@ -194,9 +205,26 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       await check('fusedMatmul', [{ shape: [9, 4] }, { shape: [4, 6] }], { transA: false, transB: false, bias: false, activation: 'relu' }, caps, { rtol: 1e-4, atol: 1e-4 });
     });
 
+    it.each([[false, false], [true, false], [false, true], [true, true]])('every tiled configuration that fits, vec4 and scalar loads (transA=%s transB=%s)', async (transA, transB) => {
+      const caps = await getCaps();
+      const sizes: [number, number, number][] = [[36, 44, 20], [130, 132, 24], [33, 17, 65]];
+      for (const cfg of MATMUL_CONFIGS.filter((c) => matmulConfigFits(c, caps)))
+        for (const [m, n, k] of sizes)
+          await check('fusedMatmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }, { shape: [n] }], { transA, transB, bias: true, activation: 'relu' }, caps, { rtol: 1e-4, atol: 1e-4, plan: (s, c) => matmulPlanWith(s, c, cfg) });
+    });
+
+    it.each([[false, false], [true, false], [false, true], [true, true]])('the skinny split-K kernel for small M (transA=%s transB=%s)', async (transA, transB) => {
+      const caps = await getCaps();
+      for (const [m, n, k] of [[1, 10, 3], [3, 70, 129], [32, 40, 200], [6, 5, 1]] as [number, number, number][]) {
+        await check('matmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }], { transA, transB }, caps, { rtol: 1e-4, atol: 1e-4 });
+        await check('fusedMatmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }, { shape: [m, 1] }], { transA, transB, bias: true, activation: 'relu' }, caps, { rtol: 1e-4, atol: 1e-4 });
+      }
+    });
+
     it('multiplies a matrix by its own transpose through one binding', async () => {
       const caps = await getCaps();
       await check('matmul', [{ shape: [6, 5] }, { shape: [6, 5], same: 0 }], { transA: false, transB: true }, caps, { rtol: 1e-4, atol: 1e-4 });
+      await check('matmul', [{ shape: [40, 36] }, { shape: [40, 36], same: 0 }], { transA: true, transB: false }, caps, { rtol: 1e-4, atol: 1e-4 });
     });
   });
 
@@ -211,9 +239,20 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       [[3, 5], [0, 1], true],
       [[6], [], false], // nothing reduced
     ];
-    it.each([['sum'], ['mean'], ['reduceMax']] as const)('%s over any axes', async (op) => {
+    it.each([['sum'], ['mean'], ['reduceMax'], ['reduceMin']] as const)('%s over any axes', async (op) => {
       const caps = await getCaps();
       for (const [shape, axes, keepdims] of cases) await check(op, [{ shape }], { axes, keepdims }, caps, { rtol: 1e-5, atol: 1e-4 });
+    });
+
+    it.each([['sum'], ['mean'], ['reduceMax'], ['reduceMin']] as const)('%s splits long reductions with few outputs into two passes', async (op) => {
+      const caps = await getCaps();
+      const big: [Shape, number[]][] = [[[1_000_000], [0]], [[3, 9000], [1]], [[2000, 5], [0]], [[70000, 3], [0]], [[5, 4, 300], [0, 1]]];
+      for (const [shape, axes] of big) {
+        const g = new Graph();
+        const plan = generateKernel({ node: g.node(op, [g.input('x', shape)], { axes, keepdims: false }), inputs: [{ shape, dtype: 'f32' }] }, caps);
+        if (numel(shape) >= 10000) expect(plan.dispatches).toHaveLength(2);
+        await check(op, [{ shape }], { axes, keepdims: false }, caps, { rtol: 1e-4, atol: op === 'sum' ? 2e-2 : 1e-4 });
+      }
     });
   });
 
@@ -298,7 +337,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'matmul', 'fusedMatmul', 'sum', 'mean', 'reduceMax', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'matmul', 'fusedMatmul', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });
 });
