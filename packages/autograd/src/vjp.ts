@@ -245,6 +245,16 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
     (['q', 'k', 'v'] as const).map((wrt, i) => (needs[i] ? G.node('attentionGrad', [q, k, v, g], { ...node.attrs, wrt }) : undefined)),
   ),
   attentionGrad: secondOrder,
+  conv2d: rule(({ graph: G, g, inputs: [x, w], node, needs }) => [
+    needs[0] ? G.node('conv2dGradInput', [g, w], { ...node.attrs, inputSize: [x.shape[2], x.shape[3]] }) : undefined,
+    needs[1] ? G.node('conv2dGradWeight', [x, g], { ...node.attrs, kernelSize: [w.shape[2], w.shape[3]] }) : undefined,
+  ]),
+  conv2dGradInput: secondOrder,
+  conv2dGradWeight: secondOrder,
+  maxPool2d: rule(({ graph: G, g, inputs: [x], node }) => [G.node('maxPool2dGrad', [x, g], node.attrs)]),
+  maxPool2dGrad: secondOrder,
+  avgPool2d: rule(({ graph: G, g, inputs: [x], node }) => [G.node('avgPool2dGrad', [g], { ...node.attrs, inputSize: [x.shape[2], x.shape[3]] })]),
+  avgPool2dGrad: secondOrder,
   // a rotation's transpose is the opposite rotation
   rope: rule(({ graph: G, g, node }) => [G.node('rope', [g], { ...node.attrs, inverse: !node.attrs.inverse })]),
   // the mask depends only on (seed, offset, index): the gradient is dropout of g with the same mask

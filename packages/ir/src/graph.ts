@@ -451,6 +451,30 @@ export class Graph {
     return this.node('dropout', offset ? [x, offset] : [x], { p, seed });
   }
 
+  /**
+   * 2-D convolution, NCHW: x [N, C, H, W], w [O, C/groups, KH, KW], optional bias [O]. Numbers apply to both
+   * axes; pairs are [H, W].
+   */
+  conv2d(x: Tensor, w: Tensor, bias?: Tensor, opts: { stride?: number | [number, number]; padding?: number | [number, number]; dilation?: number | [number, number]; groups?: number } = {}): Tensor {
+    const y = this.node('conv2d', [x, w], { stride: pair(opts.stride ?? 1), padding: pair(opts.padding ?? 0), dilation: pair(opts.dilation ?? 1), groups: opts.groups ?? 1 });
+    return bias ? this.add(y, this.reshape(bias, [bias.shape[0], 1, 1])) : y;
+  }
+
+  /** Max pooling, NCHW (stride defaults to the kernel). */
+  maxPool2d(x: Tensor, kernel: number | [number, number], opts: { stride?: number | [number, number]; padding?: number | [number, number] } = {}): Tensor {
+    return this.node('maxPool2d', [x], { kernel: pair(kernel), stride: pair(opts.stride ?? kernel), padding: pair(opts.padding ?? 0) });
+  }
+
+  /** Average pooling, NCHW (stride defaults to the kernel; padding counts in the mean). */
+  avgPool2d(x: Tensor, kernel: number | [number, number], opts: { stride?: number | [number, number]; padding?: number | [number, number] } = {}): Tensor {
+    return this.node('avgPool2d', [x], { kernel: pair(kernel), stride: pair(opts.stride ?? kernel), padding: pair(opts.padding ?? 0) });
+  }
+
+  /** Mean over H and W of x [N, C, H, W] → [N, C] (keepdims: [N, C, 1, 1]). */
+  globalAvgPool(x: Tensor, keepdims = false): Tensor {
+    return this.mean(x, [2, 3], keepdims);
+  }
+
   /** Marks a node as a named result of the graph. */
   output(name: string, t: Tensor): Tensor {
     this.outputs.set(name, t.id);
@@ -488,6 +512,8 @@ export class Graph {
     return ids; // ids are created after their inputs, so id order is topological
   }
 }
+
+const pair = (v: number | readonly [number, number]): [number, number] => (typeof v === 'number' ? [v, v] : [v[0], v[1]]);
 
 /** Result shape of broadcasting two tensors (exposed for builders in other packages). */
 export function broadcastOf(a: Tensor, b: Tensor): number[] {

@@ -9,6 +9,8 @@ export { INTERPRET, type InterpretResult, interpret, type Precision } from './in
 export { BINARY_OPS, type BinaryOp, COMPARISON_OPS, UNARY_OPS, type UnaryOp } from './elementwise.js';
 export {
   type Activation,
+  type Conv2dAttrs,
+  type PoolAttrs,
   FUSED_OPS,
   type Init,
   isBinary,

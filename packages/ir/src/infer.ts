@@ -3,6 +3,7 @@
 
 import type { DType } from './dtype.js';
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
+import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferPool } from './inferConv.js';
 import { inferAttention, inferAttentionGrad, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import type { OpAttrs, OpKind } from './ops.js';
@@ -181,6 +182,13 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   attentionGrad: inferAttentionGrad,
   rope: inferRope,
   dropout: inferDropout,
+  conv2d: inferConv2d,
+  conv2dGradInput: inferConv2dGradInput,
+  conv2dGradWeight: inferConv2dGradWeight,
+  maxPool2d: inferPool('maxPool2d'),
+  maxPool2dGrad: inferMaxPool2dGrad,
+  avgPool2d: inferPool('avgPool2d'),
+  avgPool2dGrad: inferAvgPool2dGrad,
   fusedMatmul: (ins, a) => {
     arity('fusedMatmul', ins, a.bias ? 3 : 2);
     const t = matmulType('fusedMatmul', ins, a.transA, a.transB);

@@ -4,6 +4,15 @@
 
 import type { Graph, Node, NodeId } from './graph.js';
 import { alloc, broadcastMap, type Ctx, type Impl, out } from './interpretCore.js';
+import {
+  interpretAvgPool2d,
+  interpretAvgPool2dGrad,
+  interpretConv2d,
+  interpretConv2dGradInput,
+  interpretConv2dGradWeight,
+  interpretMaxPool2d,
+  interpretMaxPool2dGrad,
+} from './interpretConv.js';
 import { interpretAttention, interpretAttentionGrad, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, UNARY_FN } from './pointwiseExpr.js';
@@ -265,6 +274,13 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   attentionGrad: interpretAttentionGrad,
   rope: interpretRope,
   dropout: interpretDropout,
+  conv2d: interpretConv2d,
+  conv2dGradInput: interpretConv2dGradInput,
+  conv2dGradWeight: interpretConv2dGradWeight,
+  maxPool2d: interpretMaxPool2d,
+  maxPool2dGrad: interpretMaxPool2dGrad,
+  avgPool2d: interpretAvgPool2d,
+  avgPool2dGrad: interpretAvgPool2dGrad,
   fusedMatmul: (node, ins, ctx) => {
     const { transA, transB, bias, activation } = node.attrs as OpAttrs['fusedMatmul'];
     const d = matmulCore(node, ins[0], ins[1], transA, transB, ctx);

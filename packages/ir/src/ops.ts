@@ -34,6 +34,21 @@ interface ReduceAttrs {
   keepdims: boolean;
 }
 
+/** Attributes of a 2-D convolution: [along H, along W] pairs. */
+export interface Conv2dAttrs {
+  stride: [number, number];
+  padding: [number, number];
+  dilation: [number, number];
+  groups: number;
+}
+
+/** Attributes of a 2-D pooling window. */
+export interface PoolAttrs {
+  kernel: [number, number];
+  stride: [number, number];
+  padding: [number, number];
+}
+
 /** Attributes of every op. */
 export interface OpAttrs {
   // leaves
@@ -141,6 +156,21 @@ export interface OpAttrs {
    * kept iff lowbias32(i ^ lowbias32(seed + offset)) ≥ floor(p·2³²) (u32 arithmetic; see dropoutKeeps).
    */
   dropout: { p: number; seed: number };
+  // convolution and pooling (NCHW; pairs are [along H, along W])
+  /** inputs [x [N, C, H, W], w [O, C/groups, KH, KW]] → [N, O, Ho, Wo], Ho = ⌊(H + 2ph − dh(KH − 1) − 1)/sh⌋ + 1. */
+  conv2d: Conv2dAttrs;
+  /** inputs [dy, w]: the gradient of conv2d with respect to x, of spatial size `inputSize` (a transposed conv). */
+  conv2dGradInput: Conv2dAttrs & { inputSize: [number, number] };
+  /** inputs [x, dy]: the gradient of conv2d with respect to w, of kernel size `kernelSize`. */
+  conv2dGradWeight: Conv2dAttrs & { kernelSize: [number, number] };
+  /** inputs [x [N, C, H, W]]: window maxima (padding never wins), output size as conv2d with dilation 1. */
+  maxPool2d: PoolAttrs;
+  /** inputs [x, dy]: dy routed to the first maximum of each window (as PyTorch's indices). */
+  maxPool2dGrad: PoolAttrs;
+  /** inputs [x [N, C, H, W]]: window means, padding counted (PyTorch's default count_include_pad). */
+  avgPool2d: PoolAttrs;
+  /** inputs [dy]: the gradient of avgPool2d, of spatial size `inputSize`. */
+  avgPool2dGrad: PoolAttrs & { inputSize: [number, number] };
   // fused ops: only the e-graph's extraction creates these
   /** inputs [a, b] or [a, b, bias]: activation(a·b + bias), bias broadcast to the (batched) output. */
   fusedMatmul: { transA: boolean; transB: boolean; bias: boolean; activation: Activation };
@@ -189,6 +219,13 @@ export const OP_KINDS = [
   'attentionGrad',
   'rope',
   'dropout',
+  'conv2d',
+  'conv2dGradInput',
+  'conv2dGradWeight',
+  'maxPool2d',
+  'maxPool2dGrad',
+  'avgPool2d',
+  'avgPool2dGrad',
   'fusedMatmul',
   'pointwise',
   'softmaxCrossEntropy',

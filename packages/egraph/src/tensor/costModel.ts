@@ -55,6 +55,12 @@ const attentionFlops = (c: OpCtx) => {
   const tt = q[r - 2] * k[r - 2];
   return heads * tt * (2 * (q[r - 1] + v[r - 1]) + 5);
 };
+/** One compare or add per window tap of each pooled output. */
+const poolFlops = (c: OpCtx) => {
+  const k = (c.node.data as { kernel?: [number, number] }).kernel ?? [1, 1];
+  const pooled = c.node.op === 'avgPool2dGrad' || c.node.op === 'maxPool2dGrad' ? c.ins[c.ins.length - 1].shape : c.out.shape;
+  return n(pooled) * k[0] * k[1];
+};
 const SLOW = 4; // transcendental ops cost a few simple ones
 
 /** Cost rule of every op. */
@@ -119,6 +125,14 @@ export const OP_COST: { [K in OpKind]: OpCost } = {
   attentionGrad: { kernel: true, flops: (c) => 2.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
   rope: perOut(2 + SLOW),
   dropout: perOut(4),
+  // 2 flops per multiply-add; each output of conv2d sums C/groups·KH·KW products (the backward ops the same total)
+  conv2d: { kernel: true, flops: (c) => 2 * n(c.out.shape) * n(c.ins[1]?.shape.slice(1) ?? []) },
+  conv2dGradInput: { kernel: true, flops: (c) => 2 * n(c.ins[0].shape) * n(c.ins[1]?.shape.slice(1) ?? []) },
+  conv2dGradWeight: { kernel: true, flops: (c) => 2 * n(c.ins[1]?.shape ?? []) * n(c.out.shape.slice(1)) },
+  maxPool2d: { kernel: true, flops: poolFlops },
+  maxPool2dGrad: { kernel: true, flops: poolFlops },
+  avgPool2d: { kernel: true, flops: poolFlops },
+  avgPool2dGrad: { kernel: true, flops: poolFlops },
   fusedMatmul: { kernel: true, flops: (c) => matmulFlops(c) + 2 * n(c.out.shape) },
   pointwise: { kernel: true, flops: (c) => exprSize(pointwiseExprOf(c.node)) * n(c.out.shape) },
   softmaxCrossEntropy: perIn(4 + SLOW),
