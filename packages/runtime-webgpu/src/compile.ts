@@ -16,8 +16,9 @@ import { generateKernel, type KernelGenerator, type KernelPlan, KernelError } fr
 import type { NeuraDevice } from './device.js';
 import { GpuValidationError, InputError } from './errors.js';
 import { type FeedValue, toDeviceData } from './feeds.js';
-import { alignedBytes, type MemoryReport, planMemory, type TensorLifetime } from './memoryPlan.js';
+import { alignedBytes, planMemory, type TensorLifetime } from './memoryPlan.js';
 import { PipelineCache } from './pipelineCache.js';
+import type { InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 import { Session } from './session.js';
 import { planUpdates, type StateCopy, type StateWrite } from './updatePlan.js';
 
@@ -33,72 +34,6 @@ export interface CompileOptions {
   readonly readbackSlots?: number;
   /** A pipeline cache to share between sessions on the same device. */
   readonly pipelineCache?: PipelineCache;
-}
-
-/** A graph input as the session feeds it. */
-export interface InputSlot {
-  readonly name: string;
-  readonly node: Node;
-  readonly buffer: GPUBuffer;
-  /** Host-side label checks: this input holds class indices that must lie in [0, classes). */
-  readonly labelChecks: readonly { readonly op: string; readonly classes: number }[];
-}
-
-/** A tensor the session can read back or write by name. */
-export interface NamedTensor {
-  readonly name: string;
-  readonly node: Node;
-  readonly buffer: GPUBuffer;
-  readonly bytes: number;
-}
-
-/** One recorded dispatch of the step. */
-export interface RecordedDispatch {
-  readonly label: string;
-  readonly pipeline: GPUComputePipeline;
-  readonly bindGroup: GPUBindGroup;
-  readonly grid: readonly [number, number, number];
-}
-
-/** One buffer copy of the step. */
-export interface RecordedCopy {
-  readonly src: GPUBuffer;
-  readonly dst: GPUBuffer;
-  readonly bytes: number;
-}
-
-/** Numbers of a compiled step. */
-export interface SessionStats {
-  readonly dispatchesPerStep: number;
-  /** Nodes that run a kernel (non-leaf, non-reshape live nodes). */
-  readonly kernels: number;
-  /** Distinct pipelines (dispatches with identical WGSL share one). */
-  readonly pipelines: number;
-  readonly bytesAllocated: number;
-  readonly bytesIfUnshared: number;
-  /** `copyBufferToBuffer` per step for state updates that could not be written in place. */
-  readonly copiesPerStep: number;
-  /** State updates written in place by their value's kernel. */
-  readonly inPlaceUpdates: number;
-  readonly memory: MemoryReport;
-}
-
-/** Everything a Session replays: made once by `compile`. */
-export interface CompiledStep {
-  readonly device: NeuraDevice;
-  readonly graph: Graph;
-  readonly label: string;
-  readonly inputs: readonly InputSlot[];
-  /** Graph input names that are not live (accepted in feeds, ignored). */
-  readonly deadInputs: ReadonlySet<string>;
-  readonly outputs: ReadonlyMap<string, NamedTensor>;
-  readonly state: ReadonlyMap<string, NamedTensor>;
-  readonly dispatches: readonly RecordedDispatch[];
-  readonly preCopies: readonly RecordedCopy[];
-  readonly postCopies: readonly RecordedCopy[];
-  readonly buffers: readonly GPUBuffer[];
-  readonly stats: SessionStats;
-  readonly readbackSlots: number;
 }
 
 const LABEL_OPERAND: Partial<Record<string, number>> = { nll: 1, nllGrad: 0, softmaxCrossEntropy: 1, softmaxCrossEntropyGrad: 1 };

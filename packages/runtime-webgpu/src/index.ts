@@ -2,16 +2,8 @@
 // submission per step, deferred readback). Imports only @neura/ir and @neura/wgsl-kernels.
 // Explicit export list: what is not named here is internal.
 
-export {
-  type CompiledStep,
-  type CompileOptions,
-  compile,
-  type InputSlot,
-  type NamedTensor,
-  type RecordedCopy,
-  type RecordedDispatch,
-  type SessionStats,
-} from './compile.js';
+export { type CompileOptions, compile } from './compile.js';
+export type { CompiledStep, InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 export { type AdapterChoice, type AdapterInfo, type CreateDeviceOptions, createDevice, type NeuraDevice } from './device.js';
 export { DeviceLostError, GpuValidationError, InputError, KernelCompileError, type WgslDiagnostic } from './errors.js';
 export type { FeedValue } from './feeds.js';

@@ -5,7 +5,7 @@
 // leaves the device untouched; device loss and validation errors surface as typed errors.
 
 import type { TensorValue } from '@neura/ir';
-import type { CompiledStep, NamedTensor, SessionStats } from './compile.js';
+import type { CompiledStep, NamedTensor, SessionStats } from './compiledStep.js';
 import { GpuValidationError, InputError } from './errors.js';
 import { checkLabels, type FeedValue, fmtType, toDeviceData } from './feeds.js';
 import { ReadbackRing } from './readbackRing.js';
