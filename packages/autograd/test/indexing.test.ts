@@ -56,7 +56,7 @@ describe('VJPs of slice, pad, concat and split', () => {
   it('pads with edges and interior, and differentiates it (VJP: strided slice)', () => {
     const g = new Graph();
     const x = g.input('x', [2]);
-    const y = g.output('y', g.pad(x, [1], [2], 9, [1]));
+    g.output('y', g.pad(x, [1], [2], 9, [1]));
     expect(Array.from(interpret(g, { x: tensor([2], [1, 2]) }).outputs.y.data)).toEqual([9, 1, 9, 2, 9, 9]);
     const report = checkGradients((h) => {
       const p = h.param('p', [2, 3]);
@@ -138,7 +138,7 @@ describe('stopGradient and oneHot', () => {
 
   it('one-hot encodes labels, giving zero rows to out-of-range labels', () => {
     const g = new Graph();
-    const y = g.output('y', g.oneHot(g.input('l', [3], 'i32'), 3));
+    g.output('y', g.oneHot(g.input('l', [3], 'i32'), 3));
     expect(Array.from(interpret(g, { l: tensor([3], [2, -100, 0], 'i32') }).outputs.y.data)).toEqual([0, 0, 1, 0, 0, 0, 1, 0, 0]);
   });
 

@@ -1,6 +1,7 @@
 // The Graph builder: an append-only list of immutable, hash-consed nodes with named outputs and in-place
 // state updates. Every node is type-checked when built (see infer.ts); a bad node throws a GraphError that
-// names the op, the operands' shapes and the user's call site, and leaves the graph unchanged.
+// names the op, the operands' shapes and the user's call site, and leaves the graph unchanged. Longer than
+// 500 lines on purpose: one builder method per op or decomposition (norms, losses) keeps the API in one place.
 
 import type { DType } from './dtype.js';
 import { GraphError, userCallSite } from './graphError.js';

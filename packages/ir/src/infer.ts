@@ -11,7 +11,7 @@ import { COMPARISON_OPS } from './ops.js';
 import { pwArity } from './pointwiseExpr.js';
 
 export type { TensorType } from './inferCore.js';
-import { broadcastShapes, broadcastsTo, fmtShape, numel, reducedShape, type Shape } from './shape.js';
+import { broadcastShapes, broadcastsTo, fmtShape, numel, reducedShape } from './shape.js';
 
 const unary =
   (op: string): Rule<OpAttrs['neg']> =>

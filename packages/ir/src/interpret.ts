@@ -17,7 +17,7 @@ import { interpretAttention, interpretAttentionGrad, interpretDropout, interpret
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpAttrs, OpKind } from './ops.js';
-import { broadcastStrides, numel, type Shape, stridesOf } from './shape.js';
+import { broadcastStrides, numel, stridesOf } from './shape.js';
 import { initialValue, type TensorData, type TensorValue } from './tensorValue.js';
 import type { Precision } from './interpretCore.js';
 

@@ -53,3 +53,26 @@ describe('Graph', () => {
     expect(printGraph(g)).toContain('sum(%');
   });
 });
+
+describe('Graph with the op set of real models', () => {
+  it('round-trips every new op through JSON, printing identically and interpreting the same', () => {
+    const g = new Graph();
+    const x = g.input('x', [1, 2, 4, 4]);
+    const ids = g.input('ids', [2, 3], 'i32');
+    const c = g.maxPool2d(g.gelu(g.conv2d(x, g.param('w', [2, 2, 3, 3]), undefined, { padding: 1 })), 2);
+    const a = g.avgPool2d(g.silu(c), 1);
+    const emb = g.gather(g.param('wte', [5, 4]), ids); // [2, 3, 4]
+    const q = g.rope(g.reshape(emb, [2, 1, 3, 4]));
+    const att = g.attention(q, q, q, { causal: true });
+    const cat = g.concat([g.slice(att, [0], [1]), g.pad(g.slice(att, [1], [2], [1, 1, 1, 2]), [], [0, 0, 0, 2])], 0);
+    const mix = g.add(g.sum(g.dropout(g.softplus(cat), 0.25, 9)), g.sum(g.scatterAdd(g.constant(0, [5, 4]), ids, emb)));
+    const oneHot = g.oneHot(g.argmax(g.reshape(a, [2, 4]), 1), 4);
+    g.output('y', g.add(g.add(mix, g.sum(g.stopGradient(oneHot))), g.sum(g.reduceMin(g.erf(g.matmul(emb, emb, { transB: true })), 2))));
+    const h = graphFromJson(JSON.parse(JSON.stringify(graphToJson(g))));
+    expect(printGraph(h)).toBe(printGraph(g));
+    for (const op of ['conv2d', 'maxPool2d', 'avgPool2d', 'gather', 'rope', 'attention', 'concat', 'slice', 'pad', 'dropout', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'reduceMin', 'erf', 'gelu', 'silu', 'softplus'])
+      expect(printGraph(g)).toContain(`${op}(`);
+    const feeds = { x: tensor([1, 2, 4, 4], Array.from({ length: 32 }, (_, i) => Math.sin(i))), ids: tensor([2, 3], [0, 4, 2, 2, 1, 3], 'i32') };
+    expect(interpret(h, feeds).outputs.y.data).toBeAllclose(interpret(g, feeds).outputs.y.data);
+  });
+});

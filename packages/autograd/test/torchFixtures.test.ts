@@ -1,0 +1,124 @@
+// Compares the interpreter's forward values and autograd's gradients with PyTorch (float64) on the fixtures
+// that tooling/fixtures/torch_fixtures.py writes; skipped, saying so, when the JSON has not been generated.
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { type DType, Graph, interpret, type Tensor, type TensorValue } from '@neura/ir';
+import { grad } from '../src/index.js';
+
+interface Encoded {
+  shape: number[];
+  dtype: 'f32' | 'i32';
+  data: number[];
+}
+interface Fixture {
+  name: string;
+  attrs: Record<string, unknown>;
+  inputs: Record<string, Encoded>;
+  output: Encoded;
+  weight?: Encoded;
+  grads?: Record<string, Encoded>;
+}
+
+const PATH = fileURLToPath(new URL('../../../tooling/fixtures/torch-fixtures.json', import.meta.url));
+
+type Leaves = Record<string, Tensor>;
+type Builder = (g: Graph, x: Leaves, attrs: Record<string, unknown>) => Tensor;
+
+/** The GPT of torch_fixtures.py, from neura's builder ops, with the same parameter names and layouts. */
+const gpt: Builder = (g, p, attrs) => {
+  const c = attrs as { layers: number; heads: number; width: number; context: number; batch: number; vocab: number };
+  const [b, t, w, h] = [c.batch, c.context, c.width, c.heads];
+  const d = w / h;
+  const lin = (x: Tensor, name: string) => g.add(g.matmul(x, p[`${name}.weight`]), p[`${name}.bias`]);
+  const ln = (x: Tensor, name: string) => g.layerNorm(x, p[`${name}.weight`], p[`${name}.bias`], { eps: 1e-5 });
+  const heads = (y: Tensor) => g.transpose(g.reshape(y, [b, t, h, d]), [0, 2, 1, 3]);
+  let x = g.add(g.gather(p.wte, p.tokens), p.wpe);
+  for (let l = 0; l < c.layers; l++) {
+    const n = `h${l}`;
+    const a = ln(x, `${n}.ln1`);
+    const [q, k, v] = ['q', 'k', 'v'].map((s) => heads(lin(a, `${n}.attn.${s}`)));
+    const o = g.reshape(g.transpose(g.attention(q, k, v, { causal: true }), [0, 2, 1, 3]), [b, t, w]);
+    x = g.add(x, lin(o, `${n}.attn.proj`));
+    x = g.add(x, lin(g.gelu(lin(ln(x, `${n}.ln2`), `${n}.fc`)), `${n}.mlpProj`));
+  }
+  return g.crossEntropy(g.matmul(ln(x, 'lnF'), p.lmHead), p.targets);
+};
+
+const pair = (v: unknown) => v as [number, number];
+const BUILDERS: Record<string, Builder> = {
+  matmul_batched: (g, { a, b }) => g.matmul(a, b),
+  matmul_batched_transB: (g, { a, b }) => g.matmul(a, b, { transB: true }),
+  gelu: (g, { x }) => g.gelu(x),
+  gelu_tanh: (g, { x }) => g.gelu(x, { approximate: 'tanh' }),
+  silu: (g, { x }) => g.silu(x),
+  softplus: (g, { x }) => g.softplus(x),
+  erf: (g, { x }) => g.erf(x),
+  leaky_relu: (g, { x }, a) => g.leakyRelu(x, a.alpha as number),
+  reduce_min: (g, { x }) => g.reduceMin(x, 1),
+  argmax: (g, { x }) => g.argmax(x, 1),
+  variance: (g, { x }) => g.variance(x, 1, { correction: 1 }),
+  slice: (g, { x }) => g.slice(x, [1, 1], [3, 7], [1, 2]),
+  pad: (g, { x }) => g.pad(x, [0, 1], [1, 2], 0.5),
+  concat: (g, { a, b }) => g.concat([a, b], 1),
+  gather: (g, { table, ids }) => g.gather(table, ids),
+  scatter_add: (g, { target, ids, updates }) => g.scatterAdd(target, ids, updates),
+  layer_norm: (g, { x, w, b }) => g.layerNorm(x, w, b, { eps: 1e-5 }),
+  rms_norm: (g, { x, w }) => g.rmsNorm(x, w, { eps: 1e-6 }),
+  mse: (g, { p, t }) => g.mse(p, t),
+  l1: (g, { p, t }) => g.l1(p, t),
+  bce_with_logits: (g, { x, t }) => g.bceWithLogits(x, t),
+  cross_entropy_smoothing_ignore: (g, { x, labels }) => g.crossEntropy(x, labels, { labelSmoothing: 0.1, ignoreIndex: -100 }),
+  attention_causal: (g, { q, k, v }) => g.attention(q, k, v, { causal: true }),
+  attention_cross: (g, { q, k, v }, a) => g.attention(q, k, v, { scale: a.scale as number }),
+  rope: (g, { x }, a) => g.rope(x, { base: a.base as number }),
+  conv2d: (g, { x, w, b }, a) => g.conv2d(x, w, b, { stride: pair(a.stride), padding: pair(a.padding), dilation: pair(a.dilation), groups: a.groups as number }),
+  max_pool2d: (g, { x }, a) => g.maxPool2d(x, a.kernel as number, { stride: a.stride as number, padding: a.padding as number }),
+  avg_pool2d: (g, { x }, a) => g.avgPool2d(x, a.kernel as number, { stride: a.stride as number, padding: a.padding as number }),
+  gpt,
+};
+
+const value = (e: Encoded): TensorValue => ({ shape: e.shape, dtype: e.dtype as DType, data: e.dtype === 'f32' ? Float64Array.from(e.data) : Int32Array.from(e.data) });
+
+function run(f: Fixture) {
+  const g = new Graph();
+  const leaves: Leaves = {};
+  const feeds: Record<string, TensorValue> = {};
+  const state: Record<string, TensorValue> = {};
+  for (const [name, e] of Object.entries(f.inputs)) {
+    leaves[name] = e.dtype === 'f32' ? g.param(name, e.shape) : g.input(name, e.shape, 'i32');
+    (e.dtype === 'f32' ? state : feeds)[name] = value(e);
+  }
+  const y = g.output('y', BUILDERS[f.name](g, leaves, f.attrs));
+  if (f.weight && f.grads) {
+    g.input('weight', f.weight.shape);
+    feeds.weight = value(f.weight);
+    const loss = g.sum(g.mul(y, g.byName('weight') as Tensor));
+    const names = Object.keys(f.grads);
+    grad(g, loss, names.map((n) => leaves[n])).forEach((t, i) => {
+      g.output(`grad/${names[i]}`, t);
+    });
+  }
+  return interpret(g, feeds, state, 'f64').outputs;
+}
+
+const fixtures: Fixture[] = existsSync(PATH) ? (JSON.parse(readFileSync(PATH, 'utf8')) as { cases: Fixture[] }).cases : [];
+
+describe.skipIf(fixtures.length === 0)('PyTorch fixtures (tooling/fixtures/torch-fixtures.json)', () => {
+  it('has a builder for every fixture and a fixture for every builder', () => {
+    expect(fixtures.map((f) => f.name).sort()).toEqual(Object.keys(BUILDERS).sort());
+  });
+  for (const f of fixtures)
+    it(`matches PyTorch on ${f.name}: forward${f.grads ? ` and d/d ${Object.keys(f.grads).length} input(s)` : ''}`, () => {
+      const out = run(f);
+      expect(out.y.shape).toEqual(f.output.shape);
+      expect(out.y.data, `${f.name} forward`).toBeAllclose(f.output.data, { rtol: 1e-9, atol: 1e-11 });
+      for (const [name, e] of Object.entries(f.grads ?? {})) expect(out[`grad/${name}`].data, `${f.name} d/d ${name}`).toBeAllclose(e.data, { rtol: 1e-8, atol: 1e-10 });
+    });
+});
+
+describe.skipIf(fixtures.length > 0)('PyTorch fixtures', () => {
+  it('are skipped: tooling/fixtures/torch-fixtures.json is absent (run `python3 tooling/fixtures/torch_fixtures.py` where PyTorch exists)', () => {
+    expect(existsSync(PATH)).toBe(false);
+  });
+});
