@@ -4,20 +4,21 @@
 //   interleaved across the tile (chunk i*TY + ty, j*TX + tx), so vec4 shared reads and output stores are
 //   contiguous across threads. Global loads are vec4 when the contiguous dimension of an operand is a multiple of
 //   4 (else scalar), prefetched into registers one slice ahead of the compute.
-// - skinny (M ≤ SKINNY_MAX_M): tiles waste most of their work and leave most of the GPU idle when M is tiny
+// - skinny (small M, few tiles): tiles waste most of their work and leave most of the GPU idle when M is tiny
 //   (batch 32 MNIST: [32,784]·[784,128] is 2–4 tiles), so a workgroup computes RM rows x WN columns with its
 //   threads splitting K S ways (lanes laid out so the operand read along k or n is coalesced), then sums the S
 //   partials in workgroup memory. No second pass, no atomics.
-// Configuration heuristic (the whole of it): skinny if M ≤ SKINNY_MAX_M; else the first tiled configuration in
+// Configuration heuristic (the whole of it): skinny if M ≤ 64 and 32x32 tiles would be < 128 workgroups; else the first tiled configuration in
 // MATMUL_CONFIGS that fits the device and yields at least its `minTiles` workgroups (else the smallest that fits).
 // Measured on the H200 (figures by each table below; PLATFORM.md's plain 64x64/4x4 kernel: 9.2 / 24.1 / 26.0
-// TFLOP/s at n = 1024 / 2048 / 4096; this file's: 26.2 / 34.0 / 34.7).
+// TFLOP/s at n = 1024 / 2048 / 4096; this file's: 27.3 / 34.7 / 35.1).
+// Batch axes (numpy-broadcast) go to grid z; each workgroup offsets A, B, the bias and C by baked batch strides.
 // Any M, N, K: tile loads outside the matrices stage zeros, stores are bounds-checked. Must not exceed `caps`.
 
-import { broadcastStrides } from '@neura/ir';
+import { broadcastStrides, numel } from '@neura/ir';
 import type { Activation } from '@neura/ir';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
-import { checkWorkgroupMemory, header, kernelError, labelOf, u32Lit } from './wgsl.js';
+import { checkWorkgroupMemory, header, indexMath, kernelError, labelOf, u32Lit } from './wgsl.js';
 
 /** A tiled matmul configuration: tile BM x BN x BK, TM x TN outputs per thread (multiples of 4). */
 export interface MatmulConfig {
@@ -32,22 +33,32 @@ export interface MatmulConfig {
 
 /**
  * Tiled configurations, preferred first. Measured on the H200 (Dawn/Vulkan, 2026-12, TFLOP/s at n = 1024 / 2048
- * / 4096): 128x128x16/8x8 14.6 / 34.0 / 34.7; 64x64x16/8x4 26.2 / 32.2 / 33.3; 64x64x16/4x4 26.2 / 28.7 / 29.7;
- * 32x32x16/4x4 22.6 / 23.8 / 24.7; 128x128x8/8x8 13.7 / 32.8 / 32.4. A big tile needs ≥ 128 tiles to fill the GPU
- * (1000x128x784: 32x32 6.96 TF vs 64x64 4.79). 64x64/8x4 needs only 128 invocations (the WebGPU default).
+ * / 4096): 128x64x16/8x8 20.5 / 34.7 / 35.1; 128x128x16/8x8 14.6 / 33.8 / 34.5; 64x64x16/8x4 27.3 / 32.0 / 33.3;
+ * 64x64x16/4x4 25.2 / 28.5 / 29.7; 32x32x16/4x4 22.6 / 23.8 / 24.7. A big tile needs many tiles to fill the GPU
+ * (n = 1024 is 128 tiles of 128x64: 20.5 TF vs 27.3 for 64x64; 1000x128x784: 32x32 6.96 TF vs 64x64 4.79).
+ * The first two need only 128 invocations and ≤ 12 KiB (the WebGPU defaults).
  */
 export const MATMUL_CONFIGS: readonly MatmulConfig[] = [
-  { bm: 128, bn: 128, bk: 16, tm: 8, tn: 8, minTiles: 128 },
+  { bm: 128, bn: 64, bk: 16, tm: 8, tn: 8, minTiles: 256 },
   { bm: 64, bn: 64, bk: 16, tm: 8, tn: 4, minTiles: 128 },
   { bm: 32, bn: 32, bk: 16, tm: 4, tn: 4, minTiles: 0 },
   { bm: 16, bn: 16, bk: 16, tm: 4, tn: 4, minTiles: 0 },
 ];
 
 /**
- * Outputs with at most this many rows take the skinny (split-K) kernel. H200: [32,784]·[784,128] 7.9 µs skinny
- * vs 28.8 µs for the best tile; [64,384]·[384,384] 22 µs vs 52 µs; [8,4096]·[4096,4096] 71 µs vs 256 µs.
+ * The skinny (split-K) kernel is used when M ≤ SKINNY_MAX_M and 32x32 tiles would give fewer than
+ * SKINNY_MAX_TILES workgroups (not for Aᵀ·Bᵀ, whose A reads do not coalesce). H200: [32,784]·[784,128] 6.6 µs
+ * skinny vs 28.4 µs for the best tile; [64,384]·[384,384] 6.6 vs 15.3; [64,1024]·[1024,1024] 21.9 vs 37.1;
+ * but [64,4096]·[4096,4096] 404 vs 238 (256 tiles) and [32,1024]·[4096,1024]ᵀ 46 vs 37 (128 tiles).
  */
 export const SKINNY_MAX_M = 64;
+/** See SKINNY_MAX_M. */
+export const SKINNY_MAX_TILES = 128;
+
+/** Whether a matmul of this shape takes the skinny kernel (see SKINNY_MAX_M). */
+export function prefersSkinny(m: number, n: number, transA: boolean, transB: boolean): boolean {
+  return m <= SKINNY_MAX_M && Math.ceil(m / 32) * Math.ceil(n / 32) < SKINNY_MAX_TILES && !(transA && transB);
+}
 
 const threadsOf = (c: MatmulConfig) => (c.bn / c.tn) * (c.bm / c.tm);
 /** Workgroup memory of a configuration in bytes. */
@@ -77,15 +88,15 @@ export interface SkinnyConfig {
 }
 
 /**
- * Skinny layout for these caps: 256 threads (or the device's most, a power of two), RM = 4 rows, and K split
+ * Skinny layout for these caps: 256 threads (or the device's most, a power of two), RM = 8 rows, and K split
  * widely, since these shapes are latency-bound: B read along n (not transB): 8 column lanes x 32 k-splits
- * (H200, [32,784]·[784,128]: 7.9 µs; 32x8: 22 µs); B read along k (transB): 16 k-lanes x 16 columns.
+ * (H200, [32,784]·[784,128]: 6.6 µs; 32 lanes x 8: 24 µs); B read along k (transB): 16 k-lanes x 16 columns.
  */
 export function chooseSkinnyConfig(m: number, transB: boolean, caps: DeviceCaps): SkinnyConfig | undefined {
   let nt = 256;
   while (nt > caps.maxComputeInvocationsPerWorkgroup || nt > caps.maxComputeWorkgroupSizeX) nt /= 2;
   if (nt < 16) return undefined;
-  const rm = Math.min(4, m);
+  const rm = Math.min(8, m);
   const s = transB ? 16 : Math.min(32, nt / 8);
   const cfg = { rm, wn: nt / s, s };
   return rm * nt * 4 <= caps.maxComputeWorkgroupStorageSize ? cfg : undefined;
@@ -101,6 +112,11 @@ interface Problem {
   readonly hasBias: boolean;
   readonly relu: boolean;
   readonly flops: number;
+  /** Output batch axes (numpy-broadcast of A's and B's) and their count. */
+  readonly batch: readonly number[];
+  readonly batches: number;
+  /** WGSL lets `aoff`, `boff`, `yoff`, `zbias`: this workgroup's batch offsets (from wid.z). */
+  readonly offsets: string;
 }
 
 function problemOf(spec: KernelSpec): Problem {
@@ -108,21 +124,32 @@ function problemOf(spec: KernelSpec): Problem {
   const attrs = node.attrs as { transA: boolean; transB: boolean; bias?: boolean; activation?: Activation };
   const hasBias = node.op === 'fusedMatmul' && attrs.bias === true;
   const relu = node.op === 'fusedMatmul' && attrs.activation === 'relu';
-  const [M, N] = node.shape;
-  const K = attrs.transA ? spec.inputs[0].shape[0] : spec.inputs[0].shape[1];
-  const flops = 2 * M * N * K + (hasBias ? M * N : 0) + (relu ? M * N : 0);
-  return { spec, M, N, K, transA: attrs.transA, transB: attrs.transB, hasBias, relu, flops };
+  const rank = node.shape.length;
+  const [M, N] = node.shape.slice(rank - 2);
+  const a = spec.inputs[0].shape;
+  const K = attrs.transA ? a[a.length - 2] : a[a.length - 1];
+  const batch = node.shape.slice(0, rank - 2);
+  const batches = numel(batch);
+  const flops = batches * (2 * M * N * K + (hasBias ? M * N : 0) + (relu ? M * N : 0));
+  let offsets = 'let aoff = 0u; let boff = 0u; let yoff = 0u; let zbias = 0u;';
+  if (batch.length) {
+    const sa = broadcastStrides(a.slice(0, -2), batch).map((x) => x * M * K);
+    const sb = broadcastStrides(spec.inputs[1].shape.slice(0, -2), batch).map((x) => x * K * N);
+    const sz = hasBias ? broadcastStrides(spec.inputs[2].shape, node.shape).slice(0, rank - 2) : batch.map(() => 0);
+    offsets = `${indexMath('wid.z', batch, [sa, sb, sz], ['aoff', 'boff', 'zbias'], 'z').split('\n').join(' ')} let yoff = wid.z * ${u32Lit(M * N)};`;
+  }
+  return { spec, M, N, K, transA: attrs.transA, transB: attrs.transB, hasBias, relu, flops, batch, batches, offsets };
 }
 
 /** `matmul` and `fusedMatmul` (bias, relu epilogue): skinny for small M, else tiled. */
 export function matmulKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const p = problemOf(spec);
-  if (p.M === 0 || p.N === 0) return { dispatches: [], scratch: [], flops: 0 };
-  if (p.M <= SKINNY_MAX_M) {
+  if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (prefersSkinny(p.M, p.N * p.batches, p.transA, p.transB)) {
     const s = chooseSkinnyConfig(p.M, p.transB, caps);
     if (s) return skinnyPlan(p, s, caps);
   }
-  const cfg = chooseMatmulConfig(p.M, p.N, caps);
+  const cfg = chooseMatmulConfig(p.M, p.N * p.batches, caps);
   if (!cfg) {
     const c = MATMUL_CONFIGS[MATMUL_CONFIGS.length - 1];
     checkWorkgroupMemory(spec, sharedBytesOf(c), caps);
@@ -134,7 +161,7 @@ export function matmulKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
 /** A matmul plan with a given configuration (for benchmarks and tests); throws if it does not fit. */
 export function matmulPlanWith(spec: KernelSpec, caps: DeviceCaps, cfg: MatmulConfig | SkinnyConfig): KernelPlan {
   const p = problemOf(spec);
-  if (p.M === 0 || p.N === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [], flops: 0 };
   if ('rm' in cfg) return skinnyPlan(p, cfg, caps);
   if (!matmulConfigFits(cfg, caps)) kernelError(spec, `configuration ${JSON.stringify(cfg)} does not fit the device`);
   return tiledPlan(p, cfg, caps);
@@ -162,8 +189,9 @@ function bindMatmul(p: Problem, vecA: boolean, vecB: boolean) {
 /** WGSL expression of the bias at (r, c), or '' without bias. */
 function biasAt(p: Problem, r: string, c: string): string {
   if (!p.hasBias) return '';
-  const [bs0, bs1] = broadcastStrides(p.spec.inputs[2].shape, [p.M, p.N]);
-  const terms = [bs0 ? `${r} * ${u32Lit(bs0)}` : '', bs1 ? (bs1 === 1 ? c : `${c} * ${u32Lit(bs1)}`) : ''].filter(Boolean);
+  const st = broadcastStrides(p.spec.inputs[2].shape, p.spec.node.shape);
+  const [bs0, bs1] = st.slice(st.length - 2);
+  const terms = [p.batch.length ? 'zbias' : '', bs0 ? `${r} * ${u32Lit(bs0)}` : '', bs1 ? (bs1 === 1 ? c : `${c} * ${u32Lit(bs1)}`) : ''].filter(Boolean);
   return `bias[${terms.join(' + ') || '0u'}]`;
 }
 
@@ -175,10 +203,10 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps): KernelPlan 
   const tx = bn / tn;
   const ty = bm / tm;
   const nt = tx * ty;
-  const grid: [number, number, number] = [Math.ceil(N / bn), Math.ceil(M / bm), 1];
+  const grid: [number, number, number] = [Math.ceil(N / bn), Math.ceil(M / bm), p.batches];
   const max = caps.maxComputeWorkgroupsPerDimension;
-  if (grid[0] > max || grid[1] > max)
-    kernelError(spec, `needs a ${grid[0]}x${grid[1]} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
+  if (grid.some((g) => g > max))
+    kernelError(spec, `needs a ${grid.join('x')} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
   checkWorkgroupMemory(spec, sharedBytesOf(cfg), caps);
   // vec4 global loads along each operand's contiguous dimension when it is a multiple of 4.
   const { bindings, decl, A, B, va, vb } = bindMatmul(p, transA ? M % 4 === 0 : K % 4 === 0, transB ? K % 4 === 0 : N % 4 === 0);
@@ -213,7 +241,7 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps): KernelPlan 
       const coords = alongK ? `let x = ${e} / ${u32Lit(bk / w)}; let k = (${e} % ${u32Lit(bk / w)}) * ${u32Lit(w)};` : `let k = ${e} / ${u32Lit(bx / w)}; let x = (${e} % ${u32Lit(bx / w)}) * ${u32Lit(w)};`;
       const gx = `${g0} + x`;
       const gk = 'kt + k';
-      const index = isA ? (transA ? `(${gk}) * M + ${gx}` : `(${gx}) * K + ${gk}`) : transB ? `(${gx}) * K + ${gk}` : `(${gk}) * N + ${gx}`;
+      const index = `${isA ? 'aoff' : 'boff'} + ${isA ? (transA ? `(${gk}) * M + ${gx}` : `(${gx}) * K + ${gk}`) : transB ? `(${gx}) * K + ${gk}` : `(${gk}) * N + ${gx}`}`;
       const zero = vec ? 'vec4<f32>()' : '0.0';
       out.fetch.push(`${guard}{ ${coords} ${r} = ${zero}; if (${gx} < ${ext} && ${gk} < K) { ${r} = ${buf}[${vec ? `(${index}) / 4u` : index}]; } }`);
       if (!vec) out.store.push(`${guard}{ ${coords} ${sh}[k * ${u32Lit(bx / 4)} + x / 4u][x % 4u] = ${r}; }`);
@@ -257,8 +285,8 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps): KernelPlan 
         const parts: string[] = [`let c = col0 + (${u32Lit(j * tx)} + tx) * 4u;`, `var v = acc${r}_${j};`];
         if (p.hasBias) parts.push(`v = v + vec4<f32>(${[0, 1, 2, 3].map((x) => biasAt(p, 'r', `min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
         if (p.relu) parts.push('v = max(v, vec4<f32>());');
-        if (vecOut) parts.push('if (c < N) { y[(r * N + c) / 4u] = v; }');
-        else parts.push(['x', 'y', 'z', 'w'].map((cc, x) => `if (c + ${u32Lit(x)} < N) { y[r * N + c + ${u32Lit(x)}] = v.${cc}; }`).join(' '));
+        if (vecOut) parts.push('if (c < N) { y[(yoff + r * N + c) / 4u] = v; }');
+        else parts.push(['x', 'y', 'z', 'w'].map((cc, x) => `if (c + ${u32Lit(x)} < N) { y[yoff + r * N + c + ${u32Lit(x)}] = v.${cc}; }`).join(' '));
         L(`{ ${parts.join(' ')} }`, 2);
       }
       L('} }');
@@ -282,10 +310,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let col0 = wid.x * BN;
   let tx = lid3.x;
   let ty = lid3.y;
+  ${p.offsets}
 ${body}
 }
 `;
-  const label = labelOf(spec.node, `${M}x${K}x${N}`);
+  const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
   return { dispatches: [{ label, code, bindings, workgroupSize: [tx, ty, 1], grid }], scratch: [], flops: p.flops };
 }
 
@@ -293,18 +322,18 @@ function skinnyPlan(p: Problem, cfg: SkinnyConfig, caps: DeviceCaps): KernelPlan
   const { spec, M, N, K, transA, transB } = p;
   const { rm, wn, s } = cfg;
   const nt = wn * s;
-  const grid: [number, number, number] = [Math.ceil(N / wn), Math.ceil(M / rm), 1];
+  const grid: [number, number, number] = [Math.ceil(N / wn), Math.ceil(M / rm), p.batches];
   const max = caps.maxComputeWorkgroupsPerDimension;
-  if (grid[0] > max || grid[1] > max)
-    kernelError(spec, `needs a ${grid[0]}x${grid[1]} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
+  if (grid.some((g) => g > max))
+    kernelError(spec, `needs a ${grid.join('x')} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
   checkWorkgroupMemory(spec, rm * nt * 4, caps);
   const { bindings, decl, A, B } = bindMatmul(p, false, false);
   decl.push(`@group(0) @binding(${bindings.length}) var<storage, read_write> y: array<f32>;`);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   // Lanes: k-split fastest when B is read along k (transB), column fastest otherwise, so B reads coalesce.
   const lane = transB ? `let ks = lid % ${u32Lit(s)}; let nl = lid / ${u32Lit(s)};` : `let nl = lid % ${u32Lit(wn)}; let ks = lid / ${u32Lit(wn)};`;
-  const aAt = (r: number) => (transA ? `${A}[k * M + m0 + ${u32Lit(r)}]` : `${A}[(m0 + ${u32Lit(r)}) * K + k]`);
-  const bAt = transB ? `${B}[n * K + k]` : `${B}[k * N + n]`;
+  const aAt = (r: number) => (transA ? `${A}[aoff + k * M + m0 + ${u32Lit(r)}]` : `${A}[aoff + (m0 + ${u32Lit(r)}) * K + k]`);
+  const bAt = transB ? `${B}[boff + n * K + k]` : `${B}[boff + k * N + n]`;
   const rows = Array.from({ length: rm }, (_, r) => r);
   const full = M % rm === 0;
   const accs = rows.map((r) => `var acc${r} = 0.0;`).join(' ');
@@ -322,6 +351,7 @@ var<workgroup> part: array<f32, ${rm * nt}>;
 @compute @workgroup_size(${nt})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let m0 = wid.y * ${u32Lit(rm)};
+  ${p.offsets}
   ${lane}
   let n = wid.x * ${u32Lit(wn)} + nl;
   ${accs}
@@ -341,11 +371,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (m < M && n < N) {
       var v = 0.0;
       for (var q = 0u; q < S; q = q + 1u) { v = v + part[r * ${u32Lit(nt)} + ${transB ? 'c * S + q' : `q * ${u32Lit(wn)} + c`}]; }
-${bias ? `      v = v + ${bias};\n` : ''}${p.relu ? '      v = max(v, 0.0);\n' : ''}      y[m * N + n] = v;
+${bias ? `      v = v + ${bias};\n` : ''}${p.relu ? '      v = max(v, 0.0);\n' : ''}      y[yoff + m * N + n] = v;
     }
   }
 }
 `;
-  const label = labelOf(spec.node, `${M}x${K}x${N}`);
+  const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
   return { dispatches: [{ label, code, bindings, workgroupSize: [nt, 1, 1], grid }], scratch: [], flops: p.flops };
 }

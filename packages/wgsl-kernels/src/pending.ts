@@ -11,15 +11,3 @@ export function pendingKernel(op: string): KernelGenerator {
     throw new KernelError(`no GPU kernel for '${op}' yet`);
   };
 }
-
-/**
- * Wraps a 2-D matmul generator: a batched matmul (rank > 2, ir allows numpy-broadcast batch axes) throws until
- * the kernel learns batch axes; 2-D nodes go to `gen` unchanged.
- */
-export function pendingBatched(gen: KernelGenerator): KernelGenerator {
-  return (spec, caps) => {
-    if (spec.node.shape.length > 2 || spec.inputs.some((t, i) => i < 2 && t.shape.length > 2))
-      throw new KernelError(`no GPU kernel for '${spec.node.op}' with batch dimensions yet`);
-    return gen(spec, caps);
-  };
-}

@@ -85,21 +85,23 @@ describe('limits', () => {
 });
 
 describe('matmul configurations', () => {
-  it('uses 128x128 tiles for large outputs, 64x64 with 128 threads below 128 of those, then 32x32', () => {
-    expect(chooseMatmulConfig(2048, 2048, BIG)).toMatchObject({ bm: 128, bn: 128, tm: 8, tn: 8 });
+  it('uses 128x64 tiles for large outputs, 64x64 below 256 of those, then 32x32', () => {
+    expect(chooseMatmulConfig(2048, 2048, BIG)).toMatchObject({ bm: 128, bn: 64, tm: 8, tn: 8 });
     expect(chooseMatmulConfig(1024, 1024, BIG)).toMatchObject({ bm: 64, bn: 64, tm: 8, tn: 4 });
     expect(chooseMatmulConfig(1000, 128, BIG)).toMatchObject({ bm: 32, bn: 32 });
-    expect(chooseMatmulConfig(4096, 4096, DEFAULT_CAPS)).toMatchObject({ bm: 64, bn: 64 });
+    expect(chooseMatmulConfig(4096, 4096, DEFAULT_CAPS)).toMatchObject({ bm: 128, bn: 64 });
+    expect(chooseMatmulConfig(4096, 4096, { ...DEFAULT_CAPS, maxComputeWorkgroupStorageSize: 8192 })).toMatchObject({ bm: 64, bn: 64 });
     expect(chooseMatmulConfig(1024, 1024, { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 64 })).toMatchObject({ bm: 32, bn: 32 });
     expect(chooseMatmulConfig(1024, 1024, { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 32 })).toMatchObject({ bm: 16, bn: 16 });
   });
 
-  it('takes the skinny split-K kernel for at most 64 rows, with coalesced B lanes', () => {
+  it('takes the skinny split-K kernel for at most 64 rows and few tiles, with coalesced B lanes', () => {
     const skinny = generateKernel(spec('matmul', [[32, 784], [784, 128]], { transA: false, transB: false }), BIG);
     expect(skinny.dispatches[0].code).toContain('skinny matmul');
-    expect(skinny.dispatches[0].grid).toEqual([Math.ceil(128 / 8), 8, 1]);
-    expect(chooseSkinnyConfig(32, false, BIG)).toEqual({ rm: 4, wn: 8, s: 32 });
-    expect(chooseSkinnyConfig(32, true, BIG)).toEqual({ rm: 4, wn: 16, s: 16 });
+    expect(skinny.dispatches[0].grid).toEqual([Math.ceil(128 / 8), 4, 1]);
+    expect(chooseSkinnyConfig(32, false, BIG)).toEqual({ rm: 8, wn: 8, s: 32 });
+    expect(chooseSkinnyConfig(32, true, BIG)).toEqual({ rm: 8, wn: 16, s: 16 });
+    expect(generateKernel(spec('matmul', [[64, 4096], [4096, 4096]], { transA: false, transB: false }), BIG).dispatches[0].code).toContain('tiled matmul');
     expect(generateKernel(spec('matmul', [[65, 8], [8, 8]], { transA: false, transB: false }), BIG).dispatches[0].code).toContain('tiled matmul');
   });
 

@@ -7,10 +7,11 @@ import type { OpKind } from '@neura/ir';
 import { isElementwise } from '@neura/ir';
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
 import type { DeviceCaps, KernelGenerator, KernelPlan, KernelSpec } from './kernel.js';
+import { argmaxKernel, concatKernel, gatherKernel, oneHotKernel, padKernel, scatterAddKernel, sliceKernel, stopGradientKernel } from './indexing.js';
 import { expandKernel, transposeKernel } from './layout.js';
 import { matmulKernel } from './matmul.js';
 import { nllGradKernel, nllKernel } from './nll.js';
-import { pendingBatched, pendingKernel } from './pending.js';
+import { pendingKernel } from './pending.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
@@ -59,17 +60,17 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator } = {
   mean: reduceKernel,
   reduceMax: reduceKernel,
   reduceMin: reduceKernel,
-  argmax: pendingKernel('argmax'),
+  argmax: argmaxKernel,
   transpose: transposeKernel,
   expand: expandKernel,
-  slice: pendingKernel('slice'),
-  pad: pendingKernel('pad'),
-  concat: pendingKernel('concat'),
-  gather: pendingKernel('gather'),
-  scatterAdd: pendingKernel('scatterAdd'),
-  oneHot: pendingKernel('oneHot'),
-  stopGradient: pendingKernel('stopGradient'),
-  matmul: pendingBatched(matmulKernel),
+  slice: sliceKernel,
+  pad: padKernel,
+  concat: concatKernel,
+  gather: gatherKernel,
+  scatterAdd: scatterAddKernel,
+  oneHot: oneHotKernel,
+  stopGradient: stopGradientKernel,
+  matmul: matmulKernel,
   logSoftmax: logSoftmaxKernel,
   logSoftmaxGrad: logSoftmaxGradKernel,
   nll: nllKernel,
@@ -85,7 +86,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator } = {
   maxPool2dGrad: pendingKernel('maxPool2dGrad'),
   avgPool2d: pendingKernel('avgPool2d'),
   avgPool2dGrad: pendingKernel('avgPool2dGrad'),
-  fusedMatmul: pendingBatched(matmulKernel),
+  fusedMatmul: matmulKernel,
   pointwise: pointwiseKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,
   softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,

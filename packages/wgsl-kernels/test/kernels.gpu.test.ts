@@ -74,7 +74,7 @@ async function check<K extends OpKind>(
   operands: Operand[],
   attrs: OpAttrs[K],
   caps: DeviceCaps,
-  tol: { rtol?: number; atol?: number; inPlace?: number; plan?: (spec: KernelSpec, caps: DeviceCaps) => KernelPlan } = {},
+  tol: { rtol?: number; atol?: number; inPlace?: number; exact?: boolean; plan?: (spec: KernelSpec, caps: DeviceCaps) => KernelPlan } = {},
 ): Promise<void> {
   const g = new Graph();
   const feeds: Record<string, TensorValue> = {};
@@ -97,7 +97,8 @@ async function check<K extends OpKind>(
   const data = leaves.map((l) => feeds[(l.attrs as { name: string }).name].data);
   const bytes = await runPlan(plan, data, numel(node.shape) * 4, { resultFrom: tol.inPlace });
   const actual = node.dtype === 'f32' ? new Float32Array(bytes) : new Int32Array(bytes);
-  expect(actual).toBeAllclose(expected.data, { rtol: tol.rtol ?? 1e-5, atol: tol.atol ?? 1e-5 });
+  if (tol.exact) expect(Array.from(actual)).toEqual(Array.from(expected.data));
+  else expect(actual).toBeAllclose(expected.data, { rtol: tol.rtol ?? 1e-5, atol: tol.atol ?? 1e-5 });
 }
 
 const E = {} as Record<string, never>;
@@ -279,6 +280,64 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
     });
   });
 
+  describe('batched matmul', () => {
+    it('broadcasts batch axes through grid z, tiled and skinny, with a broadcast bias', async () => {
+      const caps = await getCaps();
+      await check('matmul', [{ shape: [3, 5, 7] }, { shape: [3, 7, 4] }], { transA: false, transB: false }, caps, { rtol: 1e-4, atol: 1e-4 });
+      await check('matmul', [{ shape: [2, 1, 70, 36] }, { shape: [3, 36, 40] }], { transA: false, transB: false }, caps, { rtol: 1e-4, atol: 1e-4 });
+      await check('matmul', [{ shape: [2, 3, 9, 6] }, { shape: [2, 3, 11, 9] }], { transA: true, transB: true }, caps, { rtol: 1e-4, atol: 1e-4 });
+      await check('matmul', [{ shape: [2, 8, 16] }, { shape: [16, 12] }], { transA: false, transB: false }, caps, { rtol: 1e-4, atol: 1e-4 });
+      await check('matmul', [{ shape: [4, 16, 8] }, { shape: [4, 12, 8] }], { transA: false, transB: true }, caps, { rtol: 1e-4, atol: 1e-4 });
+      await check('fusedMatmul', [{ shape: [2, 66, 20] }, { shape: [20, 68] }, { shape: [2, 1, 68] }], { transA: false, transB: false, bias: true, activation: 'relu' }, caps, { rtol: 1e-4, atol: 1e-4 });
+      await check('fusedMatmul', [{ shape: [3, 5, 20] }, { shape: [3, 20, 7] }, { shape: [7] }], { transA: false, transB: false, bias: true, activation: 'none' }, caps, { rtol: 1e-4, atol: 1e-4 });
+    });
+  });
+
+  describe('indexing', () => {
+    it('slice takes strided windows', async () => {
+      const caps = await getCaps();
+      await check('slice', [{ shape: [7, 9] }], { starts: [1, 0], ends: [6, 9], steps: [2, 3] }, caps);
+      await check('slice', [{ shape: [2, 5, 4], dtype: 'i32' }], { starts: [0, 2, 1], ends: [2, 5, 3], steps: [1, 1, 1] }, caps);
+    });
+
+    it('pad places x with edge and interior padding and a fill value', async () => {
+      const caps = await getCaps();
+      await check('pad', [{ shape: [3, 4] }], { before: [1, 0], after: [2, 3], interior: [0, 1], value: 0.5 }, caps);
+      await check('pad', [{ shape: [2, 3] }], { before: [0, 2], after: [0, 0], interior: [2, 0], value: -Infinity }, caps, { exact: true });
+      await check('pad', [{ shape: [4], dtype: 'i32' }], { before: [3], after: [1], interior: [0], value: 7 }, caps);
+    });
+
+    it('concat joins along an axis, across several dispatches past the storage-buffer limit', async () => {
+      const caps = await getCaps();
+      await check('concat', [{ shape: [2, 3] }, { shape: [2, 5] }, { shape: [2, 1] }], { axis: 1 }, caps);
+      await check('concat', [{ shape: [1, 4] }, { shape: [3, 4] }, { shape: [1, 4], same: 0 }], { axis: 0 }, caps);
+      const five: Operand[] = [[2, 2, 3], [2, 1, 3], [2, 4, 3], [2, 2, 3], [2, 3, 3]].map((shape) => ({ shape, dtype: 'i32' as DType }));
+      await check('concat', five, { axis: 1 }, { ...caps, maxStorageBuffersPerShaderStage: 4 });
+    });
+
+    it('gather takes rows by index and oneHot makes rows from labels', async () => {
+      const caps = await getCaps();
+      await check('gather', [{ shape: [10, 6] }, { shape: [3, 4], dtype: 'i32', gen: 'labels', classes: 10 }], { axis: 0 }, caps);
+      await check('gather', [{ shape: [2, 5, 3] }, { shape: [7], dtype: 'i32', gen: 'labels', classes: 5 }], { axis: 1 }, caps);
+      await check('oneHot', [{ shape: [2, 5], dtype: 'i32', gen: 'labels', classes: 7 }], { classes: 7 }, caps);
+    });
+
+    it('scatterAdd accumulates repeated indices, gather-style and with compare-exchange atomics', async () => {
+      const caps = await getCaps();
+      await check('scatterAdd', [{ shape: [6, 4] }, { shape: [9], dtype: 'i32', gen: 'labels', classes: 6 }, { shape: [9, 4] }], { axis: 0 }, caps);
+      await check('scatterAdd', [{ shape: [2, 5, 3] }, { shape: [2, 4], dtype: 'i32', gen: 'labels', classes: 5 }, { shape: [2, 2, 4, 3] }], { axis: 1 }, caps);
+      await check('scatterAdd', [{ shape: [7, 5] }, { shape: [600], dtype: 'i32', gen: 'labels', classes: 7 }, { shape: [600, 5] }], { axis: 0 }, caps, { rtol: 1e-4, atol: 1e-4 });
+    });
+
+    it('argmax finds the first maximum and stopGradient copies', async () => {
+      const caps = await getCaps();
+      await check('argmax', [{ shape: [5, 9] }], { axis: 1, keepdims: false }, caps);
+      await check('argmax', [{ shape: [4, 6, 3] }], { axis: 1, keepdims: true }, caps);
+      await check('argmax', [{ shape: [20], gen: 'small-int' }], { axis: 0, keepdims: false }, caps);
+      await check('stopGradient', [{ shape: [3, 7] }], E, caps);
+    });
+  });
+
   describe('transpose', () => {
     it('permutes any axes, tiled for 2-D and batched 2-D', async () => {
       const caps = await getCaps();
@@ -337,7 +396,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'matmul', 'fusedMatmul', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });
 });

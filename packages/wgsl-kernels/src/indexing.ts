@@ -1,0 +1,260 @@
+// Indexing kernels: slice, pad, concat, gather, scatterAdd, oneHot, argmax and stopGradient (a copy). A thread per
+// output element, index arithmetic baked from the shapes, any dtype moved bit for bit (bool as i32).
+// Indices read on the GPU (gather, scatterAdd) are clamped / skipped when outside [0, extent): the interpreter
+// throws for them; the GPU must never fault or write out of bounds. The runtime should validate on the host.
+// scatterAdd: WGSL has no f32 atomicAdd, so it is a gather-style loop (each target element sums the updates whose
+// index hits its row: deterministic, O(targets x indices)) when the index count is small, else a copy of the
+// target followed by a compare-exchange loop on `atomic<u32>` bit patterns per update (order-dependent rounding).
+
+import { numel, stridesOf } from '@neura/ir';
+import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { elementwisePlan } from './elementwise.js';
+import { bindOperands, collapseAxes, declareBindings, f32Lit, header, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType } from './wgsl.js';
+
+/** A thread-per-element dispatch over `n` elements: `body` sees `o` (the element) and returns early past n. */
+function perElement(spec: KernelSpec, caps: DeviceCaps, o: { label?: string; strategy: string; bindings: readonly Binding[]; names: readonly string[]; n: number; body: string; prelude?: string }): Dispatch {
+  const wg = linearWorkgroupSize(caps);
+  const g = linearGrid(spec, Math.ceil(o.n / wg), caps);
+  const code = `${header(spec, o.strategy)}${declareBindings(o.bindings, o.names)}
+${o.prelude ? `\n${o.prelude}\n` : ''}
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let o = ${g.index} * ${u32Lit(wg)} + lid;
+  if (o >= ${u32Lit(o.n)}) { return; }
+${indent(o.body)}
+}
+`;
+  return { label: o.label ?? labelOf(spec.node), code, bindings: o.bindings, workgroupSize: [wg, 1, 1], grid: g.grid };
+}
+
+const empty: KernelPlan = { dispatches: [], scratch: [], flops: 0 };
+const single = (d: Dispatch, flops: number): KernelPlan => ({ dispatches: [d], scratch: [], flops });
+
+/** A constant of the node's storage type (non-finite f32 spelled through a runtime zero: WGSL rejects them as constants). */
+function storageConst(value: number, dtype: 'f32' | 'i32'): string {
+  if (dtype === 'i32') return `${Math.trunc(value)}i`;
+  const v = Math.fround(value);
+  if (Number.isFinite(v)) return f32Lit(v);
+  const bits = Number.isNaN(v) ? '0x7fc00000u' : v > 0 ? '0x7f800000u' : '0xff800000u';
+  return `bitcast<f32>(${bits} | (o & 0u))`;
+}
+
+/** `slice`: out[c] = x[start + c·step] per axis. */
+export function sliceKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { node } = spec;
+  const { starts, steps } = node.attrs as { starts: number[]; steps: number[] };
+  const n = numel(node.shape);
+  if (n === 0) return empty;
+  const xs = stridesOf(spec.inputs[0].shape);
+  const base = starts.reduce((s, st, i) => s + st * xs[i], 0);
+  const c = collapseAxes(node.shape, [xs.map((s, i) => s * steps[i])]);
+  const { bindings } = bindOperands(spec, [0], ['x']);
+  return single(
+    perElement(spec, caps, { strategy: `strided window: base ${base}, merged shape [${c.shape}]`, bindings, names: ['x', 'y'], n, body: `${indexMath('o', c.shape, c.strides, ['i'])}\ny[o] = x[${u32Lit(base)} + i];` }),
+    0,
+  );
+}
+
+/** `pad`: x[c] lands at before + c·(interior + 1); every other element is `value`. */
+export function padKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { node } = spec;
+  const { before, interior, value } = node.attrs as { before: number[]; interior: number[]; value: number };
+  const n = numel(node.shape);
+  if (n === 0) return empty;
+  const xShape = spec.inputs[0].shape;
+  const xs = stridesOf(xShape);
+  const ty = wgslType(node.dtype);
+  const lines: string[] = ['var inside = true;', 'var i = 0u;', `var r = o;`];
+  for (let ax = node.shape.length - 1; ax >= 0; ax--) {
+    const d = node.shape[ax];
+    const step = interior[ax] + 1;
+    lines.push(`{ let c = i32(r % ${u32Lit(d)}) - ${before[ax]}i; r = r / ${u32Lit(d)};`);
+    const q = step === 1 ? 'c' : `c / ${step}i`;
+    const conds = [`c >= 0i`, step === 1 ? '' : `c % ${step}i == 0i`, `${q} < ${xShape[ax]}i`].filter(Boolean).join(' && ');
+    lines.push(`  if (${conds}) { i = i + u32(${q}) * ${u32Lit(xs[ax])}; } else { inside = false; } }`);
+  }
+  lines.push(`var v = ${storageConst(value, ty)};`, numel(xShape) ? 'if (inside) { v = x[i]; }' : '', 'y[o] = v;');
+  const { bindings } = bindOperands(spec, [0], ['x']);
+  return single(perElement(spec, caps, { strategy: `pad: before [${before}], interior [${interior}], value ${value}`, bindings, names: ['x', 'y'], n, body: lines.filter(Boolean).join('\n') }), 0);
+}
+
+/** `concat`: inputs end to end along the axis; groups of inputs (within the storage-buffer limit) per dispatch. */
+export function concatKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { node, inputs } = spec;
+  const { axis } = node.attrs as { axis: number };
+  const outer = numel(node.shape.slice(0, axis));
+  const inner = numel(node.shape.slice(axis + 1));
+  const total = node.shape[axis];
+  if (numel(node.shape) === 0) return empty;
+  const maxIn = caps.maxStorageBuffersPerShaderStage - 1;
+  if (maxIn < 1) kernelError(spec, `needs 2 storage buffers, more than maxStorageBuffersPerShaderStage (device value ${caps.maxStorageBuffersPerShaderStage})`);
+  // Offsets along the axis; groups of consecutive inputs with at most maxIn distinct nodes.
+  const offs: number[] = [];
+  let acc = 0;
+  for (const t of inputs) {
+    offs.push(acc);
+    acc += t.shape[axis];
+  }
+  const groups: number[][] = [];
+  let cur: number[] = [];
+  let nodes = new Set<number>();
+  inputs.forEach((t, i) => {
+    if (t.shape[axis] === 0) return;
+    const id = node.inputs[i];
+    if (!nodes.has(id) && nodes.size === maxIn) {
+      groups.push(cur);
+      cur = [];
+      nodes = new Set();
+    }
+    nodes.add(id);
+    cur.push(i);
+  });
+  if (cur.length) groups.push(cur);
+  const dispatches = groups.map((g, gi) => {
+    const { bindings, name } = bindOperands(spec, g, g.map((i) => `x${i}`));
+    const names = [...new Set(g.map((i) => name(i))), 'y'];
+    const a0 = offs[g[0]];
+    const a1 = offs[g[g.length - 1]] + inputs[g[g.length - 1]].shape[axis];
+    const span = a1 - a0;
+    const n = outer * span * inner;
+    const branches = g.map((i, k) => {
+      const e = inputs[i].shape[axis];
+      const rel = offs[i] - a0;
+      const read = `${name(i)}[(ou * ${u32Lit(e)} + ap - ${u32Lit(rel)}) * ${u32Lit(inner)} + iv]`;
+      return k === g.length - 1 ? `{ v = ${read}; }` : `if (ap < ${u32Lit(rel + e)}) { v = ${read}; }`;
+    });
+    const body = `let iv = o % ${u32Lit(inner)};
+let t = o / ${u32Lit(inner)};
+let ap = t % ${u32Lit(span)};
+let ou = t / ${u32Lit(span)};
+var v: ${wgslType(node.dtype)};
+${branches.join(' else ')}
+y[(ou * ${u32Lit(total)} + ${u32Lit(a0)} + ap) * ${u32Lit(inner)} + iv] = v;`;
+    return perElement(spec, caps, { label: groups.length > 1 ? labelOf(node, `${node.shape.join('x')}:part${gi}`) : undefined, strategy: `concat along axis ${axis}: inputs ${g.join(', ')} into [${a0}, ${a1})`, bindings, names, n, body });
+  });
+  return { dispatches, scratch: [], flops: 0 };
+}
+
+/** gather's index decomposition: `outer` x `k` indices x `inner`, reading table rows of `extent`. */
+function gatherDims(tableShape: readonly number[], k: number, axis: number) {
+  return { outer: numel(tableShape.slice(0, axis)), inner: numel(tableShape.slice(axis + 1)), extent: tableShape[axis], k };
+}
+
+/** `gather` (numpy take): indices outside [0, extent) are clamped (the interpreter throws for them). */
+export function gatherKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { node } = spec;
+  const { axis } = node.attrs as { axis: number };
+  const n = numel(node.shape);
+  if (n === 0) return empty;
+  const { inner, extent, k } = gatherDims(spec.inputs[0].shape, numel(spec.inputs[1].shape), axis);
+  const { bindings, name } = bindOperands(spec, [0, 1], ['table', 'idx']);
+  const body = `let b = o % ${u32Lit(inner)};
+let t = o / ${u32Lit(inner)};
+let j = t % ${u32Lit(k)};
+let a = t / ${u32Lit(k)};
+let r = u32(clamp(${name(1)}[j], 0i, ${extent - 1}i));
+y[o] = ${name(0)}[(a * ${u32Lit(extent)} + r) * ${u32Lit(inner)} + b];`;
+  return single(perElement(spec, caps, { strategy: `gather along axis ${axis}: ${k} indices into ${extent} rows of ${inner} (indices clamped)`, bindings, names: [name(0), name(1), 'y'].filter((x, i, arr) => arr.indexOf(x) === i), n, body }), 0);
+}
+
+/** Index counts up to this use the deterministic gather-style scatterAdd; more use compare-exchange atomics. */
+export const SCATTER_LOOP_MAX_INDICES = 256;
+
+/** `scatterAdd`: target + updates summed at indices (out-of-range indices are skipped). */
+export function scatterAddKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { node } = spec;
+  const { axis } = node.attrs as { axis: number };
+  const n = numel(node.shape);
+  if (n === 0) return empty;
+  const { outer, inner, extent, k } = gatherDims(spec.inputs[0].shape, numel(spec.inputs[1].shape), axis);
+  const flops = outer * k * inner;
+  if (k <= SCATTER_LOOP_MAX_INDICES) {
+    const { bindings, name } = bindOperands(spec, [0, 1, 2], ['tgt', 'idx', 'upd']);
+    const body = `let b = o % ${u32Lit(inner)};
+let t = o / ${u32Lit(inner)};
+let r = i32(t % ${u32Lit(extent)});
+let a = t / ${u32Lit(extent)};
+var acc = ${name(0)}[o];
+for (var j = 0u; j < ${u32Lit(k)}; j = j + 1u) {
+  if (${name(1)}[j] == r) { acc = acc + ${name(2)}[(a * ${u32Lit(k)} + j) * ${u32Lit(inner)} + b]; }
+}
+y[o] = acc;`;
+    return single(perElement(spec, caps, { strategy: `scatterAdd (gather-style): each target element sums the updates of the ${k} indices that hit its row`, bindings, names: [...new Set([name(0), name(1), name(2)]), 'y'], n, body }), flops);
+  }
+  // Pass 1: y = target. Pass 2: a thread per update element adds it with a compare-exchange loop on the bits.
+  const copy = elementwisePlan(spec, caps, 'scatterAdd pass 1 of 2: copy the target', (load) => ({ code: '', result: load(0), flopsPerElement: 0 })).dispatches[0];
+  const b2: Binding[] = [
+    { source: { kind: 'input', index: 1 }, access: 'read', dtype: 'i32' },
+    { source: { kind: 'input', index: 2 }, access: 'read', dtype: 'f32' },
+    { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' },
+  ];
+  const wg = linearWorkgroupSize(caps);
+  const nu = outer * k * inner;
+  const g = linearGrid(spec, Math.ceil(nu / wg), caps);
+  const code = `${header(spec, `scatterAdd pass 2 of 2: a thread per update element adds it at its index (CAS loop on atomic<u32>: WGSL has no f32 atomicAdd)`)}@group(0) @binding(0) var<storage, read> idx: array<i32>;
+@group(0) @binding(1) var<storage, read> upd: array<f32>;
+@group(0) @binding(2) var<storage, read_write> y: array<atomic<u32>>;
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let o = ${g.index} * ${u32Lit(wg)} + lid;
+  if (o >= ${u32Lit(nu)}) { return; }
+  let b = o % ${u32Lit(inner)};
+  let t = o / ${u32Lit(inner)};
+  let j = t % ${u32Lit(k)};
+  let a = t / ${u32Lit(k)};
+  let r = idx[j];
+  if (r < 0i || r >= ${extent}i) { return; }
+  let dst = (a * ${u32Lit(extent)} + u32(r)) * ${u32Lit(inner)} + b;
+  let u = upd[o];
+  var old = atomicLoad(&y[dst]);
+  loop {
+    let res = atomicCompareExchangeWeak(&y[dst], old, bitcast<u32>(bitcast<f32>(old) + u));
+    if (res.exchanged) { break; }
+    old = res.old_value;
+  }
+}
+`;
+  return {
+    dispatches: [{ ...copy, label: labelOf(node, `${node.shape.join('x')}:copy`) }, { label: labelOf(node, `${node.shape.join('x')}:add`), code, bindings: b2, workgroupSize: [wg, 1, 1], grid: g.grid }],
+    scratch: [],
+    flops,
+  };
+}
+
+/** `oneHot`: labels [...] → f32 [..., classes]; a label outside [0, classes) gives a zero row. */
+export function oneHotKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { classes } = spec.node.attrs as { classes: number };
+  const n = numel(spec.node.shape);
+  if (n === 0) return empty;
+  const { bindings } = bindOperands(spec, [0], ['labels']);
+  const body = `y[o] = select(0.0, 1.0, labels[o / ${u32Lit(classes)}] == i32(o % ${u32Lit(classes)}));`;
+  return single(perElement(spec, caps, { strategy: `oneHot over ${classes} classes`, bindings, names: ['labels', 'y'], n, body }), 0);
+}
+
+/** `argmax`: the first index of the maximum along the axis; NaN counts as the maximum (as the interpreter). */
+export function argmaxKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { axis } = spec.node.attrs as { axis: number };
+  const xShape = spec.inputs[0].shape;
+  const extent = xShape[axis];
+  const inner = numel(xShape.slice(axis + 1));
+  const n = numel(spec.node.shape);
+  if (n === 0) return empty;
+  const { bindings } = bindOperands(spec, [0], ['x']);
+  // NaN tests are `v != v`: WGSL lets an implementation assume no NaN, so NaN handling is best effort on the GPU.
+  const body = `let b = o % ${u32Lit(inner)};
+let base = (o / ${u32Lit(inner)}) * ${u32Lit(extent * inner)} + b;
+var best = 0i;
+var bv = x[base];
+for (var j = 1u; j < ${u32Lit(extent)} && bv == bv; j = j + 1u) {
+  let v = x[base + j * ${u32Lit(inner)}];
+  if (v > bv || v != v) { best = i32(j); bv = v; }
+}
+y[o] = best;`;
+  return single(perElement(spec, caps, { strategy: `argmax over ${extent} elements of stride ${inner}, a thread per output`, bindings, names: ['x', 'y'], n, body }), n * extent);
+}
+
+/** `stopGradient`: identity on the forward pass (a copy; a runtime may alias it like reshape instead). */
+export function stopGradientKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  return elementwisePlan(spec, caps, 'copy (stopGradient)', (load) => ({ code: '', result: load(0), flopsPerElement: 0 }));
+}
