@@ -12,3 +12,4 @@ export { Flatten, type Module, paramName, ReLU, Sequential } from './module.js';
 export { type Progress, ProgressBar } from './progressBar.js';
 export { constantLr, cosineLr, type Schedule } from './schedule.js';
 export { type FitOptions, type FitResult, Trainer } from './trainer.js';
+export { buildGptStep, causalMask, type GptConfig, type GptForward, gptForward } from './models/gpt.js';

@@ -23,7 +23,7 @@ export interface Analysis<D> {
   modify?(egraph: EGraph<D>, id: Id): void;
 }
 
-/** An e-class: its canonical id, e-nodes, analysis data and the (node, class) pairs that use it. */
+/** An e-class: its canonical id, e-nodes, analysis data and the (node, class) pairs that use it (possibly stale: canonicalise before use). */
 export interface EClass<D> {
   readonly id: Id;
   readonly nodes: readonly ENode[];
@@ -53,6 +53,9 @@ export class EGraph<D = undefined> {
   private byOp: Map<string, Id[]> | undefined;
   private dirty = false;
   private nodeCount = 0;
+  private unions = 0;
+  /** Classes (maybe stale ids) whose nodes may be non-canonical or duplicated: only these are rebuilt. */
+  private touched: Id[] = [];
 
   /** Makes an empty e-graph; without an analysis, class data is `undefined`. */
   constructor(analysis?: Analysis<D>) {
@@ -89,6 +92,11 @@ export class EGraph<D = undefined> {
   /** Number of e-nodes stored in classes (before a rebuild this may count some duplicates). */
   get totalNodes(): number {
     return this.nodeCount;
+  }
+
+  /** Unions that merged two classes so far: canonical ids seen at one count stay canonical while it holds. */
+  get unionCount(): number {
+    return this.unions;
   }
 
   /** Number of ids ever made, including those merged away (egg's `total_number_of_nodes`-like size). */
@@ -165,6 +173,7 @@ export class EGraph<D = undefined> {
     }
     const merged = this.analysis.merge(c1.data, c2.data); // may throw: nothing changed yet
     this.unionFind.union(id1, id2);
+    this.unions++;
     this.classMap.delete(id2);
     this.dirty = true;
     this.byOp = undefined;
@@ -174,6 +183,7 @@ export class EGraph<D = undefined> {
     if (c1Changed) for (const p of c1.parents) this.analysisPending.push(p);
     if (c2Changed) for (const p of c2.parents) this.analysisPending.push(p);
     c1.data = merged;
+    this.touched.push(id1);
     for (const n of c2.nodes) c1.nodes.push(n);
     for (const p of c2.parents) c1.parents.push(p);
     this.analysis.modify?.(this, id1);
@@ -190,6 +200,7 @@ export class EGraph<D = undefined> {
     while (this.pending.length > 0 || this.analysisPending.length > 0) {
       while (this.pending.length > 0) {
         const [node, cls] = this.pending.pop() as [ENode, Id];
+        this.touched.push(cls);
         const canon = this.canonicalize(node);
         const key = nodeKey(canon);
         const old = this.memo.get(key);
@@ -214,9 +225,17 @@ export class EGraph<D = undefined> {
     return unions;
   }
 
+  /**
+   * Re-canonicalises and dedups the nodes and parents of the classes touched since the last rebuild (merged
+   * roots and the classes of their parents); every other class is already canonical, so it is skipped.
+   */
   private rebuildClasses(): void {
-    let count = 0;
-    for (const c of this.classMap.values()) {
+    const done = new Set<Id>();
+    for (const t of this.touched) {
+      const id = this.find(t);
+      if (done.has(id)) continue;
+      done.add(id);
+      const c = this.classMap.get(id) as MutableEClass<D>;
       const seen = new Set<string>();
       const nodes: ENode[] = [];
       for (const n of c.nodes) {
@@ -227,8 +246,8 @@ export class EGraph<D = undefined> {
         nodes.push(canon);
         this.memo.set(key, c.id);
       }
+      this.nodeCount += nodes.length - c.nodes.length;
       c.nodes = nodes;
-      count += nodes.length;
       const seenParents = new Set<string>();
       const parents: [ENode, Id][] = [];
       for (const [n, p] of c.parents) {
@@ -240,7 +259,7 @@ export class EGraph<D = undefined> {
       }
       c.parents = parents;
     }
-    this.nodeCount = count;
+    this.touched = [];
     this.byOp = undefined;
   }
 

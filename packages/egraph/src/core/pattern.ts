@@ -43,6 +43,35 @@ type Compiled =
   | { readonly kind: 'var'; readonly index: number }
   | { readonly kind: 'node'; readonly op: string; readonly data?: NodeData; readonly children: readonly Compiled[] };
 
+/**
+ * Extends each partial binding by matching `p` at class `cls` (a relational join, child by child). Written
+ * without per-call closures: the continuation-passing matcher it replaced allocated closures per node visited
+ * and spent most of the search time there. Bindings are copied when a variable is bound, so inputs stay intact.
+ */
+function matchInto<D>(egraph: EGraph<D>, p: Compiled, cls: Id, bindings: readonly Id[][]): Id[][] {
+  if (p.kind === 'var') {
+    const out: Id[][] = [];
+    for (const b of bindings) {
+      const bound = b[p.index];
+      if (bound === -1) {
+        const nb = b.slice();
+        nb[p.index] = cls;
+        out.push(nb);
+      } else if (bound === cls) out.push(b);
+    }
+    return out;
+  }
+  const out: Id[][] = [];
+  const arity = p.children.length;
+  for (const n of egraph.eclass(cls).nodes) {
+    if (n.op !== p.op || n.children.length !== arity || !dataMatches(p.data, n.data)) continue;
+    let cur: readonly Id[][] = bindings;
+    for (let i = 0; i < arity && cur.length > 0; i++) cur = matchInto(egraph, p.children[i], egraph.find(n.children[i]), cur);
+    for (const b of cur) out.push(b as Id[]);
+  }
+  return out;
+}
+
 /** A compiled pattern: a searcher (left of a rule) and an applier (right of a rule). */
 export class Pattern {
   /** The pattern tree. */
@@ -116,39 +145,21 @@ export class Pattern {
   /** The matches rooted at one e-class (at most `limit` substitutions), or undefined when none. */
   searchEClass<D>(egraph: EGraph<D>, eclass: Id, limit = Number.POSITIVE_INFINITY): Match | undefined {
     const id = egraph.find(eclass);
-    const binding: Id[] = this.varList.map(() => -1);
+    const root = this.compiled;
+    // cheap rejection before any allocation: no node of the root's op in the class
+    if (root.kind === 'node' && !egraph.eclass(id).nodes.some((n) => n.op === root.op)) return undefined;
+    const found = matchInto(egraph, root, id, [this.varList.map(() => -1)]);
+    if (found.length === 0) return undefined;
     const seen = new Set<string>();
     const substs: Subst[] = [];
-    const emit = (): boolean => {
-      const key = binding.join(',');
-      if (!seen.has(key)) {
-        seen.add(key);
-        substs.push(Subst.fromArrays(this.varList, binding.slice()));
-      }
-      return substs.length < limit;
-    };
-    // Each matcher returns false to stop the whole search (limit reached), true to keep backtracking.
-    const match = (p: Compiled, cls: Id, k: () => boolean): boolean => {
-      if (p.kind === 'var') {
-        const bound = binding[p.index];
-        if (bound === -1) {
-          binding[p.index] = cls;
-          const go = k();
-          binding[p.index] = -1;
-          return go;
-        }
-        return bound === cls ? k() : true;
-      }
-      for (const n of egraph.eclass(cls).nodes) {
-        if (n.op !== p.op || n.children.length !== p.children.length || !dataMatches(p.data, n.data)) continue;
-        if (!matchChildren(p.children, n.children, 0, k)) return false;
-      }
-      return true;
-    };
-    const matchChildren = (ps: readonly Compiled[], ids: readonly Id[], i: number, k: () => boolean): boolean =>
-      i === ps.length ? k() : match(ps[i], ids[i], () => matchChildren(ps, ids, i + 1, k));
-    match(this.compiled, id, emit);
-    return substs.length > 0 ? { eclass: id, substs } : undefined;
+    for (const b of found) {
+      if (substs.length >= limit) break;
+      const key = b.join(',');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      substs.push(Subst.fromArrays(this.varList, b));
+    }
+    return { eclass: id, substs };
   }
 
   /** Adds the pattern's term under `subst` to the e-graph and returns its class. */

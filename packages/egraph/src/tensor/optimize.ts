@@ -34,13 +34,34 @@ export type RuleSetName = keyof typeof RULE_SETS;
 /** Every tensor rule, in set order (algebra, layout, fusion, backward). */
 export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...backwardRules];
 
+/** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
+export interface PassSpec {
+  readonly name: string;
+  readonly ruleSets: readonly RuleSetName[];
+  /** Caps of this pass (the run's totals cap them further). */
+  readonly iterLimit?: number;
+  readonly timeLimitMs?: number;
+}
+
+/**
+ * The default schedule: canonicalise first (algebra, layout and the backward forms, on primitives, to
+ * saturation), then fuse. Fusion rules multiply pointwise variants; running the cheap simplifications to a
+ * fixpoint first means fusion sees one canonical graph instead of re-fusing every rewritten spelling.
+ */
+export const DEFAULT_PASSES: readonly PassSpec[] = [
+  { name: 'simplify', ruleSets: ['algebra', 'layout', 'backward'], iterLimit: 12 },
+  { name: 'fuse', ruleSets: ['fusion'], iterLimit: 30 },
+];
+
 /** Options of `optimize`. */
 export interface OptimizeOptions {
-  /** Rule sets to run (default: all); ignored when `rules` is given. */
+  /** Rule sets to run in one pass (default: the `passes` schedule); ignored when `rules` is given. */
   readonly ruleSets?: readonly RuleSetName[];
-  /** Exact rules to run (e.g. one rule, for soundness tests). */
+  /** Exact rules to run in one pass (e.g. one rule, for soundness tests). */
   readonly rules?: readonly TensorRewrite[];
-  /** Runner limits: iterations (default 30), e-nodes (default 20 000), time in ms (default 3 000). */
+  /** The pass schedule when neither `rules` nor `ruleSets` is given (default `DEFAULT_PASSES`). */
+  readonly passes?: readonly PassSpec[];
+  /** Totals over all passes: iterations (default 40), e-nodes (default 50 000), time in ms (default 3 000). */
   readonly iterLimit?: number;
   readonly nodeLimit?: number;
   readonly timeLimitMs?: number;
@@ -141,11 +162,78 @@ export function egraphToGraph(
   return { graph: g, classOfNode };
 }
 
-/** The rules selected by the options. */
-function selectRules(options: OptimizeOptions): readonly TensorRewrite[] {
-  if (options.rules) return options.rules;
-  const sets = options.ruleSets ?? (Object.keys(RULE_SETS) as RuleSetName[]);
-  return sets.flatMap((s) => RULE_SETS[s]);
+/** The passes selected by the options, each with its rules. */
+function selectPasses(options: OptimizeOptions): { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[] {
+  if (options.rules) return [{ name: 'rules', rules: options.rules }];
+  if (options.ruleSets) return [{ name: options.ruleSets.join('+'), rules: options.ruleSets.flatMap((s) => RULE_SETS[s]) }];
+  return (options.passes ?? DEFAULT_PASSES).map((p) => ({ name: p.name, rules: p.ruleSets.flatMap((s) => RULE_SETS[s]), spec: p }));
+}
+
+/** A pass's name and its runner report. */
+export interface PassReport {
+  readonly name: string;
+  readonly report: Report;
+}
+
+/**
+ * Runs the passes in order over one e-graph, sharing the totals (iterations, e-nodes, time); a pass with no
+ * budget left stops at once with the limit that ran out.
+ */
+function runPasses(
+  loaded: LoadedGraph,
+  passes: readonly { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[],
+  options: OptimizeOptions,
+  matchLimit: number,
+): PassReport[] {
+  const iterTotal = options.iterLimit ?? 40;
+  const timeTotal = options.timeLimitMs ?? 3_000;
+  const start = now();
+  let iterations = 0;
+  const out: PassReport[] = [];
+  for (const p of passes) {
+    const runner = new Runner(loaded.egraph, {
+      iterLimit: Math.max(0, Math.min(p.spec?.iterLimit ?? Number.POSITIVE_INFINITY, iterTotal - iterations)),
+      nodeLimit: options.nodeLimit ?? 50_000,
+      timeLimitMs: Math.max(0, Math.min(p.spec?.timeLimitMs ?? Number.POSITIVE_INFINITY, timeTotal - (now() - start))),
+      scheduler: new BackoffScheduler({ matchLimit }),
+    });
+    for (const r of loaded.roots) runner.addRoot(r);
+    const report = runner.run(p.rules);
+    iterations += report.iterations;
+    out.push({ name: p.name, report });
+    if (debugLevel() >= 4) writeDebug(`pass ${p.name}: ${report.iterations} iterations (${report.stopReason}), ${report.egraphNodes} e-nodes, ${Math.round(report.totalTimeMs)} ms`);
+  }
+  return out;
+}
+
+/**
+ * The passes' reports as one runner report: counts and times summed, logs concatenated; the stop reason is
+ * the first that is not saturation (a limit that cut a pass short), else `saturated`.
+ */
+function combineReports(passes: readonly PassReport[]): Report {
+  const matched: Record<string, number> = {};
+  const applied: Record<string, number> = {};
+  for (const { report } of passes) {
+    for (const [k, v] of Object.entries(report.matched)) matched[k] = (matched[k] ?? 0) + v;
+    for (const [k, v] of Object.entries(report.applied)) applied[k] = (applied[k] ?? 0) + v;
+  }
+  const cut = passes.find((p) => p.report.stopReason !== 'saturated');
+  const last = passes[passes.length - 1].report;
+  const sum = (f: (r: Report) => number) => passes.reduce((s, p) => s + f(p.report), 0);
+  return {
+    stopReason: cut ? cut.report.stopReason : 'saturated',
+    stopMessage: passes.map((p) => `${p.name}: ${p.report.stopMessage}`).join('; '),
+    iterations: sum((r) => r.iterations),
+    egraphNodes: last.egraphNodes,
+    egraphClasses: last.egraphClasses,
+    matched,
+    applied,
+    totalTimeMs: sum((r) => r.totalTimeMs),
+    searchTimeMs: sum((r) => r.searchTimeMs),
+    applyTimeMs: sum((r) => r.applyTimeMs),
+    rebuildTimeMs: sum((r) => r.rebuildTimeMs),
+    iterationLog: passes.flatMap((p) => p.report.iterationLog),
+  };
 }
 
 /**
@@ -159,24 +247,22 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const loaded = graphToEGraph(graph, analysis);
   const { egraph } = loaded;
   analysis.markRoots([...graph.outputs.values(), ...graph.updates.map((u) => u.value)].map((id) => loaded.classOf.get(id) as Id));
-  const rules = selectRules(options);
-  const scheduler = new BackoffScheduler({ matchLimit: Math.max(1000, 8 * graph.nodes.length) });
-  const runner = new Runner(egraph, {
-    iterLimit: options.iterLimit ?? 30,
-    nodeLimit: options.nodeLimit ?? 20_000,
-    timeLimitMs: options.timeLimitMs ?? 3_000,
-    scheduler,
-  });
-  for (const r of loaded.roots) runner.addRoot(r);
-  const run: Report = runner.run(rules);
+  const passes = runPasses(loaded, selectPasses(options), options, Math.max(1000, 8 * graph.nodes.length));
+  const run = combineReports(passes);
   const cost = tensorCost(egraph, options.cost);
   const t0 = now();
-  const extraction = new DagExtractor(egraph, cost, { improvePasses: 2, maxEvaluations: 4000, ...options.extract }).extract(loaded.roots);
-  if (debugLevel() >= 4) writeDebug(`extraction ${Math.round(now() - t0)} ms`);
+  const extraction = new DagExtractor(egraph, cost, { improvePasses: 2, maxEvaluations: 20_000, timeLimitMs: 150, ...options.extract }).extract(
+    loaded.roots,
+  );
+  const extractMs = now() - t0;
+  if (debugLevel() >= 4) writeDebug(`extraction ${Math.round(extractMs)} ms`);
+  analysis.settle(egraph);
   const { graph: out, classOfNode } = egraphToGraph(loaded, extraction, graph);
   const level = debugLevel();
   const report = new OptimizeReport({
     run,
+    passes,
+    extractMs,
     before: graphFigures(graph),
     after: graphFigures(out),
     kernels: kernelsOf(out, (id) => {

@@ -22,6 +22,7 @@ export function exprSize(e: PwExpr): number {
   return n;
 }
 
+// cached per whole expression only: caching every subtree (fresh objects each build) cost more than it saved
 const sizes = new WeakMap<PwExpr, number>();
 
 function computeSize(e: PwExpr): number {
@@ -30,11 +31,11 @@ function computeSize(e: PwExpr): number {
     case 'const':
       return 1;
     case 'where':
-      return 1 + exprSize(e.c) + exprSize(e.a) + exprSize(e.b);
+      return 1 + computeSize(e.c) + computeSize(e.a) + computeSize(e.b);
     case 'cast':
-      return 1 + exprSize(e.a);
+      return 1 + computeSize(e.a);
     default:
-      return 'b' in e ? 1 + exprSize(e.a) + exprSize(e.b) : 1 + exprSize(e.a);
+      return 'b' in e ? 1 + computeSize(e.a) + computeSize(e.b) : 1 + computeSize(e.a);
   }
 }
 

@@ -105,12 +105,18 @@ export class OptimizeReport {
   readonly kernels: readonly FusedKernel[];
   /** The e-graph in DOT (with NEURA_DEBUG ≥ 3). */
   readonly dot: string | undefined;
-  /** The runner's own report. */
+  /** The runner's report, all passes combined. */
   readonly run: Report;
+  /** Each named pass with its own runner report, in order. */
+  readonly passes: readonly { readonly name: string; readonly report: Report }[];
+  /** Time of DAG extraction in ms. */
+  readonly extractMs: number;
 
   /** Builds the report from the run and both graphs' figures. */
   constructor(parts: {
     run: Report;
+    passes?: readonly { readonly name: string; readonly report: Report }[];
+    extractMs?: number;
     before: GraphFigures;
     after: GraphFigures;
     kernels: FusedKernel[];
@@ -121,6 +127,8 @@ export class OptimizeReport {
     const hits: Record<string, number> = {};
     for (const [k, v] of Object.entries(parts.run.applied)) if (v > 0) hits[k] = v;
     this.run = parts.run;
+    this.passes = parts.passes ?? [{ name: 'run', report: parts.run }];
+    this.extractMs = parts.extractMs ?? 0;
     this.egraph = {
       enodes: parts.run.egraphNodes,
       eclasses: parts.run.egraphClasses,
@@ -152,6 +160,13 @@ export class OptimizeReport {
   /** A multi-line report: the summary, the stop message, rule hits and every fused kernel with its rules. */
   format(): string {
     const lines = [this.summary(), `  stop: ${this.egraph.stopMessage}; total ${Math.round(this.totalTimeMs)} ms; cost ${this.cost.toFixed(1)}`];
+    for (const { name, report: r } of this.passes) {
+      lines.push(
+        `  pass ${name}: ${r.iterations} iterations (${r.stopReason}), ${r.egraphNodes} e-nodes, ${r.egraphClasses} e-classes, ${Math.round(r.totalTimeMs)} ms ` +
+          `(search ${Math.round(r.searchTimeMs)}, apply ${Math.round(r.applyTimeMs)}, rebuild ${Math.round(r.rebuildTimeMs)})`,
+      );
+    }
+    lines.push(`  extraction: ${Math.round(this.extractMs)} ms`);
     const hits = Object.entries(this.egraph.ruleHits).sort((a, b) => b[1] - a[1]);
     lines.push(`  rule hits: ${hits.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
     lines.push(`  fused kernels (${this.kernels.length}):`);

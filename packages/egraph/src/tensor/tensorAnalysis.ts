@@ -51,9 +51,12 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   readonly maxPointwiseInputs: number;
   /** Most nodes of a fused pointwise expression tree. */
   readonly maxExprSize: number;
-  private readonly provenance = new Map<string, { cls: Id; rules: Set<string> }[]>();
+  // keyed by op and data (children change with merges); per key, class → rules, re-homed to canonical ids lazily
+  private readonly provenance = new Map<string, Map<Id, Set<string>>>();
   private readonly rootIds: Id[] = [];
-  private readonly respecting = new Map<string, Id[]>();
+  private rootSet: Set<Id> | undefined;
+  private rootSetUnions = -1;
+  private readonly respecting = new Map<string, Map<Id, Set<string>>>();
 
   /** Makes an analysis with the given fusion limits. */
   constructor(opts: TensorAnalysisOptions = {}) {
@@ -82,45 +85,80 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   /** Marks classes that are materialised whatever is chosen (outputs, update values): fusion may stop there. */
   markRoots(ids: Iterable<Id>): void {
     for (const id of ids) this.rootIds.push(id);
+    this.rootSet = undefined;
   }
 
   /** Whether a class is a root (an output or update value, always materialised). */
   isRoot(egraph: EGraph<TensorInfo>, id: Id): boolean {
-    const c = egraph.find(id);
-    return this.rootIds.some((r) => egraph.find(r) === c);
+    if (!this.rootSet || this.rootSetUnions !== egraph.unionCount) {
+      this.rootSet = new Set(this.rootIds.map((r) => egraph.find(r)));
+      this.rootSetUnions = egraph.unionCount;
+    }
+    return this.rootSet.has(egraph.find(id));
   }
 
   /** Marks a pointwise node as reading roots rather than recomputing them (see the fusion rules). */
   markRootRespecting(cls: Id, node: ENode): void {
-    const key = `${node.op}\u0001${dataKey(node.data)}\u0001${node.children.length}`;
-    let list = this.respecting.get(key);
-    if (!list) this.respecting.set(key, (list = []));
-    list.push(cls);
+    addTo(this.respecting, `${node.op}\u0001${dataKey(node.data)}\u0001${node.children.length}`, cls, []);
   }
 
   /** Whether a node was marked by `markRootRespecting` (in this class). */
   isRootRespecting(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): boolean {
-    const list = this.respecting.get(`${node.op}\u0001${dataKey(node.data)}\u0001${node.children.length}`);
-    const c = egraph.find(cls);
-    return list?.some((r) => egraph.find(r) === c) ?? false;
+    return lookupIn(egraph, this.respecting, `${node.op}\u0001${dataKey(node.data)}\u0001${node.children.length}`, cls) !== undefined;
   }
 
   /** Records that `rules` produced `node` in class `cls` (for the report's kernel provenance). */
   record(cls: Id, node: ENode, rules: Iterable<string>): void {
-    const key = `${node.op}\u0001${dataKey(node.data)}`;
-    let list = this.provenance.get(key);
-    if (!list) this.provenance.set(key, (list = []));
-    list.push({ cls, rules: new Set(rules) });
+    addTo(this.provenance, `${node.op}\u0001${dataKey(node.data)}`, cls, rules);
+  }
+
+  /** Folds provenance recorded under merged-away ids into their classes (call once rules are done). */
+  settle(egraph: EGraph<TensorInfo>): void {
+    for (const byClass of this.provenance.values()) if (homedAt.get(byClass) !== egraph.unionCount) rehome(egraph, byClass);
   }
 
   /** The rules recorded for a node of this op and data in class `cls` (sorted, deduplicated). */
   rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): string[] {
-    const list = this.provenance.get(`${node.op}\u0001${dataKey(node.data)}`);
-    if (!list) return [];
-    const root = egraph.find(cls);
-    const out = new Set<string>();
-    for (const r of list) if (egraph.find(r.cls) === root) for (const n of r.rules) out.add(n);
-    return [...out].sort();
+    const rules = lookupIn(egraph, this.provenance, `${node.op}\u0001${dataKey(node.data)}`, cls);
+    return rules ? [...rules].sort() : [];
+  }
+}
+
+const homedAt = new WeakMap<Map<Id, Set<string>>, number>();
+
+function addTo(index: Map<string, Map<Id, Set<string>>>, key: string, cls: Id, rules: Iterable<string>): void {
+  let byClass = index.get(key);
+  if (!byClass) index.set(key, (byClass = new Map()));
+  let set = byClass.get(cls);
+  if (!set) byClass.set(cls, (set = new Set()));
+  for (const r of rules) set.add(r);
+}
+
+/**
+ * The entry of `cls` under `key`. While rules run this is the canonical class's own entry when it has one
+ * (entries of merged-away ids are folded in only on a miss: a full fold on every lookup was quadratic);
+ * `settle` folds everything before the report reads provenance.
+ */
+function lookupIn(egraph: EGraph<TensorInfo>, index: Map<string, Map<Id, Set<string>>>, key: string, cls: Id): Set<string> | undefined {
+  const byClass = index.get(key);
+  if (!byClass) return undefined;
+  const root = egraph.find(cls);
+  const hit = byClass.get(root);
+  if (hit || homedAt.get(byClass) === egraph.unionCount) return hit;
+  rehome(egraph, byClass);
+  return byClass.get(root);
+}
+
+/** Moves the entries of merged-away ids to their canonical class. */
+function rehome(egraph: EGraph<TensorInfo>, byClass: Map<Id, Set<string>>): void {
+  homedAt.set(byClass, egraph.unionCount);
+  for (const [id, set] of [...byClass]) {
+    const c = egraph.find(id);
+    if (c === id) continue;
+    byClass.delete(id);
+    const into = byClass.get(c);
+    if (into) for (const r of set) into.add(r);
+    else byClass.set(c, set);
   }
 }
 

@@ -95,8 +95,17 @@ function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id): ENode[] {
  */
 function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
   const analysis = tensorAnalysisOf(egraph);
+  const respecting = analysis?.isRootRespecting(egraph, eclass, node) ?? false;
+  // Only the largest node of a class merges on (per variant): merging every smaller variant again re-derived
+  // the same deep kernels many times over (most of the fusion time on the GPT step); the smaller variants stay
+  // in the class as stopping points for the cost model.
+  const size = exprSize(exprOf(node));
+  const larger = egraph
+    .eclass(eclass)
+    .nodes.some((n) => n !== node && n.op === 'pointwise' && exprSize(exprOf(n)) > size && (!respecting || analysis?.isRootRespecting(egraph, eclass, n)));
+  if (larger) return [];
   const out = [mergeVariant(egraph, eclass, node, () => true)];
-  if (analysis?.isRootRespecting(egraph, eclass, node)) {
+  if (respecting && analysis) {
     const r = mergeVariant(egraph, eclass, node, (c, p) => !analysis.isRoot(egraph, c) && analysis.isRootRespecting(egraph, c, p));
     if (r) analysis.markRootRespecting(r.id, r.node);
     out.push(r);
@@ -133,6 +142,9 @@ function mergeVariant(
   return addPointwise(egraph, eclass, expr, inputs, rules);
 }
 
+/** Largest producer expression (in nodes) that `pointwise-inline` inlines. */
+const INLINE_ONE_MAX_SIZE = 4;
+
 /**
  * Single inlines into one-op pointwise nodes: for each input, each producer of that input's class. This gives
  * the cost model chains that stop at an input that is materialised anyway (e.g. a matmul's relu output).
@@ -141,7 +153,10 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
   if (!isPrimaryExpr(exprOf(node))) return [];
   const out: Id[] = [];
   node.children.forEach((c, j) => {
+    // only small producers: inlining every fused variant of a producer class was combinatorial (5 758 nodes
+    // on the small GPT step); small ones keep the short chains that matter (relu's mask `cast(gt(relu z, 0))`)
     for (const p of producers(egraph, c, eclass)) {
+      if (exprSize(exprOf(p)) > INLINE_ONE_MAX_SIZE) continue;
       const { expr, inputs } = inlineExpr(node, new Map([[j, p]]));
       out.push(...ids([addPointwise(egraph, eclass, expr, inputs, ['pointwise-inline', ...rulesOf(egraph, c, p)])]));
     }

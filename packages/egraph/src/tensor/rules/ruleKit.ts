@@ -56,8 +56,24 @@ export function trw(name: string, lhs: string, rhs: string, condition?: TCond): 
 }
 
 /**
+ * What a node rule's result can depend on: the node's class and, per child, its canonical class, node count and
+ * known constant. Classes only ever gain nodes, so an unchanged signature means the rule would add nothing new.
+ */
+function nodeSignature(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): string {
+  let s = `${egraph.find(eclass)}`;
+  for (const c of node.children) {
+    const cls = egraph.eclass(c);
+    s += `|${cls.id}:${cls.nodes.length}:${cls.data.constant ?? ''}`;
+  }
+  return s;
+}
+
+/**
  * A rule over every e-node of the given ops: `apply` sees the matched node (attributes included) and returns
- * the classes to union with its class. Children are bound as `?c0`, `?c1`, ... for messages.
+ * the classes to union with its class. Children are bound as `?c0`, `?c1`, ... for messages. A node is not
+ * matched again while its signature (its class, its children's classes and their sizes) is unchanged since
+ * the rule last applied to it: re-applying would only rebuild nodes the e-graph already holds (this was most
+ * of `optimize`'s time on the GPT step), and unchanged nodes would count against the scheduler's match limit.
  */
 export function nodeRule(
   name: string,
@@ -65,6 +81,7 @@ export function nodeRule(
   apply: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode) => readonly Id[] | Id | undefined,
 ): TensorRewrite {
   const nodes = new WeakMap<Subst, ENode>();
+  const applied = new WeakMap<ENode, string>();
   const searcher: Searcher<TensorInfo> & { toString(): string } = {
     search(egraph, limit = Number.POSITIVE_INFINITY) {
       const out: Match[] = [];
@@ -74,7 +91,7 @@ export function nodeRule(
           if (budget <= 0) return out;
           const substs: Subst[] = [];
           for (const n of egraph.eclass(id).nodes) {
-            if (n.op !== op) continue;
+            if (n.op !== op || applied.get(n) === nodeSignature(egraph, id, n)) continue;
             const s = new Subst(n.children.map((c, i) => [`c${i}`, c] as const));
             nodes.set(s, n);
             substs.push(s);
@@ -95,7 +112,10 @@ export function nodeRule(
     searcher,
     fnApplier((egraph, eclass, subst) => {
       const n = nodes.get(subst);
-      return n ? apply(egraph, eclass, egraph.canonicalize(n)) : undefined;
+      if (!n) return undefined;
+      const canon = egraph.canonicalize(n);
+      applied.set(n, nodeSignature(egraph, eclass, canon));
+      return apply(egraph, eclass, canon);
     }, name),
   );
 }
