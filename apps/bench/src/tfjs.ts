@@ -9,7 +9,7 @@ import './tfjsNavigator.js';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-core/dist/register_all_gradients.js';
 import '@tensorflow/tfjs-backend-webgpu';
-import { summarize } from './timing.js';
+import { timeAsync } from './timing.js';
 import { MLP_WORKLOADS } from './workloads/mlp.js';
 
 const { values: args } = parseArgs({ options: { out: { type: 'string' }, profile: { type: 'string', default: 'local' } } });
@@ -43,17 +43,9 @@ for (const w of MLP_WORKLOADS) {
     await loss.data();
     loss.dispose();
   };
-  const iters = device ? 300 : 10;
-  const warmup = device ? 30 : 3;
-  for (let i = 0; i < warmup; i++) await step();
-  const samples: number[] = [];
-  for (let i = 0; i < iters; i++) {
-    const t0 = performance.now();
-    await step();
-    samples.push(performance.now() - t0);
-  }
-  results[w.name] = { synced: summarize(samples) };
-  console.error(`[tfjs] ${w.name}: ${summarize(samples).medianMs.toFixed(3)} ms`);
+  const synced = await timeAsync(step, device ? 300 : 10, device ? 30 : 3);
+  results[w.name] = { synced };
+  console.error(`[tfjs] ${w.name}: ${synced.medianMs.toFixed(3)} ms`);
 }
 const doc = { framework: 'tfjs', version: tf.version_core, date: new Date().toISOString(), backend: tf.getBackend(), results };
 if (args.out) writeFileSync(args.out, JSON.stringify(doc));
