@@ -75,8 +75,63 @@ def mlp_step(sizes, batch, opt_name, compiled):
     return r
 
 
+class Block(torch.nn.Module):
+    def __init__(self, width, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = torch.nn.LayerNorm(width)
+        self.qkv = torch.nn.Linear(width, 3 * width)
+        self.proj = torch.nn.Linear(width, width)
+        self.ln2 = torch.nn.LayerNorm(width)
+        self.fc = torch.nn.Linear(width, 4 * width)
+        self.out = torch.nn.Linear(4 * width, width)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+        q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2) for z in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(a.transpose(1, 2).reshape(b, t, c))
+        return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class Gpt(torch.nn.Module):
+    """Pre-LN GPT (nanoGPT layout): token + position embeddings, blocks, final LN, LM head."""
+
+    def __init__(self, layers, heads, width, context, vocab):
+        super().__init__()
+        self.tok = torch.nn.Embedding(vocab, width)
+        self.pos = torch.nn.Embedding(context, width)
+        self.blocks = torch.nn.Sequential(*[Block(width, heads) for _ in range(layers)])
+        self.ln = torch.nn.LayerNorm(width)
+        self.head = torch.nn.Linear(width, vocab, bias=False)
+
+    def forward(self, idx):
+        t = idx.shape[1]
+        x = self.tok(idx) + self.pos(torch.arange(t, device=idx.device))
+        return self.head(self.ln(self.blocks(x)))
+
+
+def gpt_step(layers, heads, width, context, batch, vocab, compiled):
+    torch.manual_seed(0)
+    model = Gpt(layers, heads, width, context, vocab).to(dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.01)
+    idx = torch.randint(0, vocab, (batch, context), device=dev)
+    tgt = torch.randint(0, vocab, (batch, context), device=dev)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(idx).view(-1, vocab), tgt.view(-1))
+        loss.backward()
+        opt.step()
+        return loss
+
+    fn = torch.compile(step) if compiled else step
+    return timed(fn, warmup=10, iters=50)
+
+
 def main():
-    which = set(sys.argv[1:]) or {"matmul", "mlp"}
+    which = set(sys.argv[1:]) or {"matmul", "mlp", "gpt"}
     out = {
         "framework": "pytorch",
         "version": torch.__version__,
@@ -99,6 +154,18 @@ def main():
             try:
                 entry["compiled"] = mlp_step(sizes, batch, opt, True)
             except Exception as e:  # torch.compile can fail where no compiler toolchain exists
+                entry["compiledError"] = str(e)[:300]
+            res[name] = entry
+    if "gpt" in which:
+        gpts = {
+            "gpt-2x128-ctx64-b16-adamw": (2, 4, 128, 64, 16, 65),
+            "gpt-6x384-ctx256-b64-adamw": (6, 6, 384, 256, 64, 65),
+        }
+        for name, cfg in gpts.items():
+            entry = {"eager": gpt_step(*cfg, False)}
+            try:
+                entry["compiled"] = gpt_step(*cfg, True)
+            except Exception as e:
                 entry["compiledError"] = str(e)[:300]
             res[name] = entry
     json.dump(out, sys.stdout)
