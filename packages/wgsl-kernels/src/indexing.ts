@@ -9,23 +9,7 @@
 import { numel, stridesOf } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
 import { elementwisePlan } from './elementwise.js';
-import { bindOperands, collapseAxes, declareBindings, f32Lit, header, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType } from './wgsl.js';
-
-/** A thread-per-element dispatch over `n` elements: `body` sees `o` (the element) and returns early past n. */
-function perElement(spec: KernelSpec, caps: DeviceCaps, o: { label?: string; strategy: string; bindings: readonly Binding[]; names: readonly string[]; n: number; body: string; prelude?: string }): Dispatch {
-  const wg = linearWorkgroupSize(caps);
-  const g = linearGrid(spec, Math.ceil(o.n / wg), caps);
-  const code = `${header(spec, o.strategy)}${declareBindings(o.bindings, o.names)}
-${o.prelude ? `\n${o.prelude}\n` : ''}
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let o = ${g.index} * ${u32Lit(wg)} + lid;
-  if (o >= ${u32Lit(o.n)}) { return; }
-${indent(o.body)}
-}
-`;
-  return { label: o.label ?? labelOf(spec.node), code, bindings: o.bindings, workgroupSize: [wg, 1, 1], grid: g.grid };
-}
+import { bindOperands, collapseAxes, f32Lit, header, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, perElementDispatch, u32Lit, wgslType } from './wgsl.js';
 
 const empty: KernelPlan = { dispatches: [], scratch: [], flops: 0 };
 const single = (d: Dispatch, flops: number): KernelPlan => ({ dispatches: [d], scratch: [], flops });
@@ -50,7 +34,7 @@ export function sliceKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const c = collapseAxes(node.shape, [xs.map((s, i) => s * steps[i])]);
   const { bindings } = bindOperands(spec, [0], ['x']);
   return single(
-    perElement(spec, caps, { strategy: `strided window: base ${base}, merged shape [${c.shape}]`, bindings, names: ['x', 'y'], n, body: `${indexMath('o', c.shape, c.strides, ['i'])}\ny[o] = x[${u32Lit(base)} + i];` }),
+    perElementDispatch(spec, caps, { strategy: `strided window: base ${base}, merged shape [${c.shape}]`, bindings, names: ['x', 'y'], n, body: `${indexMath('o', c.shape, c.strides, ['i'])}\ny[o] = x[${u32Lit(base)} + i];` }),
     0,
   );
 }
@@ -75,7 +59,7 @@ export function padKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   }
   lines.push(`var v = ${storageConst(value, ty)};`, numel(xShape) ? 'if (inside) { v = x[i]; }' : '', 'y[o] = v;');
   const { bindings } = bindOperands(spec, [0], ['x']);
-  return single(perElement(spec, caps, { strategy: `pad: before [${before}], interior [${interior}], value ${value}`, bindings, names: ['x', 'y'], n, body: lines.filter(Boolean).join('\n') }), 0);
+  return single(perElementDispatch(spec, caps, { strategy: `pad: before [${before}], interior [${interior}], value ${value}`, bindings, names: ['x', 'y'], n, body: lines.filter(Boolean).join('\n') }), 0);
 }
 
 /** `concat`: inputs end to end along the axis; groups of inputs (within the storage-buffer limit) per dispatch. */
@@ -130,7 +114,7 @@ let ou = t / ${u32Lit(span)};
 var v: ${wgslType(node.dtype)};
 ${branches.join(' else ')}
 y[(ou * ${u32Lit(total)} + ${u32Lit(a0)} + ap) * ${u32Lit(inner)} + iv] = v;`;
-    return perElement(spec, caps, { label: groups.length > 1 ? labelOf(node, `${node.shape.join('x')}:part${gi}`) : undefined, strategy: `concat along axis ${axis}: inputs ${g.join(', ')} into [${a0}, ${a1})`, bindings, names, n, body });
+    return perElementDispatch(spec, caps, { label: groups.length > 1 ? labelOf(node, `${node.shape.join('x')}:part${gi}`) : undefined, strategy: `concat along axis ${axis}: inputs ${g.join(', ')} into [${a0}, ${a1})`, bindings, names, n, body });
   });
   return { dispatches, scratch: [], flops: 0 };
 }
@@ -154,7 +138,7 @@ let j = t % ${u32Lit(k)};
 let a = t / ${u32Lit(k)};
 let r = u32(clamp(${name(1)}[j], 0i, ${extent - 1}i));
 y[o] = ${name(0)}[(a * ${u32Lit(extent)} + r) * ${u32Lit(inner)} + b];`;
-  return single(perElement(spec, caps, { strategy: `gather along axis ${axis}: ${k} indices into ${extent} rows of ${inner} (indices clamped)`, bindings, names: [name(0), name(1), 'y'].filter((x, i, arr) => arr.indexOf(x) === i), n, body }), 0);
+  return single(perElementDispatch(spec, caps, { strategy: `gather along axis ${axis}: ${k} indices into ${extent} rows of ${inner} (indices clamped)`, bindings, names: [name(0), name(1), 'y'].filter((x, i, arr) => arr.indexOf(x) === i), n, body }), 0);
 }
 
 /** Index counts up to this use the deterministic gather-style scatterAdd; more use compare-exchange atomics. */
@@ -179,7 +163,7 @@ for (var j = 0u; j < ${u32Lit(k)}; j = j + 1u) {
   if (${name(1)}[j] == r) { acc = acc + ${name(2)}[(a * ${u32Lit(k)} + j) * ${u32Lit(inner)} + b]; }
 }
 y[o] = acc;`;
-    return single(perElement(spec, caps, { strategy: `scatterAdd (gather-style): each target element sums the updates of the ${k} indices that hit its row`, bindings, names: [...new Set([name(0), name(1), name(2)]), 'y'], n, body }), flops);
+    return single(perElementDispatch(spec, caps, { strategy: `scatterAdd (gather-style): each target element sums the updates of the ${k} indices that hit its row`, bindings, names: [...new Set([name(0), name(1), name(2)]), 'y'], n, body }), flops);
   }
   // Pass 1: y = target. Pass 2: a thread per update element adds it with a compare-exchange loop on the bits.
   const copy = elementwisePlan(spec, caps, 'scatterAdd pass 1 of 2: copy the target', (load) => ({ code: '', result: load(0), flopsPerElement: 0 })).dispatches[0];
@@ -229,7 +213,7 @@ export function oneHotKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   if (n === 0) return empty;
   const { bindings } = bindOperands(spec, [0], ['labels']);
   const body = `y[o] = select(0.0, 1.0, labels[o / ${u32Lit(classes)}] == i32(o % ${u32Lit(classes)}));`;
-  return single(perElement(spec, caps, { strategy: `oneHot over ${classes} classes`, bindings, names: ['labels', 'y'], n, body }), 0);
+  return single(perElementDispatch(spec, caps, { strategy: `oneHot over ${classes} classes`, bindings, names: ['labels', 'y'], n, body }), 0);
 }
 
 /** `argmax`: the first index of the maximum along the axis; NaN counts as the maximum (as the interpreter). */
@@ -251,7 +235,7 @@ for (var j = 1u; j < ${u32Lit(extent)} && bv == bv; j = j + 1u) {
   if (v > bv || v != v) { best = i32(j); bv = v; }
 }
 y[o] = best;`;
-  return single(perElement(spec, caps, { strategy: `argmax over ${extent} elements of stride ${inner}, a thread per output`, bindings, names: ['x', 'y'], n, body }), n * extent);
+  return single(perElementDispatch(spec, caps, { strategy: `argmax over ${extent} elements of stride ${inner}, a thread per output`, bindings, names: ['x', 'y'], n, body }), n * extent);
 }
 
 /** `stopGradient`: identity on the forward pass (a copy; a runtime may alias it like reshape instead). */

@@ -7,6 +7,9 @@ import type { OpKind } from '@neura/ir';
 import { isElementwise } from '@neura/ir';
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
 import type { DeviceCaps, KernelGenerator, KernelPlan, KernelSpec } from './kernel.js';
+import { attentionGradKernel, attentionKernel } from './attention.js';
+import { dropoutKernel } from './dropout.js';
+import { ropeKernel } from './rope.js';
 import { argmaxKernel, concatKernel, gatherKernel, oneHotKernel, padKernel, scatterAddKernel, sliceKernel, stopGradientKernel } from './indexing.js';
 import { expandKernel, transposeKernel } from './layout.js';
 import { matmulKernel } from './matmul.js';
@@ -75,10 +78,10 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator } = {
   logSoftmaxGrad: logSoftmaxGradKernel,
   nll: nllKernel,
   nllGrad: nllGradKernel,
-  attention: pendingKernel('attention'),
-  attentionGrad: pendingKernel('attentionGrad'),
-  rope: pendingKernel('rope'),
-  dropout: pendingKernel('dropout'),
+  attention: attentionKernel,
+  attentionGrad: attentionGradKernel,
+  rope: ropeKernel,
+  dropout: dropoutKernel,
   conv2d: pendingKernel('conv2d'),
   conv2dGradInput: pendingKernel('conv2dGradInput'),
   conv2dGradWeight: pendingKernel('conv2dGradWeight'),

@@ -4,7 +4,7 @@
 
 import type { DType, Node, Shape, TensorType } from '@neura/ir';
 import { fmtShape, numel } from '@neura/ir';
-import type { Binding, DeviceCaps, KernelSpec } from './kernel.js';
+import type { Binding, DeviceCaps, Dispatch, KernelSpec } from './kernel.js';
 import { KernelError } from './kernel.js';
 
 /** The WGSL element type a tensor of this dtype is stored as (`bool` is stored as i32 0/1). */
@@ -240,4 +240,20 @@ export function ceilPow2(n: number): number {
   let p = 1;
   while (p < n) p *= 2;
   return p;
+}
+
+/** A thread-per-element dispatch over `n` elements: `body` sees `o` (the element) and returns early past n. */
+export function perElementDispatch(spec: KernelSpec, caps: DeviceCaps, o: { label?: string; strategy: string; bindings: readonly Binding[]; names: readonly string[]; n: number; body: string; prelude?: string }): Dispatch {
+  const wg = linearWorkgroupSize(caps);
+  const g = linearGrid(spec, Math.ceil(o.n / wg), caps);
+  const code = `${header(spec, o.strategy)}${declareBindings(o.bindings, o.names)}
+${o.prelude ? `\n${o.prelude}\n` : ''}
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let o = ${g.index} * ${u32Lit(wg)} + lid;
+  if (o >= ${u32Lit(o.n)}) { return; }
+${indent(o.body)}
+}
+`;
+  return { label: o.label ?? labelOf(spec.node), code, bindings: o.bindings, workgroupSize: [wg, 1, 1], grid: g.grid };
 }

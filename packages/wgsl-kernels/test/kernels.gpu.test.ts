@@ -338,6 +338,41 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
     });
   });
 
+  describe('attention, rope and dropout', () => {
+    const shapes: [number[], number, number, number][] = [[[2], 5, 7, 4], [[2, 3], 9, 9, 8], [[1], 70, 66, 5], [[3], 4, 1, 3]];
+    it.each([[false], [true]])('attention matches the interpreter (causal=%s)', async (causal) => {
+      const caps = await getCaps();
+      for (const [lead, tq, tk, d] of shapes)
+        await check('attention', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, d + 1] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
+    });
+
+    it.each([['q'], ['k'], ['v']] as const)('attentionGrad wrt %s matches the interpreter, causal and not', async (wrt) => {
+      const caps = await getCaps();
+      for (const causal of [false, true])
+        for (const [lead, tq, tk, d] of shapes) {
+          const ops: Operand[] = [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, d + 1] }, { shape: [...lead, tq, d + 1] }];
+          if (caps.maxStorageBuffersPerShaderStage < 6) {
+            const g = new Graph();
+            const node = g.node('attentionGrad', ops.map((o, i) => g.input(`x${i}`, o.shape)), { causal, scale: 0.5, wrt });
+            expect(() => generateKernel({ node, inputs: ops.map((o) => ({ shape: o.shape, dtype: 'f32' })) }, caps)).toThrow(/maxStorageBuffersPerShaderStage/);
+          } else await check('attentionGrad', ops, { causal, scale: 0.5, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
+        }
+    });
+
+    it('rope rotates half-split pairs, and its inverse', async () => {
+      const caps = await getCaps();
+      await check('rope', [{ shape: [2, 7, 8] }], { base: 10000, inverse: false }, caps, { rtol: 1e-4, atol: 1e-4 });
+      await check('rope', [{ shape: [3, 2, 40, 6] }], { base: 500, inverse: true }, caps, { rtol: 1e-4, atol: 1e-4 });
+    });
+
+    it('dropout reproduces the interpreter mask bit for bit, with and without a seed offset', async () => {
+      const caps = await getCaps();
+      await check('dropout', [{ shape: [13, 17] }], { p: 0.3, seed: 12345 }, caps, { exact: true });
+      await check('dropout', [{ shape: [500] }, { shape: [], dtype: 'i32' }], { p: 0.5, seed: 4000000000 }, caps, { exact: true });
+      await check('dropout', [{ shape: [9] }], { p: 0, seed: 1 }, caps, { exact: true });
+    });
+  });
+
   describe('transpose', () => {
     it('permutes any axes, tiled for 2-D and batched 2-D', async () => {
       const caps = await getCaps();
@@ -396,7 +431,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });
 });

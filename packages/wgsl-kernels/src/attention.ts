@@ -1,0 +1,255 @@
+// `attention` (softmax(scale·q·kᵀ, causal mask)·v) and `attentionGrad` (dq, dk or dv), simple and correct rather
+// than fast: a workgroup per anchor row (a query row for attention and dq, a key row for dk and dv) walks its
+// partner rows in blocks of WG, each thread computing one partner's weight (dot products over D from global
+// memory against the anchor rows staged in workgroup memory), then every thread accumulates the weighted partner
+// rows into the output columns it owns. The forward pass uses an online softmax (running max and sum); the
+// gradients first compute per-query statistics L = logsumexp and Δ = Σ_j P·dP into scratch, then
+// P = exp(s − L), dS = P·(dP − Δ): dq = scale·dS·K, dk = scale·dSᵀ·Q, dv = Pᵀ·dO.
+// Block max and sum are computed by every thread from the block's scores in workgroup memory, not by wg_max then
+// wg_sum: that pair inside the key loop gave wrong weights to lanes ≥ 8 on llvmpipe (Dawn GL, 2026-12, Tk = 9).
+// Causal masks are top-left aligned (key j > query i is masked, as the interpreter). Needs 5–6 storage buffers
+// for the gradients (more than the WebGPU default of 4: checkPlan names the limit).
+
+import { numel } from '@neura/ir';
+import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { declareBindings, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit, workgroupReduceFns } from './wgsl.js';
+
+interface Dims {
+  readonly heads: number;
+  readonly tq: number;
+  readonly tk: number;
+  readonly d: number;
+  readonly dv: number;
+}
+
+function dimsOf(spec: KernelSpec): Dims {
+  const [q, k, v] = spec.inputs;
+  const r = q.shape.length;
+  return { heads: numel(q.shape.slice(0, -2)), tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv: v.shape[r - 1] };
+}
+
+/** Threads per workgroup: 64 (or the device's most, a power of two). */
+const wgOf = (caps: DeviceCaps) => linearWorkgroupSize(caps, 64);
+
+const MASKED = '-3.0e38';
+
+/** The dispatch grid for `rows` workgroups: x = row within a head, y = head. */
+function gridFor(spec: KernelSpec, caps: DeviceCaps, rows: number, heads: number): [number, number, number] {
+  const max = caps.maxComputeWorkgroupsPerDimension;
+  if (rows > max || heads > max) kernelError(spec, `needs a ${rows}x${heads} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
+  return [rows, heads, 1];
+}
+
+/** WGSL copying `len` floats of `src` at `off` into workgroup array `dst` (all threads). */
+const stage = (dst: string, src: string, off: string, len: number, wg: number) =>
+  `for (var c = lid; c < ${u32Lit(len)}; c = c + ${u32Lit(wg)}) { ${dst}[c] = ${src}[${off} + c]; }`;
+
+/** Dot of the staged row `sh` with row `row` of `src` (length `len`, at head offset `off`). */
+const dotWith = (sh: string, src: string, off: string, row: string, len: number) =>
+  `var dacc = 0.0; for (var dc = 0u; dc < ${u32Lit(len)}; dc = dc + 1u) { dacc = fma(${sh}[dc], ${src}[${off} + ${row} * ${u32Lit(len)} + dc], dacc); }`;
+
+/** `attention`: a workgroup per (head, query row), online softmax over key blocks. */
+export function attentionKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
+  const dm = dimsOf(spec);
+  const { heads, tq, tk, d, dv } = dm;
+  if (heads * tq * dv === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (tk === 0) kernelError(spec, 'attends over zero keys');
+  const wg = wgOf(caps);
+  const nc = Math.ceil(dv / wg);
+  const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  const code = `${header(spec, `attention: a workgroup of ${wg} per (head, query row), online softmax over blocks of ${wg} keys${causal ? ', causal' : ''}`)}${declareBindings(bindings, ['q', 'k', 'v', 'y'])}
+
+var<workgroup> qs: array<f32, ${d}>;
+var<workgroup> w: array<f32, ${wg}>;
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let i = wid.x;
+  let h = wid.y;
+  ${stage('qs', 'q', `(h * ${u32Lit(tq)} + i) * ${u32Lit(d)}`, d, wg)}
+  workgroupBarrier();
+  let kend = ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)};
+  var m = ${MASKED};
+  var l = 0.0;
+  var oacc: array<f32, ${nc}>;
+  for (var j0 = 0u; j0 < kend; j0 = j0 + ${u32Lit(wg)}) {
+    let j = j0 + lid;
+    var s = ${MASKED};
+    if (j < kend) { ${dotWith('qs', 'k', `h * ${u32Lit(tk * d)}`, 'j', d)} s = dacc * ${f32Lit(scale)}; }
+    w[lid] = s;
+    workgroupBarrier();
+    let n = min(${u32Lit(wg)}, kend - j0);
+    // Every thread reads the block's scores (n ≤ WG): block max and sum without a tree reduction.
+    var bm = m;
+    for (var jj = 0u; jj < n; jj = jj + 1u) { bm = max(bm, w[jj]); }
+    let alpha = exp(m - bm);
+    var bs = 0.0;
+    for (var jj = 0u; jj < n; jj = jj + 1u) { bs = bs + exp(w[jj] - bm); }
+    l = l * alpha + bs;
+    m = bm;
+    for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
+      let c = lid + t * ${u32Lit(wg)};
+      if (c < ${u32Lit(dv)}) {
+        var a = oacc[t] * alpha;
+        for (var jj = 0u; jj < n; jj = jj + 1u) { a = fma(exp(w[jj] - bm), v[(h * ${u32Lit(tk)} + j0 + jj) * ${u32Lit(dv)} + c], a); }
+        oacc[t] = a;
+      }
+    }
+    workgroupBarrier();
+  }
+  for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
+    let c = lid + t * ${u32Lit(wg)};
+    if (c < ${u32Lit(dv)}) { y[(h * ${u32Lit(tq)} + i) * ${u32Lit(dv)} + c] = oacc[t] / l; }
+  }
+}
+`;
+  const flops = heads * tq * tk * (2 * d + 2 * dv + 4) * (causal ? 0.5 : 1);
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) }], scratch: [], flops };
+}
+
+/** Per-query statistics into scratch: stats[2·row] = L (logsumexp of scores), stats[2·row + 1] = Δ = Σ_j P·dP. */
+function statsDispatch(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean, scale: number): Dispatch {
+  const { heads, tq, tk, d, dv } = dm;
+  const wg = wgOf(caps);
+  const bindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  bindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' });
+  const code = `${header(spec, `attentionGrad pass 1: a workgroup per (head, query row) computes logsumexp and Σ P·dP`)}${declareBindings(bindings, ['q', 'k', 'v', 'dout', 'stats'])}
+
+${workgroupReduceFns(wg, ['sum'])}
+var<workgroup> qs: array<f32, ${d}>;
+var<workgroup> gs: array<f32, ${dv}>;
+var<workgroup> w: array<f32, ${wg}>;
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let i = wid.x;
+  let h = wid.y;
+  let row = h * ${u32Lit(tq)} + i;
+  ${stage('qs', 'q', `row * ${u32Lit(d)}`, d, wg)}
+  ${stage('gs', 'dout', `row * ${u32Lit(dv)}`, dv, wg)}
+  workgroupBarrier();
+  let kend = ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)};
+  var m = ${MASKED};
+  var l = 0.0;
+  for (var j0 = 0u; j0 < kend; j0 = j0 + ${u32Lit(wg)}) {
+    let j = j0 + lid;
+    var s = ${MASKED};
+    if (j < kend) { ${dotWith('qs', 'k', `h * ${u32Lit(tk * d)}`, 'j', d)} s = dacc * ${f32Lit(scale)}; }
+    w[lid] = s;
+    workgroupBarrier();
+    let n = min(${u32Lit(wg)}, kend - j0);
+    var bm = m;
+    for (var jj = 0u; jj < n; jj = jj + 1u) { bm = max(bm, w[jj]); }
+    var bs = 0.0;
+    for (var jj = 0u; jj < n; jj = jj + 1u) { bs = bs + exp(w[jj] - bm); }
+    l = l * exp(m - bm) + bs;
+    m = bm;
+    workgroupBarrier();
+  }
+  let L = m + log(l);
+  var delta = 0.0;
+  for (var j = lid; j < kend; j = j + ${u32Lit(wg)}) {
+    var s = 0.0;
+    { ${dotWith('qs', 'k', `h * ${u32Lit(tk * d)}`, 'j', d)} s = dacc * ${f32Lit(scale)}; }
+    var dp = 0.0;
+    { ${dotWith('gs', 'v', `h * ${u32Lit(tk * dv)}`, 'j', dv)} dp = dacc; }
+    delta = delta + exp(s - L) * dp;
+  }
+  let total = wg_sum(delta, lid);
+  if (lid == 0u) { stats[2u * row] = L; stats[2u * row + 1u] = total; }
+}
+`;
+  return { label: labelOf(spec.node, `${spec.node.shape.join('x')}:stats`), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) };
+}
+
+/** `attentionGrad` (wrt q, k or v): statistics pass, then a workgroup per anchor row accumulating partner rows. */
+export function attentionGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { causal, scale, wrt } = spec.node.attrs as { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
+  const dm = dimsOf(spec);
+  const { heads, tq, tk, d, dv } = dm;
+  if (numel(spec.node.shape) === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (tk === 0 || tq === 0) {
+    // no scores: every gradient is zero
+    kernelError(spec, 'attends over zero keys or queries');
+  }
+  const wg = wgOf(caps);
+  const byQuery = wrt === 'q';
+  const outDim = wrt === 'v' ? dv : d;
+  const nc = Math.ceil(outDim / wg);
+  const sc = f32Lit(scale);
+  const bindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  bindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read', dtype: 'f32' }, { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  const qOff = `h * ${u32Lit(tq * d)}`;
+  const kOff = `h * ${u32Lit(tk * d)}`;
+  const vOff = `h * ${u32Lit(tk * dv)}`;
+  const gOff = `h * ${u32Lit(tq * dv)}`;
+  // Anchor rows staged: (q_i, dO_i) for dq; (k_j, v_j) for dk and dv. Partner p: a key j (dq) or a query i (dk, dv).
+  const stageLines = byQuery
+    ? `${stage('sa', 'q', `(h * ${u32Lit(tq)} + a) * ${u32Lit(d)}`, d, wg)}\n  ${stage('sb', 'dout', `(h * ${u32Lit(tq)} + a) * ${u32Lit(dv)}`, dv, wg)}`
+    : `${stage('sa', 'k', `(h * ${u32Lit(tk)} + a) * ${u32Lit(d)}`, d, wg)}\n  ${stage('sb', 'v', `(h * ${u32Lit(tk)} + a) * ${u32Lit(dv)}`, dv, wg)}`;
+  // Partner range: dq walks keys [0, min(i+1, Tk)) when causal; dk/dv walk queries [j, Tq) when causal.
+  const range = byQuery ? `let p0 = 0u; let pend = ${causal ? `min(a + 1u, ${u32Lit(tk)})` : u32Lit(tk)};` : `let p0 = ${causal ? 'a' : '0u'}; let pend = ${u32Lit(tq)};`;
+  const qi = byQuery ? 'a' : 'p';
+  const weight = `var s = 0.0;
+      { ${dotWith('sa', byQuery ? 'k' : 'q', byQuery ? kOff : qOff, 'p', d)} s = dacc * ${sc}; }
+      let L = stats[2u * (h * ${u32Lit(tq)} + ${qi})];
+      let P = exp(s - L);
+      ${
+        wrt === 'v'
+          ? 'wt = P;'
+          : `var dp = 0.0;
+      { ${dotWith('sb', byQuery ? 'v' : 'dout', byQuery ? vOff : gOff, 'p', dv)} dp = dacc; }
+      wt = P * (dp - stats[2u * (h * ${u32Lit(tq)} + ${qi}) + 1u]) * ${sc};`
+      }`;
+  // The matrix whose partner rows are accumulated: K (dq), Q (dk), dO (dv).
+  const [R, rOff] = wrt === 'q' ? ['k', kOff] : wrt === 'k' ? ['q', qOff] : ['dout', gOff];
+  const anchors = byQuery ? tq : tk;
+  const code = `${header(spec, `attentionGrad pass 2 (d${wrt}): a workgroup of ${wg} per (head, ${byQuery ? 'query' : 'key'} row) accumulates weighted ${R} rows`)}${declareBindings(bindings, ['q', 'k', 'v', 'dout', 'stats', 'y'])}
+
+var<workgroup> sa: array<f32, ${d}>;
+var<workgroup> sb: array<f32, ${dv}>;
+var<workgroup> w: array<f32, ${wg}>;
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let a = wid.x;
+  let h = wid.y;
+  ${stageLines}
+  workgroupBarrier();
+  ${range}
+  var acc2: array<f32, ${nc}>;
+  for (var b0 = p0; b0 < pend; b0 = b0 + ${u32Lit(wg)}) {
+    let p = b0 + lid;
+    var wt = 0.0;
+    if (p < pend) {
+      ${weight}
+    }
+    w[lid] = wt;
+    workgroupBarrier();
+    let n = min(${u32Lit(wg)}, pend - b0);
+    for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
+      let c = lid + t * ${u32Lit(wg)};
+      if (c < ${u32Lit(outDim)}) {
+        var x = acc2[t];
+        for (var pp = 0u; pp < n; pp = pp + 1u) { x = fma(w[pp], ${R}[${rOff} + (b0 + pp) * ${u32Lit(outDim)} + c], x); }
+        acc2[t] = x;
+      }
+    }
+    workgroupBarrier();
+  }
+  for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
+    let c = lid + t * ${u32Lit(wg)};
+    if (c < ${u32Lit(outDim)}) { y[(h * ${u32Lit(anchors)} + a) * ${u32Lit(outDim)} + c] = acc2[t]; }
+  }
+}
+`;
+  const stats = statsDispatch(spec, caps, dm, causal, scale);
+  const flops = heads * tq * tk * (4 * d + 4 * dv + 8) * (causal ? 0.5 : 1);
+  return {
+    dispatches: [stats, { label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, anchors, heads) }],
+    scratch: [heads * tq * 2 * 4],
+    flops,
+  };
+}

@@ -1,0 +1,33 @@
+// `dropout` with the interpreter's hash (ir's `dropoutKeeps`), so the GPU mask matches it bit for bit: key =
+// lowbias32(seed + offset) (u32 wrapping; offset is the optional i32 scalar operand), element at flat index i is
+// kept iff lowbias32(i ^ key) ≥ floor(p·2³²); kept elements are scaled by f32(1/(1 − p)). Elementwise archetype.
+
+import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import { elementwisePlan } from './elementwise.js';
+import { f32Lit, u32Lit } from './wgsl.js';
+
+/** WGSL of Chris Wellons' lowbias32 (as ir's `lowbias32`). */
+export const LOWBIAS32_WGSL = `fn lowbias32(x: u32) -> u32 {
+  var h = x;
+  h = h ^ (h >> 16u);
+  h = h * 0x7feb352du;
+  h = h ^ (h >> 15u);
+  h = h * 0x846ca68bu;
+  h = h ^ (h >> 16u);
+  return h;
+}`;
+
+/** `dropout` [x] or [x, offset]. */
+export function dropoutKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { p, seed } = spec.node.attrs as { p: number; seed: number };
+  const threshold = Math.floor(p * 4294967296);
+  const scale = Math.fround(1 / (1 - p));
+  const hasOffset = spec.inputs.length === 2;
+  const plan = elementwisePlan(spec, caps, `dropout p=${p} seed=${seed} (lowbias32 mask, as ir's dropoutKeeps)`, (load) => {
+    const x = load(0);
+    const key = `lowbias32(${u32Lit(seed >>> 0)}${hasOffset ? ` + bitcast<u32>(${load(1)})` : ''})`;
+    return { code: `let keep = lowbias32(o ^ ${key}) >= ${u32Lit(Math.min(threshold, 0xffffffff))};`, result: `select(0.0, ${x} * ${f32Lit(scale)}, keep)`, flopsPerElement: 1 };
+  });
+  // The hash function goes after the bindings (elementwisePlan emits only scalarOps helpers).
+  return { ...plan, dispatches: plan.dispatches.map((d) => ({ ...d, code: d.code.replace('\nconst N = ', `\n${LOWBIAS32_WGSL}\n\nconst N = `) })) };
+}
