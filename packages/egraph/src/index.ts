@@ -49,6 +49,7 @@ export {
   collectChoices,
   dagCost,
   dataEquals,
+  dataId,
   dataKey,
   dataMatches,
   defaultLanguage,
@@ -79,7 +80,7 @@ export type { CostOptions } from './tensor/costModel.js';
 export { OP_COST, costDefaults, isKernelOp, opCost, tensorBytes, tensorCost } from './tensor/costModel.js';
 export type { LoadedGraph, OptimizeOptions, OptimizeResult, PassReport, PassSpec, RuleSetName } from './tensor/optimize.js';
 export { DEFAULT_PASSES, RULE_SETS, allRules, egraphToGraph, graphToEGraph, optimize } from './tensor/optimize.js';
-export type { EGraphFigures, FusedKernel, GraphFigures } from './tensor/report.js';
+export type { EGraphFigures, FusedKernel, GraphFigures, OptimizePhases } from './tensor/report.js';
 export { OptimizeReport, debugLevel, egraphToDot, fmtBytes, graphFigures } from './tensor/report.js';
 export type { TensorRewrite } from './tensor/rules/ruleKit.js';
 export { algebraRules } from './tensor/rules/algebra.js';

@@ -54,6 +54,10 @@ export class EGraph<D = undefined> {
   private dirty = false;
   private nodeCount = 0;
   private unions = 0;
+  /** Change log: a class id (maybe stale later) and the epoch it was created or changed in, in order. */
+  private readonly changeIds: Id[] = [];
+  private readonly changeEpochs: number[] = [];
+  private epochCounter = 0;
   /** Classes (maybe stale ids) whose nodes may be non-canonical or duplicated: only these are rebuilt. */
   private touched: Id[] = [];
 
@@ -99,6 +103,34 @@ export class EGraph<D = undefined> {
     return this.unions;
   }
 
+  /** The current epoch: it advances at the end of every `rebuild()`. */
+  get epoch(): number {
+    return this.epochCounter;
+  }
+
+  /**
+   * Canonical ids of the classes created, merged into or given new analysis data at or after `epoch` (for
+   * incremental searchers: a node whose class and children's classes are all unchanged matches as before).
+   */
+  changedSince(epoch: number): Id[] {
+    const e = this.changeEpochs;
+    let lo = 0;
+    let hi = e.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (e[mid] < epoch) lo = mid + 1;
+      else hi = mid;
+    }
+    const out = new Set<Id>();
+    for (let i = lo; i < e.length; i++) out.add(this.find(this.changeIds[i]));
+    return [...out];
+  }
+
+  private logChange(id: Id): void {
+    this.changeIds.push(id);
+    this.changeEpochs.push(this.epochCounter);
+  }
+
   /** Number of ids ever made, including those merged away (egg's `total_number_of_nodes`-like size). */
   get totalIds(): number {
     return this.unionFind.size;
@@ -130,6 +162,7 @@ export class EGraph<D = undefined> {
     this.memo.set(key, id);
     this.classMap.set(id, cls);
     this.nodeCount++;
+    this.logChange(id);
     for (const c of canon.children) this.classMap.get(c)?.parents.push([canon, id]);
     this.byOp = undefined;
     this.analysis.modify?.(this, id);
@@ -184,6 +217,7 @@ export class EGraph<D = undefined> {
     if (c2Changed) for (const p of c2.parents) this.analysisPending.push(p);
     c1.data = merged;
     this.touched.push(id1);
+    this.logChange(id1);
     for (const n of c2.nodes) c1.nodes.push(n);
     for (const p of c2.parents) c1.parents.push(p);
     this.analysis.modify?.(this, id1);
@@ -215,6 +249,7 @@ export class EGraph<D = undefined> {
         const merged = this.analysis.merge(c.data, made);
         if (merged !== c.data) {
           c.data = merged;
+          this.logChange(id);
           for (const p of c.parents) this.analysisPending.push(p);
           this.analysis.modify?.(this, id);
         }
@@ -222,6 +257,7 @@ export class EGraph<D = undefined> {
     }
     this.rebuildClasses();
     this.dirty = false;
+    this.epochCounter++;
     return unions;
   }
 

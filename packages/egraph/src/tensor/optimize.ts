@@ -244,7 +244,8 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const start = now();
   const maxInputs = options.maxPointwiseInputs ?? Math.max(1, (options.cost?.maxStorageBuffersPerShaderStage ?? 8) - 1);
   const analysis = new TensorAnalysis({ maxPointwiseInputs: maxInputs });
-  const loaded = graphToEGraph(graph, analysis);
+  const loaded = withoutStackTraces(() => graphToEGraph(graph, analysis));
+  const loadMs = now() - start;
   const { egraph } = loaded;
   analysis.markRoots([...graph.outputs.values(), ...graph.updates.map((u) => u.value)].map((id) => loaded.classOf.get(id) as Id));
   const passes = runPasses(loaded, selectPasses(options), options, Math.max(1000, 8 * graph.nodes.length));
@@ -257,12 +258,14 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const extractMs = now() - t0;
   if (debugLevel() >= 4) writeDebug(`extraction ${Math.round(extractMs)} ms`);
   analysis.settle(egraph);
-  const { graph: out, classOfNode } = egraphToGraph(loaded, extraction, graph);
+  const t1 = now();
+  const { graph: out, classOfNode } = withoutStackTraces(() => egraphToGraph(loaded, extraction, graph));
+  const rebuildGraphMs = now() - t1;
   const level = debugLevel();
   const report = new OptimizeReport({
     run,
     passes,
-    extractMs,
+    phases: { loadMs, runMs: run.totalTimeMs, extractMs, rebuildGraphMs },
     before: graphFigures(graph),
     after: graphFigures(out),
     kernels: kernelsOf(out, (id) => {
@@ -276,6 +279,22 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   if (level >= 1) writeDebug(level >= 2 ? report.format() : report.summary());
   if (level >= 3 && report.dot) writeDebug(report.dot);
   return { graph: out, report };
+}
+
+/**
+ * Runs `f` with V8's stack capture off. `Graph.node` records the user's call site from a stack trace for every
+ * node; nodes the optimizer builds have no user site worth a trace, and formatting traces (source-mapped under
+ * tsx) was the largest part of rebuilding the GPT step. Engines without `Error.stackTraceLimit` ignore this.
+ */
+function withoutStackTraces<T>(f: () => T): T {
+  const E = Error as { stackTraceLimit?: number };
+  const saved = E.stackTraceLimit;
+  E.stackTraceLimit = 0;
+  try {
+    return f();
+  } finally {
+    E.stackTraceLimit = saved;
+  }
 }
 
 const perf = (globalThis as { performance?: { now(): number } }).performance;

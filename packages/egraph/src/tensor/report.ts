@@ -85,6 +85,14 @@ export function fmtBytes(b: number): string {
   return `${b} B`;
 }
 
+/** Wall time of each phase of `optimize`, in ms. */
+export interface OptimizePhases {
+  readonly loadMs: number;
+  readonly runMs: number;
+  readonly extractMs: number;
+  readonly rebuildGraphMs: number;
+}
+
 /** Everything `optimize` reports. */
 export class OptimizeReport {
   /** E-graph size, iterations, stop reason, time and rule hits. */
@@ -111,12 +119,14 @@ export class OptimizeReport {
   readonly passes: readonly { readonly name: string; readonly report: Report }[];
   /** Time of DAG extraction in ms. */
   readonly extractMs: number;
+  /** Wall time of each phase of `optimize` in ms: loading the e-graph, the passes, extraction, rebuilding the graph. */
+  readonly phases: OptimizePhases;
 
   /** Builds the report from the run and both graphs' figures. */
   constructor(parts: {
     run: Report;
     passes?: readonly { readonly name: string; readonly report: Report }[];
-    extractMs?: number;
+    phases?: OptimizePhases;
     before: GraphFigures;
     after: GraphFigures;
     kernels: FusedKernel[];
@@ -128,7 +138,8 @@ export class OptimizeReport {
     for (const [k, v] of Object.entries(parts.run.applied)) if (v > 0) hits[k] = v;
     this.run = parts.run;
     this.passes = parts.passes ?? [{ name: 'run', report: parts.run }];
-    this.extractMs = parts.extractMs ?? 0;
+    this.phases = parts.phases ?? { loadMs: 0, runMs: parts.run.totalTimeMs, extractMs: 0, rebuildGraphMs: 0 };
+    this.extractMs = this.phases.extractMs;
     this.egraph = {
       enodes: parts.run.egraphNodes,
       eclasses: parts.run.egraphClasses,
@@ -166,7 +177,8 @@ export class OptimizeReport {
           `(search ${Math.round(r.searchTimeMs)}, apply ${Math.round(r.applyTimeMs)}, rebuild ${Math.round(r.rebuildTimeMs)})`,
       );
     }
-    lines.push(`  extraction: ${Math.round(this.extractMs)} ms`);
+    const ph = this.phases;
+    lines.push(`  phases: load ${Math.round(ph.loadMs)} ms, passes ${Math.round(ph.runMs)} ms, extraction ${Math.round(ph.extractMs)} ms, rebuild ${Math.round(ph.rebuildGraphMs)} ms`);
     const hits = Object.entries(this.egraph.ruleHits).sort((a, b) => b[1] - a[1]);
     lines.push(`  rule hits: ${hits.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
     lines.push(`  fused kernels (${this.kernels.length}):`);

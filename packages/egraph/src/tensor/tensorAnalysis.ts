@@ -5,7 +5,7 @@
 import type { DType, OpAttrs, OpKind, Shape, TensorType } from '@neura/ir';
 import { BINARY_FN, castScalar, COMPARISON_OPS, fmtShape, inferType, isBinary, isUnary, sameShape, UNARY_FN } from '@neura/ir';
 import type { Analysis, EGraph, ENode, Id } from '../core/index.js';
-import { dataKey } from '../core/index.js';
+import { dataId } from '../core/index.js';
 import { fromENode, leafTypeOf } from './tensorLanguage.js';
 
 /** Analysis data of one e-class. */
@@ -90,26 +90,29 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** Whether a class is a root (an output or update value, always materialised). */
   isRoot(egraph: EGraph<TensorInfo>, id: Id): boolean {
-    if (!this.rootSet || this.rootSetUnions !== egraph.unionCount) {
-      this.rootSet = new Set(this.rootIds.map((r) => egraph.find(r)));
-      this.rootSetUnions = egraph.unionCount;
-    }
-    return this.rootSet.has(egraph.find(id));
+    // a hit is exact (an id canonical for a root then and canonical now is that root's class); a miss is
+    // trusted only when no union happened since the set was built
+    const c = egraph.find(id);
+    if (this.rootSet?.has(c)) return true;
+    if (this.rootSet && this.rootSetUnions === egraph.unionCount) return false;
+    this.rootSet = new Set(this.rootIds.map((r) => egraph.find(r)));
+    this.rootSetUnions = egraph.unionCount;
+    return this.rootSet.has(c);
   }
 
   /** Marks a pointwise node as reading roots rather than recomputing them (see the fusion rules). */
   markRootRespecting(cls: Id, node: ENode): void {
-    addTo(this.respecting, `${node.op}\u0001${dataKey(node.data)}\u0001${node.children.length}`, cls, []);
+    addTo(this.respecting, `${node.op}#${dataId(node.data)}#${node.children.length}`, cls, []);
   }
 
   /** Whether a node was marked by `markRootRespecting` (in this class). */
   isRootRespecting(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): boolean {
-    return lookupIn(egraph, this.respecting, `${node.op}\u0001${dataKey(node.data)}\u0001${node.children.length}`, cls) !== undefined;
+    return lookupIn(egraph, this.respecting, `${node.op}#${dataId(node.data)}#${node.children.length}`, cls) !== undefined;
   }
 
   /** Records that `rules` produced `node` in class `cls` (for the report's kernel provenance). */
   record(cls: Id, node: ENode, rules: Iterable<string>): void {
-    addTo(this.provenance, `${node.op}\u0001${dataKey(node.data)}`, cls, rules);
+    addTo(this.provenance, `${node.op}#${dataId(node.data)}`, cls, rules);
   }
 
   /** Folds provenance recorded under merged-away ids into their classes (call once rules are done). */
@@ -119,7 +122,7 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** The rules recorded for a node of this op and data in class `cls` (sorted, deduplicated). */
   rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): string[] {
-    const rules = lookupIn(egraph, this.provenance, `${node.op}\u0001${dataKey(node.data)}`, cls);
+    const rules = lookupIn(egraph, this.provenance, `${node.op}#${dataId(node.data)}`, cls);
     return rules ? [...rules].sort() : [];
   }
 }

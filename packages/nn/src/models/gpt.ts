@@ -1,8 +1,8 @@
 // A GPT (pre-LN decoder-only transformer) built from decomposed ir ops, and its whole training step (forward,
 // cross-entropy, autograd backward, AdamW update), used by e-graph benchmarks and the f64 equivalence test.
-// Must not use ops that ir lacks: token embedding is one-hot · matrix (one-hot from `nllGrad`, so no extra
-// input), the causal mask is an input `mask` [T, T] (0 / -1e9: ir has no iota), and attention's batched
-// products are broadcast multiply + sum until ir has a batched matmul (one helper, `bmm`, to swap).
+// Must not hide work in fused ops: attention is decomposed (batched matmuls, scale, additive mask, softmax as
+// exp(logSoftmax)) unless `attention: 'op'` asks for ir's attention op; the causal mask is an input `mask`
+// [T, T] (0 / -1e9: ir has no iota to build it from); layer norm is ir's decomposed builder.
 
 import { grad } from '@neura/autograd';
 import { Graph, type Init, type Tensor, type TensorValue, tensor } from '@neura/ir';
@@ -22,6 +22,8 @@ export interface GptConfig {
   readonly batch: number;
   /** Vocabulary size V. */
   readonly vocab: number;
+  /** Attention decomposed into primitives (default) or as ir's fused `attention` op. */
+  readonly attention?: 'decomposed' | 'op';
 }
 
 /** The forward graph's named tensors: the loss and the logits. */
@@ -38,34 +40,10 @@ function seedOf(name: string): number {
   return (h >>> 1) % 2147483647;
 }
 
-/**
- * Batched product over the leading axes: a [..., M, K] · b [..., K, N] (bᵀ when `transB`: b [..., N, K]),
- * as broadcast multiply + sum over K (ir's matmul is 2-D only).
- */
-function bmm(g: Graph, a: Tensor, b: Tensor, transB: boolean): Tensor {
-  const lead = a.shape.slice(0, -2);
-  const [m, k] = a.shape.slice(-2);
-  if (transB) {
-    const n = b.shape[b.shape.length - 2];
-    const prod = g.mul(g.reshape(a, [...lead, m, 1, k]), g.reshape(b, [...lead, 1, n, k]));
-    return g.sum(prod, [lead.length + 2]);
-  }
-  const n = b.shape[b.shape.length - 1];
-  const prod = g.mul(g.reshape(a, [...lead, m, k, 1]), g.reshape(b, [...lead, 1, k, n]));
-  return g.sum(prod, [lead.length + 1]);
-}
-
-/** Layer norm over the last axis, decomposed: mean, centre, variance, rsqrt, scale, shift. */
+/** Layer norm over the last axis (ir's decomposed builder) with its own weight and bias. */
 function layerNorm(g: Graph, x: Tensor, name: string): Tensor {
   const w = x.shape[x.shape.length - 1];
-  const gamma = g.param(`${name}.weight`, [w], { kind: 'ones' });
-  const beta = g.param(`${name}.bias`, [w], { kind: 'zeros' });
-  const axis = x.shape.length - 1;
-  const mu = g.mean(x, [axis], true);
-  const xc = g.sub(x, mu);
-  const variance = g.mean(g.square(xc), [axis], true);
-  const xhat = g.mul(xc, g.rsqrt(g.add(variance, 1e-5)));
-  return g.add(g.mul(xhat, gamma), beta);
+  return g.layerNorm(x, g.param(`${name}.weight`, [w], { kind: 'ones' }), g.param(`${name}.bias`, [w], { kind: 'zeros' }));
 }
 
 /** x [N, in] · W [in, out] + b. */
@@ -73,12 +51,6 @@ function linear(g: Graph, x: Tensor, out: number, name: string, std = 0.02): Ten
   const w = g.param(`${name}.weight`, [x.shape[1], out], normal(std, `${name}.weight`));
   const b = g.param(`${name}.bias`, [out], { kind: 'zeros' });
   return g.add(g.matmul(x, w), b);
-}
-
-/** GELU, tanh form: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))). */
-function gelu(g: Graph, x: Tensor): Tensor {
-  const inner = g.mul(g.add(x, g.mul(g.mul(g.square(x), x), 0.044715)), Math.sqrt(2 / Math.PI));
-  return g.mul(g.mul(x, 0.5), g.add(g.tanh(inner), 1));
 }
 
 /** Causal self-attention of x [B·T, W]; `mask` [T, T] is added to the scores. */
@@ -89,29 +61,31 @@ function attention(g: Graph, x: Tensor, mask: Tensor, c: GptConfig, name: string
   const q = split(linear(g, x, w, `${name}.q`));
   const k = split(linear(g, x, w, `${name}.k`));
   const v = split(linear(g, x, w, `${name}.v`));
-  const scores = g.add(g.mul(bmm(g, q, k, true), 1 / Math.sqrt(d)), mask); // [B, H, T, T]
-  const p = g.softmax(scores);
-  const o = g.reshape(g.transpose(bmm(g, p, v, false), [0, 2, 1, 3]), [b * t, w]);
+  let att: Tensor; // [B, H, T, D]
+  if (c.attention === 'op') att = g.attention(q, k, v, { causal: true, scale: 1 / Math.sqrt(d) });
+  else {
+    const scores = g.add(g.mul(g.matmul(q, k, { transB: true }), 1 / Math.sqrt(d)), mask); // [B, H, T, T]
+    att = g.matmul(g.softmax(scores), v);
+  }
+  const o = g.reshape(g.transpose(att, [0, 2, 1, 3]), [b * t, w]);
   return linear(g, o, w, `${name}.proj`, 0.02 / Math.sqrt(2 * c.layers));
 }
 
-/** The forward pass into `g`: inputs `tokens` [B·T] i32, `targets` [B·T] i32, `mask` [T, T]. */
+/** The forward pass into `g`: inputs `tokens` [B·T] i32, `targets` [B·T] i32, `mask` [T, T] (unused with `attention: 'op'`). */
 export function gptForward(g: Graph, c: GptConfig): GptForward {
   if (c.width % c.heads !== 0) throw new Error(`gpt: width ${c.width} is not a multiple of heads ${c.heads}`);
   const n = c.batch * c.context;
   const tokens = g.input('tokens', [n], 'i32');
   const targets = g.input('targets', [n], 'i32');
   const mask = g.input('mask', [c.context, c.context]);
-  // one-hot rows: nllGrad(sum) of labels with dy = 1 is −onehot
-  const oneHot = g.neg(g.node('nllGrad', [tokens, g.constant(1)], { reduction: 'sum', classes: c.vocab }));
   const wte = g.param('wte', [c.vocab, c.width], normal(0.02, 'wte'));
   const wpe = g.param('wpe', [c.context, c.width], normal(0.01, 'wpe'));
-  const pos = g.reshape(g.add(g.reshape(g.matmul(oneHot, wte), [c.batch, c.context, c.width]), wpe), [n, c.width]);
+  const pos = g.reshape(g.add(g.reshape(g.gather(wte, tokens), [c.batch, c.context, c.width]), wpe), [n, c.width]);
   let x = pos;
   for (let l = 0; l < c.layers; l++) {
     const name = `h${l}`;
     x = g.add(x, attention(g, layerNorm(g, x, `${name}.ln1`), mask, c, `${name}.attn`));
-    const hidden = gelu(g, linear(g, layerNorm(g, x, `${name}.ln2`), 4 * c.width, `${name}.fc`));
+    const hidden = g.gelu(linear(g, layerNorm(g, x, `${name}.ln2`), 4 * c.width, `${name}.fc`), { approximate: 'tanh' });
     x = g.add(x, linear(g, hidden, c.width, `${name}.mlpProj`, 0.02 / Math.sqrt(2 * c.layers)));
   }
   const final = layerNorm(g, x, 'lnF');

@@ -178,16 +178,21 @@ function absorbExpand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[]
   return out;
 }
 
+/** Guard: some child class holds a node of `op`. */
+function childHasOp(op: string) {
+  return (egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean => node.children.some((c) => egraph.eclass(c).nodes.some((n) => n.op === op));
+}
+
 const ELEMENTWISE = [...UNARY_OPS, ...BINARY_OPS, 'where', 'cast'];
 
 /** The fusion rule set. */
 export const fusionRules: readonly TensorRewrite[] = [
-  nodeRule('matmul-bias', ['add'], matmulBias),
+  nodeRule('matmul-bias', ['add'], matmulBias, { guard: childHasOp('matmul') }),
   nodeRule('matmul-relu', ['relu'], matmulRelu),
   trw('softmax-cross-entropy', '(nll[reduction=mean] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=mean] ?x ?labels)'),
   trw('softmax-cross-entropy-sum', '(nll[reduction=sum] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=sum] ?x ?labels)'),
   nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise),
   nodeRule('pointwise-merge', ['pointwise'], mergePointwise),
   nodeRule('pointwise-inline', ['pointwise'], inlineOne),
-  nodeRule('pointwise-expand', ['pointwise'], absorbExpand),
+  nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand') }),
 ];

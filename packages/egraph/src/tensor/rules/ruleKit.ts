@@ -57,15 +57,31 @@ export function trw(name: string, lhs: string, rhs: string, condition?: TCond): 
 
 /**
  * What a node rule's result can depend on: the node's class and, per child, its canonical class, node count and
- * known constant. Classes only ever gain nodes, so an unchanged signature means the rule would add nothing new.
+ * known constant, hashed to a number (a collision only skips a rewrite, never makes a wrong one). Classes only
+ * ever gain nodes, so an unchanged signature means the rule would add nothing new.
  */
-function nodeSignature(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): string {
-  let s = `${egraph.find(eclass)}`;
+function nodeSignature(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): number {
+  let h = Math.imul(egraph.find(eclass) + 1, 0x9e3779b1);
   for (const c of node.children) {
     const cls = egraph.eclass(c);
-    s += `|${cls.id}:${cls.nodes.length}:${cls.data.constant ?? ''}`;
+    h = Math.imul(h ^ cls.id, 0x85ebca6b) + cls.nodes.length;
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) + (cls.data.constant === undefined ? 0 : 1);
   }
-  return s;
+  return h | 0;
+}
+
+const childNames: string[][] = [];
+/** Shared `?c0 … ?cN` name lists (Subst keeps names by reference). */
+function childVars(arity: number): string[] {
+  let names = childNames[arity];
+  if (!names) childNames[arity] = names = Array.from({ length: arity }, (_, i) => `?c${i}`);
+  return names;
+}
+
+/** Options of `nodeRule`. */
+export interface NodeRuleOptions {
+  /** A cheap test at search time: nodes failing it are not matched (keeps match counts and apply calls down). */
+  readonly guard?: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode) => boolean;
 }
 
 /**
@@ -79,29 +95,49 @@ export function nodeRule(
   name: string,
   ops: readonly string[],
   apply: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode) => readonly Id[] | Id | undefined,
+  opts: NodeRuleOptions = {},
 ): TensorRewrite {
   const nodes = new WeakMap<Subst, ENode>();
-  const applied = new WeakMap<ENode, string>();
+  const applied = new WeakMap<ENode, number>();
+  const guard = opts.guard;
+  // incremental search: after a complete scan at epoch E only classes changed since E and their parents can
+  // hold a node with a new signature (per e-graph, as one rule may serve several)
+  const scanned = new WeakMap<EGraph<TensorInfo>, number>();
+  const opSet = new Set(ops);
   const searcher: Searcher<TensorInfo> & { toString(): string } = {
     search(egraph, limit = Number.POSITIVE_INFINITY) {
       const out: Match[] = [];
       let budget = limit;
-      for (const op of ops) {
-        for (const id of egraph.classesWithOp(op)) {
-          if (budget <= 0) return out;
-          const substs: Subst[] = [];
-          for (const n of egraph.eclass(id).nodes) {
-            if (n.op !== op || applied.get(n) === nodeSignature(egraph, id, n)) continue;
-            const s = new Subst(n.children.map((c, i) => [`c${i}`, c] as const));
-            nodes.set(s, n);
-            substs.push(s);
-          }
-          if (substs.length) {
-            out.push({ eclass: id, substs });
-            budget -= substs.length;
-          }
+      const since = scanned.get(egraph);
+      const epoch = egraph.epoch;
+      let candidates: Iterable<Id>;
+      if (since === undefined) candidates = ops.flatMap((op) => egraph.classesWithOp(op));
+      else {
+        const set = new Set<Id>();
+        for (const id of egraph.changedSince(since)) {
+          set.add(id);
+          for (const [, p] of egraph.eclass(id).parents) set.add(egraph.find(p));
+        }
+        candidates = set;
+      }
+      const seen = new Set<Id>();
+      for (const id of candidates) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
+        const substs: Subst[] = [];
+        for (const n of egraph.eclass(id).nodes) {
+          if (!opSet.has(n.op) || applied.get(n) === nodeSignature(egraph, id, n) || (guard && !guard(egraph, id, n))) continue;
+          const s = Subst.fromArrays(childVars(n.children.length), n.children);
+          nodes.set(s, n);
+          substs.push(s);
+        }
+        if (substs.length) {
+          out.push({ eclass: id, substs });
+          budget -= substs.length;
         }
       }
+      scanned.set(egraph, epoch);
       return out;
     },
     vars: () => [],

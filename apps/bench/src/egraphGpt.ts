@@ -1,0 +1,85 @@
+// Benchmark of the tensor optimizer on whole training steps: the GPT step (decomposed attention, layer norm,
+// GELU, cross-entropy, autograd backward, AdamW) at two sizes, and the MNIST step of `pnpm mnist`. Measures
+// optimize time (first run in the process, with JIT warm-up, and the best of the repeats) and dispatches and
+// bytes before/after. Must not assert anything: benchmarks measure, tests check.
+import type { OptimizeOptions, StopReason } from '@neura/egraph';
+import { graphFigures, optimize } from '@neura/egraph';
+import type { Graph } from '@neura/ir';
+import type { GptConfig } from '@neura/nn';
+import { buildGptStep } from '@neura/nn';
+import { buildMnistStep } from './workloads/mnistStep.js';
+
+/** Figures of optimizing one training-step graph. */
+export interface GptOptimizeResult {
+  /** Live nodes of the unoptimized step. */
+  nodesBefore: number;
+  dispatchesBefore: number;
+  dispatchesAfter: number;
+  /** Output bytes of all kernels (intermediate traffic) before and after. */
+  bytesBefore: number;
+  bytesAfter: number;
+  /** Best wall time of `optimize` over the repeats, in ms. */
+  optimizeMs: number;
+  /** Wall time of the first `optimize` in this process (includes JIT warm-up), in ms. */
+  firstOptimizeMs: number;
+  /** Phases of the best run: e-graph load, passes, extraction, graph rebuild (ms). */
+  phases: { loadMs: number; runMs: number; extractMs: number; rebuildGraphMs: number };
+  egraphNodes: number;
+  egraphClasses: number;
+  stopReason: StopReason;
+  iterations: number;
+  /** Per pass: iterations, stop reason, e-nodes and ms. */
+  passes: { name: string; iterations: number; stopReason: StopReason; egraphNodes: number; ms: number }[];
+}
+
+/** The benchmarked GPT sizes: 6×384 (6 heads, context 256, batch 64) and 2×128 (4 heads, context 64, batch 16). */
+export const GPT_CONFIGS: Readonly<Record<string, GptConfig>> = {
+  'gpt-6x384x256': { layers: 6, heads: 6, width: 384, context: 256, batch: 64, vocab: 65 },
+  'gpt-2x128x64': { layers: 2, heads: 4, width: 128, context: 64, batch: 16, vocab: 65 },
+};
+
+/** Optimizes a fresh copy of a step `repeats` times and reports the figures of the fastest run. */
+export function benchOptimize(build: () => Graph, repeats = 3, options: OptimizeOptions = {}): GptOptimizeResult {
+  const before = graphFigures(build());
+  let best: { ms: number; r: ReturnType<typeof optimize> } | undefined;
+  let first = 0;
+  for (let i = 0; i < repeats; i++) {
+    const g = build();
+    const t0 = performance.now();
+    const r = optimize(g, options);
+    const ms = performance.now() - t0;
+    if (i === 0) first = ms;
+    if (!best || ms < best.ms) best = { ms, r };
+  }
+  const { ms, r } = best as { ms: number; r: ReturnType<typeof optimize> };
+  const rep = r.report;
+  return {
+    nodesBefore: before.nodes,
+    dispatchesBefore: rep.dispatchesBefore,
+    dispatchesAfter: rep.dispatchesAfter,
+    bytesBefore: rep.bytesBefore,
+    bytesAfter: rep.bytesAfter,
+    optimizeMs: ms,
+    firstOptimizeMs: first,
+    phases: { ...rep.phases },
+    egraphNodes: rep.egraph.enodes,
+    egraphClasses: rep.egraph.eclasses,
+    stopReason: rep.egraph.stopReason,
+    iterations: rep.egraph.iterations,
+    passes: rep.passes.map((p) => ({
+      name: p.name,
+      iterations: p.report.iterations,
+      stopReason: p.report.stopReason,
+      egraphNodes: p.report.egraphNodes,
+      ms: p.report.totalTimeMs,
+    })),
+  };
+}
+
+/** Optimizes the GPT training step at both benchmarked sizes (and the MNIST step, for comparison). */
+export function benchGptOptimize(repeats = 3): Record<string, GptOptimizeResult> {
+  const out: Record<string, GptOptimizeResult> = {};
+  for (const [name, config] of Object.entries(GPT_CONFIGS)) out[name] = benchOptimize(() => buildGptStep(config), repeats);
+  out['mnist-step'] = benchOptimize(() => buildMnistStep(), repeats);
+  return out;
+}
