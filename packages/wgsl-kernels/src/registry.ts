@@ -8,13 +8,13 @@ import { isElementwise } from '@neura/ir';
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
 import type { DeviceCaps, KernelGenerator, KernelPlan, KernelSpec } from './kernel.js';
 import { attentionGradKernel, attentionKernel } from './attention.js';
+import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dKernel } from './conv.js';
 import { dropoutKernel } from './dropout.js';
 import { ropeKernel } from './rope.js';
 import { argmaxKernel, concatKernel, gatherKernel, oneHotKernel, padKernel, scatterAddKernel, sliceKernel, stopGradientKernel } from './indexing.js';
 import { expandKernel, transposeKernel } from './layout.js';
 import { matmulKernel } from './matmul.js';
 import { nllGradKernel, nllKernel } from './nll.js';
-import { pendingKernel } from './pending.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
@@ -82,13 +82,13 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator } = {
   attentionGrad: attentionGradKernel,
   rope: ropeKernel,
   dropout: dropoutKernel,
-  conv2d: pendingKernel('conv2d'),
-  conv2dGradInput: pendingKernel('conv2dGradInput'),
-  conv2dGradWeight: pendingKernel('conv2dGradWeight'),
-  maxPool2d: pendingKernel('maxPool2d'),
-  maxPool2dGrad: pendingKernel('maxPool2dGrad'),
-  avgPool2d: pendingKernel('avgPool2d'),
-  avgPool2dGrad: pendingKernel('avgPool2dGrad'),
+  conv2d: conv2dKernel,
+  conv2dGradInput: conv2dGradInputKernel,
+  conv2dGradWeight: conv2dGradWeightKernel,
+  maxPool2d: maxPool2dKernel,
+  maxPool2dGrad: maxPool2dGradKernel,
+  avgPool2d: avgPool2dKernel,
+  avgPool2dGrad: avgPool2dGradKernel,
   fusedMatmul: matmulKernel,
   pointwise: pointwiseKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,

@@ -373,6 +373,39 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
     });
   });
 
+  describe('convolution and pooling', () => {
+    const convs: { x: number[]; w: number[]; a: { stride: [number, number]; padding: [number, number]; dilation: [number, number]; groups: number } }[] = [
+      { x: [2, 3, 7, 6], w: [4, 3, 3, 3], a: { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 } },
+      { x: [1, 4, 9, 8], w: [6, 2, 3, 2], a: { stride: [2, 3], padding: [1, 0], dilation: [1, 2], groups: 2 } },
+      { x: [3, 1, 5, 5], w: [2, 1, 1, 1], a: { stride: [1, 1], padding: [0, 0], dilation: [1, 1], groups: 1 } },
+    ];
+    const outSize = (h: number, k: number, s: number, p: number, d: number) => Math.floor((h + 2 * p - d * (k - 1) - 1) / s) + 1;
+    it('conv2d and both of its gradients match the interpreter', async () => {
+      const caps = await getCaps();
+      for (const { x, w, a } of convs) {
+        const y = [x[0], w[0], outSize(x[2], w[2], a.stride[0], a.padding[0], a.dilation[0]), outSize(x[3], w[3], a.stride[1], a.padding[1], a.dilation[1])];
+        await check('conv2d', [{ shape: x }, { shape: w }], a, caps, { rtol: 1e-4, atol: 1e-4 });
+        await check('conv2dGradInput', [{ shape: y }, { shape: w }], { ...a, inputSize: [x[2], x[3]] }, caps, { rtol: 1e-4, atol: 1e-4 });
+        await check('conv2dGradWeight', [{ shape: x }, { shape: y }], { ...a, kernelSize: [w[2], w[3]] }, caps, { rtol: 1e-4, atol: 1e-4 });
+      }
+    });
+
+    it('max and average pooling and their gradients, with overlapping padded windows', async () => {
+      const caps = await getCaps();
+      const pools: { x: number[]; a: { kernel: [number, number]; stride: [number, number]; padding: [number, number] } }[] = [
+        { x: [2, 3, 6, 6], a: { kernel: [2, 2], stride: [2, 2], padding: [0, 0] } },
+        { x: [1, 2, 7, 5], a: { kernel: [3, 3], stride: [2, 1], padding: [1, 1] } },
+      ];
+      for (const { x, a } of pools) {
+        const y = [x[0], x[1], outSize(x[2], a.kernel[0], a.stride[0], a.padding[0], 1), outSize(x[3], a.kernel[1], a.stride[1], a.padding[1], 1)];
+        await check('maxPool2d', [{ shape: x }], a, caps);
+        await check('maxPool2dGrad', [{ shape: x }, { shape: y }], a, caps, { rtol: 1e-5, atol: 1e-5 });
+        await check('avgPool2d', [{ shape: x }], a, caps);
+        await check('avgPool2dGrad', [{ shape: y }], { ...a, inputSize: [x[2], x[3]] }, caps);
+      }
+    });
+  });
+
   describe('transpose', () => {
     it('permutes any axes, tiled for 2-D and batched 2-D', async () => {
       const caps = await getCaps();
@@ -431,7 +464,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });
 });

@@ -1,0 +1,228 @@
+// NCHW convolution and pooling, forward and backward, as direct loops with every extent baked: a thread per
+// output element (conv2d, conv2dGradInput, pools and their gradients, gather-style: each input element sums the
+// windows that touch it, so no atomics) and a workgroup per weight element for conv2dGradWeight (its sum runs
+// over N·Ho·Wo, usually far longer than the weight count). Simple and correct; an implicit-GEMM conv belongs
+// here once conv speed matters. Padded taps are skipped (zero for conv, never the max for maxPool, counted in
+// the avgPool divisor: count_include_pad, as the interpreter).
+
+import type { Conv2dAttrs, PoolAttrs } from '@neura/ir';
+import { numel } from '@neura/ir';
+import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import { bindOperands, declareBindings, f32Lit, header, labelOf, linearGrid, linearWorkgroupSize, perElementDispatch, u32Lit, workgroupReduceFns } from './wgsl.js';
+
+/** Decomposes `o` into NCHW coordinates `n, c, yy, xx` of `shape`. */
+const nchw = (shape: readonly number[], [n, c, y, x]: [string, string, string, string]) => {
+  const [, C, H, W] = shape;
+  return `let ${x} = i32(o % ${u32Lit(W)});
+let ${y} = i32((o / ${u32Lit(W)}) % ${u32Lit(H)});
+let ${c} = (o / ${u32Lit(W * H)}) % ${u32Lit(C)};
+let ${n} = o / ${u32Lit(W * H * C)};`;
+};
+
+const one = (d: ReturnType<typeof perElementDispatch>, flops: number): KernelPlan => ({ dispatches: [d], scratch: [], flops });
+const none: KernelPlan = { dispatches: [], scratch: [], flops: 0 };
+
+/** `conv2d` [x, w] → y: a thread per output sums C/groups·KH·KW products. */
+export function conv2dKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs as Conv2dAttrs;
+  const [, C, H, W] = spec.inputs[0].shape;
+  const [O, CG, KH, KW] = spec.inputs[1].shape;
+  const n = numel(spec.node.shape);
+  if (n === 0) return none;
+  const OG = O / a.groups;
+  const { bindings, name } = bindOperands(spec, [0, 1], ['x', 'w']);
+  const body = `${nchw(spec.node.shape, ['b', 'oc', 'oy', 'ox'])}
+let g = oc / ${u32Lit(OG)};
+var acc = 0.0;
+for (var ic = 0u; ic < ${u32Lit(CG)}; ic = ic + 1u) {
+  for (var ky = 0; ky < ${KH}; ky = ky + 1) {
+    let iy = oy * ${a.stride[0]} - ${a.padding[0]} + ky * ${a.dilation[0]};
+    if (iy < 0 || iy >= ${H}) { continue; }
+    for (var kx = 0; kx < ${KW}; kx = kx + 1) {
+      let ix = ox * ${a.stride[1]} - ${a.padding[1]} + kx * ${a.dilation[1]};
+      if (ix < 0 || ix >= ${W}) { continue; }
+      acc = fma(${name(0)}[((b * ${u32Lit(C)} + g * ${u32Lit(CG)} + ic) * ${u32Lit(H)} + u32(iy)) * ${u32Lit(W)} + u32(ix)], ${name(1)}[((oc * ${u32Lit(CG)} + ic) * ${u32Lit(KH)} + u32(ky)) * ${u32Lit(KW)} + u32(kx)], acc);
+    }
+  }
+}
+y[o] = acc;`;
+  return one(perElementDispatch(spec, caps, { strategy: `direct conv2d: a thread per output, ${CG}x${KH}x${KW} taps`, bindings, names: [name(0), name(1), 'y'], n, body }), 2 * n * CG * KH * KW);
+}
+
+/** `conv2dGradInput` [dy, w] → dx: a thread per input element sums the outputs whose window covers it. */
+export function conv2dGradInputKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs as Conv2dAttrs;
+  const [, O, HO, WO] = spec.inputs[0].shape;
+  const [, CG, KH, KW] = spec.inputs[1].shape;
+  const n = numel(spec.node.shape);
+  if (n === 0) return none;
+  const OG = O / a.groups;
+  const { bindings, name } = bindOperands(spec, [0, 1], ['dy', 'w']);
+  const [sh, sw] = a.stride;
+  const body = `${nchw(spec.node.shape, ['b', 'c', 'iy', 'ix'])}
+let g = c / ${u32Lit(CG)};
+let ic = c % ${u32Lit(CG)};
+var acc = 0.0;
+for (var q = 0u; q < ${u32Lit(OG)}; q = q + 1u) {
+  let oc = g * ${u32Lit(OG)} + q;
+  for (var ky = 0; ky < ${KH}; ky = ky + 1) {
+    let ty = iy + ${a.padding[0]} - ky * ${a.dilation[0]};
+    if (ty < 0 || ty % ${sh} != 0 || ty / ${sh} >= ${HO}) { continue; }
+    for (var kx = 0; kx < ${KW}; kx = kx + 1) {
+      let tx = ix + ${a.padding[1]} - kx * ${a.dilation[1]};
+      if (tx < 0 || tx % ${sw} != 0 || tx / ${sw} >= ${WO}) { continue; }
+      acc = fma(${name(0)}[((b * ${u32Lit(O)} + oc) * ${u32Lit(HO)} + u32(ty / ${sh})) * ${u32Lit(WO)} + u32(tx / ${sw})], ${name(1)}[((oc * ${u32Lit(CG)} + ic) * ${u32Lit(KH)} + u32(ky)) * ${u32Lit(KW)} + u32(kx)], acc);
+    }
+  }
+}
+y[o] = acc;`;
+  return one(perElementDispatch(spec, caps, { strategy: `conv2dGradInput (gather-style transposed conv): a thread per input element`, bindings, names: [name(0), name(1), 'y'], n, body }), 2 * n * OG * KH * KW);
+}
+
+/** `conv2dGradWeight` [x, dy] → dw: a workgroup per weight element, threads split N·Ho·Wo, tree sum. */
+export function conv2dGradWeightKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs as Conv2dAttrs;
+  const [N, C, H, W] = spec.inputs[0].shape;
+  const [, O, HO, WO] = spec.inputs[1].shape;
+  const [, CG, KH, KW] = spec.node.shape;
+  const nw = numel(spec.node.shape);
+  if (nw === 0) return none;
+  const OG = O / a.groups;
+  const total = N * HO * WO;
+  const wg = Math.min(linearWorkgroupSize(caps), 256);
+  const g = linearGrid(spec, nw, caps);
+  const { bindings, name } = bindOperands(spec, [0, 1], ['x', 'dy']);
+  const code = `${header(spec, `conv2dGradWeight: a workgroup of ${wg} per weight element sums ${total} products (tree in shared memory)`)}${declareBindings(bindings, [name(0), name(1), 'y'])}
+
+${workgroupReduceFns(wg, ['sum'])}
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let o = ${g.index};
+  if (o >= ${u32Lit(nw)}) { return; }
+  let kx = i32(o % ${u32Lit(KW)});
+  let ky = i32((o / ${u32Lit(KW)}) % ${u32Lit(KH)});
+  let ic = (o / ${u32Lit(KW * KH)}) % ${u32Lit(CG)};
+  let oc = o / ${u32Lit(KW * KH * CG)};
+  let c = (oc / ${u32Lit(OG)}) * ${u32Lit(CG)} + ic;
+  var acc = 0.0;
+  for (var t = lid; t < ${u32Lit(total)}; t = t + ${u32Lit(wg)}) {
+    let ox = i32(t % ${u32Lit(WO)});
+    let oy = i32((t / ${u32Lit(WO)}) % ${u32Lit(HO)});
+    let b = t / ${u32Lit(WO * HO)};
+    let iy = oy * ${a.stride[0]} - ${a.padding[0]} + ky * ${a.dilation[0]};
+    let ix = ox * ${a.stride[1]} - ${a.padding[1]} + kx * ${a.dilation[1]};
+    if (iy >= 0 && iy < ${H} && ix >= 0 && ix < ${W}) {
+      acc = fma(${name(0)}[((b * ${u32Lit(C)} + c) * ${u32Lit(H)} + u32(iy)) * ${u32Lit(W)} + u32(ix)], ${name(1)}[((b * ${u32Lit(O)} + oc) * ${u32Lit(HO)} + u32(oy)) * ${u32Lit(WO)} + u32(ox)], acc);
+    }
+  }
+  let s = wg_sum(acc, lid);
+  if (lid == 0u) { y[o] = s; }
+}
+`;
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [], flops: 2 * nw * total };
+}
+
+/** WGSL scanning the window of output (oy, ox) of plane p: `visit` runs per in-range tap with `ti` (flat index). */
+function windowScan(a: PoolAttrs, H: number, W: number, oy: string, ox: string, p: string, visit: string): string {
+  return `for (var ky = 0; ky < ${a.kernel[0]}; ky = ky + 1) {
+  let iy = ${oy} * ${a.stride[0]} - ${a.padding[0]} + ky;
+  if (iy < 0 || iy >= ${H}) { continue; }
+  for (var kx = 0; kx < ${a.kernel[1]}; kx = kx + 1) {
+    let ix = ${ox} * ${a.stride[1]} - ${a.padding[1]} + kx;
+    if (ix < 0 || ix >= ${W}) { continue; }
+    let ti = (${p} * ${u32Lit(H)} + u32(iy)) * ${u32Lit(W)} + u32(ix);
+    ${visit}
+  }
+}`;
+}
+
+/** WGSL computing `best`, the flat index of the first maximum in window (oy, ox) of plane p (padding never wins). */
+const firstMax = (a: PoolAttrs, H: number, W: number, oy: string, ox: string, p: string) => `var best = 0xffffffffu;
+var bv = 0.0;
+${windowScan(a, H, W, oy, ox, p, 'let v = x[ti]; if (best == 0xffffffffu || v > bv) { best = ti; bv = v; }')}`;
+
+/** WGSL looping over the outputs (oy, ox) whose window covers input (iy, ix); `visit` runs per output. */
+function coveringWindows(a: PoolAttrs, HO: number, WO: number, visit: string): string {
+  const [sh, sw] = a.stride;
+  return `for (var ky = 0; ky < ${a.kernel[0]}; ky = ky + 1) {
+  let ty = iy + ${a.padding[0]} - ky;
+  if (ty < 0 || ty % ${sh} != 0 || ty / ${sh} >= ${HO}) { continue; }
+  let oy = ty / ${sh};
+  for (var kx = 0; kx < ${a.kernel[1]}; kx = kx + 1) {
+    let tx = ix + ${a.padding[1]} - kx;
+    if (tx < 0 || tx % ${sw} != 0 || tx / ${sw} >= ${WO}) { continue; }
+    let ox = tx / ${sw};
+    ${visit}
+  }
+}`;
+}
+
+/** Plane index and spatial coordinates of element `o` of an [N, C, H, W] tensor. */
+const planeOf = (H: number, W: number, y: string, x: string) => `let ${x} = i32(o % ${u32Lit(W)});
+let ${y} = i32((o / ${u32Lit(W)}) % ${u32Lit(H)});
+let p = o / ${u32Lit(W * H)};`;
+
+/** `maxPool2d`: the first maximum of each window. */
+export function maxPool2dKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs as PoolAttrs;
+  const [, , H, W] = spec.inputs[0].shape;
+  const [, , HO, WO] = spec.node.shape;
+  const n = numel(spec.node.shape);
+  if (n === 0) return none;
+  const { bindings } = bindOperands(spec, [0], ['x']);
+  const body = `${planeOf(HO, WO, 'oy', 'ox')}
+${firstMax(a, H, W, 'oy', 'ox', 'p')}
+y[o] = bv;`;
+  return one(perElementDispatch(spec, caps, { strategy: `maxPool2d ${a.kernel.join('x')}: a thread per output`, bindings, names: ['x', 'y'], n, body }), n * a.kernel[0] * a.kernel[1]);
+}
+
+/** `maxPool2dGrad` [x, dy] → dx: each input element sums dy of the windows whose first maximum it is. */
+export function maxPool2dGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs as PoolAttrs;
+  const [, , H, W] = spec.inputs[0].shape;
+  const [, , HO, WO] = spec.inputs[1].shape;
+  const n = numel(spec.node.shape);
+  if (n === 0) return none;
+  const bindings: Binding[] = [
+    { source: { kind: 'input', index: 0 }, access: 'read', dtype: 'f32' },
+    { source: { kind: 'input', index: 1 }, access: 'read', dtype: 'f32' },
+    { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' },
+  ];
+  const body = `${planeOf(H, W, 'iy', 'ix')}
+var acc = 0.0;
+${coveringWindows(a, HO, WO, `{\n${firstMax(a, H, W, 'oy', 'ox', 'p')}\n    if (best == o) { acc = acc + dy[(p * ${u32Lit(HO)} + u32(oy)) * ${u32Lit(WO)} + u32(ox)]; }\n    }`)}
+y[o] = acc;`;
+  const k = a.kernel[0] * a.kernel[1];
+  return one(perElementDispatch(spec, caps, { strategy: `maxPool2dGrad (gather-style): a thread per input element re-finds the maxima of the windows covering it`, bindings, names: ['x', 'dy', 'y'], n, body }), n * k * k);
+}
+
+/** `avgPool2d`: the sum of in-range taps over KH·KW (count_include_pad). */
+export function avgPool2dKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs as PoolAttrs;
+  const [, , H, W] = spec.inputs[0].shape;
+  const [, , HO, WO] = spec.node.shape;
+  const n = numel(spec.node.shape);
+  if (n === 0) return none;
+  const { bindings } = bindOperands(spec, [0], ['x']);
+  const body = `${planeOf(HO, WO, 'oy', 'ox')}
+var acc = 0.0;
+${windowScan(a, H, W, 'oy', 'ox', 'p', 'acc = acc + x[ti];')}
+y[o] = acc / ${f32Lit(a.kernel[0] * a.kernel[1])};`;
+  return one(perElementDispatch(spec, caps, { strategy: `avgPool2d ${a.kernel.join('x')}: a thread per output`, bindings, names: ['x', 'y'], n, body }), n * a.kernel[0] * a.kernel[1]);
+}
+
+/** `avgPool2dGrad` [dy] → dx: each input element sums dy / (KH·KW) of the windows covering it. */
+export function avgPool2dGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs as PoolAttrs;
+  const [, , H, W] = spec.node.shape;
+  const [, , HO, WO] = spec.inputs[0].shape;
+  const n = numel(spec.node.shape);
+  if (n === 0) return none;
+  const { bindings } = bindOperands(spec, [0], ['dy']);
+  const body = `${planeOf(H, W, 'iy', 'ix')}
+var acc = 0.0;
+${coveringWindows(a, HO, WO, `acc = acc + dy[(p * ${u32Lit(HO)} + u32(oy)) * ${u32Lit(WO)} + u32(ox)];`)}
+y[o] = acc / ${f32Lit(a.kernel[0] * a.kernel[1])};`;
+  return one(perElementDispatch(spec, caps, { strategy: `avgPool2dGrad (gather-style): a thread per input element`, bindings, names: ['dy', 'y'], n, body }), n * a.kernel[0] * a.kernel[1]);
+}
