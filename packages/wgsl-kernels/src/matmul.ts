@@ -8,10 +8,11 @@
 //   (batch 32 MNIST: [32,784]·[784,128] is 2–4 tiles), so a workgroup computes RM rows x WN columns with its
 //   threads splitting K S ways (lanes laid out so the operand read along k or n is coalesced), then sums the S
 //   partials in workgroup memory. No second pass, no atomics.
-// Configuration heuristic (the whole of it): skinny if M ≤ 64 and 32x32 tiles would be < 128 workgroups; else the first tiled configuration in
-// MATMUL_CONFIGS that fits the device and yields at least its `minTiles` workgroups (else the smallest that fits).
-// Measured on the H200 (figures by each table below; PLATFORM.md's plain 64x64/4x4 kernel: 9.2 / 24.1 / 26.0
-// TFLOP/s at n = 1024 / 2048 / 4096; this file's: 27.3 / 34.7 / 35.1).
+// Configuration heuristic (the whole of it): skinny if M ≤ 64 and 32x32 tiles would be < 128 workgroups (and not
+// Aᵀ·Bᵀ); else the first tiled configuration in MATMUL_CONFIGS that fits the device and yields at least its
+// `minTiles` workgroups (else the smallest that fits). Measured on the H200 (Dawn/Vulkan, timestamp queries over
+// 20 back-to-back dispatches, median of 5; figures by each table below): this file's defaults run 27.3 / 34.7 /
+// 35.1 TFLOP/s at n = 1024 / 2048 / 4096 (PLATFORM.md's plain 64x64/4x4 kernel: 9.2 / 24.1 / 26.0).
 // Batch axes (numpy-broadcast) go to grid z; each workgroup offsets A, B, the bias and C by baked batch strides.
 // Any M, N, K: tile loads outside the matrices stage zeros, stores are bounds-checked. Must not exceed `caps`.
 
