@@ -164,3 +164,32 @@ describe('inPlace', () => {
     expect(() => generateKernel(spec('add', [[4, 5], [5]], E, [], 1), DEFAULT_CAPS)).toThrow(/inPlace operand 1 is \[5\]:f32, not the output's \[4, 5\]:f32/);
   });
 });
+
+describe('multi-dispatch plans', () => {
+  it('splits a long reduction with few outputs into two passes through scratch', () => {
+    const plan = generateKernel(spec('sum', [[1_000_000]], { axes: [0], keepdims: false }), BIG);
+    expect(plan.dispatches.map((d) => d.label)).toEqual(['sum[1000000->scalar]:partials', 'sum[1000000->scalar]:combine']);
+    expect(plan.scratch).toEqual([Math.ceil(1_000_000 / 4096) * 4]);
+    expect(generateKernel(spec('sum', [[4, 1000]], { axes: [1], keepdims: false }), BIG).dispatches).toHaveLength(1);
+  });
+
+  it('scatterAdd loops over few indices and uses compare-exchange atomics for many', () => {
+    const few = generateKernel(spec('scatterAdd', [[10, 4], [8], [8, 4]], { axis: 0 }, ['f32', 'i32', 'f32']), BIG);
+    expect(few.dispatches).toHaveLength(1);
+    const many = generateKernel(spec('scatterAdd', [[10, 4], [1000], [1000, 4]], { axis: 0 }, ['f32', 'i32', 'f32']), BIG);
+    expect(many.dispatches).toHaveLength(2);
+    expect(many.dispatches[1].code).toContain('atomicCompareExchangeWeak');
+  });
+
+  it('concat spreads its inputs over dispatches within the storage-buffer limit', () => {
+    const plan = generateKernel(spec('concat', [[2, 1], [2, 2], [2, 3], [2, 4], [2, 5]], { axis: 1 }), DEFAULT_CAPS);
+    expect(plan.dispatches).toHaveLength(2);
+    for (const d of plan.dispatches) expect(d.bindings.length).toBeLessThanOrEqual(DEFAULT_CAPS.maxStorageBuffersPerShaderStage);
+  });
+
+  it('names the storage-buffer limit when attentionGrad cannot bind its operands', () => {
+    const s = spec('attentionGrad', [[2, 4, 8], [2, 4, 8], [2, 4, 8], [2, 4, 8]], { causal: true, scale: 0.5, wrt: 'q' });
+    expect(() => generateKernel(s, DEFAULT_CAPS)).toThrow(/needs [56] storage buffers.*maxStorageBuffersPerShaderStage \(device value 4\)/);
+    expect(generateKernel(s, BIG).dispatches).toHaveLength(2);
+  });
+});
