@@ -97,7 +97,15 @@ const SAMPLES: Record<string, Sample> = {
       const a = mat(g, 'a', r);
       const w = mat(g, 'w', r, [a.shape[1], dim(r)]);
       const m = g.matmul(a, w);
-      return [g.add(m, g.input('b', [w.shape[1]])), g.add(g.input('b2', [1, w.shape[1]]), g.matmul(a, w, {}))];
+      const residual = g.input('res', [a.shape[0], w.shape[1]]);
+      const q = g.input('q', [2, a.shape[0], a.shape[1]]);
+      const batched = g.matmul(q, g.input('k', [2, a.shape[0], a.shape[1]]), { transB: true });
+      return [
+        g.add(m, g.input('b', [w.shape[1]])),
+        g.add(g.input('b2', [1, w.shape[1]]), g.matmul(a, w, {})),
+        g.add(residual, g.matmul(a, g.input('w2', [a.shape[1], w.shape[1]]))), // residual / gradient accumulation
+        g.add(batched, g.input('mask', [a.shape[0], a.shape[0]])), // batched product plus a broadcast bias
+      ];
     },
   },
   'matmul-relu': {

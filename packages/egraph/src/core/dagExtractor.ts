@@ -78,6 +78,12 @@ export class DagExtractor<D> {
         const bit = 1 << (ci & 31);
         for (let ni = 0; ni < c.nodes.length; ni++) {
           const ks = kids[ci][ni];
+          const n = c.nodes[ni];
+          const cost = this.costFn.nodeCost(n, c.id);
+          // a union is at least its largest part: skip nodes that cannot beat the class's current pick
+          let bound = cost;
+          for (const k of ks) bound = Math.max(bound, cost + totals[k]);
+          if (!(bound < totals[ci])) continue;
           let ok = true;
           tmp.fill(0);
           for (const k of ks) {
@@ -89,8 +95,6 @@ export class DagExtractor<D> {
             for (let w = 0; w < words; w++) tmp[w] |= ks2[w];
           }
           if (!ok) continue;
-          const n = c.nodes[ni];
-          const cost = this.costFn.nodeCost(n, c.id);
           let total = cost;
           for (let w = 0; w < words; w++) {
             let x = tmp[w];

@@ -1,7 +1,7 @@
 // The language interface of the e-graph: e-class ids, e-nodes (op + attribute data + children) and their
 // canonical keys. Must not know any domain (no tensor, no math) and imports nothing.
 // Invariants: two e-nodes are the same node exactly when their `nodeKey` strings are equal; e-nodes and their
-// data are immutable once built (keys are cached per object).
+// data are immutable once built (data keys are cached per data object).
 
 /** An e-class id, as handed out by the union-find. */
 export type Id = number;
@@ -36,9 +36,6 @@ export const defaultLanguage: Language = {};
 // Keys of object data, computed once per data object (data is immutable, shared by the many e-nodes that
 // re-canonicalisation makes of one node): measured as the top self-time of `optimize` before this cache.
 const dataKeys = new WeakMap<object, string>();
-// Keys of whole e-nodes, once per node object: canonical nodes are reused objects (`mapChildren` returns its
-// argument when nothing changes), so rebuilds and lookups hit this cache.
-const nodeKeys = new WeakMap<ENode, string>();
 
 /** A stable JSON string for attribute data: object keys sorted, `undefined` fields dropped (cached per object). */
 export function dataKey(data: NodeData | undefined): string {
@@ -76,14 +73,13 @@ export function dataId(data: NodeData | undefined): number {
   return id;
 }
 
-/** The canonical hash-cons key of an e-node: op, data key and children (as given, not canonicalised); cached. */
+/**
+ * The canonical hash-cons key of an e-node: op, data key and children (as given, not canonicalised). Not cached
+ * per node: most nodes are short-lived (instantiated, found in the memo, dropped) and a WeakMap entry per node
+ * made the arithmetic saturation bench 40% slower in apply (ephemeron work in the GC); data keys are cached.
+ */
 export function nodeKey(node: ENode): string {
-  let key = nodeKeys.get(node);
-  if (key === undefined) {
-    key = `${node.op}\u0001${dataKey(node.data)}\u0001${node.children.join(',')}`;
-    nodeKeys.set(node, key);
-  }
-  return key;
+  return `${node.op}\u0001${dataKey(node.data)}\u0001${node.children.join(',')}`;
 }
 
 /** Builds an e-node; `data` is omitted from the object when undefined. */

@@ -150,13 +150,19 @@ export class Pattern {
     if (root.kind === 'node' && !egraph.eclass(id).nodes.some((n) => n.op === root.op)) return undefined;
     const found = matchInto(egraph, root, id, [this.varList.map(() => -1)]);
     if (found.length === 0) return undefined;
-    const seen = new Set<string>();
+    if (found.length === 1) return { eclass: id, substs: [Subst.fromArrays(this.varList, found[0])] };
+    // dedup (two nodes differing only in data a pattern ignores give one binding) by a numeric hash, checked
+    // for equality on a hit: string keys per binding were the largest cost of saturating the ring rules
+    const seen = new Map<number, Id[][]>();
     const substs: Subst[] = [];
     for (const b of found) {
       if (substs.length >= limit) break;
-      const key = b.join(',');
-      if (seen.has(key)) continue;
-      seen.add(key);
+      let h = 0x811c9dc5;
+      for (const v of b) h = Math.imul(h ^ v, 0x01000193);
+      const same = seen.get(h);
+      if (same?.some((o) => o.every((v, i) => v === b[i]))) continue;
+      if (same) same.push(b);
+      else seen.set(h, [b]);
       substs.push(Subst.fromArrays(this.varList, b));
     }
     return { eclass: id, substs };

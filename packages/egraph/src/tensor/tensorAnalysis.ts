@@ -90,14 +90,20 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** Whether a class is a root (an output or update value, always materialised). */
   isRoot(egraph: EGraph<TensorInfo>, id: Id): boolean {
-    // a hit is exact (an id canonical for a root then and canonical now is that root's class); a miss is
-    // trusted only when no union happened since the set was built
-    const c = egraph.find(id);
-    if (this.rootSet?.has(c)) return true;
-    if (this.rootSet && this.rootSetUnions === egraph.unionCount) return false;
-    this.rootSet = new Set(this.rootIds.map((r) => egraph.find(r)));
-    this.rootSetUnions = egraph.unionCount;
-    return this.rootSet.has(c);
+    // canonical ids of the roots, refreshed after unions: only entries whose id stopped being canonical move
+    if (this.rootSetUnions !== egraph.unionCount) {
+      this.rootSetUnions = egraph.unionCount;
+      for (let i = 0; i < this.rootIds.length; i++) {
+        const r = this.rootIds[i];
+        const c = egraph.find(r);
+        if (c !== r) {
+          this.rootIds[i] = c;
+          this.rootSet?.add(c);
+        }
+      }
+    }
+    if (!this.rootSet) this.rootSet = new Set(this.rootIds.map((r) => egraph.find(r)));
+    return this.rootSet.has(egraph.find(id));
   }
 
   /** Marks a pointwise node as reading roots rather than recomputing them (see the fusion rules). */

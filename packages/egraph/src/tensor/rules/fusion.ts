@@ -9,26 +9,29 @@ import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import { addRecorded, nodeRule, rulesOf, type TensorRewrite, trw } from './ruleKit.js';
 import type { PwExpr } from '@neura/ir';
-import { BINARY_OPS, UNARY_OPS } from '@neura/ir';
+import { BINARY_OPS, broadcastShapes, sameShape, UNARY_OPS } from '@neura/ir';
 
 type MatmulFlags = { transA: boolean; transB: boolean };
 type FusedFlags = MatmulFlags & { bias: boolean; activation: 'none' | 'relu' };
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 
-/** `(add (matmul ?a ?b) ?c)` (either order) → `fusedMatmul{bias}` when ?c is a row bias [N] or [1, N]. */
+/**
+ * `(add (matmul ?a ?b) ?c)` (either order) → `fusedMatmul{bias}` when ?c broadcasts to the product's shape: a
+ * row bias [N], and equally a residual or gradient accumulation of the full shape, or a batched product's
+ * bias (the kernel reads the bias with broadcast strides). The add's own dispatch and its read of the product
+ * go away.
+ */
 function matmulBias(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
   const out: Id[] = [];
   const shape = info(egraph, eclass).shape;
   for (const side of [0, 1] as const) {
     const m = node.children[side];
     const c = node.children[1 - side];
-    const ms = info(egraph, m).shape;
     const cs = info(egraph, c);
-    if (ms.length !== 2 || shape.length !== 2 || shape[0] !== ms[0] || shape[1] !== ms[1] || cs.dtype !== 'f32') continue;
-    const n = ms[1];
-    const row = (cs.shape.length === 1 && cs.shape[0] === n) || (cs.shape.length === 2 && cs.shape[0] === 1 && cs.shape[1] === n);
-    if (!row) continue;
+    if (!sameShape(info(egraph, m).shape, shape) || cs.dtype !== 'f32') continue;
+    const b = broadcastShapes(cs.shape, shape);
+    if (!b || !sameShape(b, shape)) continue;
     for (const mm of egraph.eclass(m).nodes) {
       if (mm.op !== 'matmul') continue;
       const { transA, transB } = mm.data as unknown as MatmulFlags;
@@ -69,8 +72,24 @@ function addPointwise(
 const ids = (xs: readonly ({ id: Id } | undefined)[]): Id[] => xs.flatMap((x) => (x ? [x.id] : []));
 
 /** Every elementwise primitive → a one-op `pointwise` node over its operands. */
+const objectIds = new WeakMap<ENode, number>();
+let nextObjectId = 1;
+
+/** A small number naming an e-node object (for plan keys; nodes are immutable, so identity is content). */
+function objectId(n: ENode): number {
+  let id = objectIds.get(n);
+  if (id === undefined) objectIds.set(n, (id = nextObjectId++));
+  return id;
+}
+
+/** Which constant inputs a node has (lifting folds them, and a class's constant may become known later). */
+const liftedWith = new WeakMap<ENode, string>();
+
 function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
   if (!liftable(node.op, info(egraph, eclass))) return [];
+  const consts = node.children.map((c) => (info(egraph, c).constant === undefined ? '.' : 'c')).join('');
+  if (liftedWith.get(node) === consts) return []; // lifted before: the same node, already in this class
+  liftedWith.set(node, consts);
   const expr = primitiveExpr(node);
   const added = expr ? addPointwise(egraph, eclass, expr, node.children, ['pointwise-lift']) : undefined;
   if (added) tensorAnalysisOf(egraph)?.markRootRespecting(added.id, added.node); // it inlines nothing
@@ -104,9 +123,9 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id
     .eclass(eclass)
     .nodes.some((n) => n !== node && n.op === 'pointwise' && exprSize(exprOf(n)) > size && (!respecting || analysis?.isRootRespecting(egraph, eclass, n)));
   if (larger) return [];
-  const out = [mergeVariant(egraph, eclass, node, () => true)];
+  const out = [mergeVariant(egraph, eclass, node, 'all', () => true)];
   if (respecting && analysis) {
-    const r = mergeVariant(egraph, eclass, node, (c, p) => !analysis.isRoot(egraph, c) && analysis.isRootRespecting(egraph, c, p));
+    const r = mergeVariant(egraph, eclass, node, 'respecting', (c, p) => !analysis.isRoot(egraph, c) && analysis.isRootRespecting(egraph, c, p));
     if (r) analysis.markRootRespecting(r.id, r.node);
     out.push(r);
   }
@@ -117,6 +136,7 @@ function mergeVariant(
   egraph: EGraph<TensorInfo>,
   eclass: Id,
   node: ENode,
+  variant: keyof typeof planCache,
   mayInline: (cls: Id, producer: ENode) => boolean,
 ): { id: Id; node: ENode } | undefined {
   const limit = tensorAnalysisOf(egraph)?.maxPointwiseInputs ?? 7;
@@ -138,9 +158,21 @@ function mergeVariant(
     }
   });
   if (inline.size === 0) return undefined;
+  // the same producers as last time give the same node, already in this class: skip building it again
+  let plan = '';
+  for (const [j, p] of inline) plan += `${j}:${objectId(p)},`;
+  const plans = planCache[variant];
+  if (plans.get(node) === plan) return undefined;
+  plans.set(node, plan);
   const { expr, inputs } = inlineExpr(node, inline);
   return addPointwise(egraph, eclass, expr, inputs, rules);
 }
+
+/** Per merge variant: the last plan (input position → producer node) built for each consumer node. */
+const planCache = { all: new WeakMap<ENode, string>(), respecting: new WeakMap<ENode, string>() };
+
+/** Per consumer node: the (input position, producer) pairs `pointwise-inline` has built. */
+const inlined = new WeakMap<ENode, Set<string>>();
 
 /** Largest producer expression (in nodes) that `pointwise-inline` inlines. */
 const INLINE_ONE_MAX_SIZE = 4;
@@ -157,6 +189,11 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
     // on the small GPT step); small ones keep the short chains that matter (relu's mask `cast(gt(relu z, 0))`)
     for (const p of producers(egraph, c, eclass)) {
       if (exprSize(exprOf(p)) > INLINE_ONE_MAX_SIZE) continue;
+      const key = `${j}:${objectId(p)}`;
+      let done = inlined.get(node);
+      if (!done) inlined.set(node, (done = new Set()));
+      if (done.has(key)) continue; // built before: already in this class
+      done.add(key);
       const { expr, inputs } = inlineExpr(node, new Map([[j, p]]));
       out.push(...ids([addPointwise(egraph, eclass, expr, inputs, ['pointwise-inline', ...rulesOf(egraph, c, p)])]));
     }
