@@ -52,6 +52,7 @@ export {
   dataId,
   dataKey,
   dataMatches,
+  declareDataKey,
   defaultLanguage,
   enode,
   fnApplier,

@@ -284,14 +284,18 @@ export class EGraph<D = undefined> {
       }
       this.nodeCount += nodes.length - c.nodes.length;
       c.nodes = nodes;
-      const seenParents = new Set<string>();
+      // parents dedup by node object and class: building a content key per parent entry (long for fused
+      // nodes) dominated rebuilds; a rare content-duplicate only costs one more repair visit
+      const seenParents = new Map<ENode, Set<Id>>();
       const parents: [ENode, Id][] = [];
       for (const [n, p] of c.parents) {
         const canon = this.canonicalize(n);
-        const key = `${nodeKey(canon)}\u0002${this.find(p)}`;
-        if (seenParents.has(key)) continue;
-        seenParents.add(key);
-        parents.push([canon, this.find(p)]);
+        const cls = this.find(p);
+        let ids = seenParents.get(canon);
+        if (!ids) seenParents.set(canon, (ids = new Set()));
+        if (ids.has(cls)) continue;
+        ids.add(cls);
+        parents.push([canon, cls]);
       }
       c.parents = parents;
     }

@@ -56,6 +56,15 @@ export function dataKey(data: NodeData | undefined): string {
   return key;
 }
 
+/**
+ * Declares the key of a data object, for languages that already hold a canonical text of it (the caller
+ * guarantees: equal keys exactly when the data are equal; a key outside JSON's shapes, e.g. `pw:…`, cannot
+ * clash with computed ones). Saves serialising large attributes a second time.
+ */
+export function declareDataKey(data: object, key: string): void {
+  dataKeys.set(data, key);
+}
+
 const dataIds = new Map<string, number>();
 const dataIdOf = new WeakMap<object, number>();
 

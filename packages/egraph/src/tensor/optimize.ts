@@ -252,7 +252,7 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const run = combineReports(passes);
   const cost = tensorCost(egraph, options.cost);
   const t0 = now();
-  const extraction = new DagExtractor(egraph, cost, { improvePasses: 2, maxEvaluations: 20_000, timeLimitMs: 100, ...options.extract }).extract(
+  const extraction = new DagExtractor(egraph, cost, { improvePasses: 2, maxEvaluations: 20_000, timeLimitMs: 60, ...options.extract }).extract(
     loaded.roots,
   );
   const extractMs = now() - t0;

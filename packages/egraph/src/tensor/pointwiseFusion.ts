@@ -141,6 +141,21 @@ export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs:
   const s = shapes(kept);
   if (kept.length === 0 || !s || !sameShape(s, out.shape)) return undefined;
   const keptSet = new Set(kept);
+  if (kept.length === distinct.length) {
+    // fast path (most merges): no constant input to substitute, so nothing folds (every producer reads an
+    // input, hence no constant-only subtree arises) and one pass maps and renumbers by first use
+    const slots = new Map<Id, number>();
+    const order1: Id[] = [];
+    const final1 = mapInputs(expr, (i) => {
+      let k = slots.get(canon[i]);
+      if (k === undefined) {
+        k = order1.push(canon[i]) - 1;
+        slots.set(canon[i], k);
+      }
+      return { op: 'in', index: k };
+    });
+    return finish(egraph, analysis, final1, order1, out);
+  }
   const mapped = foldConstants(
     mapInputs(expr, (i) => (keptSet.has(canon[i]) ? { op: 'in', index: canon[i] } : { op: 'const', value: egraph.eclass(canon[i]).data.constant as number })),
   );
@@ -151,10 +166,15 @@ export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs:
     if (k < 0) k = order.push(cls) - 1;
     return { op: 'in', index: k };
   });
+  return finish(egraph, analysis, final, order, out);
+}
+
+/** The limit checks of `buildPointwise` and the node itself. */
+function finish(egraph: EGraph<TensorInfo>, analysis: TensorAnalysis, final: PwExpr, order: readonly Id[], out: TensorInfo): ENode | undefined {
   if (order.length === 0 || order.length > analysis.maxPointwiseInputs || exprSize(final) > analysis.maxExprSize) return undefined;
   if (final.op === 'in' && sameShape(egraph.eclass(order[0]).data.shape, out.shape)) return undefined;
   // a dropped input that only fixed the shape may make the result narrower: check the reads still cover `out`
-  const s2 = shapes(order);
+  const s2 = broadcastShapes(...order.map((id) => egraph.eclass(id).data.shape));
   if (!s2 || !sameShape(s2, out.shape)) return undefined;
   return irENode('pointwise', { expr: final, dtype: out.dtype }, order);
 }

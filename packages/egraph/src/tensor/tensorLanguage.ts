@@ -5,6 +5,7 @@
 import type { DType, Init, Node, OpAttrs, OpKind, PwExpr, TensorType } from '@neura/ir';
 import { OP_KINDS } from '@neura/ir';
 import type { ENode, Id, Language, NodeData } from '../core/index.js';
+import { declareDataKey } from '../core/index.js';
 
 const OPS: ReadonlySet<string> = new Set(OP_KINDS);
 
@@ -29,7 +30,11 @@ export function nodeData(op: OpKind, attrs: OpAttrs[OpKind], type?: TensorType):
   if (op === 'pointwise') {
     // the expression is keyed as one JSON string: e-node keys of deep expressions are computed very often
     const pw = attrs as OpAttrs['pointwise'];
-    return { expr: JSON.stringify(pw.expr), dtype: pw.dtype };
+    const text = JSON.stringify(pw.expr);
+    remember(text, pw.expr); // `make` reads the expression back: no JSON.parse of what was just written
+    const d = { expr: text, dtype: pw.dtype };
+    declareDataKey(d, `pw:${pw.dtype}:${text}`); // the text is canonical already: no second escaping pass
+    return d;
   }
   if (op === 'input' || op === 'param' || op === 'state' || op === 'const') {
     if (!type) throw new Error(`tensorLanguage: leaf ${op} needs its declared type`);
@@ -80,6 +85,11 @@ export function fromENode(n: ENode): IrOp {
 }
 
 const parsed = new Map<string, PwExpr>();
+
+function remember(text: string, e: PwExpr): void {
+  if (parsed.size > 50_000) parsed.clear(); // a cache, not a store: bounded
+  parsed.set(text, e);
+}
 
 /** The expression of a `pointwise` e-node (stored as JSON text in the node data; parsed once, cached). */
 export function pointwiseExprOf(n: ENode): PwExpr {

@@ -99,10 +99,9 @@ function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[
 /** The pointwise nodes of a class other than `self`, largest expression first. */
 function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id): ENode[] {
   if (egraph.find(cls) === egraph.find(self)) return [];
-  return egraph
-    .eclass(cls)
-    .nodes.filter((n) => n.op === 'pointwise')
-    .sort((a, b) => exprSize(exprOf(b)) - exprSize(exprOf(a)));
+  const sized: { n: ENode; size: number }[] = [];
+  for (const n of egraph.eclass(cls).nodes) if (n.op === 'pointwise') sized.push({ n, size: exprSize(exprOf(n)) });
+  return sized.sort((a, b) => b.size - a.size).map((x) => x.n);
 }
 
 /**
