@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { createDevice } from '@neura/runtime-webgpu';
 import { benchEgraphSaturation } from './egraphSaturation.js';
 import { benchMatmul } from './workloads/matmul.js';
+import { benchGpt, GPT_WORKLOADS } from './workloads/gpt.js';
 import { benchMlp, MLP_WORKLOADS } from './workloads/mlp.js';
 
 const { values: args } = parseArgs({
@@ -33,6 +34,17 @@ for (const w of MLP_WORKLOADS) {
   const r = await benchMlp(w, dev, device ? { steps: 300, warmup: 30, blocks: 10 } : { steps: 20, warmup: 3, blocks: 2 });
   log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, pipelined ${r.pipelined.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches`);
   results[w.name] = r;
+}
+for (const w of GPT_WORKLOADS) {
+  if (!want(w.name) || (!device && w.config.width > 128)) continue;
+  try {
+    const r = await benchGpt(w, dev, device ? { steps: 50, warmup: 5 } : { steps: 2, warmup: 1 });
+    log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches, compile ${r.compileMs.toFixed(0)} ms`);
+    results[w.name] = r;
+  } catch (e) {
+    log(`${w.name}: failed: ${e instanceof Error ? e.message : String(e)}`);
+    results[w.name] = { error: String(e).slice(0, 500) };
+  }
 }
 if (want('egraph')) {
   const r = await benchEgraphSaturation();

@@ -1,0 +1,59 @@
+// The GPT training-step workloads (the same shapes as python/reference.py's): token ids and targets fed each
+// step, AdamW, the whole step compiled once and replayed; timed like the MLP workloads.
+
+import { Graph } from '@neura/ir';
+import { causalMask, compileTraining, type GptConfig, gptForward } from '@neura/nn';
+import { adamW } from '@neura/optim';
+import type { NeuraDevice } from '@neura/runtime-webgpu';
+import { timeAsync } from '../timing.js';
+import type { MlpResult } from './mlp.js';
+
+/** One GPT workload. */
+export interface GptWorkload {
+  name: string;
+  config: GptConfig;
+}
+
+/** The GPT workloads of the bench issue (vocab 65: a character-level vocabulary). */
+export const GPT_WORKLOADS: GptWorkload[] = [
+  { name: 'gpt-2x128-ctx64-b16-adamw', config: { layers: 2, heads: 4, width: 128, context: 64, batch: 16, vocab: 65, attention: 'op' } },
+  { name: 'gpt-6x384-ctx256-b64-adamw', config: { layers: 6, heads: 6, width: 384, context: 256, batch: 64, vocab: 65, attention: 'op' } },
+];
+
+/** Builds, compiles and times one GPT training step. */
+export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { steps: number; warmup: number }): Promise<Omit<MlpResult, 'pipelined'> & { pipelined?: undefined }> {
+  const c = w.config;
+  const g = new Graph();
+  const { loss } = gptForward(g, c);
+  const t0 = performance.now();
+  const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device });
+  const n = c.batch * c.context;
+  const feeds: Record<string, Int32Array | Float32Array> = {
+    tokens: Int32Array.from({ length: n }, (_, i) => (i * 31 + 7) % c.vocab),
+    targets: Int32Array.from({ length: n }, (_, i) => (i * 17 + 3) % c.vocab),
+  };
+  if (c.attention !== 'op') feeds.mask = Float32Array.from(causalMask(c.context).data); // the op masks itself
+  await train.step(feeds, { readLoss: true });
+  const compileMs = performance.now() - t0;
+  const synced = await timeAsync(
+    async () => {
+      await train.step(feeds);
+      await train.session.sync();
+    },
+    iters.steps,
+    iters.warmup,
+  );
+  const stats = train.stats;
+  const r = {
+    synced,
+    compileMs,
+    optimizeMs: train.report?.egraph.timeMs,
+    dispatchesPerStep: stats.dispatchesPerStep,
+    dispatchesUnoptimized: train.report?.dispatchesBefore,
+    bytesAllocated: stats.bytesAllocated,
+    bytesIfUnshared: stats.bytesIfUnshared,
+    egraph: train.report?.summary(),
+  };
+  train.dispose();
+  return r;
+}
