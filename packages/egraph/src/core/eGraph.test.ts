@@ -27,6 +27,22 @@ describe('EGraph', () => {
     expect(eg.totalNodes).toBe(2);
   });
 
+  it('reports the classes created or merged since an epoch (for incremental searchers)', () => {
+    const eg = new EGraph();
+    const x = eg.add(leaf('x'));
+    const y = eg.add(leaf('y'));
+    eg.rebuild();
+    const e = eg.epoch;
+    expect(eg.changedSince(e)).toEqual([]);
+    const f = eg.add(enode('f', [x]));
+    eg.union(x, y);
+    eg.rebuild();
+    expect(eg.epoch).toBe(e + 1);
+    expect(new Set(eg.changedSince(e))).toEqual(new Set([eg.find(f), eg.find(x)]));
+    expect(eg.changedSince(eg.epoch)).toEqual([]);
+    expect(eg.unionCount).toBe(1);
+  });
+
   it('puts attribute data into node identity, independent of key order', () => {
     const eg = new EGraph();
     const x = eg.add(leaf('x'));

@@ -121,6 +121,22 @@ describe('DagExtractor (shared subterms counted once)', () => {
     }
   });
 
+  it('without the greedy DAG phase (large e-graphs) the ref-counted local search still finds the shared choice', () => {
+    for (const t of ['(mul a (add b c))', '(add (add x 0) (mul (mul y 1) (add z x)))']) {
+      const eg = new EGraph();
+      const runner = new Runner(eg, { iterLimit: 6, nodeLimit: 3_000 });
+      const root = runner.withExpr(t, mathLanguage);
+      const root2 = runner.withExpr('(mul a b)', mathLanguage);
+      runner.run(mathRules());
+      const costs = opCosts({ mul: 4, add: 2 });
+      const greedy = new Extractor(eg, costs).extract([root, root2]);
+      const dag = new DagExtractor(eg, costs, { greedyDagClassLimit: 0 }).extract([root, root2]);
+      expect(reachableClasses(dag.choices, dag.roots)).toBeDefined();
+      expect(dag.cost).toBe(dagCost(dag.choices, dag.roots, costs));
+      expect(dag.cost).toBeLessThanOrEqual(dagCost(greedy.choices, greedy.roots, costs));
+    }
+  });
+
   it('never picks a cyclic choice even when the cycle looks cheap', () => {
     const eg = new EGraph();
     const x = eg.add(enode('x'));
