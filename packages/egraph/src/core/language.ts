@@ -98,13 +98,17 @@ export function enode(op: string, children: readonly Id[] = [], data?: NodeData)
 
 /** Returns the node with each child replaced by `f(child)`; the same object when nothing changes. */
 export function mapChildren(node: ENode, f: (id: Id) => Id): ENode {
-  let changed = false;
-  const children = node.children.map((c) => {
-    const d = f(c);
-    if (d !== c) changed = true;
-    return d;
-  });
-  if (!changed) return node;
+  const kids = node.children;
+  let i = 0;
+  let first = 0;
+  for (; i < kids.length; i++) {
+    first = f(kids[i]);
+    if (first !== kids[i]) break;
+  }
+  if (i === kids.length) return node; // no allocation in the common case (canonicalising a canonical node)
+  const children = kids.slice();
+  children[i] = first;
+  for (let j = i + 1; j < kids.length; j++) children[j] = f(kids[j]);
   return node.data === undefined ? { op: node.op, children } : { op: node.op, data: node.data, children };
 }
 
