@@ -17,8 +17,9 @@ export const ROWS_PATH_MIN = 64;
 export const SPLIT_MAX_ROWS = 128;
 /** Shortest row the rows path splits. */
 export const SPLIT_MIN_ROW = 8192;
-/** Elements one pass-1 workgroup (rows) or thread (columns) reduces when a reduction is split. */
+/** Elements one pass-1 workgroup reduces when a rows reduction is split. */
 export const ROW_CHUNK = 4096;
+/** Rows one pass-1 thread reduces when a columns reduction is split. */
 export const COLUMN_CHUNK = 256;
 /** Columns path: with fewer outputs than this, a reduction over at least 2·COLUMN_CHUNK rows is split. */
 export const SPLIT_MAX_COLUMNS = 16384;
