@@ -170,6 +170,14 @@ function mergeVariant(
 /** Per merge variant: the last plan (input position → producer node) built for each consumer node. */
 const planCache = { all: new WeakMap<ENode, string>(), respecting: new WeakMap<ENode, string>() };
 
+/**
+ * Whether a class holds a node that is not elementwise (a leaf, matmul, reduction, …): its value is
+ * materialised whatever fuses around it, so a chain that stops there reads it for free.
+ */
+function materialised(egraph: EGraph<TensorInfo>, cls: Id): boolean {
+  return egraph.eclass(cls).nodes.some((n) => n.op !== 'pointwise' && !ELEMENTWISE_SET.has(n.op));
+}
+
 /** Per consumer node: the (input position, producer) pairs `pointwise-inline` has built. */
 const inlined = new WeakMap<ENode, Set<string>>();
 
@@ -187,7 +195,7 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
     // only small producers: inlining every fused variant of a producer class was combinatorial (5 758 nodes
     // on the small GPT step); small ones keep the short chains that matter (relu's mask `cast(gt(relu z, 0))`)
     for (const p of producers(egraph, c, eclass)) {
-      if (exprSize(exprOf(p)) > INLINE_ONE_MAX_SIZE) continue;
+      if (exprSize(exprOf(p)) > INLINE_ONE_MAX_SIZE || !p.children.every((k) => materialised(egraph, k))) continue;
       const key = `${j}:${objectId(p)}`;
       let done = inlined.get(node);
       if (!done) inlined.set(node, (done = new Set()));
@@ -220,6 +228,7 @@ function childHasOp(op: string) {
 }
 
 const ELEMENTWISE = [...UNARY_OPS, ...BINARY_OPS, 'where', 'cast'];
+const ELEMENTWISE_SET: ReadonlySet<string> = new Set(ELEMENTWISE);
 
 /** The fusion rule set. */
 export const fusionRules: readonly TensorRewrite[] = [
