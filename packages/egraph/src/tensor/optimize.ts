@@ -1,5 +1,6 @@
-// `optimize(graph)`: the tensor optimizer's pipeline. The ir graph becomes an e-graph (one class per node), the
-// rule sets run to saturation or a limit, the DAG-aware extractor picks the cheapest kernels under the cost
+// `optimize(graph)`: the tensor optimizer's pipeline. The ir graph becomes an e-graph (one class per node), named
+// bounded passes (`simplify`: algebra, layout, backward; then `fuse`) run to saturation or a limit, each with its
+// own report, the DAG-aware extractor picks the cheapest kernels under the cost
 // model from every output and update, and a fresh ir Graph is rebuilt in topological order. Must not fuse
 // anything by hand: the result holds exactly what extraction chose. Invariant: the result is a valid ir Graph
 // with the same output names, the same leaves (by name) and the same state updates.
