@@ -76,14 +76,14 @@ lines.push(
 writeFileSync(join(outDir, 'README.md'), `${lines.join('\n')}\n`);
 
 // bar chart of step-time ratios (reference time / neura time)
-const W = 720;
+const W = 880;
 const rowH = 26;
 const groups = chart.length;
 const barsPer = tfjs ? 3 : 2;
 const H = 60 + groups * (barsPer * rowH + 14);
 const maxV = Math.max(1, ...chart.flatMap((c) => [c.eager, c.compiled ?? 0, c.tfjs ?? 0]));
 const x0 = 250;
-const scale = (W - x0 - 60) / maxV;
+const scale = (W - x0 - 170) / maxV;
 const svg: string[] = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`];
 svg.push(`<text x="10" y="20" font-size="14" font-weight="bold">Training step time: reference / neura (H200, higher = neura faster)</text>`);
 let y = 40;
