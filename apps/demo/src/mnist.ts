@@ -6,6 +6,7 @@
 import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
+import { debugLevel } from '@neura/egraph';
 import { Graph, type Tensor } from '@neura/ir';
 import { compileInference, compileTraining, constantLr, cosineLr, countCorrect, loadMnist, mlp, Trainer } from '@neura/nn';
 import { adam, adamW, type Optimizer, sgd } from '@neura/optim';
@@ -61,7 +62,7 @@ const loss = g.crossEntropy(model.forward(g, x), labels);
 const compileStart = performance.now();
 const train = await compileTraining(g, { loss, optimizer: makeOptimizer(g.input('lr', [])), device, optimize: !args['no-optimize'] });
 const compileMs = performance.now() - compileStart;
-if (train.report) console.error(train.report.summary());
+if (train.report && debugLevel() === 0) console.error(train.report.summary()); // NEURA_DEBUG ≥ 1: optimize prints more
 
 const fit = await new Trainer(train).fit(data.train, 784, {
   epochs: Number(args.epochs),

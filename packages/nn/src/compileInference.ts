@@ -5,7 +5,6 @@
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
-import { debugLevel } from './debug.js';
 
 /** Options of `compileInference`. */
 export interface InferenceOptions {
@@ -35,7 +34,6 @@ export async function compileInference(graph: Graph, opts: InferenceOptions): Pr
   let report: OptimizeReport | undefined;
   if (opts.optimize !== false) {
     ({ graph: g, report } = optimize(graph));
-    if (debugLevel() >= 2) console.error(report.format());
   }
   const session = await compile(g, opts.device, { initialState: opts.initialState, label: 'inference' });
   const names = Object.keys(opts.outputs);

@@ -7,7 +7,6 @@ import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import type { Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
-import { debugLevel } from './debug.js';
 
 /** Options of `compileTraining`. */
 export interface TrainingOptions {
@@ -51,8 +50,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
   let step = graph;
   let report: OptimizeReport | undefined;
   if (opts.optimize !== false) {
-    ({ graph: step, report } = optimize(graph));
-    if (debugLevel() >= 1) console.error(report.format());
+    ({ graph: step, report } = optimize(graph)); // prints its report under NEURA_DEBUG
   }
   const session = await compile(step, device, { initialState: opts.initialState, label: 'train-step' });
   const paramNames = params.map((p) => (p.attrs as { name: string }).name);

@@ -5,7 +5,6 @@ export { compileTraining, type TrainingOptions, type TrainingSession } from './c
 export { type Batch, type BatchOptions, batches } from './data/batches.js';
 export { type IdxData, parseIdx } from './data/idx.js';
 export { loadMnist, type Mnist, type MnistSplit, mnistFromIdx } from './data/mnist.js';
-export { debugLevel } from './debug.js';
 export { Linear, type LinearOptions, mlp } from './linear.js';
 export { argmaxRow, countCorrect } from './metrics.js';
 export { Flatten, type Module, paramName, ReLU, Sequential } from './module.js';
