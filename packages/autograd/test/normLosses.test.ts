@@ -15,6 +15,26 @@ describe('normalisation builders (decompositions)', () => {
     expectGradientsMatch(report, { rtol: 1e-5 });
   });
 
+  it('differentiates groupNorm (2 groups) with weight and bias on NCHW [2, 4, 3, 2]', () => {
+    const report = checkGradients((g) => {
+      const x = g.param('x', [2, 4, 3, 2]);
+      const y = g.groupNorm(g.mul(x, 1.3), 2, g.param('w', [4]), g.param('b', [4]), { eps: 1e-5 });
+      return g.sum(g.mul(g.input('u', y.shape), y));
+    });
+    expectGradientsMatch(report, { rtol: 1e-5 });
+  });
+
+  it('groupNorm normalises each (sample, group) to zero mean and unit variance', () => {
+    const g = new Graph();
+    const y = g.output('y', g.groupNorm(g.input('x', [1, 4, 2]), 2, undefined, undefined, { eps: 0 }));
+    const r = Array.from(interpret(g, { x: tensor([1, 4, 2], [1, 2, 3, 6, -1, 0, 4, 9]) }).outputs.y.data);
+    for (const grp of [r.slice(0, 4), r.slice(4)]) {
+      expect(grp.reduce((a, b) => a + b, 0) / 4).toBeCloseTo(0, 12);
+      expect(grp.reduce((a, b) => a + b * b, 0) / 4).toBeCloseTo(1, 12);
+    }
+    expect(y.shape).toEqual([1, 4, 2]);
+  });
+
   it('normalises to zero mean and unit variance', () => {
     const g = new Graph();
     const y = g.output('y', g.layerNorm(g.input('x', [1, 4]), undefined, undefined, { eps: 0 }));

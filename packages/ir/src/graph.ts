@@ -409,6 +409,24 @@ export class Graph {
     return weight ? this.mul(y, weight) : y;
   }
 
+  /**
+   * Group normalisation of x [N, C, ...] (NCHW for images): the channels split into `groups` groups, each
+   * normalised over its channels and spatial positions as [N, G, C/G·rest] → (x − mean)·rsqrt(var + eps), then
+   * a per-channel affine with weight/bias [C] broadcast as [1, C, 1, ...]; decomposed.
+   */
+  groupNorm(x: Tensor, groups: number, weight?: Tensor, bias?: Tensor, opts: { eps?: number } = {}): Tensor {
+    if (x.shape.length < 2 || !Number.isInteger(groups) || groups < 1 || x.shape[1] % groups !== 0)
+      throw new GraphError(`groupNorm: ${groups} groups do not divide the channels of ${fmtShape(x.shape)} (want [N, C, ...])`, 'groupNorm', userCallSite());
+    const [n, c] = x.shape;
+    const grouped = this.reshape(x, [n, groups, -1]);
+    const centred = this.sub(grouped, this.mean(grouped, 2, true));
+    const variance = this.mean(this.square(centred), 2, true);
+    let y = this.reshape(this.mul(centred, this.rsqrt(this.add(variance, opts.eps ?? 1e-5))), x.shape);
+    const perChannel = x.shape.map((_, i) => (i === 1 ? c : 1));
+    if (weight) y = this.mul(y, this.reshape(weight, perChannel));
+    return bias ? this.add(y, this.reshape(bias, perChannel)) : y;
+  }
+
   private reduceLoss(x: Tensor, reduction: Reduction): Tensor {
     return reduction === 'mean' ? this.mean(x) : this.sum(x);
   }
