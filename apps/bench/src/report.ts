@@ -68,8 +68,9 @@ lines.push('');
 lines.push('## Method', '');
 lines.push(
   '- Same workloads, shapes, optimizers and machine; one device command runs neura, then the references.',
-  '- "synced": each step awaited and the GPU synchronised after it (`onSubmittedWorkDone`), the way the PyTorch side calls `torch.cuda.synchronize()` after every step; median of 300 steps after 30 warm-up steps. "pipelined": blocks of 30 steps with one synchronisation, per-step mean, median over 10 blocks.',
-  '- PyTorch: fp32, TF32 off, `zero_grad(set_to_none)` + forward + `cross_entropy` + backward + `opt.step()`; compiled = `torch.compile` of that step function.',
+  '- "synced": each step awaited and the GPU synchronised after it (`onSubmittedWorkDone`), the way the PyTorch side calls `torch.cuda.synchronize()` after every step; median of 300 steps after 30 warm-up steps (GPT: 50 steps after 5 warm-up for neura, after 10 for PyTorch). "pipelined": blocks of 30 steps with one synchronisation, per-step mean, median over 10 blocks.',
+  '- PyTorch: fp32, TF32 off, `zero_grad(set_to_none)` + forward + `cross_entropy` + backward + `opt.step()`; compiled = `torch.compile` of that step function. The GPT is nanoGPT-style pre-LN with `scaled_dot_product_attention(is_causal=True)` and tanh-GELU; neura\'s uses its fused `attention` op.',
+  '- TF.js 4.22 WebGPU backend on the same Dawn/Vulkan adapter in Node: `optimizer.minimize` + reading the loss back (its only public sync) per step. jax-js was not run (its optax package is not on the registry).',
   '- Matmul: A and B resident on the GPU, blocks of 5–20 matmuls per synchronisation, median over 10 blocks.',
   '- Compile time is graph → first finished step (autodiff, e-graph, WGSL, pipelines, first submit and readback).',
 );
