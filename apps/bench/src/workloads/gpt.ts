@@ -5,8 +5,8 @@ import { Graph } from '@neura/ir';
 import { causalMask, compileTraining, type GptConfig, gptForward } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
-import { timeAsync } from '../timing.js';
-import type { MlpResult } from './mlp.js';
+import { type Timing, timeAsync } from '../timing.js';
+import { type StepFigures, stepFigures } from './stepFigures.js';
 
 /** One GPT workload. */
 export interface GptWorkload {
@@ -21,7 +21,7 @@ export const GPT_WORKLOADS: GptWorkload[] = [
 ];
 
 /** Builds, compiles and times one GPT training step. */
-export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { steps: number; warmup: number }): Promise<Omit<MlpResult, 'pipelined'> & { pipelined?: undefined }> {
+export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { steps: number; warmup: number }): Promise<StepFigures & { synced: Timing; compileMs: number }> {
   const c = w.config;
   const g = new Graph();
   const { loss } = gptForward(g, c);
@@ -43,17 +43,7 @@ export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { ste
     iters.steps,
     iters.warmup,
   );
-  const stats = train.stats;
-  const r = {
-    synced,
-    compileMs,
-    optimizeMs: train.report?.egraph.timeMs,
-    dispatchesPerStep: stats.dispatchesPerStep,
-    dispatchesUnoptimized: train.report?.dispatchesBefore,
-    bytesAllocated: stats.bytesAllocated,
-    bytesIfUnshared: stats.bytesIfUnshared,
-    egraph: train.report?.summary(),
-  };
+  const r = { synced, compileMs, ...stepFigures(train) };
   train.dispose();
   return r;
 }

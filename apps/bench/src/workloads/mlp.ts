@@ -7,6 +7,7 @@ import { compileTraining, mlp } from '@neura/nn';
 import { adam, sgd } from '@neura/optim';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
 import { summarize, type Timing, timeAsync } from '../timing.js';
+import { type StepFigures, stepFigures } from './stepFigures.js';
 
 /** One MLP workload. */
 export interface MlpWorkload {
@@ -24,18 +25,12 @@ export const MLP_WORKLOADS: MlpWorkload[] = [
 ];
 
 /** Results of one MLP workload. */
-export interface MlpResult {
+export interface MlpResult extends StepFigures {
   /** Each step awaited and the GPU synchronised after it. */
   synced: Timing;
   /** Mean per step over a block of steps with one synchronisation at the end (median over blocks). */
   pipelined: Timing;
   compileMs: number;
-  optimizeMs?: number;
-  dispatchesPerStep: number;
-  dispatchesUnoptimized?: number;
-  bytesAllocated: number;
-  bytesIfUnshared: number;
-  egraph?: string;
 }
 
 /** Builds, compiles and times one MLP training step. */
@@ -69,18 +64,7 @@ export async function benchMlp(w: MlpWorkload, device: NeuraDevice, iters: { ste
     await train.session.sync();
     blockSamples.push((performance.now() - s0) / per);
   }
-  const stats = train.stats;
-  const r: MlpResult = {
-    synced,
-    pipelined: summarize(blockSamples),
-    compileMs,
-    optimizeMs: train.report?.egraph.timeMs,
-    dispatchesPerStep: stats.dispatchesPerStep,
-    dispatchesUnoptimized: train.report?.dispatchesBefore,
-    bytesAllocated: stats.bytesAllocated,
-    bytesIfUnshared: stats.bytesIfUnshared,
-    egraph: train.report?.summary(),
-  };
+  const r: MlpResult = { synced, pipelined: summarize(blockSamples), compileMs, ...stepFigures(train) };
   train.dispose();
   return r;
 }
