@@ -4,14 +4,14 @@
 // real GPU, else OpenGL ES on llvmpipe).
 
 import { createRequire } from 'node:module';
-import type { DeviceCaps, KernelPlan } from '../../packages/wgsl-kernels/src/kernel.js';
+import { capsOf, type DeviceCaps, type KernelPlan } from '../../packages/wgsl-kernels/src/kernel.js';
 
 const require = createRequire(import.meta.url);
 
 let devicePromise: Promise<GPUDevice> | undefined;
 // dawn.node crashes once the GPU object from create() is garbage collected while a device made from it is
 // in use (seen with webgpu 0.6.2: segfault after gc()), so it is held for the life of the process.
-let keepAlive: GPU | undefined;
+let _keepAlive: GPU | undefined;
 
 /** A shared WebGPU device for tests, with the adapter's full compute limits requested. */
 export function testDevice(): Promise<GPUDevice> {
@@ -21,7 +21,7 @@ export function testDevice(): Promise<GPUDevice> {
     Object.assign(globalThis, globals);
     const backend = process.env.NEURA_ADAPTER === 'vulkan' ? 'vulkan' : 'opengles';
     const gpu = create([`backend=${backend}`]);
-    keepAlive = gpu;
+    _keepAlive = gpu;
     const adapter = await gpu.requestAdapter(backend === 'opengles' ? ({ featureLevel: 'compatibility' } as GPURequestAdapterOptions) : {});
     if (!adapter) throw new Error(`no WebGPU adapter for backend=${backend}`);
     const l = adapter.limits;
@@ -41,19 +41,7 @@ export function testDevice(): Promise<GPUDevice> {
 
 /** The test device's capabilities as the plain object kernel generation takes. */
 export async function testCaps(): Promise<DeviceCaps> {
-  const d = await testDevice();
-  const l = d.limits;
-  return {
-    maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
-    maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
-    maxComputeWorkgroupSizeY: l.maxComputeWorkgroupSizeY,
-    maxComputeWorkgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
-    maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
-    maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
-    maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
-    subgroups: d.features.has('subgroups'),
-    shaderF16: d.features.has('shader-f16'),
-  };
+  return capsOf(await testDevice());
 }
 
 /** Options of `runPlan`. */

@@ -3,7 +3,7 @@
 // statically (a browser bundle must not need it). Invariant: device loss and uncaptured errors are recorded
 // here, where the device is created, and surface as typed errors on the next runtime call, never silently.
 
-import type { DeviceCaps } from '@neura/wgsl-kernels';
+import { capsOf, type DeviceCaps } from '@neura/wgsl-kernels';
 import { DeviceLostError, GpuValidationError } from './errors.js';
 
 /** Which adapter to use: `auto` = real GPU through Vulkan if any, else llvmpipe, else SwiftShader. */
@@ -178,21 +178,6 @@ async function browserAdapter(gpu: GPU, powerPreference?: GPUPowerPreference): P
     (await gpu.requestAdapter({ featureLevel: 'compatibility' } as GPURequestAdapterOptions));
   if (!adapter) throw new Error('createDevice: navigator.gpu.requestAdapter() returned no adapter');
   return { instance: gpu, adapter, info: infoOf(adapter, 'browser') };
-}
-
-function capsOf(device: GPUDevice): DeviceCaps {
-  const l = device.limits;
-  return {
-    maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
-    maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
-    maxComputeWorkgroupSizeY: l.maxComputeWorkgroupSizeY,
-    maxComputeWorkgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
-    maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
-    maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
-    maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
-    subgroups: device.features.has('subgroups'),
-    shaderF16: device.features.has('shader-f16'),
-  };
 }
 
 /** Acquires a WebGPU device (Dawn in Node, `navigator.gpu` in browsers) with the adapter's compute limits. */

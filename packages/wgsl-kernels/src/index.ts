@@ -4,6 +4,7 @@
 export {
   type Binding,
   type BindingSource,
+  capsOf,
   DEFAULT_CAPS,
   type DeviceCaps,
   type Dispatch,
@@ -11,6 +12,7 @@ export {
   KernelError,
   type KernelPlan,
   type KernelSpec,
+  type LimitsSource,
 } from './kernel.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, NON_KERNEL_OPS, registerKernel, unregisterKernel } from './registry.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';

@@ -32,6 +32,28 @@ export const DEFAULT_CAPS: DeviceCaps = {
   shaderF16: false,
 };
 
+/** The parts of a GPUDevice that caps are read from (structural, so no WebGPU types are needed here). */
+export interface LimitsSource {
+  readonly limits: { readonly [K in Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16'>]: number };
+  readonly features: { has(name: string): boolean };
+}
+
+/** Reads the capabilities kernel generation needs from a device's limits and features. */
+export function capsOf(device: LimitsSource): DeviceCaps {
+  const l = device.limits;
+  return {
+    maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
+    maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
+    maxComputeWorkgroupSizeY: l.maxComputeWorkgroupSizeY,
+    maxComputeWorkgroupsPerDimension: l.maxComputeWorkgroupsPerDimension,
+    maxStorageBuffersPerShaderStage: l.maxStorageBuffersPerShaderStage,
+    maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
+    maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
+    subgroups: device.features.has('subgroups'),
+    shaderF16: device.features.has('shader-f16'),
+  };
+}
+
 /** What to generate: one node of a graph and the types of its operands (in `node.inputs` order). */
 export interface KernelSpec {
   readonly node: Node;

@@ -5,8 +5,8 @@ import { Graph } from '@neura/ir';
 import { causalMask, compileTraining, type GptConfig, gptForward } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
-import { type Timing, timeAsync } from '../timing.js';
-import { type StepFigures, stepFigures } from './stepFigures.js';
+import type { Timing } from '../timing.js';
+import { type StepFigures, stepFigures, timeSyncedSteps } from './stepFigures.js';
 
 /** One GPT workload. */
 export interface GptWorkload {
@@ -35,14 +35,7 @@ export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { ste
   if (c.attention !== 'op') feeds.mask = Float32Array.from(causalMask(c.context).data); // the op masks itself
   await train.step(feeds, { readLoss: true });
   const compileMs = performance.now() - t0;
-  const synced = await timeAsync(
-    async () => {
-      await train.step(feeds);
-      await train.session.sync();
-    },
-    iters.steps,
-    iters.warmup,
-  );
+  const synced = await timeSyncedSteps(train, feeds, iters);
   const r = { synced, compileMs, ...stepFigures(train) };
   train.dispose();
   return r;

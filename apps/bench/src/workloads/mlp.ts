@@ -6,8 +6,8 @@ import { Graph } from '@neura/ir';
 import { compileTraining, mlp } from '@neura/nn';
 import { adam, sgd } from '@neura/optim';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
-import { summarize, type Timing, timeAsync } from '../timing.js';
-import { type StepFigures, stepFigures } from './stepFigures.js';
+import { summarize, type Timing } from '../timing.js';
+import { type StepFigures, stepFigures, timeSyncedSteps } from './stepFigures.js';
 
 /** One MLP workload. */
 export interface MlpWorkload {
@@ -48,14 +48,7 @@ export async function benchMlp(w: MlpWorkload, device: NeuraDevice, iters: { ste
   };
   await train.step(feeds, { readLoss: true }); // first finished step
   const compileMs = performance.now() - t0;
-  const synced = await timeAsync(
-    async () => {
-      await train.step(feeds);
-      await train.session.sync();
-    },
-    iters.steps,
-    iters.warmup,
-  );
+  const synced = await timeSyncedSteps(train, feeds, iters);
   const blockSamples: number[] = [];
   const per = Math.max(10, Math.floor(iters.steps / iters.blocks));
   for (let b = 0; b < iters.blocks; b++) {

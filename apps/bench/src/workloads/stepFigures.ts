@@ -1,6 +1,8 @@
-// The figures every training-step workload reports besides its timings: dispatches, memory and the e-graph.
+// What every training-step workload reports: the synced step timing, and its dispatches, memory and e-graph.
 
 import type { TrainingSession } from '@neura/nn';
+import type { FeedValue } from '@neura/runtime-webgpu';
+import { type Timing, timeAsync } from '../timing.js';
 
 /** Compile-time figures of a compiled training step. */
 export interface StepFigures {
@@ -23,4 +25,16 @@ export function stepFigures(train: TrainingSession): StepFigures {
     bytesIfUnshared: stats.bytesIfUnshared,
     egraph: train.report?.summary(),
   };
+}
+
+/** Times steps with the GPU synchronised after each one (as the PyTorch side synchronises CUDA). */
+export function timeSyncedSteps(train: TrainingSession, feeds: Record<string, FeedValue>, iters: { steps: number; warmup: number }): Promise<Timing> {
+  return timeAsync(
+    async () => {
+      await train.step(feeds);
+      await train.session.sync();
+    },
+    iters.steps,
+    iters.warmup,
+  );
 }
