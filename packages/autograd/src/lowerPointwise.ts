@@ -2,28 +2,7 @@
 // the VJP of the primitives (symbolic differentiation by the same table). Must not create any fused op;
 // invariants: shared subtrees are lowered once, and constant subtrees fold to numbers on the host.
 
-import { BINARY_FN, type BinaryOp, castScalar, type Graph, type PwExpr, type Tensor, type TensorLike, UNARY_FN, type UnaryOp } from '@neura/ir';
-
-const UNARY: { [K in UnaryOp]: (g: Graph, x: Tensor) => Tensor } = {
-  neg: (g, x) => g.neg(x),
-  abs: (g, x) => g.abs(x),
-  exp: (g, x) => g.exp(x),
-  log: (g, x) => g.log(x),
-  sqrt: (g, x) => g.sqrt(x),
-  rsqrt: (g, x) => g.rsqrt(x),
-  recip: (g, x) => g.recip(x),
-  square: (g, x) => g.square(x),
-  relu: (g, x) => g.relu(x),
-  sigmoid: (g, x) => g.sigmoid(x),
-  tanh: (g, x) => g.tanh(x),
-  sin: (g, x) => g.sin(x),
-  cos: (g, x) => g.cos(x),
-  erf: (g, x) => g.erf(x),
-  gelu: (g, x) => g.gelu(x),
-  geluTanh: (g, x) => g.gelu(x, { approximate: 'tanh' }),
-  silu: (g, x) => g.silu(x),
-  softplus: (g, x) => g.softplus(x),
-};
+import { BINARY_FN, type BinaryOp, castScalar, type Graph, type PwExpr, type Tensor, type TensorLike, UNARY_FN } from '@neura/ir';
 
 const BINARY: { [K in BinaryOp]: (g: Graph, a: TensorLike, b: TensorLike) => Tensor } = {
   add: (g, a, b) => g.add(a, b),
@@ -71,7 +50,7 @@ export function lowerPwExpr(graph: Graph, expr: PwExpr, inputs: readonly Tensor[
           r = typeof a === 'number' && typeof b === 'number' ? BINARY_FN[e.op](a, b) : BINARY[e.op](graph, a, b);
         } else {
           const a = lower(e.a);
-          r = typeof a === 'number' ? UNARY_FN[e.op](a) : UNARY[e.op](graph, a);
+          r = typeof a === 'number' ? UNARY_FN[e.op](a) : graph.unary(e.op, a);
         }
     }
     memo.set(e, r);

@@ -3,7 +3,7 @@
 // and never a fused op except the backward ops ir defines for fused forward ops. Every returned gradient
 // has exactly its operand's shape (broadcasts are summed away with `sumToShape`); the engine checks this.
 
-import { GELU_TANH_K, type Graph, type Node, type NodeId, type OpAttrs, type OpKind, type Tensor } from '@neura/ir';
+import { GELU_TANH_K, type Graph, type Node, type NodeId, type OpKind, type Tensor } from '@neura/ir';
 import { lowerPwExpr } from './lowerPointwise.js';
 import { sumToShape } from './sumToShape.js';
 
@@ -42,14 +42,14 @@ const notDifferentiable = (why: string) => ({ kind: 'notDifferentiable', why }) 
 const rule = <K extends OpKind>(fn: VjpFn<K>): Vjp<K> => ({ kind: 'rule', fn });
 
 /** A unary rule from `dx = f(graph, g, x, y)`. */
-const unary = <K extends OpKind>(f: (G: Graph, g: Tensor, x: Tensor, y: Tensor) => Tensor): Vjp<K> =>
-  rule<K>(({ graph, g, inputs, node }) => [f(graph, g, inputs[0], node)]);
+const unary = (f: (G: Graph, g: Tensor, x: Tensor, y: Tensor) => Tensor): Vjp<OpKind> =>
+  rule<OpKind>(({ graph, g, inputs, node }) => [f(graph, g, inputs[0], node)]);
 
 type BinaryGrad = (G: Graph, g: Tensor, a: Tensor, b: Tensor, y: Tensor) => Tensor;
 
 /** A binary rule: each side computed only when needed, then summed back over broadcast axes. */
-const binary = <K extends OpKind>(da: BinaryGrad, db: BinaryGrad): Vjp<K> =>
-  rule<K>(({ graph, g, inputs: [a, b], node, needs }) => [
+const binary = (da: BinaryGrad, db: BinaryGrad): Vjp<OpKind> =>
+  rule<OpKind>(({ graph, g, inputs: [a, b], node, needs }) => [
     needs[0] ? sumToShape(graph, da(graph, g, a, b, node), a.shape) : undefined,
     needs[1] ? sumToShape(graph, db(graph, g, a, b, node), b.shape) : undefined,
   ]);
@@ -259,15 +259,15 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   rope: rule(({ graph: G, g, node }) => [G.node('rope', [g], { ...node.attrs, inverse: !node.attrs.inverse })]),
   // the mask depends only on (seed, offset, index): the gradient is dropout of g with the same mask
   dropout: rule(({ graph: G, g, inputs, node }) => [G.node('dropout', inputs.length === 2 ? [g, inputs[1]] : [g], node.attrs), undefined]),
-  fusedMatmul: rule(({ graph: G, g, inputs, node, needs }) => {
-    const { transA, transB, bias, activation } = node.attrs as OpAttrs['fusedMatmul'];
+  fusedMatmul: rule<'fusedMatmul'>(({ graph: G, g, inputs, node, needs }) => {
+    const { transA, transB, bias, activation } = node.attrs;
     const gz = activation === 'relu' ? G.mul(g, f32(G, G.gt(node, 0))) : g; // relu(z) > 0 exactly where z > 0
     const [da, db] = matmulGrads(G, gz, inputs[0], inputs[1], transA, transB, needs);
     return bias ? [da, db, needs[2] ? sumToShape(G, gz, inputs[2].shape) : undefined] : [da, db];
   }),
   // symbolic differentiation: lower the expression to primitives and run reverse mode over them
-  pointwise: rule(({ graph: G, g, inputs, node, needs, backprop }) => {
-    const e = lowerPwExpr(G, (node.attrs as OpAttrs['pointwise']).expr, inputs);
+  pointwise: rule<'pointwise'>(({ graph: G, g, inputs, node, needs, backprop }) => {
+    const e = lowerPwExpr(G, node.attrs.expr, inputs);
     if (typeof e === 'number' || e.dtype !== 'f32') return inputs.map(() => undefined);
     const wrt = inputs.filter((_, i) => needs[i]);
     const grads = backprop(e, sumToShape(G, g, e.shape), wrt);

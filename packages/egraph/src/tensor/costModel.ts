@@ -3,7 +3,7 @@
 // Infinity. Must not read the e-graph beyond class types. Invariant: every node costs > 0 (DAG extraction).
 
 import type { OpKind, Shape } from '@neura/ir';
-import { byteSize, numel } from '@neura/ir';
+import { byteSize, needsKernel, numel, OP_FACTS, OP_KINDS } from '@neura/ir';
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import { exprSize } from './pointwiseFusion.js';
 import { pointwiseExprOf } from './tensorLanguage.js';
@@ -139,9 +139,9 @@ export const OP_COST: { [K in OpKind]: OpCost } = {
   softmaxCrossEntropyGrad: perIn(4 + SLOW),
 };
 
-/** Whether nodes of this op need a kernel (everything but leaves and reshape). */
+/** Whether nodes of this op need a kernel (everything but leaves and aliases: ir's op facts). */
 export function isKernelOp(op: string): boolean {
-  return (OP_COST as Record<string, OpCost | undefined>)[op]?.kernel ?? true;
+  return (OP_KINDS as readonly string[]).includes(op) ? needsKernel(op as OpKind) : true;
 }
 
 const EPSILON = 1e-6; // keeps free nodes (leaves, views) strictly positive for extraction
@@ -167,7 +167,7 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
   const rule = (OP_COST as Record<string, OpCost | undefined>)[node.op];
   if (!rule) return Number.POSITIVE_INFINITY;
   if (!rule.kernel) return EPSILON;
-  const fused = node.op === 'pointwise' || node.op === 'fusedMatmul' || node.op === 'softmaxCrossEntropy' || node.op === 'softmaxCrossEntropyGrad';
+  const fused = OP_FACTS[node.op as OpKind].fused;
   if (ins.length + 1 > opts.maxStorageBuffersPerShaderStage) return Number.POSITIVE_INFINITY;
   // a fused node binding more than the limit is illegal; primitives stay legal so extraction always succeeds
   if (fused && [...ins, out].some((t) => tensorBytes(t) > opts.maxStorageBufferBindingSize)) return Number.POSITIVE_INFINITY;
