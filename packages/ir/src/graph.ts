@@ -56,6 +56,15 @@ export class Graph {
   readonly updates: StateUpdate[] = [];
   private readonly memo = new Map<string, NodeId>();
   private readonly names = new Map<string, NodeId>();
+  private readonly recordSites: boolean;
+
+  /**
+   * An empty graph. `recordSites: false` skips recording each node's user call site (a stack trace per node):
+   * for graphs built by passes (the optimizer's rebuild), whose nodes have no user site worth the cost.
+   */
+  constructor(opts: { readonly recordSites?: boolean } = {}) {
+    this.recordSites = opts.recordSites ?? true;
+  }
 
   /** The node with this id. */
   get(id: NodeId): Node {
@@ -97,7 +106,7 @@ export class Graph {
       if (e instanceof GraphError && !e.site) throw new GraphError(e.message, e.op, userCallSite());
       throw e;
     }
-    const node: Node<K> = { id: this.nodes.length, op, inputs: ids, attrs, shape: [...type.shape], dtype: type.dtype, site: userCallSite() };
+    const node: Node<K> = { id: this.nodes.length, op, inputs: ids, attrs, shape: [...type.shape], dtype: type.dtype, site: this.recordSites ? userCallSite() : undefined };
     this.nodes.push(node);
     this.memo.set(key, node.id);
     return node;

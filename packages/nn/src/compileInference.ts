@@ -33,7 +33,7 @@ export async function compileInference(graph: Graph, opts: InferenceOptions): Pr
   let g = graph;
   let report: OptimizeReport | undefined;
   if (opts.optimize !== false) {
-    ({ graph: g, report } = optimize(graph));
+    ({ graph: g, report } = optimize(graph, { limits: opts.device.caps }));
   }
   const session = await compile(g, opts.device, { initialState: opts.initialState, label: 'inference' });
   const names = Object.keys(opts.outputs);

@@ -1,6 +1,8 @@
 // compileTraining: forward graph + loss → the whole training step (forward, backward, optimizer update) as
 // one graph, optimized by the e-graph, compiled once for a device. The session then replays the step as one
 // GPU submission. Nothing here fuses: what runs is exactly what the e-graph's extraction chose.
+// The step is optimized once, after differentiation and the update (see egraph's optimize.ts), with the
+// device's limits, so the e-graph never picks a kernel `compile` would refuse.
 
 import { grad } from '@neura/autograd';
 import { type OptimizeReport, optimize } from '@neura/egraph';
@@ -50,7 +52,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
   let step = graph;
   let report: OptimizeReport | undefined;
   if (opts.optimize !== false) {
-    ({ graph: step, report } = optimize(graph)); // prints its report under NEURA_DEBUG
+    ({ graph: step, report } = optimize(graph, { limits: device.caps })); // the device's limits; prints its report under NEURA_DEBUG
   }
   const session = await compile(step, device, { initialState: opts.initialState, label: 'train-step' });
   const paramNames = params.map((p) => (p.attrs as { name: string }).name);

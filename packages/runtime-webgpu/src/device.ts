@@ -21,6 +21,21 @@ export interface CreateDeviceOptions {
   readonly onError?: (error: GpuValidationError | DeviceLostError) => void;
   /** A label for the device. */
   readonly label?: string;
+  /**
+   * Caps no higher than these: `caps` (what kernels and the optimizer plan for) become the smaller of the
+   * device's and these, to plan as for a smaller device (e.g. a phone's `maxStorageBuffersPerShaderStage`).
+   */
+  readonly limitCaps?: Partial<Record<NumericCap, number>>;
+}
+
+/** The numeric fields of `DeviceCaps`. */
+export type NumericCap = Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16'>;
+
+/** `caps` lowered to `limit` where `limit` is smaller (never raised). */
+function lowerCaps(caps: DeviceCaps, limit: Partial<Record<NumericCap, number>> = {}): DeviceCaps {
+  const out: Record<string, number | boolean> = { ...caps };
+  for (const [k, v] of Object.entries(limit)) if (typeof v === 'number' && v < (caps[k as NumericCap] as number)) out[k] = v;
+  return out as unknown as DeviceCaps;
 }
 
 /** What the adapter says about itself, plus the backend we asked for and whether it is a software renderer. */
@@ -223,7 +238,7 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
   const short = (info.device || info.architecture || info.description || info.vendor || 'unknown').split(/[\s-]/)[0];
   return {
     gpu,
-    caps: capsOf(gpu),
+    caps: lowerCaps(capsOf(gpu), opts.limitCaps),
     adapterInfo: info,
     name: `${short} (${info.backend}, ${kind})`,
     features: new Set([...gpu.features] as string[]),
