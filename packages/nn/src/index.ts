@@ -5,10 +5,14 @@ export { compileTraining, type TrainingOptions, type TrainingSession } from './c
 export { type Batch, type BatchOptions, batches } from './data/batches.js';
 export { type IdxData, parseIdx } from './data/idx.js';
 export { loadMnist, type Mnist, type MnistSplit, mnistFromIdx } from './data/mnist.js';
-export { Linear, type LinearOptions, mlp } from './linear.js';
+export { GELU, Identity, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, Tanh } from './layers/activation.js';
+export { ModuleList, Sequential } from './layers/containers.js';
+export { Flatten, Unflatten } from './layers/flatten.js';
+export { Linear, type LinearOptions, mlp } from './layers/linear.js';
 export { argmaxRow, countCorrect } from './metrics.js';
-export { Flatten, type Module, paramName, ReLU, Sequential } from './module.js';
+export { kaimingUniform, type LeafSpec, leafInit, Module, paramName } from './module.js';
 export { type Progress, ProgressBar } from './progressBar.js';
+export { checkStateDict, graphStateTypes, type LoadStateDictOptions, type StateEntryType, StateDictError } from './stateDict.js';
 export { constantLr, cosineLr, type Schedule } from './schedule.js';
 export { type FitOptions, type FitResult, Trainer } from './trainer.js';
 export { buildGptStep, causalMask, type GptConfig, type GptForward, gptForward } from './models/gpt.js';
