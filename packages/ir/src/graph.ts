@@ -127,10 +127,14 @@ export class Graph {
     return this.named('input', { name }, shape, dtype);
   }
 
-  /** A trainable parameter, initialised once. Default init: Kaiming-uniform on the first axis (fan-in). */
+  /**
+   * A trainable parameter, initialised once. Default init: PyTorch's kaiming_uniform(a=√5) = U(±1/√fanIn), with
+   * fanIn = shape[0] for a matrix (neura stores Linear weights [in, out]) and C·KH·KW = ∏shape[1:] for a
+   * convolution-style weight [O, C, KH, …] of rank ≥ 3; a vector uses its length.
+   */
   param(name: string, shape: Shape, init?: Init): Tensor {
-    const fanIn = shape.length > 1 ? shape[0] : Math.max(1, shape[0] ?? 1);
-    const bound = 1 / Math.sqrt(fanIn);
+    const fanIn = shape.length > 2 ? shape.slice(1).reduce((a, b) => a * b, 1) : (shape[0] ?? 1);
+    const bound = 1 / Math.sqrt(Math.max(1, fanIn));
     const seed = hashName(name);
     return this.named('param', { name, init: init ?? { kind: 'uniform', low: -bound, high: bound, seed } }, shape, 'f32');
   }

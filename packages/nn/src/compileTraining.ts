@@ -9,6 +9,7 @@ import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import type { Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
+import { checkStateDict, graphStateTypes, type LoadStateDictOptions } from './stateDict.js';
 
 /** Options of `compileTraining`. */
 export interface TrainingOptions {
@@ -36,6 +37,10 @@ export interface TrainingSession {
   readonly session: Session;
   /** Current values of all trainable parameters, by name. */
   readParams(): Promise<Record<string, TensorValue>>;
+  /** The model's parameters and buffers (not the optimizer's state), by name: feed it to an eval graph. */
+  stateDict(): Promise<Record<string, TensorValue>>;
+  /** Overwrites parameters and buffers after checking names, shapes and dtypes; on any mismatch nothing is written. */
+  loadStateDict(values: Record<string, TensorValue>, opts?: LoadStateDictOptions): Promise<void>;
   dispose(): void;
 }
 
@@ -44,6 +49,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
   const { loss, optimizer, device } = opts;
   if (loss.shape.length !== 0) throw new Error(`compileTraining: loss must be a scalar, got shape [${loss.shape.join(', ')}]`);
   graph.output('loss', loss);
+  const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
   const params = graph.leaves('param');
   if (params.length === 0) throw new Error('compileTraining: the graph has no parameters to train');
   const grads = grad(graph, loss, params);
@@ -71,6 +77,15 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
       const out: Record<string, TensorValue> = {};
       for (const n of paramNames) out[n] = await session.read(n);
       return out;
+    },
+    async stateDict() {
+      const out: Record<string, TensorValue> = {};
+      for (const n of modelTypes.keys()) out[n] = await session.read(n);
+      return out;
+    },
+    async loadStateDict(values, o = {}) {
+      checkStateDict(modelTypes, values, { ...o, what: 'TrainingSession.loadStateDict' });
+      await Promise.all(Object.entries(values).map(([n, v]) => session.writeState(n, v)));
     },
     dispose: () => session.dispose(),
   };
