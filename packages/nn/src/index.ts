@@ -22,3 +22,17 @@ export { checkStateDict, graphStateTypes, type LoadStateDictOptions, type StateE
 export { constantLr, cosineLr, type Schedule } from './schedule.js';
 export { type FitOptions, type FitResult, Trainer } from './trainer.js';
 export { buildGptStep, causalMask, type GptConfig, type GptForward, gptForward } from './models/gpt.js';
+export {
+  type Checkpoint,
+  CHECKPOINT_FORMAT,
+  type CheckpointInfo,
+  CheckpointMismatchError,
+  type CheckpointTarget,
+  encodeCheckpoint,
+  readCheckpoint,
+  restoreCheckpoint,
+  saveCheckpoint,
+} from './checkpoint/checkpoint.js';
+export { decodeSafetensors, encodeSafetensors, MAX_HEADER_BYTES, SafetensorsError, type SafetensorsDType, type SafetensorsFile } from './checkpoint/safetensors.js';
+export { type ExpectedTensor, importTorchStateDict, TorchImportError, type TorchImportOptions } from './checkpoint/torchImport.js';
+export { Rng } from './rng.js';

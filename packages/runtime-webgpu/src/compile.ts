@@ -20,6 +20,7 @@ import { alignedBytes, planMemory, type TensorLifetime } from './memoryPlan.js';
 import { PipelineCache } from './pipelineCache.js';
 import type { InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 import { Session } from './session.js';
+import { type KernelInfo, kernelInfoOf } from './stepProfile.js';
 import { planUpdates, type StateCopy, type StateWrite } from './updatePlan.js';
 
 /** Options of `compile`. */
@@ -188,11 +189,12 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
 
     // 4. pipelines (async, in parallel, deduplicated) and bind groups
     const cache = opts.pipelineCache ?? new PipelineCache(gpu);
-    const jobs: { id: NodeId; d: KernelPlan['dispatches'][number]; label: string; entries: GPUBindGroupEntry[] }[] = [];
+    const jobs: { id: NodeId; d: KernelPlan['dispatches'][number]; label: string; entries: GPUBindGroupEntry[]; kernel: KernelInfo }[] = [];
     for (const id of order) {
       const plan = plans.get(id);
       if (!plan) continue;
       const n = node(id);
+      const kernel = kernelInfoOf(graph, n, plan.flops);
       plan.dispatches.forEach((d, j) => {
         const dl = `${d.label}#${id}${plan.dispatches.length > 1 ? `.${j}` : ''}`;
         const bound: { buffer: GPUBuffer; write: boolean; what: string }[] = [];
@@ -221,7 +223,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
           bound.push({ buffer, write, what });
           return { binding: i, resource: { buffer, offset: 0, size: Math.max(4, Math.ceil(size / 4) * 4) } };
         });
-        jobs.push({ id, d, label: dl, entries });
+        jobs.push({ id, d, label: dl, entries, kernel });
       });
     }
     const compiled = await Promise.all(jobs.map((j) => cache.get({ label: j.label, code: j.d.code, bindings: j.d.bindings })));
@@ -230,6 +232,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
       pipeline: compiled[k].pipeline,
       bindGroup: gpu.createBindGroup({ label: j.label, layout: compiled[k].layout, entries: j.entries }),
       grid: j.d.grid,
+      kernel: j.kernel,
     }));
 
     // 5. copies for updates that could not be written in place

@@ -16,5 +16,19 @@ export {
   type TensorLifetime,
 } from './memoryPlan.js';
 export { type CachedPipeline, PipelineCache, type PipelineRequest } from './pipelineCache.js';
+export { checkProfilable, DispatchTimer, ProfilerError, StepProfile } from './profiler.js';
 export { Session, type StepOptions, type StepResult } from './session.js';
+export {
+  chromeTrace,
+  type DispatchTiming,
+  fusedOpsOf,
+  type KernelInfo,
+  kernelClassOf,
+  kernelInfoOf,
+  type KernelRow,
+  profileTable,
+  type RooflineCeilings,
+  type StepProfileSummary,
+  summarizeProfile,
+} from './stepProfile.js';
 export { planUpdates, type StateCopy, type StateWrite, type UpdatePlan } from './updatePlan.js';
