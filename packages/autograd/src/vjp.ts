@@ -247,7 +247,16 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
     needs[0] ? G.node('conv2dGradInput', [g, w], { ...node.attrs, inputSize: [x.shape[2], x.shape[3]] }) : undefined,
     needs[1] ? G.node('conv2dGradWeight', [x, g], { ...node.attrs, kernelSize: [w.shape[2], w.shape[3]] }) : undefined,
   ]),
-  conv2dGradInput: secondOrder,
+  // conv2dGradInput is conv2d's adjoint in x (a transposed convolution, e.g. ConvTranspose2d): ⟨g, convᵀ(dy, w)⟩ =
+  // ⟨conv(g, w), dy⟩, so d/d(dy) = conv(g, w) and d/dw = conv2dGradWeight(g, dy)
+  conv2dGradInput: rule(({ graph: G, g, inputs: [dy, w], node, needs }) => {
+    const { stride, padding, dilation, groups } = node.attrs;
+    const conv = { stride, padding, dilation, groups };
+    return [
+      needs[0] ? G.node('conv2d', [g, w], conv) : undefined,
+      needs[1] ? G.node('conv2dGradWeight', [g, dy], { ...conv, kernelSize: [w.shape[2], w.shape[3]] }) : undefined,
+    ];
+  }),
   conv2dGradWeight: secondOrder,
   maxPool2d: rule(({ graph: G, g, inputs: [x], node }) => [G.node('maxPool2dGrad', [x, g], node.attrs)]),
   maxPool2dGrad: secondOrder,

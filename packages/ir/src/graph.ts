@@ -492,6 +492,21 @@ export class Graph {
     return bias ? this.add(y, this.reshape(bias, [bias.shape[0], 1, 1])) : y;
   }
 
+  /**
+   * Transposed 2-D convolution (PyTorch's conv_transpose2d), NCHW: x [N, Cin, H, W], w [Cin, Cout/groups, KH, KW],
+   * optional bias [Cout]; Ho = (H − 1)·sh − 2ph + dh(KH − 1) + outputPadding + 1. It is conv2d's gradient in its input.
+   */
+  convTranspose2d(x: Tensor, w: Tensor, bias?: Tensor, opts: { stride?: number | [number, number]; padding?: number | [number, number]; outputPadding?: number | [number, number]; dilation?: number | [number, number]; groups?: number } = {}): Tensor {
+    const [stride, padding, dilation, outPad] = [pair(opts.stride ?? 1), pair(opts.padding ?? 0), pair(opts.dilation ?? 1), pair(opts.outputPadding ?? 0)];
+    if (x.shape.length !== 4 || w.shape.length !== 4)
+      throw new GraphError(`convTranspose2d: x ${fmtShape(x.shape)} and w ${fmtShape(w.shape)} must be 4-D`, 'convTranspose2d', userCallSite());
+    if (outPad.some((p, i) => !Number.isInteger(p) || p < 0 || (p >= stride[i] && p >= dilation[i])))
+      throw new GraphError(`convTranspose2d: outputPadding [${outPad}] must be smaller than the stride [${stride}] or the dilation [${dilation}]`, 'convTranspose2d', userCallSite());
+    const size = (i: 0 | 1) => (x.shape[2 + i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (w.shape[2 + i] - 1) + outPad[i] + 1;
+    const y = this.node('conv2dGradInput', [x, w], { stride, padding, dilation, groups: opts.groups ?? 1, inputSize: [size(0), size(1)] });
+    return bias ? this.add(y, this.reshape(bias, [bias.shape[0], 1, 1])) : y;
+  }
+
   /** Max pooling, NCHW (stride defaults to the kernel). */
   maxPool2d(x: Tensor, kernel: number | [number, number], opts: { stride?: number | [number, number]; padding?: number | [number, number] } = {}): Tensor {
     return this.node('maxPool2d', [x], { kernel: pair(kernel), stride: pair(opts.stride ?? kernel), padding: pair(opts.padding ?? 0) });

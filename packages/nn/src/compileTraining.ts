@@ -9,7 +9,7 @@ import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import type { Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
-import { checkStateDict, graphStateTypes, type LoadStateDictOptions } from './stateDict.js';
+import { graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileTraining`. */
 export interface TrainingOptions {
@@ -78,15 +78,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
       for (const n of paramNames) out[n] = await session.read(n);
       return out;
     },
-    async stateDict() {
-      const out: Record<string, TensorValue> = {};
-      for (const n of modelTypes.keys()) out[n] = await session.read(n);
-      return out;
-    },
-    async loadStateDict(values, o = {}) {
-      checkStateDict(modelTypes, values, { ...o, what: 'TrainingSession.loadStateDict' });
-      await Promise.all(Object.entries(values).map(([n, v]) => session.writeState(n, v)));
-    },
+    ...sessionStateDict(graph, modelTypes, session, 'TrainingSession.loadStateDict', opts.initialState),
     dispose: () => session.dispose(),
   };
 }
