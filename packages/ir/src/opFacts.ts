@@ -1,7 +1,8 @@
 // The op-facts table: every per-op fact that is not a behaviour (inference, interpretation, VJP, WGSL live in
-// their own exhaustive tables) is written here once, typed per op — its family, whether its output is an alias of
-// its operand's storage, which operands hold i32 labels or indices and their bound, and its cost class. Every
-// other package reads these facts instead of keeping its own list; `OP_KINDS` is derived from this table.
+// their own exhaustive tables; kernel cost and legality in kernelCost.ts) is written here once, typed per op — its
+// family, whether its output is an alias of its operand's storage, whether only fusion makes it, and which operands
+// hold i32 labels or indices with their bound. Every other package reads these facts instead of keeping its own
+// list; `OP_KINDS`, `LEAF_OPS`, `FUSED_OPS` and `ALIAS_OPS` are derived from this table.
 // Must stay data: no behaviour beyond the index bounds, no imports but types.
 
 import type { TensorType } from './inferCore.js';
@@ -19,14 +20,6 @@ export type OpFamily =
   | 'linalg'
   | 'nn'
   | 'conv';
-
-/**
- * How an op's work grows, for a cost model: `free` runs no kernel (leaves, aliases); `movement` copies or routes
- * elements (no arithmetic); `elementwise` a few flops per output; `transcendental` one builtin such as exp per
- * output; `reduction` work per input element; `contraction` shape-dependent products (matmul, attention, conv);
- * `window` one tap per pooled output and window element.
- */
-export type CostClass = 'free' | 'movement' | 'elementwise' | 'transcendental' | 'reduction' | 'contraction' | 'window';
 
 /** An operand that holds i32 class labels or indices into an axis; the host checks it when it is fed directly. */
 export interface IndexOperand<K extends OpKind = OpKind> {
@@ -60,20 +53,19 @@ export interface OpFacts<K extends OpKind = OpKind> {
   readonly family: K extends LeafOp ? 'leaf' : Exclude<OpFamily, 'leaf'>;
   /** The output is a view of operand 0's storage (same bytes, new shape): no kernel, no copy. */
   readonly alias: K extends AliasOpKind ? true : false;
-  /** Only the e-graph's extraction creates it (autograd still has a VJP for it). */
+  /** Only the e-graph's extraction creates it, after differentiation (it has no VJP). */
   readonly fused: boolean;
-  readonly cost: CostClass;
   /** Operands holding labels or indices (empty for most ops). */
   readonly indexOperands: readonly IndexOperand<K>[];
 }
 
 const NONE: readonly never[] = [];
 type Family = Exclude<OpFamily, 'leaf'>;
-const leaf: OpFacts<LeafOp> = { family: 'leaf', alias: false, fused: false, cost: 'free', indexOperands: NONE };
-const un = (cost: CostClass): OpFacts<ComputeOp> => ({ family: 'unary', alias: false, fused: false, cost, indexOperands: NONE });
-const bin = (cost: CostClass): OpFacts<ComputeOp> => ({ family: 'binary', alias: false, fused: false, cost, indexOperands: NONE });
-const plain = (family: Family, cost: CostClass): OpFacts<ComputeOp> => ({ family, alias: false, fused: false, cost, indexOperands: NONE });
-const fusedOp = (family: Family, cost: CostClass): OpFacts<ComputeOp> => ({ family, alias: false, fused: true, cost, indexOperands: NONE });
+const leaf: OpFacts<LeafOp> = { family: 'leaf', alias: false, fused: false, indexOperands: NONE };
+const un: OpFacts<ComputeOp> = { family: 'unary', alias: false, fused: false, indexOperands: NONE };
+const bin: OpFacts<ComputeOp> = { family: 'binary', alias: false, fused: false, indexOperands: NONE };
+const plain = (family: Family): OpFacts<ComputeOp> => ({ family, alias: false, fused: false, indexOperands: NONE });
+const fusedOp = (family: Family): OpFacts<ComputeOp> => ({ family, alias: false, fused: true, indexOperands: NONE });
 const classes = (t: TensorType) => t.shape[t.shape.length - 1];
 
 /** Labels of a class loss: operand `operand`, bounded by the classes of logits/log-probabilities operand 0. */
@@ -91,77 +83,77 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   param: leaf,
   state: leaf,
   const: leaf,
-  neg: un('elementwise'),
-  abs: un('elementwise'),
-  exp: un('transcendental'),
-  log: un('transcendental'),
-  sqrt: un('transcendental'),
-  rsqrt: un('transcendental'),
-  recip: un('elementwise'),
-  square: un('elementwise'),
-  relu: un('elementwise'),
-  sigmoid: un('transcendental'),
-  tanh: un('transcendental'),
-  sin: un('transcendental'),
-  cos: un('transcendental'),
-  erf: un('transcendental'),
-  gelu: un('transcendental'),
-  geluTanh: un('transcendental'),
-  silu: un('transcendental'),
-  softplus: un('transcendental'),
-  add: bin('elementwise'),
-  sub: bin('elementwise'),
-  mul: bin('elementwise'),
-  div: bin('elementwise'),
-  max: bin('elementwise'),
-  min: bin('elementwise'),
-  pow: bin('transcendental'),
-  gt: bin('elementwise'),
-  ge: bin('elementwise'),
-  lt: bin('elementwise'),
-  le: bin('elementwise'),
-  eq: bin('elementwise'),
-  where: plain('elementwise', 'elementwise'),
-  cast: plain('elementwise', 'elementwise'),
-  sum: plain('reduce', 'reduction'),
-  mean: plain('reduce', 'reduction'),
-  reduceMax: plain('reduce', 'reduction'),
-  reduceMin: plain('reduce', 'reduction'),
-  argmax: plain('reduce', 'reduction'),
-  reshape: { family: 'layout', alias: true, fused: false, cost: 'free', indexOperands: NONE },
-  transpose: plain('layout', 'movement'),
-  expand: plain('layout', 'movement'),
-  slice: plain('indexing', 'movement'),
-  pad: plain('indexing', 'movement'),
-  concat: plain('indexing', 'movement'),
-  gather: { ...plain('indexing', 'movement'), indexOperands: indicesOf('gather') },
-  scatterAdd: { ...plain('indexing', 'reduction'), indexOperands: indicesOf('scatterAdd') },
+  neg: un,
+  abs: un,
+  exp: un,
+  log: un,
+  sqrt: un,
+  rsqrt: un,
+  recip: un,
+  square: un,
+  relu: un,
+  sigmoid: un,
+  tanh: un,
+  sin: un,
+  cos: un,
+  erf: un,
+  gelu: un,
+  geluTanh: un,
+  silu: un,
+  softplus: un,
+  add: bin,
+  sub: bin,
+  mul: bin,
+  div: bin,
+  max: bin,
+  min: bin,
+  pow: bin,
+  gt: bin,
+  ge: bin,
+  lt: bin,
+  le: bin,
+  eq: bin,
+  where: plain('elementwise'),
+  cast: plain('elementwise'),
+  sum: plain('reduce'),
+  mean: plain('reduce'),
+  reduceMax: plain('reduce'),
+  reduceMin: plain('reduce'),
+  argmax: plain('reduce'),
+  reshape: { family: 'layout', alias: true, fused: false, indexOperands: NONE },
+  transpose: plain('layout'),
+  expand: plain('layout'),
+  slice: plain('indexing'),
+  pad: plain('indexing'),
+  concat: plain('indexing'),
+  gather: { ...plain('indexing'), indexOperands: indicesOf('gather') },
+  scatterAdd: { ...plain('indexing'), indexOperands: indicesOf('scatterAdd') },
   // labels outside [0, classes) give a zero row by definition (ignore_index is built on it): not checked
-  oneHot: plain('indexing', 'movement'),
-  stopGradient: plain('layout', 'movement'),
-  matmul: plain('linalg', 'contraction'),
-  logSoftmax: plain('nn', 'reduction'),
-  logSoftmaxGrad: plain('nn', 'reduction'),
-  nll: { ...plain('nn', 'reduction'), indexOperands: labelsOf(1, 'nll') },
+  oneHot: plain('indexing'),
+  stopGradient: plain('layout'),
+  matmul: plain('linalg'),
+  logSoftmax: plain('nn'),
+  logSoftmaxGrad: plain('nn'),
+  nll: { ...plain('nn'), indexOperands: labelsOf(1, 'nll') },
   nllGrad: {
-    ...plain('nn', 'elementwise'),
+    ...plain('nn'),
     indexOperands: [{ operand: 0, role: 'label', bound: (a) => a.classes, describe: () => 'classes of nllGrad' }],
   },
-  attention: plain('nn', 'contraction'),
-  attentionGrad: plain('nn', 'contraction'),
-  rope: plain('nn', 'transcendental'),
-  dropout: plain('nn', 'elementwise'),
-  conv2d: plain('conv', 'contraction'),
-  conv2dGradInput: plain('conv', 'contraction'),
-  conv2dGradWeight: plain('conv', 'contraction'),
-  maxPool2d: plain('conv', 'window'),
-  maxPool2dGrad: plain('conv', 'window'),
-  avgPool2d: plain('conv', 'window'),
-  avgPool2dGrad: plain('conv', 'window'),
-  fusedMatmul: fusedOp('linalg', 'contraction'),
-  pointwise: fusedOp('elementwise', 'elementwise'),
-  softmaxCrossEntropy: { ...fusedOp('nn', 'reduction'), indexOperands: labelsOf(1, 'softmaxCrossEntropy') },
-  softmaxCrossEntropyGrad: { ...fusedOp('nn', 'reduction'), indexOperands: labelsOf(1, 'softmaxCrossEntropyGrad') },
+  attention: plain('nn'),
+  attentionGrad: plain('nn'),
+  rope: plain('nn'),
+  dropout: plain('nn'),
+  conv2d: plain('conv'),
+  conv2dGradInput: plain('conv'),
+  conv2dGradWeight: plain('conv'),
+  maxPool2d: plain('conv'),
+  maxPool2dGrad: plain('conv'),
+  avgPool2d: plain('conv'),
+  avgPool2dGrad: plain('conv'),
+  fusedMatmul: fusedOp('linalg'),
+  pointwise: fusedOp('elementwise'),
+  softmaxCrossEntropy: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropy') },
+  softmaxCrossEntropyGrad: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropyGrad') },
 };
 
 /** The facts of one op. */
@@ -175,7 +167,7 @@ export const OP_KINDS: readonly OpKind[] = Object.keys(OP_FACTS) as OpKind[];
 /** Leaves: ops with no inputs whose value comes from outside the computation. */
 export const LEAF_OPS: readonly OpKind[] = OP_KINDS.filter((op) => OP_FACTS[op].family === 'leaf');
 
-/** Ops produced only by fusion (the e-graph extracts them; autograd still has VJPs for them). */
+/** Ops produced only by fusion (the e-graph extracts them after differentiation: they have no VJP). */
 export const FUSED_OPS: readonly OpKind[] = OP_KINDS.filter((op) => OP_FACTS[op].fused);
 
 /** Ops whose output is a view of operand 0's storage (no kernel: the runtime aliases the buffer). */
@@ -193,7 +185,7 @@ export function isAliasOp(op: OpKind): boolean {
 
 /** Whether an op runs a kernel on a device (everything but leaves and aliases). */
 export function needsKernel(op: OpKind): boolean {
-  return OP_FACTS[op].cost !== 'free';
+  return OP_FACTS[op].family !== 'leaf' && !OP_FACTS[op].alias;
 }
 
 /** Whether an op is an elementwise op of one operand. */
