@@ -40,6 +40,13 @@ module.exports = {
       to: { path: 'node_modules/(webgpu|@webgpu)/' },
     },
     {
+      name: 'browser-safe-entries',
+      comment: 'package code bundles for browsers: node builtins only behind @neura/nn/node (nn/src/node*) and in tests',
+      severity: 'error',
+      from: { path: '^packages/[^/]+/src/', pathNot: ['^packages/nn/src/node(/|\\.ts$)', '\\.test\\.ts$'] },
+      to: { dependencyTypes: ['core'], dependencyTypesNot: ['type-only', 'type-import'] },
+    },
+    {
       name: 'packages-not-apps',
       severity: 'error',
       from: { path: '^packages/' },

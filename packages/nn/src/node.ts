@@ -1,0 +1,5 @@
+// @neura/nn/node: the Node-only part of @neura/nn (file IO through `node:` builtins). Everything here may
+// import `node:*`; nothing in the main entry (`src/index.ts`) may, so `@neura/nn` bundles for browsers.
+// Add a Node-only helper as a file under `src/node/` and name it in this list.
+
+export { loadMnist } from './node/loadMnist.js';
