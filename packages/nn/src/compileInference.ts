@@ -5,6 +5,7 @@
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
+import { graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileInference`. */
 export interface InferenceOptions {
@@ -19,8 +20,12 @@ export interface InferenceOptions {
 export interface InferenceSession {
   /** Runs the graph and reads back every output. */
   run(feeds: Record<string, FeedValue>): Promise<Record<string, TensorValue>>;
-  /** Overwrites parameters by name. */
+  /** Overwrites parameters by name, skipping names the graph does not have (see `loadStateDict` for a checked load). */
   load(params: Record<string, TensorValue>): void;
+  /** The graph's parameters and buffers by name. */
+  stateDict(): Promise<Record<string, TensorValue>>;
+  /** Overwrites parameters and buffers after checking names, shapes and dtypes; on any mismatch nothing is written. */
+  loadStateDict(values: Record<string, TensorValue>, opts?: LoadStateDictOptions): Promise<void>;
   readonly graph: Graph;
   readonly report?: OptimizeReport;
   readonly session: Session;
@@ -30,10 +35,11 @@ export interface InferenceSession {
 /** Optimizes and compiles a forward graph. */
 export async function compileInference(graph: Graph, opts: InferenceOptions): Promise<InferenceSession> {
   for (const [name, t] of Object.entries(opts.outputs)) graph.output(name, t);
+  const modelTypes = graphStateTypes(graph);
   let g = graph;
   let report: OptimizeReport | undefined;
   if (opts.optimize !== false) {
-    ({ graph: g, report } = optimize(graph));
+    ({ graph: g, report } = optimize(graph, { limits: opts.device.caps }));
   }
   const session = await compile(g, opts.device, { initialState: opts.initialState, label: 'inference' });
   const names = Object.keys(opts.outputs);
@@ -49,6 +55,7 @@ export async function compileInference(graph: Graph, opts: InferenceOptions): Pr
     load(values) {
       for (const [name, v] of Object.entries(values)) if (params.has(name)) session.writeState(name, v);
     },
+    ...sessionStateDict(graph, modelTypes, session, 'InferenceSession.loadStateDict', opts.initialState),
     dispose: () => session.dispose(),
   };
 }

@@ -1,12 +1,15 @@
 // compileTraining: forward graph + loss → the whole training step (forward, backward, optimizer update) as
 // one graph, optimized by the e-graph, compiled once for a device. The session then replays the step as one
 // GPU submission. Nothing here fuses: what runs is exactly what the e-graph's extraction chose.
+// The step is optimized once, after differentiation and the update (see egraph's optimize.ts), with the
+// device's limits, so the e-graph never picks a kernel `compile` would refuse.
 
 import { grad } from '@neura/autograd';
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import type { Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
+import { graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileTraining`. */
 export interface TrainingOptions {
@@ -34,6 +37,10 @@ export interface TrainingSession {
   readonly session: Session;
   /** Current values of all trainable parameters, by name. */
   readParams(): Promise<Record<string, TensorValue>>;
+  /** The model's parameters and buffers (not the optimizer's state), by name: feed it to an eval graph. */
+  stateDict(): Promise<Record<string, TensorValue>>;
+  /** Overwrites parameters and buffers after checking names, shapes and dtypes; on any mismatch nothing is written. */
+  loadStateDict(values: Record<string, TensorValue>, opts?: LoadStateDictOptions): Promise<void>;
   dispose(): void;
 }
 
@@ -42,6 +49,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
   const { loss, optimizer, device } = opts;
   if (loss.shape.length !== 0) throw new Error(`compileTraining: loss must be a scalar, got shape [${loss.shape.join(', ')}]`);
   graph.output('loss', loss);
+  const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
   const params = graph.leaves('param');
   if (params.length === 0) throw new Error('compileTraining: the graph has no parameters to train');
   const grads = grad(graph, loss, params);
@@ -50,7 +58,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
   let step = graph;
   let report: OptimizeReport | undefined;
   if (opts.optimize !== false) {
-    ({ graph: step, report } = optimize(graph)); // prints its report under NEURA_DEBUG
+    ({ graph: step, report } = optimize(graph, { limits: device.caps })); // the device's limits; prints its report under NEURA_DEBUG
   }
   const session = await compile(step, device, { initialState: opts.initialState, label: 'train-step' });
   const paramNames = params.map((p) => (p.attrs as { name: string }).name);
@@ -70,6 +78,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
       for (const n of paramNames) out[n] = await session.read(n);
       return out;
     },
+    ...sessionStateDict(graph, modelTypes, session, 'TrainingSession.loadStateDict', opts.initialState),
     dispose: () => session.dispose(),
   };
 }

@@ -7,10 +7,32 @@ export { compileTraining, type TrainingOptions, type TrainingSession } from './c
 export { type Batch, type BatchOptions, batches } from './data/batches.js';
 export { type IdxData, parseIdx } from './data/idx.js';
 export { type Mnist, type MnistSplit, mnistFromIdx } from './data/mnist.js';
-export { Linear, type LinearOptions, mlp } from './linear.js';
+export { GELU, Identity, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, Tanh } from './layers/activation.js';
+export { BatchNorm1d, BatchNorm2d, type BatchNormOptions } from './layers/batchNorm.js';
+export { ModuleList, Sequential } from './layers/containers.js';
+export { Conv2d, type Conv2dOptions, ConvTranspose2d, type ConvTranspose2dOptions, type Pair } from './layers/conv.js';
+export { Flatten, Unflatten } from './layers/flatten.js';
+export { GroupNorm } from './layers/groupNorm.js';
+export { Linear, type LinearOptions, mlp } from './layers/linear.js';
+export { AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, type PoolOptions } from './layers/pool.js';
 export { argmaxRow, countCorrect } from './metrics.js';
-export { Flatten, type Module, paramName, ReLU, Sequential } from './module.js';
+export { kaimingUniform, type LeafSpec, leafInit, Module, paramName } from './module.js';
 export { type Progress, ProgressBar } from './progressBar.js';
+export { checkStateDict, graphStateTypes, type LoadStateDictOptions, type StateEntryType, StateDictError } from './stateDict.js';
 export { constantLr, cosineLr, type Schedule } from './schedule.js';
 export { type FitOptions, type FitResult, Trainer } from './trainer.js';
 export { buildGptStep, causalMask, type GptConfig, type GptForward, gptForward } from './models/gpt.js';
+export {
+  type Checkpoint,
+  CHECKPOINT_FORMAT,
+  type CheckpointInfo,
+  CheckpointMismatchError,
+  type CheckpointTarget,
+  encodeCheckpoint,
+  readCheckpoint,
+  restoreCheckpoint,
+  saveCheckpoint,
+} from './checkpoint/checkpoint.js';
+export { decodeSafetensors, encodeSafetensors, MAX_HEADER_BYTES, SafetensorsError, type SafetensorsDType, type SafetensorsFile } from './checkpoint/safetensors.js';
+export { type ExpectedTensor, importTorchStateDict, TorchImportError, type TorchImportOptions } from './checkpoint/torchImport.js';
+export { Rng } from './rng.js';

@@ -21,6 +21,26 @@ export interface CreateDeviceOptions {
   readonly onError?: (error: GpuValidationError | DeviceLostError) => void;
   /** A label for the device. */
   readonly label?: string;
+  /**
+   * Extra Dawn options for `create()` in Node (default: `NEURA_DAWN_OPTIONS`, comma-separated), e.g.
+   * `disable-dawn-features=timestamp_quantization` for exact profiler timestamps.
+   */
+  readonly dawnOptions?: readonly string[];
+  /**
+   * Caps no higher than these: `caps` (what kernels and the optimizer plan for) become the smaller of the
+   * device's and these, to plan as for a smaller device (e.g. a phone's `maxStorageBuffersPerShaderStage`).
+   */
+  readonly limitCaps?: Partial<Record<NumericCap, number>>;
+}
+
+/** The numeric fields of `DeviceCaps`. */
+export type NumericCap = Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16'>;
+
+/** `caps` lowered to `limit` where `limit` is smaller (never raised). */
+function lowerCaps(caps: DeviceCaps, limit: Partial<Record<NumericCap, number>> = {}): DeviceCaps {
+  const out: Record<string, number | boolean> = { ...caps };
+  for (const [k, v] of Object.entries(limit)) if (typeof v === 'number' && v < (caps[k as NumericCap] as number)) out[k] = v;
+  return out as unknown as DeviceCaps;
 }
 
 /** What the adapter says about itself, plus the backend we asked for and whether it is a software renderer. */
@@ -155,11 +175,11 @@ interface Found {
  */
 const KEEP_ALIVE = new Set<object>();
 
-async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPreference): Promise<Found> {
+async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPreference, extra: readonly string[] = []): Promise<Found> {
   const dawn = await loadDawn();
   const tried: string[] = [];
   const vulkan = async (as: 'vulkan' | 'swiftshader'): Promise<Found | undefined> => {
-    const gpu = dawn.create(['backend=vulkan']);
+    const gpu = dawn.create(['backend=vulkan', ...extra]);
     const adapter = await gpu.requestAdapter(powerPreference ? { powerPreference } : {});
     if (!adapter) {
       tried.push(`${as}: no adapter`);
@@ -173,7 +193,7 @@ async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPref
     // Mesa's EGL needs a platform without a display server (PLATFORM.md: EGL_PLATFORM=surfaceless); it reads
     // the variable when the backend initialises, so it must be set before `create`.
     process.env.EGL_PLATFORM ??= 'surfaceless';
-    const gpu = dawn.create(['backend=opengles']);
+    const gpu = dawn.create(['backend=opengles', ...extra]);
     // The GLES backend only offers compatibility-mode adapters (PLATFORM.md).
     const adapter = await gpu.requestAdapter({ featureLevel: 'compatibility' } as GPURequestAdapterOptions);
     if (!adapter) {
@@ -221,7 +241,7 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
 
   let found: Found;
   if (opts.gpu) found = await browserAdapter(opts.gpu, opts.powerPreference);
-  else if (isNode()) found = await nodeAdapter(choice, opts.powerPreference);
+  else if (isNode()) found = await nodeAdapter(choice, opts.powerPreference, opts.dawnOptions ?? (process.env.NEURA_DAWN_OPTIONS?.split(',').filter(Boolean) ?? []));
   else if (typeof navigator !== 'undefined' && navigator.gpu) found = await browserAdapter(navigator.gpu, opts.powerPreference);
   else throw new Error('createDevice: WebGPU is not available (no navigator.gpu, and not running in Node)');
 
@@ -255,7 +275,7 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
   const short = (info.device || info.architecture || info.description || info.vendor || 'unknown').split(/[\s-]/)[0];
   return {
     gpu,
-    caps: capsOf(gpu),
+    caps: lowerCaps(capsOf(gpu), opts.limitCaps),
     adapterInfo: info,
     name: `${short} (${info.backend}, ${kind})`,
     features: new Set([...gpu.features] as string[]),

@@ -2,7 +2,7 @@
 // step, AdamW, the whole step compiled once and replayed; timed like the MLP workloads.
 
 import { Graph } from '@neura/ir';
-import { causalMask, compileTraining, type GptConfig, gptForward } from '@neura/nn';
+import { causalMask, compileTraining, type GptConfig, gptForward, type TrainingSession } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
 import type { Timing } from '../timing.js';
@@ -20,12 +20,11 @@ export const GPT_WORKLOADS: GptWorkload[] = [
   { name: 'gpt-6x384-ctx256-b64-adamw', config: { layers: 6, heads: 6, width: 384, context: 256, batch: 64, vocab: 65, attention: 'op' } },
 ];
 
-/** Builds, compiles and times one GPT training step. */
-export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { steps: number; warmup: number }): Promise<StepFigures & { synced: Timing; compileMs: number }> {
+/** Builds and compiles one GPT training step, with the feeds of every step. */
+export async function buildGpt(w: GptWorkload, device: NeuraDevice): Promise<{ train: TrainingSession; feeds: Record<string, Int32Array | Float32Array> }> {
   const c = w.config;
   const g = new Graph();
   const { loss } = gptForward(g, c);
-  const t0 = performance.now();
   const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device });
   const n = c.batch * c.context;
   const feeds: Record<string, Int32Array | Float32Array> = {
@@ -33,6 +32,13 @@ export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { ste
     targets: Int32Array.from({ length: n }, (_, i) => (i * 17 + 3) % c.vocab),
   };
   if (c.attention !== 'op') feeds.mask = Float32Array.from(causalMask(c.context).data); // the op masks itself
+  return { train, feeds };
+}
+
+/** Builds, compiles and times one GPT training step. */
+export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { steps: number; warmup: number }): Promise<StepFigures & { synced: Timing; compileMs: number }> {
+  const t0 = performance.now();
+  const { train, feeds } = await buildGpt(w, device);
   await train.step(feeds, { readLoss: true });
   const compileMs = performance.now() - t0;
   const synced = await timeSyncedSteps(train, feeds, iters);

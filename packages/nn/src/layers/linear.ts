@@ -1,0 +1,50 @@
+// A fully connected layer y = x·W + b with W stored [in, out] (so the forward matmul needs no transpose;
+// PyTorch stores [out, in]: transpose when importing). Initialisation is PyTorch's nn.Linear default:
+// kaiming_uniform(a=√5) for the weight and U(±1/√in) for the bias, i.e. both U(±1/√in).
+
+import { GraphError, type Graph, type Tensor } from '@neura/ir';
+import { kaimingUniform, Module } from '../module.js';
+import { ReLU } from './activation.js';
+import { Sequential } from './containers.js';
+
+/** Options of a linear layer. */
+export interface LinearOptions {
+  /** Add a bias (default true). */
+  bias?: boolean;
+  /** Seed offset for the initialiser (default 0; each leaf also hashes its full name into its seed). */
+  seed?: number;
+}
+
+/** Fully connected layer: `x [..., in] → [..., out]`; leaves `weight [in, out]`, `bias [out]`. */
+export class Linear extends Module {
+  constructor(
+    readonly inFeatures: number,
+    readonly outFeatures: number,
+    readonly options: LinearOptions = {},
+  ) {
+    super();
+    const init = kaimingUniform(inFeatures, options.seed ?? 0);
+    this.registerParameter('weight', [inFeatures, outFeatures], init);
+    if (options.bias !== false) this.registerParameter('bias', [outFeatures], init);
+  }
+
+  forward(g: Graph, x: Tensor, prefix?: string): Tensor {
+    if (x.shape[x.shape.length - 1] !== this.inFeatures)
+      throw new GraphError(
+        `Linear(${this.inFeatures}, ${this.outFeatures}) '${prefix ?? ''}': input has ${x.shape[x.shape.length - 1]} features, expected ${this.inFeatures} (input shape [${x.shape.join(', ')}])`,
+        'Linear',
+      );
+    const y = g.matmul(x, this.param(g, prefix, 'weight'));
+    return this.options.bias === false ? y : g.add(y, this.param(g, prefix, 'bias'));
+  }
+}
+
+/** A multi-layer perceptron: Linear + ReLU between every pair of sizes, no activation after the last. */
+export function mlp(sizes: readonly number[], options: LinearOptions = {}): Sequential {
+  const layers: Module[] = [];
+  for (let i = 0; i + 1 < sizes.length; i++) {
+    layers.push(new Linear(sizes[i], sizes[i + 1], options));
+    if (i + 2 < sizes.length) layers.push(new ReLU());
+  }
+  return new Sequential(...layers);
+}
