@@ -4,6 +4,7 @@
 import type { Graph, Node } from '@neura/ir';
 import type { NeuraDevice } from './device.js';
 import type { MemoryReport } from './memoryPlan.js';
+import type { KernelInfo } from './stepProfile.js';
 
 /** A graph input as the session feeds it. */
 export interface InputSlot {
@@ -28,6 +29,8 @@ export interface RecordedDispatch {
   readonly pipeline: GPUComputePipeline;
   readonly bindGroup: GPUBindGroup;
   readonly grid: readonly [number, number, number];
+  /** The kernel (graph node) it belongs to; shared by the dispatches of one node (for profiles). */
+  readonly kernel?: KernelInfo;
 }
 
 /** One buffer copy of the step. */

@@ -4,7 +4,7 @@
 
 export { type CompileOptions, compile } from './compile.js';
 export type { CompiledStep, InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
-export { type AdapterChoice, type AdapterInfo, type CreateDeviceOptions, createDevice, type NeuraDevice } from './device.js';
+export { type AdapterChoice, type AdapterInfo, type CreateDeviceOptions, createDevice, type NeuraDevice, type NumericCap } from './device.js';
 export { DeviceLostError, GpuValidationError, InputError, KernelCompileError, type WgslDiagnostic } from './errors.js';
 export type { FeedValue } from './feeds.js';
 export {
@@ -16,5 +16,19 @@ export {
   type TensorLifetime,
 } from './memoryPlan.js';
 export { type CachedPipeline, PipelineCache, type PipelineRequest } from './pipelineCache.js';
+export { checkProfilable, DispatchTimer, ProfilerError, StepProfile } from './profiler.js';
 export { Session, type StepOptions, type StepResult } from './session.js';
+export {
+  chromeTrace,
+  type DispatchTiming,
+  fusedOpsOf,
+  type KernelInfo,
+  kernelClassOf,
+  kernelInfoOf,
+  type KernelRow,
+  profileTable,
+  type RooflineCeilings,
+  type StepProfileSummary,
+  summarizeProfile,
+} from './stepProfile.js';
 export { planUpdates, type StateCopy, type StateWrite, type UpdatePlan } from './updatePlan.js';

@@ -8,6 +8,7 @@ import type { TensorValue } from '@neura/ir';
 import type { CompiledStep, NamedTensor, SessionStats } from './compiledStep.js';
 import { GpuValidationError, InputError } from './errors.js';
 import { checkLabels, type FeedValue, fmtType, toDeviceData } from './feeds.js';
+import { DispatchTimer, checkProfilable, profileRequestFromEnv, StepProfile, writeProfileFiles } from './profiler.js';
 import { ReadbackRing } from './readbackRing.js';
 
 /** Options of one step. */
@@ -35,6 +36,8 @@ export class Session {
   private tail: Promise<unknown> = Promise.resolve();
   private steps = 0;
   private disposed = false;
+  /** NEURA_PROFILE: which step to profile and where to write its trace. */
+  private readonly envProfile = profileRequestFromEnv();
 
   /** @internal Use `compile`. */
   constructor(compiled: CompiledStep) {
@@ -59,7 +62,41 @@ export class Session {
 
   /** Runs one step: checks and writes `feeds`, one pass of all dispatches, one submit. */
   step(feeds: Readonly<Record<string, FeedValue>>, opts: StepOptions = {}): Promise<StepResult> {
+    const env = this.envProfile;
+    if (env && this.steps === env.step) {
+      // NEURA_PROFILE: this step runs in profile mode and writes its trace (and table) once done
+      return this.serial(async () => {
+        const timer = new DispatchTimer(this.c.device, this.c.dispatches.length, this.c.label);
+        let r: StepResult;
+        try {
+          r = await this.runStep(feeds, opts, timer);
+        } catch (e) {
+          timer.destroy();
+          throw e;
+        }
+        await writeProfileFiles(new StepProfile(await timer.read(), this.c.label), env.path);
+        return r;
+      });
+    }
     return this.serial(() => this.runStep(feeds, opts));
+  }
+
+  /**
+   * Runs one step (updates included, exactly as `step`) with GPU timestamps per dispatch, one compute pass each;
+   * returns its profile (per-kernel table, Chrome trace). Needs the `timestamp-query` feature (ProfilerError).
+   */
+  profile(feeds: Readonly<Record<string, FeedValue>>): Promise<StepProfile> {
+    return this.serial(async () => {
+      checkProfilable(this.c.device);
+      const timer = new DispatchTimer(this.c.device, this.c.dispatches.length, this.c.label);
+      try {
+        await this.runStep(feeds, {}, timer);
+      } catch (e) {
+        timer.destroy();
+        throw e;
+      }
+      return new StepProfile(await timer.read(), this.c.label);
+    });
   }
 
   /** Reads an output, param or state tensor by name (after every step queued before this call). */
@@ -147,7 +184,7 @@ export class Session {
     });
   }
 
-  private async runStep(feeds: Readonly<Record<string, FeedValue>>, opts: StepOptions): Promise<StepResult> {
+  private async runStep(feeds: Readonly<Record<string, FeedValue>>, opts: StepOptions, timer?: DispatchTimer): Promise<StepResult> {
     const { device, inputs, dispatches, preCopies, postCopies, label } = this.c;
     const gpu = device.gpu;
     const data = this.checkFeeds(feeds);
@@ -166,13 +203,16 @@ export class Session {
     });
     const enc = gpu.createCommandEncoder({ label: `${label}.step` });
     for (const c of preCopies) enc.copyBufferToBuffer(c.src, 0, c.dst, 0, c.bytes);
-    const pass = enc.beginComputePass({ label: `${label}.pass` });
-    for (const d of dispatches) {
-      pass.setPipeline(d.pipeline);
-      pass.setBindGroup(0, d.bindGroup);
-      pass.dispatchWorkgroups(d.grid[0], d.grid[1], d.grid[2]);
+    if (timer) timer.encode(enc, dispatches, label);
+    else {
+      const pass = enc.beginComputePass({ label: `${label}.pass` });
+      for (const d of dispatches) {
+        pass.setPipeline(d.pipeline);
+        pass.setBindGroup(0, d.bindGroup);
+        pass.dispatchWorkgroups(d.grid[0], d.grid[1], d.grid[2]);
+      }
+      pass.end();
     }
-    pass.end();
     // readback copies come before the state copies: an output that is a state's old value stays old
     const names = [...readNames, ...fetchNames];
     names.forEach((n, k) => {

@@ -1,7 +1,7 @@
 // The GPT training-step workloads (the same shapes as python/reference.py's): token ids and targets fed each
 // step, AdamW, the whole step compiled once and replayed; timed like the MLP workloads.
 
-import { causalMask, compileTraining, GPT, type GptConfig } from '@neura/nn';
+import { causalMask, compileTraining, GPT, type GptConfig, type TrainingSession } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
 import type { Timing } from '../timing.js';
@@ -19,11 +19,10 @@ export const GPT_WORKLOADS: GptWorkload[] = [
   { name: 'gpt-6x384-ctx256-b64-adamw', config: { layers: 6, heads: 6, width: 384, context: 256, batch: 64, vocab: 65, attention: 'op' } },
 ];
 
-/** Builds, compiles and times one GPT training step. */
-export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { steps: number; warmup: number }): Promise<StepFigures & { synced: Timing; compileMs: number }> {
+/** Builds and compiles one GPT training step, with the feeds of every step. */
+export async function buildGpt(w: GptWorkload, device: NeuraDevice): Promise<{ train: TrainingSession; feeds: Record<string, Int32Array | Float32Array> }> {
   const c = w.config;
   const { graph: g, loss } = new GPT(c).trainingGraph(c.batch);
-  const t0 = performance.now();
   const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device });
   const n = c.batch * c.context;
   const feeds: Record<string, Int32Array | Float32Array> = {
@@ -31,6 +30,13 @@ export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { ste
     targets: Int32Array.from({ length: n }, (_, i) => (i * 17 + 3) % c.vocab),
   };
   if (c.attention !== 'op') feeds.mask = Float32Array.from(causalMask(c.context).data); // the op masks itself
+  return { train, feeds };
+}
+
+/** Builds, compiles and times one GPT training step. */
+export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { steps: number; warmup: number }): Promise<StepFigures & { synced: Timing; compileMs: number }> {
+  const t0 = performance.now();
+  const { train, feeds } = await buildGpt(w, device);
   await train.step(feeds, { readLoss: true });
   const compileMs = performance.now() - t0;
   const synced = await timeSyncedSteps(train, feeds, iters);

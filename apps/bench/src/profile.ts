@@ -1,0 +1,45 @@
+// `--profile device` entry for the profiler (bundled to .devkit/profile.mjs): measures the DRAM bandwidth, then
+// profiles one training step of each GPT workload (GPU timestamps per dispatch) and writes, per workload, the
+// per-kernel roofline table (<name>-profile.md) and the Chrome/Perfetto trace (<name>-trace.json) into --out-dir.
+// The synced step time (one pass, no timestamps) is measured beside it, so the table's share of GPU time can be
+// read against the real step.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createDevice, type RooflineCeilings } from '@neura/runtime-webgpu';
+import { measureBandwidth } from './bandwidth.js';
+import { timeSyncedSteps } from './workloads/stepFigures.js';
+import { buildGpt, GPT_WORKLOADS } from './workloads/gpt.js';
+
+/** H200 fp32 peak without tensor cores (datasheet, H200.md); the bandwidth is measured. */
+const PEAK_FP32 = 67e12;
+
+const { values: args } = parseArgs({ options: { 'out-dir': { type: 'string', default: '.' }, only: { type: 'string' }, top: { type: 'string', default: '45' } } });
+const outDir = args['out-dir'] as string;
+mkdirSync(outDir, { recursive: true });
+const log = (s: string) => console.error(`[profile] ${s}`);
+const dev = await createDevice({ dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
+log(`adapter ${dev.name}; features ${[...dev.features].join(', ')}`);
+const bw = await measureBandwidth(dev);
+log(`copy bandwidth ${(bw.bytesPerSecond / 1e9).toFixed(0)} GB/s (${bw.medianMs.toFixed(3)} ms for ${bw.bytes / 2 ** 20} MiB)`);
+const ceilings: RooflineCeilings = { flopsPerSecond: PEAK_FP32, bytesPerSecond: bw.bytesPerSecond };
+const summary: Record<string, unknown> = { adapter: dev.adapterInfo, bandwidth: bw, peakFp32: PEAK_FP32 };
+
+for (const w of GPT_WORKLOADS) {
+  if (args.only && !args.only.split(',').some((o) => w.name.startsWith(o))) continue;
+  const { train, feeds } = await buildGpt(w, dev);
+  const synced = await timeSyncedSteps(train, feeds, { steps: 20, warmup: 3 });
+  const profile = await train.session.profile(feeds);
+  const s = profile.summary(ceilings);
+  const table = profile.table({ top: Number(args.top), ceilings });
+  const head = `# ${w.name}: per-kernel profile (${dev.name}, ${new Date().toISOString().slice(0, 10)})\n\nSynced step (one pass, no timestamps): median ${synced.medianMs.toFixed(3)} ms over ${synced.samples} steps; ${train.stats.dispatchesPerStep} dispatches; timestamps ${profile.quantized ? 'QUANTIZED (Dawn timestamp_quantization)' : 'exact'}.\n\n`;
+  writeFileSync(`${outDir}/${w.name}-profile.md`, `${head}${table}\n`);
+  writeFileSync(`${outDir}/${w.name}-trace.json`, JSON.stringify(profile.trace()));
+  log(`${w.name}: synced ${synced.medianMs.toFixed(3)} ms, GPU ${s.gpuMs.toFixed(3)} ms over ${s.dispatches} dispatches`);
+  console.log(`\n## ${w.name}\n${head}${profile.table({ top: 25, ceilings })}`);
+  summary[w.name] = { syncedMs: synced.medianMs, gpuMs: s.gpuMs, spanMs: s.spanMs, dispatches: s.dispatches, rows: s.rows.map((r) => ({ ...r, kernel: r.kernel && { ...r.kernel } })) };
+  train.dispose();
+}
+writeFileSync(`${outDir}/profile-summary.json`, JSON.stringify(summary));
+dev.destroy();
+process.exit(0);
