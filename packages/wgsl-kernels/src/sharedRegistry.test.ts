@@ -11,7 +11,7 @@ const freshCopy = async (): Promise<RegistryModule> => {
   vi.resetModules();
   return (await import('./registry.js')) as RegistryModule;
 };
-const mine: KernelGenerator = () => ({ dispatches: [], scratch: [7] }); // scratch [7] marks this plan
+const mine: KernelGenerator = () => ({ dispatches: [], scratch: [7] });
 
 describe('the kernel registry across two copies of the package', () => {
   afterEach(() => vi.resetModules());
