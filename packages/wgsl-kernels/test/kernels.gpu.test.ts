@@ -359,6 +359,22 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         }
     });
 
+    // D and Dv multiples of 4: the flash kernels (several key/query tiles, ragged last tiles, Tq ≠ Tk)
+    const flashShapes: [number[], number, number, number, number][] = [[[2], 5, 7, 4, 8], [[2, 3], 9, 9, 8, 8], [[1], 70, 66, 12, 4], [[3], 4, 1, 4, 4], [[1], 130, 130, 16, 16]];
+    it.each([[false], [true]])('flash attention matches the interpreter (causal=%s)', async (causal) => {
+      const caps = await getCaps();
+      for (const [lead, tq, tk, d, dv] of flashShapes)
+        await check('attention', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, dv] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
+    });
+
+    it.each([['q'], ['k'], ['v']] as const)('flash attentionGrad wrt %s matches the interpreter, causal and not', async (wrt) => {
+      const caps = await getCaps();
+      if (caps.maxStorageBuffersPerShaderStage < 6) return; // the simple kernels' test above checks the refusal
+      for (const causal of [false, true])
+        for (const [lead, tq, tk, d, dv] of flashShapes)
+          await check('attentionGrad', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, dv] }, { shape: [...lead, tq, dv] }], { causal, scale: 0.5, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
+    });
+
     it('rope rotates half-split pairs, and its inverse', async () => {
       const caps = await getCaps();
       await check('rope', [{ shape: [2, 7, 8] }], { base: 10000, inverse: false }, caps, { rtol: 1e-4, atol: 1e-4 });
