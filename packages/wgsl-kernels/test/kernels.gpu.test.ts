@@ -28,6 +28,7 @@ import {
   type KernelPlan,
   type KernelSpec,
   MATMUL_CONFIGS,
+  chooseSplitK,
   matmulConfigFits,
   matmulPlanWith,
 } from '@neura/wgsl-kernels';
@@ -219,6 +220,16 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       for (const [m, n, k] of [[1, 10, 3], [3, 70, 129], [32, 40, 200], [6, 5, 1]] as [number, number, number][]) {
         await check('matmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }], { transA, transB }, caps, { rtol: 1e-4, atol: 1e-4 });
         await check('fusedMatmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }, { shape: [m, 1] }], { transA, transB, bias: true, activation: 'relu' }, caps, { rtol: 1e-4, atol: 1e-4 });
+      }
+    });
+
+    it.each([[false, false], [true, false], [false, true], [true, true]])('split-K for a long K over few tiles, with a bias and relu epilogue (transA=%s transB=%s)', async (transA, transB) => {
+      const caps = await getCaps();
+      for (const [m, n, k] of [[96, 40, 2100], [72, 9, 2048]] as [number, number, number][]) {
+        const split = chooseSplitK(m, n, k, 1, caps);
+        expect(split?.splits).toBeGreaterThan(1);
+        await check('matmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }], { transA, transB }, caps, { rtol: 1e-4, atol: 1e-4 });
+        await check('fusedMatmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }, { shape: [n] }], { transA, transB, bias: true, activation: 'relu' }, caps, { rtol: 1e-4, atol: 1e-4 });
       }
     });
 
