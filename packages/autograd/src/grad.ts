@@ -23,11 +23,8 @@ const describe = (n: Node) => {
   return `${n.op}${typeof name === 'string' ? ` '${name}'` : ''} %${n.id} ${fmtShape(n.shape)}:${n.dtype}`;
 };
 
-/**
- * The engine: cotangents of every node on a path from `wrt` to `root`, seeded with `seed` at `root`.
- * With `wrtAreLeaves`, the VJPs of `wrt` nodes are not run (paths stop at them; used for sub-graphs).
- */
-function backprop(graph: Graph, root: Tensor, seed: Tensor, wrt: readonly Tensor[], wrtAreLeaves: boolean): Map<NodeId, Tensor> {
+/** The engine: cotangents of every node on a path from `wrt` to `root`, seeded with `seed` at `root`. */
+function backprop(graph: Graph, root: Tensor, seed: Tensor, wrt: readonly Tensor[]): Map<NodeId, Tensor> {
   const wrtIds = new Set(wrt.map((t) => t.id));
   // forward sweep: a node is active when it is f32 and is, or depends on, something in `wrt`
   const active = new Uint8Array(root.id + 1);
@@ -42,7 +39,6 @@ function backprop(graph: Graph, root: Tensor, seed: Tensor, wrt: readonly Tensor
   if (!active[root.id]) return totals;
   pending.set(root.id, [seed]);
   const lowest = Math.min(...wrtIds);
-  const sub = (r: Tensor, s: Tensor, w: readonly Tensor[]) => backprop(graph, r, s, w, true);
   for (let id = root.id; id >= lowest; id--) {
     const parts = pending.get(id);
     if (!parts) continue;
@@ -50,14 +46,13 @@ function backprop(graph: Graph, root: Tensor, seed: Tensor, wrt: readonly Tensor
     const total = parts.reduce((acc, p) => graph.add(acc, p));
     totals.set(id, total);
     const node = graph.nodes[id];
-    if (wrtAreLeaves && wrtIds.has(id)) continue;
     const needs = node.inputs.map((i) => active[i] === 1);
     if (!needs.some(Boolean)) continue;
     const entry = VJPS[node.op];
     if (entry.kind === 'leaf' || entry.kind === 'noGradient') continue;
     if (entry.kind === 'notDifferentiable')
       throw new GraphError(`autograd: ${node.op} is not differentiable: ${entry.why}`, node.op, node.site);
-    const ctx: VjpContext<OpKind> = { graph, node, inputs: node.inputs.map((i) => graph.nodes[i]), g: total, needs, backprop: sub };
+    const ctx: VjpContext<OpKind> = { graph, node, inputs: node.inputs.map((i) => graph.nodes[i]), g: total, needs };
     const grads = (entry.fn as VjpFn<OpKind>)(ctx);
     node.inputs.forEach((inputId, k) => {
       const gk = grads[k];
@@ -96,7 +91,7 @@ export function grad(graph: Graph, loss: Tensor, wrt: readonly Tensor[], opts: G
   } else if (!sameShape(seed.shape, loss.shape) || seed.dtype !== 'f32') {
     throw new GraphError(`grad: the seed ${describe(seed)} must be f32 of the loss's shape ${fmtShape(loss.shape)}`, seed.op, seed.site);
   }
-  const totals = wrt.length ? backprop(graph, loss, seed, wrt, false) : new Map<NodeId, Tensor>();
+  const totals = wrt.length ? backprop(graph, loss, seed, wrt) : new Map<NodeId, Tensor>();
   return wrt.map((t) => {
     const gt = totals.get(t.id);
     if (gt) return gt;

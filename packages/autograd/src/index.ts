@@ -3,6 +3,5 @@
 
 export { grad, gradByName, type GradOptions } from './grad.js';
 export { checkGradients, type GradCheckOptions, type GradCheckReport, type LeafGradCheck } from './gradcheck.js';
-export { lowerPwExpr } from './lowerPointwise.js';
 export { sumToShape } from './sumToShape.js';
 export { type Vjp, type VjpContext, type VjpFn, VJPS } from './vjp.js';

@@ -1,10 +1,9 @@
 // The VJP table: for every ir op, how an upstream gradient `g` (shaped like the op's output) becomes
 // gradients of its operands. Rules build only existing ir ops, never a transpose for matmul (flags instead),
-// and never a fused op except the backward ops ir defines for fused forward ops. Every returned gradient
+// and never a fused op (fused ops are made after differentiation and have no VJP). Every returned gradient
 // has exactly its operand's shape (broadcasts are summed away with `sumToShape`); the engine checks this.
 
-import { GELU_TANH_K, type Graph, type Node, type NodeId, type OpAttrs, type OpKind, type Tensor } from '@neura/ir';
-import { lowerPwExpr } from './lowerPointwise.js';
+import { GELU_TANH_K, type Graph, type Node, type OpKind, type Tensor } from '@neura/ir';
 import { sumToShape } from './sumToShape.js';
 
 /** What a VJP rule sees: the forward node, its operands, the upstream gradient and which operands need one. */
@@ -18,8 +17,6 @@ export interface VjpContext<K extends OpKind> {
   readonly g: Tensor;
   /** Whether operand i needs a gradient (f32 and depending on something differentiated); rules may skip others. */
   readonly needs: readonly boolean[];
-  /** Reverse mode over a sub-graph, with `wrt` treated as leaves (for ops lowered to primitives). */
-  readonly backprop: (root: Tensor, seed: Tensor, wrt: readonly Tensor[]) => ReadonlyMap<NodeId, Tensor>;
 }
 
 /** A rule: one gradient (or `undefined` for none) per operand. */
@@ -99,6 +96,7 @@ function matmulGrads(G: Graph, g: Tensor, a: Tensor, b: Tensor, transA: boolean,
 
 const comparison = noGradient('comparisons produce a bool mask, which carries no gradient');
 const secondOrder = notDifferentiable('it is a backward op, and second-order gradients are not supported');
+const fusedOnly = notDifferentiable('it is a fused op made by the optimizer after differentiation: differentiate the primitives, then optimize');
 
 /** The VJP of every op (exhaustive: a new op in ir fails to compile until it has an entry). */
 export const VJPS: { [K in OpKind]: Vjp<K> } = {
@@ -249,7 +247,16 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
     needs[0] ? G.node('conv2dGradInput', [g, w], { ...node.attrs, inputSize: [x.shape[2], x.shape[3]] }) : undefined,
     needs[1] ? G.node('conv2dGradWeight', [x, g], { ...node.attrs, kernelSize: [w.shape[2], w.shape[3]] }) : undefined,
   ]),
-  conv2dGradInput: secondOrder,
+  // conv2dGradInput is conv2d's adjoint in x (a transposed convolution, e.g. ConvTranspose2d): ⟨g, convᵀ(dy, w)⟩ =
+  // ⟨conv(g, w), dy⟩, so d/d(dy) = conv(g, w) and d/dw = conv2dGradWeight(g, dy)
+  conv2dGradInput: rule(({ graph: G, g, inputs: [dy, w], node, needs }) => {
+    const { stride, padding, dilation, groups } = node.attrs;
+    const conv = { stride, padding, dilation, groups };
+    return [
+      needs[0] ? G.node('conv2d', [g, w], conv) : undefined,
+      needs[1] ? G.node('conv2dGradWeight', [g, dy], { ...conv, kernelSize: [w.shape[2], w.shape[3]] }) : undefined,
+    ];
+  }),
   conv2dGradWeight: secondOrder,
   maxPool2d: rule(({ graph: G, g, inputs: [x], node }) => [G.node('maxPool2dGrad', [x, g], node.attrs)]),
   maxPool2dGrad: secondOrder,
@@ -259,28 +266,10 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   rope: rule(({ graph: G, g, node }) => [G.node('rope', [g], { ...node.attrs, inverse: !node.attrs.inverse })]),
   // the mask depends only on (seed, offset, index): the gradient is dropout of g with the same mask
   dropout: rule(({ graph: G, g, inputs, node }) => [G.node('dropout', inputs.length === 2 ? [g, inputs[1]] : [g], node.attrs), undefined]),
-  fusedMatmul: rule(({ graph: G, g, inputs, node, needs }) => {
-    const { transA, transB, bias, activation } = node.attrs as OpAttrs['fusedMatmul'];
-    const gz = activation === 'relu' ? G.mul(g, f32(G, G.gt(node, 0))) : g; // relu(z) > 0 exactly where z > 0
-    const [da, db] = matmulGrads(G, gz, inputs[0], inputs[1], transA, transB, needs);
-    return bias ? [da, db, needs[2] ? sumToShape(G, gz, inputs[2].shape) : undefined] : [da, db];
-  }),
-  // symbolic differentiation: lower the expression to primitives and run reverse mode over them
-  pointwise: rule(({ graph: G, g, inputs, node, needs, backprop }) => {
-    const e = lowerPwExpr(G, (node.attrs as OpAttrs['pointwise']).expr, inputs);
-    if (typeof e === 'number' || e.dtype !== 'f32') return inputs.map(() => undefined);
-    const wrt = inputs.filter((_, i) => needs[i]);
-    const grads = backprop(e, sumToShape(G, g, e.shape), wrt);
-    const seen = new Set<NodeId>();
-    return inputs.map((x, i) => {
-      if (!needs[i] || seen.has(x.id)) return undefined; // an operand repeated in `inputs` gets its gradient once
-      seen.add(x.id);
-      return grads.get(x.id);
-    });
-  }),
-  softmaxCrossEntropy: rule(({ graph: G, g, inputs: [logits, labels], node }) => [
-    G.node('softmaxCrossEntropyGrad', [logits, labels, g], { reduction: node.attrs.reduction }),
-    undefined,
-  ]),
+  // fused ops exist only after `optimize`, which runs once on the whole step after differentiation (see the
+  // egraph README, "One optimization, after grad"): nothing differentiates them, so they keep no VJP
+  fusedMatmul: fusedOnly,
+  pointwise: fusedOnly,
+  softmaxCrossEntropy: fusedOnly,
   softmaxCrossEntropyGrad: secondOrder,
 };

@@ -46,15 +46,4 @@ describe('batched matmul', () => {
     expect(() => g.matmul(g.input('a', [2, 3, 4]), g.input('b', [3, 4, 5]))).toThrow(/matmul: batch dimensions \[2\] and \[3\] do not broadcast/);
     expect(() => g.matmul(g.input('c', [4]), g.input('d', [4, 5]))).toThrow(/matmul: operands must have rank ≥ 2/);
   });
-
-  it('differentiates a batched fusedMatmul with a broadcast bias and relu', () => {
-    const report = checkGradients((g) => {
-      const a = g.param('a', [2, 3, 4]);
-      const b = g.param('b', [4, 5]);
-      const bias = g.param('bias', [5]);
-      const y = g.node('fusedMatmul', [a, b, bias], { transA: false, transB: false, bias: true, activation: 'relu' });
-      return g.sum(g.mul(g.input('w', y.shape), y));
-    });
-    expectGradientsMatch(report);
-  });
 });

@@ -63,3 +63,32 @@ describe('pooling', () => {
     expect(Array.from(r.outputs.gap.data)).toEqual([2.75]);
   });
 });
+
+describe('convTranspose2d (conv2dGradInput as a forward op)', () => {
+  const CASES = [
+    { x: [2, 3, 3, 3], w: [3, 2, 3, 3], opts: {} },
+    { x: [1, 2, 3, 4], w: [2, 2, 3, 2], opts: { stride: 2, padding: 1, outputPadding: 1 } },
+    { x: [1, 4, 3, 3], w: [4, 1, 2, 2], opts: { stride: 2, groups: 2, dilation: [1, 2] as [number, number] } },
+  ];
+  for (const { x: sx, w: sw, opts } of CASES) {
+    it(`differentiates convTranspose2d x [${sx}] w [${sw}] ${JSON.stringify(opts)} with a bias, mid-graph`, () => {
+      const report = checkGradients((g) => {
+        const x = g.param('x', sx);
+        const w = g.param('w', sw);
+        const b = g.param('b', [sw[1] * ((opts as { groups?: number }).groups ?? 1)]);
+        const y = g.convTranspose2d(g.mul(x, 1.3), g.tanh(w), b, opts);
+        return g.sum(g.mul(g.input('u', y.shape), g.sin(y)));
+      });
+      expectGradientsMatch(report);
+    });
+  }
+
+  it('upsamples a known 1-channel input with stride 2 (PyTorch: each input scatters the kernel)', () => {
+    const g = new Graph();
+    const y = g.output('y', g.convTranspose2d(g.input('x', [1, 1, 2, 2]), g.input('w', [1, 1, 2, 2]), undefined, { stride: 2 }));
+    expect(y.shape).toEqual([1, 1, 4, 4]);
+    const r = interpret(g, { x: tensor([1, 1, 2, 2], [1, 2, 3, 4]), w: tensor([1, 1, 2, 2], [1, 10, 100, 1000]) });
+    expect(Array.from(r.outputs.y.data)).toEqual([1, 10, 2, 20, 100, 1000, 200, 2000, 3, 30, 4, 40, 300, 3000, 400, 4000]);
+    expect(() => g.convTranspose2d(g.input('a', [1, 1, 2, 2]), g.input('k', [1, 1, 2, 2]), undefined, { stride: 2, outputPadding: 2 })).toThrow(/outputPadding \[2,2\] must be smaller/);
+  });
+});

@@ -35,7 +35,12 @@ export {
   BackoffScheduler,
   DagExtractor,
   EGraph,
+  EGraphError,
+  EGraphStateError,
+  ExtractionError,
   Extractor,
+  ParseError,
+  RuleError,
   Pattern,
   Rewrite,
   Runner,
@@ -49,7 +54,6 @@ export {
   collectChoices,
   dagCost,
   dataEquals,
-  dataId,
   dataKey,
   dataMatches,
   declareDataKey,
@@ -77,8 +81,8 @@ export {
   varName,
 } from './core/index.js';
 // tensor optimizer exports are added by src/tensor
-export type { CostOptions } from './tensor/costModel.js';
-export { OP_COST, costDefaults, isKernelOp, opCost, tensorBytes, tensorCost } from './tensor/costModel.js';
+export type { CostModel, CostOptions } from './tensor/costModel.js';
+export { costDefaults, isKernelOp, opCost, tensorBytes, tensorCost } from './tensor/costModel.js';
 export type { LoadedGraph, OptimizeOptions, OptimizeResult, PassReport, PassSpec, RuleSetName } from './tensor/optimize.js';
 export { DEFAULT_PASSES, RULE_SETS, allRules, egraphToGraph, graphToEGraph, optimize } from './tensor/optimize.js';
 export type { EGraphFigures, FusedKernel, GraphFigures, OptimizePhases } from './tensor/report.js';
@@ -88,6 +92,7 @@ export { algebraRules } from './tensor/rules/algebra.js';
 export { backwardRules } from './tensor/rules/backward.js';
 export { fusionRules } from './tensor/rules/fusion.js';
 export { layoutRules } from './tensor/rules/layout.js';
+export { TensorLanguageError, TensorTypeError } from './tensor/errors.js';
 export type { TensorAnalysisOptions, TensorInfo } from './tensor/tensorAnalysis.js';
 export { TensorAnalysis } from './tensor/tensorAnalysis.js';
 export type { IrOp } from './tensor/tensorLanguage.js';

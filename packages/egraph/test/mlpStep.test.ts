@@ -101,3 +101,41 @@ describe('optimize on an MLP', () => {
     expectSameResults(g, graph);
   });
 });
+
+/** Storage buffers the kernel of a node binds: one per distinct operand plus its output. */
+const bindingsOf = (n: Node) => new Set(n.inputs).size + 1;
+
+describe('optimize under a device’s limits', () => {
+  it('picks only kernels within maxStorageBuffersPerShaderStage, and the default limits pick wider ones', () => {
+    const g = mlp(true);
+    const wide = optimize(g).graph;
+    // the default limits (8 buffers) let Adam's parameter update read p, m, v, the gradient and the step at once
+    expect(Math.max(...ops(wide).filter((n) => n.op === 'pointwise').map((n) => bindingsOf(n)))).toBeGreaterThan(4);
+    const { graph } = optimize(g, { limits: { maxStorageBuffersPerShaderStage: 4, maxStorageBufferBindingSize: 1 << 27 } });
+    for (const n of ops(graph)) if (n.op === 'pointwise' || n.op === 'fusedMatmul') expect(bindingsOf(n), n.op).toBeLessThanOrEqual(4);
+    expectSameResults(g, graph);
+  });
+
+  it('keeps a fused kernel out when one of its tensors is over maxStorageBufferBindingSize', () => {
+    const g = mlp(true);
+    const { graph } = optimize(g, { limits: { maxStorageBuffersPerShaderStage: 8, maxStorageBufferBindingSize: 100 } });
+    // 8×5 f32 activations are 160 bytes: no fused kernel may bind them
+    for (const n of ops(graph)) {
+      if (n.op !== 'pointwise' && n.op !== 'fusedMatmul') continue;
+      for (const t of [...n.inputs.map((i) => graph.nodes[i]), n]) expect(t.shape.reduce((a, b) => a * b, 1) * 4, n.op).toBeLessThanOrEqual(100);
+    }
+    expectSameResults(g, graph);
+  });
+});
+
+describe('rules keep no state between runs', () => {
+  it('optimizing the same step twice, and a copy of it, gives the same plan', () => {
+    const print = (g: GraphT) => ops(g).map((n) => `${n.op}${JSON.stringify(n.attrs)}(${n.inputs.length})`).join('\n');
+    const a = optimize(mlp(true)).graph;
+    const g = mlp(true);
+    const b = optimize(g).graph;
+    const c = optimize(g).graph;
+    expect(print(b)).toBe(print(a));
+    expect(print(c)).toBe(print(a));
+  });
+});

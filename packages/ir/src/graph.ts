@@ -56,6 +56,15 @@ export class Graph {
   readonly updates: StateUpdate[] = [];
   private readonly memo = new Map<string, NodeId>();
   private readonly names = new Map<string, NodeId>();
+  private readonly recordSites: boolean;
+
+  /**
+   * An empty graph. `recordSites: false` skips recording each node's user call site (a stack trace per node):
+   * for graphs built by passes (the optimizer's rebuild), whose nodes have no user site worth the cost.
+   */
+  constructor(opts: { readonly recordSites?: boolean } = {}) {
+    this.recordSites = opts.recordSites ?? true;
+  }
 
   /** The node with this id. */
   get(id: NodeId): Node {
@@ -97,7 +106,7 @@ export class Graph {
       if (e instanceof GraphError && !e.site) throw new GraphError(e.message, e.op, userCallSite());
       throw e;
     }
-    const node: Node<K> = { id: this.nodes.length, op, inputs: ids, attrs, shape: [...type.shape], dtype: type.dtype, site: userCallSite() };
+    const node: Node<K> = { id: this.nodes.length, op, inputs: ids, attrs, shape: [...type.shape], dtype: type.dtype, site: this.recordSites ? userCallSite() : undefined };
     this.nodes.push(node);
     this.memo.set(key, node.id);
     return node;
@@ -480,6 +489,21 @@ export class Graph {
    */
   conv2d(x: Tensor, w: Tensor, bias?: Tensor, opts: { stride?: number | [number, number]; padding?: number | [number, number]; dilation?: number | [number, number]; groups?: number } = {}): Tensor {
     const y = this.node('conv2d', [x, w], { stride: pair(opts.stride ?? 1), padding: pair(opts.padding ?? 0), dilation: pair(opts.dilation ?? 1), groups: opts.groups ?? 1 });
+    return bias ? this.add(y, this.reshape(bias, [bias.shape[0], 1, 1])) : y;
+  }
+
+  /**
+   * Transposed 2-D convolution (PyTorch's conv_transpose2d), NCHW: x [N, Cin, H, W], w [Cin, Cout/groups, KH, KW],
+   * optional bias [Cout]; Ho = (H − 1)·sh − 2ph + dh(KH − 1) + outputPadding + 1. It is conv2d's gradient in its input.
+   */
+  convTranspose2d(x: Tensor, w: Tensor, bias?: Tensor, opts: { stride?: number | [number, number]; padding?: number | [number, number]; outputPadding?: number | [number, number]; dilation?: number | [number, number]; groups?: number } = {}): Tensor {
+    const [stride, padding, dilation, outPad] = [pair(opts.stride ?? 1), pair(opts.padding ?? 0), pair(opts.dilation ?? 1), pair(opts.outputPadding ?? 0)];
+    if (x.shape.length !== 4 || w.shape.length !== 4)
+      throw new GraphError(`convTranspose2d: x ${fmtShape(x.shape)} and w ${fmtShape(w.shape)} must be 4-D`, 'convTranspose2d', userCallSite());
+    if (outPad.some((p, i) => !Number.isInteger(p) || p < 0 || (p >= stride[i] && p >= dilation[i])))
+      throw new GraphError(`convTranspose2d: outputPadding [${outPad}] must be smaller than the stride [${stride}] or the dilation [${dilation}]`, 'convTranspose2d', userCallSite());
+    const size = (i: 0 | 1) => (x.shape[2 + i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (w.shape[2 + i] - 1) + outPad[i] + 1;
+    const y = this.node('conv2dGradInput', [x, w], { stride, padding, dilation, groups: opts.groups ?? 1, inputSize: [size(0), size(1)] });
     return bias ? this.add(y, this.reshape(bias, [bias.shape[0], 1, 1])) : y;
   }
 

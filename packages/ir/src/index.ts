@@ -4,6 +4,17 @@ export { byteSize, type DType, DTYPES, isFloat } from './dtype.js';
 export { type CrossEntropyOptions, type Node, type NodeId, type StateUpdate, type Tensor, type TensorLike, Graph, broadcastOf, hashName } from './graph.js';
 export { GraphError, userCallSite } from './graphError.js';
 export { INFER, inferType, type TensorType } from './infer.js';
+export {
+  DEFAULT_KERNEL_LIMITS,
+  isKernelOp,
+  KERNEL_COST,
+  type KernelCost,
+  type KernelCtx,
+  kernelIllegality,
+  type KernelLimits,
+  pwExprSize,
+  tensorTypeBytes,
+} from './kernelCost.js';
 export { dropoutKeeps, lowbias32 } from './interpretNn.js';
 export { INTERPRET, type InterpretResult, interpret, type Precision } from './interpret.js';
 export { BINARY_OPS, type BinaryOp, COMPARISON_OPS, UNARY_OPS, type UnaryOp } from './elementwise.js';

@@ -235,7 +235,7 @@ export const OP_KINDS = [
 /** Leaves: ops with no inputs whose value comes from outside the computation. */
 export const LEAF_OPS: readonly OpKind[] = ['input', 'param', 'state', 'const'];
 
-/** Ops produced only by fusion (the e-graph extracts them; autograd still has VJPs for them). */
+/** Ops produced only by fusion (the e-graph extracts them after differentiation: they have no VJP). */
 export const FUSED_OPS: readonly OpKind[] = [
   'fusedMatmul',
   'pointwise',

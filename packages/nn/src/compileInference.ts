@@ -5,7 +5,7 @@
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
-import { checkStateDict, graphStateTypes, type LoadStateDictOptions } from './stateDict.js';
+import { graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileInference`. */
 export interface InferenceOptions {
@@ -39,7 +39,7 @@ export async function compileInference(graph: Graph, opts: InferenceOptions): Pr
   let g = graph;
   let report: OptimizeReport | undefined;
   if (opts.optimize !== false) {
-    ({ graph: g, report } = optimize(graph));
+    ({ graph: g, report } = optimize(graph, { limits: opts.device.caps }));
   }
   const session = await compile(g, opts.device, { initialState: opts.initialState, label: 'inference' });
   const names = Object.keys(opts.outputs);
@@ -55,15 +55,7 @@ export async function compileInference(graph: Graph, opts: InferenceOptions): Pr
     load(values) {
       for (const [name, v] of Object.entries(values)) if (params.has(name)) session.writeState(name, v);
     },
-    async stateDict() {
-      const out: Record<string, TensorValue> = {};
-      for (const n of modelTypes.keys()) out[n] = await session.read(n);
-      return out;
-    },
-    async loadStateDict(values, o = {}) {
-      checkStateDict(modelTypes, values, { ...o, what: 'InferenceSession.loadStateDict' });
-      await Promise.all(Object.entries(values).map(([n, v]) => session.writeState(n, v)));
-    },
+    ...sessionStateDict(graph, modelTypes, session, 'InferenceSession.loadStateDict', opts.initialState),
     dispose: () => session.dispose(),
   };
 }

@@ -1,13 +1,15 @@
 // compileTraining: forward graph + loss → the whole training step (forward, backward, optimizer update) as
 // one graph, optimized by the e-graph, compiled once for a device. The session then replays the step as one
 // GPU submission. Nothing here fuses: what runs is exactly what the e-graph's extraction chose.
+// The step is optimized once, after differentiation and the update (see egraph's optimize.ts), with the
+// device's limits, so the e-graph never picks a kernel `compile` would refuse.
 
 import { grad } from '@neura/autograd';
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import type { Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
-import { checkStateDict, graphStateTypes, type LoadStateDictOptions } from './stateDict.js';
+import { graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileTraining`. */
 export interface TrainingOptions {
@@ -56,7 +58,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
   let step = graph;
   let report: OptimizeReport | undefined;
   if (opts.optimize !== false) {
-    ({ graph: step, report } = optimize(graph)); // prints its report under NEURA_DEBUG
+    ({ graph: step, report } = optimize(graph, { limits: device.caps })); // the device's limits; prints its report under NEURA_DEBUG
   }
   const session = await compile(step, device, { initialState: opts.initialState, label: 'train-step' });
   const paramNames = params.map((p) => (p.attrs as { name: string }).name);
@@ -76,15 +78,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
       for (const n of paramNames) out[n] = await session.read(n);
       return out;
     },
-    async stateDict() {
-      const out: Record<string, TensorValue> = {};
-      for (const n of modelTypes.keys()) out[n] = await session.read(n);
-      return out;
-    },
-    async loadStateDict(values, o = {}) {
-      checkStateDict(modelTypes, values, { ...o, what: 'TrainingSession.loadStateDict' });
-      await Promise.all(Object.entries(values).map(([n, v]) => session.writeState(n, v)));
-    },
+    ...sessionStateDict(graph, modelTypes, session, 'TrainingSession.loadStateDict', opts.initialState),
     dispose: () => session.dispose(),
   };
 }

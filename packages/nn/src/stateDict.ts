@@ -3,7 +3,8 @@
 // (strict mode), shape and dtype — and reports every problem at once; callers write nothing unless it passes,
 // so a failed load never leaves a model half-loaded.
 
-import { type DType, type Graph, numel, type Shape, type TensorValue } from '@neura/ir';
+import { type DType, type Graph, type Init, initialValue, numel, type Shape, type TensorValue } from '@neura/ir';
+import type { FeedValue, Session } from '@neura/runtime-webgpu';
 
 /** The declared type of one state-dict entry. */
 export interface StateEntryType {
@@ -64,4 +65,37 @@ export function graphStateTypes(graph: Graph, ops: readonly ('param' | 'state')[
   const out = new Map<string, StateEntryType>();
   for (const n of graph.nodes) if ((ops as readonly string[]).includes(n.op)) out.set((n.attrs as { name: string }).name, { shape: n.shape, dtype: n.dtype });
   return out;
+}
+
+/** What a compiled session exposes as its model's state dict. */
+export interface StateDictAccess {
+  stateDict(): Promise<Record<string, TensorValue>>;
+  loadStateDict(values: Record<string, TensorValue>, opts?: LoadStateDictOptions): Promise<void>;
+}
+
+/**
+ * State-dict access for the leaves `types` of a compiled session. A leaf the model declares but the compiled
+ * graph does not use (e.g. BatchNorm's num_batches_tracked in an eval graph, dropped by optimization) is kept
+ * on the host, so dicts move between train and eval sessions unchanged.
+ */
+export function sessionStateDict(graph: Graph, types: ReadonlyMap<string, StateEntryType>, session: Session, what: string, initialState: Readonly<Record<string, FeedValue>> = {}): StateDictAccess {
+  const onDevice = new Set(session.stateNames);
+  const host = new Map<string, TensorValue>();
+  for (const [name, t] of types) {
+    if (onDevice.has(name)) continue;
+    const given = initialState[name];
+    const init = (graph.byName(name)?.attrs as { init?: Init } | undefined)?.init ?? { kind: 'zeros' };
+    host.set(name, given && 'shape' in given ? (given as TensorValue) : initialValue(init, t.shape, t.dtype));
+  }
+  return {
+    async stateDict() {
+      const out: Record<string, TensorValue> = {};
+      for (const n of types.keys()) out[n] = host.get(n) ?? (await session.read(n));
+      return out;
+    },
+    async loadStateDict(values, opts = {}) {
+      checkStateDict(types, values, { ...opts, what });
+      await Promise.all(Object.entries(values).map(([n, v]) => (host.has(n) ? host.set(n, v) : session.writeState(n, v))));
+    },
+  };
 }

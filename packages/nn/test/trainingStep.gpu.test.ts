@@ -3,10 +3,11 @@
 // running the *unoptimized* step graph, step after step (params and moments included).
 
 import { grad } from '@neura/autograd';
+import { optimize } from '@neura/egraph';
 import { Graph, interpret, type TensorValue, tensor } from '@neura/ir';
 import { compileTraining, mlp } from '@neura/nn';
 import { adam, type Optimizer, sgd } from '@neura/optim';
-import { createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
+import { compile, createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let device: NeuraDevice;
@@ -33,9 +34,9 @@ function batch(seed: number): { x: Float32Array; labels: Int32Array } {
   return { x: Float32Array.from({ length: B * F }, r), labels: Int32Array.from({ length: B }, (_, i) => (i * 7 + seed) % C) };
 }
 
-async function compare(makeOpt: () => Optimizer, steps: number) {
+async function compare(makeOpt: () => Optimizer, steps: number, on: NeuraDevice = device) {
   const gpu = build();
-  const session = await compileTraining(gpu.g, { loss: gpu.loss, optimizer: makeOpt(), device });
+  const session = await compileTraining(gpu.g, { loss: gpu.loss, optimizer: makeOpt(), device: on });
   const ref = build();
   ref.g.output('loss', ref.loss);
   const params = ref.g.leaves('param');
@@ -95,5 +96,24 @@ describe('compileTraining', () => {
     const after = await session.session.readState();
     for (const name of Object.keys(before)) expect(after[name].data).toBeAllclose(before[name].data, { rtol: 0, atol: 0 });
     session.dispose();
+  });
+});
+
+describe('compileTraining on a device with tight limits', () => {
+  it('plans within maxStorageBuffersPerShaderStage = 4 (the optimizer sees the device) and matches the interpreter', async () => {
+    const small = await createDevice({ limitCaps: { maxStorageBuffersPerShaderStage: 4 } });
+    try {
+      expect(small.caps.maxStorageBuffersPerShaderStage).toBe(4);
+      await compare(() => adam({ lr: 1e-2 }), 3, small); // compile refuses any dispatch over the limit
+      // the plan for the default limits (8 buffers) has wider kernels: compiling it there is refused by name
+      const { g, loss } = build();
+      g.output('loss', loss);
+      const params = g.leaves('param');
+      adam({ lr: 1e-2 }).apply(g, params, grad(g, loss, params));
+      const wide = optimize(g).graph;
+      await expect(compile(wide, small)).rejects.toThrow(/maxStorageBuffersPerShaderStage = 4/);
+    } finally {
+      small.destroy();
+    }
   });
 });

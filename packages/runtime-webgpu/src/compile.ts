@@ -6,13 +6,14 @@
 import {
   type Graph,
   initialValue,
+  kernelIllegality,
   LEAF_OPS,
   type Node,
   type NodeId,
   numel,
   type OpAttrs,
 } from '@neura/ir';
-import { generateKernel, type KernelGenerator, type KernelPlan, KernelError } from '@neura/wgsl-kernels';
+import { type DeviceCaps, generateKernel, type KernelGenerator, type KernelPlan, KernelError } from '@neura/wgsl-kernels';
 import type { NeuraDevice } from './device.js';
 import { GpuValidationError, InputError } from './errors.js';
 import { type FeedValue, toDeviceData } from './feeds.js';
@@ -48,6 +49,24 @@ const isLeaf = (n: Node) => LEAF_OPS.includes(n.op);
 const tensorBytes = (n: Node) => numel(n.shape) * 4;
 const leafName = (n: Node) => (n.attrs as { name?: string }).name;
 
+/**
+ * Refuses a node that `@neura/ir`'s kernel facts call illegal on this device: the same check the e-graph's
+ * cost model makes, so an optimizer given the device's limits never reaches this.
+ */
+function checkLegal(graph: Graph, n: Node, caps: DeviceCaps): void {
+  const ins = [...new Set(n.inputs)].map((i) => graph.nodes[i]);
+  const why = kernelIllegality(n.op, ins, n, caps);
+  if (why) throw new KernelError(`${why} (optimize with this device's limits: optimize(graph, { limits: device.caps }))`);
+}
+
+/** A plan whose dispatches bind more storage buffers than the device allows is refused by name here. */
+function checkPlan(plan: KernelPlan, caps: DeviceCaps): KernelPlan {
+  for (const d of plan.dispatches)
+    if (d.bindings.length > caps.maxStorageBuffersPerShaderStage)
+      throw new KernelError(`dispatch ${d.label} binds ${d.bindings.length} storage buffers, over maxStorageBuffersPerShaderStage = ${caps.maxStorageBuffersPerShaderStage}`);
+  return plan;
+}
+
 /** Compiles the live part of a graph for a device: kernels, memory plan, pipelines, bind groups. */
 export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOptions = {}): Promise<Session> {
   device.check();
@@ -69,9 +88,10 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
     const inputs = n.inputs.map((i) => ({ shape: node(i).shape, dtype: node(i).dtype }));
     const w = writes.get(id);
     try {
+      checkLegal(graph, n, device.caps);
       if (w?.mode === 'elementwise') {
         try {
-          plans.set(id, generate({ node: n, inputs, inPlace: w.input }, device.caps));
+          plans.set(id, checkPlan(generate({ node: n, inputs, inPlace: w.input }, device.caps), device.caps));
           continue;
         } catch (e) {
           if (!(e instanceof KernelError)) throw e;
@@ -81,7 +101,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
           copies.push({ state: u.state, value: u.value, viaTemp: false, reason: `generator refused in-place: ${(e as Error).message}` });
         }
       }
-      plans.set(id, generate({ node: n, inputs }, device.caps));
+      plans.set(id, checkPlan(generate({ node: n, inputs }, device.caps), device.caps));
     } catch (e) {
       const where = n.site ? ` (built at ${n.site})` : '';
       const msg = `${n.op} node ${id}${where}: ${(e as Error).message}`;
@@ -194,7 +214,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
       const plan = plans.get(id);
       if (!plan) continue;
       const n = node(id);
-      const kernel = kernelInfoOf(graph, n, plan.flops);
+      const kernel = kernelInfoOf(graph, n);
       plan.dispatches.forEach((d, j) => {
         const dl = `${d.label}#${id}${plan.dispatches.length > 1 ? `.${j}` : ''}`;
         const bound: { buffer: GPUBuffer; write: boolean; what: string }[] = [];

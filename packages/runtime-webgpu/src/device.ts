@@ -26,6 +26,21 @@ export interface CreateDeviceOptions {
    * `disable-dawn-features=timestamp_quantization` for exact profiler timestamps.
    */
   readonly dawnOptions?: readonly string[];
+  /**
+   * Caps no higher than these: `caps` (what kernels and the optimizer plan for) become the smaller of the
+   * device's and these, to plan as for a smaller device (e.g. a phone's `maxStorageBuffersPerShaderStage`).
+   */
+  readonly limitCaps?: Partial<Record<NumericCap, number>>;
+}
+
+/** The numeric fields of `DeviceCaps`. */
+export type NumericCap = Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16'>;
+
+/** `caps` lowered to `limit` where `limit` is smaller (never raised). */
+function lowerCaps(caps: DeviceCaps, limit: Partial<Record<NumericCap, number>> = {}): DeviceCaps {
+  const out: Record<string, number | boolean> = { ...caps };
+  for (const [k, v] of Object.entries(limit)) if (typeof v === 'number' && v < (caps[k as NumericCap] as number)) out[k] = v;
+  return out as unknown as DeviceCaps;
 }
 
 /** What the adapter says about itself, plus the backend we asked for and whether it is a software renderer. */
@@ -88,7 +103,19 @@ async function loadDawn(): Promise<Dawn> {
   // A non-literal specifier keeps bundlers from following it; Node resolves it from this file (or, in an
   // esbuild bundle with `--external:webgpu`, from the bundle's folder, e.g. `.devkit/node_modules`).
   const spec = 'webgpu';
-  const mod = (await import(/* @vite-ignore */ spec)) as Dawn & { default?: Dawn };
+  let mod: Dawn & { default?: Dawn };
+  try {
+    mod = (await import(/* @vite-ignore */ spec)) as Dawn & { default?: Dawn };
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw e;
+    // `webgpu` is an optional peer dependency (Dawn is ~130 MB; browser-only users do not want it).
+    throw new Error(
+      "createDevice: Node.js has no WebGPU of its own; install the optional peer dependency 'webgpu' (Dawn for Node, " +
+        "`npm install webgpu@~0.6.2`), or pass `gpu` (a GPU object) to createDevice",
+      { cause: e },
+    );
+  }
   const dawn = typeof mod.create === 'function' ? mod : (mod.default as Dawn);
   // dawn.node's classes (GPUBufferUsage, GPUShaderStage, GPUMapMode, ...) are not globals until assigned.
   Object.assign(globalThis, dawn.globals);
@@ -99,6 +126,24 @@ async function fileExists(path: string): Promise<boolean> {
   const fsSpec = 'node:fs';
   const fs = (await import(/* @vite-ignore */ fsSpec)) as typeof import('node:fs');
   return fs.existsSync(path);
+}
+
+/**
+ * Whether a Vulkan loader (libvulkan.so.1) is installed, on Linux. Without one, Dawn's Vulkan backend prints
+ * "Warning: Couldn't load Vulkan" on stderr (measured, webgpu 0.6.2, Debian 12 without libvulkan1), so `auto`
+ * skips it. Looks in LD_LIBRARY_PATH and in the dynamic linker's cache, as `dlopen` does. Other OSes: true.
+ */
+async function vulkanLoaderFound(): Promise<boolean> {
+  if (process.platform !== 'linux') return true;
+  const fsSpec = 'node:fs';
+  const fs = (await import(/* @vite-ignore */ fsSpec)) as typeof import('node:fs');
+  const dirs = (process.env.LD_LIBRARY_PATH ?? '').split(':').filter((d) => d !== '');
+  if (dirs.some((d) => fs.existsSync(`${d}/libvulkan.so.1`))) return true;
+  try {
+    return fs.readFileSync('/etc/ld.so.cache').includes('libvulkan.so.1');
+  } catch {
+    return true; // no cache to read (unusual layout): let Dawn try
+  }
 }
 
 function infoOf(adapter: GPUAdapter, backend: string): AdapterInfo {
@@ -170,7 +215,9 @@ async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPref
   else if (choice === 'opengles') found = await opengles();
   else if (choice === 'swiftshader') found = await swiftshader();
   else {
-    const v = await vulkan('vulkan');
+    const hasLoader = await vulkanLoaderFound();
+    if (!hasLoader) tried.push('vulkan: no Vulkan loader (libvulkan.so.1)');
+    const v = hasLoader ? await vulkan('vulkan') : undefined;
     found = v && !v.info.software ? v : ((await opengles()) ?? v ?? (await swiftshader()));
   }
   if (!found) throw new Error(`createDevice: no WebGPU adapter for NEURA_ADAPTER=${choice} (tried ${tried.join('; ')})`);
@@ -228,7 +275,7 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
   const short = (info.device || info.architecture || info.description || info.vendor || 'unknown').split(/[\s-]/)[0];
   return {
     gpu,
-    caps: capsOf(gpu),
+    caps: lowerCaps(capsOf(gpu), opts.limitCaps),
     adapterInfo: info,
     name: `${short} (${info.backend}, ${kind})`,
     features: new Set([...gpu.features] as string[]),

@@ -4,7 +4,7 @@
 
 export { type CompileOptions, compile } from './compile.js';
 export type { CompiledStep, InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
-export { type AdapterChoice, type AdapterInfo, type CreateDeviceOptions, createDevice, type NeuraDevice } from './device.js';
+export { type AdapterChoice, type AdapterInfo, type CreateDeviceOptions, createDevice, type NeuraDevice, type NumericCap } from './device.js';
 export { DeviceLostError, GpuValidationError, InputError, KernelCompileError, type WgslDiagnostic } from './errors.js';
 export type { FeedValue } from './feeds.js';
 export {

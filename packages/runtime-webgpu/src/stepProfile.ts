@@ -4,7 +4,7 @@
 // Invariants: every dispatch of the step appears exactly once; times are in ns relative to the first dispatch.
 
 import type { Graph, Node, PwExpr } from '@neura/ir';
-import { numel } from '@neura/ir';
+import { KERNEL_COST, numel } from '@neura/ir';
 
 /** What a kernel (one graph node, one or more dispatches) does, for profiles and reports. */
 export interface KernelInfo {
@@ -102,8 +102,8 @@ export function fusedOpsOf(n: Node): string {
   }
 }
 
-/** KernelInfo of a graph node with the flops its plan reports. */
-export function kernelInfoOf(graph: Graph, n: Node, flops: number): KernelInfo {
+/** KernelInfo of a graph node; its flops from `@neura/ir`'s kernel facts (the figures the e-graph's cost uses). */
+export function kernelInfoOf(graph: Graph, n: Node): KernelInfo {
   const ins = n.inputs.map((i) => graph.nodes[i]);
   const distinct = [...new Set(n.inputs)].map((i) => graph.nodes[i]);
   const joiner = n.op === 'matmul' || n.op === 'fusedMatmul' ? '·' : ', ';
@@ -112,7 +112,7 @@ export function kernelInfoOf(graph: Graph, n: Node, flops: number): KernelInfo {
     op: n.op,
     fused: fusedOpsOf(n),
     shapes: `${ins.map((x) => fmt(x.shape)).join(joiner)} → ${fmt(n.shape)}`,
-    flops,
+    flops: KERNEL_COST[n.op].flops({ attrs: n.attrs, ins: distinct, out: n }),
     bytes: distinct.reduce((s, x) => s + sizeOf(x), 0) + sizeOf(n),
   };
 }

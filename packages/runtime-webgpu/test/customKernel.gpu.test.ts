@@ -32,7 +32,6 @@ const myRelu: KernelGenerator = ({ node }) => {
       },
     ],
     scratch: [],
-    flops: n,
   };
 };
 

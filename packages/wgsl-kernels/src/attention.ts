@@ -55,7 +55,7 @@ export function attentionKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan 
   const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
   const dm = dimsOf(spec);
   const { heads, tq, tk, d, dv } = dm;
-  if (heads * tq * dv === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (heads * tq * dv === 0) return { dispatches: [], scratch: [] };
   if (tk === 0) kernelError(spec, 'attends over zero keys');
   if (flashEligible(d, dv, caps)) return flashAttentionPlan(spec, caps);
   const wg = wgOf(caps);
@@ -108,8 +108,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
 }
 `;
-  const flops = heads * tq * tk * (2 * d + 2 * dv + 4) * (causal ? 0.5 : 1);
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) }], scratch: [], flops };
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) }], scratch: [] };
 }
 
 /** Per-query statistics into scratch: stats[2·row] = L (logsumexp of scores), stats[2·row + 1] = Δ = Σ_j P·dP. */
@@ -172,7 +171,7 @@ export function attentionGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelP
   const { causal, scale, wrt } = spec.node.attrs as { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
   const dm = dimsOf(spec);
   const { heads, tq, tk, d, dv } = dm;
-  if (numel(spec.node.shape) === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (numel(spec.node.shape) === 0) return { dispatches: [], scratch: [] };
   if (tk === 0 || tq === 0) {
     // no scores: every gradient is zero
     kernelError(spec, 'attends over zero keys or queries');
@@ -250,10 +249,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }
 `;
   const stats = statsDispatch(spec, caps, dm, causal, scale);
-  const flops = heads * tq * tk * (4 * d + 4 * dv + 8) * (causal ? 0.5 : 1);
   return {
     dispatches: [stats, { label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, anchors, heads) }],
     scratch: [heads * tq * 2 * 4],
-    flops,
   };
 }

@@ -19,8 +19,8 @@ let ${c} = (o / ${u32Lit(W * H)}) % ${u32Lit(C)};
 let ${n} = o / ${u32Lit(W * H * C)};`;
 };
 
-const one = (d: ReturnType<typeof perElementDispatch>, flops: number): KernelPlan => ({ dispatches: [d], scratch: [], flops });
-const none: KernelPlan = { dispatches: [], scratch: [], flops: 0 };
+const one = (d: ReturnType<typeof perElementDispatch>): KernelPlan => ({ dispatches: [d], scratch: [] });
+const none: KernelPlan = { dispatches: [], scratch: [] };
 
 /** `conv2d` [x, w] → y: a thread per output sums C/groups·KH·KW products. */
 export function conv2dKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
@@ -46,7 +46,7 @@ for (var ic = 0u; ic < ${u32Lit(CG)}; ic = ic + 1u) {
   }
 }
 y[o] = acc;`;
-  return one(perElementDispatch(spec, caps, { strategy: `direct conv2d: a thread per output, ${CG}x${KH}x${KW} taps`, bindings, names: [name(0), name(1), 'y'], n, body }), 2 * n * CG * KH * KW);
+  return one(perElementDispatch(spec, caps, { strategy: `direct conv2d: a thread per output, ${CG}x${KH}x${KW} taps`, bindings, names: [name(0), name(1), 'y'], n, body }));
 }
 
 /** `conv2dGradInput` [dy, w] → dx: a thread per input element sums the outputs whose window covers it. */
@@ -76,7 +76,7 @@ for (var q = 0u; q < ${u32Lit(OG)}; q = q + 1u) {
   }
 }
 y[o] = acc;`;
-  return one(perElementDispatch(spec, caps, { strategy: `conv2dGradInput (gather-style transposed conv): a thread per input element`, bindings, names: [name(0), name(1), 'y'], n, body }), 2 * n * OG * KH * KW);
+  return one(perElementDispatch(spec, caps, { strategy: `conv2dGradInput (gather-style transposed conv): a thread per input element`, bindings, names: [name(0), name(1), 'y'], n, body }));
 }
 
 /** `conv2dGradWeight` [x, dy] → dw: a workgroup per weight element, threads split N·Ho·Wo, tree sum. */
@@ -120,7 +120,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   if (lid == 0u) { y[o] = s; }
 }
 `;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [], flops: 2 * nw * total };
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
 }
 
 /** WGSL scanning the window of output (oy, ox) of plane p: `visit` runs per in-range tap with `ti` (flat index). */
@@ -174,7 +174,7 @@ export function maxPool2dKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan 
   const body = `${planeOf(HO, WO, 'oy', 'ox')}
 ${firstMax(a, H, W, 'oy', 'ox', 'p')}
 y[o] = bv;`;
-  return one(perElementDispatch(spec, caps, { strategy: `maxPool2d ${a.kernel.join('x')}: a thread per output`, bindings, names: ['x', 'y'], n, body }), n * a.kernel[0] * a.kernel[1]);
+  return one(perElementDispatch(spec, caps, { strategy: `maxPool2d ${a.kernel.join('x')}: a thread per output`, bindings, names: ['x', 'y'], n, body }));
 }
 
 /** `maxPool2dGrad` [x, dy] → dx: each input element sums dy of the windows whose first maximum it is. */
@@ -193,8 +193,7 @@ export function maxPool2dGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelP
 var acc = 0.0;
 ${coveringWindows(a, HO, WO, `{\n${firstMax(a, H, W, 'oy', 'ox', 'p')}\n    if (best == o) { acc = acc + dy[(p * ${u32Lit(HO)} + u32(oy)) * ${u32Lit(WO)} + u32(ox)]; }\n    }`)}
 y[o] = acc;`;
-  const k = a.kernel[0] * a.kernel[1];
-  return one(perElementDispatch(spec, caps, { strategy: `maxPool2dGrad (gather-style): a thread per input element re-finds the maxima of the windows covering it`, bindings, names: ['x', 'dy', 'y'], n, body }), n * k * k);
+  return one(perElementDispatch(spec, caps, { strategy: `maxPool2dGrad (gather-style): a thread per input element re-finds the maxima of the windows covering it`, bindings, names: ['x', 'dy', 'y'], n, body }));
 }
 
 /** `avgPool2d`: the sum of in-range taps over KH·KW (count_include_pad). */
@@ -209,7 +208,7 @@ export function avgPool2dKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan 
 var acc = 0.0;
 ${windowScan(a, H, W, 'oy', 'ox', 'p', 'acc = acc + x[ti];')}
 y[o] = acc / ${f32Lit(a.kernel[0] * a.kernel[1])};`;
-  return one(perElementDispatch(spec, caps, { strategy: `avgPool2d ${a.kernel.join('x')}: a thread per output`, bindings, names: ['x', 'y'], n, body }), n * a.kernel[0] * a.kernel[1]);
+  return one(perElementDispatch(spec, caps, { strategy: `avgPool2d ${a.kernel.join('x')}: a thread per output`, bindings, names: ['x', 'y'], n, body }));
 }
 
 /** `avgPool2dGrad` [dy] → dx: each input element sums dy / (KH·KW) of the windows covering it. */
@@ -224,5 +223,5 @@ export function avgPool2dGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelP
 var acc = 0.0;
 ${coveringWindows(a, HO, WO, `acc = acc + dy[(p * ${u32Lit(HO)} + u32(oy)) * ${u32Lit(WO)} + u32(ox)];`)}
 y[o] = acc / ${f32Lit(a.kernel[0] * a.kernel[1])};`;
-  return one(perElementDispatch(spec, caps, { strategy: `avgPool2dGrad (gather-style): a thread per input element`, bindings, names: ['dy', 'y'], n, body }), n * a.kernel[0] * a.kernel[1]);
+  return one(perElementDispatch(spec, caps, { strategy: `avgPool2dGrad (gather-style): a thread per input element`, bindings, names: ['dy', 'y'], n, body }));
 }

@@ -26,7 +26,7 @@ export function dropoutKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const plan = elementwisePlan(spec, caps, `dropout p=${p} seed=${seed} (lowbias32 mask, as ir's dropoutKeeps)`, (load) => {
     const x = load(0);
     const key = `lowbias32(${u32Lit(seed >>> 0)}${hasOffset ? ` + bitcast<u32>(${load(1)})` : ''})`;
-    return { code: `let keep = lowbias32(o ^ ${key}) >= ${u32Lit(Math.min(threshold, 0xffffffff))};`, result: `select(0.0, ${x} * ${f32Lit(scale)}, keep)`, flopsPerElement: 1 };
+    return { code: `let keep = lowbias32(o ^ ${key}) >= ${u32Lit(Math.min(threshold, 0xffffffff))};`, result: `select(0.0, ${x} * ${f32Lit(scale)}, keep)` };
   });
   // The hash function goes after the bindings (elementwisePlan emits only scalarOps helpers).
   return { ...plan, dispatches: plan.dispatches.map((d) => ({ ...d, code: d.code.replace('\nconst N = ', `\n${LOWBIAS32_WGSL}\n\nconst N = `) })) };

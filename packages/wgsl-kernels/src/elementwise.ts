@@ -21,8 +21,6 @@ export interface ElementwiseBody {
   readonly result: string;
   /** Helper functions the code calls. */
   readonly helpers?: ReadonlySet<HelperName>;
-  /** Floating-point operations per element (for `flops`). */
-  readonly flopsPerElement: number;
 }
 
 /**
@@ -72,7 +70,7 @@ export function elementwisePlan(spec: KernelSpec, caps: DeviceCaps, strategy: st
     bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: node.dtype });
     names.push('y');
   }
-  if (n === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (n === 0) return { dispatches: [], scratch: [] };
 
   // Index of each bound operand: `o` (same shape), `0u` (one element), or baked strides over collapsed axes.
   const idx: string[] = [];
@@ -114,7 +112,6 @@ ${indent(lines.join('\n'))}
   return {
     dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [wg, 1, 1], grid: grid.grid }],
     scratch: [],
-    flops: n * body.flopsPerElement,
   };
 }
 
@@ -124,7 +121,7 @@ const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
 export function unaryKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const op = spec.node.op;
   if (!isUnary(op)) return kernelError(spec, 'not a unary op');
-  return elementwisePlan(spec, caps, `elementwise unary ${op}`, (load) => ({ code: '', result: unaryF32(op, load(0)), flopsPerElement: 1 }));
+  return elementwisePlan(spec, caps, `elementwise unary ${op}`, (load) => ({ code: '', result: unaryF32(op, load(0)) }));
 }
 
 /** Binary ops with broadcasting: f32 arithmetic for f32 operands, native i32 for i32/bool operands. */
@@ -141,7 +138,7 @@ export function binaryKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
     if (cmp) result = `select(0i, 1i, ${cmp})`;
     else if (dtype === 'f32') result = binaryF32(op, a, b, helpers);
     else result = binaryI32(op, a, b, helpers);
-    return { code: '', result, helpers, flopsPerElement: 1 };
+    return { code: '', result, helpers };
   });
 }
 
@@ -149,7 +146,7 @@ export function binaryKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
 export function whereKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   return elementwisePlan(spec, caps, 'elementwise where', (load) => {
     const c = load(0);
-    return { code: '', result: `select(${load(2)}, ${load(1)}, ${c} != 0i)`, flopsPerElement: 1 };
+    return { code: '', result: `select(${load(2)}, ${load(1)}, ${c} != 0i)` };
   });
 }
 
@@ -157,7 +154,7 @@ export function whereKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
 export function castKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const from = spec.inputs[0].dtype;
   const to = spec.node.dtype;
-  return elementwisePlan(spec, caps, `elementwise cast ${from} -> ${to}`, (load) => ({ code: '', result: castStorage(load(0), from, to), flopsPerElement: 1 }));
+  return elementwisePlan(spec, caps, `elementwise cast ${from} -> ${to}`, (load) => ({ code: '', result: castStorage(load(0), from, to) }));
 }
 
 /** Fused `pointwise`: the expression DAG in f32 arithmetic (as the interpreter evaluates it), CSE'd into lets. */
@@ -166,6 +163,6 @@ export function pointwiseKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan 
   const { expr, dtype } = spec.node.attrs as { expr: import('@neura/ir').PwExpr; dtype: DType };
   return elementwisePlan(spec, caps, 'fused pointwise expression (f32 arithmetic, one let per distinct subexpression)', (load) => {
     const e = emitPwExpr(expr, (i) => f32Of(load(i), spec.inputs[i].dtype));
-    return { code: e.code, result: castStorage(e.result, 'f32', dtype), helpers: e.helpers, flopsPerElement: Math.max(1, e.ops) };
+    return { code: e.code, result: castStorage(e.result, 'f32', dtype), helpers: e.helpers };
   });
 }

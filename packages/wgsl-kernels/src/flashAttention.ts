@@ -161,8 +161,7 @@ export function flashAttentionPlan(spec: KernelSpec, caps: DeviceCaps): KernelPl
   const { code, wg } = forwardCode(spec, caps, dm, causal, scale, false);
   const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
-  const flops = dm.heads * dm.tq * dm.tk * (2 * dm.d + 2 * dm.dv + 4) * (causal ? 0.5 : 1);
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [], flops };
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [] };
 }
 
 /** Gradient pass for dq (a thread per query row over key tiles) or dk / dv (a thread per key row over query tiles). */
@@ -287,6 +286,5 @@ export function flashAttentionGradPlan(spec: KernelSpec, caps: DeviceCaps): Kern
   bindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read', dtype: 'f32' }, { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;
   const grad: Dispatch = { label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, rows, gr.wg, dm.heads) };
-  const flops = dm.heads * dm.tq * dm.tk * (4 * dm.d + 4 * dm.dv + 8) * (causal ? 0.5 : 1);
-  return { dispatches: [stats, grad], scratch: [dm.heads * dm.tq * 2 * 4], flops };
+  return { dispatches: [stats, grad], scratch: [dm.heads * dm.tq * 2 * 4] };
 }

@@ -11,8 +11,8 @@ import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './ke
 import { elementwisePlan } from './elementwise.js';
 import { bindOperands, collapseAxes, f32Lit, header, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, perElementDispatch, u32Lit, wgslType } from './wgsl.js';
 
-const empty: KernelPlan = { dispatches: [], scratch: [], flops: 0 };
-const single = (d: Dispatch, flops: number): KernelPlan => ({ dispatches: [d], scratch: [], flops });
+const empty: KernelPlan = { dispatches: [], scratch: [] };
+const single = (d: Dispatch): KernelPlan => ({ dispatches: [d], scratch: [] });
 
 /** A constant of the node's storage type (non-finite f32 spelled through a runtime zero: WGSL rejects them as constants). */
 function storageConst(value: number, dtype: 'f32' | 'i32'): string {
@@ -35,7 +35,6 @@ export function sliceKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const { bindings } = bindOperands(spec, [0], ['x']);
   return single(
     perElementDispatch(spec, caps, { strategy: `strided window: base ${base}, merged shape [${c.shape}]`, bindings, names: ['x', 'y'], n, body: `${indexMath('o', c.shape, c.strides, ['i'])}\ny[o] = x[${u32Lit(base)} + i];` }),
-    0,
   );
 }
 
@@ -59,7 +58,7 @@ export function padKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   }
   lines.push(`var v = ${storageConst(value, ty)};`, numel(xShape) ? 'if (inside) { v = x[i]; }' : '', 'y[o] = v;');
   const { bindings } = bindOperands(spec, [0], ['x']);
-  return single(perElementDispatch(spec, caps, { strategy: `pad: before [${before}], interior [${interior}], value ${value}`, bindings, names: ['x', 'y'], n, body: lines.filter(Boolean).join('\n') }), 0);
+  return single(perElementDispatch(spec, caps, { strategy: `pad: before [${before}], interior [${interior}], value ${value}`, bindings, names: ['x', 'y'], n, body: lines.filter(Boolean).join('\n') }));
 }
 
 /** `concat`: inputs end to end along the axis; groups of inputs (within the storage-buffer limit) per dispatch. */
@@ -116,7 +115,7 @@ ${branches.join(' else ')}
 y[(ou * ${u32Lit(total)} + ${u32Lit(a0)} + ap) * ${u32Lit(inner)} + iv] = v;`;
     return perElementDispatch(spec, caps, { label: groups.length > 1 ? labelOf(node, `${node.shape.join('x')}:part${gi}`) : undefined, strategy: `concat along axis ${axis}: inputs ${g.join(', ')} into [${a0}, ${a1})`, bindings, names, n, body });
   });
-  return { dispatches, scratch: [], flops: 0 };
+  return { dispatches, scratch: [] };
 }
 
 /** gather's index decomposition: `outer` x `k` indices x `inner`, reading table rows of `extent`. */
@@ -138,7 +137,7 @@ let j = t % ${u32Lit(k)};
 let a = t / ${u32Lit(k)};
 let r = u32(clamp(${name(1)}[j], 0i, ${extent - 1}i));
 y[o] = ${name(0)}[(a * ${u32Lit(extent)} + r) * ${u32Lit(inner)} + b];`;
-  return single(perElementDispatch(spec, caps, { strategy: `gather along axis ${axis}: ${k} indices into ${extent} rows of ${inner} (indices clamped)`, bindings, names: [name(0), name(1), 'y'].filter((x, i, arr) => arr.indexOf(x) === i), n, body }), 0);
+  return single(perElementDispatch(spec, caps, { strategy: `gather along axis ${axis}: ${k} indices into ${extent} rows of ${inner} (indices clamped)`, bindings, names: [name(0), name(1), 'y'].filter((x, i, arr) => arr.indexOf(x) === i), n, body }));
 }
 
 /** Index counts up to this use the deterministic gather-style scatterAdd; more use compare-exchange atomics. */
@@ -151,7 +150,6 @@ export function scatterAddKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan
   const n = numel(node.shape);
   if (n === 0) return empty;
   const { outer, inner, extent, k } = gatherDims(spec.inputs[0].shape, numel(spec.inputs[1].shape), axis);
-  const flops = outer * k * inner;
   if (k <= SCATTER_LOOP_MAX_INDICES) {
     const { bindings, name } = bindOperands(spec, [0, 1, 2], ['tgt', 'idx', 'upd']);
     const body = `let b = o % ${u32Lit(inner)};
@@ -163,10 +161,10 @@ for (var j = 0u; j < ${u32Lit(k)}; j = j + 1u) {
   if (${name(1)}[j] == r) { acc = acc + ${name(2)}[(a * ${u32Lit(k)} + j) * ${u32Lit(inner)} + b]; }
 }
 y[o] = acc;`;
-    return single(perElementDispatch(spec, caps, { strategy: `scatterAdd (gather-style): each target element sums the updates of the ${k} indices that hit its row`, bindings, names: [...new Set([name(0), name(1), name(2)]), 'y'], n, body }), flops);
+    return single(perElementDispatch(spec, caps, { strategy: `scatterAdd (gather-style): each target element sums the updates of the ${k} indices that hit its row`, bindings, names: [...new Set([name(0), name(1), name(2)]), 'y'], n, body }));
   }
   // Pass 1: y = target. Pass 2: a thread per update element adds it with a compare-exchange loop on the bits.
-  const copy = elementwisePlan(spec, caps, 'scatterAdd pass 1 of 2: copy the target', (load) => ({ code: '', result: load(0), flopsPerElement: 0 })).dispatches[0];
+  const copy = elementwisePlan(spec, caps, 'scatterAdd pass 1 of 2: copy the target', (load) => ({ code: '', result: load(0) })).dispatches[0];
   const b2: Binding[] = [
     { source: { kind: 'input', index: 1 }, access: 'read', dtype: 'i32' },
     { source: { kind: 'input', index: 2 }, access: 'read', dtype: 'f32' },
@@ -202,7 +200,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   return {
     dispatches: [{ ...copy, label: labelOf(node, `${node.shape.join('x')}:copy`) }, { label: labelOf(node, `${node.shape.join('x')}:add`), code, bindings: b2, workgroupSize: [wg, 1, 1], grid: g.grid }],
     scratch: [],
-    flops,
   };
 }
 
@@ -213,7 +210,7 @@ export function oneHotKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   if (n === 0) return empty;
   const { bindings } = bindOperands(spec, [0], ['labels']);
   const body = `y[o] = select(0.0, 1.0, labels[o / ${u32Lit(classes)}] == i32(o % ${u32Lit(classes)}));`;
-  return single(perElementDispatch(spec, caps, { strategy: `oneHot over ${classes} classes`, bindings, names: ['labels', 'y'], n, body }), 0);
+  return single(perElementDispatch(spec, caps, { strategy: `oneHot over ${classes} classes`, bindings, names: ['labels', 'y'], n, body }));
 }
 
 /** `argmax`: the first index of the maximum along the axis; NaN counts as the maximum (as the interpreter). */
@@ -235,10 +232,10 @@ for (var j = 1u; j < ${u32Lit(extent)} && bv == bv; j = j + 1u) {
   if (v > bv || v != v) { best = i32(j); bv = v; }
 }
 y[o] = best;`;
-  return single(perElementDispatch(spec, caps, { strategy: `argmax over ${extent} elements of stride ${inner}, a thread per output`, bindings, names: ['x', 'y'], n, body }), n * extent);
+  return single(perElementDispatch(spec, caps, { strategy: `argmax over ${extent} elements of stride ${inner}, a thread per output`, bindings, names: ['x', 'y'], n, body }));
 }
 
 /** `stopGradient`: identity on the forward pass (a copy; a runtime may alias it like reshape instead). */
 export function stopGradientKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  return elementwisePlan(spec, caps, 'copy (stopGradient)', (load) => ({ code: '', result: load(0), flopsPerElement: 0 }));
+  return elementwisePlan(spec, caps, 'copy (stopGradient)', (load) => ({ code: '', result: load(0) }));
 }

@@ -94,8 +94,6 @@ export interface Dispatch {
 export interface KernelPlan {
   readonly dispatches: readonly Dispatch[];
   readonly scratch: readonly number[];
-  /** Floating-point operations of the whole plan (for reports and cost). */
-  readonly flops: number;
 }
 
 /** A kernel generator for one op. Returns a plan, or throws a KernelError naming the op and the limit. */

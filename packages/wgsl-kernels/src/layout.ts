@@ -9,7 +9,7 @@ import { bindOperands, collapseAxes, header, indent, indexMath, labelOf, linearG
 
 /** `expand`: broadcast copy to the target shape. */
 export function expandKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  return elementwisePlan(spec, caps, 'broadcast copy (expand)', (load) => ({ code: '', result: load(0), flopsPerElement: 1 }));
+  return elementwisePlan(spec, caps, 'broadcast copy (expand)', (load) => ({ code: '', result: load(0) }));
 }
 
 /** Tile edge of the shared-memory transpose for these caps (16 → 256 threads, else 8 → 64 threads). */
@@ -26,7 +26,7 @@ export function transposeKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan 
   const perm = (node.attrs as { perm: number[] }).perm;
   const x = spec.inputs[0];
   const n = numel(node.shape);
-  if (n === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (n === 0) return { dispatches: [], scratch: [] };
   const inStrides = stridesOf(x.shape);
   const c = collapseAxes(node.shape, [perm.map((p) => inStrides[p])]);
   const { bindings, declarations } = bindOperands(spec, [0], ['x']);
@@ -63,7 +63,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   if (yr < R && yc < C) { y[base + yr * C + yc] = tile[lid.x * (T + 1u) + lid.y]; }
 }
 `;
-      return { dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [t, t, 1], grid }], scratch: [], flops: n };
+      return { dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [t, t, 1], grid }], scratch: [] };
     }
   }
   const wg = linearWorkgroupSize(caps);
@@ -80,5 +80,5 @@ ${indent(indexMath('o', c.shape, c.strides, ['i']))}
   y[o] = x[i];
 }
 `;
-  return { dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [], flops: n };
+  return { dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
 }

@@ -112,7 +112,6 @@ interface Problem {
   readonly transB: boolean;
   readonly hasBias: boolean;
   readonly relu: boolean;
-  readonly flops: number;
   /** Output batch axes (numpy-broadcast of A's and B's) and their count. */
   readonly batch: readonly number[];
   readonly batches: number;
@@ -131,7 +130,6 @@ function problemOf(spec: KernelSpec): Problem {
   const K = attrs.transA ? a[a.length - 2] : a[a.length - 1];
   const batch = node.shape.slice(0, rank - 2);
   const batches = numel(batch);
-  const flops = batches * (2 * M * N * K + (hasBias ? M * N : 0) + (relu ? M * N : 0));
   let offsets = 'let aoff = 0u; let boff = 0u; let yoff = 0u; let zbias = 0u;';
   if (batch.length) {
     const sa = broadcastStrides(a.slice(0, -2), batch).map((x) => x * M * K);
@@ -139,7 +137,7 @@ function problemOf(spec: KernelSpec): Problem {
     const sz = hasBias ? broadcastStrides(spec.inputs[2].shape, node.shape).slice(0, rank - 2) : batch.map(() => 0);
     offsets = `${indexMath('wid.z', batch, [sa, sb, sz], ['aoff', 'boff', 'zbias'], 'z').split('\n').join(' ')} let yoff = wid.z * ${u32Lit(M * N)};`;
   }
-  return { spec, M, N, K, transA: attrs.transA, transB: attrs.transB, hasBias, relu, flops, batch, batches, offsets };
+  return { spec, M, N, K, transA: attrs.transA, transB: attrs.transB, hasBias, relu, batch, batches, offsets };
 }
 
 /** Workgroups a split-K matmul aims for (a few per multiprocessor on large GPUs). */
@@ -172,7 +170,7 @@ export function chooseSplitK(m: number, n: number, k: number, batches: number, c
 /** `matmul` and `fusedMatmul` (bias, relu epilogue): skinny for small M, split-K for long K over few tiles, else tiled. */
 export function matmulKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const p = problemOf(spec);
-  if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [] };
   if (prefersSkinny(p.M, p.N * p.batches, p.transA, p.transB)) {
     const s = chooseSkinnyConfig(p.M, p.transB, caps);
     if (s) return skinnyPlan(p, s, caps);
@@ -191,7 +189,7 @@ export function matmulKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
 /** A matmul plan with a given configuration (for benchmarks and tests); throws if it does not fit. */
 export function matmulPlanWith(spec: KernelSpec, caps: DeviceCaps, cfg: MatmulConfig | SkinnyConfig): KernelPlan {
   const p = problemOf(spec);
-  if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [] };
   if ('rm' in cfg) return skinnyPlan(p, cfg, caps);
   if (!matmulConfigFits(cfg, caps)) kernelError(spec, `configuration ${JSON.stringify(cfg)} does not fit the device`);
   return tiledPlan(p, cfg, caps);
@@ -354,8 +352,8 @@ ${body}
 `;
   const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
   const main: Dispatch = { label: split ? `${label}:split${split.splits}` : label, code, bindings, workgroupSize: [tx, ty, 1], grid };
-  if (!split) return { dispatches: [main], scratch: [], flops: p.flops };
-  return { dispatches: [main, splitReduce(p, split.splits, caps, label)], scratch: [split.splits * M * N * 4], flops: p.flops + (split.splits - 1) * M * N };
+  if (!split) return { dispatches: [main], scratch: [] };
+  return { dispatches: [main, splitReduce(p, split.splits, caps, label)], scratch: [split.splits * M * N * 4] };
 }
 
 /** Split-K's second pass: y = act(Σ_s partial[s] + bias), a thread per output vec4 (or element). */
@@ -457,5 +455,5 @@ ${bias ? `      v = v + ${bias};\n` : ''}${p.relu ? '      v = max(v, 0.0);\n' :
 }
 `;
   const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
-  return { dispatches: [{ label, code, bindings, workgroupSize: [nt, 1, 1], grid }], scratch: [], flops: p.flops };
+  return { dispatches: [{ label, code, bindings, workgroupSize: [nt, 1, 1], grid }], scratch: [] };
 }

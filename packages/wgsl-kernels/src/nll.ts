@@ -21,7 +21,7 @@ export function nllKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
     let lc = u32(clamp(l, 0i, ${C - 1}i));
     acc = acc - select(0.0, ${name(0)}[row * ${u32Lit(C)} + lc], ok);`;
   const code = sumToScalarCode(spec, N, wg, reduction === 'mean' ? ` / ${f32Lit(N)}` : '', `one workgroup of ${wg} sums -logp[i, label_i] over ${N} rows (${reduction}); labels outside [0, ${C}) add 0`, load, declarations);
-  return { dispatches: [{ label: labelOf(spec.node, `${N}x${C}`), code, bindings, workgroupSize: [wg, 1, 1], grid: [1, 1, 1] }], scratch: [], flops: N };
+  return { dispatches: [{ label: labelOf(spec.node, `${N}x${C}`), code, bindings, workgroupSize: [wg, 1, 1], grid: [1, 1, 1] }], scratch: [] };
 }
 
 /** `nllGrad`: inputs [labels [N], dy []] → [N, classes] with -dy (/ N for mean) at each label. */
@@ -29,7 +29,7 @@ export function nllGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const [N, C] = spec.node.shape;
   const { reduction } = spec.node.attrs as { reduction: Reduction };
   const n = numel(spec.node.shape);
-  if (n === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (n === 0) return { dispatches: [], scratch: [] };
   const { bindings, name, declarations } = bindOperands(spec, [0, 1], ['labels', 'dy']);
   const wg = linearWorkgroupSize(caps);
   const g = linearGrid(spec, Math.ceil(n / wg), caps);
@@ -48,5 +48,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   y[o] = select(0.0, v, ${name(0)}[row] == i32(col));
 }
 `;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [], flops: n };
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
 }

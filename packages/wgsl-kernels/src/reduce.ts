@@ -116,7 +116,7 @@ export function reduceKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const inShape = spec.inputs[0].shape;
   const R = numel(node.shape);
   const C = axes.reduce((p, a) => p * inShape[a], 1);
-  if (R === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (R === 0) return { dispatches: [], scratch: [] };
   if (C === 0) kernelError(spec, 'reduces over an empty axis');
   const merged = mergeReduceAxes(inShape, axes);
   const { bindings, declarations } = bindOperands(spec, [0], ['x']);
@@ -124,7 +124,6 @@ export function reduceKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const combine = combineOf(kind);
   const finish = (acc: string) => (kind === 'mean' ? `${acc} / ${f32Lit(C)}` : acc);
   const same = (acc: string) => acc;
-  const flops = numel(inShape);
   const pattern = merged.map((a) => (a.reduced ? 'r' : 'k')).join('');
   const pass1: Binding[] = [bindings[0], { source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' }];
   const pass2: Binding[] = [{ source: { kind: 'scratch', index: 0 }, access: 'read', dtype: 'f32' }, bindings[1]];
@@ -133,17 +132,17 @@ export function reduceKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
     const chunks = R < SPLIT_MAX_ROWS && C >= SPLIT_MIN_ROW ? nonEmptyChunks(C, Math.ceil(C / ROW_CHUNK)) : 1;
     if (chunks === 1) {
       const d = rowsDispatch(spec, caps, kind, { label, strategy: `rows: a workgroup per output reduces ${C} contiguous elements (tree in shared memory)`, bindings, names: ['x', 'y'], rows: R, rowLen: C, chunks: 1, finish });
-      return { dispatches: [d], scratch: [], flops };
+      return { dispatches: [d], scratch: [] };
     }
     const d1 = rowsDispatch(spec, caps, kind, { label: `${label}:partials`, strategy: `rows, pass 1 of 2: ${R}x${chunks} workgroups each reduce a chunk of ${Math.ceil(C / chunks)} into scratch`, bindings: pass1, names: ['x', 'part'], rows: R, rowLen: C, chunks, finish: same });
     const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `rows, pass 2 of 2: a workgroup per output reduces its ${chunks} partials`, bindings: pass2, names: ['part', 'y'], rows: R, rowLen: chunks, chunks: 1, finish });
-    return { dispatches: [d1, d2], scratch: [R * chunks * 4], flops: flops + R * chunks };
+    return { dispatches: [d1, d2], scratch: [R * chunks * 4] };
   }
   if (pattern === 'rk' && R < SPLIT_MAX_COLUMNS && C >= 2 * COLUMN_CHUNK) {
     const chunks = nonEmptyChunks(C, Math.ceil(C / COLUMN_CHUNK));
     const d1 = columnsDispatch(spec, caps, kind, { label: `${label}:partials`, strategy: `columns, pass 1 of 2: a thread per (output, chunk of ${COLUMN_CHUNK} rows), ${chunks} chunks, into scratch`, bindings: pass1, names: ['x', 'part'], cols: R, rows: C, chunks, finish: same });
     const d2 = columnsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `columns, pass 2 of 2: a thread per output reduces its ${chunks} partials`, bindings: pass2, names: ['part', 'y'], cols: R, rows: chunks, chunks: 1, finish });
-    return { dispatches: [d1, d2], scratch: [R * chunks * 4], flops: flops + R * chunks };
+    return { dispatches: [d1, d2], scratch: [R * chunks * 4] };
   }
 
   const wg = linearWorkgroupSize(caps);
@@ -187,5 +186,5 @@ ${indent(body)}
   y[o] = ${finish('acc')};
 }
 `;
-  return { dispatches: [{ label, code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [], flops };
+  return { dispatches: [{ label, code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
 }

@@ -14,7 +14,7 @@ export function ropeKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const [t, dim] = [s[s.length - 2], s[s.length - 1]];
   const half = dim / 2;
   const n = numel(s);
-  if (n === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (n === 0) return { dispatches: [], scratch: [] };
   const inv = Array.from({ length: half }, (_, i) => f32Lit(base ** ((-2 * i) / dim)));
   const { bindings } = bindOperands(spec, [0], ['x']);
   const body = `let i = o % ${u32Lit(dim)};
@@ -31,5 +31,5 @@ let a = x[select(o - ${u32Lit(half)}, o, lo)];
 let b = x[select(o, o + ${u32Lit(half)}, lo)];
 y[o] = select(b * c + a * sn, a * c - b * sn, lo);`;
   const prelude = `const INV = array<f32, ${half}>(${inv.join(', ')});`;
-  return { dispatches: [perElementDispatch(spec, caps, { strategy: `rope: half-split rotation over [${t}, ${dim}]${inverse ? ' (inverse)' : ''}`, bindings, names: ['x', 'y'], n, body, prelude })], scratch: [], flops: 6 * n };
+  return { dispatches: [perElementDispatch(spec, caps, { strategy: `rope: half-split rotation over [${t}, ${dim}]${inverse ? ' (inverse)' : ''}`, bindings, names: ['x', 'y'], n, body, prelude })], scratch: [] };
 }

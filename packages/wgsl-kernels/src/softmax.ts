@@ -45,7 +45,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 /** `logSoftmax` over the last axis. */
 export function logSoftmaxKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const { R, C, wg, g } = rowsSetup(spec, caps);
-  if (R === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (R === 0) return { dispatches: [], scratch: [] };
   const { bindings, declarations } = bindOperands(spec, [0], ['x']);
   const code = `${header(spec, `a workgroup of ${wg} per row: max, sum of exp, then x - logsumexp`)}${declarations}
 
@@ -54,13 +54,13 @@ ${rowLse('x', wg)}
   for (var j = lid; j < C; j = j + ${u32Lit(wg)}) { y[base + j] = x[base + j] - lse; }
 }
 `;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [], flops: 5 * R * C };
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
 }
 
 /** `logSoftmaxGrad`: inputs [y, g] → g - exp(y)·Σg over the last axis. */
 export function logSoftmaxGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const { R, C, wg, g } = rowsSetup(spec, caps);
-  if (R === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (R === 0) return { dispatches: [], scratch: [] };
   const { bindings, name, declarations } = bindOperands(spec, [0, 1], ['ls', 'gr']);
   const Y = name(0);
   const G = name(1);
@@ -73,7 +73,7 @@ ${prologue(R, C, wg, g.index)}
   for (var j = lid; j < C; j = j + ${u32Lit(wg)}) { y[base + j] = ${G}[base + j] - exp(${Y}[base + j]) * s; }
 }
 `;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [], flops: 4 * R * C };
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
 }
 
 /** Clamped label read: `l` (the label), `ok` (inside [0, C)), `lc` (a safe column). */
@@ -132,7 +132,6 @@ ${labelRead('labels')}
       { label: labelOf(spec.node, `${R}x${C}:sum`), code: sum, bindings: sumBindings, workgroupSize: [swg, 1, 1], grid: [1, 1, 1] },
     ],
     scratch: [R * 4],
-    flops: 5 * R * C + R,
   };
 }
 
@@ -140,7 +139,7 @@ ${labelRead('labels')}
 export function softmaxCrossEntropyGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const { R, C, wg, g } = rowsSetup(spec, caps);
   const { reduction } = spec.node.attrs as { reduction: Reduction };
-  if (R === 0) return { dispatches: [], scratch: [], flops: 0 };
+  if (R === 0) return { dispatches: [], scratch: [] };
   const { bindings, name, declarations } = bindOperands(spec, [0, 1, 2], ['x', 'labels', 'dy']);
   const code = `${header(spec, `a workgroup of ${wg} per row: (exp(x - logsumexp) - onehot) * dy${reduction === 'mean' ? ' / N' : ''}`)}${declarations}
 
@@ -154,5 +153,5 @@ ${labelRead(name(1))}
   }
 }
 `;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [], flops: 6 * R * C };
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
 }

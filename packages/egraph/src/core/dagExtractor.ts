@@ -3,6 +3,7 @@
 // `cost` is the exact DAG cost of the returned acyclic choice, and is never above the greedy tree choice's.
 // Local search keeps reference counts of the chosen DAG, so one move costs O(classes it adds or frees), not
 // O(all classes): on the GPT training step (3 000 classes) the former full re-evaluation took seconds.
+import { EGraphStateError, ExtractionError } from './errors.js';
 import type { EGraph } from './eGraph.js';
 import { Extractor, collectChoices, dagCost, reachableClasses, treeCost } from './extract.js';
 import type { Extraction, NodeCostFunction } from './extract.js';
@@ -44,7 +45,7 @@ export class DagExtractor<D> {
 
   /** Prepares extraction over a rebuilt e-graph. */
   constructor(egraph: EGraph<D>, costFn: NodeCostFunction, opts: DagExtractorOptions = {}) {
-    if (egraph.isDirty) throw new Error('DagExtractor: call egraph.rebuild() before extracting');
+    if (egraph.isDirty) throw new EGraphStateError('DagExtractor: call egraph.rebuild() before extracting');
     this.egraph = egraph;
     this.costFn = costFn;
     this.improvePasses = opts.improvePasses ?? 8;
@@ -145,7 +146,7 @@ export class DagExtractor<D> {
     }
     if (!Number.isFinite(best)) {
       collectChoices(eg, choice, canonRoots); // names the failing class
-      throw new Error('DagExtractor: no acyclic choice covers the roots');
+      throw new ExtractionError('DagExtractor: no acyclic choice covers the roots');
     }
     if (this.improvePasses > 0) {
       const search = new LocalSearch(eg, this.costFn, choice, canonRoots, this.maxEvaluations, now() + this.timeLimitMs);
@@ -323,6 +324,6 @@ class LocalSearch<D> {
     }
     // reachable classes only (the choice map also holds unreachable classes' picks, which cost nothing)
     const order = reachableClasses(this.choice, this.roots, this.find);
-    if (!order) throw new Error('DagExtractor: local search produced a cycle (a bug)');
+    if (!order) throw new ExtractionError('DagExtractor: local search produced a cycle (a bug)');
   }
 }

@@ -2,6 +2,7 @@
 // (a worklist of parents restores congruence and analysis data in `rebuild`). Knows no domain.
 // Invariants after `rebuild()`: every class's nodes are canonical and distinct, the memo maps each canonical
 // node to its class, congruent nodes share a class, and each class's data is the merge of its nodes' `make`.
+import { EGraphStateError } from './errors.js';
 import type { ENode, Id } from './language.js';
 import { defaultLanguage, mapChildren, nodeKey } from './language.js';
 import type { RecExpr, Term } from './recExpr.js';
@@ -79,7 +80,7 @@ export class EGraph<D = undefined> {
   /** The class of `id` (found through the union-find); throws on an unknown id. */
   eclass(id: Id): EClass<D> {
     const c = this.classMap.get(this.find(id));
-    if (!c) throw new Error(`EGraph.eclass: no class for id ${id}`);
+    if (!c) throw new EGraphStateError(`EGraph.eclass: no class for id ${id}`);
     return c;
   }
 
@@ -150,7 +151,7 @@ export class EGraph<D = undefined> {
   /** Adds a node (hash-consed: an existing equal node returns its class) and returns its canonical class id. */
   add(node: ENode): Id {
     for (const c of node.children) {
-      if (!(c >= 0 && c < this.unionFind.size)) throw new Error(`EGraph.add: node ${node.op} has unknown child id ${c}`);
+      if (!(c >= 0 && c < this.unionFind.size)) throw new EGraphStateError(`EGraph.add: node ${node.op} has unknown child id ${c}`);
     }
     const canon = this.canonicalize(node);
     const key = nodeKey(canon);
@@ -171,11 +172,11 @@ export class EGraph<D = undefined> {
 
   /** Adds every node of a RecExpr and returns the class of its root (the last entry). */
   addExpr(expr: RecExpr): Id {
-    if (expr.length === 0) throw new Error('EGraph.addExpr: empty expression');
+    if (expr.length === 0) throw new EGraphStateError('EGraph.addExpr: empty expression');
     const ids: Id[] = [];
     for (const [i, node] of expr.entries()) {
       const children = node.children.map((c) => {
-        if (c >= i) throw new Error(`EGraph.addExpr: node ${i} (${node.op}) refers forward to ${c}`);
+        if (c >= i) throw new EGraphStateError(`EGraph.addExpr: node ${i} (${node.op}) refers forward to ${c}`);
         return ids[c];
       });
       ids.push(this.add(node.data === undefined ? { op: node.op, children } : { op: node.op, data: node.data, children }));
@@ -327,20 +328,20 @@ export class EGraph<D = undefined> {
    * nodes, a memo entry pointing at the wrong class, or two congruent nodes in different classes. For tests.
    */
   checkInvariants(): void {
-    if (this.dirty) throw new Error('EGraph.checkInvariants: rebuild() has not run since the last union');
+    if (this.dirty) throw new EGraphStateError('EGraph.checkInvariants: rebuild() has not run since the last union');
     const owner = new Map<string, Id>();
     for (const c of this.classMap.values()) {
-      if (this.find(c.id) !== c.id) throw new Error(`class ${c.id} is stored under a non-canonical id`);
+      if (this.find(c.id) !== c.id) throw new EGraphStateError(`class ${c.id} is stored under a non-canonical id`);
       for (const n of c.nodes) {
         const canon = this.canonicalize(n);
         const key = nodeKey(canon);
-        if (key !== nodeKey(n)) throw new Error(`class ${c.id} holds non-canonical node ${key}`);
+        if (key !== nodeKey(n)) throw new EGraphStateError(`class ${c.id} holds non-canonical node ${key}`);
         const other = owner.get(key);
-        if (other !== undefined) throw new Error(`congruent node ${key} sits in classes ${other} and ${c.id}`);
+        if (other !== undefined) throw new EGraphStateError(`congruent node ${key} sits in classes ${other} and ${c.id}`);
         owner.set(key, c.id);
         const memoId = this.memo.get(key);
         if (memoId === undefined || this.find(memoId) !== c.id) {
-          throw new Error(`memo maps ${key} to ${memoId} instead of class ${c.id}`);
+          throw new EGraphStateError(`memo maps ${key} to ${memoId} instead of class ${c.id}`);
         }
       }
     }

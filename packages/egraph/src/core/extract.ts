@@ -1,6 +1,7 @@
 // Tree extraction (egg's greedy `Extractor` with a `CostFunction`), shared extraction types, and helpers
 // to walk a choice of one e-node per e-class. Must not change the e-graph. Invariant: a returned choice is
 // acyclic and covers every class reachable from the roots; an impossible extraction throws.
+import { EGraphStateError, ExtractionError } from './errors.js';
 import type { EGraph } from './eGraph.js';
 import type { ENode, Id } from './language.js';
 import type { RecExpr } from './recExpr.js';
@@ -105,7 +106,7 @@ export function dagCost(
 /** Builds a RecExpr (shared subterms once) from an extraction; `roots[i]` indexes the i-th root's node. */
 export function toRecExpr(extraction: Extraction): { expr: RecExpr; roots: number[] } {
   const order = reachableClasses(extraction.choices, extraction.roots);
-  if (!order) throw new Error('toRecExpr: the extraction has a cycle or misses a class');
+  if (!order) throw new ExtractionError('toRecExpr: the extraction has a cycle or misses a class');
   const index = new Map<Id, number>();
   const expr: ENode[] = [];
   for (const id of order) {
@@ -124,9 +125,9 @@ export function collectChoices(
   roots: readonly Id[],
 ): Map<Id, ENode> {
   const canonRoots = roots.map((r) => egraph.find(r));
-  for (const r of canonRoots) if (!best.has(r)) throw new Error(`extract: class ${r} has no finite, acyclic term`);
+  for (const r of canonRoots) if (!best.has(r)) throw new ExtractionError(`extract: class ${r} has no finite, acyclic term`);
   const order = reachableClasses(best, canonRoots, (id) => egraph.find(id));
-  if (!order) throw new Error('extract: the chosen nodes form a cycle (is the cost function strictly increasing?)');
+  if (!order) throw new ExtractionError('extract: the chosen nodes form a cycle (is the cost function strictly increasing?)');
   const out = new Map<Id, ENode>();
   for (const id of order) {
     const n = best.get(id) as ENode;
@@ -147,7 +148,7 @@ export class Extractor<D> {
 
   /** Computes best costs for every class of a rebuilt e-graph. */
   constructor(egraph: EGraph<D>, costFn: CostFunction) {
-    if (egraph.isDirty) throw new Error('Extractor: call egraph.rebuild() before extracting');
+    if (egraph.isDirty) throw new EGraphStateError('Extractor: call egraph.rebuild() before extracting');
     this.egraph = egraph;
     this.costFn = costFn;
     this.fixpoint();
@@ -183,7 +184,7 @@ export class Extractor<D> {
   /** Best node of a class; throws when it has no finite term. */
   findBestNode(id: Id): ENode {
     const b = this.best.get(this.egraph.find(id));
-    if (!b) throw new Error(`Extractor: class ${id} has no finite, acyclic term`);
+    if (!b) throw new ExtractionError(`Extractor: class ${id} has no finite, acyclic term`);
     return b.node;
   }
 

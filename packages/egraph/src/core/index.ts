@@ -2,7 +2,7 @@
 // extraction. Imports nothing outside `src/core`; explicit exports only. The arithmetic test language lives
 // in `./testing/math.ts` and is re-exported as `arithmetic` for tests and benchmarks of the core.
 export type { ENode, Id, Language, NodeData } from './language.js';
-export { dataEquals, dataId, dataKey, declareDataKey, dataMatches, defaultLanguage, enode, mapChildren, nodeKey } from './language.js';
+export { dataEquals, dataKey, declareDataKey, dataMatches, defaultLanguage, enode, mapChildren, nodeKey } from './language.js';
 export { UnionFind } from './unionFind.js';
 export type { SExp } from './sexpr.js';
 export { formatOp, parseOp, parseSExp } from './sexpr.js';
@@ -21,6 +21,7 @@ export { BackoffScheduler, SimpleScheduler } from './scheduler.js';
 export type { Iteration, Report, RunnerHook, RunnerOptions, StopReason } from './runner.js';
 export { Runner } from './runner.js';
 export type { CostFunction, Extraction, NodeCostFunction } from './extract.js';
+export { EGraphError, EGraphStateError, ExtractionError, ParseError, RuleError } from './errors.js';
 export { Extractor, astDepth, astSize, collectChoices, dagCost, reachableClasses, toRecExpr, treeCost } from './extract.js';
 export type { DagExtractorOptions } from './dagExtractor.js';
 export { DagExtractor } from './dagExtractor.js';

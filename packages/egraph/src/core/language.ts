@@ -65,23 +65,6 @@ export function declareDataKey(data: object, key: string): void {
   dataKeys.set(data, key);
 }
 
-const dataIds = new Map<string, number>();
-const dataIdOf = new WeakMap<object, number>();
-
-/** A small integer naming the data's key (equal data, equal id), for compact keys of caches; cached per object. */
-export function dataId(data: NodeData | undefined): number {
-  const obj = data !== null && typeof data === 'object';
-  if (obj) {
-    const hit = dataIdOf.get(data);
-    if (hit !== undefined) return hit;
-  }
-  const key = dataKey(data);
-  let id = dataIds.get(key);
-  if (id === undefined) dataIds.set(key, (id = dataIds.size));
-  if (obj) dataIdOf.set(data, id);
-  return id;
-}
-
 /**
  * The canonical hash-cons key of an e-node: op, data key and children (as given, not canonicalised). Not cached
  * per node: most nodes are short-lived (instantiated, found in the memo, dropped) and a WeakMap entry per node

@@ -1,6 +1,7 @@
 // Patterns: terms with `?variables`, parsed from s-expressions or built as an AST, searched by a backtracking
 // e-matcher over canonical e-classes and instantiated into the e-graph. Must not hold rule or runner logic.
 // Invariant: searching needs a clean (rebuilt) e-graph; every returned subst binds all pattern variables.
+import { EGraphStateError, ParseError } from './errors.js';
 import type { EGraph } from './eGraph.js';
 import type { Id, Language, NodeData } from './language.js';
 import { dataMatches, defaultLanguage } from './language.js';
@@ -103,7 +104,7 @@ export class Pattern {
     const go = (s: SExp): PatternAst => {
       if (s.kind === 'atom') {
         if (s.text.startsWith('?')) {
-          if (s.text.length < 2) throw new Error(`pattern ${JSON.stringify(source)}: empty variable name at offset ${s.pos}`);
+          if (s.text.length < 2) throw new ParseError(`pattern ${JSON.stringify(source)}: empty variable name at offset ${s.pos}`);
           return pvar(s.text);
         }
         const { op, data } = parseOp(s.text, language, true);
@@ -111,7 +112,7 @@ export class Pattern {
       }
       const head = s.items[0] as { text: string; pos: number };
       if (head.text.startsWith('?')) {
-        throw new Error(`pattern ${JSON.stringify(source)}: operator position holds variable ${head.text} at offset ${head.pos}`);
+        throw new ParseError(`pattern ${JSON.stringify(source)}: operator position holds variable ${head.text} at offset ${head.pos}`);
       }
       const { op, data } = parseOp(head.text, language, false);
       return pnode(op, s.items.slice(1).map(go), data);
@@ -126,7 +127,7 @@ export class Pattern {
 
   /** All matches in a rebuilt e-graph, stopping once `limit` substitutions are found. */
   search<D>(egraph: EGraph<D>, limit = Number.POSITIVE_INFINITY): Match[] {
-    if (egraph.isDirty) throw new Error(`Pattern ${this.toString()}: call egraph.rebuild() before searching`);
+    if (egraph.isDirty) throw new EGraphStateError(`Pattern ${this.toString()}: call egraph.rebuild() before searching`);
     const root = this.compiled;
     const candidates = root.kind === 'node' ? egraph.classesWithOp(root.op) : egraph.classes().map((c) => c.id);
     const matches: Match[] = [];

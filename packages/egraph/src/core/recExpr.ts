@@ -1,6 +1,7 @@
 // Concrete expressions outside the e-graph: `Term` (a tree) and `RecExpr` (egg's flat list of nodes whose
 // children are indices of earlier entries, so shared subterms appear once). Must not touch an e-graph.
 // Invariant: in a RecExpr every child index is smaller than its parent's index; the root is the last entry.
+import { ParseError } from './errors.js';
 import type { ENode, Language, NodeData } from './language.js';
 import { defaultLanguage, nodeKey } from './language.js';
 import { formatOp, parseOp, parseSExp } from './sexpr.js';
@@ -25,7 +26,7 @@ export function term(op: string, children: readonly Term[] = [], data?: NodeData
 export function parseTerm(source: string, language: Language = defaultLanguage): Term {
   const go = (s: SExp): Term => {
     if (s.kind === 'atom') {
-      if (s.text.startsWith('?')) throw new Error(`expression ${JSON.stringify(source)}: variable ${s.text} is not allowed`);
+      if (s.text.startsWith('?')) throw new ParseError(`expression ${JSON.stringify(source)}: variable ${s.text} is not allowed`);
       const { op, data } = parseOp(s.text, language, true);
       return term(op, [], data);
     }

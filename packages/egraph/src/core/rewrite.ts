@@ -1,6 +1,7 @@
 // Rewrites: a named searcher (usually a Pattern) plus an applier (a Pattern or a custom function) and an
 // optional condition, checked when built. Must not schedule or loop; the Runner does that.
 // Invariant: a rule whose right side uses a variable its left side does not bind is rejected at construction.
+import { RuleError } from './errors.js';
 import type { EGraph } from './eGraph.js';
 import type { Id, Language } from './language.js';
 import { defaultLanguage } from './language.js';
@@ -43,7 +44,7 @@ export class Rewrite<D = unknown> {
 
   /** Builds a rule; throws when the applier reads a variable the searcher does not bind. */
   constructor(name: string, searcher: Searcher<D>, applier: Applier<D>, condition?: Condition<D>) {
-    if (!name) throw new Error('Rewrite: a rule needs a non-empty name');
+    if (!name) throw new RuleError('Rewrite: a rule needs a non-empty name');
     this.name = name;
     this.searcher = searcher;
     this.applier = applier;
@@ -52,7 +53,7 @@ export class Rewrite<D = unknown> {
       const bound = new Set(searcher.vars());
       const unbound = applier.vars().filter((v) => !bound.has(v));
       if (unbound.length > 0) {
-        throw new Error(
+        throw new RuleError(
           `rule '${name}': right side uses ${unbound.join(', ')} not bound by the left side (binds: ${[...bound].join(' ') || 'nothing'})`,
         );
       }
@@ -80,7 +81,7 @@ export class Rewrite<D = unknown> {
           }
         } catch (e) {
           const msg = e instanceof Error ? e.message : String(e);
-          throw new Error(`rule '${this.name}' at class ${m.eclass} with ${subst.toString()}: ${msg}`, { cause: e });
+          throw new RuleError(`rule '${this.name}' at class ${m.eclass} with ${subst.toString()}: ${msg}`, { cause: e });
         }
       }
     }
@@ -135,7 +136,7 @@ export function rw<D = unknown>(
     applier = typeof rhs === 'function' ? fnApplier(rhs, name) : toPattern(rhs, language);
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
-    throw new Error(`rule '${name}': ${msg}`, { cause: e });
+    throw new RuleError(`rule '${name}': ${msg}`, { cause: e });
   }
   return new Rewrite<D>(name, searcher, applier, opts.condition);
 }

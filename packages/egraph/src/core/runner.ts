@@ -1,6 +1,7 @@
 // The Runner: equality saturation over a rule set, bounded by iterations, e-nodes and time, returning a
 // `Report` with a stop reason (egg's `Runner`). Must not extract or know any domain; never runs unbounded.
 // Invariant: the e-graph is rebuilt (clean) whenever `run` returns, even when a limit stopped it mid-iteration.
+import { RuleError } from './errors.js';
 import type { EGraph } from './eGraph.js';
 import type { Id, Language } from './language.js';
 import { defaultLanguage } from './language.js';
@@ -118,7 +119,7 @@ export class Runner<D> {
   run(rules: readonly Rewrite<D>[]): Report {
     const names = new Set<string>();
     for (const r of rules) {
-      if (names.has(r.name)) throw new Error(`Runner.run: two rules are named '${r.name}'`);
+      if (names.has(r.name)) throw new RuleError(`Runner.run: two rules are named '${r.name}'`);
       names.add(r.name);
     }
     const eg = this.egraph;

@@ -1,6 +1,7 @@
 // The s-expression reader and writer shared by patterns and expressions: `(op child ...)`, leaves, `?vars`
 // and attributes written `op[key=value,...]` (object data) or `op[value]` (scalar/array data).
 // Must not build e-nodes or patterns itself. Invariant: `formatOp` output parses back to the same op and data.
+import { ParseError } from './errors.js';
 import type { ENode, Language, NodeData } from './language.js';
 
 /** A parsed s-expression: an atom token or a parenthesised list, with its offset in the source. */
@@ -12,7 +13,7 @@ export type SExp =
 export function parseSExp(source: string): SExp {
   let i = 0;
   const fail = (msg: string, at: number): never => {
-    throw new Error(`s-expression ${JSON.stringify(source)}: ${msg} at offset ${at}`);
+    throw new ParseError(`s-expression ${JSON.stringify(source)}: ${msg} at offset ${at}`);
   };
   const skip = () => {
     while (i < source.length && /\s/.test(source[i])) i++;
@@ -110,7 +111,7 @@ export function parseOp(token: string, language: Language, isLeaf: boolean): { o
     const items = splitTopLevel(inner, ',');
     const hasKeys = items.every((item) => splitTopLevel(item, '=').length === 2);
     if (!hasKeys) {
-      if (items.length !== 1) throw new Error(`attributes of ${JSON.stringify(token)}: write key=value pairs`);
+      if (items.length !== 1) throw new ParseError(`attributes of ${JSON.stringify(token)}: write key=value pairs`);
       return { op, data: parseValue(inner) };
     }
     const data: { [key: string]: NodeData } = {};

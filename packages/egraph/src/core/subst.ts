@@ -1,5 +1,6 @@
 // Substitutions (pattern variable → e-class id) and the `Match` a searcher returns for one e-class.
 // Must not search or apply anything. Invariant: variable names always carry their leading `?`.
+import { RuleError } from './errors.js';
 import type { Id } from './language.js';
 
 /** Normalises a variable name to its `?name` form. */
@@ -43,7 +44,7 @@ export class Subst {
   /** The id bound to `name`; throws an Error naming the variable when it is unbound. */
   get(name: string): Id {
     const id = this.tryGet(name);
-    if (id === undefined) throw new Error(`Subst: variable ${varName(name)} is not bound (bound: ${this.names.join(' ') || 'none'})`);
+    if (id === undefined) throw new RuleError(`Subst: variable ${varName(name)} is not bound (bound: ${this.names.join(' ') || 'none'})`);
     return id;
   }
 

@@ -4,13 +4,21 @@
 // model from every output and update, and a fresh ir Graph is rebuilt in topological order. Must not fuse
 // anything by hand: the result holds exactly what extraction chose. Invariant: the result is a valid ir Graph
 // with the same output names, the same leaves (by name) and the same state updates.
+//
+// One optimization, after grad (a design decision; DESIGN.md's data flow showed a forward pass optimized before
+// `grad` too). `optimize` runs once, on the whole step: forward, backward and update. Optimizing the forward pass
+// first would hide from the e-graph the values the backward pass reuses (a fused forward chain no longer
+// materialises the activation its VJP reads, so it is recomputed or the fusion is undone), would need a VJP for
+// every fused op (kept, tested, never run), and would spend optimize time twice. Every fusion a forward-first
+// pass could find is an alternative in the whole-step e-graph too, chosen by the same cost model. So fused ops
+// have no VJP (`@neura/autograd` refuses to differentiate them, by name) and callers differentiate primitives.
 
-import type { Graph as GraphT, Node, NodeId } from '@neura/ir';
-import { Graph } from '@neura/ir';
+import type { Graph as GraphT, KernelLimits, Node, NodeId } from '@neura/ir';
+import { DEFAULT_KERNEL_LIMITS, Graph } from '@neura/ir';
 import type { DagExtractorOptions, EGraph as EGraphT, ENode, Extraction, Id, Report } from '../core/index.js';
-import { BackoffScheduler, DagExtractor, EGraph, reachableClasses, Runner } from '../core/index.js';
+import { BackoffScheduler, DagExtractor, EGraph, ExtractionError, reachableClasses, Runner } from '../core/index.js';
 import type { CostOptions } from './costModel.js';
-import { tensorCost } from './costModel.js';
+import { costDefaults, tensorCost } from './costModel.js';
 import { OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
 import { algebraRules } from './rules/algebra.js';
 import { backwardRules } from './rules/backward.js';
@@ -66,9 +74,14 @@ export interface OptimizeOptions {
   readonly iterLimit?: number;
   readonly nodeLimit?: number;
   readonly timeLimitMs?: number;
-  /** Cost model figures and WebGPU limits. */
+  /** Cost model figures (dispatch cost, bandwidth, throughput). */
   readonly cost?: CostOptions;
-  /** Most distinct inputs of a fused pointwise kernel (default: storage buffers per stage − 1, i.e. 7). */
+  /**
+   * The device's limits (e.g. a `NeuraDevice`'s `caps`): kernels over them are illegal, so extraction never
+   * picks what `compile` would refuse. Default: WebGPU's default limits.
+   */
+  readonly limits?: KernelLimits;
+  /** Most distinct inputs of a fused pointwise kernel (default: the limits' storage buffers per stage − 1). */
   readonly maxPointwiseInputs?: number;
   /** Settings of the DAG extractor. */
   readonly extract?: DagExtractorOptions;
@@ -132,8 +145,8 @@ export function egraphToGraph(
   }
   const roots = loaded.roots.map(find);
   const order = reachableClasses(choices, roots, find);
-  if (!order) throw new Error('optimize: the extracted choice has a cycle or misses a class (a bug in extraction)');
-  const g = new Graph();
+  if (!order) throw new ExtractionError('optimize: the extracted choice has a cycle or misses a class (a bug in extraction)');
+  const g = new Graph({ recordSites: false }); // the optimizer's nodes have no user call site worth a trace
   const built = new Map<Id, Node>();
   const classOfNode = new Map<NodeId, Id>();
   for (const cls of order) {
@@ -243,15 +256,16 @@ function combineReports(passes: readonly PassReport[]): Report {
  */
 export function optimize(graph: GraphT, options: OptimizeOptions = {}): OptimizeResult {
   const start = now();
-  const maxInputs = options.maxPointwiseInputs ?? Math.max(1, (options.cost?.maxStorageBuffersPerShaderStage ?? 8) - 1);
+  const limits = options.limits ?? DEFAULT_KERNEL_LIMITS;
+  const maxInputs = options.maxPointwiseInputs ?? Math.max(1, limits.maxStorageBuffersPerShaderStage - 1);
   const analysis = new TensorAnalysis({ maxPointwiseInputs: maxInputs });
-  const loaded = withoutStackTraces(() => graphToEGraph(graph, analysis));
+  const loaded = graphToEGraph(graph, analysis);
   const loadMs = now() - start;
   const { egraph } = loaded;
   analysis.markRoots([...graph.outputs.values(), ...graph.updates.map((u) => u.value)].map((id) => loaded.classOf.get(id) as Id));
   const passes = runPasses(loaded, selectPasses(options), options, Math.max(1000, 8 * graph.nodes.length));
   const run = combineReports(passes);
-  const cost = tensorCost(egraph, options.cost);
+  const cost = tensorCost(egraph, costDefaults(options.cost, limits));
   const t0 = now();
   const extraction = new DagExtractor(egraph, cost, { improvePasses: 2, maxEvaluations: 20_000, timeLimitMs: 60, ...options.extract }).extract(
     loaded.roots,
@@ -260,7 +274,7 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   if (debugLevel() >= 4) writeDebug(`extraction ${Math.round(extractMs)} ms`);
   analysis.settle(egraph);
   const t1 = now();
-  const { graph: out, classOfNode } = withoutStackTraces(() => egraphToGraph(loaded, extraction, graph));
+  const { graph: out, classOfNode } = egraphToGraph(loaded, extraction, graph);
   const rebuildGraphMs = now() - t1;
   const level = debugLevel();
   const report = new OptimizeReport({
@@ -280,22 +294,6 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   if (level >= 1) writeDebug(level >= 2 ? report.format() : report.summary());
   if (level >= 3 && report.dot) writeDebug(report.dot);
   return { graph: out, report };
-}
-
-/**
- * Runs `f` with V8's stack capture off. `Graph.node` records the user's call site from a stack trace for every
- * node; nodes the optimizer builds have no user site worth a trace, and formatting traces (source-mapped under
- * tsx) was the largest part of rebuilding the GPT step. Engines without `Error.stackTraceLimit` ignore this.
- */
-function withoutStackTraces<T>(f: () => T): T {
-  const E = Error as { stackTraceLimit?: number };
-  const saved = E.stackTraceLimit;
-  E.stackTraceLimit = 0;
-  try {
-    return f();
-  } finally {
-    E.stackTraceLimit = saved;
-  }
 }
 
 const perf = (globalThis as { performance?: { now(): number } }).performance;

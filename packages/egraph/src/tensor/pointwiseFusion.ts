@@ -4,7 +4,7 @@
 // use, at most the analysis's input limit, and exactly the output shape of the class it will join.
 
 import type { DType, PwExpr, Shape } from '@neura/ir';
-import { BINARY_FN, broadcastShapes, castScalar, COMPARISON_OPS, isBinary, isUnary, sameShape, UNARY_FN } from '@neura/ir';
+import { BINARY_FN, broadcastShapes, castScalar, COMPARISON_OPS, isBinary, isUnary, pwExprSize, sameShape, UNARY_FN } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
@@ -18,26 +18,12 @@ export function exprOf(n: ENode): PwExpr {
 /** Number of nodes of an expression tree (shared subtrees counted per use, as they are evaluated). */
 export function exprSize(e: PwExpr): number {
   let n = sizes.get(e);
-  if (n === undefined) sizes.set(e, (n = computeSize(e)));
+  if (n === undefined) sizes.set(e, (n = pwExprSize(e)));
   return n;
 }
 
 // cached per whole expression only: caching every subtree (fresh objects each build) cost more than it saved
 const sizes = new WeakMap<PwExpr, number>();
-
-function computeSize(e: PwExpr): number {
-  switch (e.op) {
-    case 'in':
-    case 'const':
-      return 1;
-    case 'where':
-      return 1 + computeSize(e.c) + computeSize(e.a) + computeSize(e.b);
-    case 'cast':
-      return 1 + computeSize(e.a);
-    default:
-      return 'b' in e ? 1 + computeSize(e.a) + computeSize(e.b) : 1 + computeSize(e.a);
-  }
-}
 
 /** Whether an expression is one op applied directly to inputs and constants (what `pointwise-lift` makes). */
 export function isPrimaryExpr(e: PwExpr): boolean {

@@ -5,7 +5,9 @@
 import type { DType, OpAttrs, OpKind, Shape, TensorType } from '@neura/ir';
 import { BINARY_FN, castScalar, COMPARISON_OPS, fmtShape, inferType, isBinary, isUnary, sameShape, UNARY_FN } from '@neura/ir';
 import type { Analysis, EGraph, ENode, Id } from '../core/index.js';
-import { dataId } from '../core/index.js';
+import { dataKey } from '../core/index.js';
+import { TensorTypeError } from './errors.js';
+import { RuleCtx } from './ruleCtx.js';
 import { fromENode, leafTypeOf } from './tensorLanguage.js';
 
 /** Analysis data of one e-class. */
@@ -51,12 +53,17 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   readonly maxPointwiseInputs: number;
   /** Most nodes of a fused pointwise expression tree. */
   readonly maxExprSize: number;
+  /** The rules' per-run state (an analysis serves one optimize run). */
+  readonly ctx = new RuleCtx();
   // keyed by op and data (children change with merges); per key, class → rules, re-homed to canonical ids lazily
   private readonly provenance = new Map<string, Map<Id, Set<string>>>();
   private readonly rootIds: Id[] = [];
   private rootSet: Set<Id> | undefined;
   private rootSetUnions = -1;
   private readonly respecting = new Map<string, Map<Id, Set<string>>>();
+
+  // small ids of node data keys, for compact cache keys; per analysis (one optimize run), so it dies with the run
+  private readonly dataIds = new Map<string, number>();
 
   /** Makes an analysis with the given fusion limits. */
   constructor(opts: TensorAnalysisOptions = {}) {
@@ -77,9 +84,17 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   /** Joins two classes' data; throws naming both types when shape or dtype differ. */
   merge(a: TensorInfo, b: TensorInfo): TensorInfo {
     if (!sameShape(a.shape, b.shape) || a.dtype !== b.dtype)
-      throw new Error(`tensor analysis: cannot merge a class of type ${fmtType(a)} with one of type ${fmtType(b)}`);
+      throw new TensorTypeError(`tensor analysis: cannot merge a class of type ${fmtType(a)} with one of type ${fmtType(b)}`);
     if (a.constant === undefined && b.constant !== undefined) return { ...a, constant: b.constant };
     return a; // two known constants may differ by rounding (reassociation); the first one stays
+  }
+
+  /** A small integer naming a node's data (equal data, equal id) within this analysis. */
+  private dataId(data: ENode['data']): number {
+    const key = dataKey(data);
+    let id = this.dataIds.get(key);
+    if (id === undefined) this.dataIds.set(key, (id = this.dataIds.size));
+    return id;
   }
 
   /** Marks classes that are materialised whatever is chosen (outputs, update values): fusion may stop there. */
@@ -108,17 +123,17 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** Marks a pointwise node as reading roots rather than recomputing them (see the fusion rules). */
   markRootRespecting(cls: Id, node: ENode): void {
-    addTo(this.respecting, `${node.op}#${dataId(node.data)}#${node.children.length}`, cls, []);
+    addTo(this.respecting, `${node.op}#${this.dataId(node.data)}#${node.children.length}`, cls, []);
   }
 
   /** Whether a node was marked by `markRootRespecting` (in this class). */
   isRootRespecting(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): boolean {
-    return lookupIn(egraph, this.respecting, `${node.op}#${dataId(node.data)}#${node.children.length}`, cls) !== undefined;
+    return lookupIn(egraph, this.respecting, `${node.op}#${this.dataId(node.data)}#${node.children.length}`, cls) !== undefined;
   }
 
   /** Records that `rules` produced `node` in class `cls` (for the report's kernel provenance). */
   record(cls: Id, node: ENode, rules: Iterable<string>): void {
-    addTo(this.provenance, `${node.op}#${dataId(node.data)}`, cls, rules);
+    addTo(this.provenance, `${node.op}#${this.dataId(node.data)}`, cls, rules);
   }
 
   /** Folds provenance recorded under merged-away ids into their classes (call once rules are done). */
@@ -128,7 +143,7 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** The rules recorded for a node of this op and data in class `cls` (sorted, deduplicated). */
   rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): string[] {
-    const rules = lookupIn(egraph, this.provenance, `${node.op}#${dataId(node.data)}`, cls);
+    const rules = lookupIn(egraph, this.provenance, `${node.op}#${this.dataId(node.data)}`, cls);
     return rules ? [...rules].sort() : [];
   }
 }

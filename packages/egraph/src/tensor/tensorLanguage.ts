@@ -6,6 +6,7 @@ import type { DType, Init, Node, OpAttrs, OpKind, PwExpr, TensorType } from '@ne
 import { OP_KINDS } from '@neura/ir';
 import type { ENode, Id, Language, NodeData } from '../core/index.js';
 import { declareDataKey } from '../core/index.js';
+import { TensorLanguageError } from './errors.js';
 
 const OPS: ReadonlySet<string> = new Set(OP_KINDS);
 
@@ -37,7 +38,7 @@ export function nodeData(op: OpKind, attrs: OpAttrs[OpKind], type?: TensorType):
     return d;
   }
   if (op === 'input' || op === 'param' || op === 'state' || op === 'const') {
-    if (!type) throw new Error(`tensorLanguage: leaf ${op} needs its declared type`);
+    if (!type) throw new TensorLanguageError(`tensorLanguage: leaf ${op} needs its declared type`);
     const d: Record<string, NodeData> = { ...a, shape: [...type.shape], dtype: type.dtype };
     if (op === 'const' && !Number.isFinite((attrs as OpAttrs['const']).value)) d.repr = String((attrs as OpAttrs['const']).value);
     return d;
@@ -67,7 +68,7 @@ export function constENode(value: number, shape: readonly number[], dtype: DType
 
 /** The ir op (kind, attrs, leaf type) of an e-node of the tensor language; throws on a foreign op. */
 export function fromENode(n: ENode): IrOp {
-  if (!isOpKind(n.op)) throw new Error(`tensorLanguage: '${n.op}' is not an ir op`);
+  if (!isOpKind(n.op)) throw new TensorLanguageError(`tensorLanguage: '${n.op}' is not an ir op`);
   const d = (n.data ?? {}) as Record<string, unknown>;
   switch (n.op) {
     case 'input':
@@ -94,7 +95,7 @@ function remember(text: string, e: PwExpr): void {
 /** The expression of a `pointwise` e-node (stored as JSON text in the node data; parsed once, cached). */
 export function pointwiseExprOf(n: ENode): PwExpr {
   const text = (n.data as { expr?: unknown } | undefined)?.expr;
-  if (typeof text !== 'string') throw new Error(`tensorLanguage: ${n.op} node has no pointwise expression`);
+  if (typeof text !== 'string') throw new TensorLanguageError(`tensorLanguage: ${n.op} node has no pointwise expression`);
   let e = parsed.get(text);
   if (!e) {
     if (parsed.size > 50_000) parsed.clear(); // a cache, not a store: bounded

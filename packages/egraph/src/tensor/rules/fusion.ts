@@ -1,12 +1,14 @@
 // Fusion rules: these decide which kernels run. Matmul epilogues (bias, relu), softmax + cross-entropy, and
 // pointwise chains (every elementwise primitive becomes a `pointwise` expression; producers are inlined into
 // consumers up to the storage-buffer limit). Must not hand-pick a fusion: rules only add alternatives, the cost
-// model chooses. Invariant: a fused node computes exactly what the nodes of its class compute.
+// model chooses. Must not keep state: what a rule remembers within a run lives in the run's `RuleCtx`.
+// Invariant: a fused node computes exactly what the nodes of its class compute.
 
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import { buildPointwise, exprOf, exprSize, inlineExpr, isPrimaryExpr, liftable, primitiveExpr } from '../pointwiseFusion.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
+import type { RuleCtx } from '../ruleCtx.js';
 import { addRecorded, nodeRule, rulesOf, type TensorRewrite, trw } from './ruleKit.js';
 import type { PwExpr } from '@neura/ir';
 import { BINARY_OPS, broadcastShapes, sameShape, UNARY_OPS } from '@neura/ir';
@@ -71,22 +73,27 @@ function addPointwise(
 
 const ids = (xs: readonly ({ id: Id } | undefined)[]): Id[] => xs.flatMap((x) => (x ? [x.id] : []));
 
-/** Every elementwise primitive → a one-op `pointwise` node over its operands. */
-const objectIds = new WeakMap<ENode, number>();
-let nextObjectId = 1;
+/** Small numbers naming e-node objects in one run (for plan keys; nodes are immutable, so identity is content). */
+interface ObjectIds {
+  readonly ids: WeakMap<ENode, number>;
+  next: number;
+}
 
-/** A small number naming an e-node object (for plan keys; nodes are immutable, so identity is content). */
-function objectId(n: ENode): number {
-  let id = objectIds.get(n);
-  if (id === undefined) objectIds.set(n, (id = nextObjectId++));
+/** The run's number for an e-node object. */
+function objectId(ctx: RuleCtx, n: ENode): number {
+  const t = ctx.of<ObjectIds>('fusion:object-ids', () => ({ ids: new WeakMap(), next: 1 }));
+  let id = t.ids.get(n);
+  if (id === undefined) t.ids.set(n, (id = t.next++));
   return id;
 }
 
-/** Which constant inputs a node has (lifting folds them, and a class's constant may become known later). */
-const liftedWith = new WeakMap<ENode, string>();
-
-function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
+/**
+ * Every elementwise primitive → a one-op `pointwise` node over its operands. Per run, which constant inputs a
+ * node had when lifted (lifting folds them, and a class's constant may become known later).
+ */
+function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   if (!liftable(node.op, info(egraph, eclass))) return [];
+  const liftedWith = ctx.of('fusion:lifted-with', () => new WeakMap<ENode, string>());
   const consts = node.children.map((c) => (info(egraph, c).constant === undefined ? '.' : 'c')).join('');
   if (liftedWith.get(node) === consts) return []; // lifted before: the same node, already in this class
   liftedWith.set(node, consts);
@@ -111,7 +118,7 @@ function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id): ENode[] {
  * A second variant never recomputes a root (an output or update value): roots are materialised anyway, so
  * reading them is usually cheaper (Adam's p' reads m' and v' instead of recomputing them from m, v and g).
  */
-function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
+function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   const analysis = tensorAnalysisOf(egraph);
   const respecting = analysis?.isRootRespecting(egraph, eclass, node) ?? false;
   // Only the largest node of a class merges on (per variant): merging every smaller variant again re-derived
@@ -122,9 +129,9 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id
     .eclass(eclass)
     .nodes.some((n) => n !== node && n.op === 'pointwise' && exprSize(exprOf(n)) > size && (!respecting || analysis?.isRootRespecting(egraph, eclass, n)));
   if (larger) return [];
-  const out = [mergeVariant(egraph, eclass, node, 'all', () => true)];
+  const out = [mergeVariant(egraph, eclass, node, ctx, 'all', () => true)];
   if (respecting && analysis) {
-    const r = mergeVariant(egraph, eclass, node, 'respecting', (c, p) => !analysis.isRoot(egraph, c) && analysis.isRootRespecting(egraph, c, p));
+    const r = mergeVariant(egraph, eclass, node, ctx, 'respecting', (c, p) => !analysis.isRoot(egraph, c) && analysis.isRootRespecting(egraph, c, p));
     if (r) analysis.markRootRespecting(r.id, r.node);
     out.push(r);
   }
@@ -135,7 +142,8 @@ function mergeVariant(
   egraph: EGraph<TensorInfo>,
   eclass: Id,
   node: ENode,
-  variant: keyof typeof planCache,
+  ctx: RuleCtx,
+  variant: 'all' | 'respecting',
   mayInline: (cls: Id, producer: ENode) => boolean,
 ): { id: Id; node: ENode } | undefined {
   const limit = tensorAnalysisOf(egraph)?.maxPointwiseInputs ?? 7;
@@ -159,16 +167,13 @@ function mergeVariant(
   if (inline.size === 0) return undefined;
   // the same producers as last time give the same node, already in this class: skip building it again
   let plan = '';
-  for (const [j, p] of inline) plan += `${j}:${objectId(p)},`;
-  const plans = planCache[variant];
+  for (const [j, p] of inline) plan += `${j}:${objectId(ctx, p)},`;
+  const plans = ctx.of(`fusion:merge-plans:${variant}`, () => new WeakMap<ENode, string>()); // per consumer: the last plan
   if (plans.get(node) === plan) return undefined;
   plans.set(node, plan);
   const { expr, inputs } = inlineExpr(node, inline);
   return addPointwise(egraph, eclass, expr, inputs, rules);
 }
-
-/** Per merge variant: the last plan (input position → producer node) built for each consumer node. */
-const planCache = { all: new WeakMap<ENode, string>(), respecting: new WeakMap<ENode, string>() };
 
 /**
  * Whether a class holds a node that is not elementwise (a leaf, matmul, reduction, …): its value is
@@ -178,9 +183,6 @@ function materialised(egraph: EGraph<TensorInfo>, cls: Id): boolean {
   return egraph.eclass(cls).nodes.some((n) => n.op !== 'pointwise' && !ELEMENTWISE_SET.has(n.op));
 }
 
-/** Per consumer node: the (input position, producer) pairs `pointwise-inline` has built. */
-const inlined = new WeakMap<ENode, Set<string>>();
-
 /** Largest producer expression (in nodes) that `pointwise-inline` inlines. */
 const INLINE_ONE_MAX_SIZE = 4;
 
@@ -188,15 +190,16 @@ const INLINE_ONE_MAX_SIZE = 4;
  * Single inlines into one-op pointwise nodes: for each input, each producer of that input's class. This gives
  * the cost model chains that stop at an input that is materialised anyway (e.g. a matmul's relu output).
  */
-function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
+function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   if (!isPrimaryExpr(exprOf(node))) return [];
+  const inlined = ctx.of('fusion:inlined', () => new WeakMap<ENode, Set<string>>()); // per consumer: pairs built
   const out: Id[] = [];
   node.children.forEach((c, j) => {
     // only small producers: inlining every fused variant of a producer class was combinatorial (5 758 nodes
     // on the small GPT step); small ones keep the short chains that matter (relu's mask `cast(gt(relu z, 0))`)
     for (const p of producers(egraph, c, eclass)) {
       if (exprSize(exprOf(p)) > INLINE_ONE_MAX_SIZE || !p.children.every((k) => materialised(egraph, k))) continue;
-      const key = `${j}:${objectId(p)}`;
+      const key = `${j}:${objectId(ctx, p)}`;
       let done = inlined.get(node);
       if (!done) inlined.set(node, (done = new Set()));
       if (done.has(key)) continue; // built before: already in this class

@@ -4,10 +4,11 @@
 
 import { broadcastShapes, sameShape } from '@neura/ir';
 import type { Condition, EGraph, ENode, Id, Match, Searcher } from '../../core/index.js';
-import { Pattern, Rewrite, Subst, fnApplier, rw } from '../../core/index.js';
+import { Pattern, Rewrite, RuleError, Subst, fnApplier, rw } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import { tensorLanguage } from '../tensorLanguage.js';
+import type { RuleCtx } from '../ruleCtx.js';
 
 /** A rewrite over the tensor e-graph. */
 export type TensorRewrite = Rewrite<TensorInfo>;
@@ -37,7 +38,7 @@ export function trw(name: string, lhs: string, rhs: string, condition?: TCond): 
     searcher = Pattern.parse(lhs, tensorLanguage);
     applier = Pattern.parse(rhs, tensorLanguage);
   } catch (e) {
-    throw new Error(`rule '${name}': ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new RuleError(`rule '${name}': ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
   const recording = {
     applyOne(egraph: EGraph<TensorInfo>, _eclass: Id, subst: Subst): Id[] {
@@ -70,12 +71,11 @@ function nodeSignature(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): num
   return h | 0;
 }
 
-const childNames: string[][] = [];
-/** Shared `?c0 … ?cN` name lists (Subst keeps names by reference). */
+// `?c0 … ?cN` name lists, shared (Subst keeps names by reference); constant data, never grows past the widest op
+const CHILD_VARS: readonly string[][] = Array.from({ length: 17 }, (_, arity) => Array.from({ length: arity }, (_, i) => `?c${i}`));
+/** The shared `?c0 … ?cN` names of an arity. */
 function childVars(arity: number): string[] {
-  let names = childNames[arity];
-  if (!names) childNames[arity] = names = Array.from({ length: arity }, (_, i) => `?c${i}`);
-  return names;
+  return CHILD_VARS[arity] ?? Array.from({ length: arity }, (_, i) => `?c${i}`);
 }
 
 /** Options of `nodeRule`. */
@@ -84,31 +84,47 @@ export interface NodeRuleOptions {
   readonly guard?: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode) => boolean;
 }
 
+/** The per-run rule state of a tensor e-graph (its analysis's `ctx`). */
+export function ctxOf(egraph: EGraph<TensorInfo>): RuleCtx {
+  const analysis = tensorAnalysisOf(egraph);
+  if (!analysis) throw new RuleError('tensor rules run on an e-graph with a TensorAnalysis (it holds their per-run state)');
+  return analysis.ctx;
+}
+
+/** What `nodeRule` remembers in one run: the node behind each match, signatures applied, the last full scan. */
+interface NodeRuleState {
+  readonly nodes: WeakMap<Subst, ENode>;
+  readonly applied: WeakMap<ENode, number>;
+  scanned?: number;
+}
+
 /**
- * A rule over every e-node of the given ops: `apply` sees the matched node (attributes included) and returns
- * the classes to union with its class. Children are bound as `?c0`, `?c1`, ... for messages. A node is not
- * matched again while its signature (its class, its children's classes and their sizes) is unchanged since
- * the rule last applied to it: re-applying would only rebuild nodes the e-graph already holds (this was most
- * of `optimize`'s time on the GPT step), and unchanged nodes would count against the scheduler's match limit.
+ * A rule over every e-node of the given ops: `apply` sees the matched node (attributes included) and the
+ * run's rule state, and returns the classes to union with its class. Children are bound as `?c0`, `?c1`, ...
+ * for messages. A node is not matched again while its signature (its class, its children's classes and their
+ * sizes) is unchanged since the rule last applied to it in this run: re-applying would only rebuild nodes the
+ * e-graph already holds (this was most of `optimize`'s time on the GPT step), and unchanged nodes would count
+ * against the scheduler's match limit. The rule holds no state itself: all of it lives in the run's `RuleCtx`.
  */
 export function nodeRule(
   name: string,
   ops: readonly string[],
-  apply: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode) => readonly Id[] | Id | undefined,
+  apply: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx) => readonly Id[] | Id | undefined,
   opts: NodeRuleOptions = {},
 ): TensorRewrite {
-  const nodes = new WeakMap<Subst, ENode>();
-  const applied = new WeakMap<ENode, number>();
   const guard = opts.guard;
-  // incremental search: after a complete scan at epoch E only classes changed since E and their parents can
-  // hold a node with a new signature (per e-graph, as one rule may serve several)
-  const scanned = new WeakMap<EGraph<TensorInfo>, number>();
   const opSet = new Set(ops);
+  const stateKey = `nodeRule:${name}`;
+  const stateOf = (egraph: EGraph<TensorInfo>): NodeRuleState =>
+    ctxOf(egraph).of<NodeRuleState>(stateKey, () => ({ nodes: new WeakMap(), applied: new WeakMap() }));
   const searcher: Searcher<TensorInfo> & { toString(): string } = {
     search(egraph, limit = Number.POSITIVE_INFINITY) {
+      const st = stateOf(egraph);
       const out: Match[] = [];
       let budget = limit;
-      const since = scanned.get(egraph);
+      // incremental search: after a complete scan at epoch E only classes changed since E and their parents
+      // can hold a node with a new signature
+      const since = st.scanned;
       const epoch = egraph.epoch;
       let candidates: Iterable<Id>;
       if (since === undefined) candidates = ops.flatMap((op) => egraph.classesWithOp(op));
@@ -127,9 +143,9 @@ export function nodeRule(
         if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
         const substs: Subst[] = [];
         for (const n of egraph.eclass(id).nodes) {
-          if (!opSet.has(n.op) || applied.get(n) === nodeSignature(egraph, id, n) || (guard && !guard(egraph, id, n))) continue;
+          if (!opSet.has(n.op) || st.applied.get(n) === nodeSignature(egraph, id, n) || (guard && !guard(egraph, id, n))) continue;
           const s = Subst.fromArrays(childVars(n.children.length), n.children);
-          nodes.set(s, n);
+          st.nodes.set(s, n);
           substs.push(s);
         }
         if (substs.length) {
@@ -137,7 +153,7 @@ export function nodeRule(
           budget -= substs.length;
         }
       }
-      scanned.set(egraph, epoch);
+      st.scanned = epoch;
       return out;
     },
     vars: () => [],
@@ -147,11 +163,12 @@ export function nodeRule(
     name,
     searcher,
     fnApplier((egraph, eclass, subst) => {
-      const n = nodes.get(subst);
+      const st = stateOf(egraph);
+      const n = st.nodes.get(subst);
       if (!n) return undefined;
       const canon = egraph.canonicalize(n);
-      applied.set(n, nodeSignature(egraph, eclass, canon));
-      return apply(egraph, eclass, canon);
+      st.applied.set(n, nodeSignature(egraph, eclass, canon));
+      return apply(egraph, eclass, canon, ctxOf(egraph));
     }, name),
   );
 }

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_KERNEL_LIMITS, KERNEL_COST, kernelIllegality, type KernelLimits, OP_KINDS, type TensorType } from '@neura/ir';
+
+const t = (shape: number[]): TensorType => ({ shape, dtype: 'f32' });
+
+describe('kernel facts', () => {
+  it('cover every op; leaves and reshape are no kernel', () => {
+    for (const op of OP_KINDS) expect(KERNEL_COST[op], op).toBeDefined();
+    expect(KERNEL_COST.reshape.kernel).toBe(false);
+    expect(KERNEL_COST.param.kernel).toBe(false);
+    expect(KERNEL_COST.add.kernel).toBe(true);
+  });
+
+  it('count 2·M·N·K flops for a product (flags read from the attributes) plus the epilogue', () => {
+    const attrs = { transA: false, transB: false };
+    expect(KERNEL_COST.matmul.flops({ attrs, ins: [t([3, 5]), t([5, 7])], out: t([3, 7]) })).toBe(2 * 3 * 5 * 7);
+    expect(KERNEL_COST.matmul.flops({ attrs: { transA: true, transB: false }, ins: [t([5, 3]), t([5, 7])], out: t([3, 7]) })).toBe(2 * 3 * 5 * 7);
+    const fused = { ...attrs, bias: true, activation: 'relu' };
+    expect(KERNEL_COST.fusedMatmul.flops({ attrs: fused, ins: [t([3, 5]), t([5, 7]), t([7])], out: t([3, 7]) })).toBe(2 * 3 * 5 * 7 + 2 * 21);
+  });
+
+  it('refuse a fused kernel over the storage-buffer or binding-size limit, never a primitive', () => {
+    const tight: KernelLimits = { maxStorageBuffersPerShaderStage: 4, maxStorageBufferBindingSize: 1024 };
+    const expr = { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 1 } } as const;
+    const four = [t([4]), t([4]), t([4]), t([4])];
+    expect(kernelIllegality('pointwise', four.slice(0, 3), t([4]), tight)).toBeUndefined();
+    expect(kernelIllegality('pointwise', four, t([4]), tight)).toMatch(/binds 5 storage buffers, over maxStorageBuffersPerShaderStage = 4/);
+    expect(kernelIllegality('pointwise', [t([512])], t([512]), tight)).toMatch(/2048 bytes, over maxStorageBufferBindingSize = 1024/);
+    expect(kernelIllegality('pointwise', four, t([4]), DEFAULT_KERNEL_LIMITS)).toBeUndefined();
+    expect(kernelIllegality('attentionGrad', four, t([4]), tight)).toBeUndefined(); // a primitive has no alternative
+    expect(KERNEL_COST.pointwise.flops({ attrs: { expr, dtype: 'f32' }, ins: [t([4]), t([4])], out: t([4]) })).toBe(3 * 4);
+  });
+});
