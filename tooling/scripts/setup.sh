@@ -2,16 +2,19 @@
 # Sets up a fresh Debian 12 machine (root, Node 20, no GPU) for neura: the Debian packages of the software
 # WebGPU adapter (Mesa llvmpipe through OpenGL ES, see shared/PLATFORM.md), pnpm 10, the workspace's
 # dependencies. Idempotent and quiet when everything is already there.
+#   --with-chromium  also Debian's `chromium` (~30 s to install; its SwiftShader runs WebGPU headless) for the
+#                    browser check `pnpm web:check`; CI (.ci/run) passes it. Without it: apt-get install chromium.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 apt_pkgs=(libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri)
+[[ ${1:-} == --with-chromium ]] && apt_pkgs+=(chromium)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]} (software WebGPU adapter)"
+  echo "setup: installing ${missing[*]} (software WebGPU adapter${1:+, headless Chromium})"
   sudo_cmd=""
   [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq

@@ -1,36 +1,51 @@
 // `pnpm mnist`: trains an MLP on MNIST end to end on WebGPU (a real GPU if there is one, else the software
 // adapter), evaluates on the 10 000 test images and prints last one JSON line with the results.
-// Flags: --epochs --batch --optimizer adam|adamw|sgd --lr --schedule cosine|constant --steps --hidden
-// --no-optimize --min-accuracy --seed.
+// Flags (`pnpm mnist --help`): --epochs --batch --optimizer adam|adamw|sgd --lr --schedule cosine|constant --steps
+// --hidden --no-optimize --min-accuracy --seed; each value is validated (cli.ts) before any work starts.
 
 import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
-import { parseArgs } from 'node:util';
 import { debugLevel } from '@neura/egraph';
 import { Graph, type Tensor } from '@neura/ir';
 import { compileInference, compileTraining, constantLr, cosineLr, countCorrect, mlp, Trainer } from '@neura/nn';
 import { loadMnist } from '@neura/nn/node';
 import { adam, adamW, type Optimizer, sgd } from '@neura/optim';
 import { createDevice } from '@neura/runtime-webgpu';
+import { CliError, type FlagSpec, parseFlags, usage } from './cli.js';
 
-const { values: args } = parseArgs({
-  options: {
-    epochs: { type: 'string', default: '1' },
-    batch: { type: 'string', default: '32' },
-    optimizer: { type: 'string', default: 'adam' },
-    lr: { type: 'string' },
-    steps: { type: 'string' },
-    hidden: { type: 'string', default: '128' },
-    'no-optimize': { type: 'boolean', default: false },
-    'min-accuracy': { type: 'string' },
-    seed: { type: 'string', default: '1' },
-    schedule: { type: 'string', default: 'cosine' },
-  },
-});
+const SUMMARY =
+  'Trains an MLP on MNIST on WebGPU (a GPU if there is one, else the software adapter), evaluates it on the 10 000\n' +
+  'test images and prints one JSON line last. NEURA_DEBUG=1|2|3 prints the e-graph report; NEURA_ADAPTER picks the adapter.';
 
-const batch = Number(args.batch);
-const hidden = args.hidden.split(',').map(Number);
-const lr = args.lr === undefined ? undefined : Number(args.lr);
+const FLAGS = {
+  epochs: { kind: 'int', min: 1, default: 1, help: 'passes over the 60 000 training images' },
+  batch: { kind: 'int', min: 1, max: 60_000, default: 32, help: 'batch size' },
+  optimizer: { kind: 'choice', choices: ['adam', 'adamw', 'sgd'], default: 'adam', help: 'optimizer' },
+  lr: { kind: 'number', min: 0, help: 'base learning rate (default 3e-3; 0.05 for sgd)' },
+  schedule: { kind: 'choice', choices: ['cosine', 'constant'], default: 'cosine', help: 'learning-rate schedule' },
+  steps: { kind: 'int', min: 1, help: 'stop after this many steps (default: all of --epochs)' },
+  hidden: { kind: 'ints', min: 1, default: [128], help: 'hidden layer widths, comma-separated' },
+  'no-optimize': { kind: 'boolean', help: 'compile the step without the e-graph optimizer' },
+  'min-accuracy': { kind: 'number', min: 0, max: 1, help: 'exit 1 when test accuracy ends below this' },
+  seed: { kind: 'int', default: 1, help: 'shuffle seed' },
+} as const satisfies Record<string, FlagSpec>;
+
+let parsed: ReturnType<typeof parseFlags<typeof FLAGS>>;
+try {
+  parsed = parseFlags(FLAGS, process.argv.slice(2));
+} catch (e) {
+  if (!(e instanceof CliError)) throw e;
+  console.error(`pnpm mnist: ${e.message}\n\n${usage('pnpm mnist', SUMMARY, FLAGS)}`);
+  process.exit(2);
+}
+if (parsed.help) {
+  console.log(usage('pnpm mnist', SUMMARY, FLAGS));
+  process.exit(0);
+}
+const args = parsed.flags;
+const batch = args.batch;
+const hidden = args.hidden;
+const lr = args.lr;
 
 const baseLr = lr ?? (args.optimizer === 'sgd' ? 0.05 : 3e-3);
 const schedule = args.schedule === 'cosine' ? cosineLr(baseLr) : constantLr(baseLr);
@@ -66,10 +81,10 @@ const compileMs = performance.now() - compileStart;
 if (train.report && debugLevel() === 0) console.error(train.report.summary()); // NEURA_DEBUG ≥ 1: optimize prints more
 
 const fit = await new Trainer(train).fit(data.train, 784, {
-  epochs: Number(args.epochs),
+  epochs: args.epochs,
   batchSize: batch,
-  maxSteps: args.steps === undefined ? undefined : Number(args.steps),
-  shuffleSeed: Number(args.seed),
+  maxSteps: args.steps,
+  shuffleSeed: args.seed,
   lr: schedule,
 });
 
@@ -102,7 +117,7 @@ console.log(
 train.dispose();
 infer.dispose();
 device.destroy();
-const min = args['min-accuracy'] === undefined ? undefined : Number(args['min-accuracy']);
+const min = args['min-accuracy'];
 if (min !== undefined && testAccuracy < min) {
   console.error(`test accuracy ${testAccuracy} is below --min-accuracy ${min}`);
   process.exit(1);

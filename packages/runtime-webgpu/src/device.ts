@@ -103,7 +103,19 @@ async function loadDawn(): Promise<Dawn> {
   // A non-literal specifier keeps bundlers from following it; Node resolves it from this file (or, in an
   // esbuild bundle with `--external:webgpu`, from the bundle's folder, e.g. `.devkit/node_modules`).
   const spec = 'webgpu';
-  const mod = (await import(/* @vite-ignore */ spec)) as Dawn & { default?: Dawn };
+  let mod: Dawn & { default?: Dawn };
+  try {
+    mod = (await import(/* @vite-ignore */ spec)) as Dawn & { default?: Dawn };
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw e;
+    // `webgpu` is an optional peer dependency (Dawn is ~130 MB; browser-only users do not want it).
+    throw new Error(
+      "createDevice: Node.js has no WebGPU of its own; install the optional peer dependency 'webgpu' (Dawn for Node, " +
+        "`npm install webgpu@~0.6.2`), or pass `gpu` (a GPU object) to createDevice",
+      { cause: e },
+    );
+  }
   const dawn = typeof mod.create === 'function' ? mod : (mod.default as Dawn);
   // dawn.node's classes (GPUBufferUsage, GPUShaderStage, GPUMapMode, ...) are not globals until assigned.
   Object.assign(globalThis, dawn.globals);
@@ -114,6 +126,24 @@ async function fileExists(path: string): Promise<boolean> {
   const fsSpec = 'node:fs';
   const fs = (await import(/* @vite-ignore */ fsSpec)) as typeof import('node:fs');
   return fs.existsSync(path);
+}
+
+/**
+ * Whether a Vulkan loader (libvulkan.so.1) is installed, on Linux. Without one, Dawn's Vulkan backend prints
+ * "Warning: Couldn't load Vulkan" on stderr (measured, webgpu 0.6.2, Debian 12 without libvulkan1), so `auto`
+ * skips it. Looks in LD_LIBRARY_PATH and in the dynamic linker's cache, as `dlopen` does. Other OSes: true.
+ */
+async function vulkanLoaderFound(): Promise<boolean> {
+  if (process.platform !== 'linux') return true;
+  const fsSpec = 'node:fs';
+  const fs = (await import(/* @vite-ignore */ fsSpec)) as typeof import('node:fs');
+  const dirs = (process.env.LD_LIBRARY_PATH ?? '').split(':').filter((d) => d !== '');
+  if (dirs.some((d) => fs.existsSync(`${d}/libvulkan.so.1`))) return true;
+  try {
+    return fs.readFileSync('/etc/ld.so.cache').includes('libvulkan.so.1');
+  } catch {
+    return true; // no cache to read (unusual layout): let Dawn try
+  }
 }
 
 function infoOf(adapter: GPUAdapter, backend: string): AdapterInfo {
@@ -145,11 +175,24 @@ interface Found {
  */
 const KEEP_ALIVE = new Set<object>();
 
+/**
+ * One Dawn instance per backend and option list for the whole process, never released: a collected instance
+ * can abort the process even after its devices were destroyed (measured: 3 create/destroy cycles then `gc()`
+ * died with `std::system_error` in 1 of 1 runs), and sharing it is cheaper than one instance per device.
+ */
+const INSTANCES = new Map<string, GPU>();
+function instance(dawn: Dawn, kind: 'vulkan' | 'swiftshader' | 'opengles', extra: readonly string[]): GPU {
+  const key = `${kind}|${extra.join(',')}`;
+  let gpu = INSTANCES.get(key);
+  if (!gpu) INSTANCES.set(key, (gpu = dawn.create([kind === 'opengles' ? 'backend=opengles' : 'backend=vulkan', ...extra])));
+  return gpu;
+}
+
 async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPreference, extra: readonly string[] = []): Promise<Found> {
   const dawn = await loadDawn();
   const tried: string[] = [];
   const vulkan = async (as: 'vulkan' | 'swiftshader'): Promise<Found | undefined> => {
-    const gpu = dawn.create(['backend=vulkan', ...extra]);
+    const gpu = instance(dawn, as, extra);
     const adapter = await gpu.requestAdapter(powerPreference ? { powerPreference } : {});
     if (!adapter) {
       tried.push(`${as}: no adapter`);
@@ -163,7 +206,7 @@ async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPref
     // Mesa's EGL needs a platform without a display server (PLATFORM.md: EGL_PLATFORM=surfaceless); it reads
     // the variable when the backend initialises, so it must be set before `create`.
     process.env.EGL_PLATFORM ??= 'surfaceless';
-    const gpu = dawn.create(['backend=opengles', ...extra]);
+    const gpu = instance(dawn, 'opengles', extra);
     // The GLES backend only offers compatibility-mode adapters (PLATFORM.md).
     const adapter = await gpu.requestAdapter({ featureLevel: 'compatibility' } as GPURequestAdapterOptions);
     if (!adapter) {
@@ -185,7 +228,9 @@ async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPref
   else if (choice === 'opengles') found = await opengles();
   else if (choice === 'swiftshader') found = await swiftshader();
   else {
-    const v = await vulkan('vulkan');
+    const hasLoader = await vulkanLoaderFound();
+    if (!hasLoader) tried.push('vulkan: no Vulkan loader (libvulkan.so.1)');
+    const v = hasLoader ? await vulkan('vulkan') : undefined;
     found = v && !v.info.software ? v : ((await opengles()) ?? v ?? (await swiftshader()));
   }
   if (!found) throw new Error(`createDevice: no WebGPU adapter for NEURA_ADAPTER=${choice} (tried ${tried.join('; ')})`);
@@ -228,11 +273,12 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
   const pending: GpuValidationError[] = [];
   let lost: DeviceLostError | undefined;
   let destroyed = false;
-  gpu.addEventListener('uncapturederror', (ev) => {
+  const onUncaptured = (ev: Event) => {
     const e = new GpuValidationError('uncaptured', (ev as GPUUncapturedErrorEvent).error.message);
     pending.push(e);
     opts.onError?.(e);
-  });
+  };
+  gpu.addEventListener('uncapturederror', onUncaptured);
   void gpu.lost.then((li) => {
     if (destroyed && li.reason === 'destroyed') return; // our own destroy(): not an error
     lost = new DeviceLostError(li.reason, li.message);
@@ -259,6 +305,8 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
     destroy() {
       if (destroyed) return;
       destroyed = true;
+      // the listener keeps the device (and its ~2.4 MiB) alive in dawn.node after destroy (issue 9, item 10)
+      gpu.removeEventListener('uncapturederror', onUncaptured);
       gpu.destroy();
       KEEP_ALIVE.delete(keep);
     },

@@ -32,7 +32,15 @@ export function toDeviceData(name: string, n: Node, value: FeedValue): Float32Ar
   if (value.data.length !== want)
     throw new InputError(name, `'${name}': shape ${fmtShape(n.shape)} needs ${want} values, data has ${value.data.length}`);
   if (n.dtype === 'f32') return value.data instanceof Float32Array ? value.data : Float32Array.from(value.data);
-  return value.data instanceof Int32Array ? value.data : Int32Array.from(value.data);
+  if (value.data instanceof Int32Array) return value.data;
+  // float data for an integer leaf: refuse what Int32Array.from would truncate or wrap (NaN → 0, 2.7 → 2)
+  const data = value.data;
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i];
+    if (!Number.isInteger(v) || v < -2147483648 || v > 2147483647)
+      throw new InputError(name, `'${name}': value ${v} at index ${i} is not an integer (${fmtType(n)})`);
+  }
+  return Int32Array.from(data);
 }
 
 /** Throws a RangeError naming the input, index, value and class count if a label is outside [0, classes). */

@@ -2,6 +2,9 @@
 // until it is covered here), user overrides on top, and `generateKernel`, which dispatches and then checks every
 // plan — built-in or user-supplied — against the device's limits, so a misfit surfaces as a KernelError naming the
 // op, its shapes, the limit and the device's value. Must stay pure: no GPU objects, no global state but overrides.
+// The overrides are one table per process (on `globalThis` under a `Symbol.for` key), so a user who ends up with
+// two copies of this package (two versions installed) registers into the table the runtime reads; a table of an
+// incompatible layout makes the second copy throw at load rather than be silently ignored.
 
 import type { OpKind } from '@neura/ir';
 import { isElementwise } from '@neura/ir';
@@ -95,7 +98,33 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator } = {
   softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,
 };
 
-const overrides = new Map<OpKind, KernelGenerator>();
+/** Layout version of the per-process override table; bump when its shape changes. */
+const REGISTRY_FORMAT = 1;
+const REGISTRY_KEY = Symbol.for('@neura/wgsl-kernels/registry');
+
+interface SharedRegistry {
+  readonly format: number;
+  readonly overrides: Map<OpKind, KernelGenerator>;
+}
+
+/** The process-wide override table, created by the first copy of this package that loads. */
+function sharedRegistry(): SharedRegistry {
+  const g = globalThis as { [REGISTRY_KEY]?: SharedRegistry };
+  const found = g[REGISTRY_KEY];
+  if (found === undefined) {
+    const created: SharedRegistry = { format: REGISTRY_FORMAT, overrides: new Map() };
+    Object.defineProperty(g, REGISTRY_KEY, { value: created, enumerable: false, configurable: true });
+    return created;
+  }
+  if (found.format !== REGISTRY_FORMAT || !(found.overrides instanceof Map))
+    throw new Error(
+      `@neura/wgsl-kernels: another copy of this package with an incompatible kernel registry (format ${String(found.format)}, this copy ${REGISTRY_FORMAT}) ` +
+        'is loaded in this process; install one version of @neura/wgsl-kernels (npm ls @neura/wgsl-kernels shows the copies)',
+    );
+  return found;
+}
+
+const overrides = sharedRegistry().overrides;
 
 /**
  * Registers a generator for an op, replacing the built-in one (or adding one for an op that has none, such as
