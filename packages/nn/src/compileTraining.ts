@@ -71,7 +71,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
     ({ graph: step, report } = optimize(graph, { limits: device.caps })); // the device's limits; prints its report under NEURA_DEBUG
   }
   const session = await compile(step, device, { initialState: opts.initialState, label: 'train-step' });
-  const paramNames = params.map((p) => (p.attrs as { name: string }).name);
+  const paramNames = params.map((p) => p.attrs.name);
   return {
     graph: step,
     report,
