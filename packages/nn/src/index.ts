@@ -22,6 +22,8 @@ export { type Progress, ProgressBar } from './progressBar.js';
 export { checkStateDict, graphStateTypes, type LoadStateDictOptions, type StateEntryType, StateDictError } from './stateDict.js';
 export { constantLr, cosineLr, type Schedule } from './schedule.js';
 export { type FitOptions, type FitResult, Trainer } from './trainer.js';
+export { LeNet5 } from './models/lenet.js';
+export { BasicBlock, SmallResNet, type SmallResNetOptions } from './models/resnet.js';
 export {
   type Checkpoint,
   CHECKPOINT_FORMAT,
