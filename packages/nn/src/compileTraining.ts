@@ -6,10 +6,10 @@
 
 import { grad } from '@neura/autograd';
 import { type OptimizeReport, optimize } from '@neura/egraph';
-import type { Graph, Tensor, TensorValue } from '@neura/ir';
+import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
 import type { Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
-import { graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
+import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileTraining`. */
 export interface TrainingOptions {
@@ -49,7 +49,7 @@ export interface TrainingSession {
  * and lets the optimizer append its updates. The one way a step is built (compileTraining calls it; so do
  * benchmarks that only optimize the graph). Returns the params in order.
  */
-export function buildTrainingStep(graph: Graph, opts: { loss: Tensor; optimizer: Optimizer }): Tensor[] {
+export function buildTrainingStep(graph: Graph, opts: { loss: Tensor; optimizer: Optimizer }): Node<'param'>[] {
   const { loss, optimizer } = opts;
   if (loss.shape.length !== 0) throw new Error(`compileTraining: loss must be a scalar, got shape [${loss.shape.join(', ')}]`);
   graph.output('loss', loss);
@@ -70,7 +70,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
   if (opts.optimize !== false) {
     ({ graph: step, report } = optimize(graph, { limits: device.caps })); // the device's limits; prints its report under NEURA_DEBUG
   }
-  const session = await compile(step, device, { initialState: opts.initialState, label: 'train-step' });
+  const session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step' });
   const paramNames = params.map((p) => p.attrs.name);
   return {
     graph: step,
