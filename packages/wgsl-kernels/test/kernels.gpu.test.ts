@@ -258,7 +258,7 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
 
     it.each([['sum'], ['mean'], ['reduceMax'], ['reduceMin']] as const)('%s splits long reductions with few outputs into two passes', async (op) => {
       const caps = await getCaps();
-      const big: [Shape, number[]][] = [[[1_000_000], [0]], [[3, 9000], [1]], [[2000, 5], [0]], [[70000, 3], [0]], [[5, 4, 300], [0, 1]]];
+      const big: [Shape, number[]][] = [[[1_000_000], [0]], [[3, 9000], [1]], [[2000, 5], [0]], [[70000, 3], [0]], [[5, 4, 300], [0, 1]], [[1000, 12], [0]], [[67, 8], [0]], [[2, 50, 16], [0, 1]]];
       for (const [shape, axes] of big) {
         const g = new Graph();
         const plan = generateKernel({ node: g.node(op, [g.input('x', shape)], { axes, keepdims: false }), inputs: [{ shape, dtype: 'f32' }] }, caps);
