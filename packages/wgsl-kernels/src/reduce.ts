@@ -55,7 +55,9 @@ const combineOf = (kind: Kind) => (acc: string, v: string) => (kind === 'reduceM
  */
 function rowsDispatch(spec: KernelSpec, caps: DeviceCaps, kind: Kind, o: { label: string; strategy: string; bindings: readonly Binding[]; names: [string, string]; rows: number; rowLen: number; chunks: number; finish: (acc: string) => string }): Dispatch {
   const chunkLen = Math.ceil(o.rowLen / o.chunks);
-  const wg = Math.min(linearWorkgroupSize(caps), ceilPow2(chunkLen));
+  // about 8 elements per thread (at least 32 threads): a 384-wide row (layer-norm statistics) takes 64 threads with
+  // six loads in flight each instead of 256 threads with one or two and a deeper barrier tree
+  const wg = Math.min(linearWorkgroupSize(caps), Math.max(32, ceilPow2(Math.ceil(chunkLen / 8))), ceilPow2(chunkLen));
   const g = linearGrid(spec, o.rows * o.chunks, caps);
   const [src, dst] = o.names;
   const combine = combineOf(kind);

@@ -39,16 +39,14 @@ export interface KernelTiming {
   readonly plan: string;
 }
 
+/** Median GPU time of one pass over the session's dispatches, `repeats` passes back to back in one submission. */
 async function gpuMedian(session: Awaited<ReturnType<typeof compile>>, repeats: number): Promise<{ medianMs: number; minMs: number; labels: string[] }> {
-  const ms: number[] = [];
-  let labels: string[] = [];
-  for (let i = 0; i < repeats + 2; i++) {
-    const p = await session.profile({});
-    if (i >= 2) ms.push(p.summary().gpuMs);
-    labels = p.timings.map((t) => t.label);
-  }
-  ms.sort((a, b) => a - b);
-  return { medianMs: ms[Math.floor(ms.length / 2)], minMs: ms[0], labels };
+  const n = session.stats.dispatchesPerStep;
+  const p = await session.profile({}, { repeats: repeats + 3 });
+  const per: number[] = [];
+  for (let r = 3; r < repeats + 3; r++) per.push(p.timings.slice(r * n, (r + 1) * n).reduce((s, t) => s + (t.endNs - t.startNs), 0) * 1e-6);
+  per.sort((a, b) => a - b);
+  return { medianMs: per[Math.floor(per.length / 2)], minMs: per[0], labels: p.timings.slice(0, n).map((t) => t.label) };
 }
 
 /** Tiled configurations to sweep (the autotuner's candidates): shipped ones and deeper/wider variants. */
