@@ -76,8 +76,8 @@ export function matmulConfigFits(c: MatmulConfig, caps: DeviceCaps): boolean {
 }
 
 /** Picks the tiled configuration for an M x N output: the first that fits and has its `minTiles`. */
-export function chooseMatmulConfig(m: number, n: number, caps: DeviceCaps): MatmulConfig | undefined {
-  const fits = MATMUL_CONFIGS.filter((c) => matmulConfigFits(c, caps));
+export function chooseMatmulConfig(m: number, n: number, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): MatmulConfig | undefined {
+  const fits = configs.filter((c) => matmulConfigFits(c, caps));
   return fits.find((c) => Math.ceil(m / c.bm) * Math.ceil(n / c.bn) >= c.minTiles) ?? fits[fits.length - 1];
 }
 
@@ -153,9 +153,9 @@ export const SPLIT_K_MIN_CHUNK = 512;
  * splits so that tiles·S ≈ SPLIT_K_TARGET_WORKGROUPS (when tiles < a quarter of it), each split a multiple of BK.
  * Not for batched matmuls.
  */
-export function chooseSplitK(m: number, n: number, k: number, batches: number, caps: DeviceCaps): { cfg: MatmulConfig; splits: number; chunk: number } | undefined {
+export function chooseSplitK(m: number, n: number, k: number, batches: number, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): { cfg: MatmulConfig; splits: number; chunk: number } | undefined {
   if (batches !== 1 || k < SPLIT_K_MIN_K) return undefined;
-  const cfg = MATMUL_CONFIGS.find((c) => matmulConfigFits(c, caps));
+  const cfg = configs.find((c) => matmulConfigFits(c, caps));
   if (!cfg) return undefined;
   const tiles = Math.ceil(m / cfg.bm) * Math.ceil(n / cfg.bn);
   if (tiles >= SPLIT_K_TARGET_WORKGROUPS / 4) return undefined;
@@ -168,18 +168,18 @@ export function chooseSplitK(m: number, n: number, k: number, batches: number, c
 }
 
 /** `matmul` and `fusedMatmul` (bias, relu epilogue): skinny for small M, split-K for long K over few tiles, else tiled. */
-export function matmulKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function matmulKernel(spec: KernelSpec, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): KernelPlan {
   const p = problemOf(spec);
   if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [] };
   if (prefersSkinny(p.M, p.N * p.batches, p.transA, p.transB)) {
     const s = chooseSkinnyConfig(p.M, p.transB, caps);
     if (s) return skinnyPlan(p, s, caps);
   }
-  const split = chooseSplitK(p.M, p.N, p.K, p.batches, caps);
+  const split = chooseSplitK(p.M, p.N, p.K, p.batches, caps, configs);
   if (split) return tiledPlan(p, split.cfg, caps, split);
-  const cfg = chooseMatmulConfig(p.M, p.N * p.batches, caps);
+  const cfg = chooseMatmulConfig(p.M, p.N * p.batches, caps, configs);
   if (!cfg) {
-    const c = MATMUL_CONFIGS[MATMUL_CONFIGS.length - 1];
+    const c = configs[configs.length - 1];
     checkWorkgroupMemory(spec, sharedBytesOf(c), caps);
     return kernelError(spec, `needs ${threadsOf(c)} invocations per workgroup, more than maxComputeInvocationsPerWorkgroup (device value ${caps.maxComputeInvocationsPerWorkgroup})`);
   }
