@@ -11,7 +11,7 @@ import { measureBandwidth } from './bandwidth.js';
 import { timeSyncedSteps } from './workloads/stepFigures.js';
 import { buildGpt, GPT_WORKLOADS, timeGptWith } from './workloads/gpt.js';
 import { generateKernel, type KernelGenerator, MATMUL_CONFIGS, type MatmulConfig, matmulKernel } from '@neura/wgsl-kernels';
-import { benchAttention, benchMatmulShape, FLASH_SWEEP, GPT_MATMULS, MATMUL_SWEEP, withFlashConfig } from './workloads/kernels.js';
+import { benchAttention, benchMatmulShape, FLASH_SWEEP, GPT_MATMULS, withFlashConfig } from './workloads/kernels.js';
 
 /** H200 fp32 peak without tensor cores (datasheet, H200.md); the bandwidth is measured. */
 const PEAK_FP32 = 67e12;
@@ -56,20 +56,8 @@ if (args.kernels) {
   summary.kernels = kernels;
 }
 if (args.sweep) {
-  // tiled configurations on the largest shapes (no split-K, no heuristics): which one should ship
+  // flash shapes on attention fwd+bwd, then whole GPT steps with other tiled-matmul preferences
   const sweep: Record<string, unknown> = {};
-  for (const m of GPT_MATMULS.filter((x) => ['square-4096', 'fwd-fc-16384x1536x384', 'dx-16384x384x1536-Bt', 'fwd-16384x384x384'].includes(x.name))) {
-    for (const cfg of MATMUL_SWEEP) {
-      const key = `${m.name} ${cfg.bm}x${cfg.bn}x${cfg.bk}/${cfg.tm}x${cfg.tn}`;
-      try {
-        const r = await benchMatmulShape(m, dev, 5, cfg);
-        sweep[key] = r;
-        log(`sweep ${key}: ${r.tflops?.toFixed(2)} TFLOP/s`);
-      } catch (e) {
-        sweep[key] = { error: String(e).slice(0, 200) };
-      }
-    }
-  }
   for (const cfg of FLASH_SWEEP) {
     const key = `attention-fwd-bwd rows ${cfg.rows} tile ${cfg.tile}`;
     try {
