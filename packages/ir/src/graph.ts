@@ -6,14 +6,15 @@
 import type { DType } from './dtype.js';
 import { GraphError, userCallSite } from './graphError.js';
 import { inferType, type TensorType } from './infer.js';
+import type { NamedLeafOp } from './opFacts.js';
 import type { Init, OpAttrs, OpKind, Reduction, UnaryOp } from './ops.js';
 import { broadcastShapes, fmtShape, normalizeAxes, type Shape } from './shape.js';
 
 /** Index of a node in its graph. */
 export type NodeId = number;
 
-/** One immutable node: an op applied to earlier nodes, with its inferred type. */
-export interface Node<K extends OpKind = OpKind> {
+/** One immutable node of one op: the op applied to earlier nodes, with its attributes and inferred type. */
+export interface NodeOf<K extends OpKind> {
   readonly id: NodeId;
   readonly op: K;
   readonly inputs: readonly NodeId[];
@@ -22,6 +23,17 @@ export interface Node<K extends OpKind = OpKind> {
   readonly dtype: DType;
   /** `file:line:col` in user code that built this node. */
   readonly site?: string;
+}
+
+/**
+ * A node of any of the ops `K` (default: any op), as a union discriminated by `op`: testing `n.op` narrows
+ * `n.attrs` to that op's attributes, so no code needs to cast attributes.
+ */
+export type Node<K extends OpKind = OpKind> = { [P in K]: NodeOf<P> }[K];
+
+/** The name of an input, param or state leaf; undefined for any other node. */
+export function leafName(n: Node): string | undefined {
+  return n.op === 'input' || n.op === 'param' || n.op === 'state' ? n.attrs.name : undefined;
 }
 
 /** A tensor value in a graph under construction (a node). */
@@ -74,28 +86,28 @@ export class Graph {
   }
 
   /** Leaves of one kind (`input`, `param`, `state`), in creation order. */
-  leaves(op: 'input' | 'param' | 'state'): Node[] {
-    return this.nodes.filter((n) => n.op === op);
+  leaves<K extends NamedLeafOp>(op: K): Node<K>[] {
+    return this.nodes.filter((n) => n.op === op) as Node<K>[];
   }
 
   /** The input, param or state leaf with this name, if any. */
-  byName(name: string): Node | undefined {
+  byName(name: string): Node<NamedLeafOp> | undefined {
     const id = this.names.get(name);
-    return id === undefined ? undefined : this.nodes[id];
+    return id === undefined ? undefined : (this.nodes[id] as Node<NamedLeafOp>);
   }
 
   /**
    * Adds (or finds, by structure) a node. The generic entry point used by every builder method and by
    * passes that rebuild graphs; `leafType` is the declared type of a leaf.
    */
-  node<K extends OpKind>(op: K, inputs: readonly (NodeId | Node)[], attrs: OpAttrs[K], leafType?: TensorType): Node<K> {
+  node<K extends OpKind>(op: K, inputs: readonly (NodeId | Node)[], attrs: OpAttrs[K], leafType?: TensorType): Node<K> & Node {
     const ids = inputs.map((x) => (typeof x === 'number' ? x : x.id));
     for (const id of ids) if (!this.nodes[id]) throw new GraphError(`${op}: operand ${id} is not a node of this graph`, op);
     if (leafType && leafType.shape.some((d) => !Number.isInteger(d) || d < 0))
       throw new GraphError(`${op}: invalid shape ${fmtShape(leafType.shape)} (extents must be integers ≥ 0)`, op, userCallSite());
     const key = `${op}|${JSON.stringify(attrs, exactNumbers)}|${ids.join(',')}|${leafType ? `${leafType.shape}:${leafType.dtype}` : ''}`;
     const hit = this.memo.get(key);
-    if (hit !== undefined) return this.nodes[hit] as Node<K>;
+    if (hit !== undefined) return this.nodes[hit] as Node<K> & Node;
     let type: TensorType;
     try {
       type = inferType(
@@ -108,7 +120,8 @@ export class Graph {
       if (e instanceof GraphError && !e.site) throw new GraphError(e.message, e.op, userCallSite());
       throw e;
     }
-    const node: Node<K> = { id: this.nodes.length, op, inputs: ids, attrs, shape: [...type.shape], dtype: type.dtype, site: this.recordSites ? userCallSite() : undefined };
+    // a NodeOf<K> is a Node<K> for every single op K; TypeScript cannot see it for a generic K
+    const node = { id: this.nodes.length, op, inputs: ids, attrs, shape: [...type.shape], dtype: type.dtype, site: this.recordSites ? userCallSite() : undefined } as NodeOf<K> as Node<K> & Node;
     this.nodes.push(node);
     this.memo.set(key, node.id);
     return node;
@@ -170,29 +183,30 @@ export class Graph {
     return [ta, this.lift(pb, ta)];
   }
 
-  private un(op: UnaryOp, x: Tensor): Tensor {
+  /** Any elementwise op of one operand, by name (the named methods below are shorthands). */
+  unary(op: UnaryOp, x: Tensor): Tensor {
     return this.node(op, [x], EMPTY);
   }
-  neg(x: Tensor): Tensor { return this.un('neg', x); }
-  abs(x: Tensor): Tensor { return this.un('abs', x); }
-  exp(x: Tensor): Tensor { return this.un('exp', x); }
-  log(x: Tensor): Tensor { return this.un('log', x); }
-  sqrt(x: Tensor): Tensor { return this.un('sqrt', x); }
-  rsqrt(x: Tensor): Tensor { return this.un('rsqrt', x); }
-  recip(x: Tensor): Tensor { return this.un('recip', x); }
-  square(x: Tensor): Tensor { return this.un('square', x); }
-  relu(x: Tensor): Tensor { return this.un('relu', x); }
-  sigmoid(x: Tensor): Tensor { return this.un('sigmoid', x); }
-  tanh(x: Tensor): Tensor { return this.un('tanh', x); }
-  sin(x: Tensor): Tensor { return this.un('sin', x); }
-  cos(x: Tensor): Tensor { return this.un('cos', x); }
-  erf(x: Tensor): Tensor { return this.un('erf', x); }
-  silu(x: Tensor): Tensor { return this.un('silu', x); }
-  softplus(x: Tensor): Tensor { return this.un('softplus', x); }
+  neg(x: Tensor): Tensor { return this.unary('neg', x); }
+  abs(x: Tensor): Tensor { return this.unary('abs', x); }
+  exp(x: Tensor): Tensor { return this.unary('exp', x); }
+  log(x: Tensor): Tensor { return this.unary('log', x); }
+  sqrt(x: Tensor): Tensor { return this.unary('sqrt', x); }
+  rsqrt(x: Tensor): Tensor { return this.unary('rsqrt', x); }
+  recip(x: Tensor): Tensor { return this.unary('recip', x); }
+  square(x: Tensor): Tensor { return this.unary('square', x); }
+  relu(x: Tensor): Tensor { return this.unary('relu', x); }
+  sigmoid(x: Tensor): Tensor { return this.unary('sigmoid', x); }
+  tanh(x: Tensor): Tensor { return this.unary('tanh', x); }
+  sin(x: Tensor): Tensor { return this.unary('sin', x); }
+  cos(x: Tensor): Tensor { return this.unary('cos', x); }
+  erf(x: Tensor): Tensor { return this.unary('erf', x); }
+  silu(x: Tensor): Tensor { return this.unary('silu', x); }
+  softplus(x: Tensor): Tensor { return this.unary('softplus', x); }
 
   /** GELU: exact (erf) by default, or the tanh approximation (PyTorch's `approximate` option). */
   gelu(x: Tensor, opts: { approximate?: 'none' | 'tanh' } = {}): Tensor {
-    return this.un(opts.approximate === 'tanh' ? 'geluTanh' : 'gelu', x);
+    return this.unary(opts.approximate === 'tanh' ? 'geluTanh' : 'gelu', x);
   }
 
   /** `x > 0 ? x : alpha·x`, built from where/gt/mul so that it fuses into pointwise kernels. */
@@ -564,7 +578,7 @@ export class Graph {
         userCallSite(),
       );
     if (this.updates.some((u) => u.state === state.id))
-      throw new GraphError(`update: '${(state.attrs as { name: string }).name}' is already updated`, 'update', userCallSite());
+      throw new GraphError(`update: '${state.attrs.name}' is already updated`, 'update', userCallSite());
     this.updates.push({ state: state.id, value: value.id });
   }
 

@@ -7,7 +7,7 @@ import type { OpKind } from './ops.js';
 import { fmtPwExpr } from './pointwiseExpr.js';
 
 function fmtAttrs(n: Node): string {
-  if (n.op === 'pointwise') return `{${fmtPwExpr((n.attrs as { expr: never }).expr)}}`;
+  if (n.op === 'pointwise') return `{${fmtPwExpr(n.attrs.expr)}}`;
   const s = JSON.stringify(n.attrs);
   return s === '{}' ? '' : s;
 }
@@ -80,7 +80,7 @@ export function graphToDot(g: Graph): string {
   const lines = ['digraph neura {', '  node [shape=box, fontname="monospace"];'];
   for (const id of g.live()) {
     const n = g.nodes[id];
-    const label = `${n.op}${n.op === 'input' || n.op === 'param' || n.op === 'state' ? ` ${(n.attrs as { name: string }).name}` : ''}\\n[${n.shape.join(',')}] ${n.dtype}`;
+    const label = `${n.op}${n.op === 'input' || n.op === 'param' || n.op === 'state' ? ` ${n.attrs.name}` : ''}\\n[${n.shape.join(',')}] ${n.dtype}`;
     lines.push(`  n${id} [label="${label}"];`);
     for (const i of n.inputs) lines.push(`  n${i} -> n${id};`);
   }

@@ -3,23 +3,14 @@
 // once. Must not allocate GPU objects per step (everything a Session replays is made here).
 // Invariant: a dispatch never binds one buffer both read-only and writable; every GPU object has a label.
 
-import {
-  type Graph,
-  initialValue,
-  kernelIllegality,
-  LEAF_OPS,
-  type Node,
-  type NodeId,
-  numel,
-  type OpAttrs,
-} from '@neura/ir';
+import { type Graph, indexOperandsOf, initialValue, isAliasOp, isLeafOp, kernelIllegality, leafName, type Node, type NodeId, numel } from '@neura/ir';
 import { type DeviceCaps, generateKernel, type KernelGenerator, type KernelPlan, KernelError } from '@neura/wgsl-kernels';
 import type { NeuraDevice } from './device.js';
 import { GpuValidationError, InputError } from './errors.js';
 import { type FeedValue, toDeviceData } from './feeds.js';
 import { alignedBytes, planMemory, type TensorLifetime } from './memoryPlan.js';
 import { PipelineCache } from './pipelineCache.js';
-import type { InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
+import type { IndexCheck, InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 import { Session } from './session.js';
 import { type KernelInfo, kernelInfoOf } from './stepProfile.js';
 import { planUpdates, type StateCopy, type StateWrite } from './updatePlan.js';
@@ -38,16 +29,8 @@ export interface CompileOptions {
   readonly pipelineCache?: PipelineCache;
 }
 
-const LABEL_OPERAND: Partial<Record<string, number>> = { nll: 1, nllGrad: 0, softmaxCrossEntropy: 1, softmaxCrossEntropyGrad: 1 };
-
-function classesOf(graph: Graph, n: Node): number {
-  if (n.op === 'nllGrad') return (n.attrs as OpAttrs['nllGrad']).classes;
-  return graph.nodes[n.inputs[0]].shape[1];
-}
-
-const isLeaf = (n: Node) => LEAF_OPS.includes(n.op);
+const isLeaf = (n: Node) => isLeafOp(n.op);
 const tensorBytes = (n: Node) => numel(n.shape) * 4;
-const leafName = (n: Node) => (n.attrs as { name?: string }).name;
 
 /**
  * Refuses a node that `@neura/ir`'s kernel facts call illegal on this device: the same check the e-graph's
@@ -84,7 +67,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   const plans = new Map<NodeId, KernelPlan>();
   for (const id of order) {
     const n = node(id);
-    if (isLeaf(n) || n.op === 'reshape') continue;
+    if (isLeaf(n) || isAliasOp(n.op)) continue;
     const inputs = n.inputs.map((i) => ({ shape: node(i).shape, dtype: node(i).dtype }));
     const w = writes.get(id);
     try {
@@ -115,7 +98,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   const rootOf = (id: NodeId): NodeId => {
     const path: NodeId[] = [];
     let r = id;
-    while (node(r).op === 'reshape' && !roots.has(r)) {
+    while (isAliasOp(node(r).op) && !roots.has(r)) {
       path.push(r);
       r = node(r).inputs[0];
     }
@@ -191,7 +174,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
       const buffer = pos.has(n.id) ? storageOf(n.id) : gpu.createBuffer({ label: `${label}.unused[${name}]`, size: alignedBytes(tensorBytes(n)), usage });
       if (!pos.has(n.id)) buffers.push(buffer);
       const given = opts.initialState?.[name];
-      const init = given ?? initialValue((n.attrs as OpAttrs['param']).init, n.shape, n.dtype);
+      const init = given ?? initialValue(n.attrs.init, n.shape, n.dtype);
       const data = toDeviceData(name, n, init);
       gpu.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
       state.set(name, { name, node: n, buffer, bytes: tensorBytes(n) });
@@ -199,21 +182,23 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
     for (const id of order) {
       const n = node(id);
       if (n.op !== 'const') continue;
-      const v = initialValue({ kind: 'fill', value: (n.attrs as OpAttrs['const']).value }, n.shape, n.dtype);
+      const v = initialValue({ kind: 'fill', value: n.attrs.value }, n.shape, n.dtype);
       const data = toDeviceData(`const ${id}`, n, v);
       gpu.queue.writeBuffer(storageOf(id), 0, data.buffer, data.byteOffset, data.byteLength);
     }
 
-    const labelChecks = new Map<NodeId, { op: string; classes: number }[]>();
+    // labels and indices fed directly (through aliases) are checked on the host before each step
+    const labelChecks = new Map<NodeId, IndexCheck[]>();
     for (const id of order) {
       const n = node(id);
-      const k = LABEL_OPERAND[n.op];
-      if (k === undefined) continue;
-      const r = rootOf(n.inputs[k]);
-      if (node(r).op !== 'input') continue; // computed labels cannot be checked on the host
-      let l = labelChecks.get(r);
-      if (!l) labelChecks.set(r, (l = []));
-      l.push({ op: n.op, classes: classesOf(graph, n) });
+      for (const ix of indexOperandsOf(n.op)) {
+        const r = rootOf(n.inputs[ix.operand]);
+        if (node(r).op !== 'input') continue; // computed labels/indices cannot be checked on the host
+        let l = labelChecks.get(r);
+        if (!l) labelChecks.set(r, (l = []));
+        const operands = n.inputs.map((i) => node(i));
+        l.push({ role: ix.role, bound: ix.bound(n.attrs, operands), what: ix.describe(n.attrs) });
+      }
     }
     const inputs: InputSlot[] = [];
     const deadInputs = new Set<string>();

@@ -14,7 +14,7 @@ export {
   type KernelSpec,
   type LimitsSource,
 } from './kernel.js';
-export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, NON_KERNEL_OPS, registerKernel, unregisterKernel } from './registry.js';
+export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
 export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulKernel, matmulPlanWith, type SkinnyConfig } from './matmul.js';

@@ -7,6 +7,7 @@ import {
   type DType,
   Graph,
   interpret,
+  leafName,
   mulberry32,
   type Node,
   numel,
@@ -97,7 +98,7 @@ async function check<K extends OpKind>(
   const spec: KernelSpec = { node, inputs: leaves.map((l) => ({ shape: l.shape, dtype: l.dtype })), inPlace: tol.inPlace };
   const plan = tol.plan ? tol.plan(spec, caps) : generateKernel(spec, caps);
   if (tol.plan) checkPlan(spec, plan, caps);
-  const data = leaves.map((l) => feeds[(l.attrs as { name: string }).name].data);
+  const data = leaves.map((l) => feeds[leafName(l) as string].data);
   const bytes = await runPlan(plan, data, numel(node.shape) * 4, { resultFrom: tol.inPlace });
   const actual = node.dtype === 'f32' ? new Float32Array(bytes) : new Int32Array(bytes);
   if (tol.exact) expect(Array.from(actual)).toEqual(Array.from(expected.data));
