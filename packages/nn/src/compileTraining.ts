@@ -10,7 +10,7 @@ import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
 import { clipGradNorm, type Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
 import { anomalyStep } from './anomaly.js';
-import { graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
+import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileTraining`. */
 export interface TrainingOptions extends StepOptions {
@@ -167,8 +167,8 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
   if (opts.optimize !== false) {
     ({ graph: step, report } = optimize(graph, { limits: device.caps })); // the device's limits; prints its report under NEURA_DEBUG
   }
-  const session = await compile(step, device, { initialState: opts.initialState, label: 'train-step' });
-  const paramNames = params.map((p) => (p.attrs as { name: string }).name);
+  const session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step' });
+  const paramNames = params.map((p) => p.attrs.name);
   let steps = 0;
   return {
     graph: step,
