@@ -30,6 +30,8 @@ import {
   type KernelSpec,
   MATMUL_CONFIGS,
   chooseSplitK,
+  flashAttentionGradPlan,
+  flashAttentionPlan,
   matmulConfigFits,
   matmulPlanWith,
 } from '@neura/wgsl-kernels';
@@ -259,7 +261,7 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
 
     it.each([['sum'], ['mean'], ['reduceMax'], ['reduceMin']] as const)('%s splits long reductions with few outputs into two passes', async (op) => {
       const caps = await getCaps();
-      const big: [Shape, number[]][] = [[[1_000_000], [0]], [[3, 9000], [1]], [[2000, 5], [0]], [[70000, 3], [0]], [[5, 4, 300], [0, 1]]];
+      const big: [Shape, number[]][] = [[[1_000_000], [0]], [[3, 9000], [1]], [[2000, 5], [0]], [[70000, 3], [0]], [[5, 4, 300], [0, 1]], [[1000, 12], [0]], [[67, 8], [0]], [[2, 50, 16], [0, 1]]];
       for (const [shape, axes] of big) {
         const g = new Graph();
         const plan = generateKernel({ node: g.node(op, [g.input('x', shape)], { axes, keepdims: false }), inputs: [{ shape, dtype: 'f32' }] }, caps);
@@ -385,6 +387,19 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       for (const causal of [false, true])
         for (const [lead, tq, tk, d, dv] of flashShapes)
           await check('attentionGrad', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, dv] }, { shape: [...lead, tq, dv] }], { causal, scale: 0.5, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
+    });
+
+    it('flash attention variants (rows per workgroup, tile rows) agree with the interpreter', async () => {
+      const caps = await getCaps();
+      const lead = [2];
+      const [tq, tk, d] = [70, 70, 8];
+      const ops: Operand[] = [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tq, d] }];
+      for (const cfg of [{ rows: 32, tile: 8 }, { rows: 128, tile: 64 }, { rows: 16, tile: 4 }]) {
+        await check('attention', ops.slice(0, 3), { causal: true, scale: 0.3 }, caps, { rtol: 1e-4, atol: 1e-5, plan: (s, c) => flashAttentionPlan(s, c, cfg) });
+        if (caps.maxStorageBuffersPerShaderStage >= 6)
+          for (const wrt of ['q', 'k', 'v'] as const)
+            await check('attentionGrad', ops, { causal: true, scale: 0.3, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfg) });
+      }
     });
 
     it('rope rotates half-split pairs, and its inverse', async () => {
