@@ -421,6 +421,8 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       { x: [2, 3, 7, 6], w: [4, 3, 3, 3], a: { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 } },
       { x: [1, 4, 9, 8], w: [6, 2, 3, 2], a: { stride: [2, 3], padding: [1, 0], dilation: [1, 2], groups: 2 } },
       { x: [3, 1, 5, 5], w: [2, 1, 1, 1], a: { stride: [1, 1], padding: [0, 0], dilation: [1, 1], groups: 1 } },
+      // channel tiles of 4 in both directions (conv2d: O/groups = 8; its input gradient: C/groups = 4)
+      { x: [2, 8, 5, 6], w: [16, 4, 3, 3], a: { stride: [2, 1], padding: [1, 1], dilation: [1, 1], groups: 2 } },
     ];
     const outSize = (h: number, k: number, s: number, p: number, d: number) => Math.floor((h + 2 * p - d * (k - 1) - 1) / s) + 1;
     it('conv2d and both of its gradients match the interpreter', async () => {
