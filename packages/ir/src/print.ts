@@ -7,6 +7,7 @@ import { fmtPwExpr } from './pointwiseExpr.js';
 
 function fmtAttrs(n: Node): string {
   if (n.op === 'pointwise') return `{${fmtPwExpr((n.attrs as { expr: never }).expr)}}`;
+  if (n.op === 'pointwiseMulti') return `{${(n as Node<'pointwiseMulti'>).attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}}`;
   const s = JSON.stringify(n.attrs);
   return s === '{}' ? '' : s;
 }

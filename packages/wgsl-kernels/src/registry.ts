@@ -18,15 +18,16 @@ import { argmaxKernel, concatKernel, gatherKernel, oneHotKernel, padKernel, scat
 import { expandKernel, transposeKernel } from './layout.js';
 import { matmulKernel } from './matmul.js';
 import { nllGradKernel, nllKernel } from './nll.js';
+import { pointwiseMultiKernel } from './pointwiseMulti.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
 
-/** Ops that run as GPU kernels: everything but leaves (uploaded by the runtime) and reshape (a buffer alias). */
-export type GpuOp = Exclude<OpKind, 'input' | 'param' | 'state' | 'const' | 'reshape'>;
+/** Ops that run as GPU kernels: everything but leaves (uploaded by the runtime), reshape (a buffer alias) and pick (written by its pointwiseMulti). */
+export type GpuOp = Exclude<OpKind, 'input' | 'param' | 'state' | 'const' | 'reshape' | 'pick'>;
 
 /** Ops the runtime handles without a kernel. */
-export const NON_KERNEL_OPS: readonly OpKind[] = ['input', 'param', 'state', 'const', 'reshape'];
+export const NON_KERNEL_OPS: readonly OpKind[] = ['input', 'param', 'state', 'const', 'reshape', 'pick'];
 
 /** The built-in generator of every GPU op. */
 export const KERNELS: { readonly [K in GpuOp]: KernelGenerator } = {
@@ -94,6 +95,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator } = {
   avgPool2dGrad: avgPool2dGradKernel,
   fusedMatmul: matmulKernel,
   pointwise: pointwiseKernel,
+  pointwiseMulti: pointwiseMultiKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,
   softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,
 };
