@@ -1,5 +1,5 @@
 // Two projects: `unit` (Node, no GPU, threads) and `gpu` (real WebGPU through Dawn; forks, since a native
-// addon inside worker threads can misbehave — see shared/PLATFORM.md). Tests import packages from source
+// addon inside worker threads can misbehave — CONTRIBUTING.md, platform notes). Tests import packages from source
 // through the `@neura/source` export condition (an alias below), so they never wait for a build.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';

@@ -1,4 +1,4 @@
-// The layering of shared/DESIGN.md as rules: a wrong import or a cycle fails `pnpm lint` (and so CI).
+// The layering of CONTRIBUTING.md as rules: a wrong import or a cycle fails `pnpm lint` (and so CI).
 // Packages are matched by folder; imports between packages go through their `@neura/*` names.
 const pkg = (name) => `^packages/${name}/`;
 const allowed = {

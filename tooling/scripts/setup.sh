@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine (root, Node 20, no GPU) for neura: the Debian packages of the software
-# WebGPU adapter (Mesa llvmpipe through OpenGL ES, see shared/PLATFORM.md), pnpm 10, the workspace's
+# WebGPU adapter (Mesa llvmpipe through OpenGL ES, see CONTRIBUTING.md, platform notes), pnpm 10, the workspace's
 # dependencies. Idempotent and quiet when everything is already there.
 #   --with-chromium  also Debian's `chromium` (~30 s to install; its SwiftShader runs WebGPU headless) for the
 #                    browser check `pnpm web:check`; CI (.ci/run) passes it. Without it: apt-get install chromium.
@@ -21,7 +21,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# pnpm 10: corepack cannot download here, and pnpm 11 crashes on Node 20 (shared/PLATFORM.md)
+# pnpm 10: corepack cannot download here, and pnpm 11 crashes on Node 20 (CONTRIBUTING.md, platform notes)
 if ! command -v pnpm >/dev/null || [[ $(pnpm --version) != 10.* ]]; then
   echo "setup: installing pnpm@10"
   npm install -g --silent pnpm@10 >/dev/null

@@ -10,11 +10,12 @@ import { createDevice, type RooflineCeilings } from '@neura/runtime-webgpu';
 import { measureBandwidth } from './bandwidth.js';
 import { timeSyncedSteps } from './workloads/stepFigures.js';
 import { buildGpt, GPT_WORKLOADS } from './workloads/gpt.js';
+import { benchAttention, benchMatmulShape, GPT_MATMULS, MATMUL_SWEEP } from './workloads/kernels.js';
 
 /** H200 fp32 peak without tensor cores (datasheet, H200.md); the bandwidth is measured. */
 const PEAK_FP32 = 67e12;
 
-const { values: args } = parseArgs({ options: { 'out-dir': { type: 'string', default: '.' }, only: { type: 'string' }, top: { type: 'string', default: '45' } } });
+const { values: args } = parseArgs({ options: { 'out-dir': { type: 'string', default: '.' }, only: { type: 'string' }, top: { type: 'string', default: '45' }, kernels: { type: 'boolean', default: false }, sweep: { type: 'boolean', default: false } } });
 const outDir = args['out-dir'] as string;
 mkdirSync(outDir, { recursive: true });
 const log = (s: string) => console.error(`[profile] ${s}`);
@@ -39,6 +40,36 @@ for (const w of GPT_WORKLOADS) {
   console.log(`\n## ${w.name}\n${head}${profile.table({ top: 25, ceilings })}`);
   summary[w.name] = { syncedMs: synced.medianMs, gpuMs: s.gpuMs, spanMs: s.spanMs, dispatches: s.dispatches, rows: s.rows.map((r) => ({ ...r, kernel: r.kernel && { ...r.kernel } })) };
   train.dispose();
+}
+if (args.kernels) {
+  // kernel-level figures of the GPT step's shapes (GPU time, timestamps)
+  const kernels: Record<string, unknown> = {};
+  for (const m of GPT_MATMULS) {
+    const r = await benchMatmulShape(m, dev);
+    kernels[`matmul-${m.name}`] = r;
+    log(`matmul ${m.name}: ${r.medianMs.toFixed(3)} ms, ${r.tflops?.toFixed(2)} TFLOP/s [${r.plan.slice(0, 120)}]`);
+  }
+  const a = await benchAttention(dev);
+  kernels['attention-fwd-bwd-b64h6t256d64-causal'] = a;
+  log(`attention fwd+bwd B64 H6 T256 D64 causal: ${a.medianMs.toFixed(3)} ms (${a.dispatches} dispatches)`);
+  summary.kernels = kernels;
+}
+if (args.sweep) {
+  // tiled configurations on the largest shapes (no split-K, no heuristics): which one should ship
+  const sweep: Record<string, unknown> = {};
+  for (const m of GPT_MATMULS.filter((x) => ['square-4096', 'fwd-fc-16384x1536x384', 'dx-16384x384x1536-Bt'].includes(x.name))) {
+    for (const cfg of MATMUL_SWEEP) {
+      const key = `${m.name} ${cfg.bm}x${cfg.bn}x${cfg.bk}/${cfg.tm}x${cfg.tn}`;
+      try {
+        const r = await benchMatmulShape(m, dev, 5, cfg);
+        sweep[key] = r;
+        log(`sweep ${key}: ${r.tflops?.toFixed(2)} TFLOP/s`);
+      } catch (e) {
+        sweep[key] = { error: String(e).slice(0, 200) };
+      }
+    }
+  }
+  summary.sweep = sweep;
 }
 writeFileSync(`${outDir}/profile-summary.json`, JSON.stringify(summary));
 dev.destroy();

@@ -4,6 +4,7 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { ratioChartSvg } from './ratioChart.js';
 
 interface T {
   medianMs: number;
@@ -26,12 +27,12 @@ const kb = (b: number) => `${(b / 1024).toFixed(0)} KiB`;
 const lines: string[] = [];
 lines.push('# neura benchmarks', '');
 lines.push(`Machine: ${torch.device} — neura on ${ours.adapterName} (Dawn, Node ${(ours as any).node}), PyTorch ${torch.version} (CUDA, fp32, TF32 off)${tfjs ? `, TensorFlow.js ${tfjs.version} (WebGPU backend on the same Dawn adapter)` : ''}. Run ${ours.date?.slice(0, 10)}.`, '');
-lines.push('Reproduce: `pnpm bench:device`, then on the H200 machine `source .devkit/enter.sh && node .devkit/bench.mjs --profile device --out $OUT/neura.json && python3 apps/bench/python/reference.py > $OUT/pytorch.json` (one command), then `pnpm --filter @neura/bench report results/h200-neura.json results/h200-pytorch.json`.', '');
+lines.push('On your own GPU: `pnpm bench:local` (full workloads on the local adapter, PyTorch beside them where installed; writes results/local/). H200 reproduce: `pnpm bench:device`, then on the H200 machine `source .devkit/enter.sh && node .devkit/bench.mjs --profile device --out $OUT/neura.json && python3 apps/bench/python/reference.py > $OUT/pytorch.json` (one command), then `pnpm --filter @neura/bench report results/h200-neura.json results/h200-pytorch.json`.', '');
 
 lines.push('## Training step (ms, median with p10–p90; ratio = reference / neura, >1 means neura is faster)', '');
 lines.push('| workload | neura synced | neura pipelined | PyTorch eager | PyTorch compiled | eager / neura | compiled / neura |' + (tfjs ? ' TF.js | TF.js / neura |' : ''));
 lines.push('| --- | --- | --- | --- | --- | --- | --- |' + (tfjs ? ' --- | --- |' : ''));
-const chart: { name: string; eager: number; compiled?: number; tfjs?: number }[] = [];
+const chart: { name: string; eager?: number; compiled?: number; tfjs?: number }[] = [];
 for (const [name, r] of Object.entries(ours.results)) {
   if (!name.startsWith('mlp') && !name.startsWith('gpt')) continue;
   const ref = torch.results[name] ?? {};
@@ -42,7 +43,7 @@ for (const [name, r] of Object.entries(ours.results)) {
   );
   chart.push({
     name,
-    eager: ref.eager ? ref.eager.medianMs / r.synced.medianMs : 0,
+    eager: ref.eager ? ref.eager.medianMs / r.synced.medianMs : undefined,
     compiled: ref.compiled ? ref.compiled.medianMs / r.synced.medianMs : undefined,
     tfjs: tf?.synced ? tf.synced.medianMs / r.synced.medianMs : undefined,
   });
@@ -76,31 +77,13 @@ lines.push(
 );
 writeFileSync(join(outDir, 'README.md'), `${lines.join('\n')}\n`);
 
-// bar chart of step-time ratios (reference time / neura time)
-const W = 880;
-const rowH = 26;
-const groups = chart.length;
-const barsPer = tfjs ? 3 : 2;
-const H = 60 + groups * (barsPer * rowH + 14);
-const maxV = Math.max(1, ...chart.flatMap((c) => [c.eager, c.compiled ?? 0, c.tfjs ?? 0]));
-const x0 = 250;
-const scale = (W - x0 - 170) / maxV;
-const svg: string[] = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`];
-svg.push(`<text x="10" y="20" font-size="14" font-weight="bold">Training step time: reference / neura (H200, higher = neura faster)</text>`);
-let y = 40;
-const colors: Record<string, string> = { eager: '#e76f51', compiled: '#f4a261', tfjs: '#2a9d8f' };
-for (const c of chart) {
-  svg.push(`<text x="10" y="${y + rowH}" >${c.name}</text>`);
-  const keys: ('eager' | 'compiled' | 'tfjs')[] = tfjs ? ['eager', 'compiled', 'tfjs'] : ['eager', 'compiled'];
-  for (const key of keys) {
-    const v = c[key] ?? 0;
-    svg.push(`<rect x="${x0}" y="${y}" width="${(v * scale).toFixed(1)}" height="${rowH - 6}" fill="${colors[key]}"/>`);
-    svg.push(`<text x="${x0 + v * scale + 4}" y="${y + rowH - 10}">${key === 'tfjs' ? 'TF.js' : `PyTorch ${key}`} ${v ? v.toFixed(2) : 'n/a'}×</text>`);
-    y += rowH;
-  }
-  y += 14;
-}
-svg.push(`<line x1="${x0 + scale}" y1="35" x2="${x0 + scale}" y2="${H - 10}" stroke="#333" stroke-dasharray="4 3"/>`);
-svg.push(`<text x="${x0 + scale + 3}" y="${H - 12}">1× (parity)</text>`, '</svg>');
-writeFileSync(join(outDir, 'step-time-ratios.svg'), `${svg.join('\n')}\n`);
+// bar chart of step-time ratios (reference time / neura time), log-scale around parity
+const series = [
+  { key: 'eager', label: 'PyTorch eager', color: '#e76f51' },
+  { key: 'compiled', label: 'PyTorch compiled', color: '#f4a261' },
+  ...(tfjs ? [{ key: 'tfjs', label: 'TF.js (WebGPU)', color: '#2a9d8f' }] : []),
+];
+const rows = chart.map((c) => ({ name: c.name, ratios: { eager: c.eager, compiled: c.compiled, tfjs: c.tfjs } }));
+const title = `Training step time: reference / neura (${torch.device ?? 'this machine'}; right of 1× = neura faster)`;
+writeFileSync(join(outDir, 'step-time-ratios.svg'), ratioChartSvg(rows, { title, series }));
 console.log(lines.join('\n'));

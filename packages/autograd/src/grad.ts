@@ -3,7 +3,7 @@
 // nodes are visited in decreasing id order (ids are topological), fan-out contributions are summed, and
 // every gradient has exactly the shape and dtype of the tensor it belongs to.
 
-import { fmtShape, type Graph, GraphError, type Node, type NodeId, type OpKind, sameShape, type Tensor } from '@neura/ir';
+import { fmtShape, type Graph, GraphError, leafName, type Node, type NodeId, type OpKind, sameShape, type Tensor } from '@neura/ir';
 import { type VjpContext, type VjpFn, VJPS } from './vjp.js';
 
 /** Options of `grad` and `gradByName`. */
@@ -19,8 +19,8 @@ export interface GradOptions {
 }
 
 const describe = (n: Node) => {
-  const name = (n.attrs as { name?: unknown }).name;
-  return `${n.op}${typeof name === 'string' ? ` '${name}'` : ''} %${n.id} ${fmtShape(n.shape)}:${n.dtype}`;
+  const name = leafName(n);
+  return `${n.op}${name !== undefined ? ` '${name}'` : ''} %${n.id} ${fmtShape(n.shape)}:${n.dtype}`;
 };
 
 /** The engine: cotangents of every node on a path from `wrt` to `root`, seeded with `seed` at `root`. */
@@ -112,5 +112,5 @@ export function gradByName(graph: Graph, loss: Tensor, names?: readonly string[]
       })
     : graph.leaves('param');
   const grads = grad(graph, loss, leaves, opts);
-  return new Map(leaves.map((t, i) => [(t.attrs as { name: string }).name, grads[i]]));
+  return new Map(leaves.map((t, i) => [t.attrs.name, grads[i]]));
 }

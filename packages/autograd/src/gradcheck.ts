@@ -2,7 +2,7 @@
 // both with the float64 reference interpreter, and compares analytic gradients with central differences.
 // Must not depend on any runtime or GPU; invariant: `build` is deterministic (same leaves, same names).
 
-import { Graph, interpret, mulberry32, numel, stridesOf, type Tensor, type TensorValue } from '@neura/ir';
+import { Graph, interpret, mulberry32, type NamedLeafOp, type Node, numel, stridesOf, type Tensor, type TensorValue } from '@neura/ir';
 import { grad } from './grad.js';
 
 /** Options of `checkGradients`. */
@@ -64,17 +64,17 @@ export function checkGradients(build: (g: Graph) => Tensor, opts: GradCheckOptio
   leaves.forEach((t, i) => {
     if (!t) throw new Error(`checkGradients: no leaf named '${opts.wrt?.[i]}'`);
   });
-  const wrt = leaves as Tensor[];
+  const wrt = leaves as Node<NamedLeafOp>[];
   const grads = grad(bwd, loss, wrt, { allowUnused: opts.allowUnused });
   bwd.output('loss', loss);
-  const names = wrt.map((t) => (t.attrs as { name: string }).name);
+  const names = wrt.map((t) => t.attrs.name);
   names.forEach((n, i) => {
     bwd.output(`grad/${n}`, grads[i]);
   });
 
   const feeds: Record<string, TensorValue> = {};
   for (const x of fwd.leaves('input')) {
-    const name = (x.attrs as { name: string }).name;
+    const name = x.attrs.name;
     const given = opts.feeds?.[name];
     if (given) feeds[name] = given.dtype === 'f32' ? f64(given.shape, given.data) : given;
     else if (x.dtype === 'f32') feeds[name] = f64(x.shape, Array.from({ length: numel(x.shape) }, () => low + (high - low) * rand()));
@@ -82,7 +82,7 @@ export function checkGradients(build: (g: Graph) => Tensor, opts: GradCheckOptio
   }
   const state: Record<string, TensorValue> = {};
   for (const x of [...fwd.leaves('param'), ...fwd.leaves('state')]) {
-    const name = (x.attrs as { name: string }).name;
+    const name = x.attrs.name;
     const given = opts.state?.[name];
     state[name] = given ? f64(given.shape, given.data) : f64(x.shape, Array.from({ length: numel(x.shape) }, () => low + (high - low) * rand()));
   }

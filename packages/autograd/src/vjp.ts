@@ -39,14 +39,14 @@ const notDifferentiable = (why: string) => ({ kind: 'notDifferentiable', why }) 
 const rule = <K extends OpKind>(fn: VjpFn<K>): Vjp<K> => ({ kind: 'rule', fn });
 
 /** A unary rule from `dx = f(graph, g, x, y)`. */
-const unary = <K extends OpKind>(f: (G: Graph, g: Tensor, x: Tensor, y: Tensor) => Tensor): Vjp<K> =>
-  rule<K>(({ graph, g, inputs, node }) => [f(graph, g, inputs[0], node)]);
+const unary = (f: (G: Graph, g: Tensor, x: Tensor, y: Tensor) => Tensor): Vjp<OpKind> =>
+  rule<OpKind>(({ graph, g, inputs, node }) => [f(graph, g, inputs[0], node)]);
 
 type BinaryGrad = (G: Graph, g: Tensor, a: Tensor, b: Tensor, y: Tensor) => Tensor;
 
 /** A binary rule: each side computed only when needed, then summed back over broadcast axes. */
-const binary = <K extends OpKind>(da: BinaryGrad, db: BinaryGrad): Vjp<K> =>
-  rule<K>(({ graph, g, inputs: [a, b], node, needs }) => [
+const binary = (da: BinaryGrad, db: BinaryGrad): Vjp<OpKind> =>
+  rule<OpKind>(({ graph, g, inputs: [a, b], node, needs }) => [
     needs[0] ? sumToShape(graph, da(graph, g, a, b, node), a.shape) : undefined,
     needs[1] ? sumToShape(graph, db(graph, g, a, b, node), b.shape) : undefined,
   ]);

@@ -3,8 +3,8 @@
 // only ir (the layer rules hold for tests too), so the backward pass and Adam are built here node for node as
 // `@neura/autograd`'s VJPs and `@neura/optim`'s adam emit them (checked against both while they were written).
 import { optimize } from '@neura/egraph';
-import type { Graph as GraphT, Node, OpAttrs, TensorValue } from '@neura/ir';
-import { Graph, interpret, mulberry32, tensor } from '@neura/ir';
+import type { Graph as GraphT, Node, TensorValue } from '@neura/ir';
+import { Graph, interpret, leafName, mulberry32, tensor } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 
 /** x[8,6] → linear(6→5) → relu → linear(5→3) → cross-entropy, plus backward and Adam when asked. */
@@ -71,7 +71,7 @@ function expectSameResults(before: GraphT, after: GraphT) {
 }
 
 const ops = (g: GraphT) => g.live().map((id) => g.nodes[id]);
-const isBiasRelu = (n: Node) => n.op === 'fusedMatmul' && (n.attrs as OpAttrs['fusedMatmul']).bias && (n.attrs as OpAttrs['fusedMatmul']).activation === 'relu';
+const isBiasRelu = (n: Node) => n.op === 'fusedMatmul' && n.attrs.bias && n.attrs.activation === 'relu';
 
 describe('optimize on an MLP', () => {
   it('fuses the forward pass into fusedMatmul(bias+relu), fusedMatmul(bias) and softmaxCrossEntropy', () => {
@@ -94,7 +94,7 @@ describe('optimize on an MLP', () => {
     const multiOf = new Map<string, number>();
     for (const u of graph.updates) {
       const v = graph.nodes[u.value];
-      const name = (graph.nodes[u.state].attrs as { name: string }).name;
+      const name = leafName(graph.nodes[u.state]);
       if (name === 'adam.step') continue;
       expect(v.op, `update of ${name}`).toBe('pick');
       multiOf.set(name, v.inputs[0]);

@@ -42,7 +42,7 @@ function randomGraph(seed: number, steps: number): GraphT {
 function feedsFor(g: GraphT, seed: number): Record<string, TensorValue> {
   const r = mulberry32(seed);
   const feeds: Record<string, TensorValue> = {};
-  for (const n of g.leaves('input')) feeds[(n.attrs as { name: string }).name] = tensor(n.shape, Array.from({ length: numel(n.shape) }, () => 2 * r() - 1));
+  for (const n of g.leaves('input')) feeds[n.attrs.name] = tensor(n.shape, Array.from({ length: numel(n.shape) }, () => 2 * r() - 1));
   return feeds;
 }
 

@@ -207,7 +207,7 @@ function randomFeeds(g: GraphT, r: Rnd, positive: boolean): Record<string, Tenso
   const classes = new Map<number, number>();
   for (const n of g.nodes) if (n.op === 'nll' || n.op === 'nllGrad') classes.set(n.inputs[n.op === 'nll' ? 1 : 0], n.op === 'nll' ? g.nodes[n.inputs[0]].shape[1] : n.shape[1]);
   for (const n of g.leaves('input')) {
-    const name = (n.attrs as { name: string }).name;
+    const name = n.attrs.name;
     const c = classes.get(n.id) ?? 3;
     const data = Array.from({ length: numel(n.shape) }, () => (n.dtype === 'i32' ? Math.floor(r() * c) : positive ? 0.5 + 1.5 * r() : 2 * r() - 1));
     feeds[name] = tensor(n.shape, data, n.dtype);

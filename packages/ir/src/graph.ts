@@ -6,14 +6,15 @@
 import type { DType } from './dtype.js';
 import { GraphError, userCallSite } from './graphError.js';
 import { inferType, type TensorType } from './infer.js';
+import type { NamedLeafOp } from './opFacts.js';
 import type { Init, OpAttrs, OpKind, Reduction, UnaryOp } from './ops.js';
 import { broadcastShapes, fmtShape, normalizeAxes, type Shape } from './shape.js';
 
 /** Index of a node in its graph. */
 export type NodeId = number;
 
-/** One immutable node: an op applied to earlier nodes, with its inferred type. */
-export interface Node<K extends OpKind = OpKind> {
+/** One immutable node of one op: the op applied to earlier nodes, with its attributes and inferred type. */
+export interface NodeOf<K extends OpKind> {
   readonly id: NodeId;
   readonly op: K;
   readonly inputs: readonly NodeId[];
@@ -22,6 +23,17 @@ export interface Node<K extends OpKind = OpKind> {
   readonly dtype: DType;
   /** `file:line:col` in user code that built this node. */
   readonly site?: string;
+}
+
+/**
+ * A node of any of the ops `K` (default: any op), as a union discriminated by `op`: testing `n.op` narrows
+ * `n.attrs` to that op's attributes, so no code needs to cast attributes.
+ */
+export type Node<K extends OpKind = OpKind> = { [P in K]: NodeOf<P> }[K];
+
+/** The name of an input, param or state leaf; undefined for any other node. */
+export function leafName(n: Node): string | undefined {
+  return n.op === 'input' || n.op === 'param' || n.op === 'state' ? n.attrs.name : undefined;
 }
 
 /** A tensor value in a graph under construction (a node). */
@@ -74,26 +86,28 @@ export class Graph {
   }
 
   /** Leaves of one kind (`input`, `param`, `state`), in creation order. */
-  leaves(op: 'input' | 'param' | 'state'): Node[] {
-    return this.nodes.filter((n) => n.op === op);
+  leaves<K extends NamedLeafOp>(op: K): Node<K>[] {
+    return this.nodes.filter((n) => n.op === op) as Node<K>[];
   }
 
   /** The input, param or state leaf with this name, if any. */
-  byName(name: string): Node | undefined {
+  byName(name: string): Node<NamedLeafOp> | undefined {
     const id = this.names.get(name);
-    return id === undefined ? undefined : this.nodes[id];
+    return id === undefined ? undefined : (this.nodes[id] as Node<NamedLeafOp>);
   }
 
   /**
    * Adds (or finds, by structure) a node. The generic entry point used by every builder method and by
    * passes that rebuild graphs; `leafType` is the declared type of a leaf.
    */
-  node<K extends OpKind>(op: K, inputs: readonly (NodeId | Node)[], attrs: OpAttrs[K], leafType?: TensorType): Node<K> {
+  node<K extends OpKind>(op: K, inputs: readonly (NodeId | Node)[], attrs: OpAttrs[K], leafType?: TensorType): Node<K> & Node {
     const ids = inputs.map((x) => (typeof x === 'number' ? x : x.id));
     for (const id of ids) if (!this.nodes[id]) throw new GraphError(`${op}: operand ${id} is not a node of this graph`, op);
-    const key = `${op}|${JSON.stringify(attrs)}|${ids.join(',')}|${leafType ? `${leafType.shape}:${leafType.dtype}` : ''}`;
+    if (leafType && leafType.shape.some((d) => !Number.isInteger(d) || d < 0))
+      throw new GraphError(`${op}: invalid shape ${fmtShape(leafType.shape)} (extents must be integers ≥ 0)`, op, userCallSite());
+    const key = `${op}|${JSON.stringify(attrs, exactNumbers)}|${ids.join(',')}|${leafType ? `${leafType.shape}:${leafType.dtype}` : ''}`;
     const hit = this.memo.get(key);
-    if (hit !== undefined) return this.nodes[hit] as Node<K>;
+    if (hit !== undefined) return this.nodes[hit] as Node<K> & Node;
     let type: TensorType;
     try {
       type = inferType(
@@ -106,7 +120,8 @@ export class Graph {
       if (e instanceof GraphError && !e.site) throw new GraphError(e.message, e.op, userCallSite());
       throw e;
     }
-    const node: Node<K> = { id: this.nodes.length, op, inputs: ids, attrs, shape: [...type.shape], dtype: type.dtype, site: this.recordSites ? userCallSite() : undefined };
+    // a NodeOf<K> is a Node<K> for every single op K; TypeScript cannot see it for a generic K
+    const node = { id: this.nodes.length, op, inputs: ids, attrs, shape: [...type.shape], dtype: type.dtype, site: this.recordSites ? userCallSite() : undefined } as NodeOf<K> as Node<K> & Node;
     this.nodes.push(node);
     this.memo.set(key, node.id);
     return node;
@@ -146,36 +161,52 @@ export class Graph {
 
   /** A constant filled with one value. */
   constant(value: number, shape: Shape = [], dtype: DType = 'f32'): Tensor {
+    if (dtype !== 'f32' && !(Number.isInteger(value) && value >= -2147483648 && value <= 2147483647))
+      throw new GraphError(`const: value ${value} is not representable as ${dtype}`, 'const', userCallSite());
     return this.node('const', [], { value }, { shape, dtype });
   }
 
   private lift(x: TensorLike, like?: Tensor): Tensor {
-    return typeof x === 'number' ? this.constant(x, [], like?.dtype === 'i32' ? 'i32' : 'f32') : x;
+    return typeof x === 'number' ? this.constant(x, [], like?.dtype === 'i32' && Number.isInteger(x) ? 'i32' : 'f32') : x;
   }
 
-  private un(op: UnaryOp, x: Tensor): Tensor {
+  /**
+   * The operands of a binary op with a Python-style scalar: an integer number next to an i32 tensor stays i32;
+   * any other number makes an f32 constant and promotes an i32 tensor to f32 (PyTorch: `int_tensor * 0.5` is float).
+   */
+  private scalarOperands(a: TensorLike, b: TensorLike): [Tensor, Tensor] {
+    const promote = (t: TensorLike, other: TensorLike): TensorLike =>
+      typeof t !== 'number' && t.dtype === 'i32' && typeof other === 'number' && !Number.isInteger(other) ? this.cast(t, 'f32') : t;
+    const pa = promote(a, b);
+    const pb = promote(b, a);
+    const ta = this.lift(pa, typeof pb === 'number' ? undefined : pb);
+    return [ta, this.lift(pb, ta)];
+  }
+
+  /** Any elementwise op of one operand, by name (the named methods below are shorthands). */
+  unary(op: UnaryOp, x: Tensor): Tensor {
     return this.node(op, [x], EMPTY);
   }
-  neg(x: Tensor): Tensor { return this.un('neg', x); }
-  abs(x: Tensor): Tensor { return this.un('abs', x); }
-  exp(x: Tensor): Tensor { return this.un('exp', x); }
-  log(x: Tensor): Tensor { return this.un('log', x); }
-  sqrt(x: Tensor): Tensor { return this.un('sqrt', x); }
-  rsqrt(x: Tensor): Tensor { return this.un('rsqrt', x); }
-  recip(x: Tensor): Tensor { return this.un('recip', x); }
-  square(x: Tensor): Tensor { return this.un('square', x); }
-  relu(x: Tensor): Tensor { return this.un('relu', x); }
-  sigmoid(x: Tensor): Tensor { return this.un('sigmoid', x); }
-  tanh(x: Tensor): Tensor { return this.un('tanh', x); }
-  sin(x: Tensor): Tensor { return this.un('sin', x); }
-  cos(x: Tensor): Tensor { return this.un('cos', x); }
-  erf(x: Tensor): Tensor { return this.un('erf', x); }
-  silu(x: Tensor): Tensor { return this.un('silu', x); }
-  softplus(x: Tensor): Tensor { return this.un('softplus', x); }
+  neg(x: Tensor): Tensor { return this.unary('neg', x); }
+  abs(x: Tensor): Tensor { return this.unary('abs', x); }
+  exp(x: Tensor): Tensor { return this.unary('exp', x); }
+  log(x: Tensor): Tensor { return this.unary('log', x); }
+  sqrt(x: Tensor): Tensor { return this.unary('sqrt', x); }
+  rsqrt(x: Tensor): Tensor { return this.unary('rsqrt', x); }
+  recip(x: Tensor): Tensor { return this.unary('recip', x); }
+  square(x: Tensor): Tensor { return this.unary('square', x); }
+  relu(x: Tensor): Tensor { return this.unary('relu', x); }
+  sigmoid(x: Tensor): Tensor { return this.unary('sigmoid', x); }
+  tanh(x: Tensor): Tensor { return this.unary('tanh', x); }
+  sin(x: Tensor): Tensor { return this.unary('sin', x); }
+  cos(x: Tensor): Tensor { return this.unary('cos', x); }
+  erf(x: Tensor): Tensor { return this.unary('erf', x); }
+  silu(x: Tensor): Tensor { return this.unary('silu', x); }
+  softplus(x: Tensor): Tensor { return this.unary('softplus', x); }
 
   /** GELU: exact (erf) by default, or the tanh approximation (PyTorch's `approximate` option). */
   gelu(x: Tensor, opts: { approximate?: 'none' | 'tanh' } = {}): Tensor {
-    return this.un(opts.approximate === 'tanh' ? 'geluTanh' : 'gelu', x);
+    return this.unary(opts.approximate === 'tanh' ? 'geluTanh' : 'gelu', x);
   }
 
   /** `x > 0 ? x : alpha·x`, built from where/gt/mul so that it fuses into pointwise kernels. */
@@ -184,8 +215,7 @@ export class Graph {
   }
 
   private bin(op: 'add' | 'sub' | 'mul' | 'div' | 'max' | 'min' | 'pow' | 'gt' | 'ge' | 'lt' | 'le' | 'eq', a: TensorLike, b: TensorLike): Tensor {
-    const ta = this.lift(a, typeof b === 'number' ? undefined : b);
-    return this.node(op, [ta, this.lift(b, ta)], EMPTY);
+    return this.node(op, this.scalarOperands(a, b), EMPTY);
   }
   add(a: TensorLike, b: TensorLike): Tensor { return this.bin('add', a, b); }
   sub(a: TensorLike, b: TensorLike): Tensor { return this.bin('sub', a, b); }
@@ -202,8 +232,7 @@ export class Graph {
 
   /** Elementwise `cond ? a : b` with broadcasting. */
   where(cond: Tensor, a: TensorLike, b: TensorLike): Tensor {
-    const ta = this.lift(a, typeof b === 'number' ? undefined : b);
-    return this.node('where', [cond, ta, this.lift(b, ta)], EMPTY);
+    return this.node('where', [cond, ...this.scalarOperands(a, b)], EMPTY);
   }
 
   /** Converts to another dtype. */
@@ -346,6 +375,8 @@ export class Graph {
 
   /** Broadcasts to a larger shape (numpy rules). */
   expand(x: Tensor, shape: readonly number[]): Tensor {
+    if (shape.some((d) => !Number.isInteger(d) || d < 0))
+      throw new GraphError(`expand: invalid target shape ${fmtShape(shape)} (extents must be integers ≥ 0)`, 'expand', userCallSite());
     if (shape.length === x.shape.length && shape.every((d, i) => d === x.shape[i])) return x;
     return this.node('expand', [x], { shape: [...shape] });
   }
@@ -392,6 +423,14 @@ export class Graph {
     if (logits.shape.length < 2)
       throw new GraphError(`crossEntropy: logits must be [N, C] or [..., C], got ${fmtShape(logits.shape)}`, 'crossEntropy', userCallSite());
     const c = logits.shape[logits.shape.length - 1];
+    const rows = logits.shape.slice(0, -1);
+    if (labels.dtype !== 'i32') throw new GraphError(`crossEntropy: labels must be i32, got ${labels.dtype}`, 'crossEntropy', userCallSite());
+    if (labels.shape.length !== rows.length || labels.shape.some((d, i) => d !== rows[i]))
+      throw new GraphError(
+        `crossEntropy: labels ${fmtShape(labels.shape)} do not match logits ${fmtShape(logits.shape)} (want labels ${fmtShape(rows)})`,
+        'crossEntropy',
+        userCallSite(),
+      );
     const x = logits.shape.length === 2 ? logits : this.reshape(logits, [-1, c]);
     const l = labels.shape.length === 1 ? labels : this.reshape(labels, [-1]);
     const eps = o.labelSmoothing ?? 0;
@@ -401,9 +440,9 @@ export class Graph {
     const hot = this.oneHot(l, c);
     const counted = this.sum(hot, 1, true); // [N, 1]: 1 for a row with an in-range label, 0 for an ignored one
     const target = eps === 0 ? hot : this.add(this.mul(hot, 1 - eps), this.mul(counted, eps / c));
-    const rows = this.neg(this.sum(this.mul(target, logp), 1));
-    if (reduction === 'sum') return this.sum(rows);
-    return o.ignoreIndex === undefined ? this.mean(rows) : this.div(this.sum(rows), this.sum(counted));
+    const perRow = this.neg(this.sum(this.mul(target, logp), 1));
+    if (reduction === 'sum') return this.sum(perRow);
+    return o.ignoreIndex === undefined ? this.mean(perRow) : this.div(this.sum(perRow), this.sum(counted));
   }
 
   /** Layer normalisation over the last axes (default the last): (x − mean)·rsqrt(var + eps)·weight + bias, decomposed. */
@@ -539,7 +578,7 @@ export class Graph {
         userCallSite(),
       );
     if (this.updates.some((u) => u.state === state.id))
-      throw new GraphError(`update: '${(state.attrs as { name: string }).name}' is already updated`, 'update', userCallSite());
+      throw new GraphError(`update: '${state.attrs.name}' is already updated`, 'update', userCallSite());
     this.updates.push({ state: state.id, value: value.id });
   }
 
@@ -558,6 +597,14 @@ export class Graph {
     for (let i = 0; i < seen.length; i++) if (seen[i]) ids.push(i);
     return ids; // ids are created after their inputs, so id order is topological
   }
+}
+
+/**
+ * JSON replacer for node keys: JSON writes NaN, ±Infinity as `null` and -0 as `0`, which would hash-cons
+ * `constant(-Infinity)` and `constant(Infinity)` into one node; these get distinct texts instead.
+ */
+function exactNumbers(_key: string, v: unknown): unknown {
+  return typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0)) ? `\u0000${Object.is(v, -0) ? '-0' : String(v)}` : v;
 }
 
 const pair = (v: number | readonly [number, number]): [number, number] => (typeof v === 'number' ? [v, v] : [v[0], v[1]]);

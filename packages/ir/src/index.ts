@@ -1,7 +1,7 @@
 // @neura/ir: the op set, dtypes, shapes, the Graph builder and the reference interpreter. Imports nothing.
 
 export { byteSize, type DType, DTYPES, isFloat } from './dtype.js';
-export { type CrossEntropyOptions, type Node, type NodeId, type StateUpdate, type Tensor, type TensorLike, Graph, broadcastOf, hashName } from './graph.js';
+export { type CrossEntropyOptions, leafName, type Node, type NodeId, type NodeOf, type StateUpdate, type Tensor, type TensorLike, Graph, broadcastOf, hashName } from './graph.js';
 export { GraphError, userCallSite } from './graphError.js';
 export { INFER, inferType, type TensorType } from './infer.js';
 export {
@@ -18,20 +18,38 @@ export {
 } from './kernelCost.js';
 export { dropoutKeeps, lowbias32 } from './interpretNn.js';
 export { INTERPRET, type InterpretResult, interpret, type Precision } from './interpret.js';
-export { BINARY_OPS, type BinaryOp, COMPARISON_OPS, UNARY_OPS, type UnaryOp } from './elementwise.js';
+export { BINARY_OPS, type BinaryOp, COMPARISON_OPS, perBinaryOp, perUnaryOp, UNARY_OPS, type UnaryOp } from './elementwise.js';
+export {
+  ALIAS_OPS,
+  type AliasOpKind,
+  type ComputeOp,
+  FUSED_OPS,
+  factsOf,
+  type IndexOperand,
+  indexOperandsOf,
+  isAliasOp,
+  isBinary,
+  isElementwise,
+  isLeafOp,
+  isUnary,
+  LEAF_OPS,
+  type LeafOp,
+  type NamedLeafOp,
+  needsKernel,
+  OP_FACTS,
+  OP_KINDS,
+  type OpFacts,
+  type OpFamily,
+} from './opFacts.js';
 export {
   type Activation,
   type Conv2dAttrs,
-  type PoolAttrs,
-  FUSED_OPS,
   type Init,
-  isBinary,
-  isElementwise,
-  isUnary,
-  LEAF_OPS,
-  OP_KINDS,
+  type NoAttrs,
   type OpAttrs,
   type OpKind,
+  type OtherOpAttrs,
+  type PoolAttrs,
   REDUCE_OPS,
   type ReduceOp,
   type Reduction,

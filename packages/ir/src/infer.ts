@@ -7,7 +7,7 @@ import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradW
 import { inferAttention, inferAttentionGrad, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import type { OpAttrs, OpKind } from './ops.js';
-import { COMPARISON_OPS } from './ops.js';
+import { COMPARISON_OPS, perBinaryOp, perUnaryOp } from './elementwise.js';
 import { pwArity } from './pointwiseExpr.js';
 
 export type { TensorType } from './inferCore.js';
@@ -75,36 +75,8 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   param: leaf,
   state: leaf,
   const: leaf,
-  neg: unary('neg'),
-  abs: unary('abs'),
-  exp: unary('exp'),
-  log: unary('log'),
-  sqrt: unary('sqrt'),
-  rsqrt: unary('rsqrt'),
-  recip: unary('recip'),
-  square: unary('square'),
-  relu: unary('relu'),
-  sigmoid: unary('sigmoid'),
-  tanh: unary('tanh'),
-  sin: unary('sin'),
-  cos: unary('cos'),
-  erf: unary('erf'),
-  gelu: unary('gelu'),
-  geluTanh: unary('geluTanh'),
-  silu: unary('silu'),
-  softplus: unary('softplus'),
-  add: binary('add'),
-  sub: binary('sub'),
-  mul: binary('mul'),
-  div: binary('div'),
-  max: binary('max'),
-  min: binary('min'),
-  pow: binary('pow'),
-  gt: binary('gt'),
-  ge: binary('ge'),
-  lt: binary('lt'),
-  le: binary('le'),
-  eq: binary('eq'),
+  ...perUnaryOp(unary),
+  ...perBinaryOp(binary),
   where: (ins) => {
     arity('where', ins, 3);
     if (ins[0].dtype !== 'bool') fail('where', `condition must be bool, got ${ins[0].dtype}`, ins);

@@ -2,7 +2,8 @@
 // clarity, not speed: each op is a direct loop over row-major data. In float64 mode every float is a double;
 // in float32 mode each op's result is rounded to float32, as a GPU kernel would store it.
 
-import type { Graph, Node, NodeId } from './graph.js';
+import { type Graph, leafName, type Node, type NodeId } from './graph.js';
+import { perBinaryOp, perUnaryOp } from './elementwise.js';
 import { alloc, broadcastMap, type Ctx, type Impl, out } from './interpretCore.js';
 import {
   interpretAvgPool2d,
@@ -154,41 +155,13 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   input: leafError,
   param: leafError,
   state: leafError,
+  ...perUnaryOp((op) => unary(UNARY_FN[op])),
+  ...perBinaryOp((op) => binary(BINARY_FN[op])),
   const: (node, _ins, ctx) => {
     const d = alloc(node.shape, node.dtype, ctx);
     d.fill(node.dtype === 'f32' ? ctx.round(node.attrs.value) : castScalar(node.attrs.value, node.dtype));
     return out(node, d);
   },
-  neg: unary(UNARY_FN.neg),
-  abs: unary(UNARY_FN.abs),
-  exp: unary(UNARY_FN.exp),
-  log: unary(UNARY_FN.log),
-  sqrt: unary(UNARY_FN.sqrt),
-  rsqrt: unary(UNARY_FN.rsqrt),
-  recip: unary(UNARY_FN.recip),
-  square: unary(UNARY_FN.square),
-  relu: unary(UNARY_FN.relu),
-  sigmoid: unary(UNARY_FN.sigmoid),
-  tanh: unary(UNARY_FN.tanh),
-  sin: unary(UNARY_FN.sin),
-  cos: unary(UNARY_FN.cos),
-  erf: unary(UNARY_FN.erf),
-  gelu: unary(UNARY_FN.gelu),
-  geluTanh: unary(UNARY_FN.geluTanh),
-  silu: unary(UNARY_FN.silu),
-  softplus: unary(UNARY_FN.softplus),
-  add: binary(BINARY_FN.add),
-  sub: binary(BINARY_FN.sub),
-  mul: binary(BINARY_FN.mul),
-  div: binary(BINARY_FN.div),
-  max: binary(BINARY_FN.max),
-  min: binary(BINARY_FN.min),
-  pow: binary(BINARY_FN.pow),
-  gt: binary(BINARY_FN.gt),
-  ge: binary(BINARY_FN.ge),
-  lt: binary(BINARY_FN.lt),
-  le: binary(BINARY_FN.le),
-  eq: binary(BINARY_FN.eq),
   where: (node, ins, ctx) => {
     const d = alloc(node.shape, node.dtype, ctx);
     const [c, a, b] = ins;
@@ -294,7 +267,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   avgPool2d: interpretAvgPool2d,
   avgPool2dGrad: interpretAvgPool2dGrad,
   fusedMatmul: (node, ins, ctx) => {
-    const { transA, transB, bias, activation } = node.attrs as OpAttrs['fusedMatmul'];
+    const { transA, transB, bias, activation } = node.attrs;
     const d = matmulCore(node, ins[0], ins[1], transA, transB, ctx);
     if (bias) {
       const b = ins[2];
@@ -363,10 +336,12 @@ export function interpret(
     const node = graph.nodes[id];
     let v: TensorValue;
     if (node.op === 'input' || node.op === 'param' || node.op === 'state') {
-      const name = (node.attrs as { name: string }).name;
-      const given = node.op === 'input' ? feeds[name] : state[name];
-      if (!given && node.op === 'input') throw new Error(`interpret: missing input '${name}'`);
-      v = toPrecision(given ?? initialValue((node.attrs as OpAttrs['param']).init, node.shape, node.dtype), ctx);
+      const name = node.attrs.name;
+      if (node.op === 'input') {
+        const given = feeds[name];
+        if (!given) throw new Error(`interpret: missing input '${name}'`);
+        v = toPrecision(given, ctx);
+      } else v = toPrecision(state[name] ?? initialValue(node.attrs.init, node.shape, node.dtype), ctx);
       if (v.data.length !== numel(node.shape)) throw new Error(`interpret: '${name}' has ${v.data.length} values, expected shape [${node.shape}]`);
     } else if (node.op === 'pick') {
       // result `index` of a pointwiseMulti: its expression over the multi node's operands
@@ -382,6 +357,6 @@ export function interpret(
   const outputs: Record<string, TensorValue> = {};
   for (const [name, id] of graph.outputs) outputs[name] = values.get(id) as TensorValue;
   const updates: Record<string, TensorValue> = {};
-  for (const u of graph.updates) updates[(graph.nodes[u.state].attrs as { name: string }).name] = values.get(u.value) as TensorValue;
+  for (const u of graph.updates) updates[leafName(graph.nodes[u.state]) as string] = values.get(u.value) as TensorValue;
   return { values, outputs, updates };
 }

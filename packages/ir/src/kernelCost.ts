@@ -7,7 +7,8 @@
 
 import { byteSize } from './dtype.js';
 import type { TensorType } from './infer.js';
-import { FUSED_OPS, type OpAttrs, type OpKind } from './ops.js';
+import { FUSED_OPS } from './opFacts.js';
+import type { OpAttrs, OpKind } from './ops.js';
 import type { PwExpr } from './pointwiseExpr.js';
 import { numel, type Shape } from './shape.js';
 

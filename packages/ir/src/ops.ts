@@ -1,10 +1,11 @@
-// The closed op set of neura: every op any package can see, primitive or fused, with its attributes.
-// Every per-op behaviour elsewhere (shape inference, interpretation, VJP, cost, WGSL) is a table typed
-// `{ [K in OpKind]: ... }`, so adding an op here fails compilation until every table covers it.
+// The closed op set of neura: every op any package can see, primitive or fused, with its attributes (typed per
+// op). Per-op facts (family, alias-ness, index operands, cost class) are in opFacts.ts; every per-op behaviour
+// elsewhere (shape inference, interpretation, VJP, WGSL) is a table typed `{ [K in OpKind]: ... }`, so adding an
+// op here fails compilation until every table covers it.
 // Attributes are plain JSON values: they take part in structural identity (hash-consing, e-node keys).
 
 import type { DType } from './dtype.js';
-import { BINARY_OPS, type BinaryOp, UNARY_OPS, type UnaryOp } from './elementwise.js';
+import type { BinaryOp, UnaryOp } from './elementwise.js';
 import type { PwExpr } from './pointwiseExpr.js';
 
 export { BINARY_OPS, type BinaryOp, COMPARISON_OPS, UNARY_OPS, type UnaryOp } from './elementwise.js';
@@ -49,48 +50,14 @@ export interface PoolAttrs {
   padding: [number, number];
 }
 
-/** Attributes of every op. */
-export interface OpAttrs {
+/** Attributes of every op that is not a plain unary or binary elementwise op. */
+export interface OtherOpAttrs {
   // leaves
   input: { name: string };
   param: { name: string; init: Init };
   state: { name: string; init: Init };
   const: { value: number };
-  // elementwise
-  neg: Record<string, never>;
-  abs: Record<string, never>;
-  exp: Record<string, never>;
-  log: Record<string, never>;
-  sqrt: Record<string, never>;
-  rsqrt: Record<string, never>;
-  recip: Record<string, never>;
-  square: Record<string, never>;
-  relu: Record<string, never>;
-  sigmoid: Record<string, never>;
-  tanh: Record<string, never>;
-  sin: Record<string, never>;
-  cos: Record<string, never>;
-  erf: Record<string, never>;
-  /** GELU, exact form: x·Φ(x) = x/2·(1 + erf(x/√2)) (PyTorch `approximate='none'`). */
-  gelu: Record<string, never>;
-  /** GELU, tanh form: x/2·(1 + tanh(√(2/π)(x + 0.044715x³))) (PyTorch `approximate='tanh'`). */
-  geluTanh: Record<string, never>;
-  /** x·sigmoid(x). */
-  silu: Record<string, never>;
-  /** log(1 + eˣ), computed stably. */
-  softplus: Record<string, never>;
-  add: Record<string, never>;
-  sub: Record<string, never>;
-  mul: Record<string, never>;
-  div: Record<string, never>;
-  max: Record<string, never>;
-  min: Record<string, never>;
-  pow: Record<string, never>;
-  gt: Record<string, never>;
-  ge: Record<string, never>;
-  lt: Record<string, never>;
-  le: Record<string, never>;
-  eq: Record<string, never>;
+  // elementwise (unary and binary ops come from UNARY_OPS / BINARY_OPS)
   where: Record<string, never>;
   cast: { to: DType };
   // reductions
@@ -189,82 +156,14 @@ export interface OpAttrs {
   softmaxCrossEntropyGrad: { reduction: Reduction };
 }
 
+/** Attributes of an op without any. */
+export type NoAttrs = Record<string, never>;
+
+/**
+ * Attributes of every op, by op name: elementwise ops of one or two operands have none (their names come from
+ * `UNARY_OPS`/`BINARY_OPS`, so adding one there adds it here), the rest are listed in `OtherOpAttrs`.
+ */
+export type OpAttrs = { readonly [K in UnaryOp | BinaryOp]: NoAttrs } & OtherOpAttrs;
+
 /** Every op name. */
 export type OpKind = keyof OpAttrs;
-
-/** The op kinds in a fixed order (for exhaustive iteration in tests). */
-export const OP_KINDS = [
-  'input',
-  'param',
-  'state',
-  'const',
-  ...UNARY_OPS,
-  ...BINARY_OPS,
-  'where',
-  'cast',
-  'sum',
-  'mean',
-  'reduceMax',
-  'reduceMin',
-  'argmax',
-  'reshape',
-  'transpose',
-  'expand',
-  'slice',
-  'pad',
-  'concat',
-  'gather',
-  'scatterAdd',
-  'oneHot',
-  'stopGradient',
-  'matmul',
-  'logSoftmax',
-  'logSoftmaxGrad',
-  'nll',
-  'nllGrad',
-  'attention',
-  'attentionGrad',
-  'rope',
-  'dropout',
-  'conv2d',
-  'conv2dGradInput',
-  'conv2dGradWeight',
-  'maxPool2d',
-  'maxPool2dGrad',
-  'avgPool2d',
-  'avgPool2dGrad',
-  'fusedMatmul',
-  'pointwise',
-  'pointwiseMulti',
-  'pick',
-  'softmaxCrossEntropy',
-  'softmaxCrossEntropyGrad',
-] as const satisfies readonly OpKind[];
-
-/** Leaves: ops with no inputs whose value comes from outside the computation. */
-export const LEAF_OPS: readonly OpKind[] = ['input', 'param', 'state', 'const'];
-
-/** Ops produced only by fusion (the e-graph extracts them after differentiation: they have no VJP). */
-export const FUSED_OPS: readonly OpKind[] = [
-  'fusedMatmul',
-  'pointwise',
-  'pointwiseMulti',
-  'pick',
-  'softmaxCrossEntropy',
-  'softmaxCrossEntropyGrad',
-];
-
-/** Whether an op is an elementwise op of one operand. */
-export function isUnary(op: OpKind): op is UnaryOp {
-  return (UNARY_OPS as readonly string[]).includes(op);
-}
-
-/** Whether an op is an elementwise op of two operands. */
-export function isBinary(op: OpKind): op is BinaryOp {
-  return (BINARY_OPS as readonly string[]).includes(op);
-}
-
-/** Whether an op is elementwise (including `where` and `cast`, which fuse into pointwise kernels). */
-export function isElementwise(op: OpKind): boolean {
-  return isUnary(op) || isBinary(op) || op === 'where' || op === 'cast' || op === 'pointwise';
-}

@@ -66,7 +66,7 @@ export const UNARY_FN: { [K in UnaryOp]: (x: number) => number } = {
   rsqrt: (x) => 1 / Math.sqrt(x),
   recip: (x) => 1 / x,
   square: (x) => x * x,
-  relu: (x) => (x > 0 ? x : 0),
+  relu: (x) => (Math.max(x , 0)),
   sigmoid: (x) => 1 / (1 + Math.exp(-x)),
   tanh: (x) => Math.tanh(x),
   sin: (x) => Math.sin(x),

@@ -1,13 +1,14 @@
 // Human-readable printing, JSON round-trip and DOT export of graphs. JSON keeps node ids, so a parsed graph
-// is structurally identical to the original (same ids, ops, attrs, outputs and updates).
+// is structurally identical to the original (same ids, ops, attrs, outputs and updates). Invariant: the JSON
+// survives `JSON.stringify`: numbers JSON cannot write (NaN, ±Infinity, -0) travel as `{ "$number": "NaN" }`.
 
 import { Graph, type Node } from './graph.js';
 import type { OpKind } from './ops.js';
 import { fmtPwExpr } from './pointwiseExpr.js';
 
 function fmtAttrs(n: Node): string {
-  if (n.op === 'pointwise') return `{${fmtPwExpr((n.attrs as { expr: never }).expr)}}`;
-  if (n.op === 'pointwiseMulti') return `{${(n as Node<'pointwiseMulti'>).attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}}`;
+  if (n.op === 'pointwise') return `{${fmtPwExpr(n.attrs.expr)}}`;
+  if (n.op === 'pointwiseMulti') return `{${n.attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}}`;
   const s = JSON.stringify(n.attrs);
   return s === '{}' ? '' : s;
 }
@@ -34,7 +35,7 @@ export interface GraphJson {
 /** Serialises a graph to plain JSON. */
 export function graphToJson(g: Graph): GraphJson {
   return {
-    nodes: g.nodes.map((n) => ({ op: n.op, inputs: [...n.inputs], attrs: n.attrs, shape: [...n.shape], dtype: n.dtype })),
+    nodes: g.nodes.map((n) => ({ op: n.op, inputs: [...n.inputs], attrs: encodeNumbers(n.attrs), shape: [...n.shape], dtype: n.dtype })),
     outputs: [...g.outputs],
     updates: g.updates.map((u) => ({ ...u })),
   };
@@ -46,11 +47,33 @@ export function graphFromJson(j: GraphJson): Graph {
   const map: number[] = [];
   for (const n of j.nodes) {
     const leaf = n.inputs.length === 0 ? { shape: n.shape, dtype: n.dtype as Node['dtype'] } : undefined;
-    map.push(g.node(n.op, n.inputs.map((i) => map[i]), n.attrs as never, leaf).id);
+    map.push(g.node(n.op, n.inputs.map((i) => map[i]), decodeNumbers(n.attrs) as never, leaf).id);
   }
   for (const [name, id] of j.outputs) g.outputs.set(name, map[id]);
   for (const u of j.updates) g.updates.push({ state: map[u.state], value: map[u.value] });
   return g;
+}
+
+const isSpecial = (v: number) => !Number.isFinite(v) || Object.is(v, -0);
+
+/** A deep copy of attrs with every number JSON cannot write replaced by `{ $number: String(v) }`. */
+function encodeNumbers(v: unknown): unknown {
+  if (typeof v === 'number') return isSpecial(v) ? { $number: Object.is(v, -0) ? '-0' : String(v) } : v;
+  if (Array.isArray(v)) return v.map(encodeNumbers);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encodeNumbers(x)]));
+  return v;
+}
+
+/** Inverse of `encodeNumbers`. */
+function decodeNumbers(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(decodeNumbers);
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o);
+    if (keys.length === 1 && keys[0] === '$number' && typeof o.$number === 'string') return Number(o.$number);
+    return Object.fromEntries(keys.map((k) => [k, decodeNumbers(o[k])]));
+  }
+  return v;
 }
 
 /** Graphviz DOT of the live part of a graph. */
@@ -58,7 +81,7 @@ export function graphToDot(g: Graph): string {
   const lines = ['digraph neura {', '  node [shape=box, fontname="monospace"];'];
   for (const id of g.live()) {
     const n = g.nodes[id];
-    const label = `${n.op}${n.op === 'input' || n.op === 'param' || n.op === 'state' ? ` ${(n.attrs as { name: string }).name}` : ''}\\n[${n.shape.join(',')}] ${n.dtype}`;
+    const label = `${n.op}${n.op === 'input' || n.op === 'param' || n.op === 'state' ? ` ${n.attrs.name}` : ''}\\n[${n.shape.join(',')}] ${n.dtype}`;
     lines.push(`  n${id} [label="${label}"];`);
     for (const i of n.inputs) lines.push(`  n${i} -> n${id};`);
   }

@@ -15,10 +15,16 @@ export interface TensorValue {
   readonly data: TensorData;
 }
 
-/** Makes a tensor value, converting `data` to the dtype's array type. */
+/** Makes a tensor value, converting `data` to the dtype's array type (i32/bool data must be integers: no truncation). */
 export function tensor(shape: Shape, data: ArrayLike<number> | TensorData, dtype: DType = 'f32'): TensorValue {
   const n = numel(shape);
   if (data.length !== n) throw new Error(`tensor: ${data.length} values for shape [${shape.join(', ')}] (${n} elements)`);
+  if (dtype !== 'f32' && !(data instanceof Int32Array))
+    for (let i = 0; i < n; i++) {
+      const v = data[i];
+      if (!Number.isInteger(v) || v < -2147483648 || v > 2147483647)
+        throw new RangeError(`tensor: value ${v} at index ${i} is not an integer representable as ${dtype}`);
+    }
   const arr = dtype === 'f32' ? Float32Array.from(data as ArrayLike<number>) : Int32Array.from(data as ArrayLike<number>);
   return { shape: [...shape], dtype, data: arr };
 }

@@ -43,7 +43,7 @@ export async function compileInference(graph: Graph, opts: InferenceOptions): Pr
   }
   const session = await compile(g, opts.device, { initialState: opts.initialState, label: 'inference' });
   const names = Object.keys(opts.outputs);
-  const params = new Set(g.leaves('param').map((p) => (p.attrs as { name: string }).name));
+  const params = new Set(g.leaves('param').map((p) => p.attrs.name));
   return {
     graph: g,
     report,

@@ -6,7 +6,7 @@
 
 import { grad } from '@neura/autograd';
 import { type OptimizeReport, optimize } from '@neura/egraph';
-import type { Graph, Tensor, TensorValue } from '@neura/ir';
+import { type Graph, leafName, type Tensor, type TensorValue } from '@neura/ir';
 import type { Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
 import { graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
@@ -44,16 +44,26 @@ export interface TrainingSession {
   dispose(): void;
 }
 
-/** Builds, optimizes and compiles the training step of `graph` (mutated: backward and update nodes are appended). */
-export async function compileTraining(graph: Graph, opts: TrainingOptions): Promise<TrainingSession> {
-  const { loss, optimizer, device } = opts;
+/**
+ * Appends the training step to a forward graph: outputs `loss`, differentiates it with respect to every param
+ * and lets the optimizer append its updates. The one way a step is built (compileTraining calls it; so do
+ * benchmarks that only optimize the graph). Returns the params in order.
+ */
+export function buildTrainingStep(graph: Graph, opts: { loss: Tensor; optimizer: Optimizer }): Tensor[] {
+  const { loss, optimizer } = opts;
   if (loss.shape.length !== 0) throw new Error(`compileTraining: loss must be a scalar, got shape [${loss.shape.join(', ')}]`);
   graph.output('loss', loss);
-  const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
   const params = graph.leaves('param');
   if (params.length === 0) throw new Error('compileTraining: the graph has no parameters to train');
-  const grads = grad(graph, loss, params);
-  optimizer.apply(graph, params, grads);
+  optimizer.apply(graph, params, grad(graph, loss, params));
+  return params;
+}
+
+/** Builds, optimizes and compiles the training step of `graph` (mutated: backward and update nodes are appended). */
+export async function compileTraining(graph: Graph, opts: TrainingOptions): Promise<TrainingSession> {
+  const { device } = opts;
+  const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
+  const params = buildTrainingStep(graph, opts);
 
   let step = graph;
   let report: OptimizeReport | undefined;
@@ -61,7 +71,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
     ({ graph: step, report } = optimize(graph, { limits: device.caps })); // the device's limits; prints its report under NEURA_DEBUG
   }
   const session = await compile(step, device, { initialState: opts.initialState, label: 'train-step' });
-  const paramNames = params.map((p) => (p.attrs as { name: string }).name);
+  const paramNames = params.map((p) => leafName(p) as string); // params are named leaves
   return {
     graph: step,
     report,

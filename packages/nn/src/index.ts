@@ -3,7 +3,7 @@
 // (file IO) live in `src/node/` behind the `@neura/nn/node` subpath (`src/node.ts`).
 
 export { compileInference, type InferenceOptions, type InferenceSession } from './compileInference.js';
-export { compileTraining, type TrainingOptions, type TrainingSession } from './compileTraining.js';
+export { buildTrainingStep, compileTraining, type TrainingOptions, type TrainingSession } from './compileTraining.js';
 export { type Batch, type BatchOptions, batches } from './data/batches.js';
 export { type IdxData, parseIdx } from './data/idx.js';
 export { type Mnist, type MnistSplit, mnistFromIdx } from './data/mnist.js';
@@ -21,7 +21,6 @@ export { type Progress, ProgressBar } from './progressBar.js';
 export { checkStateDict, graphStateTypes, type LoadStateDictOptions, type StateEntryType, StateDictError } from './stateDict.js';
 export { constantLr, cosineLr, type Schedule } from './schedule.js';
 export { type FitOptions, type FitResult, Trainer } from './trainer.js';
-export { buildGptStep, causalMask, type GptConfig, type GptForward, gptForward } from './models/gpt.js';
 export {
   type Checkpoint,
   CHECKPOINT_FORMAT,
@@ -34,5 +33,15 @@ export {
   saveCheckpoint,
 } from './checkpoint/checkpoint.js';
 export { decodeSafetensors, encodeSafetensors, MAX_HEADER_BYTES, SafetensorsError, type SafetensorsDType, type SafetensorsFile } from './checkpoint/safetensors.js';
-export { type ExpectedTensor, importTorchStateDict, TorchImportError, type TorchImportOptions } from './checkpoint/torchImport.js';
+export { type ExpectedTensor, importTorchStateDict, linearWeights, TorchImportError, type TorchImportOptions } from './checkpoint/torchImport.js';
 export { Rng } from './rng.js';
+export { buildDecodeGraph, compileGenerator, decodeFeeds, type GenerateOptions, Generator, type GeneratorOptions } from './generation/generator.js';
+export { argmax, checkSampling, type SamplingOptions, sampleToken } from './generation/sampling.js';
+export { ATTENTION_MASK, type AttentionOptions, type DecodeContext, MultiheadAttention } from './layers/attention.js';
+export { DROPOUT_OFFSET, Dropout, dropoutOffset } from './layers/dropout.js';
+export { Embedding, type EmbeddingOptions } from './layers/embedding.js';
+export { LayerNorm, type NormOptions, RMSNorm } from './layers/layerNorm.js';
+export { llamaHidden, MLP, TransformerBlock, type TransformerBlockOptions } from './layers/transformerBlock.js';
+export { CausalLM, causalMask, type LmGraph } from './models/causalLm.js';
+export { buildGptStep, GPT, type GptConfig } from './models/gpt.js';
+export { Llama, type LlamaConfig } from './models/llama.js';

@@ -3,3 +3,4 @@
 // Add a Node-only helper as a file under `src/node/` and name it in this list.
 
 export { loadMnist } from './node/loadMnist.js';
+export { loadCheckpointFile, saveCheckpointFile, writeFileAtomic } from './node/checkpointFile.js';

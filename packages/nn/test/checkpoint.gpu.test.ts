@@ -10,7 +10,7 @@ import { CheckpointMismatchError, compileTraining, Linear, readCheckpoint, resto
 import { adam } from '@neura/optim';
 import { createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCheckpointFile, saveCheckpointFile } from '../src/node/checkpointFile.js';
+import { loadCheckpointFile, saveCheckpointFile } from '@neura/nn/node';
 
 let device: NeuraDevice;
 let dir: string;

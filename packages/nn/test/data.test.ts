@@ -59,7 +59,7 @@ describe('layers, schedules and metrics', () => {
     const g = new Graph();
     const y = mlp([6, 4, 3]).forward(g, g.input('x', [2, 6]));
     expect(y.shape).toEqual([2, 3]);
-    expect(g.leaves('param').map((p) => [(p.attrs as { name: string }).name, p.shape])).toEqual([
+    expect(g.leaves('param').map((p) => [p.attrs.name, p.shape])).toEqual([
       ['0.weight', [6, 4]],
       ['0.bias', [4]],
       ['2.weight', [4, 3]],

@@ -6,14 +6,15 @@ import { interpret, mulberry32, type TensorValue, tensor } from '@neura/ir';
 import { buildGptStep, causalMask, type GptConfig } from '@neura/nn';
 import { describe, expect, it } from 'vitest';
 
-function feeds(c: GptConfig, seed: number): Record<string, TensorValue> {
+function feeds(c: GptConfig & { batch: number }, seed: number): Record<string, TensorValue> {
   const r = mulberry32(seed);
   const n = c.batch * c.context;
   const ids = () => Array.from({ length: n }, () => Math.floor(r() * c.vocab));
-  return { tokens: tensor([n], ids(), 'i32'), targets: tensor([n], ids(), 'i32'), mask: causalMask(c.context) };
+  const shape = [c.batch, c.context];
+  return { tokens: tensor(shape, ids(), 'i32'), targets: tensor(shape, ids(), 'i32'), mask: causalMask(c.context) };
 }
 
-function expectSameStep(c: GptConfig) {
+function expectSameStep(c: GptConfig & { batch: number }) {
   const before = buildGptStep(c);
   const { graph: after, report } = optimize(buildGptStep(c));
   const f = feeds(c, 11);

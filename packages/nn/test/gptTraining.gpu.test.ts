@@ -1,9 +1,9 @@
 // A tiny GPT's whole training step on a real WebGPU adapter against the interpreter running the unoptimized
-// step: gather, layer norm, batched matmuls, attention (fused op and decomposed), GELU, cross-entropy, AdamW.
+// step: gather, layer norm, batched matmuls, attention (fused op and decomposed), GELU, cross-entropy, AdamW;
+// and a GQA LLaMA-style step (RMSNorm, RoPE, SwiGLU).
 
-import { grad } from '@neura/autograd';
-import { Graph, interpret, type TensorValue, tensor } from '@neura/ir';
-import { causalMask, compileTraining, type GptConfig, gptForward } from '@neura/nn';
+import { type Graph, interpret, type TensorValue, tensor } from '@neura/ir';
+import { buildTrainingStep, type CausalLM, causalMask, compileTraining, GPT, Llama } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import { createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,25 +14,23 @@ beforeAll(async () => {
 });
 afterAll(() => device.destroy());
 
-async function compare(config: GptConfig) {
-  const n = config.batch * config.context;
+async function compare(model: () => CausalLM, batch: number, seq: number) {
+  const n = batch * seq;
+  const vocab = model().vocab;
   const feeds: Record<string, TensorValue> = {
-    tokens: tensor([n], Array.from({ length: n }, (_, i) => (i * 5 + 1) % config.vocab), 'i32'),
-    targets: tensor([n], Array.from({ length: n }, (_, i) => (i * 3 + 2) % config.vocab), 'i32'),
+    tokens: tensor([batch, seq], Array.from({ length: n }, (_, i) => (i * 5 + 1) % vocab), 'i32'),
+    targets: tensor([batch, seq], Array.from({ length: n }, (_, i) => (i * 3 + 2) % vocab), 'i32'),
   };
-  if (config.attention !== 'op') feeds.mask = causalMask(config.context);
   const opt = () => adamW({ lr: 1e-2, weightDecay: 0.01 });
-  const g = new Graph();
-  const session = await compileTraining(g, { loss: gptForward(g, config).loss, optimizer: opt(), device });
-  const ref = new Graph();
-  const { loss } = gptForward(ref, config);
-  ref.output('loss', loss);
-  const params = ref.leaves('param');
-  opt().apply(ref, params, grad(ref, loss, params));
+  const train = model().trainingGraph(batch, seq);
+  if (train.graph.byName('mask')) feeds.mask = causalMask(seq);
+  const session = await compileTraining(train.graph, { loss: train.loss, optimizer: opt(), device });
+  const ref: { graph: Graph; loss: ReturnType<Graph['input']> } = model().trainingGraph(batch, seq);
+  buildTrainingStep(ref.graph, { loss: ref.loss, optimizer: opt() });
   let state: Record<string, TensorValue> = {};
   for (let s = 0; s < 2; s++) {
     const gpuLoss = await session.step(feeds, { readLoss: true });
-    const r = interpret(ref, feeds, state, 'f64');
+    const r = interpret(ref.graph, feeds, state, 'f64');
     expect(gpuLoss).toBeAllclose(r.outputs.loss.data, { rtol: 1e-4, atol: 1e-5 });
     state = { ...state, ...r.updates };
   }
@@ -42,11 +40,14 @@ async function compare(config: GptConfig) {
 }
 
 describe('GPT training step on the GPU', () => {
-  const base = { layers: 1, heads: 2, width: 8, context: 4, batch: 2, vocab: 7 } as const;
+  const base = { layers: 1, heads: 2, width: 8, context: 4, vocab: 7 } as const;
   it('matches the interpreter with the fused attention op', async () => {
-    await compare({ ...base, attention: 'op' });
+    await compare(() => new GPT({ ...base, attention: 'op' }), 2, 4);
   });
-  it('matches the interpreter with decomposed attention', async () => {
-    await compare({ ...base, attention: 'decomposed' });
+  it('matches the interpreter with decomposed attention and a tied head', async () => {
+    await compare(() => new GPT({ ...base, attention: 'decomposed', tiedHead: true }), 2, 4);
+  });
+  it('a LLaMA-style step (RMSNorm, RoPE, SwiGLU, grouped-query heads) matches the interpreter', async () => {
+    await compare(() => new Llama({ vocab: 7, layers: 1, heads: 4, kvHeads: 2, width: 8, hidden: 16 }), 2, 4);
   });
 });

@@ -61,3 +61,14 @@ describe('importTorchStateDict', () => {
     expect(importTorchStateDict({ ...torchFile.tensors, extra: tensor([1], [0]) }, expected, { transposed: linearWeight, ignore: /^extra$/ })['4.bias'].shape).toEqual([3]);
   });
 });
+
+describe('importTorchStateDict with a Module', () => {
+  it("transposes every Linear's weight by default and reproduces the torch output", () => {
+    const net = mlp([5, 4, 4, 3]);
+    const g = new Graph();
+    g.output('y', net.forward(g, g.input('x', [2, 5])));
+    const params = importTorchStateDict(torchFile.tensors, net);
+    const r = interpret(g, { x: tensor([2, 5], x.flat()) }, params, 'f64');
+    expect(r.outputs.y.data).toBeAllclose(y.flat(), { rtol: 1e-5, atol: 1e-6 });
+  });
+});

@@ -41,7 +41,7 @@ export function paramNames(optimizer: string, graph: Graph, params: readonly Ten
     if (graph.nodes[p.id] !== p || graph.nodes[grads[i].id] !== grads[i])
       throw new GraphError(`${optimizer}: param ${i} or its gradient is not a node of this graph`);
     if (p.op !== 'param') throw new GraphError(`${optimizer}: params[${i}] must be a param leaf, got ${p.op}`, p.op, p.site);
-    const name = (p.attrs as { name: string }).name;
+    const name = p.attrs.name;
     const g = grads[i];
     if (!sameShape(p.shape, g.shape) || g.dtype !== 'f32')
       throw new GraphError(`${optimizer}: the gradient of '${name}' is ${fmtShape(g.shape)}:${g.dtype}, the param is ${fmtShape(p.shape)}:f32`, g.op, g.site);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Graph, interpret, type TensorValue } from '@neura/ir';
+import { Graph, interpret, leafName, type TensorValue } from '@neura/ir';
 import { adam, adamW, clipGradNorm, globalNorm, type Optimizer, sgd } from '../src/index.js';
 import { adamRef, PROBLEM, type RefParam, sgdRef } from './reference.js';
 
@@ -31,10 +31,10 @@ function run(g: Graph, lrs?: number[]): Record<string, TensorValue>[] {
 }
 
 function expectUpdatesEverything(g: Graph, stateNames: string[]): void {
-  const names = (ids: number[]) => ids.map((id) => (g.nodes[id].attrs as { name: string }).name);
+  const names = (ids: number[]) => ids.map((id) => leafName(g.nodes[id]));
   expect(names(g.leaves('state').map((n) => n.id))).toEqual(stateNames);
   const updated = new Set(names(g.updates.map((u) => u.state)));
-  for (const leaf of [...g.leaves('param'), ...g.leaves('state')]) expect(updated.has((leaf.attrs as { name: string }).name)).toBe(true);
+  for (const leaf of [...g.leaves('param'), ...g.leaves('state')]) expect(updated.has(leaf.attrs.name)).toBe(true);
   expect(g.nodes.some((n) => n.op === 'pointwise' || n.op === 'fusedMatmul')).toBe(false);
 }
 
@@ -115,7 +115,7 @@ describe('adam and adamW', () => {
     const g = new Graph();
     const w = g.param('w', [2]);
     adam({ name: 'enc' }).apply(g, [w], [g.mul(w, 2)]);
-    expect(g.leaves('state').map((n) => (n.attrs as { name: string }).name)).toEqual(['enc.step', 'enc.m/w', 'enc.v/w']);
+    expect(g.leaves('state').map((n) => n.attrs.name)).toEqual(['enc.step', 'enc.m/w', 'enc.v/w']);
   });
 
   it('rejects mismatched params and gradients, naming the param', () => {

@@ -3,23 +3,14 @@
 // once. Must not allocate GPU objects per step (everything a Session replays is made here).
 // Invariant: a dispatch never binds one buffer both read-only and writable; every GPU object has a label.
 
-import {
-  type Graph,
-  initialValue,
-  kernelIllegality,
-  LEAF_OPS,
-  type Node,
-  type NodeId,
-  numel,
-  type OpAttrs,
-} from '@neura/ir';
+import { type Graph, indexOperandsOf, initialValue, isAliasOp, isLeafOp, kernelIllegality, leafName, type Node, type NodeId, numel, type OpAttrs } from '@neura/ir';
 import { type DeviceCaps, generateKernel, type KernelGenerator, type KernelPlan, KernelError, type ResultTarget } from '@neura/wgsl-kernels';
 import type { NeuraDevice } from './device.js';
 import { GpuValidationError, InputError } from './errors.js';
 import { type FeedValue, toDeviceData } from './feeds.js';
 import { alignedBytes, planMemory, type TensorLifetime } from './memoryPlan.js';
 import { PipelineCache } from './pipelineCache.js';
-import type { InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
+import type { IndexCheck, InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 import { Session } from './session.js';
 import { type KernelInfo, kernelInfoOf } from './stepProfile.js';
 import { planUpdates, type StateCopy, type StateWrite } from './updatePlan.js';
@@ -38,16 +29,8 @@ export interface CompileOptions {
   readonly pipelineCache?: PipelineCache;
 }
 
-const LABEL_OPERAND: Partial<Record<string, number>> = { nll: 1, nllGrad: 0, softmaxCrossEntropy: 1, softmaxCrossEntropyGrad: 1 };
-
-function classesOf(graph: Graph, n: Node): number {
-  if (n.op === 'nllGrad') return (n.attrs as OpAttrs['nllGrad']).classes;
-  return graph.nodes[n.inputs[0]].shape[1];
-}
-
-const isLeaf = (n: Node) => LEAF_OPS.includes(n.op);
+const isLeaf = (n: Node) => isLeafOp(n.op);
 const tensorBytes = (n: Node) => numel(n.shape) * 4;
-const leafName = (n: Node) => (n.attrs as { name?: string }).name;
 
 /**
  * Refuses a node that `@neura/ir`'s kernel facts call illegal on this device: the same check the e-graph's
@@ -95,7 +78,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   const plans = new Map<NodeId, KernelPlan>();
   for (const id of order) {
     const n = node(id);
-    if (isLeaf(n) || n.op === 'reshape' || n.op === 'pick') continue;
+    if (isLeaf(n) || isAliasOp(n.op) || n.op === 'pick') continue;
     const inputs = n.inputs.map((i) => ({ shape: node(i).shape, dtype: node(i).dtype }));
     const w = writes.get(id);
     try {
@@ -125,14 +108,20 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   }
 
   // 2. storage: every live node's value lives in its root's buffer (reshape → input, in-place → state)
+  // iterative and memoised: a chain of 20k reshapes must neither overflow the stack nor cost O(n²) (issue 9, item 12)
+  const roots = new Map<NodeId, NodeId>();
   const rootOf = (id: NodeId): NodeId => {
-    const n = node(id);
-    if (n.op === 'reshape') return rootOf(n.inputs[0]);
+    const path: NodeId[] = [];
+    let r = id;
+    while (isAliasOp(node(r).op) && !roots.has(r)) {
+      path.push(r);
+      r = node(r).inputs[0];
+    }
     // a multi-result node whose result 0 is held by a pick: its value lives where that pick's does
-    const r0 = n.op === 'pointwiseMulti' ? resultNode.get(id)?.get(0) : undefined;
-    if (r0 !== undefined && r0 !== id) return rootOf(r0);
-    const w = writes.get(id);
-    return w ? w.state : id;
+    const r0 = node(r).op === 'pointwiseMulti' ? resultNode.get(r)?.get(0) : undefined;
+    const root = r0 !== undefined && r0 !== r ? rootOf(r0) : (roots.get(r) ?? writes.get(r)?.state ?? r);
+    for (const p of path) roots.set(p, root);
+    return root;
   };
   const pos = new Map<NodeId, number>(order.map((id, i) => [id, i]));
   const end = order.length; // after the pass: outputs and copy sources live until then
@@ -158,17 +147,27 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
     if (c.viaTemp) lifetimes.push({ key: `copy${c.state}`, bytes: tensorBytes(node(c.state)), start: -1, end, persistent: false });
   const memory = planMemory(lifetimes);
 
-  gpu.pushErrorScope('out-of-memory');
-  gpu.pushErrorScope('validation');
-  let popped = false;
-  const popScopes = async (phase: string) => {
-    if (popped) return;
-    popped = true;
-    const v = await gpu.popErrorScope();
-    const m = await gpu.popErrorScope();
-    const err = v ?? m;
+  // Error scopes are a stack shared by everything on the device: a scope must never stay open across an
+  // `await`, or a concurrent compile or step pops it and takes our errors (issue 9, item 7). So each
+  // synchronous stretch of GPU calls gets its own pair of scopes, popped before the next await.
+  const scopeErrors: Promise<GPUError | null>[] = [];
+  let open = false;
+  const openScopes = () => {
+    gpu.pushErrorScope('out-of-memory');
+    gpu.pushErrorScope('validation');
+    open = true;
+  };
+  const closeScopes = () => {
+    if (!open) return;
+    open = false;
+    scopeErrors.push(gpu.popErrorScope(), gpu.popErrorScope());
+  };
+  const checkScopes = async (phase: string) => {
+    closeScopes();
+    const err = (await Promise.all(scopeErrors.splice(0))).find((e) => e);
     if (err) throw new GpuValidationError(phase, err.message);
   };
+  openScopes();
   const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
   const buffers = memory.buffers.map((b) =>
     gpu.createBuffer({ label: `${label}.${b.persistent ? 'persistent' : 'transient'}${b.index}[${b.tensors.slice(0, 4).map((k) => describe(graph, k)).join(',')}${b.tensors.length > 4 ? ',…' : ''}]`, size: b.bytes, usage }),
@@ -176,6 +175,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   const bufferFor = (key: string) => buffers[memory.bufferOf.get(key) as number];
   const storageOf = (id: NodeId) => bufferFor(`n${rootOf(id)}`);
 
+  let session: Session | undefined;
   try {
     // 3. leaves: params/state from their init (or initialState), consts once; inputs are written per step
     const named = new Map<string, Node>();
@@ -192,7 +192,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
       const buffer = pos.has(n.id) ? storageOf(n.id) : gpu.createBuffer({ label: `${label}.unused[${name}]`, size: alignedBytes(tensorBytes(n)), usage });
       if (!pos.has(n.id)) buffers.push(buffer);
       const given = opts.initialState?.[name];
-      const init = given ?? initialValue((n.attrs as OpAttrs['param']).init, n.shape, n.dtype);
+      const init = given ?? initialValue(n.attrs.init, n.shape, n.dtype);
       const data = toDeviceData(name, n, init);
       gpu.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
       state.set(name, { name, node: n, buffer, bytes: tensorBytes(n) });
@@ -200,21 +200,23 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
     for (const id of order) {
       const n = node(id);
       if (n.op !== 'const') continue;
-      const v = initialValue({ kind: 'fill', value: (n.attrs as OpAttrs['const']).value }, n.shape, n.dtype);
+      const v = initialValue({ kind: 'fill', value: n.attrs.value }, n.shape, n.dtype);
       const data = toDeviceData(`const ${id}`, n, v);
       gpu.queue.writeBuffer(storageOf(id), 0, data.buffer, data.byteOffset, data.byteLength);
     }
 
-    const labelChecks = new Map<NodeId, { op: string; classes: number }[]>();
+    // labels and indices fed directly (through aliases) are checked on the host before each step
+    const labelChecks = new Map<NodeId, IndexCheck[]>();
     for (const id of order) {
       const n = node(id);
-      const k = LABEL_OPERAND[n.op];
-      if (k === undefined) continue;
-      const r = rootOf(n.inputs[k]);
-      if (node(r).op !== 'input') continue; // computed labels cannot be checked on the host
-      let l = labelChecks.get(r);
-      if (!l) labelChecks.set(r, (l = []));
-      l.push({ op: n.op, classes: classesOf(graph, n) });
+      for (const ix of indexOperandsOf(n.op)) {
+        const r = rootOf(n.inputs[ix.operand]);
+        if (node(r).op !== 'input') continue; // computed labels/indices cannot be checked on the host
+        let l = labelChecks.get(r);
+        if (!l) labelChecks.set(r, (l = []));
+        const operands = n.inputs.map((i) => node(i));
+        l.push({ role: ix.role, bound: ix.bound(n.attrs, operands), what: ix.describe(n.attrs) });
+      }
     }
     const inputs: InputSlot[] = [];
     const deadInputs = new Set<string>();
@@ -268,7 +270,9 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
         jobs.push({ id, d, label: dl, entries, kernel });
       });
     }
+    closeScopes(); // the pipeline cache scopes its own calls
     const compiled = await Promise.all(jobs.map((j) => cache.get({ label: j.label, code: j.d.code, bindings: j.d.bindings })));
+    openScopes();
     const dispatches: RecordedDispatch[] = jobs.map((j, k) => ({
       label: j.label,
       pipeline: compiled[k].pipeline,
@@ -290,7 +294,6 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
       } else postCopies.push({ src: storageOf(c.value), dst, bytes });
     }
 
-    await popScopes('compile');
     const kernels = plans.size;
     const stats: SessionStats = {
       dispatchesPerStep: dispatches.length,
@@ -302,7 +305,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
       inPlaceUpdates: writes.size,
       memory: memory.report,
     };
-    return new Session({
+    session = new Session({
       device,
       graph,
       label,
@@ -317,9 +320,12 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
       stats,
       readbackSlots: opts.readbackSlots ?? 2,
     });
+    await checkScopes('compile');
+    return session;
   } catch (e) {
-    await popScopes('compile').catch(() => undefined);
-    for (const b of buffers) b.destroy();
+    await checkScopes('compile').catch(() => undefined);
+    if (session) await session.dispose();
+    else for (const b of buffers) b.destroy();
     throw e;
   }
 }

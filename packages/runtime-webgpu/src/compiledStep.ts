@@ -6,13 +6,21 @@ import type { NeuraDevice } from './device.js';
 import type { MemoryReport } from './memoryPlan.js';
 import type { KernelInfo } from './stepProfile.js';
 
+/** A host-side check of an i32 input read as labels or indices (from ir's op facts): values lie in [0, bound). */
+export interface IndexCheck {
+  readonly role: 'label' | 'index';
+  readonly bound: number;
+  /** What the bound is, e.g. `classes of nll` or `axis 0 of gather`. */
+  readonly what: string;
+}
+
 /** A graph input as the session feeds it. */
 export interface InputSlot {
   readonly name: string;
   readonly node: Node;
   readonly buffer: GPUBuffer;
-  /** Host-side label checks: this input holds class indices that must lie in [0, classes). */
-  readonly labelChecks: readonly { readonly op: string; readonly classes: number }[];
+  /** Host-side checks: this input holds labels or indices that must lie in [0, bound). */
+  readonly labelChecks: readonly IndexCheck[];
 }
 
 /** A tensor the session can read back or write by name. */

@@ -5,6 +5,7 @@
 
 import { fmtShape, type Node, numel, type TensorValue } from '@neura/ir';
 import { InputError } from './errors.js';
+import type { IndexCheck } from './compiledStep.js';
 
 /** What a feed or state value may be: a tensor value, or a flat typed array of the right length. */
 export type FeedValue = TensorValue | Float32Array | Int32Array;
@@ -32,14 +33,23 @@ export function toDeviceData(name: string, n: Node, value: FeedValue): Float32Ar
   if (value.data.length !== want)
     throw new InputError(name, `'${name}': shape ${fmtShape(n.shape)} needs ${want} values, data has ${value.data.length}`);
   if (n.dtype === 'f32') return value.data instanceof Float32Array ? value.data : Float32Array.from(value.data);
-  return value.data instanceof Int32Array ? value.data : Int32Array.from(value.data);
+  if (value.data instanceof Int32Array) return value.data;
+  // float data for an integer leaf: refuse what Int32Array.from would truncate or wrap (NaN → 0, 2.7 → 2)
+  const data = value.data;
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i];
+    if (!Number.isInteger(v) || v < -2147483648 || v > 2147483647)
+      throw new InputError(name, `'${name}': value ${v} at index ${i} is not an integer (${fmtType(n)})`);
+  }
+  return Int32Array.from(data);
 }
 
-/** Throws a RangeError naming the input, index, value and class count if a label is outside [0, classes). */
-export function checkLabels(name: string, op: string, data: Int32Array, classes: number): void {
+/** Throws a RangeError naming the input, position, value and bound if a label or index is outside [0, bound). */
+export function checkLabels(name: string, check: IndexCheck, data: Int32Array): void {
+  const { role, bound, what } = check;
   for (let i = 0; i < data.length; i++) {
     const l = data[i];
-    if (l < 0 || l >= classes)
-      throw new RangeError(`input '${name}': label ${l} at index ${i} is outside [0, ${classes}) (classes of ${op})`);
+    if (l < 0 || l >= bound)
+      throw new RangeError(`input '${name}': ${role} ${l} at ${role === 'label' ? 'index' : 'position'} ${i} is outside [0, ${bound}) (${what})`);
   }
 }

@@ -68,15 +68,25 @@ export class PipelineCache {
   }
 
   private async compile(req: PipelineRequest): Promise<CachedPipeline> {
+    // each synchronous call gets its own error scope, popped at once: a scope held across an await would
+    // collect the errors of whatever else runs on the device meanwhile (issue 9, item 7)
+    this.device.pushErrorScope('validation');
     const module = this.device.createShaderModule({ label: req.label, code: req.code });
+    const moduleError = this.device.popErrorScope().catch(() => null);
     const info = await module.getCompilationInfo();
     const errors = info.messages.filter((m) => m.type === 'error');
     if (errors.length) throw new KernelCompileError(req.label, errors.map(diagnostic), req.code);
+    const invalid = await moduleError;
+    if (invalid) throw new KernelCompileError(req.label, [{ line: 0, col: 0, message: invalid.message }], req.code);
+    this.device.pushErrorScope('validation');
     const layout = this.layoutFor(req.bindings);
+    const pipelineLayout = this.device.createPipelineLayout({ label: req.label, bindGroupLayouts: [layout] });
+    const layoutError = await this.device.popErrorScope();
+    if (layoutError) throw new KernelCompileError(req.label, [{ line: 0, col: 0, message: `pipeline layout: ${layoutError.message}` }], req.code);
     try {
       const pipeline = await this.device.createComputePipelineAsync({
         label: req.label,
-        layout: this.device.createPipelineLayout({ label: req.label, bindGroupLayouts: [layout] }),
+        layout: pipelineLayout,
         compute: { module, entryPoint: 'main' },
       });
       return { pipeline, layout };

@@ -54,6 +54,11 @@ export class ReadbackRing {
     return p;
   }
 
+  /** Resolves when no mapping of this ring is in flight (whether it succeeded or not). */
+  async settled(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.busy?.catch(() => undefined)));
+  }
+
   /** Destroys the slots' buffers (a pending mapping then rejects). */
   destroy(): void {
     for (const s of this.slots) s.buffer.destroy();

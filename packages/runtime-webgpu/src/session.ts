@@ -1,8 +1,10 @@
 // A compiled training/inference step on a device: `step(feeds)` checks the feeds on the host, writes the
 // inputs and replays every dispatch in ONE command encoder, ONE compute pass and ONE submit; results are read
 // back only when asked, through pre-allocated readback rings. Must not create buffers, pipelines or bind
-// groups per step. Invariants: calls run in the order they were made (an internal queue); a rejected feed
-// leaves the device untouched; device loss and validation errors surface as typed errors.
+// groups per step. Invariants: calls run in the order they were made (an internal queue); feeds are checked
+// and copied when `step()` is called (the caller may reuse its arrays at once); a rejected feed leaves the
+// device untouched; no error scope stays open across an await (errors stay in the call that caused them);
+// device loss and validation errors surface as typed errors.
 
 import type { TensorValue } from '@neura/ir';
 import type { CompiledStep, NamedTensor, SessionStats } from './compiledStep.js';
@@ -36,6 +38,7 @@ export class Session {
   private tail: Promise<unknown> = Promise.resolve();
   private steps = 0;
   private disposed = false;
+  private freed?: Promise<void>;
   /** NEURA_PROFILE: which step to profile and where to write its trace. */
   private readonly envProfile = profileRequestFromEnv();
 
@@ -60,8 +63,17 @@ export class Session {
     return [...this.c.state.keys()];
   }
 
-  /** Runs one step: checks and writes `feeds`, one pass of all dispatches, one submit. */
+  /**
+   * Runs one step: one pass of all dispatches, one submit. `feeds` are checked and copied now, when `step` is
+   * called, so the caller may refill its arrays at once even though the step runs after the ones queued before it.
+   */
   step(feeds: Readonly<Record<string, FeedValue>>, opts: StepOptions = {}): Promise<StepResult> {
+    let prepared: PreparedStep;
+    try {
+      prepared = this.prepare(feeds, opts);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const env = this.envProfile;
     if (env && this.steps === env.step) {
       // NEURA_PROFILE: this step runs in profile mode and writes its trace (and table) once done
@@ -69,7 +81,7 @@ export class Session {
         const timer = new DispatchTimer(this.c.device, this.c.dispatches.length, this.c.label);
         let r: StepResult;
         try {
-          r = await this.runStep(feeds, opts, timer);
+          r = await this.runStep(prepared, timer);
         } catch (e) {
           timer.destroy();
           throw e;
@@ -78,7 +90,7 @@ export class Session {
         return r;
       });
     }
-    return this.serial(() => this.runStep(feeds, opts));
+    return this.serial(() => this.runStep(prepared));
   }
 
   /**
@@ -86,11 +98,17 @@ export class Session {
    * returns its profile (per-kernel table, Chrome trace). Needs the `timestamp-query` feature (ProfilerError).
    */
   profile(feeds: Readonly<Record<string, FeedValue>>): Promise<StepProfile> {
+    let prepared: PreparedStep;
+    try {
+      prepared = this.prepare(feeds, {});
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return this.serial(async () => {
       checkProfilable(this.c.device);
       const timer = new DispatchTimer(this.c.device, this.c.dispatches.length, this.c.label);
       try {
-        await this.runStep(feeds, {}, timer);
+        await this.runStep(prepared, timer);
       } catch (e) {
         timer.destroy();
         throw e;
@@ -109,13 +127,33 @@ export class Session {
     return this.serial(() => this.readMany([...this.c.state.keys()]));
   }
 
-  /** Overwrites a param or state tensor (after every step queued before this call). */
+  /** Overwrites a param or state tensor (after every step queued before this call); checked and copied now. */
   writeState(name: string, value: FeedValue): Promise<void> {
+    return this.writeStates({ [name]: value });
+  }
+
+  /**
+   * Overwrites several params/state tensors at once (after every step queued before this call). Every value is
+   * checked (name, shape, dtype, length) and copied before anything is written: a bad one writes nothing.
+   */
+  writeStates(values: Readonly<Record<string, FeedValue>>): Promise<void> {
+    let writes: { t: NamedTensor; data: Float32Array | Int32Array }[];
+    try {
+      if (this.disposed) throw new Error(`session '${this.c.label}' is disposed`);
+      writes = Object.entries(values).map(([name, value]) => {
+        const t = this.c.state.get(name);
+        if (!t) throw new InputError(name, `writeState: '${name}' is not a param or state; known: ${[...this.c.state.keys()].join(', ') || 'none'}`);
+        return { t, data: snapshot(toDeviceData(name, t.node, value), value) };
+      });
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return this.serial(async () => {
-      const t = this.c.state.get(name);
-      if (!t) throw new InputError(name, `writeState: '${name}' is not a param or state; known: ${[...this.c.state.keys()].join(', ') || 'none'}`);
-      const data = toDeviceData(name, t.node, value);
-      this.c.device.gpu.queue.writeBuffer(t.buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+      const gpu = this.c.device.gpu;
+      gpu.pushErrorScope('validation');
+      for (const { t, data } of writes) gpu.queue.writeBuffer(t.buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+      const err = await gpu.popErrorScope();
+      if (err) throw new GpuValidationError(`writeState ${writes.map((w) => w.t.name).join(', ')}`, err.message);
     });
   }
 
@@ -132,12 +170,21 @@ export class Session {
     return this.flush();
   }
 
-  /** Frees every buffer of the session (the device stays alive); later calls throw. */
-  dispose(): void {
-    if (this.disposed) return;
+  /**
+   * Frees every buffer of the session (the device stays alive). Calls made after it throw at once; calls queued
+   * before it that have not started are refused; the one running finishes first, and so do pending readbacks —
+   * destroying buffers under in-flight work would leave a stale device error for an unrelated caller (issue 9).
+   * The promise resolves once everything is freed.
+   */
+  dispose(): Promise<void> {
+    if (this.disposed) return this.freed ?? Promise.resolve();
     this.disposed = true;
-    for (const r of this.rings.values()) r.destroy();
-    for (const b of this.c.buffers) b.destroy();
+    this.freed = this.tail.then(async () => {
+      await Promise.all([...this.rings.values()].map((r) => r.settled()));
+      for (const r of this.rings.values()) r.destroy();
+      for (const b of this.c.buffers) b.destroy();
+    });
+    return this.freed;
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -169,8 +216,15 @@ export class Session {
     return t;
   }
 
-  /** Checks every feed before anything is written; returns the arrays to upload, in input order. */
-  private checkFeeds(feeds: Readonly<Record<string, FeedValue>>): (Float32Array | Int32Array)[] {
+  /** Names of outputs to copy out, each once, in first-mention order; throws on a name that is not an output. */
+  private outputList(names: readonly string[]): string[] {
+    for (const n of names)
+      if (!this.c.outputs.has(n)) throw new InputError(n, `step: '${n}' is not an output; outputs: ${[...this.c.outputs.keys()].join(', ') || 'none'}`);
+    return [...new Set(names)];
+  }
+
+  /** Checks every feed before anything is written; returns the arrays to upload (copies of the caller's), in input order. */
+  private checkFeeds(feeds: Readonly<Record<string, FeedValue>>, copy = false): (Float32Array | Int32Array)[] {
     const expected = () => this.c.inputs.map((i) => `${i.name} ${fmtType(i.node)}`).join(', ') || 'none';
     for (const name of Object.keys(feeds))
       if (!this.c.deadInputs.has(name) && !this.c.inputs.some((i) => i.name === name))
@@ -179,21 +233,24 @@ export class Session {
       const v = feeds[slot.name];
       if (v === undefined) throw new InputError(slot.name, `missing input '${slot.name}' (${fmtType(slot.node)}); expected inputs: ${expected()}`);
       const data = toDeviceData(`input ${slot.name}`, slot.node, v);
-      for (const chk of slot.labelChecks) checkLabels(slot.name, chk.op, data as Int32Array, chk.classes);
-      return data;
+      for (const chk of slot.labelChecks) checkLabels(slot.name, chk, data as Int32Array);
+      return copy ? snapshot(data, v) : data;
     });
   }
 
-  private async runStep(feeds: Readonly<Record<string, FeedValue>>, opts: StepOptions, timer?: DispatchTimer): Promise<StepResult> {
+  /** What `step` takes at call time: checked copies of the feeds and the outputs to copy out, each once. */
+  private prepare(feeds: Readonly<Record<string, FeedValue>>, opts: StepOptions): PreparedStep {
+    if (this.disposed) throw new Error(`session '${this.c.label}' is disposed`);
+    return { data: this.checkFeeds(feeds, true), readNames: this.outputList(opts.read ?? []), fetchNames: this.outputList(opts.fetch ?? []) };
+  }
+
+  private async runStep({ data, readNames, fetchNames }: PreparedStep, timer?: DispatchTimer): Promise<StepResult> {
     const { device, inputs, dispatches, preCopies, postCopies, label } = this.c;
     const gpu = device.gpu;
-    const data = this.checkFeeds(feeds);
-    const readNames = [...(opts.read ?? [])];
-    const fetchNames = [...(opts.fetch ?? [])];
-    for (const n of [...readNames, ...fetchNames])
-      if (!this.c.outputs.has(n)) throw new InputError(n, `step: '${n}' is not an output; outputs: ${[...this.c.outputs.keys()].join(', ') || 'none'}`);
+    // an output both read and fetched is copied once and serves both
+    const names = [...new Set([...readNames, ...fetchNames])];
     // acquire readback slots before writing anything, so nothing below awaits until the submit
-    const slots = await Promise.all([...readNames, ...fetchNames].map((n) => this.ringFor(this.c.outputs.get(n) as NamedTensor).acquire()));
+    const slots = await Promise.all(names.map((n) => this.ringFor(this.c.outputs.get(n) as NamedTensor).acquire()));
 
     const index = this.steps++;
     gpu.pushErrorScope('validation');
@@ -214,7 +271,6 @@ export class Session {
       pass.end();
     }
     // readback copies come before the state copies: an output that is a state's old value stays old
-    const names = [...readNames, ...fetchNames];
     names.forEach((n, k) => {
       const t = this.c.outputs.get(n) as NamedTensor;
       enc.copyBufferToBuffer(t.buffer, 0, slots[k].buffer, 0, Math.ceil(t.bytes / 4) * 4);
@@ -227,22 +283,26 @@ export class Session {
     const err = await gpu.popErrorScope();
     if (err) throw new GpuValidationError(`step ${index}`, err.message);
 
-    const mapped = names.map((n, k) => this.ringFor(this.c.outputs.get(n) as NamedTensor).arm(slots[k].index));
-    const collect = async (from: number, to: number) => {
+    const mapped = new Map(names.map((n, k) => [n, this.ringFor(this.c.outputs.get(n) as NamedTensor).arm(slots[k].index)]));
+    const collect = async (which: readonly string[]) => {
       const out: Record<string, TensorValue> = {};
-      for (let k = from; k < to; k++) out[names[k]] = await mapped[k];
+      for (const n of which) out[n] = await (mapped.get(n) as Promise<TensorValue>);
       return out;
     };
-    const fetched = fetchNames.length ? collect(readNames.length, names.length) : undefined;
+    const fetched = fetchNames.length ? collect(fetchNames) : undefined;
     fetched?.catch(() => undefined); // a caller that never awaits it must not see an unhandled rejection
-    const outputs = readNames.length ? await collect(0, readNames.length) : {};
+    const outputs = readNames.length ? await collect(readNames) : {};
     return { step: index, outputs, ...(fetched ? { fetched } : {}) };
   }
 
   private async readMany(names: readonly string[]): Promise<Record<string, TensorValue>> {
     const gpu = this.c.device.gpu;
-    const ts = names.map((n) => this.readable(n, 'read'));
-    const slots = await Promise.all(ts.map((t) => this.ringFor(t).acquire()));
+    const ts = [...new Set(names)].map((n) => this.readable(n, 'read'));
+    gpu.pushErrorScope('validation');
+    const rings = ts.map((t) => this.ringFor(t));
+    const ringError = await gpu.popErrorScope();
+    if (ringError) throw new GpuValidationError(`read ${names.join(', ')}`, ringError.message);
+    const slots = await Promise.all(rings.map((r) => r.acquire()));
     gpu.pushErrorScope('validation');
     const enc = gpu.createCommandEncoder({ label: `${this.c.label}.read` });
     ts.forEach((t, k) => {
@@ -258,4 +318,16 @@ export class Session {
     });
     return out;
   }
+}
+
+/** A step's checked inputs, taken when `step` is called. */
+interface PreparedStep {
+  readonly data: readonly (Float32Array | Int32Array)[];
+  readonly readNames: readonly string[];
+  readonly fetchNames: readonly string[];
+}
+
+/** `data` itself when it was made for the upload, else a copy: never keep a reference to the caller's array. */
+function snapshot(data: Float32Array | Int32Array, given: FeedValue): Float32Array | Int32Array {
+  return data === given || data === (given as TensorValue).data ? data.slice() : data;
 }

@@ -4,7 +4,7 @@
 // gradient, other updates, a graph output) is scheduled before the dispatch that overwrites it; a dispatch
 // never binds the state buffer both read-only and writable (WebGPU forbids it within one dispatch).
 
-import { type Graph, isElementwise, LEAF_OPS, type Node, type NodeId, sameShape } from '@neura/ir';
+import { type Graph, isAliasOp, isElementwise, isLeafOp, type Node, type NodeId, sameShape } from '@neura/ir';
 
 /** How the kernel of a value node writes its state's buffer. */
 export interface StateWrite {
@@ -47,23 +47,24 @@ export interface UpdatePlan {
   readonly identities: number;
 }
 
-const isLeaf = (n: Node) => LEAF_OPS.includes(n.op);
+const isLeaf = (n: Node) => isLeafOp(n.op);
+const isAlias = (n: Node) => isAliasOp(n.op);
 
 /** Plans in-place writes for `graph.updates` and the order of `live` that makes them legal. */
 export function planUpdates(graph: Graph, live: readonly NodeId[] = graph.live()): UpdatePlan {
   const liveSet = new Set(live);
   const node = (id: NodeId) => graph.nodes[id];
-  // storage root through reshape aliases (a reshape is the same buffer as its input)
+  // storage root through aliases (a reshape is the same buffer as its input: ir's OP_FACTS says which ops alias)
   const rootOf = (id: NodeId): NodeId => {
     let r = id;
-    while (node(r).op === 'reshape') r = node(r).inputs[0];
+    while (isAlias(node(r))) r = node(r).inputs[0];
     return r;
   };
-  // readers of each root's value: non-reshape live nodes with an operand whose root it is
+  // readers of each root's value: non-alias live nodes with an operand whose root it is
   const readers = new Map<NodeId, Set<NodeId>>();
   for (const id of live) {
     const n = node(id);
-    if (n.op === 'reshape') continue;
+    if (isAlias(n)) continue;
     for (const i of n.inputs) {
       const r = rootOf(i);
       let s = readers.get(r);
@@ -103,13 +104,13 @@ export function planUpdates(graph: Graph, live: readonly NodeId[] = graph.live()
     const v = node(value);
     const vr = rootOf(value);
     // a leaf value (or an alias of one) that is itself an updated state must be captured before the pass
-    const viaTemp = (isLeaf(v) || v.op === 'reshape') && updatedStates.has(vr);
+    const viaTemp = (isLeaf(v) || isAlias(v)) && updatedStates.has(vr);
     const copy = (reason: string) => copies.push({ state, value, viaTemp, reason });
     if (vr === state) {
       identities++;
       continue;
     }
-    if (isLeaf(v) || v.op === 'reshape') {
+    if (isLeaf(v) || isAlias(v)) {
       copy('the value is a leaf or an alias of one (no kernel writes it)');
       continue;
     }

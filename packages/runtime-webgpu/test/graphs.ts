@@ -2,7 +2,7 @@
 // helpers to run the reference interpreter for several steps, feeding its updates back as state.
 // Not a test file itself; no GPU here.
 
-import { Graph, interpret, type NodeId, type Tensor, type TensorValue, tensor } from '@neura/ir';
+import { Graph, interpret, needsKernel, type NodeId, type Tensor, type TensorValue, tensor } from '@neura/ir';
 
 /** Deterministic pseudo-random floats in [-1, 1). */
 export function randoms(n: number, seed: number): Float32Array {
@@ -68,5 +68,5 @@ export function interpretSteps(g: Graph, feeds: readonly Record<string, TensorVa
 
 /** Live nodes that run a kernel: not a leaf, not a reshape. */
 export function kernelNodes(g: Graph): NodeId[] {
-  return g.live().filter((id) => !['input', 'param', 'state', 'const', 'reshape'].includes(g.nodes[id].op));
+  return g.live().filter((id) => needsKernel(g.nodes[id].op));
 }

@@ -1,5 +1,6 @@
-// `attention` (softmax(scale·q·kᵀ, causal mask)·v) and `attentionGrad` (dq, dk or dv), simple and correct rather
-// than fast: a workgroup per anchor row (a query row for attention and dq, a key row for dk and dv) walks its
+// `attention` (softmax(scale·q·kᵀ, causal mask)·v) and `attentionGrad` (dq, dk or dv). When D and Dv are
+// multiples of 4 (≤ 128) the flash kernels of flashAttention.ts run; otherwise this file's, simple and correct
+// rather than fast: a workgroup per anchor row (a query row for attention and dq, a key row for dk and dv) walks its
 // partner rows in blocks of WG, each thread computing one partner's weight (dot products over D from global
 // memory against the anchor rows staged in workgroup memory), then every thread accumulates the weighted partner
 // rows into the output columns it owns. The forward pass uses an online softmax (running max and sum); the
@@ -12,6 +13,7 @@
 
 import { numel } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { flashAttentionGradPlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
 import { declareBindings, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit, workgroupReduceFns } from './wgsl.js';
 
 interface Dims {
@@ -55,6 +57,7 @@ export function attentionKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan 
   const { heads, tq, tk, d, dv } = dm;
   if (heads * tq * dv === 0) return { dispatches: [], scratch: [] };
   if (tk === 0) kernelError(spec, 'attends over zero keys');
+  if (flashEligible(d, dv, caps)) return flashAttentionPlan(spec, caps);
   const wg = wgOf(caps);
   const nc = Math.ceil(dv / wg);
   const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
@@ -173,6 +176,7 @@ export function attentionGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelP
     // no scores: every gradient is zero
     kernelError(spec, 'attends over zero keys or queries');
   }
+  if (flashEligible(d, dv, caps)) return flashAttentionGradPlan(spec, caps);
   const wg = wgOf(caps);
   const byQuery = wrt === 'q';
   const outDim = wrt === 'v' ? dv : d;

@@ -5,7 +5,7 @@
 // here once conv speed matters. Padded taps are skipped (zero for conv, never the max for maxPool, counted in
 // the avgPool divisor: count_include_pad, as the interpreter).
 
-import type { Conv2dAttrs, PoolAttrs } from '@neura/ir';
+import type { PoolAttrs } from '@neura/ir';
 import { numel } from '@neura/ir';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { bindOperands, declareBindings, f32Lit, header, labelOf, linearGrid, linearWorkgroupSize, perElementDispatch, u32Lit, workgroupReduceFns } from './wgsl.js';
@@ -23,8 +23,8 @@ const one = (d: ReturnType<typeof perElementDispatch>): KernelPlan => ({ dispatc
 const none: KernelPlan = { dispatches: [], scratch: [] };
 
 /** `conv2d` [x, w] → y: a thread per output sums C/groups·KH·KW products. */
-export function conv2dKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const a = spec.node.attrs as Conv2dAttrs;
+export function conv2dKernel(spec: KernelSpec<'conv2d'>, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs;
   const [, C, H, W] = spec.inputs[0].shape;
   const [O, CG, KH, KW] = spec.inputs[1].shape;
   const n = numel(spec.node.shape);
@@ -50,8 +50,8 @@ y[o] = acc;`;
 }
 
 /** `conv2dGradInput` [dy, w] → dx: a thread per input element sums the outputs whose window covers it. */
-export function conv2dGradInputKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const a = spec.node.attrs as Conv2dAttrs;
+export function conv2dGradInputKernel(spec: KernelSpec<'conv2dGradInput'>, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs;
   const [, O, HO, WO] = spec.inputs[0].shape;
   const [, CG, KH, KW] = spec.inputs[1].shape;
   const n = numel(spec.node.shape);
@@ -80,8 +80,8 @@ y[o] = acc;`;
 }
 
 /** `conv2dGradWeight` [x, dy] → dw: a workgroup per weight element, threads split N·Ho·Wo, tree sum. */
-export function conv2dGradWeightKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const a = spec.node.attrs as Conv2dAttrs;
+export function conv2dGradWeightKernel(spec: KernelSpec<'conv2dGradWeight'>, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs;
   const [N, C, H, W] = spec.inputs[0].shape;
   const [, O, HO, WO] = spec.inputs[1].shape;
   const [, CG, KH, KW] = spec.node.shape;
@@ -164,8 +164,8 @@ let ${y} = i32((o / ${u32Lit(W)}) % ${u32Lit(H)});
 let p = o / ${u32Lit(W * H)};`;
 
 /** `maxPool2d`: the first maximum of each window. */
-export function maxPool2dKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const a = spec.node.attrs as PoolAttrs;
+export function maxPool2dKernel(spec: KernelSpec<'maxPool2d'>, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs;
   const [, , H, W] = spec.inputs[0].shape;
   const [, , HO, WO] = spec.node.shape;
   const n = numel(spec.node.shape);
@@ -178,8 +178,8 @@ y[o] = bv;`;
 }
 
 /** `maxPool2dGrad` [x, dy] → dx: each input element sums dy of the windows whose first maximum it is. */
-export function maxPool2dGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const a = spec.node.attrs as PoolAttrs;
+export function maxPool2dGradKernel(spec: KernelSpec<'maxPool2dGrad'>, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs;
   const [, , H, W] = spec.inputs[0].shape;
   const [, , HO, WO] = spec.inputs[1].shape;
   const n = numel(spec.node.shape);
@@ -197,8 +197,8 @@ y[o] = acc;`;
 }
 
 /** `avgPool2d`: the sum of in-range taps over KH·KW (count_include_pad). */
-export function avgPool2dKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const a = spec.node.attrs as PoolAttrs;
+export function avgPool2dKernel(spec: KernelSpec<'avgPool2d'>, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs;
   const [, , H, W] = spec.inputs[0].shape;
   const [, , HO, WO] = spec.node.shape;
   const n = numel(spec.node.shape);
@@ -212,8 +212,8 @@ y[o] = acc / ${f32Lit(a.kernel[0] * a.kernel[1])};`;
 }
 
 /** `avgPool2dGrad` [dy] → dx: each input element sums dy / (KH·KW) of the windows covering it. */
-export function avgPool2dGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const a = spec.node.attrs as PoolAttrs;
+export function avgPool2dGradKernel(spec: KernelSpec<'avgPool2dGrad'>, caps: DeviceCaps): KernelPlan {
+  const a = spec.node.attrs;
   const [, , H, W] = spec.node.shape;
   const [, , HO, WO] = spec.inputs[0].shape;
   const n = numel(spec.node.shape);

@@ -18,8 +18,8 @@ export const LOWBIAS32_WGSL = `fn lowbias32(x: u32) -> u32 {
 }`;
 
 /** `dropout` [x] or [x, offset]. */
-export function dropoutKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { p, seed } = spec.node.attrs as { p: number; seed: number };
+export function dropoutKernel(spec: KernelSpec<'dropout'>, caps: DeviceCaps): KernelPlan {
+  const { p, seed } = spec.node.attrs;
   const threshold = Math.floor(p * 4294967296);
   const scale = Math.fround(1 / (1 - p));
   const hasOffset = spec.inputs.length === 2;

@@ -158,9 +158,9 @@ export function castKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
 }
 
 /** Fused `pointwise`: the expression DAG in f32 arithmetic (as the interpreter evaluates it), CSE'd into lets. */
-export function pointwiseKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function pointwiseKernel(spec: KernelSpec<'pointwise'>, caps: DeviceCaps): KernelPlan {
   if (spec.node.op !== 'pointwise') return kernelError(spec, 'not a pointwise op');
-  const { expr, dtype } = spec.node.attrs as { expr: import('@neura/ir').PwExpr; dtype: DType };
+  const { expr, dtype } = spec.node.attrs;
   return elementwisePlan(spec, caps, 'fused pointwise expression (f32 arithmetic, one let per distinct subexpression)', (load) => {
     const e = emitPwExpr(expr, (i) => f32Of(load(i), spec.inputs[i].dtype));
     return { code: e.code, result: castStorage(e.result, 'f32', dtype), helpers: e.helpers };

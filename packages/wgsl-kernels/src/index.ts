@@ -16,10 +16,10 @@ export {
   type ResultTarget,
 } from './kernel.js';
 export { pointwiseMultiKernel } from './pointwiseMulti.js';
-export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, NON_KERNEL_OPS, registerKernel, unregisterKernel } from './registry.js';
+export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
-export { chooseMatmulConfig, chooseSkinnyConfig, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulPlanWith, type SkinnyConfig } from './matmul.js';
+export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulPlanWith, type SkinnyConfig } from './matmul.js';
 export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';
 export {
   bindOperands,

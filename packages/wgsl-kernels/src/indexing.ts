@@ -24,9 +24,9 @@ function storageConst(value: number, dtype: 'f32' | 'i32'): string {
 }
 
 /** `slice`: out[c] = x[start + c·step] per axis. */
-export function sliceKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function sliceKernel(spec: KernelSpec<'slice'>, caps: DeviceCaps): KernelPlan {
   const { node } = spec;
-  const { starts, steps } = node.attrs as { starts: number[]; steps: number[] };
+  const { starts, steps } = node.attrs;
   const n = numel(node.shape);
   if (n === 0) return empty;
   const xs = stridesOf(spec.inputs[0].shape);
@@ -39,9 +39,9 @@ export function sliceKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
 }
 
 /** `pad`: x[c] lands at before + c·(interior + 1); every other element is `value`. */
-export function padKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function padKernel(spec: KernelSpec<'pad'>, caps: DeviceCaps): KernelPlan {
   const { node } = spec;
-  const { before, interior, value } = node.attrs as { before: number[]; interior: number[]; value: number };
+  const { before, interior, value } = node.attrs;
   const n = numel(node.shape);
   if (n === 0) return empty;
   const xShape = spec.inputs[0].shape;
@@ -62,9 +62,9 @@ export function padKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
 }
 
 /** `concat`: inputs end to end along the axis; groups of inputs (within the storage-buffer limit) per dispatch. */
-export function concatKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function concatKernel(spec: KernelSpec<'concat'>, caps: DeviceCaps): KernelPlan {
   const { node, inputs } = spec;
-  const { axis } = node.attrs as { axis: number };
+  const { axis } = node.attrs;
   const outer = numel(node.shape.slice(0, axis));
   const inner = numel(node.shape.slice(axis + 1));
   const total = node.shape[axis];
@@ -124,9 +124,9 @@ function gatherDims(tableShape: readonly number[], k: number, axis: number) {
 }
 
 /** `gather` (numpy take): indices outside [0, extent) are clamped (the interpreter throws for them). */
-export function gatherKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function gatherKernel(spec: KernelSpec<'gather'>, caps: DeviceCaps): KernelPlan {
   const { node } = spec;
-  const { axis } = node.attrs as { axis: number };
+  const { axis } = node.attrs;
   const n = numel(node.shape);
   if (n === 0) return empty;
   const { inner, extent, k } = gatherDims(spec.inputs[0].shape, numel(spec.inputs[1].shape), axis);
@@ -144,9 +144,9 @@ y[o] = ${name(0)}[(a * ${u32Lit(extent)} + r) * ${u32Lit(inner)} + b];`;
 export const SCATTER_LOOP_MAX_INDICES = 256;
 
 /** `scatterAdd`: target + updates summed at indices (out-of-range indices are skipped). */
-export function scatterAddKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function scatterAddKernel(spec: KernelSpec<'scatterAdd'>, caps: DeviceCaps): KernelPlan {
   const { node } = spec;
-  const { axis } = node.attrs as { axis: number };
+  const { axis } = node.attrs;
   const n = numel(node.shape);
   if (n === 0) return empty;
   const { outer, inner, extent, k } = gatherDims(spec.inputs[0].shape, numel(spec.inputs[1].shape), axis);
@@ -204,8 +204,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }
 
 /** `oneHot`: labels [...] → f32 [..., classes]; a label outside [0, classes) gives a zero row. */
-export function oneHotKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { classes } = spec.node.attrs as { classes: number };
+export function oneHotKernel(spec: KernelSpec<'oneHot'>, caps: DeviceCaps): KernelPlan {
+  const { classes } = spec.node.attrs;
   const n = numel(spec.node.shape);
   if (n === 0) return empty;
   const { bindings } = bindOperands(spec, [0], ['labels']);
@@ -214,8 +214,8 @@ export function oneHotKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
 }
 
 /** `argmax`: the first index of the maximum along the axis; NaN counts as the maximum (as the interpreter). */
-export function argmaxKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { axis } = spec.node.attrs as { axis: number };
+export function argmaxKernel(spec: KernelSpec<'argmax'>, caps: DeviceCaps): KernelPlan {
+  const { axis } = spec.node.attrs;
   const xShape = spec.inputs[0].shape;
   const extent = xShape[axis];
   const inner = numel(xShape.slice(axis + 1));

@@ -2,7 +2,7 @@
 // types and the device's capabilities, becomes a plan of one or more WGSL compute dispatches. Pure data:
 // no GPUDevice here (capabilities arrive as a plain object), so generation is testable without a GPU.
 
-import type { DType, Node, TensorType } from '@neura/ir';
+import type { DType, Node, OpKind, TensorType } from '@neura/ir';
 
 /** What the adapter/device allows, as plain numbers (read from `GPUDevice.limits` and features). */
 export interface DeviceCaps {
@@ -54,9 +54,12 @@ export function capsOf(device: LimitsSource): DeviceCaps {
   };
 }
 
-/** What to generate: one node of a graph and the types of its operands (in `node.inputs` order). */
-export interface KernelSpec {
-  readonly node: Node;
+/**
+ * What to generate: one node of a graph and the types of its operands (in `node.inputs` order). `K` narrows the
+ * node to the ops a generator handles, so it reads their attributes without casts.
+ */
+export interface KernelSpec<K extends OpKind = OpKind> {
+  readonly node: Node<K>;
   readonly inputs: readonly TensorType[];
   /**
    * In-place update: the output shares its buffer with input `inPlace` (same shape, not broadcast). Only
@@ -105,8 +108,8 @@ export interface KernelPlan {
   readonly scratch: readonly number[];
 }
 
-/** A kernel generator for one op. Returns a plan, or throws a KernelError naming the op and the limit. */
-export type KernelGenerator = (spec: KernelSpec, caps: DeviceCaps) => KernelPlan;
+/** A kernel generator for the ops `K`. Returns a plan, or throws a KernelError naming the op and the limit. */
+export type KernelGenerator<K extends OpKind = OpKind> = (spec: KernelSpec<K>, caps: DeviceCaps) => KernelPlan;
 
 /** Raised when no kernel can be generated: unsupported op/shape or a device limit exceeded. */
 export class KernelError extends Error {

@@ -21,9 +21,9 @@ export function transposeTile(caps: DeviceCaps): number {
 }
 
 /** `transpose`: tiled when the perm is a (batched) 2-D transpose after merging axes, else strided gather. */
-export function transposeKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function transposeKernel(spec: KernelSpec<'transpose'>, caps: DeviceCaps): KernelPlan {
   const { node } = spec;
-  const perm = (node.attrs as { perm: number[] }).perm;
+  const perm = node.attrs.perm;
   const x = spec.inputs[0];
   const n = numel(node.shape);
   if (n === 0) return { dispatches: [], scratch: [] };

@@ -18,8 +18,8 @@
 
 import { broadcastStrides, numel } from '@neura/ir';
 import type { Activation } from '@neura/ir';
-import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
-import { checkWorkgroupMemory, header, indexMath, kernelError, labelOf, u32Lit } from './wgsl.js';
+import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { checkWorkgroupMemory, header, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** A tiled matmul configuration: tile BM x BN x BK, TM x TN outputs per thread (multiples of 4). */
 export interface MatmulConfig {
@@ -140,7 +140,34 @@ function problemOf(spec: KernelSpec): Problem {
   return { spec, M, N, K, transA: attrs.transA, transB: attrs.transB, hasBias, relu, batch, batches, offsets };
 }
 
-/** `matmul` and `fusedMatmul` (bias, relu epilogue): skinny for small M, else tiled. */
+/** Workgroups a split-K matmul aims for (a few per multiprocessor on large GPUs). */
+export const SPLIT_K_TARGET_WORKGROUPS = 512;
+/** Split-K needs at least this K, and each split at least SPLIT_K_MIN_CHUNK of it. */
+export const SPLIT_K_MIN_K = 2048;
+/** See SPLIT_K_MIN_K. */
+export const SPLIT_K_MIN_CHUNK = 512;
+
+/**
+ * Split-K for a long reduction over few output tiles (the weight gradients of a transformer: [384,16384]·
+ * [16384,1536] is 72 tiles of 128x64, half a wave on 132 multiprocessors): the first config that fits, and S
+ * splits so that tiles·S ≈ SPLIT_K_TARGET_WORKGROUPS (when tiles < a quarter of it), each split a multiple of BK.
+ * Not for batched matmuls.
+ */
+export function chooseSplitK(m: number, n: number, k: number, batches: number, caps: DeviceCaps): { cfg: MatmulConfig; splits: number; chunk: number } | undefined {
+  if (batches !== 1 || k < SPLIT_K_MIN_K) return undefined;
+  const cfg = MATMUL_CONFIGS.find((c) => matmulConfigFits(c, caps));
+  if (!cfg) return undefined;
+  const tiles = Math.ceil(m / cfg.bm) * Math.ceil(n / cfg.bn);
+  if (tiles >= SPLIT_K_TARGET_WORKGROUPS / 4) return undefined;
+  let splits = Math.min(Math.ceil(SPLIT_K_TARGET_WORKGROUPS / tiles), Math.floor(k / SPLIT_K_MIN_CHUNK));
+  // partial sums live in scratch: keep them within one storage binding
+  splits = Math.min(splits, Math.floor(caps.maxStorageBufferBindingSize / (m * n * 4)), caps.maxComputeWorkgroupsPerDimension);
+  if (splits < 2) return undefined;
+  const chunk = Math.ceil(k / splits / cfg.bk) * cfg.bk;
+  return { cfg, splits: Math.ceil(k / chunk), chunk };
+}
+
+/** `matmul` and `fusedMatmul` (bias, relu epilogue): skinny for small M, split-K for long K over few tiles, else tiled. */
 export function matmulKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const p = problemOf(spec);
   if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [] };
@@ -148,6 +175,8 @@ export function matmulKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
     const s = chooseSkinnyConfig(p.M, p.transB, caps);
     if (s) return skinnyPlan(p, s, caps);
   }
+  const split = chooseSplitK(p.M, p.N, p.K, p.batches, caps);
+  if (split) return tiledPlan(p, split.cfg, caps, split);
   const cfg = chooseMatmulConfig(p.M, p.N * p.batches, caps);
   if (!cfg) {
     const c = MATMUL_CONFIGS[MATMUL_CONFIGS.length - 1];
@@ -196,13 +225,14 @@ function biasAt(p: Problem, r: string, c: string): string {
 
 const what = (p: Problem) => `${p.transA ? 'Aᵀ' : 'A'}·${p.transB ? 'Bᵀ' : 'B'}${p.hasBias ? ' + bias' : ''}${p.relu ? ', relu' : ''}`;
 
-function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps): KernelPlan {
+function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { splits: number; chunk: number }): KernelPlan {
   const { spec, M, N, K, transA, transB } = p;
   const { bm, bn, bk, tm, tn } = cfg;
   const tx = bn / tn;
   const ty = bm / tm;
   const nt = tx * ty;
-  const grid: [number, number, number] = [Math.ceil(N / bn), Math.ceil(M / bm), p.batches];
+  if (split && (p.batches !== 1 || split.chunk % bk !== 0)) kernelError(spec, `split-K needs an unbatched matmul and a chunk that is a multiple of BK=${bk}`);
+  const grid: [number, number, number] = [Math.ceil(N / bn), Math.ceil(M / bm), split ? split.splits : p.batches];
   const max = caps.maxComputeWorkgroupsPerDimension;
   if (grid.some((g) => g > max))
     kernelError(spec, `needs a ${grid.join('x')} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
@@ -210,8 +240,13 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps): KernelPlan 
   // vec4 global loads along each operand's contiguous dimension when it is a multiple of 4.
   const { bindings, decl, A, B, va, vb } = bindMatmul(p, transA ? M % 4 === 0 : K % 4 === 0, transB ? K % 4 === 0 : N % 4 === 0);
   const vecOut = N % 4 === 0;
+  if (split && p.hasBias) {
+    // the bias is added by the reduction pass: unbind it here
+    decl.pop();
+    bindings.pop();
+  }
   decl.push(`@group(0) @binding(${bindings.length}) var<storage, read_write> y: array<${vecOut ? 'vec4<f32>' : 'f32'}>;`);
-  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  bindings.push(split ? { source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' } : { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
 
   // Tile loads: each operand's BK x B{M,N} slice in units of its global load (vec4 or scalar), NT at a time, into
   // registers (`fetch`, for the slice at k = kt), then into workgroup memory (`store`) at As[k][x/4][x%4], where x
@@ -258,13 +293,15 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps): KernelPlan 
   // acc{row}_{j}: vec4 of columns chunk j for thread row `row` (0..TM-1 = chunk i, component q)
   for (let r = 0; r < tm; r++) for (let j = 0; j < nj; j++) L(`var acc${r}_${j} = vec4<f32>();`);
   for (const s of [...la.regs, ...lb.regs]) L(s);
-  L('{ let kt = 0u;');
+  // K range of this workgroup: all of K, or its split's chunk [kbeg, kend) (a multiple of BK from kbeg)
+  L(split ? `let kbeg = wid.z * ${u32Lit(split.chunk)}; let kend = min(K, kbeg + ${u32Lit(split.chunk)});` : 'let kbeg = 0u; let kend = K;');
+  L('{ let kt = kbeg;');
   for (const s of [...la.fetch, ...lb.fetch]) L(s, 2);
   L('}');
-  L('for (var k0 = 0u; k0 < K; k0 = k0 + BK) {');
+  L('for (var k0 = kbeg; k0 < kend; k0 = k0 + BK) {');
   for (const s of [...la.store, ...lb.store]) L(s, 2);
   L('workgroupBarrier();', 2);
-  L('if (k0 + BK < K) { let kt = k0 + BK;', 2);
+  L('if (k0 + BK < kend) { let kt = k0 + BK;', 2);
   for (const s of [...la.fetch, ...lb.fetch]) L(s, 3);
   L('}', 2);
   L('for (var k = 0u; k < BK; k = k + 1u) {', 2);
@@ -282,8 +319,8 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps): KernelPlan 
       L(`{ let r = row0 + (${u32Lit(i * ty)} + ty) * 4u + ${u32Lit(q)}; if (r < M) {`);
       for (let j = 0; j < nj; j++) {
         const parts: string[] = [`let c = col0 + (${u32Lit(j * tx)} + tx) * 4u;`, `var v = acc${r}_${j};`];
-        if (p.hasBias) parts.push(`v = v + vec4<f32>(${[0, 1, 2, 3].map((x) => biasAt(p, 'r', `min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
-        if (p.relu) parts.push('v = max(v, vec4<f32>());');
+        if (p.hasBias && !split) parts.push(`v = v + vec4<f32>(${[0, 1, 2, 3].map((x) => biasAt(p, 'r', `min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
+        if (p.relu && !split) parts.push('v = max(v, vec4<f32>());');
         if (vecOut) parts.push('if (c < N) { y[(yoff + r * N + c) / 4u] = v; }');
         else parts.push(['x', 'y', 'z', 'w'].map((cc, x) => `if (c + ${u32Lit(x)} < N) { y[yoff + r * N + c + ${u32Lit(x)}] = v.${cc}; }`).join(' '));
         L(`{ ${parts.join(' ')} }`, 2);
@@ -309,12 +346,54 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let col0 = wid.x * BN;
   let tx = lid3.x;
   let ty = lid3.y;
-  ${p.offsets}
+  ${split ? `let aoff = 0u; let boff = 0u; let yoff = wid.z * ${u32Lit(M * N)};` : p.offsets}
 ${body}
 }
 `;
   const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
-  return { dispatches: [{ label, code, bindings, workgroupSize: [tx, ty, 1], grid }], scratch: [] };
+  const main: Dispatch = { label: split ? `${label}:split${split.splits}` : label, code, bindings, workgroupSize: [tx, ty, 1], grid };
+  if (!split) return { dispatches: [main], scratch: [] };
+  return { dispatches: [main, splitReduce(p, split.splits, caps, label)], scratch: [split.splits * M * N * 4] };
+}
+
+/** Split-K's second pass: y = act(Σ_s partial[s] + bias), a thread per output vec4 (or element). */
+function splitReduce(p: Problem, splits: number, caps: DeviceCaps, label: string): Dispatch {
+  const { spec, M, N } = p;
+  const vec = N % 4 === 0;
+  const w = vec ? 4 : 1;
+  const ty = vec ? 'vec4<f32>' : 'f32';
+  const bindings: Binding[] = [{ source: { kind: 'scratch', index: 0 }, access: 'read', dtype: 'f32' }];
+  const decl = [`@group(0) @binding(0) var<storage, read> part: array<${ty}>;`];
+  if (p.hasBias) {
+    decl.push('@group(0) @binding(1) var<storage, read> bias: array<f32>;');
+    bindings.push({ source: { kind: 'input', index: 2 }, access: 'read', dtype: 'f32' });
+  }
+  decl.push(`@group(0) @binding(${bindings.length}) var<storage, read_write> y: array<${ty}>;`);
+  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  const units = (M * N) / w;
+  const wg = linearWorkgroupSize(caps, 256);
+  const g = linearGrid(spec, Math.ceil(units / wg), caps);
+  const bias = p.hasBias
+    ? vec
+      ? `v = v + vec4<f32>(${[0, 1, 2, 3].map((x) => biasAt(p, 'r', `c + ${u32Lit(x)}`)).join(', ')});`
+      : `v = v + ${biasAt(p, 'r', 'c')};`
+    : '';
+  const code = `${header(spec, `split-K reduction: sums ${splits} partial products${p.hasBias ? ', adds the bias' : ''}${p.relu ? ', relu' : ''}; a thread per output ${vec ? 'vec4' : 'element'}`)}${decl.join('\n')}
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let e = (${g.index}) * ${u32Lit(wg)} + lid;
+  if (e >= ${u32Lit(units)}) { return; }
+  let r = (e * ${u32Lit(w)}) / ${u32Lit(N)};
+  let c = (e * ${u32Lit(w)}) % ${u32Lit(N)};
+  var v = part[e];
+  for (var s = 1u; s < ${u32Lit(splits)}; s = s + 1u) { v = v + part[s * ${u32Lit(units)} + e]; }
+  ${bias}
+  ${p.relu ? `v = max(v, ${ty}());` : ''}
+  y[e] = v;
+}
+`;
+  return { label: `${label}:reduce`, code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid };
 }
 
 function skinnyPlan(p: Problem, cfg: SkinnyConfig, caps: DeviceCaps): KernelPlan {

@@ -4,15 +4,14 @@
 // validates labels on the host and raises a clear error before upload).
 
 import { numel } from '@neura/ir';
-import type { Reduction } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { sumToScalarCode } from './softmax.js';
 import { bindOperands, f32Lit, header, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** `nll`: -Σ logp[i, label_i] (/ N for mean), in one workgroup. */
-export function nllKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function nllKernel(spec: KernelSpec<'nll'>, caps: DeviceCaps): KernelPlan {
   const [N, C] = spec.inputs[0].shape;
-  const { reduction } = spec.node.attrs as { reduction: Reduction };
+  const { reduction } = spec.node.attrs;
   if (N === 0 || C === 0) kernelError(spec, 'empty batch or no classes');
   const { bindings, name, declarations } = bindOperands(spec, [0, 1], ['logp', 'labels']);
   const wg = linearWorkgroupSize(caps);
@@ -25,9 +24,9 @@ export function nllKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
 }
 
 /** `nllGrad`: inputs [labels [N], dy []] → [N, classes] with -dy (/ N for mean) at each label. */
-export function nllGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function nllGradKernel(spec: KernelSpec<'nllGrad'>, caps: DeviceCaps): KernelPlan {
   const [N, C] = spec.node.shape;
-  const { reduction } = spec.node.attrs as { reduction: Reduction };
+  const { reduction } = spec.node.attrs;
   const n = numel(spec.node.shape);
   if (n === 0) return { dispatches: [], scratch: [] };
   const { bindings, name, declarations } = bindOperands(spec, [0, 1], ['labels', 'dy']);

@@ -6,7 +6,7 @@
 // buffer of partials (pass 1: many workgroups each reduce a chunk; pass 2: reduce the partials), so `sum` over
 // 1e6 elements does not run in one workgroup. Accumulates in f32 (the interpreter sums in f64: rounding only).
 
-import { numel } from '@neura/ir';
+import { numel, type ReduceOp } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
 import { bindOperands, ceilPow2, declareBindings, f32Lit, header, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, workgroupReduceFns } from './wgsl.js';
 
@@ -109,10 +109,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }
 
 /** `sum`, `mean`, `reduceMax`, `reduceMin`. */
-export function reduceKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function reduceKernel(spec: KernelSpec<ReduceOp>, caps: DeviceCaps): KernelPlan {
   const { node } = spec;
   const kind = node.op as Kind;
-  const { axes } = node.attrs as { axes: number[] };
+  const { axes } = node.attrs;
   const inShape = spec.inputs[0].shape;
   const R = numel(node.shape);
   const C = axes.reduce((p, a) => p * inShape[a], 1);

@@ -6,8 +6,8 @@
 // two copies of this package (two versions installed) registers into the table the runtime reads; a table of an
 // incompatible layout makes the second copy throw at load rather than be silently ignored.
 
-import type { OpKind } from '@neura/ir';
-import { isElementwise } from '@neura/ir';
+import type { ComputeOp, OpKind } from '@neura/ir';
+import { isAliasOp, isElementwise, isLeafOp, perBinaryOp, perUnaryOp } from '@neura/ir';
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
 import type { DeviceCaps, KernelGenerator, KernelPlan, KernelSpec } from './kernel.js';
 import { attentionGradKernel, attentionKernel } from './attention.js';
@@ -23,44 +23,16 @@ import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
 
-/** Ops that run as GPU kernels: everything but leaves (uploaded by the runtime), reshape (a buffer alias) and pick (written by its pointwiseMulti). */
-export type GpuOp = Exclude<OpKind, 'input' | 'param' | 'state' | 'const' | 'reshape' | 'pick'>;
+/**
+ * Ops that run as GPU kernels: everything but leaves (uploaded by the runtime), aliases and `pick` (a result its
+ * pointwiseMulti's kernel writes; see ir's OP_FACTS).
+ */
+export type GpuOp = Exclude<ComputeOp, 'pick'>;
 
-/** Ops the runtime handles without a kernel. */
-export const NON_KERNEL_OPS: readonly OpKind[] = ['input', 'param', 'state', 'const', 'reshape', 'pick'];
-
-/** The built-in generator of every GPU op. */
-export const KERNELS: { readonly [K in GpuOp]: KernelGenerator } = {
-  neg: unaryKernel,
-  abs: unaryKernel,
-  exp: unaryKernel,
-  log: unaryKernel,
-  sqrt: unaryKernel,
-  rsqrt: unaryKernel,
-  recip: unaryKernel,
-  square: unaryKernel,
-  relu: unaryKernel,
-  sigmoid: unaryKernel,
-  tanh: unaryKernel,
-  sin: unaryKernel,
-  cos: unaryKernel,
-  erf: unaryKernel,
-  gelu: unaryKernel,
-  geluTanh: unaryKernel,
-  silu: unaryKernel,
-  softplus: unaryKernel,
-  add: binaryKernel,
-  sub: binaryKernel,
-  mul: binaryKernel,
-  div: binaryKernel,
-  max: binaryKernel,
-  min: binaryKernel,
-  pow: binaryKernel,
-  gt: binaryKernel,
-  ge: binaryKernel,
-  lt: binaryKernel,
-  le: binaryKernel,
-  eq: binaryKernel,
+/** The built-in generator of every GPU op, typed per op (a generator reads its op's attributes without casts). */
+export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
+  ...perUnaryOp(() => unaryKernel),
+  ...perBinaryOp(() => binaryKernel),
   where: whereKernel,
   cast: castKernel,
   sum: reduceKernel,
@@ -106,7 +78,8 @@ const REGISTRY_KEY = Symbol.for('@neura/wgsl-kernels/registry');
 
 interface SharedRegistry {
   readonly format: number;
-  readonly overrides: Map<OpKind, KernelGenerator>;
+  // a generator registered for op K only ever receives specs of op K (kernelFor looks it up by the node's op)
+  readonly overrides: Map<OpKind, KernelGenerator<never>>;
 }
 
 /** The process-wide override table, created by the first copy of this package that loads. */
@@ -130,10 +103,16 @@ const overrides = sharedRegistry().overrides;
 
 /**
  * Registers a generator for an op, replacing the built-in one (or adding one for an op that has none, such as
- * a materialising `reshape`). Plans it returns are checked against the device's limits like built-in ones.
+ * a materialising `reshape`). Plans it returns are checked against the device's limits like built-in ones, and
+ * `compileTraining`/`compileInference` keep the op out of fusion so that the generator is really called.
  */
-export function registerKernel(op: OpKind, generator: KernelGenerator): void {
-  overrides.set(op, generator);
+export function registerKernel<K extends OpKind>(op: K, generator: KernelGenerator<K>): void {
+  overrides.set(op, generator as KernelGenerator<never>);
+}
+
+/** The ops that have a registered generator now (the optimizer keeps them as fusion boundaries). */
+export function registeredKernelOps(): ReadonlySet<OpKind> {
+  return new Set(overrides.keys());
 }
 
 /** Removes a registered generator; the built-in one (if any) applies again. Returns whether one was registered. */
@@ -142,15 +121,17 @@ export function unregisterKernel(op: OpKind): boolean {
 }
 
 /** The generator that applies to an op now (a registered override, else the built-in), if any. */
-export function kernelFor(op: OpKind): KernelGenerator | undefined {
-  return overrides.get(op) ?? (KERNELS as Partial<Record<OpKind, KernelGenerator>>)[op];
+export function kernelFor<K extends OpKind>(op: K): KernelGenerator<K> | undefined {
+  // the one place a per-op table is read by a dynamic op: the row of op K takes specs of op K
+  const builtIn = (KERNELS as { readonly [P in OpKind]?: KernelGenerator<never> })[op];
+  return (overrides.get(op) ?? builtIn) as KernelGenerator<K> | undefined;
 }
 
 /** Generates the plan for one node on a device; throws KernelError when it cannot, naming op, shapes and limit. */
 export function generateKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const op = spec.node.op;
   const gen = kernelFor(op);
-  if (!gen) kernelError(spec, `no kernel: ${op} is handled by the runtime (${NON_KERNEL_OPS.includes(op) ? 'uploaded or aliased' : 'unknown op'})`);
+  if (!gen) kernelError(spec, `no kernel: ${op} is handled by the runtime (${isLeafOp(op) ? 'uploaded' : isAliasOp(op) ? 'aliased' : 'unknown op'})`);
   if (spec.inputs.length !== spec.node.inputs.length)
     kernelError(spec, `spec has ${spec.inputs.length} operand types for ${spec.node.inputs.length} node inputs`);
   if (spec.inPlace !== undefined && !isElementwise(op)) kernelError(spec, 'inPlace is only supported for elementwise ops');

@@ -8,8 +8,8 @@ import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { bindOperands, f32Lit, perElementDispatch, u32Lit } from './wgsl.js';
 
 /** `rope` over the last two axes. */
-export function ropeKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { base, inverse } = spec.node.attrs as { base: number; inverse: boolean };
+export function ropeKernel(spec: KernelSpec<'rope'>, caps: DeviceCaps): KernelPlan {
+  const { base, inverse } = spec.node.attrs;
   const s = spec.inputs[0].shape;
   const [t, dim] = [s[s.length - 2], s[s.length - 1]];
   const half = dim / 2;

@@ -103,9 +103,9 @@ ${loadLine}
 const scaleOf = (reduction: Reduction, n: number) => (reduction === 'mean' ? ` / ${f32Lit(n)}` : '');
 
 /** `softmaxCrossEntropy`: per-row losses into scratch (a workgroup per row), then one workgroup sums them. */
-export function softmaxCrossEntropyKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function softmaxCrossEntropyKernel(spec: KernelSpec<'softmaxCrossEntropy'>, caps: DeviceCaps): KernelPlan {
   const { R, C, wg, g } = rowsSetup(spec, caps);
-  const { reduction } = spec.node.attrs as { reduction: Reduction };
+  const { reduction } = spec.node.attrs;
   if (R === 0 || C === 0) kernelError(spec, 'empty batch or no classes');
   const rowBindings = [
     { source: { kind: 'input', index: 0 }, access: 'read', dtype: 'f32' },
@@ -136,9 +136,9 @@ ${labelRead('labels')}
 }
 
 /** `softmaxCrossEntropyGrad`: inputs [logits, labels, dy] → (softmax - onehot)·dy (/ N for mean). */
-export function softmaxCrossEntropyGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function softmaxCrossEntropyGradKernel(spec: KernelSpec<'softmaxCrossEntropyGrad'>, caps: DeviceCaps): KernelPlan {
   const { R, C, wg, g } = rowsSetup(spec, caps);
-  const { reduction } = spec.node.attrs as { reduction: Reduction };
+  const { reduction } = spec.node.attrs;
   if (R === 0) return { dispatches: [], scratch: [] };
   const { bindings, name, declarations } = bindOperands(spec, [0, 1, 2], ['x', 'labels', 'dy']);
   const code = `${header(spec, `a workgroup of ${wg} per row: (exp(x - logsumexp) - onehot) * dy${reduction === 'mean' ? ' / N' : ''}`)}${declarations}

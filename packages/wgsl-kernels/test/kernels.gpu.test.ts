@@ -7,6 +7,7 @@ import {
   type DType,
   Graph,
   interpret,
+  leafName,
   mulberry32,
   type Node,
   numel,
@@ -28,6 +29,7 @@ import {
   type KernelPlan,
   type KernelSpec,
   MATMUL_CONFIGS,
+  chooseSplitK,
   matmulConfigFits,
   matmulPlanWith,
 } from '@neura/wgsl-kernels';
@@ -94,7 +96,7 @@ async function check<K extends OpKind>(
   const spec: KernelSpec = { node, inputs: leaves.map((l) => ({ shape: l.shape, dtype: l.dtype })), inPlace: tol.inPlace };
   const plan = tol.plan ? tol.plan(spec, caps) : generateKernel(spec, caps);
   if (tol.plan) checkPlan(spec, plan, caps);
-  const data = leaves.map((l) => feeds[(l.attrs as { name: string }).name].data);
+  const data = leaves.map((l) => feeds[leafName(l) as string].data);
   const bytes = await runPlan(plan, data, numel(node.shape) * 4, { resultFrom: tol.inPlace });
   const actual = node.dtype === 'f32' ? new Float32Array(bytes) : new Int32Array(bytes);
   if (tol.exact) expect(Array.from(actual)).toEqual(Array.from(expected.data));
@@ -219,6 +221,16 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       for (const [m, n, k] of [[1, 10, 3], [3, 70, 129], [32, 40, 200], [6, 5, 1]] as [number, number, number][]) {
         await check('matmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }], { transA, transB }, caps, { rtol: 1e-4, atol: 1e-4 });
         await check('fusedMatmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }, { shape: [m, 1] }], { transA, transB, bias: true, activation: 'relu' }, caps, { rtol: 1e-4, atol: 1e-4 });
+      }
+    });
+
+    it.each([[false, false], [true, false], [false, true], [true, true]])('split-K for a long K over few tiles, with a bias and relu epilogue (transA=%s transB=%s)', async (transA, transB) => {
+      const caps = await getCaps();
+      for (const [m, n, k] of [[96, 40, 2100], [72, 9, 2048]] as [number, number, number][]) {
+        const split = chooseSplitK(m, n, k, 1, caps);
+        expect(split?.splits).toBeGreaterThan(1);
+        await check('matmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }], { transA, transB }, caps, { rtol: 1e-4, atol: 1e-4 });
+        await check('fusedMatmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }, { shape: [n] }], { transA, transB, bias: true, activation: 'relu' }, caps, { rtol: 1e-4, atol: 1e-4 });
       }
     });
 
@@ -357,6 +369,22 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
             expect(() => generateKernel({ node, inputs: ops.map((o) => ({ shape: o.shape, dtype: 'f32' })) }, caps)).toThrow(/maxStorageBuffersPerShaderStage/);
           } else await check('attentionGrad', ops, { causal, scale: 0.5, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
         }
+    });
+
+    // D and Dv multiples of 4: the flash kernels (several key/query tiles, ragged last tiles, Tq ≠ Tk)
+    const flashShapes: [number[], number, number, number, number][] = [[[2], 5, 7, 4, 8], [[2, 3], 9, 9, 8, 8], [[1], 70, 66, 12, 4], [[3], 4, 1, 4, 4], [[1], 130, 130, 16, 16]];
+    it.each([[false], [true]])('flash attention matches the interpreter (causal=%s)', async (causal) => {
+      const caps = await getCaps();
+      for (const [lead, tq, tk, d, dv] of flashShapes)
+        await check('attention', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, dv] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
+    });
+
+    it.each([['q'], ['k'], ['v']] as const)('flash attentionGrad wrt %s matches the interpreter, causal and not', async (wrt) => {
+      const caps = await getCaps();
+      if (caps.maxStorageBuffersPerShaderStage < 6) return; // the simple kernels' test above checks the refusal
+      for (const causal of [false, true])
+        for (const [lead, tq, tk, d, dv] of flashShapes)
+          await check('attentionGrad', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, dv] }, { shape: [...lead, tq, dv] }], { causal, scale: 0.5, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
     });
 
     it('rope rotates half-split pairs, and its inverse', async () => {

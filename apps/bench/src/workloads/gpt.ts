@@ -1,8 +1,7 @@
 // The GPT training-step workloads (the same shapes as python/reference.py's): token ids and targets fed each
 // step, AdamW, the whole step compiled once and replayed; timed like the MLP workloads.
 
-import { Graph } from '@neura/ir';
-import { causalMask, compileTraining, type GptConfig, gptForward, type TrainingSession } from '@neura/nn';
+import { causalMask, compileTraining, GPT, type GptConfig, type TrainingSession } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
 import type { Timing } from '../timing.js';
@@ -11,7 +10,7 @@ import { type StepFigures, stepFigures, timeSyncedSteps } from './stepFigures.js
 /** One GPT workload. */
 export interface GptWorkload {
   name: string;
-  config: GptConfig;
+  config: GptConfig & { batch: number };
 }
 
 /** The GPT workloads of the bench issue (vocab 65: a character-level vocabulary). */
@@ -23,8 +22,7 @@ export const GPT_WORKLOADS: GptWorkload[] = [
 /** Builds and compiles one GPT training step, with the feeds of every step. */
 export async function buildGpt(w: GptWorkload, device: NeuraDevice): Promise<{ train: TrainingSession; feeds: Record<string, Int32Array | Float32Array> }> {
   const c = w.config;
-  const g = new Graph();
-  const { loss } = gptForward(g, c);
+  const { graph: g, loss } = new GPT(c).trainingGraph(c.batch);
   const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device });
   const n = c.batch * c.context;
   const feeds: Record<string, Int32Array | Float32Array> = {

@@ -33,3 +33,15 @@ describe('UnionFind', () => {
     expect(() => new UnionFind().find(3)).toThrow(/unknown id 3/);
   });
 });
+
+describe('UnionFind on deep chains (issue 9, item 12)', () => {
+  it('finds the root of a 200k-long parent chain without recursion, and compresses it', () => {
+    const uf = new UnionFind();
+    const n = 200_000;
+    for (let i = 0; i < n; i++) uf.makeSet();
+    for (let i = n - 1; i > 0; i--) uf.union(i - 1, i); // 0 ← 1 ← 2 ← … : a worst-case chain
+    expect(uf.find(n - 1)).toBe(0);
+    expect(uf.find(n - 1)).toBe(0);
+    expect(uf.find(n >> 1)).toBe(0);
+  });
+});

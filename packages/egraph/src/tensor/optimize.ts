@@ -13,7 +13,7 @@
 // pass could find is an alternative in the whole-step e-graph too, chosen by the same cost model. So fused ops
 // have no VJP (`@neura/autograd` refuses to differentiate them, by name) and callers differentiate primitives.
 
-import type { Graph as GraphT, KernelLimits, Node, NodeId } from '@neura/ir';
+import type { Graph as GraphT, KernelLimits, NamedLeafOp, Node, NodeId } from '@neura/ir';
 import { DEFAULT_KERNEL_LIMITS, Graph } from '@neura/ir';
 import type { DagExtractorOptions, EGraph as EGraphT, ENode, Extraction, Id, Report } from '../core/index.js';
 import { BackoffScheduler, DagExtractor, EGraph, ExtractionError, reachableClasses, Runner } from '../core/index.js';
@@ -104,7 +104,7 @@ export interface LoadedGraph {
   readonly roots: readonly Id[];
 }
 
-const isNamedLeaf = (n: Node) => n.op === 'input' || n.op === 'param' || n.op === 'state';
+const isNamedLeaf = (n: Node): n is Node<NamedLeafOp> => n.op === 'input' || n.op === 'param' || n.op === 'state';
 
 /**
  * Adds every live node of `graph` to a fresh tensor e-graph; roots are outputs, updates and leaves. The
@@ -143,13 +143,13 @@ export function egraphToGraph(
   const find = (id: Id) => egraph.find(id);
   const choices = new Map(extraction.choices);
   // a class holding an original leaf is that leaf (its name is the contract with feeds, state and updates)
-  const leafNode = new Map<Id, Node>();
+  const leafNode = new Map<Id, Node<NamedLeafOp>>();
   for (const id of original.live()) {
     const n = original.nodes[id];
     if (isNamedLeaf(n)) {
       const cls = find(classOf.get(id) as Id);
       leafNode.set(cls, n);
-      const chosen = egraph.eclass(cls).nodes.find((e) => e.op === n.op && (e.data as { name?: string }).name === (n.attrs as { name: string }).name);
+      const chosen = egraph.eclass(cls).nodes.find((e) => e.op === n.op && (e.data as { name?: string }).name === n.attrs.name);
       if (chosen) choices.set(cls, chosen);
     }
   }
@@ -163,10 +163,9 @@ export function egraphToGraph(
     const leaf = leafNode.get(cls);
     let node: Node;
     if (leaf) {
-      const name = (leaf.attrs as { name: string }).name;
-      if (leaf.op === 'input') node = g.input(name, leaf.shape, leaf.dtype);
-      else if (leaf.op === 'param') node = g.param(name, leaf.shape, (leaf.attrs as { init: never }).init);
-      else node = g.state(name, leaf.shape, (leaf.attrs as { init: never }).init, leaf.dtype);
+      if (leaf.op === 'input') node = g.input(leaf.attrs.name, leaf.shape, leaf.dtype);
+      else if (leaf.op === 'param') node = g.param(leaf.attrs.name, leaf.shape, leaf.attrs.init);
+      else node = g.state(leaf.attrs.name, leaf.shape, leaf.attrs.init, leaf.dtype);
     } else {
       const e = choices.get(cls) as ENode;
       const ir = fromENode(e);

@@ -3,7 +3,7 @@
 // output and a DOT dump of the e-graph. Must not change graphs or e-graphs. Invariant: figures of a graph count
 // only its live nodes.
 
-import type { Graph, NodeId, OpAttrs, Shape } from '@neura/ir';
+import type { Graph, NodeId, Shape } from '@neura/ir';
 import { FUSED_OPS, fmtPwExpr, fmtShape, kernelOutputs } from '@neura/ir';
 import type { EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
@@ -67,9 +67,9 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
     const n = graph.nodes[id];
     if (!FUSED_OPS.includes(n.op) || n.op === 'pick') continue;
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
-    if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr((n.attrs as OpAttrs['pointwise']).expr) });
+    if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
     else if (n.op === 'fusedMatmul') {
-      const a = n.attrs as OpAttrs['fusedMatmul'];
+      const a = n.attrs;
       const parts = [a.transA ? 'transA' : '', a.transB ? 'transB' : '', a.bias ? 'bias' : '', a.activation !== 'none' ? a.activation : ''];
       out.push({ ...base, epilogue: parts.filter(Boolean).join('+') || 'none' });
     } else out.push(base);

@@ -5,6 +5,8 @@
 // Invariant: every expected tensor is found and every torch tensor is used or explicitly ignored, or it throws.
 
 import { fmtShape, numel, type Shape, type TensorValue } from '@neura/ir';
+import { Linear } from '../layers/linear.js';
+import { Module } from '../module.js';
 
 /** The shape and dtype a model expects for one param or buffer. */
 export interface ExpectedTensor {
@@ -16,7 +18,7 @@ export interface ExpectedTensor {
 export interface TorchImportOptions {
   /** torch name → neura name (`null` skips the tensor); a table or a function. Default: the same name. */
   readonly rename?: Readonly<Record<string, string | null>> | ((torchName: string) => string | null | undefined);
-  /** neura names stored as the transpose of torch's 2-D layout (Linear weights). */
+  /** neura names stored as the transpose of torch's 2-D layout (default for a Module: every Linear's weight). */
   readonly transposed?: ReadonlySet<string> | ((name: string) => boolean);
   /** torch tensors that have no counterpart and are dropped on purpose (e.g. nanoGPT's `attn.bias` masks). */
   readonly ignore?: RegExp | ((torchName: string) => boolean);
@@ -35,15 +37,24 @@ export class TorchImportError extends Error {
   }
 }
 
-/** Maps a PyTorch state dict onto the tensors a model expects, transposing where the layouts differ. */
+/** The weight names of every Linear in a module tree (stored [in, out] here, [out, in] in torch). */
+export function linearWeights(model: Module): Set<string> {
+  return new Set(model.namedModules().flatMap(([name, m]) => (m instanceof Linear ? [name ? `${name}.weight` : 'weight'] : [])));
+}
+
+/**
+ * Maps a PyTorch state dict onto the tensors a model expects (a Module, or names → shapes), transposing
+ * where the layouts differ; the result feeds `loadStateDict` or a session's `initialState`.
+ */
 export function importTorchStateDict(
   torch: Readonly<Record<string, TensorValue>>,
-  expected: Readonly<Record<string, ExpectedTensor>>,
+  model: Readonly<Record<string, ExpectedTensor>> | Module,
   opts: TorchImportOptions = {},
 ): Record<string, TensorValue> {
+  const expected: Readonly<Record<string, ExpectedTensor>> = model instanceof Module ? Object.fromEntries(model.stateDictSpec()) : model;
   const rename = opts.rename;
   const mapName = (n: string): string | null | undefined => (rename === undefined ? n : typeof rename === 'function' ? rename(n) : n in rename ? rename[n] : n);
-  const tr = opts.transposed;
+  const tr = opts.transposed ?? (model instanceof Module ? linearWeights(model) : undefined);
   const isTransposed = (n: string) => (tr === undefined ? false : typeof tr === 'function' ? tr(n) : tr.has(n));
   const ignore = opts.ignore;
   const ignored = (n: string) => (ignore === undefined ? false : ignore instanceof RegExp ? ignore.test(n) : ignore(n));

@@ -2,7 +2,7 @@
 // PyTorch stores [out, in]: transpose when importing). Initialisation is PyTorch's nn.Linear default:
 // kaiming_uniform(a=√5) for the weight and U(±1/√in) for the bias, i.e. both U(±1/√in).
 
-import { GraphError, type Graph, type Tensor } from '@neura/ir';
+import { GraphError, type Graph, type Init, type Tensor } from '@neura/ir';
 import { kaimingUniform, Module } from '../module.js';
 import { ReLU } from './activation.js';
 import { Sequential } from './containers.js';
@@ -13,6 +13,10 @@ export interface LinearOptions {
   bias?: boolean;
   /** Seed offset for the initialiser (default 0; each leaf also hashes its full name into its seed). */
   seed?: number;
+  /** Overrides the weight's init (e.g. GPT-2's N(0, 0.02)); a seeded init still hashes in the leaf's name. */
+  weightInit?: Init;
+  /** Overrides the bias's init (e.g. zeros). */
+  biasInit?: Init;
 }
 
 /** Fully connected layer: `x [..., in] → [..., out]`; leaves `weight [in, out]`, `bias [out]`. */
@@ -24,8 +28,8 @@ export class Linear extends Module {
   ) {
     super();
     const init = kaimingUniform(inFeatures, options.seed ?? 0);
-    this.registerParameter('weight', [inFeatures, outFeatures], init);
-    if (options.bias !== false) this.registerParameter('bias', [outFeatures], init);
+    this.registerParameter('weight', [inFeatures, outFeatures], options.weightInit ?? init);
+    if (options.bias !== false) this.registerParameter('bias', [outFeatures], options.biasInit ?? init);
   }
 
   forward(g: Graph, x: Tensor, prefix?: string): Tensor {

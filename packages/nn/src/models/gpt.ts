@@ -1,111 +1,144 @@
-// A GPT (pre-LN decoder-only transformer) built from decomposed ir ops, and its whole training step (forward,
-// cross-entropy, autograd backward, AdamW update), used by e-graph benchmarks and the f64 equivalence test.
-// Must not hide work in fused ops: attention is decomposed (batched matmuls, scale, additive mask, softmax as
-// exp(logSoftmax)) unless `attention: 'op'` asks for ir's attention op; the causal mask is an input `mask`
-// [T, T] (0 / -1e9: ir has no iota to build it from); layer norm is ir's decomposed builder.
+// GPT in nanoGPT's layout (Karpathy's model.py): `transformer.wte` token and `transformer.wpe` position
+// embeddings, blocks `transformer.h.<i>` (ln_1, attn.c_attn/c_proj, ln_2, mlp.c_fc/c_proj), `transformer.ln_f`,
+// and `lm_head` (or the token table reused, `tiedHead`). GPT-2 init: N(0, 0.02), residual projections
+// N(0, 0.02/√(2·layers)), zero biases. Built on the module tree; compiled with compileTraining like any graph.
+// Linear weights are [in, out] here and [out, in] in torch: `torchImportOptions` says which to transpose.
 
-import { grad } from '@neura/autograd';
-import { Graph, type Init, type Tensor, type TensorValue, tensor } from '@neura/ir';
+import { GraphError, type Graph, type Init, type Tensor } from '@neura/ir';
 import { adamW } from '@neura/optim';
+import { buildTrainingStep } from '../compileTraining.js';
+import type { DecodeContext } from '../layers/attention.js';
+import { Dropout } from '../layers/dropout.js';
+import { Embedding } from '../layers/embedding.js';
+import { LayerNorm } from '../layers/layerNorm.js';
+import { Linear } from '../layers/linear.js';
+import { ModuleList } from '../layers/containers.js';
+import { TransformerBlock } from '../layers/transformerBlock.js';
+import { Module, paramName } from '../module.js';
+import { CausalLM } from './causalLm.js';
 
-/** Size of a GPT. */
+/** Size and options of a GPT. */
 export interface GptConfig {
+  /** Vocabulary size V. */
+  readonly vocab: number;
+  /** Context length (positions of `wpe`, nanoGPT's block_size). */
+  readonly context: number;
   /** Transformer blocks. */
   readonly layers: number;
   /** Attention heads per block (must divide `width`). */
   readonly heads: number;
   /** Model width (embedding size). */
   readonly width: number;
-  /** Context length T (tokens per sequence). */
-  readonly context: number;
-  /** Sequences per step B. */
-  readonly batch: number;
-  /** Vocabulary size V. */
+  /** Grouped-query K/V heads (default `heads`). */
+  readonly kvHeads?: number;
+  /** Reuse `transformer.wte` as the output head (default false: a separate `lm_head`). */
+  readonly tiedHead?: boolean;
+  /** Biases in Linear and LayerNorm (default true). */
+  readonly bias?: boolean;
+  /** Dropout on embeddings and residual branches in training mode (default 0). */
+  readonly dropout?: number;
+  /** GELU form (default 'tanh', GPT-2's; nanoGPT's nn.GELU() is 'none'). */
+  readonly gelu?: 'none' | 'tanh';
+  /** ir's attention op (default) or decomposed with an additive `mask` input [T, T] (see `causalMask`). */
+  readonly attention?: 'op' | 'decomposed';
+  /** Sequences per step, for `buildGptStep` (the training graph's batch). */
+  readonly batch?: number;
+}
+
+/** `transformer.*`: the embeddings, the blocks and the final norm (a container; GPT runs it). */
+class GptTransformer extends Module {
+  readonly wte: Embedding;
+  readonly wpe: Embedding;
+  readonly drop?: Dropout;
+  readonly h: ModuleList;
+  readonly ln_f: LayerNorm;
+  constructor(c: GptConfig) {
+    super();
+    const normal = (std: number): Init => ({ kind: 'normal', mean: 0, std, seed: 0 });
+    this.wte = this.registerModule('wte', new Embedding(c.vocab, c.width, { init: normal(0.02) }));
+    this.wpe = this.registerModule('wpe', new Embedding(c.context, c.width, { init: normal(0.02) }));
+    if (c.dropout) this.drop = this.registerModule('drop', new Dropout(c.dropout));
+    const blocks: TransformerBlock[] = [];
+    for (let l = 0; l < c.layers; l++)
+      blocks.push(
+        new TransformerBlock({
+          width: c.width,
+          heads: c.heads,
+          kvHeads: c.kvHeads,
+          style: 'gpt',
+          bias: c.bias,
+          gelu: c.gelu,
+          kernel: c.attention,
+          dropout: c.dropout,
+          init: { std: 0.02, outStd: 0.02 / Math.sqrt(2 * c.layers) },
+        }),
+      );
+    this.h = this.registerModule('h', new ModuleList(blocks));
+    this.ln_f = this.registerModule('ln_f', new LayerNorm(c.width, { bias: c.bias }));
+  }
+  forward(): Tensor {
+    throw new GraphError('GPT.transformer is run by GPT (use gpt.forward)', 'GPT');
+  }
+}
+
+/** A GPT language model (nanoGPT names; see the file header). */
+export class GPT extends CausalLM {
   readonly vocab: number;
-  /** Attention decomposed into primitives (default) or as ir's fused `attention` op. */
-  readonly attention?: 'decomposed' | 'op';
-}
+  readonly maxContext: number;
+  readonly transformer: GptTransformer;
+  readonly lm_head?: Linear;
 
-/** The forward graph's named tensors: the loss and the logits. */
-export interface GptForward {
-  readonly loss: Tensor;
-  readonly logits: Tensor;
-}
-
-const normal = (std: number, name: string): Init => ({ kind: 'normal', mean: 0, std, seed: seedOf(name) });
-
-function seedOf(name: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619);
-  return (h >>> 1) % 2147483647;
-}
-
-/** Layer norm over the last axis (ir's decomposed builder) with its own weight and bias. */
-function layerNorm(g: Graph, x: Tensor, name: string): Tensor {
-  const w = x.shape[x.shape.length - 1];
-  return g.layerNorm(x, g.param(`${name}.weight`, [w], { kind: 'ones' }), g.param(`${name}.bias`, [w], { kind: 'zeros' }));
-}
-
-/** x [N, in] · W [in, out] + b. */
-function linear(g: Graph, x: Tensor, out: number, name: string, std = 0.02): Tensor {
-  const w = g.param(`${name}.weight`, [x.shape[1], out], normal(std, `${name}.weight`));
-  const b = g.param(`${name}.bias`, [out], { kind: 'zeros' });
-  return g.add(g.matmul(x, w), b);
-}
-
-/** Causal self-attention of x [B·T, W]; `mask` [T, T] is added to the scores. */
-function attention(g: Graph, x: Tensor, mask: Tensor, c: GptConfig, name: string): Tensor {
-  const { batch: b, context: t, heads: h, width: w } = c;
-  const d = w / h;
-  const split = (y: Tensor) => g.transpose(g.reshape(y, [b, t, h, d]), [0, 2, 1, 3]); // [B, H, T, D]
-  const q = split(linear(g, x, w, `${name}.q`));
-  const k = split(linear(g, x, w, `${name}.k`));
-  const v = split(linear(g, x, w, `${name}.v`));
-  let att: Tensor; // [B, H, T, D]
-  if (c.attention === 'op') att = g.attention(q, k, v, { causal: true, scale: 1 / Math.sqrt(d) });
-  else {
-    const scores = g.add(g.mul(g.matmul(q, k, { transB: true }), 1 / Math.sqrt(d)), mask); // [B, H, T, T]
-    att = g.matmul(g.softmax(scores), v);
+  constructor(readonly config: GptConfig) {
+    super();
+    const c = config;
+    for (const k of ['vocab', 'context', 'layers', 'heads', 'width'] as const)
+      if (!(Number.isInteger(c[k]) && c[k] > 0)) throw new GraphError(`GPT: ${k} must be a positive integer, got ${c[k]}`, 'GPT');
+    this.vocab = c.vocab;
+    this.maxContext = c.context;
+    this.transformer = this.registerModule('transformer', new GptTransformer(c));
+    if (!c.tiedHead) this.lm_head = this.registerModule('lm_head', new Linear(c.width, c.vocab, { bias: false, weightInit: { kind: 'normal', mean: 0, std: 0.02, seed: 0 } }));
   }
-  const o = g.reshape(g.transpose(att, [0, 2, 1, 3]), [b * t, w]);
-  return linear(g, o, w, `${name}.proj`, 0.02 / Math.sqrt(2 * c.layers));
-}
 
-/** The forward pass into `g`: inputs `tokens` [B·T] i32, `targets` [B·T] i32, `mask` [T, T] (unused with `attention: 'op'`). */
-export function gptForward(g: Graph, c: GptConfig): GptForward {
-  if (c.width % c.heads !== 0) throw new Error(`gpt: width ${c.width} is not a multiple of heads ${c.heads}`);
-  const n = c.batch * c.context;
-  const tokens = g.input('tokens', [n], 'i32');
-  const targets = g.input('targets', [n], 'i32');
-  const mask = g.input('mask', [c.context, c.context]);
-  const wte = g.param('wte', [c.vocab, c.width], normal(0.02, 'wte'));
-  const wpe = g.param('wpe', [c.context, c.width], normal(0.01, 'wpe'));
-  const pos = g.reshape(g.add(g.reshape(g.gather(wte, tokens), [c.batch, c.context, c.width]), wpe), [n, c.width]);
-  let x = pos;
-  for (let l = 0; l < c.layers; l++) {
-    const name = `h${l}`;
-    x = g.add(x, attention(g, layerNorm(g, x, `${name}.ln1`), mask, c, `${name}.attn`));
-    const hidden = g.gelu(linear(g, layerNorm(g, x, `${name}.ln2`), 4 * c.width, `${name}.fc`), { approximate: 'tanh' });
-    x = g.add(x, linear(g, hidden, c.width, `${name}.mlpProj`, 0.02 / Math.sqrt(2 * c.layers)));
+  logitsRows(g: Graph, tokens: Tensor, prefix?: string): Tensor {
+    const [b, t] = this.checkTokens(tokens, prefix);
+    const tr = this.transformer;
+    const p = (name: string) => paramName(prefix, `transformer.${name}`);
+    const w = this.config.width;
+    const wpe = tr.wpe.weight(g, p('wpe'));
+    const pos = t === this.maxContext ? wpe : g.slice(wpe, [0, 0], [t, w]);
+    let x = g.reshape(g.add(tr.wte.forward(g, tokens, p('wte')), pos), [b * t, w]);
+    if (tr.drop) x = tr.drop.forward(g, x, p('drop'));
+    for (let l = 0; l < tr.h.length; l++) x = (tr.h.at(l) as TransformerBlock).forwardRows(g, x, b, t, p(`h.${l}`));
+    return this.head(g, tr.ln_f.forward(g, x, p('ln_f')), prefix);
   }
-  const final = layerNorm(g, x, 'lnF');
-  const logits = g.matmul(final, g.param('lmHead', [c.width, c.vocab], normal(0.02, 'lmHead')));
-  return { loss: g.crossEntropy(logits, targets), logits };
+
+  decodeRows(g: Graph, token: Tensor, pos: Tensor, ctx: DecodeContext, prefix?: string): Tensor {
+    const tr = this.transformer;
+    const p = (name: string) => paramName(prefix, `transformer.${name}`);
+    if (ctx.maxLen > this.maxContext) throw new GraphError(`GPT: a cache of ${ctx.maxLen} positions exceeds the context of ${this.maxContext}`, 'GPT');
+    let x = g.add(tr.wte.forward(g, token, p('wte')), g.gather(tr.wpe.weight(g, p('wpe')), pos)); // [B, W] + [1, W]
+    for (let l = 0; l < tr.h.length; l++) x = (tr.h.at(l) as TransformerBlock).decodeRows(g, x, ctx, p(`h.${l}`));
+    return this.head(g, tr.ln_f.forward(g, x, p('ln_f')), prefix);
+  }
+
+  /** Options for `importTorchStateDict(torch, gpt, …)` with a nanoGPT state dict (drops its `attn.bias` masks). */
+  torchImportOptions(): { ignore: RegExp } {
+    return { ignore: this.config.tiedHead ? /(\.attn\.bias|\.attn\.masked_bias|^lm_head\.weight)$/ : /\.attn\.(bias|masked_bias)$/ };
+  }
+
+  private head(g: Graph, x: Tensor, prefix?: string): Tensor {
+    if (this.lm_head) return this.lm_head.forward(g, x, paramName(prefix, 'lm_head'));
+    return g.matmul(x, this.transformer.wte.weight(g, paramName(prefix, 'transformer.wte')), { transB: true });
+  }
 }
 
-/** The whole training step: forward, output `loss`, backward by autograd, AdamW (lr 3e-4) updates. */
+/**
+ * A GPT's whole training step as one graph (forward, loss output, backward, AdamW lr 3e-4, wd 0.1), uncompiled,
+ * for e-graph benchmarks and tests; attention defaults to 'decomposed' here (the e-graph sees every primitive).
+ */
 export function buildGptStep(c: GptConfig): Graph {
-  const g = new Graph();
-  const { loss } = gptForward(g, c);
-  g.output('loss', loss);
-  const params = g.leaves('param');
-  adamW({ lr: 3e-4, weightDecay: 0.1 }).apply(g, params, grad(g, loss, params));
-  return g;
-}
-
-/** The causal mask feed [T, T]: 0 on and below the diagonal, −1e9 above. */
-export function causalMask(context: number): TensorValue {
-  const data = new Float64Array(context * context);
-  for (let i = 0; i < context; i++) for (let j = i + 1; j < context; j++) data[i * context + j] = -1e9;
-  return tensor([context, context], data);
+  if (c.batch === undefined) throw new GraphError('buildGptStep: the config needs a batch size', 'GPT');
+  const { graph, loss } = new GPT({ ...c, attention: c.attention ?? 'decomposed' }).trainingGraph(c.batch);
+  buildTrainingStep(graph, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.1 }) });
+  return graph;
 }

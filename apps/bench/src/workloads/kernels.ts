@@ -1,0 +1,100 @@
+// Kernel-level workloads of the GPT 6x384 step, timed on the GPU (timestamps per dispatch, median over
+// repeats): each matmul shape of the step (forward, input gradient, weight gradient) and attention forward +
+// backward at B64 H6 T256 D64. python/reference.py times the same shapes with CUDA events (cuBLAS, SDPA).
+
+import { Graph } from '@neura/ir';
+import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
+import { generateKernel, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
+
+/** One matmul shape: C[M,N] = op(A)·op(B) with reduction K. */
+export interface MatmulShape {
+  readonly name: string;
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+  readonly transA: boolean;
+  readonly transB: boolean;
+}
+
+/** The matmul shapes of the GPT 6x384 step (batch·context = 16384 rows, width 384, MLP 1536). */
+export const GPT_MATMULS: readonly MatmulShape[] = [
+  { name: 'fwd-16384x384x384', m: 16384, n: 384, k: 384, transA: false, transB: false },
+  { name: 'fwd-fc-16384x1536x384', m: 16384, n: 1536, k: 384, transA: false, transB: false },
+  { name: 'fwd-proj-16384x384x1536', m: 16384, n: 384, k: 1536, transA: false, transB: false },
+  { name: 'dx-16384x384x384-Bt', m: 16384, n: 384, k: 384, transA: false, transB: true },
+  { name: 'dx-16384x1536x384-Bt', m: 16384, n: 1536, k: 384, transA: false, transB: true },
+  { name: 'dx-16384x384x1536-Bt', m: 16384, n: 384, k: 1536, transA: false, transB: true },
+  { name: 'dw-384x384x16384-At', m: 384, n: 384, k: 16384, transA: true, transB: false },
+  { name: 'dw-384x1536x16384-At', m: 384, n: 1536, k: 16384, transA: true, transB: false },
+  { name: 'dw-1536x384x16384-At', m: 1536, n: 384, k: 16384, transA: true, transB: false },
+  { name: 'square-4096', m: 4096, n: 4096, k: 4096, transA: false, transB: false },
+];
+
+/** GPU time of a kernel workload: median over repeats of the summed dispatch times. */
+export interface KernelTiming {
+  readonly medianMs: number;
+  readonly minMs: number;
+  readonly dispatches: number;
+  readonly tflops?: number;
+  readonly plan: string;
+}
+
+async function gpuMedian(session: Awaited<ReturnType<typeof compile>>, repeats: number): Promise<{ medianMs: number; minMs: number; labels: string[] }> {
+  const ms: number[] = [];
+  let labels: string[] = [];
+  for (let i = 0; i < repeats + 2; i++) {
+    const p = await session.profile({});
+    if (i >= 2) ms.push(p.summary().gpuMs);
+    labels = p.timings.map((t) => t.label);
+  }
+  ms.sort((a, b) => a - b);
+  return { medianMs: ms[Math.floor(ms.length / 2)], minMs: ms[0], labels };
+}
+
+/** Tiled configurations to sweep (the autotuner's candidates): shipped ones and deeper/wider variants. */
+export const MATMUL_SWEEP: readonly MatmulConfig[] = [
+  { bm: 128, bn: 64, bk: 16, tm: 8, tn: 8, minTiles: 0 },
+  { bm: 128, bn: 64, bk: 32, tm: 8, tn: 8, minTiles: 0 },
+  { bm: 128, bn: 64, bk: 8, tm: 8, tn: 8, minTiles: 0 },
+  { bm: 64, bn: 128, bk: 16, tm: 8, tn: 8, minTiles: 0 },
+  { bm: 128, bn: 128, bk: 16, tm: 8, tn: 8, minTiles: 0 },
+  { bm: 128, bn: 128, bk: 32, tm: 8, tn: 8, minTiles: 0 },
+  { bm: 64, bn: 64, bk: 32, tm: 8, tn: 4, minTiles: 0 },
+  { bm: 128, bn: 64, bk: 16, tm: 16, tn: 4, minTiles: 0 },
+];
+
+/** A generator that plans every matmul with `cfg` (everything else as usual). */
+export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (spec.node.op === 'matmul' ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
+
+/** Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration. */
+export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig): Promise<KernelTiming> {
+  const g = new Graph();
+  const a = g.param('a', s.transA ? [s.k, s.m] : [s.m, s.k], { kind: 'uniform', low: -1, high: 1, seed: 1 });
+  const b = g.param('b', s.transB ? [s.n, s.k] : [s.k, s.n], { kind: 'uniform', low: -1, high: 1, seed: 2 });
+  g.output('c', g.matmul(a, b, { transA: s.transA, transB: s.transB }));
+  const session = await compile(g, device, { label: s.name, ...(cfg ? { generator: withMatmulConfig(cfg) } : {}) });
+  const r = await gpuMedian(session, repeats);
+  session.dispose();
+  return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (2 * s.m * s.n * s.k) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + ') };
+}
+
+/** Times causal attention forward + the three gradients (B, H, T, D), as one step of 4 kernels. */
+export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 10): Promise<KernelTiming> {
+  const { b, h, t, d } = dims;
+  const g = new Graph();
+  const shape = [b, h, t, d];
+  const init = (seed: number) => ({ kind: 'uniform' as const, low: -1, high: 1, seed });
+  const q = g.param('q', shape, init(1));
+  const k = g.param('k', shape, init(2));
+  const v = g.param('v', shape, init(3));
+  const dout = g.param('dout', shape, init(4));
+  const attrs = { causal: true, scale: 1 / Math.sqrt(d) };
+  g.output('o', g.attention(q, k, v, attrs));
+  for (const wrt of ['q', 'k', 'v'] as const) g.output(`d${wrt}`, g.node('attentionGrad', [q, k, v, dout], { ...attrs, wrt }));
+  const session = await compile(g, device, { label: 'attention' });
+  const r = await gpuMedian(session, repeats);
+  session.dispose();
+  // causal fwd ≈ 2·(2·T²/2·D) per head, bwd ≈ 2.5× fwd (the FLOP count FlashAttention papers use)
+  const fwd = 4 * b * h * (t * t) / 2 * d;
+  return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (3.5 * fwd) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + ') };
+}

@@ -1,0 +1,104 @@
+// A LLaMA-style decoder in Hugging Face's layout: `model.embed_tokens`, blocks `model.layers.<i>`
+// (input_layernorm, self_attn.{q,k,v,o}_proj with RoPE and grouped-query heads, post_attention_layernorm,
+// mlp.{gate,up,down}_proj SwiGLU), `model.norm` (RMSNorm) and `lm_head` (or the embedding reused), no
+// biases, init N(0, 0.02). Positions come only from RoPE, so the sequence length is free.
+
+import { GraphError, type Graph, type Init, type Tensor } from '@neura/ir';
+import type { DecodeContext } from '../layers/attention.js';
+import { ModuleList } from '../layers/containers.js';
+import { Embedding } from '../layers/embedding.js';
+import { RMSNorm } from '../layers/layerNorm.js';
+import { Linear } from '../layers/linear.js';
+import { TransformerBlock } from '../layers/transformerBlock.js';
+import { Module, paramName } from '../module.js';
+import { CausalLM } from './causalLm.js';
+
+/** Size and options of a LLaMA-style model. */
+export interface LlamaConfig {
+  readonly vocab: number;
+  readonly layers: number;
+  readonly heads: number;
+  readonly width: number;
+  /** Grouped-query K/V heads (default `heads`). */
+  readonly kvHeads?: number;
+  /** SwiGLU hidden size (default LLaMA's ⌈8/3·width⌉ to a multiple of 32). */
+  readonly hidden?: number;
+  /** RMSNorm epsilon (default 1e-6). */
+  readonly eps?: number;
+  /** RoPE base (default 10000). */
+  readonly ropeBase?: number;
+  /** Reuse `model.embed_tokens` as the output head (default false). */
+  readonly tiedHead?: boolean;
+  /** Attention through ir's op (default) or decomposed with a `mask` input. */
+  readonly attention?: 'op' | 'decomposed';
+}
+
+/** `model.*`: embedding, blocks, final norm (run by Llama). */
+class LlamaModel extends Module {
+  readonly embed_tokens: Embedding;
+  readonly layers: ModuleList;
+  readonly norm: RMSNorm;
+  constructor(c: LlamaConfig) {
+    super();
+    const init: Init = { kind: 'normal', mean: 0, std: 0.02, seed: 0 };
+    this.embed_tokens = this.registerModule('embed_tokens', new Embedding(c.vocab, c.width, { init }));
+    const blocks: TransformerBlock[] = [];
+    for (let l = 0; l < c.layers; l++)
+      blocks.push(
+        new TransformerBlock({
+          width: c.width,
+          heads: c.heads,
+          kvHeads: c.kvHeads,
+          style: 'llama',
+          hidden: c.hidden,
+          eps: c.eps,
+          ropeBase: c.ropeBase,
+          kernel: c.attention,
+          init: { std: 0.02 },
+        }),
+      );
+    this.layers = this.registerModule('layers', new ModuleList(blocks));
+    this.norm = this.registerModule('norm', new RMSNorm(c.width, { eps: c.eps }));
+  }
+  forward(): Tensor {
+    throw new GraphError('Llama.model is run by Llama (use llama.forward)', 'Llama');
+  }
+}
+
+/** A LLaMA-style language model (HF names; see the file header). */
+export class Llama extends CausalLM {
+  readonly vocab: number;
+  readonly maxContext = undefined;
+  readonly model: LlamaModel;
+  readonly lm_head?: Linear;
+
+  constructor(readonly config: LlamaConfig) {
+    super();
+    for (const k of ['vocab', 'layers', 'heads', 'width'] as const)
+      if (!(Number.isInteger(config[k]) && config[k] > 0)) throw new GraphError(`Llama: ${k} must be a positive integer, got ${config[k]}`, 'Llama');
+    this.vocab = config.vocab;
+    this.model = this.registerModule('model', new LlamaModel(config));
+    if (!config.tiedHead)
+      this.lm_head = this.registerModule('lm_head', new Linear(config.width, config.vocab, { bias: false, weightInit: { kind: 'normal', mean: 0, std: 0.02, seed: 0 } }));
+  }
+
+  logitsRows(g: Graph, tokens: Tensor, prefix?: string): Tensor {
+    const [b, t] = this.checkTokens(tokens, prefix);
+    const p = (name: string) => paramName(prefix, `model.${name}`);
+    let x = g.reshape(this.model.embed_tokens.forward(g, tokens, p('embed_tokens')), [b * t, this.config.width]);
+    for (let l = 0; l < this.model.layers.length; l++) x = (this.model.layers.at(l) as TransformerBlock).forwardRows(g, x, b, t, p(`layers.${l}`));
+    return this.head(g, this.model.norm.forward(g, x, p('norm')), prefix);
+  }
+
+  decodeRows(g: Graph, token: Tensor, _pos: Tensor, ctx: DecodeContext, prefix?: string): Tensor {
+    const p = (name: string) => paramName(prefix, `model.${name}`);
+    let x = this.model.embed_tokens.forward(g, token, p('embed_tokens'));
+    for (let l = 0; l < this.model.layers.length; l++) x = (this.model.layers.at(l) as TransformerBlock).decodeRows(g, x, ctx, p(`layers.${l}`));
+    return this.head(g, this.model.norm.forward(g, x, p('norm')), prefix);
+  }
+
+  private head(g: Graph, x: Tensor, prefix?: string): Tensor {
+    if (this.lm_head) return this.lm_head.forward(g, x, paramName(prefix, 'lm_head'));
+    return g.matmul(x, this.model.embed_tokens.weight(g, paramName(prefix, 'model.embed_tokens')), { transB: true });
+  }
+}

@@ -1,0 +1,290 @@
+// Flash attention for `attention` and `attentionGrad` when D and Dv are multiples of 4 (≤ 128): a workgroup
+// per (head, block of BR rows), one thread per row holding its row vectors in vec4 registers (unrolled here, so
+// nothing is indexed at run time); partner rows are staged in workgroup memory BC at a time (coalesced vec4
+// loads) and read by every thread as broadcasts. No T×T matrix exists anywhere.
+// - forward: online softmax (running max m, sum l; rescale once per 4 keys only when the max grows), causal
+//   tiles past the block's last query are never loaded, the diagonal tile is masked per thread.
+// - gradients: a stats pass (the forward again) writes L = logsumexp and Δ = dO·O per query row into scratch;
+//   then dq: a thread per query row over key tiles (P = exp(s − L), dS = P(dP − Δ), dq += dS·k), or dk / dv: a
+//   thread per key row over query tiles (dv += P·dO, dk += dS·q). Each attentionGrad node recomputes its stats
+//   (three grads, three stats passes): sharing them needs an LSE output on the forward op (an ir change).
+// Causal masks are top-left aligned (key j > query i masked, as the interpreter). attention.ts decides when to
+// use this file (its simple kernels stay for odd D and as the reference shape).
+
+import { numel } from '@neura/ir';
+import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { checkWorkgroupMemory, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
+
+interface Dims {
+  readonly heads: number;
+  readonly tq: number;
+  readonly tk: number;
+  readonly d: number;
+  readonly dv: number;
+}
+
+function dimsOf(spec: KernelSpec): Dims {
+  const [q, k, v] = spec.inputs;
+  const r = q.shape.length;
+  return { heads: numel(q.shape.slice(0, -2)), tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv: v.shape[r - 1] };
+}
+
+/** Largest head dimension the register-resident rows allow. */
+export const FLASH_MAX_DIM = 128;
+
+/** Whether the flash kernels handle these dimensions (else attention.ts's simple kernels run). */
+export function flashEligible(d: number, dv: number, caps: DeviceCaps): boolean {
+  return d % 4 === 0 && dv % 4 === 0 && d > 0 && dv > 0 && d <= FLASH_MAX_DIM && dv <= FLASH_MAX_DIM && linearWorkgroupSize(caps, 64) >= 16 && tileRows(d, dv, caps) > 0;
+}
+
+/** Partner rows per staged tile: the most (≤ 32, multiple of 4) whose rows and two floats each fit the caps. */
+function tileRows(a: number, b: number, caps: DeviceCaps): number {
+  for (const bc of [32, 16, 8, 4]) if (bc * (a + b + 2) * 4 <= caps.maxComputeWorkgroupStorageSize) return bc;
+  return 0;
+}
+
+const MASKED = '-3.0e38';
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+/** `var <name><i> = vec4<f32>(...)` for i < n/4 from `src[off + 4i ..]` (or zeros when `!valid`). */
+const loadRow = (name: string, src: string, off: string, n: number, valid: string) =>
+  range(n / 4)
+    .map((i) => `var ${name}${i} = vec4<f32>(); if (${valid}) { ${name}${i} = ${src}[(${off}) / 4u + ${u32Lit(i)}]; }`)
+    .join('\n  ');
+
+/** Σ dot(<reg>i, <sh>[base + i]) over n/4 vec4 chunks. */
+const dotRow = (reg: string, sh: string, base: string, n: number) => range(n / 4).map((i) => `dot(${reg}${i}, ${sh}[${base} + ${u32Lit(i)}])`).join(' + ');
+
+/** Stages rows [r0, r0 + BC) of `src` (n floats each, `rows` in all) into `sh` as vec4, zeros past the end. */
+const stageRows = (sh: string, src: string, headOff: string, r0: string, n: number, rows: number, bc: number, wg: number) =>
+  `for (var e = lid; e < ${u32Lit((bc * n) / 4)}; e = e + ${u32Lit(wg)}) {
+      let rr = e / ${u32Lit(n / 4)};
+      var val = vec4<f32>();
+      if (${r0} + rr < ${u32Lit(rows)}) { val = ${src}[(${headOff}) / 4u + (${r0} + rr) * ${u32Lit(n / 4)} + e % ${u32Lit(n / 4)}]; }
+      ${sh}[e] = val;
+    }`;
+
+/** Forward / stats kernel: a thread per query row, online softmax over key tiles. */
+function forwardCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean, scale: number, stats: boolean): { code: string; wg: number; smem: number } {
+  const { tq, tk, d, dv } = dm;
+  const wg = linearWorkgroupSize(caps, 64);
+  const bc = tileRows(d, dv, caps);
+  const D4 = d / 4;
+  const V4 = dv / 4;
+  const decl = [
+    '@group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;',
+    '@group(0) @binding(1) var<storage, read> k: array<vec4<f32>>;',
+    '@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;',
+    stats ? '@group(0) @binding(3) var<storage, read> dout: array<vec4<f32>>;\n@group(0) @binding(4) var<storage, read_write> stats: array<f32>;' : '@group(0) @binding(3) var<storage, read_write> y: array<vec4<f32>>;',
+  ].join('\n');
+  // per chunk of 4 keys: scores, chunk max, rescale when it grows, then accumulate
+  const chunk = `let s0 = select(${MASKED}, (${dotRow('q', 'ks', 'c * D4', d)}), j < kend);
+        let s1 = select(${MASKED}, (${dotRow('q', 'ks', '(c + 1u) * D4', d)}), j + 1u < kend);
+        let s2 = select(${MASKED}, (${dotRow('q', 'ks', '(c + 2u) * D4', d)}), j + 2u < kend);
+        let s3 = select(${MASKED}, (${dotRow('q', 'ks', '(c + 3u) * D4', d)}), j + 3u < kend);
+        let cm = max(max(s0, s1), max(s2, s3));
+        if (cm > m) {
+          let alpha = exp(m - cm);
+          l = l * alpha;
+          ${range(V4).map((i) => `o${i} = o${i} * alpha;`).join(' ')}
+          m = cm;
+        }
+        let p0 = exp(s0 - m); let p1 = exp(s1 - m); let p2 = exp(s2 - m); let p3 = exp(s3 - m);
+        l = l + (p0 + p1) + (p2 + p3);
+        ${range(V4)
+          .map((i) => `o${i} = fma(vec4<f32>(p0), vs[c * V4 + ${u32Lit(i)}], fma(vec4<f32>(p1), vs[(c + 1u) * V4 + ${u32Lit(i)}], fma(vec4<f32>(p2), vs[(c + 2u) * V4 + ${u32Lit(i)}], fma(vec4<f32>(p3), vs[(c + 3u) * V4 + ${u32Lit(i)}], o${i}))));`)
+          .join('\n        ')}`;
+  const finish = stats
+    ? `if (valid) {
+    let inv = 1.0 / l;
+    ${loadRow('g', 'dout', `row * ${u32Lit(dv)}`, dv, 'true')}
+    let delta = ${range(V4).map((i) => `dot(o${i} * inv, g${i})`).join(' + ')};
+    stats[2u * row] = m + log(l);
+    stats[2u * row + 1u] = delta;
+  }`
+    : `if (valid) {
+    let inv = 1.0 / l;
+    ${range(V4).map((i) => `y[row * ${u32Lit(V4)} + ${u32Lit(i)}] = o${i} * inv;`).join('\n    ')}
+  }`;
+  const smem = bc * (d + dv) * 4;
+  const code = `${header(spec, `flash attention ${stats ? 'stats (logsumexp, dO·O) for the gradient' : 'forward'}: a workgroup of ${wg} query rows per head, a thread per row, key tiles of ${bc} in workgroup memory, online softmax${causal ? ', causal tiles skipped' : ''}`)}${decl}
+
+const D4 = ${u32Lit(D4)};
+const V4 = ${u32Lit(V4)};
+var<workgroup> ks: array<vec4<f32>, ${(bc * d) / 4}>;
+var<workgroup> vs: array<vec4<f32>, ${(bc * dv) / 4}>;
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let h = wid.y;
+  let i = wid.x * ${u32Lit(wg)} + lid;
+  let valid = i < ${u32Lit(tq)};
+  let row = h * ${u32Lit(tq)} + i;
+  ${loadRow('qr', 'q', `row * ${u32Lit(d)}`, d, 'valid')}
+  ${range(D4).map((x) => `let q${x} = qr${x} * ${f32Lit(scale)};`).join(' ')}
+  ${range(V4).map((x) => `var o${x} = vec4<f32>();`).join(' ')}
+  var m = ${MASKED};
+  var l = 0.0;
+  let kend = select(0u, ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)}, valid);
+  let tend = ${causal ? `min((wid.x + 1u) * ${u32Lit(wg)}, ${u32Lit(tk)})` : u32Lit(tk)};
+  for (var j0 = 0u; j0 < tend; j0 = j0 + ${u32Lit(bc)}) {
+    ${stageRows('ks', 'k', `h * ${u32Lit(tk * d)}`, 'j0', d, tk, bc, wg)}
+    ${stageRows('vs', 'v', `h * ${u32Lit(tk * dv)}`, 'j0', dv, tk, bc, wg)}
+    workgroupBarrier();
+    for (var c = 0u; c < ${u32Lit(bc)}; c = c + 4u) {
+      let j = j0 + c;
+      if (j >= kend) { break; }
+      {
+        ${chunk}
+      }
+    }
+    workgroupBarrier();
+  }
+  ${finish}
+}
+`;
+  checkWorkgroupMemory(spec, smem, caps);
+  return { code, wg, smem };
+}
+
+function gridFor(spec: KernelSpec, caps: DeviceCaps, rows: number, wg: number, heads: number): [number, number, number] {
+  const g: [number, number, number] = [Math.ceil(rows / wg), heads, 1];
+  const max = caps.maxComputeWorkgroupsPerDimension;
+  if (g[0] > max || g[1] > max) kernelError(spec, `needs a ${g[0]}x${g[1]} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
+  return g;
+}
+
+/** Flash `attention` (see the file header). */
+export function flashAttentionPlan(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
+  const dm = dimsOf(spec);
+  const { code, wg } = forwardCode(spec, caps, dm, causal, scale, false);
+  const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [] };
+}
+
+/** Gradient pass for dq (a thread per query row over key tiles) or dk / dv (a thread per key row over query tiles). */
+function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean, scale: number, wrt: 'q' | 'k' | 'v'): { code: string; wg: number } {
+  const { tq, tk, d, dv } = dm;
+  const wg = linearWorkgroupSize(caps, 64);
+  const D4 = d / 4;
+  const V4 = dv / 4;
+  const sc = f32Lit(scale);
+  const byQuery = wrt === 'q';
+  const outN = wrt === 'v' ? dv : d;
+  const O4 = outN / 4;
+  const bindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  bindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read', dtype: 'f32' }, { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  const decl = [
+    '@group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;',
+    '@group(0) @binding(1) var<storage, read> k: array<vec4<f32>>;',
+    '@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;',
+    '@group(0) @binding(3) var<storage, read> dout: array<vec4<f32>>;',
+    '@group(0) @binding(4) var<storage, read> stats: array<f32>;',
+    '@group(0) @binding(5) var<storage, read_write> y: array<vec4<f32>>;',
+  ].join('\n');
+  const acc = range(O4).map((i) => `var a${i} = vec4<f32>();`).join(' ');
+  let body: string;
+  let smemDecl: string;
+  let smem: number;
+  if (byQuery) {
+    // thread = query row i: q_i, dO_i, L_i, Δ_i in registers; key tiles (K, V) staged
+    const bc = tileRows(d, dv, caps);
+    smem = bc * (d + dv) * 4;
+    smemDecl = `var<workgroup> ks: array<vec4<f32>, ${(bc * d) / 4}>;\nvar<workgroup> vs: array<vec4<f32>, ${(bc * dv) / 4}>;`;
+    body = `let i = wid.x * ${u32Lit(wg)} + lid;
+  let valid = i < ${u32Lit(tq)};
+  let row = h * ${u32Lit(tq)} + i;
+  ${loadRow('q', 'q', `row * ${u32Lit(d)}`, d, 'valid')}
+  ${loadRow('g', 'dout', `row * ${u32Lit(dv)}`, dv, 'valid')}
+  var L = 0.0; var delta = 0.0;
+  if (valid) { L = stats[2u * row]; delta = stats[2u * row + 1u]; }
+  ${acc}
+  let kend = select(0u, ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)}, valid);
+  let tend = ${causal ? `min((wid.x + 1u) * ${u32Lit(wg)}, ${u32Lit(tk)})` : u32Lit(tk)};
+  for (var j0 = 0u; j0 < tend; j0 = j0 + ${u32Lit(bc)}) {
+    ${stageRows('ks', 'k', `h * ${u32Lit(tk * d)}`, 'j0', d, tk, bc, wg)}
+    ${stageRows('vs', 'v', `h * ${u32Lit(tk * dv)}`, 'j0', dv, tk, bc, wg)}
+    workgroupBarrier();
+    for (var c = 0u; c < ${u32Lit(bc)}; c = c + 1u) {
+      if (j0 + c >= kend) { break; }
+      let p = exp((${dotRow('q', 'ks', `c * ${u32Lit(D4)}`, d)}) * ${sc} - L);
+      let dp = ${dotRow('g', 'vs', `c * ${u32Lit(V4)}`, dv)};
+      let ds = vec4<f32>(p * (dp - delta));
+      ${range(D4).map((x) => `a${x} = fma(ds, ks[c * ${u32Lit(D4)} + ${u32Lit(x)}], a${x});`).join(' ')}
+    }
+    workgroupBarrier();
+  }
+  if (valid) { ${range(D4).map((x) => `y[row * ${u32Lit(D4)} + ${u32Lit(x)}] = a${x} * ${sc};`).join(' ')} }`;
+  } else {
+    // thread = key row j: k_j (and v_j for dk) in registers; query tiles (Q, dO, L, Δ) staged
+    const br = tileRows(d, dv, caps);
+    smem = br * (d + dv + 2) * 4;
+    smemDecl = `var<workgroup> qs: array<vec4<f32>, ${(br * d) / 4}>;\nvar<workgroup> gs: array<vec4<f32>, ${(br * dv) / 4}>;\nvar<workgroup> st: array<f32, ${2 * br}>;`;
+    const dk = wrt === 'k';
+    body = `let j = wid.x * ${u32Lit(wg)} + lid;
+  let valid = j < ${u32Lit(tk)};
+  ${loadRow('kk', 'k', `(h * ${u32Lit(tk)} + j) * ${u32Lit(d)}`, d, 'valid')}
+  ${dk ? loadRow('vv', 'v', `(h * ${u32Lit(tk)} + j) * ${u32Lit(dv)}`, dv, 'valid') : ''}
+  ${acc}
+  // queries i ≥ j attend key j when causal: the block's first tile starts at its first key, rounded down
+  let t0 = ${causal ? `((wid.x * ${u32Lit(wg)}) / ${u32Lit(br)}) * ${u32Lit(br)}` : '0u'};
+  for (var i0 = t0; i0 < ${u32Lit(tq)}; i0 = i0 + ${u32Lit(br)}) {
+    ${stageRows('qs', 'q', `h * ${u32Lit(tq * d)}`, 'i0', d, tq, br, wg)}
+    ${stageRows('gs', 'dout', `h * ${u32Lit(tq * dv)}`, 'i0', dv, tq, br, wg)}
+    for (var e = lid; e < ${u32Lit(2 * br)}; e = e + ${u32Lit(wg)}) {
+      var val = 0.0;
+      if (i0 + e / 2u < ${u32Lit(tq)}) { val = stats[2u * (h * ${u32Lit(tq)} + i0) + e]; }
+      st[e] = val;
+    }
+    workgroupBarrier();
+    if (valid) {
+      for (var c = 0u; c < ${u32Lit(br)}; c = c + 1u) {
+        let i = i0 + c;
+        if (i >= ${u32Lit(tq)}) { break; }
+        ${causal ? 'if (i < j) { continue; }' : ''}
+        let p = exp((${dotRow('kk', 'qs', `c * ${u32Lit(D4)}`, d)}) * ${sc} - st[2u * c]);
+        ${
+          dk
+            ? `let dp = ${dotRow('vv', 'gs', `c * ${u32Lit(V4)}`, dv)};
+        let ds = vec4<f32>(p * (dp - st[2u * c + 1u]));
+        ${range(D4).map((x) => `a${x} = fma(ds, qs[c * ${u32Lit(D4)} + ${u32Lit(x)}], a${x});`).join(' ')}`
+            : `let pv = vec4<f32>(p);
+        ${range(V4).map((x) => `a${x} = fma(pv, gs[c * ${u32Lit(V4)} + ${u32Lit(x)}], a${x});`).join(' ')}`
+        }
+      }
+    }
+    workgroupBarrier();
+  }
+  if (valid) { ${range(O4).map((x) => `y[(h * ${u32Lit(tk)} + j) * ${u32Lit(O4)} + ${u32Lit(x)}] = a${x}${dk ? ` * ${sc}` : ''};`).join(' ')} }`;
+  }
+  checkWorkgroupMemory(spec, smem, caps);
+  const code = `${header(spec, `flash attentionGrad d${wrt}: a workgroup of ${wg} ${byQuery ? 'query' : 'key'} rows per head, a thread per row, ${byQuery ? 'key' : 'query'} tiles in workgroup memory${causal ? ', causal tiles skipped' : ''}`)}${decl}
+
+${smemDecl}
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let h = wid.y;
+  ${body}
+}
+`;
+  return { code, wg };
+}
+
+/** Flash `attentionGrad` (see the file header): a stats dispatch, then the gradient dispatch. */
+export function flashAttentionGradPlan(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { causal, scale, wrt } = spec.node.attrs as { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
+  const dm = dimsOf(spec);
+  const st = forwardCode(spec, caps, dm, causal, scale, true);
+  const statsBindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  statsBindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' });
+  const stats: Dispatch = { label: labelOf(spec.node, `${spec.node.shape.join('x')}:stats`), code: st.code, bindings: statsBindings, workgroupSize: [st.wg, 1, 1], grid: gridFor(spec, caps, dm.tq, st.wg, dm.heads) };
+  const gr = gradCode(spec, caps, dm, causal, scale, wrt);
+  const bindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  bindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read', dtype: 'f32' }, { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  const rows = wrt === 'q' ? dm.tq : dm.tk;
+  const grad: Dispatch = { label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, rows, gr.wg, dm.heads) };
+  return { dispatches: [stats, grad], scratch: [dm.heads * dm.tq * 2 * 4] };
+}
