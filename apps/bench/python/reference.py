@@ -205,8 +205,81 @@ def kernels():
     return out
 
 
+class LeNet5(torch.nn.Module):
+    """packages/nn/src/models/lenet.ts: ReLU + max-pool LeNet-5 for 28x28 inputs."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+        self.features = nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+                                      nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2))
+        self.classifier = nn.Sequential(nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+
+    def forward(self, x):
+        return self.classifier(self.features(x).flatten(1))
+
+
+class BasicBlock(torch.nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        nn = torch.nn
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.downsample = (nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+                           if stride != 1 or cin != cout else None)
+
+    def forward(self, x):
+        h = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))
+        return F.relu(h + (self.downsample(x) if self.downsample is not None else x))
+
+
+class SmallResNet(torch.nn.Module):
+    """packages/nn/src/models/resnet.ts: 3x3 stem, one basic block per stage (16/32/64), GAP, linear."""
+
+    def __init__(self, widths=(16, 32, 64)):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, widths[0], 3, 1, 1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(widths[0])
+        blocks, c = [], widths[0]
+        for s, w in enumerate(widths):
+            blocks.append(BasicBlock(c, w, 2 if s > 0 else 1))
+            c = w
+        self.layers = torch.nn.Sequential(*blocks)
+        self.fc = torch.nn.Linear(c, 10)
+
+    def forward(self, x):
+        h = self.layers(F.relu(self.bn1(self.conv1(x))))
+        return self.fc(h.mean((2, 3)))
+
+
+def cnn_step(model_name, batch, mode):
+    """The CNN workloads of apps/bench/src/workloads/cnn.ts; mode as gpt_step's (Adam, fused on CUDA)."""
+    torch.manual_seed(0)
+    torch.backends.cudnn.benchmark = True  # cuDNN's fastest algorithms for these shapes
+    model = (LeNet5() if model_name == "lenet" else SmallResNet()).to(dev)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, fused=dev == "cuda")
+    x = torch.randn(batch, 1, 28, 28, device=dev)
+    y = torch.randint(0, 10, (batch,), device=dev)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    fn = step
+    if mode == "compiled":
+        fn = torch.compile(step)
+    elif mode == "graphs":
+        fn = torch.compile(step, mode="reduce-overhead")
+    return timed(fn, warmup=20, iters=100)
+
+
 def main():
-    which = set(sys.argv[1:]) or {"matmul", "mlp", "gpt", "kernels"}
+    which = set(sys.argv[1:]) or {"matmul", "mlp", "gpt", "kernels", "cnn"}
     out = {
         "framework": "pytorch",
         "version": torch.__version__,
@@ -245,6 +318,16 @@ def main():
                     entry[f"{mode}Error"] = str(e)[:300]
             timed_modes = [m for m in ("eager", "compiled", "graphs") if m in entry]
             entry["best"] = min(timed_modes, key=lambda m: entry[m]["medianMs"])
+            res[name] = entry
+    if "cnn" in which:
+        for name, (model_name, batch) in {"cnn-lenet5-b64-adam": ("lenet", 64), "cnn-resnet8-b128-adam": ("resnet", 128)}.items():
+            entry = {"eager": cnn_step(model_name, batch, "eager")}
+            for mode in ("compiled", "graphs"):
+                try:
+                    entry[mode] = cnn_step(model_name, batch, mode)
+                except Exception as e:  # torch.compile can fail where no compiler toolchain exists
+                    entry[f"{mode}Error"] = str(e)[:300]
+            entry["best"] = min([m for m in ("eager", "compiled", "graphs") if m in entry], key=lambda m: entry[m]["medianMs"])
             res[name] = entry
     if "kernels" in which and dev == "cuda":
         res["kernels"] = kernels()

@@ -34,7 +34,7 @@ lines.push('| workload | neura synced | neura pipelined | PyTorch eager | PyTorc
 lines.push('| --- | --- | --- | --- | --- | --- | --- |' + (tfjs ? ' --- | --- |' : ''));
 const chart: { name: string; eager?: number; compiled?: number; tfjs?: number }[] = [];
 for (const [name, r] of Object.entries(ours.results)) {
-  if (!name.startsWith('mlp') && !name.startsWith('gpt')) continue;
+  if (!/^(mlp|gpt|cnn)/.test(name) || !r.synced) continue;
   const ref = torch.results[name] ?? {};
   const tf = tfjs?.results[name];
   lines.push(
@@ -60,7 +60,7 @@ lines.push('');
 lines.push('## Compile, memory and e-graph (neura)', '');
 lines.push('| workload | graph → first finished step (ms) | e-graph run (ms) | kernel nodes unoptimized → dispatches per step | bytes allocated | sum of all tensors |', '| --- | --- | --- | --- | --- | --- |');
 for (const [name, r] of Object.entries(ours.results)) {
-  if (!name.startsWith('mlp') && !name.startsWith('gpt')) continue;
+  if (!/^(mlp|gpt|cnn)/.test(name) || !r.synced) continue;
   lines.push(`| ${name} | ${r.compileMs.toFixed(0)} | ${r.optimizeMs?.toFixed(0) ?? '—'} | ${r.dispatchesUnoptimized ?? '—'} → ${r.dispatchesPerStep} | ${kb(r.bytesAllocated)} | ${kb(r.bytesIfUnshared)} |`);
 }
 const sat = ours.results['egraph-saturation'];

@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createDevice } from '@neura/runtime-webgpu';
 import { benchEgraphSaturation } from './egraphSaturation.js';
+import { benchCnn, CNN_WORKLOADS } from './workloads/cnn.js';
 import { benchMatmul } from './workloads/matmul.js';
 import { benchGpt, GPT_WORKLOADS } from './workloads/gpt.js';
 import { benchMlp, MLP_WORKLOADS } from './workloads/mlp.js';
@@ -39,6 +40,17 @@ for (const w of GPT_WORKLOADS) {
   if (!want(w.name) || (!device && w.config.width > 128)) continue;
   try {
     const r = await benchGpt(w, dev, device ? { steps: 50, warmup: 5 } : { steps: 2, warmup: 1 });
+    log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches, compile ${r.compileMs.toFixed(0)} ms`);
+    results[w.name] = r;
+  } catch (e) {
+    log(`${w.name}: failed: ${e instanceof Error ? e.message : String(e)}`);
+    results[w.name] = { error: String(e).slice(0, 500) };
+  }
+}
+for (const w of CNN_WORKLOADS) {
+  if (!want(w.name) || (!device && w.model !== 'lenet')) continue;
+  try {
+    const r = await benchCnn(w, dev, device ? { steps: 100, warmup: 10 } : { steps: 2, warmup: 1 });
     log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches, compile ${r.compileMs.toFixed(0)} ms`);
     results[w.name] = r;
   } catch (e) {

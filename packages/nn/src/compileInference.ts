@@ -20,8 +20,11 @@ export interface InferenceOptions {
 export interface InferenceSession {
   /** Runs the graph and reads back every output. */
   run(feeds: Record<string, FeedValue>): Promise<Record<string, TensorValue>>;
-  /** Overwrites parameters by name, skipping names the graph does not have (see `loadStateDict` for a checked load). */
-  load(params: Record<string, TensorValue>): void;
+  /**
+   * Overwrites params/buffers by name; resolves once written. Names, shapes and dtypes are checked first (an
+   * unknown name or a wrong shape is a StateDictError and nothing is written); names left out keep their values.
+   */
+  load(params: Record<string, TensorValue>): Promise<void>;
   /** The graph's parameters and buffers by name. */
   stateDict(): Promise<Record<string, TensorValue>>;
   /** Overwrites parameters and buffers after checking names, shapes and dtypes; on any mismatch nothing is written. */
@@ -43,7 +46,7 @@ export async function compileInference(graph: Graph, opts: InferenceOptions): Pr
   }
   const session = await compile(g, opts.device, { initialState: opts.initialState, label: 'inference' });
   const names = Object.keys(opts.outputs);
-  const params = new Set(g.leaves('param').map((p) => p.attrs.name));
+  const state = sessionStateDict(graph, modelTypes, session, 'InferenceSession.loadStateDict', opts.initialState);
   return {
     graph: g,
     report,
@@ -52,10 +55,8 @@ export async function compileInference(graph: Graph, opts: InferenceOptions): Pr
       const r = await session.step(feeds, { read: names });
       return r.outputs;
     },
-    load(values) {
-      for (const [name, v] of Object.entries(values)) if (params.has(name)) session.writeState(name, v);
-    },
-    ...sessionStateDict(graph, modelTypes, session, 'InferenceSession.loadStateDict', opts.initialState),
+    load: (values) => state.loadStateDict(values, { strict: false }),
+    ...state,
     dispose: () => session.dispose(),
   };
 }

@@ -6,9 +6,10 @@
 
 import { grad } from '@neura/autograd';
 import { type OptimizeReport, optimize } from '@neura/egraph';
-import { type Graph, leafName, type Tensor, type TensorValue } from '@neura/ir';
+import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import type { Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
+import { anomalyStep } from './anomaly.js';
 import { graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileTraining`. */
@@ -21,12 +22,27 @@ export interface TrainingOptions {
   optimize?: boolean;
   /** Starting values of params/state by name (e.g. from a checkpoint). */
   initialState?: Record<string, TensorValue>;
+  /**
+   * Debug mode (PyTorch's `detect_anomaly`): every step reads back its loss and all params/state and throws an
+   * `AnomalyError` at the first non-finite one, naming the step and the first kernel whose output went
+   * non-finite, after undoing that step. Costs two state readbacks per step (and a debug compile on failure);
+   * off by default, and then nothing of it runs. `step(feeds, { detectAnomaly })` sets it per step.
+   */
+  detectAnomaly?: boolean;
+}
+
+/** Options of one `TrainingSession.step`. */
+export interface TrainingStepOptions {
+  /** Resolve with the loss (read back after the GPU finishes). */
+  readLoss?: boolean;
+  /** Check this step for non-finite values (default: the session's `detectAnomaly`); see `TrainingOptions`. */
+  detectAnomaly?: boolean;
 }
 
 /** A compiled training step. */
 export interface TrainingSession {
   /** Runs one step; with `readLoss` the promise resolves with the loss after the GPU finishes. */
-  step(feeds: Record<string, FeedValue>, opts?: { readLoss?: boolean }): Promise<number | undefined>;
+  step(feeds: Record<string, FeedValue>, opts?: TrainingStepOptions): Promise<number | undefined>;
   /** The step graph as compiled (after optimization). */
   readonly graph: Graph;
   /** The e-graph report (undefined when optimization was off). */
@@ -71,7 +87,8 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
     ({ graph: step, report } = optimize(graph, { limits: device.caps })); // the device's limits; prints its report under NEURA_DEBUG
   }
   const session = await compile(step, device, { initialState: opts.initialState, label: 'train-step' });
-  const paramNames = params.map((p) => leafName(p) as string); // params are named leaves
+  const paramNames = params.map((p) => (p.attrs as { name: string }).name);
+  let steps = 0;
   return {
     graph: step,
     report,
@@ -80,6 +97,8 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
       return session.stats;
     },
     async step(feeds, o = {}) {
+      const number = ++steps;
+      if (o.detectAnomaly ?? opts.detectAnomaly) return anomalyStep(session, step, device, feeds, number);
       const r = await session.step(feeds, o.readLoss ? { read: ['loss'] } : {});
       return o.readLoss ? r.outputs.loss?.data[0] : undefined;
     },

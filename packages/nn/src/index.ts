@@ -3,9 +3,10 @@
 // (file IO) live in `src/node/` behind the `@neura/nn/node` subpath (`src/node.ts`).
 
 export { compileInference, type InferenceOptions, type InferenceSession } from './compileInference.js';
-export { buildTrainingStep, compileTraining, type TrainingOptions, type TrainingSession } from './compileTraining.js';
+export { AnomalyError, type AnomalyKernel } from './anomaly.js';
+export { buildTrainingStep, compileTraining, type TrainingOptions, type TrainingSession, type TrainingStepOptions } from './compileTraining.js';
 export { type Batch, type BatchOptions, batches } from './data/batches.js';
-export { type IdxData, parseIdx } from './data/idx.js';
+export { type IdxData, IdxError, parseIdx } from './data/idx.js';
 export { type Mnist, type MnistSplit, mnistFromIdx } from './data/mnist.js';
 export { GELU, Identity, LeakyReLU, ReLU, Sigmoid, SiLU, Softmax, Tanh } from './layers/activation.js';
 export { BatchNorm1d, BatchNorm2d, type BatchNormOptions } from './layers/batchNorm.js';
@@ -21,6 +22,8 @@ export { type Progress, ProgressBar } from './progressBar.js';
 export { checkStateDict, graphStateTypes, type LoadStateDictOptions, type StateEntryType, StateDictError } from './stateDict.js';
 export { constantLr, cosineLr, type Schedule } from './schedule.js';
 export { type FitOptions, type FitResult, Trainer } from './trainer.js';
+export { LeNet5 } from './models/lenet.js';
+export { BasicBlock, SmallResNet, type SmallResNetOptions } from './models/resnet.js';
 export {
   type Checkpoint,
   CHECKPOINT_FORMAT,

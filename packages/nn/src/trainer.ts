@@ -21,6 +21,8 @@ export interface FitOptions {
   feeds?: (b: Batch) => Record<string, Float32Array | Int32Array>;
   /** Learning-rate schedule, fed each step as the scalar input `lr` (the graph must declare it). */
   lr?: Schedule;
+  /** Check every step for a non-finite loss or parameter and throw an `AnomalyError` at the first (debug; slower). */
+  detectAnomaly?: boolean;
 }
 
 /** What a fit returns. */
@@ -40,6 +42,8 @@ export class Trainer {
   async fit(data: { count: number; images: Float32Array; labels: Int32Array }, features: number, opts: FitOptions): Promise<FitResult> {
     const logEvery = opts.logEvery ?? 50;
     const perEpoch = Math.floor(data.count / opts.batchSize);
+    if (perEpoch === 0)
+      throw new RangeError(`Trainer.fit: ${data.count} examples are fewer than one batch of ${opts.batchSize}: no step would run (incomplete batches are dropped)`);
     const total = Math.min(opts.maxSteps ?? Infinity, perEpoch * opts.epochs);
     const bar = opts.progress === false ? undefined : new ProgressBar();
     const feeds = opts.feeds ?? ((b: Batch) => ({ x: b.x, labels: b.labels }));
@@ -57,7 +61,7 @@ export class Trainer {
           lrValue[0] = opts.lr(step - 1, total);
           stepFeeds.lr = lrValue;
         }
-        const loss = await this.session.step(stepFeeds, { readLoss: read });
+        const loss = await this.session.step(stepFeeds, { readLoss: read, ...(opts.detectAnomaly ? { detectAnomaly: true } : {}) });
         if (loss !== undefined) {
           if (!Number.isFinite(loss)) throw new Error(`training diverged: loss is ${loss} at step ${step}`);
           losses.push({ step, loss });

@@ -1,5 +1,5 @@
 import { Graph } from '@neura/ir';
-import { batches, cosineLr, countCorrect, mlp, mnistFromIdx, parseIdx } from '@neura/nn';
+import { batches, cosineLr, countCorrect, IdxError, mlp, mnistFromIdx, parseIdx } from '@neura/nn';
 import { describe, expect, it } from 'vitest';
 
 function idx(dims: number[], data: number[]): Uint8Array {
@@ -82,5 +82,35 @@ describe('layers, schedules and metrics', () => {
 
   it('counts argmax hits', () => {
     expect(countCorrect([0.1, 0.9, 0.8, 0.2], [1, 1], 2)).toBe(1);
+  });
+});
+
+describe('malformed IDX files are IdxErrors that say what is wrong (issue 9, item 11)', () => {
+  it('a rank byte that puts the dims past the end of the file', () => {
+    const bytes = new Uint8Array([0, 0, 8, 200, 0, 0, 0, 2]); // rank 200 in an 8-byte file
+    const err = (() => {
+      try {
+        parseIdx(bytes, 'labels');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(IdxError);
+    expect(String(err)).toMatch(/labels: the header declares 200 dims \(804 header bytes\), the file has 8 bytes/);
+  });
+
+  it('a wrong type code or magic is an IdxError too', () => {
+    expect(() => parseIdx(new Uint8Array([0, 0, 0x0d, 1, 0, 0, 0, 0]))).toThrow(IdxError);
+    expect(() => parseIdx(new Uint8Array([1, 2]))).toThrow(IdxError);
+  });
+
+  it('an images file passed as the labels file is refused, naming both shapes', () => {
+    const images = idx([2, 28, 28], new Array(2 * 28 * 28).fill(0));
+    expect(() => mnistFromIdx(images, images, 'mnist train')).toThrow(/mnist train: labels have dims \[2,28,28\], expected \[N\] \(an images file given as labels\?\)/);
+  });
+
+  it('a label outside 0..9 is refused', () => {
+    const images = idx([2, 28, 28], new Array(2 * 28 * 28).fill(0));
+    expect(() => mnistFromIdx(images, idx([2], [3, 12]))).toThrow(/label 12 at index 1 is outside 0\.\.9/);
   });
 });

@@ -2,7 +2,7 @@
 // the usual mean/std normalisation, labels as int32. Browser-safe (bytes in, tensors out): reading the files
 // from disk is `loadMnist` in `@neura/nn/node`; the browser demo fetches the same files and calls `mnistFromIdx`.
 
-import { parseIdx } from './idx.js';
+import { IdxError, parseIdx } from './idx.js';
 
 /** One split of MNIST: `count` images of 28×28 flattened to 784 floats, and their labels. */
 export interface MnistSplit {
@@ -24,8 +24,12 @@ const STD = 0.3081;
 export function mnistFromIdx(imageBytes: Uint8Array, labelBytes: Uint8Array, what = 'mnist'): MnistSplit {
   const img = parseIdx(imageBytes, `${what} images`);
   const lab = parseIdx(labelBytes, `${what} labels`);
-  if (img.dims.length !== 3 || img.dims[1] !== 28 || img.dims[2] !== 28) throw new Error(`${what}: images have dims [${img.dims}], expected [N, 28, 28]`);
-  if (lab.dims[0] !== img.dims[0]) throw new Error(`${what}: ${img.dims[0]} images but ${lab.dims[0]} labels`);
+  if (img.dims.length !== 3 || img.dims[1] !== 28 || img.dims[2] !== 28) throw new IdxError(`${what}: images have dims [${img.dims}], expected [N, 28, 28]`);
+  if (lab.dims.length !== 1)
+    throw new IdxError(`${what}: labels have dims [${lab.dims}], expected [N]${lab.dims.length === 3 ? ' (an images file given as labels?)' : ''}`);
+  if (lab.dims[0] !== img.dims[0]) throw new IdxError(`${what}: ${img.dims[0]} images but ${lab.dims[0]} labels`);
+  const bad = lab.data.findIndex((l) => l > 9);
+  if (bad >= 0) throw new IdxError(`${what}: label ${lab.data[bad]} at index ${bad} is outside 0..9`);
   const images = new Float32Array(img.data.length);
   for (let i = 0; i < images.length; i++) images[i] = (img.data[i] / 255 - MEAN) / STD;
   return { count: img.dims[0], images, labels: Int32Array.from(lab.data) };
