@@ -6,7 +6,7 @@
 
 import { grad } from '@neura/autograd';
 import { type OptimizeReport, optimize } from '@neura/egraph';
-import type { Graph, Tensor, TensorValue } from '@neura/ir';
+import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
 import type { Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
 import { anomalyStep } from './anomaly.js';
@@ -65,7 +65,7 @@ export interface TrainingSession {
  * and lets the optimizer append its updates. The one way a step is built (compileTraining calls it; so do
  * benchmarks that only optimize the graph). Returns the params in order.
  */
-export function buildTrainingStep(graph: Graph, opts: { loss: Tensor; optimizer: Optimizer }): Tensor[] {
+export function buildTrainingStep(graph: Graph, opts: { loss: Tensor; optimizer: Optimizer }): Node<'param'>[] {
   const { loss, optimizer } = opts;
   if (loss.shape.length !== 0) throw new Error(`compileTraining: loss must be a scalar, got shape [${loss.shape.join(', ')}]`);
   graph.output('loss', loss);

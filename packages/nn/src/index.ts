@@ -48,3 +48,4 @@ export { llamaHidden, MLP, TransformerBlock, type TransformerBlockOptions } from
 export { CausalLM, causalMask, type LmGraph } from './models/causalLm.js';
 export { buildGptStep, GPT, type GptConfig } from './models/gpt.js';
 export { Llama, type LlamaConfig } from './models/llama.js';
+export { CharTokenizer, type LmBatch, randomWindows } from './data/text.js';
