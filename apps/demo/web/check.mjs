@@ -44,7 +44,8 @@ try {
   });
   browser = await chromium.launch({
     executablePath,
-    args: ['--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    // allow_unsafe_apis exposes timestamp-query (the per-kernel timeline); developer features unquantize it
+    args: ['--enable-unsafe-webgpu', '--enable-dawn-features=allow_unsafe_apis', '--enable-webgpu-developer-features', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('console', (m) => console.error(`[page] ${m.text()}`));

@@ -5,7 +5,7 @@
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
-import { graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
+import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileInference`. */
 export interface InferenceOptions {
@@ -44,7 +44,7 @@ export async function compileInference(graph: Graph, opts: InferenceOptions): Pr
   if (opts.optimize !== false) {
     ({ graph: g, report } = optimize(graph, { limits: opts.device.caps }));
   }
-  const session = await compile(g, opts.device, { initialState: opts.initialState, label: 'inference' });
+  const session = await compile(g, opts.device, { initialState: compilableState(opts.initialState, modelTypes, g), label: 'inference' });
   const names = Object.keys(opts.outputs);
   const state = sessionStateDict(graph, modelTypes, session, 'InferenceSession.loadStateDict', opts.initialState);
   return {

@@ -7,16 +7,15 @@
 import { grad } from '@neura/autograd';
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
-import type { Optimizer } from '@neura/optim';
+import { clipGradNorm, type Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
 import { anomalyStep } from './anomaly.js';
-import { graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
+import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileTraining`. */
-export interface TrainingOptions {
+export interface TrainingOptions extends StepOptions {
   /** The scalar loss node of the forward graph. */
   loss: Tensor;
-  optimizer: Optimizer;
   device: NeuraDevice;
   /** Run the e-graph optimizer (default true); false compiles the step exactly as differentiated. */
   optimize?: boolean;
@@ -60,19 +59,101 @@ export interface TrainingSession {
   dispose(): void;
 }
 
+/** The scalar f32 input a step built with `accumulate > 1` reads: 1 on the micro-batch that applies the update, else 0. */
+export const ACCUMULATE_INPUT = 'applyUpdate';
+
+/** A set of params with its own optimizer (its own learning rate, weight decay, …). */
+export interface ParamGroup {
+  /** Param names, or a predicate on them. */
+  readonly params: readonly string[] | ((name: string) => boolean);
+  /** Its optimizer; two groups with optimizers of one kind need distinct `name`s (their state names). */
+  readonly optimizer: Optimizer;
+}
+
+/** How the step is built from the loss. */
+export interface StepOptions {
+  loss: Tensor;
+  /** The optimizer of every param (or use `groups`). */
+  optimizer?: Optimizer;
+  /** Param groups, each with its optimizer; every param must be in exactly one. */
+  groups?: readonly ParamGroup[];
+  /**
+   * Micro-batches per update (default 1): gradients are averaged in `accumulate/<param>` state and the optimizer's
+   * updates apply only when the input `applyUpdate` is 1 (the Trainer feeds it), so N micro-batches of B equal one
+   * batch of N·B under a mean loss.
+   */
+  accumulate?: number;
+  /** Clip the (accumulated) gradients to this global L2 norm before the optimizer. */
+  clipGradNorm?: number;
+}
+
 /**
- * Appends the training step to a forward graph: outputs `loss`, differentiates it with respect to every param
- * and lets the optimizer append its updates. The one way a step is built (compileTraining calls it; so do
- * benchmarks that only optimize the graph). Returns the params in order.
+ * Appends the training step to a forward graph: outputs `loss`, differentiates it with respect to every param,
+ * accumulates and clips the gradients if asked, and lets the optimizer(s) append their updates. The one way a
+ * step is built (compileTraining calls it; so do benchmarks that only optimize the graph). Returns the params.
  */
-export function buildTrainingStep(graph: Graph, opts: { loss: Tensor; optimizer: Optimizer }): Node<'param'>[] {
-  const { loss, optimizer } = opts;
+export function buildTrainingStep(graph: Graph, opts: StepOptions): Node<'param'>[] {
+  const { loss } = opts;
   if (loss.shape.length !== 0) throw new Error(`compileTraining: loss must be a scalar, got shape [${loss.shape.join(', ')}]`);
   graph.output('loss', loss);
   const params = graph.leaves('param');
   if (params.length === 0) throw new Error('compileTraining: the graph has no parameters to train');
-  optimizer.apply(graph, params, grad(graph, loss, params));
+  const names = params.map((p) => p.attrs.name);
+  const groups = groupsOf(names, opts);
+  const acc = opts.accumulate ?? 1;
+  if (!(Number.isInteger(acc) && acc >= 1)) throw new RangeError(`compileTraining: accumulate must be a positive integer, got ${acc}`);
+  let grads: Tensor[] = grad(graph, loss, params);
+  let apply: Tensor | undefined;
+  if (acc > 1) {
+    apply = graph.gt(graph.input(ACCUMULATE_INPUT, [], 'f32'), 0.5);
+    grads = grads.map((g, i) => {
+      const sum = graph.state(`accumulate/${names[i]}`, g.shape);
+      const next = graph.add(sum, graph.mul(g, 1 / acc));
+      graph.update(sum, graph.where(apply as Tensor, 0, next)); // reset once the update is applied
+      return next;
+    });
+  }
+  if (opts.clipGradNorm !== undefined) grads = clipGradNorm(graph, grads, opts.clipGradNorm);
+  const firstUpdate = graph.updates.length;
+  for (const { optimizer, members } of groups)
+    optimizer.apply(
+      graph,
+      members.map((i) => params[i]),
+      members.map((i) => grads[i]),
+    );
+  if (apply) {
+    // the optimizer's updates (params, moments, step counters) take effect only on the applying micro-batch
+    for (let i = firstUpdate; i < graph.updates.length; i++) {
+      const u = graph.updates[i];
+      graph.updates[i] = { state: u.state, value: graph.where(apply, graph.get(u.value), graph.get(u.state)).id };
+    }
+  }
   return params;
+}
+
+/** Assigns every param to exactly one optimizer. */
+function groupsOf(names: readonly string[], opts: StepOptions): { optimizer: Optimizer; members: number[] }[] {
+  if (!opts.groups) {
+    if (!opts.optimizer) throw new Error('compileTraining: give an optimizer or parameter groups');
+    return [{ optimizer: opts.optimizer, members: names.map((_, i) => i) }];
+  }
+  if (opts.optimizer) throw new Error('compileTraining: give either an optimizer or parameter groups, not both');
+  const owner = new Map<number, number>();
+  const out = opts.groups.map((grp, gi) => {
+    const has = typeof grp.params === 'function' ? grp.params : (n: string) => (grp.params as readonly string[]).includes(n);
+    if (typeof grp.params !== 'function') for (const n of grp.params) if (!names.includes(n)) throw new Error(`compileTraining: group ${gi} names '${n}', which is not a param of the graph`);
+    const members: number[] = [];
+    names.forEach((n, i) => {
+      if (!has(n)) return;
+      if (owner.has(i)) throw new Error(`compileTraining: '${n}' is in parameter groups ${owner.get(i)} and ${gi}`);
+      owner.set(i, gi);
+      members.push(i);
+    });
+    return { optimizer: grp.optimizer, members };
+  });
+  const orphans = names.filter((_, i) => !owner.has(i));
+  if (orphans.length) throw new Error(`compileTraining: params in no parameter group: ${orphans.join(', ')}`);
+  return out.filter((grp) => grp.members.length > 0);
 }
 
 /** Builds, optimizes and compiles the training step of `graph` (mutated: backward and update nodes are appended). */
@@ -86,8 +167,8 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
   if (opts.optimize !== false) {
     ({ graph: step, report } = optimize(graph, { limits: device.caps })); // the device's limits; prints its report under NEURA_DEBUG
   }
-  const session = await compile(step, device, { initialState: opts.initialState, label: 'train-step' });
-  const paramNames = params.map((p) => (p.attrs as { name: string }).name);
+  const session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step' });
+  const paramNames = params.map((p) => p.attrs.name);
   let steps = 0;
   return {
     graph: step,

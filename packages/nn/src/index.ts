@@ -4,7 +4,16 @@
 
 export { compileInference, type InferenceOptions, type InferenceSession } from './compileInference.js';
 export { AnomalyError, type AnomalyKernel } from './anomaly.js';
-export { buildTrainingStep, compileTraining, type TrainingOptions, type TrainingSession, type TrainingStepOptions } from './compileTraining.js';
+export {
+  ACCUMULATE_INPUT,
+  buildTrainingStep,
+  compileTraining,
+  type ParamGroup,
+  type StepOptions,
+  type TrainingOptions,
+  type TrainingSession,
+  type TrainingStepOptions,
+} from './compileTraining.js';
 export { type Batch, type BatchOptions, batches } from './data/batches.js';
 export { type IdxData, IdxError, parseIdx } from './data/idx.js';
 export { type Mnist, type MnistSplit, mnistFromIdx } from './data/mnist.js';
@@ -16,12 +25,12 @@ export { Flatten, Unflatten } from './layers/flatten.js';
 export { GroupNorm } from './layers/groupNorm.js';
 export { Linear, type LinearOptions, mlp } from './layers/linear.js';
 export { AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, type PoolOptions } from './layers/pool.js';
-export { argmaxRow, countCorrect } from './metrics.js';
+export { accuracy, argmaxRow, countCorrect, crossEntropyMetric, inTopK, type Metric, meanOutput } from './metrics.js';
 export { kaimingUniform, type LeafSpec, leafInit, Module, paramName } from './module.js';
 export { type Progress, ProgressBar } from './progressBar.js';
 export { checkStateDict, graphStateTypes, type LoadStateDictOptions, type StateEntryType, StateDictError } from './stateDict.js';
-export { constantLr, cosineLr, type Schedule } from './schedule.js';
-export { type FitOptions, type FitResult, Trainer } from './trainer.js';
+export { constantLr, cosineLr, type LrPolicy, oneCycleLr, ReduceLrOnPlateau, type Schedule, stepLr } from './schedule.js';
+export { type Callback, type Dataset, type Feeds, type FitOptions, type FitResult, type StepInfo, Trainer, tensorDataset, type Validation } from './trainer.js';
 export { LeNet5 } from './models/lenet.js';
 export { BasicBlock, SmallResNet, type SmallResNetOptions } from './models/resnet.js';
 export {

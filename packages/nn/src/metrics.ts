@@ -1,4 +1,7 @@
-// Classification metrics computed on the host from read-back logits.
+// Classification metrics computed on the host from read-back logits, and `Metric`s the Trainer's validation
+// loop accumulates over batches (accuracy / top-k, exact cross-entropy over real rows, the mean of an output).
+
+import type { TensorValue } from '@neura/ir';
 
 /** Index of the largest of `classes` logits in row `row`. */
 export function argmaxRow(logits: ArrayLike<number>, row: number, classes: number): number {
@@ -19,4 +22,101 @@ export function countCorrect(logits: ArrayLike<number>, labels: ArrayLike<number
   let ok = 0;
   for (let r = 0; r < labels.length; r++) if (argmaxRow(logits, r, classes) === labels[r]) ok++;
   return ok;
+}
+
+/** Whether `label` is among the `k` largest of `classes` logits in row `row` (ties counted against it). */
+export function inTopK(logits: ArrayLike<number>, row: number, classes: number, label: number, k: number): boolean {
+  const v = logits[row * classes + label];
+  let above = 0;
+  for (let c = 0; c < classes; c++) if (logits[row * classes + c] > v || (logits[row * classes + c] === v && c < label)) above++;
+  return above < k;
+}
+
+/** A validation metric accumulated over batches; `update` sees a batch's outputs and feeds and how many of its examples are real. */
+export interface Metric {
+  readonly name: string;
+  reset(): void;
+  /** `examples` of the batch's `batchSize` are real (a padded last batch has fewer). */
+  update(outputs: Readonly<Record<string, TensorValue>>, feeds: Readonly<Record<string, Float32Array | Int32Array>>, examples: number, batchSize: number): void;
+  value(): number;
+}
+
+/** Rows of `labels` that belong to the first `examples` examples (labels may be [B] or [B, T]). */
+function realRows(labels: ArrayLike<number>, examples: number, batchSize: number): number {
+  return (labels.length / batchSize) * examples;
+}
+
+function need<T>(what: string, name: string, v: T | undefined): T {
+  if (v === undefined) throw new RangeError(`metric ${what}: no '${name}' among the outputs/feeds`);
+  return v;
+}
+
+/** Top-k accuracy of `logits` [rows, C] against i32 `labels` (default names `logits`, `labels`; k = 1). */
+export function accuracy(opts: { logits?: string; labels?: string; k?: number; name?: string } = {}): Metric {
+  const lName = opts.logits ?? 'logits';
+  const yName = opts.labels ?? 'labels';
+  const k = opts.k ?? 1;
+  let ok = 0;
+  let n = 0;
+  return {
+    name: opts.name ?? (k === 1 ? 'accuracy' : `top${k}`),
+    reset() {
+      ok = n = 0;
+    },
+    update(outputs, feeds, examples, batchSize) {
+      const logits = need('accuracy', lName, outputs[lName]);
+      const labels = need('accuracy', yName, feeds[yName] ?? outputs[yName]?.data);
+      const rows = realRows(labels, examples, batchSize);
+      const classes = logits.shape[logits.shape.length - 1];
+      for (let r = 0; r < rows; r++) if (inTopK(logits.data, r, classes, labels[r], k)) ok++;
+      n += rows;
+    },
+    value: () => (n ? ok / n : Number.NaN),
+  };
+}
+
+/** Mean cross-entropy (nats) of `logits` [rows, C] against `labels`, over real rows only (exact for padded batches). */
+export function crossEntropyMetric(opts: { logits?: string; labels?: string; name?: string } = {}): Metric {
+  const lName = opts.logits ?? 'logits';
+  const yName = opts.labels ?? 'labels';
+  let sum = 0;
+  let n = 0;
+  return {
+    name: opts.name ?? 'loss',
+    reset() {
+      sum = n = 0;
+    },
+    update(outputs, feeds, examples, batchSize) {
+      const logits = need('crossEntropy', lName, outputs[lName]);
+      const labels = need('crossEntropy', yName, feeds[yName] ?? outputs[yName]?.data);
+      const rows = realRows(labels, examples, batchSize);
+      const c = logits.shape[logits.shape.length - 1];
+      for (let r = 0; r < rows; r++) {
+        let max = Number.NEGATIVE_INFINITY;
+        for (let j = 0; j < c; j++) max = Math.max(max, logits.data[r * c + j]);
+        let z = 0;
+        for (let j = 0; j < c; j++) z += Math.exp(logits.data[r * c + j] - max);
+        sum += Math.log(z) + max - logits.data[r * c + labels[r]];
+      }
+      n += rows;
+    },
+    value: () => (n ? sum / n : Number.NaN),
+  };
+}
+
+/** The mean of a scalar output (e.g. `loss`) over batches, weighted by real examples (a padded batch's mean includes its padding). */
+export function meanOutput(output = 'loss', name = output): Metric {
+  let sum = 0;
+  let n = 0;
+  return {
+    name,
+    reset() {
+      sum = n = 0;
+    },
+    update(outputs, _feeds, examples) {
+      sum += need('meanOutput', output, outputs[output]).data[0] * examples;
+      n += examples;
+    },
+    value: () => (n ? sum / n : Number.NaN),
+  };
 }

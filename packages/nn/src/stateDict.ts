@@ -99,3 +99,14 @@ export function sessionStateDict(graph: Graph, types: ReadonlyMap<string, StateE
     },
   };
 }
+
+/**
+ * The part of `initialState` to hand to `compile`: a model leaf that the compiled graph `compiled` no longer
+ * has (unused, dropped by optimization) stays out, since sessionStateDict keeps it on the host; any other
+ * name goes through, so compile still rejects names that are nobody's.
+ */
+export function compilableState<V>(initialState: Readonly<Record<string, V>> | undefined, types: ReadonlyMap<string, StateEntryType>, compiled: Graph): Record<string, V> | undefined {
+  if (!initialState) return undefined;
+  const have = new Set([...compiled.leaves('param'), ...compiled.leaves('state')].map((n) => (n.attrs as { name: string }).name));
+  return Object.fromEntries(Object.entries(initialState).filter(([n]) => have.has(n) || !types.has(n)));
+}

@@ -1,77 +1,293 @@
-// Trainer: the loop around a compiled training step — epochs over mini-batches, progress with loss and
-// steps/s, and timing. Loss is read back only every `logEvery` steps, so the GPU is not stalled each step.
+// Trainer: the loop around a compiled training step, for any dataset — seeded mini-batches (the last partial
+// batch dropped, or wrapped into the next epoch's order: compiled shapes are static), a learning-rate policy fed
+// as the scalar input `lr`, gradient accumulation through the step's `applyUpdate` input (build the step with
+// `accumulate`), dropout offsets fed from the Trainer's Rng, a validation loop with metrics (a partial last
+// validation batch is padded and the padding not counted), callbacks, periodic checkpoints and resume (the data
+// order and the Rng continue exactly, so a resumed run is bit-identical), a progress bar and JSON lines.
+// The loss is read back only every `logEvery` steps, so the GPU is not stalled each step.
 
-import type { TrainingSession } from './compileTraining.js';
-import { type Batch, batches } from './data/batches.js';
+import { type Checkpoint, encodeCheckpoint, restoreCheckpoint } from './checkpoint/checkpoint.js';
+import type { InferenceSession } from './compileInference.js';
+import { ACCUMULATE_INPUT, type TrainingSession } from './compileTraining.js';
+import type { Batch } from './data/batches.js';
+import { DROPOUT_OFFSET } from './layers/dropout.js';
+import type { Metric } from './metrics.js';
 import { ProgressBar } from './progressBar.js';
-import type { Schedule } from './schedule.js';
+import { Rng } from './rng.js';
+import { type LrPolicy, ReduceLrOnPlateau } from './schedule.js';
+
+/** Feeds of one step by input name. */
+export type Feeds = Record<string, Float32Array | Int32Array>;
+
+/** A dataset for the Trainer: `length` examples, and the feeds holding a batch of them (buffers may be reused). */
+export interface Dataset {
+  readonly length: number;
+  /** The feeds holding examples `indices`, in order (`indices.length` is the compiled batch size). */
+  batch(indices: Int32Array): Feeds;
+}
+
+/** An in-memory dataset of named fields with `perExample` values each (e.g. `x`: 784, `labels`: 1). */
+export function tensorDataset(fields: Record<string, { data: Float32Array | Int32Array; perExample: number }>): Dataset {
+  const entries = Object.entries(fields);
+  if (entries.length === 0) throw new RangeError('tensorDataset: no fields');
+  const length = entries[0][1].data.length / entries[0][1].perExample;
+  for (const [name, f] of entries)
+    if (!(Number.isInteger(f.perExample) && f.perExample > 0) || f.data.length !== length * f.perExample)
+      throw new RangeError(`tensorDataset: field '${name}' has ${f.data.length} values, expected ${length} examples × ${f.perExample}`);
+  const bufs = new Map<number, Feeds>();
+  return {
+    length,
+    batch(indices) {
+      let out = bufs.get(indices.length);
+      if (!out) {
+        out = Object.fromEntries(entries.map(([n, f]) => [n, f.data instanceof Int32Array ? new Int32Array(indices.length * f.perExample) : new Float32Array(indices.length * f.perExample)]));
+        bufs.set(indices.length, out);
+      }
+      for (const [n, f] of entries) {
+        const k = f.perExample;
+        for (let b = 0; b < indices.length; b++) out[n].set(f.data.subarray(indices[b] * k, (indices[b] + 1) * k), b * k);
+      }
+      return out;
+    },
+  };
+}
+
+/** What callbacks see. */
+export interface StepInfo {
+  /** Optimizer updates done. */
+  readonly step: number;
+  /** Completed epochs. */
+  readonly epoch: number;
+  readonly totalSteps: number;
+  /** The loss, when it was read back at this step. */
+  readonly loss?: number;
+  readonly lr?: number;
+}
+
+/** Hooks into the loop; returning `'stop'` (or a promise of it) ends training after the current step. */
+export interface Callback {
+  onStepEnd?(info: StepInfo): unknown;
+  onEpochEnd?(info: StepInfo): unknown;
+  onEvaluate?(info: StepInfo & { metrics: Readonly<Record<string, number>> }): unknown;
+}
+
+/** The validation loop: an inference session over the same parameter names, its data and metrics. */
+export interface Validation {
+  readonly session: InferenceSession;
+  readonly data: Dataset;
+  /** The validation session's compiled batch size. */
+  readonly batchSize: number;
+  readonly metrics: readonly Metric[];
+  /** Evaluate every this many steps (default: after each epoch, and at the end). */
+  readonly every?: number;
+}
 
 /** Options of `Trainer.fit`. */
 export interface FitOptions {
   epochs: number;
   batchSize: number;
-  /** Stop after this many steps in total (default: all full batches of every epoch). */
+  /** Stop after this many optimizer updates in total (default: all batches of all epochs). */
   maxSteps?: number;
   /** Read the loss every this many steps (default 50). */
   logEvery?: number;
+  /** Seed of the shuffle and the dropout offsets (default 0); `shuffleSeed` is its older name. */
+  seed?: number;
   shuffleSeed?: number;
+  /** Reshuffle the examples every epoch (default: true when `seed` or `shuffleSeed` is given, as before). */
+  shuffle?: boolean;
+  /** The last partial batch of an epoch: dropped (default) or completed from the next epoch's order. */
+  lastBatch?: 'drop' | 'wrap';
   /** Show a progress bar on stderr (default true). */
   progress?: boolean;
-  /** Maps a batch to the step's feeds (default `{ x, labels }`). */
-  feeds?: (b: Batch) => Record<string, Float32Array | Int32Array>;
-  /** Learning-rate schedule, fed each step as the scalar input `lr` (the graph must declare it). */
-  lr?: Schedule;
+  /** Receives one JSON line per logged step and per evaluation (e.g. `console.log`). */
+  jsonLines?: (line: string) => void;
+  /** Learning rate per step (a schedule or a ReduceLrOnPlateau), fed as the scalar input `lr`. */
+  lr?: LrPolicy;
+  /** Micro-batches per optimizer update (default 1); the step must be compiled with the same `accumulate`. */
+  accumulate?: number;
+  validation?: Validation;
+  callbacks?: readonly Callback[];
+  /** Encode a checkpoint every `every` steps and at the end, and hand it to `save`. */
+  checkpoint?: { every: number; save(bytes: Uint8Array, step: number): void | Promise<void> };
+  /** Resume from a checkpoint a Trainer saved: params, optimizer state, step, Rng and data position. */
+  resume?: Checkpoint;
   /** Check every step for a non-finite loss or parameter and throw an `AnomalyError` at the first (debug; slower). */
   detectAnomaly?: boolean;
+  /** Legacy `fit(images, features, opts)` only: maps an {x, labels} batch to feeds. */
+  feeds?: (b: Batch) => Feeds;
 }
 
 /** What a fit returns. */
 export interface FitResult {
+  /** Optimizer updates done (counting those before a resume). */
   steps: number;
-  /** Wall time per step over the run, GPU synchronised at the end. */
+  /** Wall time per update in this run, GPU synchronised at the end. */
   msPerStep: number;
-  /** Loss values read during training, with the step they belong to. */
+  /** Loss values read during training, with their step. */
   losses: { step: number; loss: number }[];
+  /** Validation metrics at each evaluation. */
+  evaluations: { step: number; metrics: Record<string, number> }[];
+}
+
+/** The example order: a stream of indices, reshuffled per epoch from (seed, epoch) so any position can be replayed. */
+class IndexStream {
+  private order: Int32Array;
+  private pos = 0;
+  private epoch = 0;
+  constructor(
+    private readonly n: number,
+    private readonly mode: 'drop' | 'wrap',
+    private readonly shuffle: boolean,
+    private readonly seed: number,
+  ) {
+    this.order = this.orderOf(0);
+  }
+  private orderOf(epoch: number): Int32Array {
+    const o = Int32Array.from({ length: this.n }, (_, i) => i);
+    return this.shuffle ? new Rng((Math.imul(this.seed, 7919) + epoch) >>> 0).shuffle(o) : o;
+  }
+  private advance(): void {
+    this.order = this.orderOf(++this.epoch);
+    this.pos = 0;
+  }
+  /** Fills `idx` with the next batch. */
+  next(idx: Int32Array): void {
+    if (this.mode === 'drop' && this.pos + idx.length > this.n) this.advance();
+    for (let b = 0; b < idx.length; b++) {
+      if (this.pos === this.n) this.advance();
+      idx[b] = this.order[this.pos++];
+    }
+  }
 }
 
 /** Runs training steps of a compiled session over a dataset. */
 export class Trainer {
   constructor(readonly session: TrainingSession) {}
 
-  /** Trains for `epochs` over `data` (images [count, features] and labels). */
-  async fit(data: { count: number; images: Float32Array; labels: Int32Array }, features: number, opts: FitOptions): Promise<FitResult> {
-    const logEvery = opts.logEvery ?? 50;
-    const perEpoch = Math.floor(data.count / opts.batchSize);
-    if (perEpoch === 0)
-      throw new RangeError(`Trainer.fit: ${data.count} examples are fewer than one batch of ${opts.batchSize}: no step would run (incomplete batches are dropped)`);
-    const total = Math.min(opts.maxSteps ?? Infinity, perEpoch * opts.epochs);
-    const bar = opts.progress === false ? undefined : new ProgressBar();
-    const feeds = opts.feeds ?? ((b: Batch) => ({ x: b.x, labels: b.labels }));
-    const losses: FitResult['losses'] = [];
-    const lrValue = new Float32Array(1);
-    const t0 = performance.now();
+  /** Trains on any Dataset; or, as before, on `{ count, images, labels }` with `features` values per image. */
+  fit(data: Dataset, opts: FitOptions): Promise<FitResult>;
+  fit(data: { count: number; images: Float32Array; labels: Int32Array }, features: number, opts: FitOptions): Promise<FitResult>;
+  fit(data: Dataset | { count: number; images: Float32Array; labels: Int32Array }, a: FitOptions | number, b?: FitOptions): Promise<FitResult> {
+    if (typeof a !== 'number') return this.run(data as Dataset, a);
+    const legacy = data as { count: number; images: Float32Array; labels: Int32Array };
+    const opts = b as FitOptions;
+    const ds = tensorDataset({ x: { data: legacy.images, perExample: a }, labels: { data: legacy.labels, perExample: 1 } });
+    const map = opts.feeds;
+    return this.run(map ? { length: ds.length, batch: (i) => { const f = ds.batch(i); return map({ x: f.x as Float32Array, labels: f.labels as Int32Array }); } } : ds, opts);
+  }
+
+  /** One pass over a validation set: every example once (a partial last batch padded, its padding not counted). */
+  static async evaluate(v: Validation): Promise<Record<string, number>> {
+    for (const m of v.metrics) m.reset();
+    const idx = new Int32Array(v.batchSize);
+    const inputs = new Set(v.session.graph.leaves('input').map((n) => (n.attrs as { name: string }).name));
+    for (let start = 0; start < v.data.length; start += v.batchSize) {
+      const real = Math.min(v.batchSize, v.data.length - start);
+      for (let i = 0; i < v.batchSize; i++) idx[i] = start + Math.min(i, real - 1);
+      const feeds = v.data.batch(idx);
+      const out = await v.session.run(Object.fromEntries(Object.entries(feeds).filter(([n]) => inputs.has(n)))); // labels stay on the host
+      for (const m of v.metrics) m.update(out, feeds, real, v.batchSize);
+    }
+    return Object.fromEntries(v.metrics.map((m) => [m.name, m.value()]));
+  }
+
+  private async run(data: Dataset, opts: FitOptions): Promise<FitResult> {
+    const B = opts.batchSize;
+    const acc = opts.accumulate ?? 1;
+    const mode = opts.lastBatch ?? 'drop';
+    if (!(Number.isInteger(B) && B >= 1)) throw new RangeError(`Trainer: batchSize must be a positive integer, got ${B}`);
+    if (!(Number.isInteger(acc) && acc >= 1)) throw new RangeError(`Trainer: accumulate must be a positive integer, got ${acc}`);
+    const inputs = new Set(this.session.graph.leaves('input').map((n) => (n.attrs as { name: string }).name));
+    if (acc > 1 && !inputs.has(ACCUMULATE_INPUT)) throw new RangeError(`Trainer: accumulate ${acc} needs a step compiled with { accumulate: ${acc} }`);
+    if (mode === 'drop' && data.length < B)
+      throw new RangeError(`Trainer.fit: ${data.length} examples are fewer than one batch of ${B}: no step would run (incomplete batches are dropped; lastBatch: 'wrap' repeats examples)`);
+    const perEpoch = mode === 'wrap' ? data.length / B : Math.floor(data.length / B); // micro-batches per epoch
+    const total = Math.min(opts.maxSteps ?? Number.POSITIVE_INFINITY, Math.floor(Math.ceil(perEpoch * opts.epochs) / acc));
+    const rng = new Rng(opts.seed ?? opts.shuffleSeed ?? 0);
+    const stream = new IndexStream(data.length, mode, opts.shuffle ?? (opts.seed ?? opts.shuffleSeed) !== undefined, opts.seed ?? opts.shuffleSeed ?? 0);
+    const idx = new Int32Array(B);
     let step = 0;
-    outer: for (let epoch = 0; epoch < opts.epochs; epoch++) {
-      for (const b of batches(data, features, { batchSize: opts.batchSize, shuffleSeed: opts.shuffleSeed, epoch })) {
-        if (step >= total) break outer;
-        step++;
-        const read = step % logEvery === 0 || step === total;
-        const stepFeeds: Record<string, Float32Array | Int32Array> = feeds(b);
+    if (opts.resume) {
+      await restoreCheckpoint(this.session, opts.resume);
+      step = opts.resume.step;
+      if (opts.resume.rng.trainer === undefined) throw new RangeError('Trainer: the checkpoint has no trainer Rng state (was it saved by a Trainer?)');
+      rng.setState(opts.resume.rng.trainer);
+      for (let m = 0; m < step * acc; m++) stream.next(idx); // replay the data order to where it stopped
+    }
+    const epochOf = (micro: number) => Math.floor(micro / perEpoch);
+    const bar = opts.progress === false ? undefined : new ProgressBar();
+    const callbacks = opts.callbacks ?? [];
+    const losses: FitResult['losses'] = [];
+    const evaluations: FitResult['evaluations'] = [];
+    const lrFeed = new Float32Array(1);
+    const applyFeed = new Float32Array(1);
+    const offsetFeed = new Int32Array(1);
+    const fire = async <K extends keyof Callback>(hook: K, info: Parameters<NonNullable<Callback[K]>>[0]) => {
+      let stop = false;
+      for (const c of callbacks) if ((await (c[hook] as ((i: typeof info) => unknown) | undefined)?.call(c, info)) === 'stop') stop = true;
+      return stop;
+    };
+    const validate = async () => {
+      const v = opts.validation;
+      if (!v) return false;
+      await v.session.loadStateDict(await this.session.stateDict());
+      const metrics = await Trainer.evaluate(v);
+      evaluations.push({ step, metrics });
+      const epoch = epochOf(step * acc);
+      opts.jsonLines?.(JSON.stringify({ event: 'eval', step, epoch, ...metrics }));
+      if (opts.lr instanceof ReduceLrOnPlateau) opts.lr.observe(metrics[opts.lr.metric] ?? Number.NaN);
+      return fire('onEvaluate', { step, epoch, totalSteps: total, metrics });
+    };
+    const save = async () => {
+      const c = opts.checkpoint;
+      if (!c) return;
+      await c.save(encodeCheckpoint(await this.session.session.readState(), { step, rng: { trainer: rng.state } }), step);
+    };
+
+    const t0 = performance.now();
+    const first = step;
+    let stopped = false;
+    while (step < total && !stopped) {
+      let loss: number | undefined;
+      let lr: number | undefined;
+      const read = (step + 1) % (opts.logEvery ?? 50) === 0 || step + 1 === total;
+      for (let k = 0; k < acc; k++) {
+        stream.next(idx);
+        const feeds: Feeds = { ...data.batch(idx) };
         if (opts.lr) {
-          lrValue[0] = opts.lr(step - 1, total);
-          stepFeeds.lr = lrValue;
+          lr = lrFeed[0] = opts.lr instanceof ReduceLrOnPlateau ? opts.lr.value : opts.lr(step, total);
+          feeds.lr = lrFeed;
         }
-        const loss = await this.session.step(stepFeeds, { readLoss: read, ...(opts.detectAnomaly ? { detectAnomaly: true } : {}) });
-        if (loss !== undefined) {
-          if (!Number.isFinite(loss)) throw new Error(`training diverged: loss is ${loss} at step ${step}`);
-          losses.push({ step, loss });
-          bar?.update({ step, total, loss, stepsPerSecond: (step * 1000) / (performance.now() - t0), label: `epoch ${epoch + 1}/${opts.epochs}` });
+        if (inputs.has(DROPOUT_OFFSET)) {
+          offsetFeed[0] = rng.int(1 << 30);
+          feeds[DROPOUT_OFFSET] = offsetFeed;
         }
+        if (inputs.has(ACCUMULATE_INPUT)) {
+          applyFeed[0] = k === acc - 1 ? 1 : 0;
+          feeds[ACCUMULATE_INPUT] = applyFeed;
+        }
+        loss = await this.session.step(feeds, { readLoss: read && k === acc - 1, ...(opts.detectAnomaly ? { detectAnomaly: true } : {}) });
       }
+      step++;
+      const epoch = epochOf(step * acc);
+      if (loss !== undefined) {
+        if (!Number.isFinite(loss)) throw new Error(`training diverged: loss is ${loss} at step ${step}`);
+        losses.push({ step, loss });
+        bar?.update({ step, total, loss, stepsPerSecond: ((step - first) * 1000) / (performance.now() - t0), label: `epoch ${Math.min(epoch + 1, opts.epochs)}/${opts.epochs}` });
+        opts.jsonLines?.(JSON.stringify({ event: 'step', step, epoch, loss, ...(lr === undefined ? {} : { lr }) }));
+      }
+      if (await fire('onStepEnd', { step, epoch, totalSteps: total, loss, lr })) stopped = true;
+      const epochEnded = epoch > epochOf((step - 1) * acc);
+      if (epochEnded && (await fire('onEpochEnd', { step, epoch, totalSteps: total, loss, lr }))) stopped = true;
+      const v = opts.validation;
+      if (v && (v.every ? step % v.every === 0 : epochEnded) && (await validate())) stopped = true;
+      if (opts.checkpoint && step % opts.checkpoint.every === 0) await save();
     }
     await this.session.session.sync();
+    if (opts.validation && evaluations.at(-1)?.step !== step) await validate();
+    if (opts.checkpoint && step % opts.checkpoint.every !== 0) await save();
     const ms = performance.now() - t0;
     bar?.done();
-    return { steps: step, msPerStep: step ? ms / step : 0, losses };
+    return { steps: step, msPerStep: step > first ? ms / (step - first) : 0, losses, evaluations };
   }
 }

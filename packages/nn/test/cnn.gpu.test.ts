@@ -72,7 +72,12 @@ describe('a CNN from nn layers on the GPU', () => {
     const got = (await infer.run({ x: b.x })).logits;
     const want = interpret(ge, { x: tensor([B, 1, H, H], b.x) }, sd).outputs.logits;
     expect(got.data).toBeAllclose(want.data, { rtol: 1e-4, atol: 1e-5 });
+    // the same dict as initialState: the eval graph's unused counter stays on the host, nothing is refused
+    const infer2 = await compileInference(ge, { outputs: { logits }, device, initialState: sd });
+    expect((await infer2.run({ x: b.x })).logits.data).toBeAllclose(want.data, { rtol: 1e-4, atol: 1e-5 });
+    expect(Array.from((await infer2.stateDict())['1.num_batches_tracked'].data)).toEqual([3]);
     train.dispose();
     infer.dispose();
+    infer2.dispose();
   });
 });

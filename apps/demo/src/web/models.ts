@@ -1,0 +1,151 @@
+// The demo's model choices, each a training step compiled on the page's device plus what the page needs around it:
+// the next batch's feeds, the labels to score the step's logits against, and an evaluation (test accuracy for the
+// MNIST models, a text sample for the char-level GPT). Browser-safe (no DOM, no node:); data comes in as arrays.
+
+import { Graph, type Tensor } from '@neura/ir';
+import {
+  batches,
+  compileGenerator,
+  compileInference,
+  compileTraining,
+  Conv2d,
+  cosineLr,
+  countCorrect,
+  Flatten,
+  GPT,
+  Linear,
+  MaxPool2d,
+  type MnistSplit,
+  mlp,
+  ReLU,
+  Rng,
+  Sequential,
+  type TrainingSession,
+} from '@neura/nn';
+import { adam, adamW } from '@neura/optim';
+import type { NeuraDevice } from '@neura/runtime-webgpu';
+
+/** Which model the page trains. */
+export type ModelKind = 'mlp' | 'cnn' | 'gpt';
+
+/** The model choices shown in the page's menu. */
+export const MODELS: Readonly<Record<ModelKind, string>> = {
+  mlp: 'MLP 784-128-10 on MNIST (Adam)',
+  cnn: 'CNN: 2×(conv 5×5, ReLU, max-pool) + linear, on MNIST (Adam)',
+  gpt: 'char-level GPT: 2 layers, 2 heads, width 64, context 32 (AdamW)',
+};
+
+/** A compiled training step and what the page needs to drive, score and show it. */
+export interface DemoModel {
+  readonly kind: ModelKind;
+  /** The step graph as built (forward, backward, update), before the optimizer. */
+  readonly built: Graph;
+  readonly train: TrainingSession;
+  /** Classes per prediction (10 digits, or the vocabulary). */
+  readonly classes: number;
+  /** Feeds of step `step` (0-based) of `total`, and the labels its logits are scored against. */
+  next(step: number, total: number): { feeds: Record<string, Float32Array | Int32Array>; labels: Int32Array };
+  /** After training: test accuracy (MNIST models) or a generated text sample (GPT). */
+  evaluate(): Promise<{ accuracy?: number; sample?: string; logits?: ArrayLike<number>; images?: Float32Array; labels?: Int32Array }>;
+}
+
+function cnn(): Sequential {
+  return new Sequential(
+    new Conv2d(1, 8, 5, { padding: 2 }),
+    new ReLU(),
+    new MaxPool2d(2),
+    new Conv2d(8, 16, 5),
+    new ReLU(),
+    new MaxPool2d(2),
+    new Flatten(),
+    new Linear(16 * 5 * 5, 10),
+  );
+}
+
+/** An MNIST classifier (MLP or CNN) trained with Adam and a cosine schedule. */
+export async function mnistModel(kind: 'mlp' | 'cnn', data: { train: MnistSplit; test: MnistSplit }, device: NeuraDevice, batch = 32): Promise<DemoModel> {
+  const model = kind === 'mlp' ? mlp([784, 128, 10]) : cnn();
+  const forward = (g: Graph, x: Tensor) => model.forward(g, kind === 'mlp' ? x : g.reshape(x, [x.shape[0], 1, 28, 28]));
+  const g = new Graph();
+  const logits = forward(g, g.input('x', [batch, 784]));
+  g.output('logits', logits);
+  const loss = g.crossEntropy(logits, g.input('labels', [batch], 'i32'));
+  const train = await compileTraining(g, { loss, optimizer: adam({ lr: g.input('lr', []) }), device });
+  const lr = new Float32Array(1);
+  const schedule = cosineLr(3e-3);
+  let it = batches(data.train, 784, { batchSize: batch, shuffleSeed: 1 });
+  return {
+    kind,
+    built: g,
+    train,
+    classes: 10,
+    next(step, total) {
+      let b = it.next();
+      if (b.done) {
+        it = batches(data.train, 784, { batchSize: batch, shuffleSeed: 1, epoch: step });
+        b = it.next();
+      }
+      lr[0] = schedule(step, total);
+      const { x, labels } = b.value as { x: Float32Array; labels: Int32Array };
+      return { feeds: { x, labels, lr }, labels };
+    },
+    async evaluate() {
+      // the CNN on a software adapter is slow: it is scored on the first 2 000 test images, the MLP on all 10 000
+      const evalBatch = 500;
+      const count = kind === 'mlp' ? data.test.count : 2000;
+      const ge = new Graph();
+      const out = forward(ge, ge.input('x', [evalBatch, 784]));
+      const infer = await compileInference(ge, { outputs: { logits: out }, device, initialState: await train.stateDict() });
+      let correct = 0;
+      let first: ArrayLike<number> | undefined;
+      for (let s = 0; s + evalBatch <= count; s += evalBatch) {
+        const r = await infer.run({ x: data.test.images.subarray(s * 784, (s + evalBatch) * 784) });
+        first ??= r.logits.data;
+        correct += countCorrect(r.logits.data, data.test.labels.subarray(s, s + evalBatch), 10);
+      }
+      infer.dispose();
+      return { accuracy: correct / count, logits: first, images: data.test.images, labels: data.test.labels };
+    },
+  };
+}
+
+/** A character-level GPT on `text`; `evaluate` samples 160 characters after a prompt from the text. */
+export async function gptModel(text: string, device: NeuraDevice, batch = 8): Promise<DemoModel> {
+  const chars = [...new Set(text)].sort();
+  const index = new Map(chars.map((c, i) => [c, i]));
+  const ids = Int32Array.from(text, (c) => index.get(c) as number);
+  const context = 32;
+  const model = new GPT({ vocab: chars.length, context, layers: 2, heads: 2, width: 64 });
+  const { graph, loss, logits } = model.trainingGraph(batch);
+  graph.output('logits', logits);
+  const train = await compileTraining(graph, { loss, optimizer: adamW({ lr: graph.input('lr', []), weightDecay: 0.01 }), device });
+  const tokens = new Int32Array(batch * context);
+  const targets = new Int32Array(batch * context);
+  const lr = new Float32Array(1);
+  const schedule = cosineLr(3e-3);
+  const rng = new Rng(1);
+  const generator = await compileGenerator(model, { device, maxLen: context });
+  return {
+    kind: 'gpt',
+    built: graph,
+    train,
+    classes: chars.length,
+    next(step, total) {
+      for (let b = 0; b < batch; b++) {
+        const at = Math.floor(rng.next() * (ids.length - context - 1));
+        tokens.set(ids.subarray(at, at + context), b * context);
+        targets.set(ids.subarray(at + 1, at + context + 1), b * context);
+      }
+      lr[0] = schedule(step, total);
+      return { feeds: { tokens, targets, lr }, labels: targets };
+    },
+    async evaluate() {
+      await generator.loadStateDict(await train.stateDict());
+      const at = Math.floor(rng.next() * (ids.length - 16));
+      const prompt = [...ids.subarray(at, at + 12)];
+      let out = '';
+      for await (const t of generator.generate(prompt, { maxTokens: 160, temperature: 0.8, rng })) out += chars[t];
+      return { sample: `${prompt.map((t) => chars[t]).join('')}⟶${out}` };
+    },
+  };
+}
