@@ -64,6 +64,9 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   // keyed by op and data (children change with merges); per key, class → rules, re-homed to canonical ids lazily
   private readonly provenance = new Map<string, Map<Id, Set<string>>>();
   private readonly rootIds: Id[] = [];
+  private readonly updatePairs: [Id, Id][] = [];
+  private stateOfValue: Map<Id, Id> | undefined;
+  private stateOfValueUnions = -1;
   private rootSet: Set<Id> | undefined;
   private rootSetUnions = -1;
   private readonly respecting = new Map<string, Map<Id, Set<string>>>();
@@ -107,6 +110,21 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   markRoots(ids: Iterable<Id>): void {
     for (const id of ids) this.rootIds.push(id);
     this.rootSet = undefined;
+  }
+
+  /** Records the state updates (state class, value class): the multi-result update rule groups them. */
+  markUpdates(pairs: Iterable<readonly [Id, Id]>): void {
+    for (const p of pairs) this.updatePairs.push([p[0], p[1]]);
+    this.stateOfValue = undefined;
+  }
+
+  /** The state class whose update value is class `id` (canonical), if any. */
+  updatedState(egraph: EGraph<TensorInfo>, id: Id): Id | undefined {
+    if (!this.stateOfValue || this.stateOfValueUnions !== egraph.unionCount) {
+      this.stateOfValueUnions = egraph.unionCount;
+      this.stateOfValue = new Map(this.updatePairs.map(([s, v]) => [egraph.find(v), egraph.find(s)]));
+    }
+    return this.stateOfValue.get(egraph.find(id));
   }
 
   /** Whether a class is a root (an output or update value, always materialised). */
