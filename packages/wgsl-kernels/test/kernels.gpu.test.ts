@@ -34,6 +34,7 @@ import {
   flashAttentionPlan,
   matmulConfigFits,
   matmulPlanWith,
+  pointwiseMultiKernel,
 } from '@neura/wgsl-kernels';
 import { runPlan, testCaps } from '../../../tooling/test/gpu.js';
 
@@ -190,6 +191,18 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       await check('add', [{ shape: [6, 7] }, { shape: [7] }], E, caps, { inPlace: 0 });
       await check('mul', [{ shape: [3] }, { shape: [5, 3] }], E, caps, { inPlace: 1 });
       await check('pointwise', [{ shape: [33] }, { shape: [33] }], { expr: { op: 'sub', a: { op: 'in', index: 0 }, b: { op: 'mul', a: { op: 'const', value: 0.1 }, b: { op: 'in', index: 1 } } }, dtype: 'f32' }, caps, { inPlace: 0 });
+    });
+
+    it('pointwiseMulti computes its result 0 (an unused result skipped, so it binds only what result 0 reads)', async () => {
+      const caps = await getCaps();
+      const x0: PwExpr = { op: 'in', index: 0 };
+      const x1: PwExpr = { op: 'in', index: 1 };
+      const exprs: PwExpr[] = [
+        { op: 'sub', a: x0, b: { op: 'mul', a: { op: 'sqrt', a: { op: 'abs', a: x1 } }, b: { op: 'const', value: 0.5 } } },
+        { op: 'mul', a: { op: 'in', index: 2 }, b: x1 },
+      ];
+      const plan = (spec: KernelSpec, c: DeviceCaps) => pointwiseMultiKernel({ ...spec, results: ['buffer', 'unused'] }, c);
+      await check('pointwiseMulti', [{ shape: [5, 7] }, { shape: [7] }, { shape: [5, 7] }], { exprs, dtype: 'f32' }, caps, { rtol: 1e-5, atol: 1e-6, plan });
     });
   });
 
@@ -421,6 +434,8 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       { x: [2, 3, 7, 6], w: [4, 3, 3, 3], a: { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 } },
       { x: [1, 4, 9, 8], w: [6, 2, 3, 2], a: { stride: [2, 3], padding: [1, 0], dilation: [1, 2], groups: 2 } },
       { x: [3, 1, 5, 5], w: [2, 1, 1, 1], a: { stride: [1, 1], padding: [0, 0], dilation: [1, 1], groups: 1 } },
+      // channel tiles of 4 in both directions (conv2d: O/groups = 8; its input gradient: C/groups = 4)
+      { x: [2, 8, 5, 6], w: [16, 4, 3, 3], a: { stride: [2, 1], padding: [1, 1], dilation: [1, 1], groups: 2 } },
     ];
     const outSize = (h: number, k: number, s: number, p: number, d: number) => Math.floor((h + 2 * p - d * (k - 1) - 1) / s) + 1;
     it('conv2d and both of its gradients match the interpreter', async () => {
@@ -507,7 +522,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });
 });
