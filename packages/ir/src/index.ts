@@ -11,6 +11,7 @@ export {
   type KernelCost,
   type KernelCtx,
   kernelIllegality,
+  kernelOutputs,
   type KernelLimits,
   pwExprSize,
   tensorTypeBytes,

@@ -13,7 +13,7 @@
 // pass could find is an alternative in the whole-step e-graph too, chosen by the same cost model. So fused ops
 // have no VJP (`@neura/autograd` refuses to differentiate them, by name) and callers differentiate primitives.
 
-import type { Graph as GraphT, KernelLimits, NamedLeafOp, Node, NodeId } from '@neura/ir';
+import type { Graph as GraphT, KernelLimits, NamedLeafOp, Node, NodeId, OpKind } from '@neura/ir';
 import { DEFAULT_KERNEL_LIMITS, Graph } from '@neura/ir';
 import type { DagExtractorOptions, EGraph as EGraphT, ENode, Extraction, Id, Report } from '../core/index.js';
 import { BackoffScheduler, DagExtractor, EGraph, ExtractionError, reachableClasses, Runner } from '../core/index.js';
@@ -24,9 +24,11 @@ import { algebraRules } from './rules/algebra.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
+import { multiUpdateRules } from './rules/multiUpdate.js';
 import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
+import { withKernelBoundaries } from './kernelBoundaries.js';
 import { fromENode, toENode } from './tensorLanguage.js';
 
 /** The named rule sets. */
@@ -35,13 +37,14 @@ export const RULE_SETS = {
   layout: layoutRules,
   fusion: fusionRules,
   backward: backwardRules,
+  update: multiUpdateRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...backwardRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...backwardRules, ...multiUpdateRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -60,6 +63,8 @@ export interface PassSpec {
 export const DEFAULT_PASSES: readonly PassSpec[] = [
   { name: 'simplify', ruleSets: ['algebra', 'layout', 'backward'], iterLimit: 12 },
   { name: 'fuse', ruleSets: ['fusion'], iterLimit: 30 },
+  // on the fused expressions: state updates sharing an operand become one multi-result kernel
+  { name: 'group', ruleSets: ['update'], iterLimit: 2 },
 ];
 
 /** Options of `optimize`. */
@@ -85,6 +90,11 @@ export interface OptimizeOptions {
   readonly maxPointwiseInputs?: number;
   /** Settings of the DAG extractor. */
   readonly extract?: DagExtractorOptions;
+  /**
+   * Ops with a user-registered kernel (`registeredKernelOps()` of `@neura/wgsl-kernels`): fusion boundaries, kept
+   * as their own nodes so that the user's generator runs (see kernelBoundaries.ts). Default: none.
+   */
+  readonly customKernelOps?: Iterable<OpKind>;
 }
 
 /** The result of `optimize`. */
@@ -102,7 +112,10 @@ export interface LoadedGraph {
 
 const isNamedLeaf = (n: Node): n is Node<NamedLeafOp> => n.op === 'input' || n.op === 'param' || n.op === 'state';
 
-/** Adds every live node of `graph` to a fresh tensor e-graph; roots are outputs, updates and leaves. */
+/**
+ * Adds every live node of `graph` to a fresh tensor e-graph; roots are outputs, updates and leaves. The
+ * analysis learns the roots and the state updates (the fusion rules read them).
+ */
 export function graphToEGraph(graph: GraphT, analysis: TensorAnalysis = new TensorAnalysis()): LoadedGraph {
   const egraph = new EGraph<TensorInfo>(analysis);
   const classOf = new Map<NodeId, Id>();
@@ -116,6 +129,9 @@ export function graphToEGraph(graph: GraphT, analysis: TensorAnalysis = new Tens
     ...graph.updates.flatMap((u) => [u.value, u.state]),
     ...live.filter((id) => isNamedLeaf(graph.nodes[id])),
   ];
+  // what the fusion rules read: classes materialised anyway (outputs, update values) and the update pairs
+  analysis.markRoots([...graph.outputs.values(), ...graph.updates.map((u) => u.value)].map((id) => classOf.get(id) as Id));
+  analysis.markUpdates(graph.updates.map((u) => [classOf.get(u.state) as Id, classOf.get(u.value) as Id] as const));
   return { egraph, classOf, roots: [...new Set(rootIds.map((id) => classOf.get(id) as Id))] };
 }
 
@@ -261,10 +277,10 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const loaded = graphToEGraph(graph, analysis);
   const loadMs = now() - start;
   const { egraph } = loaded;
-  analysis.markRoots([...graph.outputs.values(), ...graph.updates.map((u) => u.value)].map((id) => loaded.classOf.get(id) as Id));
   const passes = runPasses(loaded, selectPasses(options), options, Math.max(1000, 8 * graph.nodes.length));
   const run = combineReports(passes);
-  const cost = tensorCost(egraph, costDefaults(options.cost, limits));
+  const boundaries = new Set(options.customKernelOps ?? []);
+  const cost = withKernelBoundaries(tensorCost(egraph, costDefaults(options.cost, limits)), egraph, boundaries);
   const t0 = now();
   const extraction = new DagExtractor(egraph, cost, { improvePasses: 2, maxEvaluations: 20_000, timeLimitMs: 60, ...options.extract }).extract(
     loaded.roots,
@@ -289,6 +305,7 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
     cost: extraction.cost,
     totalTimeMs: now() - start,
     dot: level >= 3 ? egraphToDot(egraph, extraction) : undefined,
+    customKernelOps: [...boundaries].sort(),
   });
   if (level >= 1) writeDebug(level >= 2 ? report.format() : report.summary());
   if (level >= 3 && report.dot) writeDebug(report.dot);

@@ -4,7 +4,7 @@
 // only its live nodes.
 
 import type { Graph, NodeId, Shape } from '@neura/ir';
-import { FUSED_OPS, fmtPwExpr, fmtShape } from '@neura/ir';
+import { FUSED_OPS, fmtPwExpr, fmtShape, kernelOutputs } from '@neura/ir';
 import type { EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
 import { isKernelOp, tensorBytes } from './costModel.js';
@@ -55,7 +55,7 @@ export function graphFigures(graph: Graph): GraphFigures {
     const n = graph.nodes[id];
     if (!isKernelOp(n.op)) continue;
     dispatches++;
-    bytes += tensorBytes(n);
+    bytes += kernelOutputs(n.op, n.attrs) * tensorBytes(n);
   }
   return { dispatches, bytes, nodes: live.length };
 }
@@ -65,7 +65,7 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
   const out: FusedKernel[] = [];
   for (const id of graph.live()) {
     const n = graph.nodes[id];
-    if (!FUSED_OPS.includes(n.op)) continue;
+    if (!FUSED_OPS.includes(n.op) || n.op === 'pick') continue;
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
     if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
     else if (n.op === 'fusedMatmul') {
@@ -121,6 +121,8 @@ export class OptimizeReport {
   readonly extractMs: number;
   /** Wall time of each phase of `optimize` in ms: loading the e-graph, the passes, extraction, rebuilding the graph. */
   readonly phases: OptimizePhases;
+  /** Ops with a user-registered kernel, kept as fusion boundaries (sorted; empty when none). */
+  readonly customKernelOps: readonly string[];
 
   /** Builds the report from the run and both graphs' figures. */
   constructor(parts: {
@@ -133,6 +135,7 @@ export class OptimizeReport {
     cost: number;
     totalTimeMs: number;
     dot?: string;
+    customKernelOps?: readonly string[];
   }) {
     const hits: Record<string, number> = {};
     for (const [k, v] of Object.entries(parts.run.applied)) if (v > 0) hits[k] = v;
@@ -157,6 +160,7 @@ export class OptimizeReport {
     this.totalTimeMs = parts.totalTimeMs;
     this.kernels = parts.kernels;
     this.dot = parts.dot;
+    this.customKernelOps = parts.customKernelOps ?? [];
   }
 
   /** One line: `e-graph: 412 e-nodes, 180 e-classes, 7 iterations (saturated) in 38 ms; dispatches 31 → 12; …`. */
@@ -164,7 +168,8 @@ export class OptimizeReport {
     const e = this.egraph;
     return (
       `e-graph: ${e.enodes} e-nodes, ${e.eclasses} e-classes, ${e.iterations} iterations (${e.stopReason}) in ${Math.round(e.timeMs)} ms; ` +
-      `dispatches ${this.dispatchesBefore} → ${this.dispatchesAfter}; bytes ${fmtBytes(this.bytesBefore)} → ${fmtBytes(this.bytesAfter)}`
+      `dispatches ${this.dispatchesBefore} → ${this.dispatchesAfter}; bytes ${fmtBytes(this.bytesBefore)} → ${fmtBytes(this.bytesAfter)}` +
+      (this.customKernelOps.length ? `; custom kernels (fusion boundaries): ${this.customKernelOps.join(', ')}` : '')
     );
   }
 
