@@ -28,10 +28,16 @@ export interface TensorAnalysisOptions {
 
 const fmtType = (t: TensorInfo) => `${fmtShape(t.shape)}:${t.dtype}`;
 
+/**
+ * A constant the rules may fold and inline: finite and not -0. NaN, ±Infinity and -0 stay opaque leaves (JSON,
+ * which keys pointwise expressions, writes them as `null` and `0`: x / -0 would become x / 0).
+ */
+const foldable = (v: number | undefined): number | undefined => (v !== undefined && Number.isFinite(v) && !Object.is(v, -0) ? v : undefined);
+
 /** The constant a node evaluates to when its operands are constants, following the interpreter's rules. */
 function constantOf(node: ENode, attrs: OpAttrs[OpKind], kids: readonly TensorInfo[], out: TensorType): number | undefined {
   const op = node.op as OpKind;
-  if (op === 'const') return (attrs as OpAttrs['const']).value;
+  if (op === 'const') return foldable((attrs as OpAttrs['const']).value);
   const vals = kids.map((k) => k.constant);
   if (vals.length === 0 || vals.some((v) => v === undefined)) return undefined;
   const v = vals as number[];
@@ -44,7 +50,7 @@ function constantOf(node: ENode, attrs: OpAttrs[OpKind], kids: readonly TensorIn
   else if (op === 'cast') r = castScalar(v[0], out.dtype);
   else if (op === 'reshape' || op === 'expand' || op === 'transpose' || op === 'mean') r = v[0];
   else if (op === 'reduceMax') r = kids[0].shape.some((d) => d === 0) ? undefined : v[0];
-  return r !== undefined && Number.isFinite(r) ? r : undefined;
+  return foldable(r);
 }
 
 /** The shape/dtype/constant analysis; also keeps which rules produced which fused e-nodes (provenance). */
