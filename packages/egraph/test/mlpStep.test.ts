@@ -3,7 +3,7 @@
 // only ir (the layer rules hold for tests too), so the backward pass and Adam are built here node for node as
 // `@neura/autograd`'s VJPs and `@neura/optim`'s adam emit them (checked against both while they were written).
 import { optimize } from '@neura/egraph';
-import type { Graph as GraphT, Node, TensorValue } from '@neura/ir';
+import type { Graph as GraphT, Node, OpAttrs, TensorValue } from '@neura/ir';
 import { Graph, interpret, leafName, mulberry32, tensor } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 
@@ -94,7 +94,7 @@ describe('optimize on an MLP', () => {
     const multiOf = new Map<string, number>();
     for (const u of graph.updates) {
       const v = graph.nodes[u.value];
-      const name = leafName(graph.nodes[u.state]);
+      const name = leafName(graph.nodes[u.state]) as string;
       if (name === 'adam.step') continue;
       expect(v.op, `update of ${name}`).toBe('pick');
       multiOf.set(name, v.inputs[0]);
@@ -106,6 +106,11 @@ describe('optimize on an MLP', () => {
       expect(multiOf.get(`adam.v/${i}`), p).toBe(multiOf.get(p));
     }
     expect(new Set(multiOf.values()).size).toBe(4);
+    // the report names the rule that made each multi-result kernel, with its expressions
+    const multiKernels = report.kernels.filter((k) => k.op === 'pointwiseMulti');
+    expect(multiKernels.length).toBe(4);
+    for (const k of multiKernels) expect(k.rules).toContain('update-multi');
+    expect(report.format()).toContain('update-multi');
     expect(report.dispatchesBefore).toBe(78);
     expect(report.dispatchesAfter).toBeLessThanOrEqual(15);
     expectSameResults(g, graph);
