@@ -106,6 +106,11 @@ describe('optimize on an MLP', () => {
       expect(multiOf.get(`adam.v/${i}`), p).toBe(multiOf.get(p));
     }
     expect(new Set(multiOf.values()).size).toBe(4);
+    // the report names the rule that made each multi-result kernel, with its expressions
+    const multiKernels = report.kernels.filter((k) => k.op === 'pointwiseMulti');
+    expect(multiKernels.length).toBe(4);
+    for (const k of multiKernels) expect(k.rules).toContain('update-multi');
+    expect(report.format()).toContain('update-multi');
     expect(report.dispatchesBefore).toBe(78);
     expect(report.dispatchesAfter).toBeLessThanOrEqual(15);
     expectSameResults(g, graph);

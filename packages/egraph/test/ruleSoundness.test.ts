@@ -59,6 +59,12 @@ const SAMPLES: Record<string, Sample> = {
       return [g.add(x, g.mul(g.sqrt(g.constant(4)), g.constant(1.5, [1, x.shape[1]]))), g.cast(g.gt(g.constant(2, [2]), 1), 'f32')];
     },
   },
+  'reduce-factor-out': {
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      return [g.sum(g.neg(x), [1]), g.mean(g.mul(x, 0.25), [0], true), g.sum(g.mul(g.neg(x), g.constant(3, [1, 1])), [0, 1])];
+    },
+  },
   'mul-const-right': { build: (g, r) => [g.mul(0.25, mat(g, 'x', r))] },
   'mul-const-assoc': { build: (g, r) => [g.mul(g.mul(mat(g, 'x', r), 3), g.constant(0.5, [1]))] },
   'transpose-into-matmul-a': {

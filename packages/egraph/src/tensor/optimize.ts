@@ -53,6 +53,8 @@ export interface PassSpec {
   /** Caps of this pass (the run's totals cap them further). */
   readonly iterLimit?: number;
   readonly timeLimitMs?: number;
+  /** Time kept for this pass: the passes before it stop this much before the run's total time runs out. */
+  readonly reserveMs?: number;
 }
 
 /**
@@ -64,7 +66,7 @@ export const DEFAULT_PASSES: readonly PassSpec[] = [
   { name: 'simplify', ruleSets: ['algebra', 'layout', 'backward'], iterLimit: 12 },
   { name: 'fuse', ruleSets: ['fusion'], iterLimit: 30 },
   // on the fused expressions: state updates sharing an operand become one multi-result kernel
-  { name: 'group', ruleSets: ['update'], iterLimit: 2 },
+  { name: 'group', ruleSets: ['update'], iterLimit: 2, reserveMs: 400 },
 ];
 
 /** Options of `optimize`. */
@@ -219,11 +221,13 @@ function runPasses(
   const start = now();
   let iterations = 0;
   const out: PassReport[] = [];
-  for (const p of passes) {
+  for (const [i, p] of passes.entries()) {
+    // later passes' reserves are held back (on a loaded machine fusion may be cut short; grouping still runs)
+    const reserved = passes.slice(i + 1).reduce((s, q) => s + (q.spec?.reserveMs ?? 0), 0);
     const runner = new Runner(loaded.egraph, {
       iterLimit: Math.max(0, Math.min(p.spec?.iterLimit ?? Number.POSITIVE_INFINITY, iterTotal - iterations)),
       nodeLimit: options.nodeLimit ?? 50_000,
-      timeLimitMs: Math.max(0, Math.min(p.spec?.timeLimitMs ?? Number.POSITIVE_INFINITY, timeTotal - (now() - start))),
+      timeLimitMs: Math.max(0, Math.min(p.spec?.timeLimitMs ?? Number.POSITIVE_INFINITY, timeTotal - reserved - (now() - start))),
       scheduler: new BackoffScheduler({ matchLimit }),
     });
     for (const r of loaded.roots) runner.addRoot(r);

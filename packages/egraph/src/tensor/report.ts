@@ -68,6 +68,7 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
     if (!FUSED_OPS.includes(n.op) || n.op === 'pick') continue;
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
     if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
+    else if (n.op === 'pointwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ') }); // one kernel, several results
     else if (n.op === 'fusedMatmul') {
       const a = n.attrs;
       const parts = [a.transA ? 'transA' : '', a.transB ? 'transB' : '', a.bias ? 'bias' : '', a.activation !== 'none' ? a.activation : ''];
