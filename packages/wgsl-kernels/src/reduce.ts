@@ -9,6 +9,7 @@
 
 import { numel, type ReduceOp } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { EMPTY_PLAN } from './kernel.js';
 import { bindOperands, ceilPow2, declareBindings, f32Lit, header, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, workgroupReduceFns } from './wgsl.js';
 
 /** Reduced extents at least this long use a workgroup per output (rows path); shorter ones a thread per output. */
@@ -141,7 +142,7 @@ export function reduceKernel(spec: KernelSpec<ReduceOp>, caps: DeviceCaps): Kern
   const inShape = spec.inputs[0].shape;
   const R = numel(node.shape);
   const C = axes.reduce((p, a) => p * inShape[a], 1);
-  if (R === 0) return { dispatches: [], scratch: [] };
+  if (R === 0) return EMPTY_PLAN;
   if (C === 0) kernelError(spec, 'reduces over an empty axis');
   const merged = mergeReduceAxes(inShape, axes);
   const { bindings, declarations } = bindOperands(spec, [0], ['x']);
