@@ -15,6 +15,7 @@ export {
   type LimitsSource,
 } from './kernel.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
+export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
 export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulPlanWith, type SkinnyConfig } from './matmul.js';
