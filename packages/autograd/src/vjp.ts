@@ -3,7 +3,8 @@
 // and never a fused op (fused ops are made after differentiation and have no VJP). Every returned gradient
 // has exactly its operand's shape (broadcasts are summed away with `sumToShape`); the engine checks this.
 
-import { customOpDef, GELU_TANH_K, type Graph, GraphError, type Node, type OpKind, type Tensor } from '@neura/ir';
+import { GELU_TANH_K, type Graph, GraphError, type Node, type OpKind, type Tensor } from '@neura/ir';
+import { customVjp } from './customVjp.js';
 import { sumToShape } from './sumToShape.js';
 
 /** What a VJP rule sees: the forward node, its operands, the upstream gradient and which operands need one. */
@@ -231,9 +232,9 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   stopGradient: noGradient('stopGradient blocks the gradient by definition'),
   custom: rule(({ graph, node, inputs, g, needs }) => {
     const { name, params } = node.attrs;
-    const def = customOpDef(name);
-    if (!def.vjp) throw new GraphError(`custom op '${name}' has no vjp: give one to differentiate through it`, 'custom', node.site);
-    const grads = def.vjp({ graph, node, inputs, g, params, needs });
+    const vjp = customVjp(name);
+    if (!vjp) throw new GraphError(`custom op '${name}' has no vjp: register one (registerCustomVjp, or customOp's vjp) to differentiate through it`, 'custom', node.site);
+    const grads = vjp({ graph, node, inputs, g, params, needs });
     if (grads.length !== inputs.length) throw new GraphError(`custom op '${name}': its vjp returned ${grads.length} gradients for ${inputs.length} operands`, 'custom', node.site);
     return grads;
   }),

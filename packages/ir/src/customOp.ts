@@ -1,30 +1,16 @@
 // Custom ops: an op defined by the user and registered once by name — its type inference, reference
-// interpretation, flops and VJP here (ir owns those facts), its WGSL kernel in @neura/wgsl-kernels
-// (`registerCustomKernel`); `customOp` in @neura/nn registers both. In the closed op set it is the one op
+// interpretation and flops here (ir owns those facts), its VJP in @neura/autograd (`registerCustomVjp`), its WGSL
+// kernel in @neura/wgsl-kernels (`registerCustomKernel`); `customOp` in @neura/nn registers all three. In the closed op set it is the one op
 // `custom` whose attributes name the definition (`{ name, params }`), so every per-op table has a row for it
 // that delegates here. The registry is one table per process (on `globalThis` under a `Symbol.for` key), like
 // the kernel registry, so two copies of the package see the same ops. Invariant: an unknown name is an error
 // naming it and the registered ones; a definition's answers are checked (shape, data length) where used.
 
 import type { DType } from './dtype.js';
-import type { Graph, Node, Tensor } from './graph.js';
 import { GraphError } from './graphError.js';
 import type { TensorType } from './inferCore.js';
 import type { CustomParams } from './ops.js';
 import type { TensorValue } from './tensorValue.js';
-
-/** What a custom op's VJP sees. */
-export interface CustomVjpContext {
-  readonly graph: Graph;
-  /** The forward node (its value is available as a tensor: `node` itself). */
-  readonly node: Node<'custom'>;
-  readonly inputs: readonly Tensor[];
-  /** The upstream gradient, shaped like the output. */
-  readonly g: Tensor;
-  readonly params: CustomParams;
-  /** Whether operand i needs a gradient. */
-  readonly needs: readonly boolean[];
-}
 
 /** A custom op's definition (everything but its kernel). */
 export interface CustomOpDef {
@@ -34,8 +20,6 @@ export interface CustomOpDef {
   infer(inputs: readonly TensorType[], params: CustomParams): { shape: readonly number[]; dtype: DType };
   /** Reference semantics: the output's values, row-major (float64 in the interpreter's f64 mode). */
   interpret(inputs: readonly TensorValue[], params: CustomParams, output: TensorType): ArrayLike<number>;
-  /** Gradients of the operands (one per operand, `undefined` for none), built from graph ops; absent: not differentiable. */
-  vjp?(ctx: CustomVjpContext): readonly (Tensor | undefined)[];
   /** Flops of one call, for the cost model (default: one per output element). */
   flops?(inputs: readonly TensorType[], output: TensorType, params: CustomParams): number;
 }
