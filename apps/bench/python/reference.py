@@ -279,7 +279,9 @@ def cnn_step(model_name, batch, mode):
 
 
 def main():
-    which = set(sys.argv[1:]) or {"matmul", "mlp", "gpt", "kernels", "cnn"}
+    args = [a for a in sys.argv[1:] if not a.startswith("--out=")]
+    out_path = next((a[len("--out="):] for a in sys.argv[1:] if a.startswith("--out=")), None)
+    which = set(args) or {"matmul", "mlp", "gpt", "kernels", "cnn"}
     out = {
         "framework": "pytorch",
         "version": torch.__version__,
@@ -288,9 +290,16 @@ def main():
         "results": {},
     }
     res = out["results"]
+
+    def save():  # with --out=PATH the document is rewritten after every workload (a timeout keeps what was done)
+        if out_path:
+            with open(out_path, "w") as f:
+                json.dump(out, f)
+
     if "matmul" in which:
         for n in (1024, 2048, 4096):
             res[f"matmul-{n}"] = {"eager": matmul(n)}
+            save()
     if "mlp" in which:
         workloads = {
             "mlp-784-128-10-b32-sgd": ([784, 128, 10], 32, "sgd"),
@@ -304,6 +313,7 @@ def main():
             except Exception as e:  # torch.compile can fail where no compiler toolchain exists
                 entry["compiledError"] = str(e)[:300]
             res[name] = entry
+            save()
     if "gpt" in which:
         gpts = {
             "gpt-2x128-ctx64-b16-adamw": (2, 4, 128, 64, 16, 65),
@@ -311,14 +321,18 @@ def main():
         }
         for name, cfg in gpts.items():
             entry = {"eager": gpt_step(*cfg, "eager")}
-            for mode in ("compiled", "graphs"):
+            res[name] = entry
+            save()
+            for mode in ("graphs", "compiled"):
                 try:
                     entry[mode] = gpt_step(*cfg, mode)
                 except Exception as e:  # torch.compile can fail where no compiler toolchain exists
                     entry[f"{mode}Error"] = str(e)[:300]
+                save()
             timed_modes = [m for m in ("eager", "compiled", "graphs") if m in entry]
             entry["best"] = min(timed_modes, key=lambda m: entry[m]["medianMs"])
             res[name] = entry
+            save()
     if "cnn" in which:
         for name, (model_name, batch) in {"cnn-lenet5-b64-adam": ("lenet", 64), "cnn-resnet8-b128-adam": ("resnet", 128)}.items():
             entry = {"eager": cnn_step(model_name, batch, "eager")}
@@ -329,8 +343,10 @@ def main():
                     entry[f"{mode}Error"] = str(e)[:300]
             entry["best"] = min([m for m in ("eager", "compiled", "graphs") if m in entry], key=lambda m: entry[m]["medianMs"])
             res[name] = entry
+            save()
     if "kernels" in which and dev == "cuda":
         res["kernels"] = kernels()
+        save()
     json.dump(out, sys.stdout)
     print()
 

@@ -9,8 +9,9 @@ import { parseArgs } from 'node:util';
 import { createDevice, type RooflineCeilings } from '@neura/runtime-webgpu';
 import { measureBandwidth } from './bandwidth.js';
 import { timeSyncedSteps } from './workloads/stepFigures.js';
-import { buildGpt, GPT_WORKLOADS } from './workloads/gpt.js';
-import { benchAttention, benchMatmulShape, GPT_MATMULS, MATMUL_SWEEP } from './workloads/kernels.js';
+import { buildGpt, GPT_WORKLOADS, timeGptWith } from './workloads/gpt.js';
+import { generateKernel, type KernelGenerator, MATMUL_CONFIGS, type MatmulConfig, matmulKernel } from '@neura/wgsl-kernels';
+import { benchAttention, benchMatmulShape, FLASH_SWEEP, GPT_MATMULS, withFlashConfig } from './workloads/kernels.js';
 
 /** H200 fp32 peak without tensor cores (datasheet, H200.md); the bandwidth is measured. */
 const PEAK_FP32 = 67e12;
@@ -51,22 +52,44 @@ if (args.kernels) {
   }
   const a = await benchAttention(dev);
   kernels['attention-fwd-bwd-b64h6t256d64-causal'] = a;
-  log(`attention fwd+bwd B64 H6 T256 D64 causal: ${a.medianMs.toFixed(3)} ms (${a.dispatches} dispatches)`);
+  log(`attention fwd+bwd B64 H6 T256 D64 causal: ${a.medianMs.toFixed(3)} ms (${a.dispatches} dispatches: ${a.plan} = ${a.dispatchMs.map((x) => x.toFixed(3)).join(' + ')})`);
   summary.kernels = kernels;
 }
 if (args.sweep) {
-  // tiled configurations on the largest shapes (no split-K, no heuristics): which one should ship
+  // flash shapes on attention fwd+bwd, then whole GPT steps with other tiled-matmul preferences
   const sweep: Record<string, unknown> = {};
-  for (const m of GPT_MATMULS.filter((x) => ['square-4096', 'fwd-fc-16384x1536x384', 'dx-16384x384x1536-Bt'].includes(x.name))) {
-    for (const cfg of MATMUL_SWEEP) {
-      const key = `${m.name} ${cfg.bm}x${cfg.bn}x${cfg.bk}/${cfg.tm}x${cfg.tn}`;
-      try {
-        const r = await benchMatmulShape(m, dev, 5, cfg);
-        sweep[key] = r;
-        log(`sweep ${key}: ${r.tflops?.toFixed(2)} TFLOP/s`);
-      } catch (e) {
-        sweep[key] = { error: String(e).slice(0, 200) };
-      }
+  for (const cfg of FLASH_SWEEP) {
+    const key = `attention-fwd-bwd rows ${cfg.rows} tile ${cfg.tile}`;
+    try {
+      const r = await benchAttention(dev, undefined, 10, cfg);
+      sweep[key] = r;
+      log(`sweep ${key}: ${r.medianMs.toFixed(3)} ms [${r.dispatchMs.map((x) => x.toFixed(3)).join(' ')}]`);
+    } catch (e) {
+      sweep[key] = { error: String(e).slice(0, 200) };
+    }
+  }
+  // whole GPT 6x384 steps with other tiled-matmul preferences (split-K and skinny decisions kept) and flash shapes
+  const gpt = GPT_WORKLOADS.find((w) => w.name.startsWith('gpt-6x384')) as (typeof GPT_WORKLOADS)[number];
+  const prefer = (first: MatmulConfig): KernelGenerator => {
+    const list = [first, ...MATMUL_CONFIGS.slice(1)];
+    return (spec, caps) => (spec.node.op === 'matmul' || spec.node.op === 'fusedMatmul' ? matmulKernel(spec, caps, list) : generateKernel(spec, caps));
+  };
+  const variants: [string, KernelGenerator][] = [
+    ['shipped', generateKernel],
+    ['matmul 128x64x8/8x8 first', prefer({ bm: 128, bn: 64, bk: 8, tm: 8, tn: 8, minTiles: 256 })],
+    ['matmul 128x128x16/8x8 first', prefer({ bm: 128, bn: 128, bk: 16, tm: 8, tn: 8, minTiles: 256 })],
+    ['matmul 64x128x16/8x8 first', prefer({ bm: 64, bn: 128, bk: 16, tm: 8, tn: 8, minTiles: 256 })],
+    ['flash rows 32 tile 32', withFlashConfig({ rows: 32, tile: 32 })],
+    ['flash rows 128 tile 32', withFlashConfig({ rows: 128, tile: 32 })],
+  ];
+  for (const [name, gen] of variants) {
+    try {
+      const t = await timeGptWith(gpt, dev, gen, { steps: 10, warmup: 3 });
+      sweep[`gpt-6x384 step, ${name}`] = t;
+      log(`sweep gpt-6x384 step, ${name}: ${t.medianMs.toFixed(3)} ms`);
+    } catch (e) {
+      sweep[`gpt-6x384 step, ${name}`] = { error: String(e).slice(0, 300) };
+      log(`sweep gpt-6x384 step, ${name}: failed ${String(e).slice(0, 200)}`);
     }
   }
   summary.sweep = sweep;

@@ -103,6 +103,11 @@ export class Graph {
   node<K extends OpKind>(op: K, inputs: readonly (NodeId | Node)[], attrs: OpAttrs[K], leafType?: TensorType): Node<K> & Node {
     const ids = inputs.map((x) => (typeof x === 'number' ? x : x.id));
     for (const id of ids) if (!this.nodes[id]) throw new GraphError(`${op}: operand ${id} is not a node of this graph`, op);
+    // a Node of another graph may share an id with one of ours: taking it by id would silently wire the wrong tensor
+    inputs.forEach((x, k) => {
+      if (typeof x !== 'number' && this.nodes[x.id] !== x && !sameNode(this.nodes[x.id], x))
+        throw new GraphError(`${op}: operand ${k} (${fmtShape(x.shape)} ${x.dtype}) belongs to another graph`, op, userCallSite());
+    });
     if (leafType && leafType.shape.some((d) => !Number.isInteger(d) || d < 0))
       throw new GraphError(`${op}: invalid shape ${fmtShape(leafType.shape)} (extents must be integers ≥ 0)`, op, userCallSite());
     const key = `${op}|${JSON.stringify(attrs, exactNumbers)}|${ids.join(',')}|${leafType ? `${leafType.shape}:${leafType.dtype}` : ''}`;
@@ -602,6 +607,19 @@ export class Graph {
     for (let i = 0; i < seen.length; i++) if (seen[i]) ids.push(i);
     return ids; // ids are created after their inputs, so id order is topological
   }
+}
+
+/** Whether two nodes are the same value (same op, operands, attributes and type): a copy of a node is not foreign. */
+function sameNode(a: Node, b: Node): boolean {
+  return (
+    a.op === b.op &&
+    a.dtype === b.dtype &&
+    a.shape.length === b.shape.length &&
+    a.shape.every((d, i) => d === b.shape[i]) &&
+    a.inputs.length === b.inputs.length &&
+    a.inputs.every((d, i) => d === b.inputs[i]) &&
+    JSON.stringify(a.attrs, exactNumbers) === JSON.stringify(b.attrs, exactNumbers)
+  );
 }
 
 /**

@@ -5,6 +5,7 @@
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
+import { registeredKernelOps } from '@neura/wgsl-kernels';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileInference`. */
@@ -42,7 +43,7 @@ export async function compileInference(graph: Graph, opts: InferenceOptions): Pr
   let g = graph;
   let report: OptimizeReport | undefined;
   if (opts.optimize !== false) {
-    ({ graph: g, report } = optimize(graph, { limits: opts.device.caps }));
+    ({ graph: g, report } = optimize(graph, { limits: opts.device.caps, customKernelOps: registeredKernelOps() }));
   }
   const session = await compile(g, opts.device, { initialState: compilableState(opts.initialState, modelTypes, g), label: 'inference' });
   const names = Object.keys(opts.outputs);

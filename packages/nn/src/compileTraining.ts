@@ -9,6 +9,7 @@ import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
 import { clipGradNorm, type Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
+import { registeredKernelOps } from '@neura/wgsl-kernels';
 import { anomalyStep } from './anomaly.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
@@ -165,7 +166,7 @@ export async function compileTraining(graph: Graph, opts: TrainingOptions): Prom
   let step = graph;
   let report: OptimizeReport | undefined;
   if (opts.optimize !== false) {
-    ({ graph: step, report } = optimize(graph, { limits: device.caps })); // the device's limits; prints its report under NEURA_DEBUG
+    ({ graph: step, report } = optimize(graph, { limits: device.caps, customKernelOps: registeredKernelOps() })); // the device's limits; prints its report under NEURA_DEBUG
   }
   const session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step' });
   const paramNames = params.map((p) => p.attrs.name);

@@ -113,4 +113,22 @@ describe('malformed IDX files are IdxErrors that say what is wrong (issue 9, ite
     const images = idx([2, 28, 28], new Array(2 * 28 * 28).fill(0));
     expect(() => mnistFromIdx(images, idx([2], [3, 12]))).toThrow(/label 12 at index 1 is outside 0\.\.9/);
   });
+
+  it('every truncation and every rank byte of a valid file parses or is an IdxError, never another error', () => {
+    const good = idx([3, 2], [1, 2, 3, 4, 5, 6]);
+    const tries: Uint8Array[] = [];
+    for (let n = 0; n < good.length; n++) tries.push(good.slice(0, n));
+    for (let rank = 0; rank < 256; rank++) {
+      const b = good.slice();
+      b[3] = rank;
+      tries.push(b);
+    }
+    for (const b of tries) {
+      try {
+        parseIdx(b);
+      } catch (e) {
+        expect(e, `${b.length} bytes, rank byte ${b[3]}`).toBeInstanceOf(IdxError);
+      }
+    }
+  });
 });

@@ -37,10 +37,13 @@ export class DispatchTimer {
     device: NeuraDevice,
     private readonly count: number,
     label: string,
+    /** The dispatch list is encoded this many times back to back (benchmarks: the GPU stays busy and clocked up). */
+    private readonly repeats = 1,
   ) {
     checkProfilable(device);
+    if (!Number.isInteger(repeats) || repeats < 1) throw new ProfilerError(`profile repeats must be an integer ≥ 1, got ${repeats}`);
     const gpu = device.gpu;
-    const queries = 2 * count;
+    const queries = 2 * count * repeats;
     for (let q = 0; q < queries; q += MAX_QUERIES)
       this.sets.push(gpu.createQuerySet({ label: `${label}.timestamps${this.sets.length}`, type: 'timestamp', count: Math.min(MAX_QUERIES, queries - q) }));
     const bytes = Math.max(8, queries * 8);
@@ -51,7 +54,8 @@ export class DispatchTimer {
   /** Encodes every dispatch in its own timed compute pass. */
   encode(enc: GPUCommandEncoder, dispatches: readonly RecordedDispatch[], label: string): void {
     if (dispatches.length !== this.count) throw new ProfilerError(`DispatchTimer made for ${this.count} dispatches, given ${dispatches.length}`);
-    dispatches.forEach((d, i) => {
+    const all = Array.from({ length: this.repeats }, () => dispatches).flat();
+    all.forEach((d, i) => {
       const q = 2 * i;
       const querySet = this.sets[Math.floor(q / MAX_QUERIES)];
       const at = q % MAX_QUERIES;
@@ -61,8 +65,8 @@ export class DispatchTimer {
       pass.dispatchWorkgroups(d.grid[0], d.grid[1], d.grid[2]);
       pass.end();
     });
-    this.labels = dispatches.map((d) => d.label);
-    this.kernels = dispatches.map((d) => d.kernel);
+    this.labels = all.map((d) => d.label);
+    this.kernels = all.map((d) => d.kernel);
     this.sets.forEach((s, k) => {
       enc.resolveQuerySet(s, 0, s.count, this.resolve, k * MAX_QUERIES * 8);
     });
@@ -75,7 +79,7 @@ export class DispatchTimer {
       await this.readback.mapAsync(GPUMapMode.READ);
       const ts = new BigInt64Array(this.readback.getMappedRange().slice(0));
       this.readback.unmap();
-      const t0 = this.count ? ts[0] : 0n;
+      const t0 = this.labels.length ? ts[0] : 0n;
       return this.labels.map((label, i) => {
         const kernel = this.kernels[i];
         const startNs = Number(ts[2 * i] - t0);

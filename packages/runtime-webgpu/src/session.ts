@@ -96,8 +96,9 @@ export class Session {
   /**
    * Runs one step (updates included, exactly as `step`) with GPU timestamps per dispatch, one compute pass each;
    * returns its profile (per-kernel table, Chrome trace). Needs the `timestamp-query` feature (ProfilerError).
+   * `repeats` > 1 (benchmarks) encodes the step's dispatches that many times in the one submission.
    */
-  profile(feeds: Readonly<Record<string, FeedValue>>): Promise<StepProfile> {
+  profile(feeds: Readonly<Record<string, FeedValue>>, opts: { repeats?: number } = {}): Promise<StepProfile> {
     let prepared: PreparedStep;
     try {
       prepared = this.prepare(feeds, {});
@@ -106,7 +107,7 @@ export class Session {
     }
     return this.serial(async () => {
       checkProfilable(this.c.device);
-      const timer = new DispatchTimer(this.c.device, this.c.dispatches.length, this.c.label);
+      const timer = new DispatchTimer(this.c.device, this.c.dispatches.length, this.c.label, opts.repeats);
       try {
         await this.runStep(prepared, timer);
       } catch (e) {

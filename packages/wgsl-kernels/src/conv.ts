@@ -22,18 +22,26 @@ let ${n} = o / ${u32Lit(W * H * C)};`;
 const one = (d: ReturnType<typeof perElementDispatch>): KernelPlan => ({ dispatches: [d], scratch: [] });
 const none: KernelPlan = { dispatches: [], scratch: [] };
 
-/** `conv2d` [x, w] → y: a thread per output sums C/groups·KH·KW products. */
+/** Channels per thread: the largest of 4, 2, 1 dividing `n` (each tap's activation is loaded once for all). */
+const channelTile = (n: number): number => (n % 4 === 0 ? 4 : n % 2 === 0 ? 2 : 1);
+const tileVars = (t: number) => Array.from({ length: t }, (_, i) => `acc${i}`);
+
+/** `conv2d` [x, w] → y: a thread per output pixel and tile of T output channels sums C/groups·KH·KW taps. */
 export function conv2dKernel(spec: KernelSpec<'conv2d'>, caps: DeviceCaps): KernelPlan {
   const a = spec.node.attrs;
   const [, C, H, W] = spec.inputs[0].shape;
   const [O, CG, KH, KW] = spec.inputs[1].shape;
+  const [N, , HO, WO] = spec.node.shape;
   const n = numel(spec.node.shape);
   if (n === 0) return none;
   const OG = O / a.groups;
+  const T = channelTile(OG);
+  const acc = tileVars(T);
   const { bindings, name } = bindOperands(spec, [0, 1], ['x', 'w']);
-  const body = `${nchw(spec.node.shape, ['b', 'oc', 'oy', 'ox'])}
-let g = oc / ${u32Lit(OG)};
-var acc = 0.0;
+  const body = `${nchw([N, O / T, HO, WO], ['b', 'ot', 'oy', 'ox'])}
+let oc0 = ot * ${u32Lit(T)};
+let g = oc0 / ${u32Lit(OG)};
+${acc.map((v) => `var ${v} = 0.0;`).join('\n')}
 for (var ic = 0u; ic < ${u32Lit(CG)}; ic = ic + 1u) {
   for (var ky = 0; ky < ${KH}; ky = ky + 1) {
     let iy = oy * ${a.stride[0]} - ${a.padding[0]} + ky * ${a.dilation[0]};
@@ -41,28 +49,35 @@ for (var ic = 0u; ic < ${u32Lit(CG)}; ic = ic + 1u) {
     for (var kx = 0; kx < ${KW}; kx = kx + 1) {
       let ix = ox * ${a.stride[1]} - ${a.padding[1]} + kx * ${a.dilation[1]};
       if (ix < 0 || ix >= ${W}) { continue; }
-      acc = fma(${name(0)}[((b * ${u32Lit(C)} + g * ${u32Lit(CG)} + ic) * ${u32Lit(H)} + u32(iy)) * ${u32Lit(W)} + u32(ix)], ${name(1)}[((oc * ${u32Lit(CG)} + ic) * ${u32Lit(KH)} + u32(ky)) * ${u32Lit(KW)} + u32(kx)], acc);
+      let xv = ${name(0)}[((b * ${u32Lit(C)} + g * ${u32Lit(CG)} + ic) * ${u32Lit(H)} + u32(iy)) * ${u32Lit(W)} + u32(ix)];
+      let wi = ((oc0 * ${u32Lit(CG)} + ic) * ${u32Lit(KH)} + u32(ky)) * ${u32Lit(KW)} + u32(kx);
+${acc.map((v, t) => `      ${v} = fma(xv, ${name(1)}[wi${t ? ` + ${u32Lit(t * CG * KH * KW)}` : ''}], ${v});`).join('\n')}
     }
   }
 }
-y[o] = acc;`;
-  return one(perElementDispatch(spec, caps, { strategy: `direct conv2d: a thread per output, ${CG}x${KH}x${KW} taps`, bindings, names: [name(0), name(1), 'y'], n, body }));
+let yo = ((b * ${u32Lit(O)} + oc0) * ${u32Lit(HO)} + u32(oy)) * ${u32Lit(WO)} + u32(ox);
+${acc.map((v, t) => `y[yo${t ? ` + ${u32Lit(t * HO * WO)}` : ''}] = ${v};`).join('\n')}`;
+  return one(perElementDispatch(spec, caps, { strategy: `direct conv2d: a thread per output pixel × ${T} output channels, ${CG}x${KH}x${KW} taps`, bindings, names: [name(0), name(1), 'y'], n: n / T, body }));
 }
 
-/** `conv2dGradInput` [dy, w] → dx: a thread per input element sums the outputs whose window covers it. */
+/** `conv2dGradInput` [dy, w] → dx: a thread per input pixel and tile of T input channels sums the outputs whose window covers it. */
 export function conv2dGradInputKernel(spec: KernelSpec<'conv2dGradInput'>, caps: DeviceCaps): KernelPlan {
   const a = spec.node.attrs;
   const [, O, HO, WO] = spec.inputs[0].shape;
   const [, CG, KH, KW] = spec.inputs[1].shape;
+  const [N, C, H, W] = spec.node.shape;
   const n = numel(spec.node.shape);
   if (n === 0) return none;
   const OG = O / a.groups;
+  const T = channelTile(CG);
+  const acc = tileVars(T);
   const { bindings, name } = bindOperands(spec, [0, 1], ['dy', 'w']);
   const [sh, sw] = a.stride;
-  const body = `${nchw(spec.node.shape, ['b', 'c', 'iy', 'ix'])}
-let g = c / ${u32Lit(CG)};
-let ic = c % ${u32Lit(CG)};
-var acc = 0.0;
+  const body = `${nchw([N, C / T, H, W], ['b', 'ct', 'iy', 'ix'])}
+let c0 = ct * ${u32Lit(T)};
+let g = c0 / ${u32Lit(CG)};
+let ic0 = c0 % ${u32Lit(CG)};
+${acc.map((v) => `var ${v} = 0.0;`).join('\n')}
 for (var q = 0u; q < ${u32Lit(OG)}; q = q + 1u) {
   let oc = g * ${u32Lit(OG)} + q;
   for (var ky = 0; ky < ${KH}; ky = ky + 1) {
@@ -71,12 +86,15 @@ for (var q = 0u; q < ${u32Lit(OG)}; q = q + 1u) {
     for (var kx = 0; kx < ${KW}; kx = kx + 1) {
       let tx = ix + ${a.padding[1]} - kx * ${a.dilation[1]};
       if (tx < 0 || tx % ${sw} != 0 || tx / ${sw} >= ${WO}) { continue; }
-      acc = fma(${name(0)}[((b * ${u32Lit(O)} + oc) * ${u32Lit(HO)} + u32(ty / ${sh})) * ${u32Lit(WO)} + u32(tx / ${sw})], ${name(1)}[((oc * ${u32Lit(CG)} + ic) * ${u32Lit(KH)} + u32(ky)) * ${u32Lit(KW)} + u32(kx)], acc);
+      let dv = ${name(0)}[((b * ${u32Lit(O)} + oc) * ${u32Lit(HO)} + u32(ty / ${sh})) * ${u32Lit(WO)} + u32(tx / ${sw})];
+      let wi = ((oc * ${u32Lit(CG)} + ic0) * ${u32Lit(KH)} + u32(ky)) * ${u32Lit(KW)} + u32(kx);
+${acc.map((v, t) => `      ${v} = fma(dv, ${name(1)}[wi${t ? ` + ${u32Lit(t * KH * KW)}` : ''}], ${v});`).join('\n')}
     }
   }
 }
-y[o] = acc;`;
-  return one(perElementDispatch(spec, caps, { strategy: `conv2dGradInput (gather-style transposed conv): a thread per input element`, bindings, names: [name(0), name(1), 'y'], n, body }));
+let xo = ((b * ${u32Lit(C)} + c0) * ${u32Lit(H)} + u32(iy)) * ${u32Lit(W)} + u32(ix);
+${acc.map((v, t) => `y[xo${t ? ` + ${u32Lit(t * H * W)}` : ''}] = ${v};`).join('\n')}`;
+  return one(perElementDispatch(spec, caps, { strategy: `conv2dGradInput (gather-style transposed conv): a thread per input pixel × ${T} input channels`, bindings, names: [name(0), name(1), 'y'], n: n / T, body }));
 }
 
 /** `conv2dGradWeight` [x, dy] → dw: a workgroup per weight element, threads split N·Ho·Wo, tree sum. */
@@ -89,7 +107,9 @@ export function conv2dGradWeightKernel(spec: KernelSpec<'conv2dGradWeight'>, cap
   if (nw === 0) return none;
   const OG = O / a.groups;
   const total = N * HO * WO;
-  const wg = Math.min(linearWorkgroupSize(caps), 256);
+  // threads per weight element: each sums ≥ 32 products, so short sums (small batches, late layers) do not pay
+  // a 256-wide tree of barriers for a handful of products each (measured: LeNet's conv2 at batch 16, 3.4× faster)
+  const wg = Math.min(linearWorkgroupSize(caps), 256, Math.max(32, 2 ** Math.floor(Math.log2(Math.max(1, total / 32)))));
   const g = linearGrid(spec, nw, caps);
   const { bindings, name } = bindOperands(spec, [0, 1], ['x', 'dy']);
   const code = `${header(spec, `conv2dGradWeight: a workgroup of ${wg} per weight element sums ${total} products (tree in shared memory)`)}${declareBindings(bindings, [name(0), name(1), 'y'])}

@@ -37,10 +37,24 @@ export function flashEligible(d: number, dv: number, caps: DeviceCaps): boolean 
   return d % 4 === 0 && dv % 4 === 0 && d > 0 && dv > 0 && d <= FLASH_MAX_DIM && dv <= FLASH_MAX_DIM && linearWorkgroupSize(caps, 64) >= 16 && tileRows(d, dv, caps) > 0;
 }
 
-/** Partner rows per staged tile: the most (≤ 32, multiple of 4) whose rows and two floats each fit the caps. */
-function tileRows(a: number, b: number, caps: DeviceCaps): number {
-  for (const bc of [32, 16, 8, 4]) if (bc * (a + b + 2) * 4 <= caps.maxComputeWorkgroupStorageSize) return bc;
+/** Partner rows per staged tile: the most (≤ `most`, multiple of 4) whose rows and two floats each fit the caps. */
+function tileRows(a: number, b: number, caps: DeviceCaps, most = 32): number {
+  for (const bc of [64, 32, 16, 8, 4]) if (bc <= most && bc * (a + b + 2) * 4 <= caps.maxComputeWorkgroupStorageSize) return bc;
   return 0;
+}
+
+/** A flash variant: rows (threads) per workgroup and partner rows per staged tile (for sweeps; defaults 64 and 32). */
+export interface FlashConfig {
+  readonly rows: number;
+  readonly tile: number;
+}
+
+/** The shipped flash configuration for these caps. */
+export const defaultFlashConfig = (caps: DeviceCaps): FlashConfig => ({ rows: linearWorkgroupSize(caps, 64), tile: 32 });
+
+function resolve(caps: DeviceCaps, d: number, dv: number, cfg?: FlashConfig): { wg: number; bc: number } {
+  const c = cfg ?? defaultFlashConfig(caps);
+  return { wg: Math.min(c.rows, linearWorkgroupSize(caps, c.rows)), bc: tileRows(d, dv, caps, c.tile) };
 }
 
 const MASKED = '-3.0e38';
@@ -65,10 +79,9 @@ const stageRows = (sh: string, src: string, headOff: string, r0: string, n: numb
     }`;
 
 /** Forward / stats kernel: a thread per query row, online softmax over key tiles. */
-function forwardCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean, scale: number, stats: boolean): { code: string; wg: number; smem: number } {
+function forwardCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean, scale: number, stats: boolean, cfg?: FlashConfig): { code: string; wg: number; smem: number } {
   const { tq, tk, d, dv } = dm;
-  const wg = linearWorkgroupSize(caps, 64);
-  const bc = tileRows(d, dv, caps);
+  const { wg, bc } = resolve(caps, d, dv, cfg);
   const D4 = d / 4;
   const V4 = dv / 4;
   const decl = [
@@ -155,19 +168,19 @@ function gridFor(spec: KernelSpec, caps: DeviceCaps, rows: number, wg: number, h
 }
 
 /** Flash `attention` (see the file header). */
-export function flashAttentionPlan(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function flashAttentionPlan(spec: KernelSpec, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
   const dm = dimsOf(spec);
-  const { code, wg } = forwardCode(spec, caps, dm, causal, scale, false);
+  const { code, wg } = forwardCode(spec, caps, dm, causal, scale, false, cfg);
   const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [] };
 }
 
 /** Gradient pass for dq (a thread per query row over key tiles) or dk / dv (a thread per key row over query tiles). */
-function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean, scale: number, wrt: 'q' | 'k' | 'v'): { code: string; wg: number } {
+function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean, scale: number, wrt: 'q' | 'k' | 'v', cfg?: FlashConfig): { code: string; wg: number } {
   const { tq, tk, d, dv } = dm;
-  const wg = linearWorkgroupSize(caps, 64);
+  const { wg, bc: tile } = resolve(caps, d, dv, cfg);
   const D4 = d / 4;
   const V4 = dv / 4;
   const sc = f32Lit(scale);
@@ -190,7 +203,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean,
   let smem: number;
   if (byQuery) {
     // thread = query row i: q_i, dO_i, L_i, Δ_i in registers; key tiles (K, V) staged
-    const bc = tileRows(d, dv, caps);
+    const bc = tile;
     smem = bc * (d + dv) * 4;
     smemDecl = `var<workgroup> ks: array<vec4<f32>, ${(bc * d) / 4}>;\nvar<workgroup> vs: array<vec4<f32>, ${(bc * dv) / 4}>;`;
     body = `let i = wid.x * ${u32Lit(wg)} + lid;
@@ -219,7 +232,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean,
   if (valid) { ${range(D4).map((x) => `y[row * ${u32Lit(D4)} + ${u32Lit(x)}] = a${x} * ${sc};`).join(' ')} }`;
   } else {
     // thread = key row j: k_j (and v_j for dk) in registers; query tiles (Q, dO, L, Δ) staged
-    const br = tileRows(d, dv, caps);
+    const br = tile;
     smem = br * (d + dv + 2) * 4;
     smemDecl = `var<workgroup> qs: array<vec4<f32>, ${(br * d) / 4}>;\nvar<workgroup> gs: array<vec4<f32>, ${(br * dv) / 4}>;\nvar<workgroup> st: array<f32, ${2 * br}>;`;
     const dk = wrt === 'k';
@@ -274,14 +287,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }
 
 /** Flash `attentionGrad` (see the file header): a stats dispatch, then the gradient dispatch. */
-export function flashAttentionGradPlan(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function flashAttentionGradPlan(spec: KernelSpec, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale, wrt } = spec.node.attrs as { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
   const dm = dimsOf(spec);
-  const st = forwardCode(spec, caps, dm, causal, scale, true);
+  const st = forwardCode(spec, caps, dm, causal, scale, true, cfg);
   const statsBindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   statsBindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' });
   const stats: Dispatch = { label: labelOf(spec.node, `${spec.node.shape.join('x')}:stats`), code: st.code, bindings: statsBindings, workgroupSize: [st.wg, 1, 1], grid: gridFor(spec, caps, dm.tq, st.wg, dm.heads) };
-  const gr = gradCode(spec, caps, dm, causal, scale, wrt);
+  const gr = gradCode(spec, caps, dm, causal, scale, wrt, cfg);
   const bindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read', dtype: 'f32' }, { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;

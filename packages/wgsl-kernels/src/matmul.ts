@@ -76,8 +76,8 @@ export function matmulConfigFits(c: MatmulConfig, caps: DeviceCaps): boolean {
 }
 
 /** Picks the tiled configuration for an M x N output: the first that fits and has its `minTiles`. */
-export function chooseMatmulConfig(m: number, n: number, caps: DeviceCaps): MatmulConfig | undefined {
-  const fits = MATMUL_CONFIGS.filter((c) => matmulConfigFits(c, caps));
+export function chooseMatmulConfig(m: number, n: number, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): MatmulConfig | undefined {
+  const fits = configs.filter((c) => matmulConfigFits(c, caps));
   return fits.find((c) => Math.ceil(m / c.bm) * Math.ceil(n / c.bn) >= c.minTiles) ?? fits[fits.length - 1];
 }
 
@@ -142,10 +142,14 @@ function problemOf(spec: KernelSpec): Problem {
 
 /** Workgroups a split-K matmul aims for (a few per multiprocessor on large GPUs). */
 export const SPLIT_K_TARGET_WORKGROUPS = 512;
-/** Split-K needs at least this K, and each split at least SPLIT_K_MIN_CHUNK of it. */
-export const SPLIT_K_MIN_K = 2048;
+/**
+ * Split-K needs at least this K, K ≥ 4·max(M, N) (the reduction dominates: weight gradients, not a forward
+ * layer with few tiles), and each split at least SPLIT_K_MIN_CHUNK of K. H200: the 2x128 GPT's [1024,128]ᵀ·
+ * [1024,128] ran 59 µs on two 128x64 tiles.
+ */
+export const SPLIT_K_MIN_K = 512;
 /** See SPLIT_K_MIN_K. */
-export const SPLIT_K_MIN_CHUNK = 512;
+export const SPLIT_K_MIN_CHUNK = 128;
 
 /**
  * Split-K for a long reduction over few output tiles (the weight gradients of a transformer: [384,16384]·
@@ -153,9 +157,9 @@ export const SPLIT_K_MIN_CHUNK = 512;
  * splits so that tiles·S ≈ SPLIT_K_TARGET_WORKGROUPS (when tiles < a quarter of it), each split a multiple of BK.
  * Not for batched matmuls.
  */
-export function chooseSplitK(m: number, n: number, k: number, batches: number, caps: DeviceCaps): { cfg: MatmulConfig; splits: number; chunk: number } | undefined {
-  if (batches !== 1 || k < SPLIT_K_MIN_K) return undefined;
-  const cfg = MATMUL_CONFIGS.find((c) => matmulConfigFits(c, caps));
+export function chooseSplitK(m: number, n: number, k: number, batches: number, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): { cfg: MatmulConfig; splits: number; chunk: number } | undefined {
+  if (batches !== 1 || k < SPLIT_K_MIN_K || k < 4 * Math.max(m, n)) return undefined;
+  const cfg = configs.find((c) => matmulConfigFits(c, caps));
   if (!cfg) return undefined;
   const tiles = Math.ceil(m / cfg.bm) * Math.ceil(n / cfg.bn);
   if (tiles >= SPLIT_K_TARGET_WORKGROUPS / 4) return undefined;
@@ -168,18 +172,18 @@ export function chooseSplitK(m: number, n: number, k: number, batches: number, c
 }
 
 /** `matmul` and `fusedMatmul` (bias, relu epilogue): skinny for small M, split-K for long K over few tiles, else tiled. */
-export function matmulKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function matmulKernel(spec: KernelSpec, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): KernelPlan {
   const p = problemOf(spec);
   if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [] };
   if (prefersSkinny(p.M, p.N * p.batches, p.transA, p.transB)) {
     const s = chooseSkinnyConfig(p.M, p.transB, caps);
     if (s) return skinnyPlan(p, s, caps);
   }
-  const split = chooseSplitK(p.M, p.N, p.K, p.batches, caps);
+  const split = chooseSplitK(p.M, p.N, p.K, p.batches, caps, configs);
   if (split) return tiledPlan(p, split.cfg, caps, split);
-  const cfg = chooseMatmulConfig(p.M, p.N * p.batches, caps);
+  const cfg = chooseMatmulConfig(p.M, p.N * p.batches, caps, configs);
   if (!cfg) {
-    const c = MATMUL_CONFIGS[MATMUL_CONFIGS.length - 1];
+    const c = configs[configs.length - 1];
     checkWorkgroupMemory(spec, sharedBytesOf(c), caps);
     return kernelError(spec, `needs ${threadsOf(c)} invocations per workgroup, more than maxComputeInvocationsPerWorkgroup (device value ${caps.maxComputeInvocationsPerWorkgroup})`);
   }

@@ -19,8 +19,12 @@ export const SPLIT_MAX_ROWS = 128;
 export const SPLIT_MIN_ROW = 8192;
 /** Elements one pass-1 workgroup reduces when a rows reduction is split. */
 export const ROW_CHUNK = 4096;
-/** Rows one pass-1 thread reduces when a columns reduction is split. */
-export const COLUMN_CHUNK = 256;
+/**
+ * Rows one pass-1 thread reduces when a columns reduction is split. H200, the bias gradients of the GPT step
+ * ([16384,384] → [384]): 256-row chunks walked one load at a time ran 127 µs (200 GB/s, latency-bound); 32-row
+ * chunks of vec4 columns with four loads in flight give ~50K threads and the bandwidth to stream it.
+ */
+export const COLUMN_CHUNK = 32;
 /** Columns path: with fewer outputs than this, a reduction over at least 2·COLUMN_CHUNK rows is split. */
 export const SPLIT_MAX_COLUMNS = 16384;
 
@@ -51,7 +55,9 @@ const combineOf = (kind: Kind) => (acc: string, v: string) => (kind === 'reduceM
  */
 function rowsDispatch(spec: KernelSpec, caps: DeviceCaps, kind: Kind, o: { label: string; strategy: string; bindings: readonly Binding[]; names: [string, string]; rows: number; rowLen: number; chunks: number; finish: (acc: string) => string }): Dispatch {
   const chunkLen = Math.ceil(o.rowLen / o.chunks);
-  const wg = Math.min(linearWorkgroupSize(caps), ceilPow2(chunkLen));
+  // about 8 elements per thread (at least 32 threads): a 384-wide row (layer-norm statistics) takes 64 threads with
+  // six loads in flight each instead of 256 threads with one or two and a deeper barrier tree
+  const wg = Math.min(linearWorkgroupSize(caps), Math.max(32, ceilPow2(Math.ceil(chunkLen / 8))), ceilPow2(chunkLen));
   const g = linearGrid(spec, o.rows * o.chunks, caps);
   const [src, dst] = o.names;
   const combine = combineOf(kind);
@@ -80,29 +86,47 @@ ${
   return { label: o.label, code, bindings: o.bindings, workgroupSize: [wg, 1, 1], grid: g.grid };
 }
 
-/** A columns kernel: thread o reduces src[i * cols + o] for i in [chunk start, chunk end) into dst[p * cols + o]. */
-function columnsDispatch(spec: KernelSpec, caps: DeviceCaps, kind: Kind, o: { label: string; strategy: string; bindings: readonly Binding[]; names: [string, string]; cols: number; rows: number; chunks: number; finish: (acc: string) => string }): Dispatch {
+/**
+ * Split columns, pass 1: thread (o4, p) reduces rows [p·CH, (p+1)·CH) of `w` adjacent columns (vec4 when the
+ * row length is a multiple of 4) with four independent loads in flight, and writes its partials transposed,
+ * part[col · chunks + p], so that pass 2 is a rows reduction (a workgroup per output, contiguous partials).
+ */
+function columnPartialsDispatch(spec: KernelSpec, caps: DeviceCaps, kind: Kind, o: { label: string; bindings: readonly Binding[]; cols: number; rows: number; chunks: number }): Dispatch {
+  const w = o.cols % 4 === 0 ? 4 : 1;
+  const ty = w === 4 ? 'vec4<f32>' : 'f32';
+  const units = o.cols / w;
   const wg = linearWorkgroupSize(caps);
-  const per = Math.ceil(o.cols / wg);
-  const g = linearGrid(spec, per * o.chunks, caps);
-  const chunkLen = Math.ceil(o.rows / o.chunks);
-  const [src, dst] = o.names;
+  const threads = units * o.chunks;
+  const g = linearGrid(spec, Math.ceil(threads / wg), caps);
+  const ch = Math.ceil(o.rows / o.chunks);
   const combine = combineOf(kind);
-  const code = `${header(spec, o.strategy)}${declareBindings(o.bindings, o.names)}
-
-const COLS = ${u32Lit(o.cols)};
+  const stores =
+    w === 4
+      ? ['x', 'y', 'z', 'w'].map((c, q) => `part[(o4 * 4u + ${u32Lit(q)}) * ${u32Lit(o.chunks)} + p] = acc.${c};`).join(' ')
+      : `part[o4 * ${u32Lit(o.chunks)} + p] = acc;`;
+  const code = `${header(spec, `columns, pass 1 of 2: a thread per (${w === 4 ? 'vec4 of outputs' : 'output'}, chunk of ${ch} rows), ${o.chunks} chunks, four loads in flight, partials transposed into scratch`)}@group(0) @binding(0) var<storage, read> x: array<${ty}>;
+@group(0) @binding(1) var<storage, read_write> part: array<f32>;
 
 @compute @workgroup_size(${wg})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let w = ${g.index};
-  let p = w / ${u32Lit(per)};
-  let o = (w % ${u32Lit(per)}) * ${u32Lit(wg)} + lid;
-  if (o >= COLS || p >= ${u32Lit(o.chunks)}) { return; }
-  let i0 = p * ${u32Lit(chunkLen)};
-  let i1 = min(i0 + ${u32Lit(chunkLen)}, ${u32Lit(o.rows)});
-  var acc = ${src}[i0 * COLS + o];
-  for (var i = i0 + 1u; i < i1; i = i + 1u) { acc = ${combine('acc', `${src}[i * COLS + o]`)}; }
-  ${dst}[p * COLS + o] = ${o.finish('acc')};
+  let t = ${g.index} * ${u32Lit(wg)} + lid;
+  if (t >= ${u32Lit(threads)}) { return; }
+  let o4 = t % ${u32Lit(units)};
+  let p = t / ${u32Lit(units)};
+  let i0 = p * ${u32Lit(ch)};
+  let i1 = min(i0 + ${u32Lit(ch)}, ${u32Lit(o.rows)});
+  var a0 = x[i0 * ${u32Lit(units)} + o4];
+  ${kind === 'sum' || kind === 'mean' ? `var a1 = ${ty}(); var a2 = ${ty}(); var a3 = ${ty}();` : 'var a1 = a0; var a2 = a0; var a3 = a0;'}
+  var i = i0 + 1u;
+  for (; i + 3u < i1; i = i + 4u) {
+    a0 = ${combine('a0', `x[i * ${u32Lit(units)} + o4]`)};
+    a1 = ${combine('a1', `x[(i + 1u) * ${u32Lit(units)} + o4]`)};
+    a2 = ${combine('a2', `x[(i + 2u) * ${u32Lit(units)} + o4]`)};
+    a3 = ${combine('a3', `x[(i + 3u) * ${u32Lit(units)} + o4]`)};
+  }
+  for (; i < i1; i = i + 1u) { a0 = ${combine('a0', `x[i * ${u32Lit(units)} + o4]`)}; }
+  let acc = ${combine(combine('a0', 'a1'), combine('a2', 'a3'))};
+  ${stores}
 }
 `;
   return { label: o.label, code, bindings: o.bindings, workgroupSize: [wg, 1, 1], grid: g.grid };
@@ -140,8 +164,8 @@ export function reduceKernel(spec: KernelSpec<ReduceOp>, caps: DeviceCaps): Kern
   }
   if (pattern === 'rk' && R < SPLIT_MAX_COLUMNS && C >= 2 * COLUMN_CHUNK) {
     const chunks = nonEmptyChunks(C, Math.ceil(C / COLUMN_CHUNK));
-    const d1 = columnsDispatch(spec, caps, kind, { label: `${label}:partials`, strategy: `columns, pass 1 of 2: a thread per (output, chunk of ${COLUMN_CHUNK} rows), ${chunks} chunks, into scratch`, bindings: pass1, names: ['x', 'part'], cols: R, rows: C, chunks, finish: same });
-    const d2 = columnsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `columns, pass 2 of 2: a thread per output reduces its ${chunks} partials`, bindings: pass2, names: ['part', 'y'], cols: R, rows: chunks, chunks: 1, finish });
+    const d1 = columnPartialsDispatch(spec, caps, kind, { label: `${label}:partials`, bindings: pass1, cols: R, rows: C, chunks });
+    const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `columns, pass 2 of 2: a workgroup per output reduces its ${chunks} contiguous partials (tree in shared memory)`, bindings: pass2, names: ['part', 'y'], rows: R, rowLen: chunks, chunks: 1, finish });
     return { dispatches: [d1, d2], scratch: [R * chunks * 4] };
   }
 

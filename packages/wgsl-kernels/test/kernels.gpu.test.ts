@@ -30,6 +30,8 @@ import {
   type KernelSpec,
   MATMUL_CONFIGS,
   chooseSplitK,
+  flashAttentionGradPlan,
+  flashAttentionPlan,
   matmulConfigFits,
   matmulPlanWith,
 } from '@neura/wgsl-kernels';
@@ -259,7 +261,7 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
 
     it.each([['sum'], ['mean'], ['reduceMax'], ['reduceMin']] as const)('%s splits long reductions with few outputs into two passes', async (op) => {
       const caps = await getCaps();
-      const big: [Shape, number[]][] = [[[1_000_000], [0]], [[3, 9000], [1]], [[2000, 5], [0]], [[70000, 3], [0]], [[5, 4, 300], [0, 1]]];
+      const big: [Shape, number[]][] = [[[1_000_000], [0]], [[3, 9000], [1]], [[2000, 5], [0]], [[70000, 3], [0]], [[5, 4, 300], [0, 1]], [[1000, 12], [0]], [[67, 8], [0]], [[2, 50, 16], [0, 1]]];
       for (const [shape, axes] of big) {
         const g = new Graph();
         const plan = generateKernel({ node: g.node(op, [g.input('x', shape)], { axes, keepdims: false }), inputs: [{ shape, dtype: 'f32' }] }, caps);
@@ -387,6 +389,19 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
           await check('attentionGrad', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, dv] }, { shape: [...lead, tq, dv] }], { causal, scale: 0.5, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
     });
 
+    it('flash attention variants (rows per workgroup, tile rows) agree with the interpreter', async () => {
+      const caps = await getCaps();
+      const lead = [2];
+      const [tq, tk, d] = [70, 70, 8];
+      const ops: Operand[] = [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tq, d] }];
+      for (const cfg of [{ rows: 32, tile: 8 }, { rows: 128, tile: 64 }, { rows: 16, tile: 4 }]) {
+        await check('attention', ops.slice(0, 3), { causal: true, scale: 0.3 }, caps, { rtol: 1e-4, atol: 1e-5, plan: (s, c) => flashAttentionPlan(s, c, cfg) });
+        if (caps.maxStorageBuffersPerShaderStage >= 6)
+          for (const wrt of ['q', 'k', 'v'] as const)
+            await check('attentionGrad', ops, { causal: true, scale: 0.3, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfg) });
+      }
+    });
+
     it('rope rotates half-split pairs, and its inverse', async () => {
       const caps = await getCaps();
       await check('rope', [{ shape: [2, 7, 8] }], { base: 10000, inverse: false }, caps, { rtol: 1e-4, atol: 1e-4 });
@@ -406,6 +421,8 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       { x: [2, 3, 7, 6], w: [4, 3, 3, 3], a: { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 } },
       { x: [1, 4, 9, 8], w: [6, 2, 3, 2], a: { stride: [2, 3], padding: [1, 0], dilation: [1, 2], groups: 2 } },
       { x: [3, 1, 5, 5], w: [2, 1, 1, 1], a: { stride: [1, 1], padding: [0, 0], dilation: [1, 1], groups: 1 } },
+      // channel tiles of 4 in both directions (conv2d: O/groups = 8; its input gradient: C/groups = 4)
+      { x: [2, 8, 5, 6], w: [16, 4, 3, 3], a: { stride: [2, 1], padding: [1, 1], dilation: [1, 1], groups: 2 } },
     ];
     const outSize = (h: number, k: number, s: number, p: number, d: number) => Math.floor((h + 2 * p - d * (k - 1) - 1) / s) + 1;
     it('conv2d and both of its gradients match the interpreter', async () => {

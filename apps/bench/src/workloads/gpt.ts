@@ -1,10 +1,12 @@
 // The GPT training-step workloads (the same shapes as python/reference.py's): token ids and targets fed each
 // step, AdamW, the whole step compiled once and replayed; timed like the MLP workloads.
 
-import { causalMask, compileTraining, GPT, type GptConfig, type TrainingSession } from '@neura/nn';
+import { optimize } from '@neura/egraph';
+import { buildTrainingStep, causalMask, compileTraining, GPT, type GptConfig, type TrainingSession } from '@neura/nn';
 import { adamW } from '@neura/optim';
-import type { NeuraDevice } from '@neura/runtime-webgpu';
-import type { Timing } from '../timing.js';
+import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
+import type { KernelGenerator } from '@neura/wgsl-kernels';
+import { type Timing, timeAsync } from '../timing.js';
 import { type StepFigures, stepFigures, timeSyncedSteps } from './stepFigures.js';
 
 /** One GPT workload. */
@@ -31,6 +33,33 @@ export async function buildGpt(w: GptWorkload, device: NeuraDevice): Promise<{ t
   };
   if (c.attention !== 'op') feeds.mask = Float32Array.from(causalMask(c.context).data); // the op masks itself
   return { train, feeds };
+}
+
+/**
+ * The same step compiled with a given kernel generator (sweeps: a tiled-matmul or flash configuration for the
+ * whole step), through `compile` directly; times synced steps.
+ */
+export async function timeGptWith(w: GptWorkload, device: NeuraDevice, generator: KernelGenerator, iters: { steps: number; warmup: number }): Promise<Timing> {
+  const c = w.config;
+  const { graph: g, loss } = new GPT(c).trainingGraph(c.batch);
+  buildTrainingStep(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }) });
+  const { graph } = optimize(g, { limits: device.caps });
+  const session = await compile(graph, device, { label: `${w.name}-variant`, generator });
+  const n = c.batch * c.context;
+  const feeds = {
+    tokens: Int32Array.from({ length: n }, (_, i) => (i * 31 + 7) % c.vocab),
+    targets: Int32Array.from({ length: n }, (_, i) => (i * 17 + 3) % c.vocab),
+  };
+  const t = await timeAsync(
+    async () => {
+      await session.step(feeds);
+      await session.sync();
+    },
+    iters.steps,
+    iters.warmup,
+  );
+  session.dispose();
+  return t;
 }
 
 /** Builds, compiles and times one GPT training step. */

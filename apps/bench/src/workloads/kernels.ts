@@ -4,7 +4,7 @@
 
 import { Graph } from '@neura/ir';
 import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
-import { generateKernel, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
+import { type FlashConfig, flashAttentionGradPlan, flashAttentionPlan, generateKernel, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
 
 /** One matmul shape: C[M,N] = op(A)·op(B) with reduction K. */
 export interface MatmulShape {
@@ -37,18 +37,20 @@ export interface KernelTiming {
   readonly dispatches: number;
   readonly tflops?: number;
   readonly plan: string;
+  /** Median time of each dispatch of one pass, in plan order (ms). */
+  readonly dispatchMs: readonly number[];
 }
 
-async function gpuMedian(session: Awaited<ReturnType<typeof compile>>, repeats: number): Promise<{ medianMs: number; minMs: number; labels: string[] }> {
-  const ms: number[] = [];
-  let labels: string[] = [];
-  for (let i = 0; i < repeats + 2; i++) {
-    const p = await session.profile({});
-    if (i >= 2) ms.push(p.summary().gpuMs);
-    labels = p.timings.map((t) => t.label);
-  }
-  ms.sort((a, b) => a - b);
-  return { medianMs: ms[Math.floor(ms.length / 2)], minMs: ms[0], labels };
+/** Median GPU time of one pass over the session's dispatches, `repeats` passes back to back in one submission. */
+async function gpuMedian(session: Awaited<ReturnType<typeof compile>>, repeats: number): Promise<{ medianMs: number; minMs: number; labels: string[]; dispatchMs: number[] }> {
+  const n = session.stats.dispatchesPerStep;
+  const p = await session.profile({}, { repeats: repeats + 3 });
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const ms = (r: number, i: number) => (p.timings[r * n + i].endNs - p.timings[r * n + i].startNs) * 1e-6;
+  const per: number[] = [];
+  for (let r = 3; r < repeats + 3; r++) per.push(Array.from({ length: n }, (_, i) => ms(r, i)).reduce((a, b) => a + b, 0));
+  const dispatchMs = Array.from({ length: n }, (_, i) => med(Array.from({ length: repeats }, (_, r) => ms(r + 3, i))));
+  return { medianMs: med(per), minMs: Math.min(...per), labels: p.timings.slice(0, n).map((t) => t.label), dispatchMs };
 }
 
 /** Tiled configurations to sweep (the autotuner's candidates): shipped ones and deeper/wider variants. */
@@ -75,11 +77,20 @@ export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repe
   const session = await compile(g, device, { label: s.name, ...(cfg ? { generator: withMatmulConfig(cfg) } : {}) });
   const r = await gpuMedian(session, repeats);
   session.dispose();
-  return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (2 * s.m * s.n * s.k) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + ') };
+  return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (2 * s.m * s.n * s.k) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };
 }
 
+/** Flash variants to sweep: rows per workgroup x staged tile rows. */
+export const FLASH_SWEEP: readonly FlashConfig[] = [32, 64, 128].flatMap((rows) => [16, 32, 64].map((tile) => ({ rows, tile })));
+
+/** A generator that plans attention and its gradients with a fixed flash configuration. */
+export const withFlashConfig =
+  (cfg: FlashConfig): KernelGenerator =>
+  (spec, caps) =>
+    spec.node.op === 'attention' ? flashAttentionPlan(spec, caps, cfg) : spec.node.op === 'attentionGrad' ? flashAttentionGradPlan(spec, caps, cfg) : generateKernel(spec, caps);
+
 /** Times causal attention forward + the three gradients (B, H, T, D), as one step of 4 kernels. */
-export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 10): Promise<KernelTiming> {
+export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 10, cfg?: FlashConfig): Promise<KernelTiming> {
   const { b, h, t, d } = dims;
   const g = new Graph();
   const shape = [b, h, t, d];
@@ -91,10 +102,10 @@ export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, 
   const attrs = { causal: true, scale: 1 / Math.sqrt(d) };
   g.output('o', g.attention(q, k, v, attrs));
   for (const wrt of ['q', 'k', 'v'] as const) g.output(`d${wrt}`, g.node('attentionGrad', [q, k, v, dout], { ...attrs, wrt }));
-  const session = await compile(g, device, { label: 'attention' });
+  const session = await compile(g, device, { label: 'attention', ...(cfg ? { generator: withFlashConfig(cfg) } : {}) });
   const r = await gpuMedian(session, repeats);
   session.dispose();
   // causal fwd ≈ 2·(2·T²/2·D) per head, bwd ≈ 2.5× fwd (the FLOP count FlashAttention papers use)
   const fwd = 4 * b * h * (t * t) / 2 * d;
-  return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (3.5 * fwd) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + ') };
+  return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (3.5 * fwd) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };
 }

@@ -13,7 +13,7 @@
 // pass could find is an alternative in the whole-step e-graph too, chosen by the same cost model. So fused ops
 // have no VJP (`@neura/autograd` refuses to differentiate them, by name) and callers differentiate primitives.
 
-import type { Graph as GraphT, KernelLimits, NamedLeafOp, Node, NodeId } from '@neura/ir';
+import type { Graph as GraphT, KernelLimits, NamedLeafOp, Node, NodeId, OpKind } from '@neura/ir';
 import { DEFAULT_KERNEL_LIMITS, Graph } from '@neura/ir';
 import type { DagExtractorOptions, EGraph as EGraphT, ENode, Extraction, Id, Report } from '../core/index.js';
 import { BackoffScheduler, DagExtractor, EGraph, ExtractionError, reachableClasses, Runner } from '../core/index.js';
@@ -27,6 +27,7 @@ import { layoutRules } from './rules/layout.js';
 import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
+import { withKernelBoundaries } from './kernelBoundaries.js';
 import { fromENode, toENode } from './tensorLanguage.js';
 
 /** The named rule sets. */
@@ -85,6 +86,11 @@ export interface OptimizeOptions {
   readonly maxPointwiseInputs?: number;
   /** Settings of the DAG extractor. */
   readonly extract?: DagExtractorOptions;
+  /**
+   * Ops with a user-registered kernel (`registeredKernelOps()` of `@neura/wgsl-kernels`): fusion boundaries, kept
+   * as their own nodes so that the user's generator runs (see kernelBoundaries.ts). Default: none.
+   */
+  readonly customKernelOps?: Iterable<OpKind>;
 }
 
 /** The result of `optimize`. */
@@ -264,7 +270,8 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   analysis.markRoots([...graph.outputs.values(), ...graph.updates.map((u) => u.value)].map((id) => loaded.classOf.get(id) as Id));
   const passes = runPasses(loaded, selectPasses(options), options, Math.max(1000, 8 * graph.nodes.length));
   const run = combineReports(passes);
-  const cost = tensorCost(egraph, costDefaults(options.cost, limits));
+  const boundaries = new Set(options.customKernelOps ?? []);
+  const cost = withKernelBoundaries(tensorCost(egraph, costDefaults(options.cost, limits)), egraph, boundaries);
   const t0 = now();
   const extraction = new DagExtractor(egraph, cost, { improvePasses: 2, maxEvaluations: 20_000, timeLimitMs: 60, ...options.extract }).extract(
     loaded.roots,
@@ -289,6 +296,7 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
     cost: extraction.cost,
     totalTimeMs: now() - start,
     dot: level >= 3 ? egraphToDot(egraph, extraction) : undefined,
+    customKernelOps: [...boundaries].sort(),
   });
   if (level >= 1) writeDebug(level >= 2 ? report.format() : report.summary());
   if (level >= 3 && report.dot) writeDebug(report.dot);

@@ -124,6 +124,8 @@ export class OptimizeReport {
   readonly extractMs: number;
   /** Wall time of each phase of `optimize` in ms: loading the e-graph, the passes, extraction, rebuilding the graph. */
   readonly phases: OptimizePhases;
+  /** Ops with a user-registered kernel, kept as fusion boundaries (sorted; empty when none). */
+  readonly customKernelOps: readonly string[];
 
   /** Builds the report from the run and both graphs' figures. */
   constructor(parts: {
@@ -136,6 +138,7 @@ export class OptimizeReport {
     cost: number;
     totalTimeMs: number;
     dot?: string;
+    customKernelOps?: readonly string[];
   }) {
     const hits: Record<string, number> = {};
     for (const [k, v] of Object.entries(parts.run.applied)) if (v > 0) hits[k] = v;
@@ -160,6 +163,7 @@ export class OptimizeReport {
     this.totalTimeMs = parts.totalTimeMs;
     this.kernels = parts.kernels;
     this.dot = parts.dot;
+    this.customKernelOps = parts.customKernelOps ?? [];
   }
 
   /** One line: `e-graph: 412 e-nodes, 180 e-classes, 7 iterations (saturated) in 38 ms; dispatches 31 → 12; …`. */
@@ -167,7 +171,8 @@ export class OptimizeReport {
     const e = this.egraph;
     return (
       `e-graph: ${e.enodes} e-nodes, ${e.eclasses} e-classes, ${e.iterations} iterations (${e.stopReason}) in ${Math.round(e.timeMs)} ms; ` +
-      `dispatches ${this.dispatchesBefore} → ${this.dispatchesAfter}; bytes ${fmtBytes(this.bytesBefore)} → ${fmtBytes(this.bytesAfter)}`
+      `dispatches ${this.dispatchesBefore} → ${this.dispatchesAfter}; bytes ${fmtBytes(this.bytesBefore)} → ${fmtBytes(this.bytesAfter)}` +
+      (this.customKernelOps.length ? `; custom kernels (fusion boundaries): ${this.customKernelOps.join(', ')}` : '')
     );
   }
 

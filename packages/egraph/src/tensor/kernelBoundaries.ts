@@ -1,0 +1,80 @@
+// Fusion boundaries: ops that have a user-registered kernel must run as their own node, or the user's generator
+// is silently bypassed (a relu folded into a matmul epilogue never calls the custom relu kernel). Wraps a node
+// cost function so that extraction keeps such ops: a fused node that would absorb a boundary op, and any other
+// node in an e-class that holds a boundary op's node, cost Infinity. Must not change costs when no op is a
+// boundary. Invariant: the boundary op's own node stays finite, so extraction always succeeds.
+
+import type { OpAttrs, OpKind, PwExpr } from '@neura/ir';
+import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
+import type { TensorInfo } from './tensorAnalysis.js';
+import { fromENode, isOpKind } from './tensorLanguage.js';
+
+/** The primitive ops a fused op stands for (the ones its fusion rules absorbed), from its attributes. */
+const ABSORBED: {
+  readonly [K in 'fusedMatmul' | 'pointwise' | 'softmaxCrossEntropy' | 'softmaxCrossEntropyGrad']: (a: OpAttrs[K]) => readonly OpKind[];
+} = {
+  fusedMatmul: (a) => ['matmul', ...(a.bias ? (['add'] as const) : []), ...(a.activation === 'relu' ? (['relu'] as const) : [])],
+  pointwise: (a) => [...exprOps(a.expr)],
+  softmaxCrossEntropy: () => ['logSoftmax', 'nll'],
+  softmaxCrossEntropyGrad: () => ['logSoftmax', 'logSoftmaxGrad', 'nllGrad'],
+};
+
+function exprOps(e: PwExpr, out = new Set<OpKind>()): Set<OpKind> {
+  switch (e.op) {
+    case 'in':
+    case 'const':
+      return out;
+    case 'where':
+      out.add('where');
+      exprOps(e.c, out);
+      exprOps(e.a, out);
+      return exprOps(e.b, out);
+    case 'cast':
+      out.add('cast');
+      return exprOps(e.a, out);
+    default:
+      out.add(e.op);
+      exprOps(e.a, out);
+      return 'b' in e ? exprOps(e.b, out) : out;
+  }
+}
+
+/** The primitive ops an e-node stands for: itself, or for a fused node the ops it absorbed. */
+export function absorbedOps(node: ENode): readonly OpKind[] {
+  if (!isOpKind(node.op)) return [];
+  const ir = fromENode(node);
+  switch (ir.op) {
+    case 'fusedMatmul':
+      return ABSORBED.fusedMatmul(ir.attrs as OpAttrs['fusedMatmul']);
+    case 'pointwise':
+      return ABSORBED.pointwise(ir.attrs as OpAttrs['pointwise']);
+    case 'softmaxCrossEntropy':
+      return ABSORBED.softmaxCrossEntropy(ir.attrs as OpAttrs['softmaxCrossEntropy']);
+    case 'softmaxCrossEntropyGrad':
+      return ABSORBED.softmaxCrossEntropyGrad(ir.attrs as OpAttrs['softmaxCrossEntropyGrad']);
+    default:
+      return [ir.op];
+  }
+}
+
+/**
+ * A cost function that keeps every op of `boundaries` as its own node (see the header); `inner` when empty.
+ * Costs are memoised per e-node and per e-class (the e-graph is not modified during extraction).
+ */
+export function withKernelBoundaries(inner: NodeCostFunction, egraph: EGraph<TensorInfo>, boundaries: ReadonlySet<OpKind>): NodeCostFunction {
+  if (boundaries.size === 0) return inner;
+  const classHasBoundary = new Map<Id, boolean>();
+  const hasBoundary = (cls: Id): boolean => {
+    let v = classHasBoundary.get(cls);
+    if (v === undefined) classHasBoundary.set(cls, (v = egraph.eclass(cls).nodes.some((n) => boundaries.has(n.op as OpKind))));
+    return v;
+  };
+  return {
+    nodeCost(node: ENode, eclass: Id): number {
+      if (boundaries.has(node.op as OpKind)) return inner.nodeCost(node, eclass);
+      if (hasBoundary(egraph.find(eclass))) return Number.POSITIVE_INFINITY; // the class must be the user's kernel
+      if (absorbedOps(node).some((op) => boundaries.has(op))) return Number.POSITIVE_INFINITY; // would hide it
+      return inner.nodeCost(node, eclass);
+    },
+  };
+}

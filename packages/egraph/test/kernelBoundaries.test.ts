@@ -1,0 +1,38 @@
+// Ops with a user-registered kernel are fusion boundaries: optimize keeps them as their own nodes (neither folded
+// into a matmul epilogue nor into a pointwise expression), and says so in the report NEURA_DEBUG=1 prints.
+
+import { Graph, interpret, tensor } from '@neura/ir';
+import { describe, expect, it } from 'vitest';
+import { optimize } from '../src/index.js';
+
+function mlp() {
+  const g = new Graph();
+  const x = g.input('x', [4, 6]);
+  const h = g.relu(g.add(g.matmul(x, g.param('w', [6, 5])), g.param('b', [5])));
+  g.output('y', g.mul(g.sigmoid(h), 3));
+  return g;
+}
+
+describe('custom-kernel ops are fusion boundaries', () => {
+  it('without boundaries relu fuses; with relu as a boundary it stays one node and the result is the same', () => {
+    const g = mlp();
+    const fused = optimize(g).graph;
+    expect(fused.nodes.some((n) => n.op === 'relu')).toBe(false);
+    const { graph, report } = optimize(g, { customKernelOps: ['relu'] });
+    expect(graph.nodes.filter((n) => n.op === 'relu')).toHaveLength(1);
+    for (const n of graph.nodes) {
+      if (n.op === 'fusedMatmul') expect(n.attrs.activation).toBe('none');
+      if (n.op === 'pointwise') expect(JSON.stringify(n.attrs.expr)).not.toContain('"relu"');
+    }
+    expect(report.customKernelOps).toEqual(['relu']);
+    expect(report.summary()).toMatch(/custom kernels \(fusion boundaries\): relu$/);
+    const feeds = { x: tensor([4, 6], Array.from({ length: 24 }, (_, i) => Math.cos(i))) };
+    expect(interpret(graph, feeds).outputs.y.data).toBeAllclose(interpret(g, feeds).outputs.y.data, { rtol: 1e-12, atol: 1e-12 });
+  });
+
+  it('a boundary on a fused op\'s part (matmul) keeps the plain matmul', () => {
+    const { graph } = optimize(mlp(), { customKernelOps: ['matmul'] });
+    expect(graph.nodes.some((n) => n.op === 'matmul')).toBe(true);
+    expect(graph.nodes.some((n) => n.op === 'fusedMatmul')).toBe(false);
+  });
+});
