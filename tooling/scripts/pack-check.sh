@@ -4,7 +4,8 @@
 # profile: node10 and require() are not supported), installs the tarballs into a fresh project outside the
 # workspace (tooling/consumer/, copied to a temp folder) and checks, in order: imports and the missing-`webgpu`
 # error before the optional peer is installed; every README example in Node ESM; TypeScript under nodenext and
-# bundler resolution with @webgpu/types; an esbuild browser bundle of @neura/nn. Offline-friendly: every
+# bundler resolution with @webgpu/types; an esbuild browser bundle of @neura/nn, run in headless Chromium when
+# /usr/bin/chromium exists (CI installs it). Offline-friendly: every
 # package comes from the tarballs or pnpm's store (--prefer-offline).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -50,4 +51,6 @@ echo "pack-check: consumer.ts type-checks under nodenext (DOM lib) and bundler (
 pnpm exec esbuild browser.ts --bundle --platform=browser --format=esm --outfile=out/browser.js --log-level=warning
 if grep -Eq "from ['\"]node:|import\(['\"]node:" out/browser.js; then echo "pack-check: the browser bundle imports a node: builtin"; exit 1; fi
 echo "pack-check: @neura/nn bundles for the browser ($(($(wc -c <out/browser.js) / 1024)) KiB, esbuild --platform=browser)"
+pnpm_i add -D "playwright-core@$(ver apps/demo playwright-core)"
+node browserRun.mjs
 echo "pack-check: done in $((SECONDS - t0)) s"

@@ -279,6 +279,8 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   // egraph README, "One optimization, after grad"): nothing differentiates them, so they keep no VJP
   fusedMatmul: fusedOnly,
   pointwise: fusedOnly,
+  pointwiseMulti: fusedOnly,
+  pick: fusedOnly,
   softmaxCrossEntropy: fusedOnly,
   softmaxCrossEntropyGrad: secondOrder,
 };

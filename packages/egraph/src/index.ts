@@ -92,6 +92,7 @@ export { algebraRules } from './tensor/rules/algebra.js';
 export { backwardRules } from './tensor/rules/backward.js';
 export { fusionRules } from './tensor/rules/fusion.js';
 export { layoutRules } from './tensor/rules/layout.js';
+export { multiUpdateRules } from './tensor/rules/multiUpdate.js';
 export { TensorLanguageError, TensorTypeError } from './tensor/errors.js';
 export type { TensorAnalysisOptions, TensorInfo } from './tensor/tensorAnalysis.js';
 export { TensorAnalysis } from './tensor/tensorAnalysis.js';

@@ -15,6 +15,8 @@ interface Sample {
   with?: string[];
   /** Inputs are drawn from [0.5, 2] instead of [-1, 1]. */
   positive?: boolean;
+  /** Ops extraction should prefer over everything else (the rule's own nodes, when other rules also add some). */
+  prefer?: string[];
 }
 
 const dim = (r: Rnd) => 2 + Math.floor(r() * 4);
@@ -55,6 +57,12 @@ const SAMPLES: Record<string, Sample> = {
     build: (g, r) => {
       const x = mat(g, 'x', r);
       return [g.add(x, g.mul(g.sqrt(g.constant(4)), g.constant(1.5, [1, x.shape[1]]))), g.cast(g.gt(g.constant(2, [2]), 1), 'f32')];
+    },
+  },
+  'reduce-factor-out': {
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      return [g.sum(g.neg(x), [1]), g.mean(g.mul(x, 0.25), [0], true), g.sum(g.mul(g.neg(x), g.constant(3, [1, 1])), [0, 1])];
     },
   },
   'mul-const-right': { build: (g, r) => [g.mul(0.25, mat(g, 'x', r))] },
@@ -161,6 +169,26 @@ const SAMPLES: Record<string, Sample> = {
     },
     with: ['pointwise-lift'],
   },
+  'update-multi': {
+    // Adam's p, m, v updates from one gradient (plus an unrelated update that must stay out of the group)
+    build: (g, r) => {
+      const p = g.param('p', [dim(r), dim(r)]);
+      const m = g.state('m', p.shape);
+      const v = g.state('v', p.shape);
+      const c = g.state('c', []);
+      const grad = g.input('g', p.shape);
+      const m1 = g.add(g.mul(m, 0.9), g.mul(grad, 0.1));
+      const v1 = g.add(g.mul(v, 0.99), g.mul(g.square(grad), 0.01));
+      const c1 = g.add(c, 1);
+      g.update(m, m1);
+      g.update(v, v1);
+      g.update(c, c1);
+      g.update(p, g.sub(p, g.mul(g.div(g.div(m1, g.sub(1, g.pow(0.9, c1))), g.add(g.sqrt(v1), 1e-3)), 0.1)));
+      return [g.sum(grad)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge'],
+    prefer: ['pick', 'pointwiseMulti'],
+  },
   'pointwise-expand': {
     build: (g, r) => {
       const x = mat(g, 'x', r);
@@ -208,12 +236,18 @@ function checkRule(rule: TensorRewrite, sample: Sample, seed: number): void {
   expect(report.applied[rule.name], `${rule.name} fired`).toBeGreaterThan(0);
   // prefer what the rules added: the rewritten side is what gets checked
   const initial = new Set(g.live().map((i) => nodeKey(egraph.canonicalize(toENode(g.nodes[i], g.nodes[i].inputs.map((c) => classOf.get(c) as number))))));
-  const cost = { nodeCost: (n: Parameters<typeof nodeKey>[0]) => (initial.has(nodeKey(n)) ? 100 : 1) };
+  const prefer = new Set(sample.prefer ?? []);
+  const cost = { nodeCost: (n: Parameters<typeof nodeKey>[0]) => (prefer.has(n.op) ? 0.01 : initial.has(nodeKey(n)) ? 100 : 1) };
   const extraction = new DagExtractor(egraph, cost).extract(loaded.roots);
   const { graph: after } = egraphToGraph(loaded, extraction, g);
   const feeds = randomFeeds(g, r, sample.positive ?? false);
-  const a = interpret(g, feeds);
-  const b = interpret(after, feeds);
+  const state: Record<string, TensorValue> = {};
+  for (const n of [...g.leaves('state'), ...g.leaves('param')])
+    state[(n.attrs as { name: string }).name] = tensor(n.shape, Array.from({ length: numel(n.shape) }, () => 0.5 + r()));
+  const a = interpret(g, feeds, state);
+  const b = interpret(after, feeds, state);
+  for (const k of Object.keys(a.updates)) expect(b.updates[k].data, `${rule.name}: update of ${k}`).toBeAllclose(a.updates[k].data, { rtol: 1e-10, atol: 1e-12 });
+  for (const o of prefer) expect(after.live().some((id) => after.nodes[id].op === o), `${rule.name}: the rebuilt graph uses ${o}`).toBe(true);
   for (const k of Object.keys(a.outputs)) {
     expect(b.outputs[k].shape).toEqual(a.outputs[k].shape);
     expect(b.outputs[k].data, `${rule.name}: output ${k}`).toBeAllclose(a.outputs[k].data, { rtol: 1e-10, atol: 1e-12 });

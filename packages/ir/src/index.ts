@@ -12,6 +12,7 @@ export {
   type KernelCost,
   type KernelCtx,
   kernelIllegality,
+  kernelOutputs,
   type KernelLimits,
   pwExprSize,
   tensorTypeBytes,

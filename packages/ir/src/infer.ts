@@ -181,6 +181,24 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     if (!shape) fail('pointwise', 'input shapes do not broadcast', ins);
     return { shape: shape as number[], dtype: a.dtype };
   },
+  pointwiseMulti: (ins, a) => {
+    if (a.exprs.length === 0) fail('pointwiseMulti', 'needs at least one expression', ins);
+    const reads = Math.max(...a.exprs.map((e) => pwArity(e)));
+    if (ins.length < reads) fail('pointwiseMulti', `expressions read ${reads} inputs`, ins);
+    const shape = broadcastShapes(...ins.map((t) => t.shape));
+    if (!shape) fail('pointwiseMulti', 'input shapes do not broadcast', ins);
+    return { shape: shape as number[], dtype: a.dtype };
+  },
+  pick: (ins, a) => {
+    arity('pick', ins, 1);
+    const src = ins[0] as TensorType & { op?: string; attrs?: { exprs?: unknown[] } };
+    // operands seen as graph nodes are checked to be a pointwiseMulti with that result; bare types (the
+    // e-graph's analysis) only carry the type, which every result shares
+    if (src.op !== undefined && src.op !== 'pointwiseMulti') fail('pick', `reads a result of pointwiseMulti, not of ${src.op}`, ins);
+    const k = src.attrs?.exprs?.length;
+    if (!Number.isInteger(a.index) || a.index < 0 || (k !== undefined && a.index >= k)) fail('pick', `result ${a.index} does not exist`, ins);
+    return { shape: [...ins[0].shape], dtype: ins[0].dtype };
+  },
   softmaxCrossEntropy: (ins) => {
     arity('softmaxCrossEntropy', ins, 2);
     classLoss('softmaxCrossEntropy', ins);

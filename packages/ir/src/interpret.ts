@@ -17,8 +17,8 @@ import {
 } from './interpretConv.js';
 import { interpretAttention, interpretAttentionGrad, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
-import { BINARY_FN, castScalar, evalPwExpr, UNARY_FN } from './pointwiseExpr.js';
-import type { OpKind } from './ops.js';
+import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
+import type { OpAttrs, OpKind } from './ops.js';
 import { broadcastStrides, numel, stridesOf } from './shape.js';
 import { initialValue, type TensorData, type TensorValue } from './tensorValue.js';
 import type { Precision } from './interpretCore.js';
@@ -52,6 +52,18 @@ const binary =
     });
     return out(node, d);
   };
+
+/** One expression of a (multi-)pointwise node over its operand values, shaped and typed like the node. */
+function pointwiseResult(node: Node, expr: PwExpr, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
+  const d = alloc(node.shape, node.dtype, ctx);
+  const vals = new Array<number>(ins.length);
+  const r = node.dtype === 'f32' ? ctx.round : (x: number) => castScalar(x, node.dtype);
+  broadcastMap(node, ins, (o, idx) => {
+    for (let j = 0; j < ins.length; j++) vals[j] = ins[j].data[idx[j]];
+    d[o] = r(evalPwExpr(expr, vals, ctx.round));
+  });
+  return out(node, d);
+}
 
 /** Folds `x` over the reduced axes; `init` and `step` define the reduction. */
 function reduce(node: Node<'sum' | 'mean' | 'reduceMax' | 'reduceMin'>, x: TensorValue, ctx: Ctx, init: number, step: (acc: number, v: number) => number, finish: (acc: number, count: number) => number): TensorValue {
@@ -275,6 +287,10 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     for (let i = 0; i < d.length; i++) d[i] = ctx.round(activation === 'relu' ? Math.max(0, d[i]) : d[i]);
     return out(node, d);
   },
+  pointwiseMulti: (node, ins, ctx) => pointwiseResult(node, node.attrs.exprs[0], ins, ctx),
+  pick: (node) => {
+    throw new Error(`interpret: pick %${node.id} is evaluated from its pointwiseMulti's operands (by interpret itself)`);
+  },
   pointwise: (node, ins, ctx) => {
     const d = alloc(node.shape, node.dtype, ctx);
     const vals = new Array<number>(ins.length);
@@ -336,6 +352,11 @@ export function interpret(
         v = toPrecision(given, ctx);
       } else v = toPrecision(state[name] ?? initialValue(node.attrs.init, node.shape, node.dtype), ctx);
       if (v.data.length !== numel(node.shape)) throw new Error(`interpret: '${name}' has ${v.data.length} values, expected shape [${node.shape}]`);
+    } else if (node.op === 'pick') {
+      // result `index` of a pointwiseMulti: its expression over the multi node's operands
+      const multi = graph.nodes[node.inputs[0]] as Node<'pointwiseMulti'>;
+      const expr = multi.attrs.exprs[(node.attrs as OpAttrs['pick']).index];
+      v = pointwiseResult(multi, expr, multi.inputs.map((i) => values.get(i) as TensorValue), ctx);
     } else {
       const impl = INTERPRET[node.op] as Impl<OpKind>;
       v = impl(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);

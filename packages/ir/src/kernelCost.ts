@@ -156,11 +156,21 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost } = {
   avgPool2dGrad: { kernel: true, flops: poolFlops(true) },
   fusedMatmul: { kernel: true, flops: (c) => matmulFlops(c) + 2 * n(c.out.shape) },
   pointwise: { kernel: true, flops: (c) => pwExprSize((c.attrs as OpAttrs['pointwise']).expr) * n(c.out.shape) },
+  pointwiseMulti: {
+    kernel: true,
+    flops: (c) => (c.attrs as OpAttrs['pointwiseMulti']).exprs.reduce((s, e) => s + pwExprSize(e), 0) * n(c.out.shape),
+  },
+  pick: free, // written by its pointwiseMulti's kernel
   softmaxCrossEntropy: perIn(4 + SLOW),
   softmaxCrossEntropyGrad: perIn(4 + SLOW),
 };
 
-/** Whether nodes of this op run as a kernel (everything but leaves and reshape). */
+/** Results a kernel of this op writes (several for `pointwiseMulti`, each of the output's type). */
+export function kernelOutputs(op: OpKind, attrs: unknown): number {
+  return op === 'pointwiseMulti' ? (attrs as OpAttrs['pointwiseMulti']).exprs.length : 1;
+}
+
+/** Whether nodes of this op run as a kernel (everything but leaves, reshape and pick). */
 export function isKernelOp(op: OpKind): boolean {
   return KERNEL_COST[op].kernel;
 }
@@ -175,11 +185,12 @@ const FUSED: ReadonlySet<OpKind> = new Set(FUSED_OPS);
 
 /**
  * Why a kernel of `op` over these distinct operand types and output is illegal under `limits`, or undefined
- * when it is legal. One binding per distinct operand plus the output. Only fused ops are refused (see header).
+ * when it is legal. One binding per distinct operand plus one per result (`attrs` say how many; without them,
+ * one). Only fused ops are refused (see header).
  */
-export function kernelIllegality(op: OpKind, ins: readonly TensorType[], out: TensorType, limits: KernelLimits): string | undefined {
+export function kernelIllegality(op: OpKind, ins: readonly TensorType[], out: TensorType, limits: KernelLimits, attrs?: unknown): string | undefined {
   if (!KERNEL_COST[op].kernel || !FUSED.has(op)) return undefined;
-  const bindings = ins.length + 1;
+  const bindings = ins.length + (attrs === undefined ? 1 : kernelOutputs(op, attrs)); // results written in place bind fewer
   if (bindings > limits.maxStorageBuffersPerShaderStage)
     return `${op} binds ${bindings} storage buffers, over maxStorageBuffersPerShaderStage = ${limits.maxStorageBuffersPerShaderStage}`;
   const big = [...ins, out].find((t) => tensorTypeBytes(t) > limits.maxStorageBufferBindingSize);

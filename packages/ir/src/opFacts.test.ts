@@ -18,10 +18,10 @@ describe('op facts', () => {
 
   it('derived lists: leaves, fused ops, aliases, kernel ops', () => {
     expect(LEAF_OPS).toEqual(['input', 'param', 'state', 'const']);
-    expect(FUSED_OPS).toEqual(['fusedMatmul', 'pointwise', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad']);
+    expect(FUSED_OPS).toEqual(['fusedMatmul', 'pointwise', 'pointwiseMulti', 'pick', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad']);
     expect(ALIAS_OPS).toEqual(['reshape']);
-    expect(OP_KINDS.filter((op) => !needsKernel(op))).toEqual(['input', 'param', 'state', 'const', 'reshape']);
-    // the kernel cost table agrees: exactly leaves and aliases run no kernel
+    expect(OP_KINDS.filter((op) => !needsKernel(op))).toEqual(['input', 'param', 'state', 'const', 'reshape', 'pick']);
+    // the kernel cost table agrees: exactly leaves, aliases and picks (results of another kernel) run no kernel
     for (const op of OP_KINDS) expect(KERNEL_COST[op].kernel, op).toBe(needsKernel(op));
   });
 

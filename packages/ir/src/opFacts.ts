@@ -57,6 +57,8 @@ export interface OpFacts<K extends OpKind = OpKind> {
   readonly fused: boolean;
   /** Operands holding labels or indices (empty for most ops). */
   readonly indexOperands: readonly IndexOperand<K>[];
+  /** Its value is a result that operand 0's kernel writes (`pick` of a `pointwiseMulti`): no kernel of its own. */
+  readonly resultOfOperand?: true;
 }
 
 const NONE: readonly never[] = [];
@@ -153,6 +155,8 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   avgPool2dGrad: plain('conv'),
   fusedMatmul: fusedOp('linalg'),
   pointwise: fusedOp('elementwise'),
+  pointwiseMulti: fusedOp('elementwise'),
+  pick: { ...fusedOp('layout'), resultOfOperand: true },
   softmaxCrossEntropy: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropy') },
   softmaxCrossEntropyGrad: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropyGrad') },
 };
@@ -184,9 +188,9 @@ export function isAliasOp(op: OpKind): boolean {
   return OP_FACTS[op].alias;
 }
 
-/** Whether an op runs a kernel on a device (everything but leaves and aliases). */
+/** Whether an op runs a kernel on a device (everything but leaves, aliases and results of another node's kernel). */
 export function needsKernel(op: OpKind): boolean {
-  return OP_FACTS[op].family !== 'leaf' && !OP_FACTS[op].alias;
+  return OP_FACTS[op].family !== 'leaf' && !OP_FACTS[op].alias && !OP_FACTS[op].resultOfOperand;
 }
 
 /** Whether an op is an elementwise op of one operand. */

@@ -148,6 +148,13 @@ export interface OtherOpAttrs {
   fusedMatmul: { transA: boolean; transB: boolean; bias: boolean; activation: Activation };
   /** inputs broadcast to the output shape, combined by one expression. */
   pointwise: { expr: PwExpr; dtype: DType };
+  /**
+   * inputs broadcast to the output shape, combined by several expressions: one kernel, several results (e.g. an
+   * optimizer updating a parameter and its moments). The node's value is result 0; `pick` reads the others.
+   */
+  pointwiseMulti: { exprs: PwExpr[]; dtype: DType };
+  /** inputs [a pointwiseMulti node]: its result `index` (an alias: no kernel of its own). */
+  pick: { index: number };
   /** inputs [logits [N,C], labels [N] i32]: cross-entropy of softmax(logits), reduced to a scalar. */
   softmaxCrossEntropy: { reduction: Reduction };
   /** inputs [logits [N,C], labels [N] i32, dy []]: (softmax(logits) - onehot(labels)) * dy (/ N for mean). */

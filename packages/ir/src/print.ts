@@ -8,6 +8,7 @@ import { fmtPwExpr } from './pointwiseExpr.js';
 
 function fmtAttrs(n: Node): string {
   if (n.op === 'pointwise') return `{${fmtPwExpr(n.attrs.expr)}}`;
+  if (n.op === 'pointwiseMulti') return `{${n.attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}}`;
   const s = JSON.stringify(n.attrs);
   return s === '{}' ? '' : s;
 }

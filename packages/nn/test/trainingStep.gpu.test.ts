@@ -80,6 +80,10 @@ describe('compileTraining', () => {
     for (const name of Object.keys(pa)) expect(pb[name].data, name).toBeAllclose(pa[name].data, { rtol: 1e-3, atol: 1e-5 });
     expect(b.stats.dispatchesPerStep).toBeLessThan(a.stats.dispatchesPerStep);
     expect(b.stats.bytesAllocated).toBeLessThan(a.stats.bytesAllocated);
+    // Adam's p, m, v updates run as one multi-result kernel per parameter, written in place
+    const multis = b.graph.live().filter((id) => b.graph.nodes[id].op === 'pointwiseMulti');
+    expect(multis.length).toBe(b.graph.leaves('param').length);
+    expect(b.stats.copiesPerStep).toBe(0);
     a.dispose();
     b.dispose();
   });

@@ -3,8 +3,8 @@
 // once. Must not allocate GPU objects per step (everything a Session replays is made here).
 // Invariant: a dispatch never binds one buffer both read-only and writable; every GPU object has a label.
 
-import { type Graph, indexOperandsOf, initialValue, isAliasOp, isLeafOp, kernelIllegality, leafName, type Node, type NodeId, numel } from '@neura/ir';
-import { type DeviceCaps, generateKernel, type KernelGenerator, type KernelPlan, KernelError } from '@neura/wgsl-kernels';
+import { type Graph, indexOperandsOf, initialValue, isAliasOp, isLeafOp, kernelIllegality, leafName, type Node, type NodeId, numel, type OpAttrs } from '@neura/ir';
+import { type DeviceCaps, generateKernel, type KernelGenerator, type KernelPlan, KernelError, type ResultTarget } from '@neura/wgsl-kernels';
 import type { NeuraDevice } from './device.js';
 import { GpuValidationError, InputError } from './errors.js';
 import { type FeedValue, toDeviceData } from './feeds.js';
@@ -42,14 +42,6 @@ function checkLegal(graph: Graph, n: Node, caps: DeviceCaps): void {
   if (why) throw new KernelError(`${why} (optimize with this device's limits: optimize(graph, { limits: device.caps }))`);
 }
 
-/** A plan whose dispatches bind more storage buffers than the device allows is refused by name here. */
-function checkPlan(plan: KernelPlan, caps: DeviceCaps): KernelPlan {
-  for (const d of plan.dispatches)
-    if (d.bindings.length > caps.maxStorageBuffersPerShaderStage)
-      throw new KernelError(`dispatch ${d.label} binds ${d.bindings.length} storage buffers, over maxStorageBuffersPerShaderStage = ${caps.maxStorageBuffersPerShaderStage}`);
-  return plan;
-}
-
 /** Compiles the live part of a graph for a device: kernels, memory plan, pipelines, bind groups. */
 export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOptions = {}): Promise<Session> {
   device.check();
@@ -63,18 +55,41 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   const writes = new Map<NodeId, StateWrite>(updates.writes);
   const copies: StateCopy[] = [...updates.copies];
 
-  // 1. a kernel plan per non-leaf, non-reshape node (in-place where the update plan allows it)
+  // the node holding each result of a multi-result kernel: result 0 is the node itself, the others its picks
+  const resultNode = new Map<NodeId, Map<number, NodeId>>();
+  for (const id of live) {
+    const n = node(id);
+    if (n.op === 'pointwiseMulti') resultNode.set(id, new Map([[0, id], ...(resultNode.get(id) ?? [])]));
+    if (n.op !== 'pick') continue;
+    const m = resultNode.get(n.inputs[0]) ?? new Map<number, NodeId>();
+    m.set((n.attrs as OpAttrs['pick']).index, id);
+    resultNode.set(n.inputs[0], m);
+  }
+  /** Where each result of a multi-result node goes: in place into a state, its node's buffer, or nowhere. */
+  const resultsOf = (id: NodeId): ResultTarget[] =>
+    (node(id).attrs as OpAttrs['pointwiseMulti']).exprs.map((_, j) => {
+      const v = resultNode.get(id)?.get(j);
+      if (v === undefined) return 'unused';
+      const w = writes.get(v);
+      return w?.multi ? { inPlace: w.input as number } : 'buffer';
+    });
+
+  // 1. a kernel plan per non-leaf, non-alias node (in-place where the update plan allows it)
   const plans = new Map<NodeId, KernelPlan>();
   for (const id of order) {
     const n = node(id);
-    if (isLeaf(n) || isAliasOp(n.op)) continue;
+    if (isLeaf(n) || isAliasOp(n.op) || n.op === 'pick') continue;
     const inputs = n.inputs.map((i) => ({ shape: node(i).shape, dtype: node(i).dtype }));
     const w = writes.get(id);
     try {
       checkLegal(graph, n, device.caps);
+      if (n.op === 'pointwiseMulti') {
+        plans.set(id, generate({ node: n, inputs, results: resultsOf(id) }, device.caps));
+        continue;
+      }
       if (w?.mode === 'elementwise') {
         try {
-          plans.set(id, checkPlan(generate({ node: n, inputs, inPlace: w.input }, device.caps), device.caps));
+          plans.set(id, generate({ node: n, inputs, inPlace: w.input }, device.caps));
           continue;
         } catch (e) {
           if (!(e instanceof KernelError)) throw e;
@@ -84,7 +99,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
           copies.push({ state: u.state, value: u.value, viaTemp: false, reason: `generator refused in-place: ${(e as Error).message}` });
         }
       }
-      plans.set(id, checkPlan(generate({ node: n, inputs }, device.caps), device.caps));
+      plans.set(id, generate({ node: n, inputs }, device.caps));
     } catch (e) {
       const where = n.site ? ` (built at ${n.site})` : '';
       const msg = `${n.op} node ${id}${where}: ${(e as Error).message}`;
@@ -102,7 +117,9 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
       path.push(r);
       r = node(r).inputs[0];
     }
-    const root = roots.get(r) ?? writes.get(r)?.state ?? r;
+    // a multi-result node whose result 0 is held by a pick: its value lives where that pick's does
+    const r0 = node(r).op === 'pointwiseMulti' ? resultNode.get(r)?.get(0) : undefined;
+    const root = r0 !== undefined && r0 !== r ? rootOf(r0) : (roots.get(r) ?? writes.get(r)?.state ?? r);
     for (const p of path) roots.set(p, root);
     return root;
   };
@@ -120,7 +137,8 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   for (const id of order) {
     const n = node(id);
     if (rootOf(id) !== id) continue;
-    const start = pos.get(id) as number;
+    // a pick's buffer is written by its multi-result kernel: it lives from that kernel on
+    const start = pos.get(n.op === 'pick' ? n.inputs[0] : id) as number;
     lifetimes.push({ key: `n${id}`, bytes: tensorBytes(n), start, end: Math.max(start, lastUse.get(id) ?? start), persistent: isLeaf(n) });
     const scratch = plans.get(id)?.scratch ?? [];
     for (let k = 0; k < scratch.length; k++) lifetimes.push({ key: `n${id}.s${k}`, bytes: scratch[k], start, end: start, persistent: false });
@@ -231,9 +249,12 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
             size = tensorBytes(node(src));
             what = `input ${b.source.index}`;
           } else if (b.source.kind === 'output') {
-            buffer = storageOf(id);
+            const r = b.source.index ?? 0;
+            const holder = r === 0 ? id : resultNode.get(id)?.get(r);
+            if (holder === undefined) throw new Error(`compile: ${dl} writes result ${r}, which no live node holds`);
+            buffer = storageOf(holder);
             size = tensorBytes(n);
-            what = 'output';
+            what = r === 0 ? 'output' : `result ${r}`;
           } else {
             buffer = bufferFor(`n${id}.s${b.source.index}`);
             size = plan.scratch[b.source.index];

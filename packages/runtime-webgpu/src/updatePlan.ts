@@ -14,8 +14,13 @@ export interface StateWrite {
    * `direct`: the value does not read the state at all and simply targets its buffer.
    */
   readonly mode: 'elementwise' | 'direct';
-  /** For `elementwise`: the index in `value.inputs` of the state operand. */
+  /** For `elementwise`: the index in the writer's inputs of the state operand. */
   readonly input?: number;
+  /**
+   * For a result of a `pointwiseMulti` (the value is the multi node or a `pick` of it): the multi node, whose
+   * kernel writes the state, and which of its results this is.
+   */
+  readonly multi?: { readonly node: NodeId; readonly result: number };
 }
 
 /** A state that gets its new value by `copyBufferToBuffer` after the compute pass. */
@@ -115,6 +120,24 @@ export function planUpdates(graph: Graph, live: readonly NodeId[] = graph.live()
     }
     if (outputRoots.has(state)) {
       copy('the old value is a graph output');
+      continue;
+    }
+    if (v.op === 'pointwiseMulti' || v.op === 'pick') {
+      // a result of a multi-result kernel: written in place through the state operand of the multi node
+      const multi = v.op === 'pick' ? node(v.inputs[0]) : v;
+      const result = v.op === 'pick' ? (v.attrs as { index: number }).index : 0;
+      const k = multi.inputs.indexOf(state);
+      if (k < 0 || multi.inputs.some((i) => i !== state && rootOf(i) === state) || !sameShape(multi.shape, s.shape) || multi.dtype !== s.dtype) {
+        copy('the multi-result kernel does not read the state elementwise (or not at all)');
+        continue;
+      }
+      const others = new Set([...(readers.get(state) ?? [])].filter((r) => r !== multi.id));
+      if (reaches(multi.id, others)) {
+        copy('a reader of the old value depends on the new value');
+        continue;
+      }
+      for (const r of others) addEdge(r, multi.id);
+      writes.set(value, { state, mode: 'elementwise', input: k, multi: { node: multi.id, result } });
       continue;
     }
     const stateOperands = v.inputs.map((i, k) => (rootOf(i) === state ? k : -1)).filter((k) => k >= 0);

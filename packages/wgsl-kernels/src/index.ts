@@ -13,7 +13,9 @@ export {
   type KernelPlan,
   type KernelSpec,
   type LimitsSource,
+  type ResultTarget,
 } from './kernel.js';
+export { pointwiseMultiKernel } from './pointwiseMulti.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';

@@ -66,12 +66,21 @@ export interface KernelSpec<K extends OpKind = OpKind> {
    * elementwise ops accept it; the plan then binds that buffer once, `read_write`, as both.
    */
   readonly inPlace?: number;
+  /**
+   * For `pointwiseMulti`, per result: written in place through operand `inPlace` (same shape, not broadcast),
+   * into the runtime's buffer for it (`{ kind: 'output', index }`), or not at all (`unused`). Default: every
+   * result into its own buffer.
+   */
+  readonly results?: readonly ResultTarget[];
 }
+
+/** Where one result of a multi-result kernel goes. */
+export type ResultTarget = { readonly inPlace: number } | 'buffer' | 'unused';
 
 /** Where a binding's buffer comes from. */
 export type BindingSource =
   | { readonly kind: 'input'; readonly index: number } // node.inputs[index]
-  | { readonly kind: 'output' } // the node's result
+  | { readonly kind: 'output'; readonly index?: number } // the node's result (`index`: of a multi-result node; 0 by default)
   | { readonly kind: 'scratch'; readonly index: number }; // plan.scratch[index], private to this plan
 
 /** One storage-buffer binding of a dispatch; binding number = position in `Dispatch.bindings`. */

@@ -19,12 +19,16 @@ import { argmaxKernel, concatKernel, gatherKernel, oneHotKernel, padKernel, scat
 import { expandKernel, transposeKernel } from './layout.js';
 import { matmulKernel } from './matmul.js';
 import { nllGradKernel, nllKernel } from './nll.js';
+import { pointwiseMultiKernel } from './pointwiseMulti.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
 
-/** Ops that run as GPU kernels: everything but leaves (uploaded by the runtime) and aliases (see ir's OP_FACTS). */
-export type GpuOp = ComputeOp;
+/**
+ * Ops that run as GPU kernels: everything but leaves (uploaded by the runtime), aliases and `pick` (a result its
+ * pointwiseMulti's kernel writes; see ir's OP_FACTS).
+ */
+export type GpuOp = Exclude<ComputeOp, 'pick'>;
 
 /** The built-in generator of every GPU op, typed per op (a generator reads its op's attributes without casts). */
 export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
@@ -65,6 +69,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   avgPool2dGrad: avgPool2dGradKernel,
   fusedMatmul: matmulKernel,
   pointwise: pointwiseKernel,
+  pointwiseMulti: pointwiseMultiKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,
   softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,
 };

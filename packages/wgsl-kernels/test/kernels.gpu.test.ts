@@ -34,6 +34,7 @@ import {
   flashAttentionPlan,
   matmulConfigFits,
   matmulPlanWith,
+  pointwiseMultiKernel,
 } from '@neura/wgsl-kernels';
 import { runPlan, testCaps } from '../../../tooling/test/gpu.js';
 
@@ -190,6 +191,18 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       await check('add', [{ shape: [6, 7] }, { shape: [7] }], E, caps, { inPlace: 0 });
       await check('mul', [{ shape: [3] }, { shape: [5, 3] }], E, caps, { inPlace: 1 });
       await check('pointwise', [{ shape: [33] }, { shape: [33] }], { expr: { op: 'sub', a: { op: 'in', index: 0 }, b: { op: 'mul', a: { op: 'const', value: 0.1 }, b: { op: 'in', index: 1 } } }, dtype: 'f32' }, caps, { inPlace: 0 });
+    });
+
+    it('pointwiseMulti computes its result 0 (an unused result skipped, so it binds only what result 0 reads)', async () => {
+      const caps = await getCaps();
+      const x0: PwExpr = { op: 'in', index: 0 };
+      const x1: PwExpr = { op: 'in', index: 1 };
+      const exprs: PwExpr[] = [
+        { op: 'sub', a: x0, b: { op: 'mul', a: { op: 'sqrt', a: { op: 'abs', a: x1 } }, b: { op: 'const', value: 0.5 } } },
+        { op: 'mul', a: { op: 'in', index: 2 }, b: x1 },
+      ];
+      const plan = (spec: KernelSpec, c: DeviceCaps) => pointwiseMultiKernel({ ...spec, results: ['buffer', 'unused'] }, c);
+      await check('pointwiseMulti', [{ shape: [5, 7] }, { shape: [7] }, { shape: [5, 7] }], { exprs, dtype: 'f32' }, caps, { rtol: 1e-5, atol: 1e-6, plan });
     });
   });
 
@@ -509,7 +522,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });
 });

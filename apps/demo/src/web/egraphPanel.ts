@@ -3,17 +3,16 @@
 // fused kernel with the rules that built it (from `OptimizeReport`). Pure: graphs and report in, HTML out.
 
 import type { OptimizeReport } from '@neura/egraph';
-import type { Graph } from '@neura/ir';
+import { type Graph, needsKernel } from '@neura/ir';
 import { bytes, esc, ms } from './html.js';
 
-const NOT_KERNELS = new Set(['input', 'param', 'state', 'const', 'reshape']);
 
 /** Kernel ops of a graph's live nodes, counted by op, most frequent first. */
 export function kernelOpCounts(graph: Graph): [string, number][] {
   const counts = new Map<string, number>();
   for (const id of graph.live()) {
     const op = graph.nodes[id].op;
-    if (!NOT_KERNELS.has(op)) counts.set(op, (counts.get(op) ?? 0) + 1);
+    if (needsKernel(op)) counts.set(op, (counts.get(op) ?? 0) + 1); // ir's op facts: no leaves, aliases, picks
   }
   return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 }

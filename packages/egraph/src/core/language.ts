@@ -40,6 +40,9 @@ const dataKeys = new WeakMap<object, string>();
 /** A stable JSON string for attribute data: object keys sorted, `undefined` fields dropped (cached per object). */
 export function dataKey(data: NodeData | undefined): string {
   if (data === undefined) return '';
+  // JSON writes NaN and ±Infinity as `null` and -0 as `0`: such numbers get their own keys, or constant(-0)
+  // and constant(0) would be one e-class (x / -0 is -Infinity, x / 0 is +Infinity)
+  if (typeof data === 'number' && (!Number.isFinite(data) || Object.is(data, -0))) return Object.is(data, -0) ? '-0' : String(data);
   if (data === null || typeof data !== 'object') return JSON.stringify(data);
   const hit = dataKeys.get(data);
   if (hit !== undefined) return hit;

@@ -5,7 +5,7 @@
 // (DAG extraction).
 
 import type { KernelLimits, OpKind } from '@neura/ir';
-import { DEFAULT_KERNEL_LIMITS, KERNEL_COST, kernelIllegality, tensorTypeBytes } from '@neura/ir';
+import { DEFAULT_KERNEL_LIMITS, KERNEL_COST, kernelIllegality, kernelOutputs, tensorTypeBytes } from '@neura/ir';
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { fromENode, isOpKind } from './tensorLanguage.js';
@@ -53,29 +53,46 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
   const op: OpKind = node.op;
   const rule = KERNEL_COST[op];
   if (!rule.kernel) return EPSILON;
-  if (kernelIllegality(op, ins, out, model.limits) !== undefined) return Number.POSITIVE_INFINITY;
-  const bytes = ins.reduce((s, t) => s + tensorBytes(t), 0) + tensorBytes(out);
-  const flops = rule.flops({ attrs: fromENode(node).attrs, ins, out });
+  const attrs = fromENode(node).attrs;
+  if (kernelIllegality(op, ins, out, model.limits, attrs) !== undefined) return Number.POSITIVE_INFINITY;
+  const bytes = ins.reduce((s, t) => s + tensorBytes(t), 0) + kernelOutputs(op, attrs) * tensorBytes(out);
+  const flops = rule.flops({ attrs, ins, out });
   return model.dispatchCost + bytes / model.bytesPerUnit + flops / model.flopsPerUnit + EPSILON;
 }
 
-/** The model as a DAG extractor's node cost over a tensor e-graph. */
+/**
+ * The model as a DAG extractor's node cost over a tensor e-graph. A multi-result kernel's cost is shared by its
+ * results: each `pick` carries 1/k of the `pointwiseMulti` node's cost (which itself costs nearly nothing), so
+ * a choice that takes every result pays exactly the kernel once, and the greedy phases see each result at its
+ * share (a choice taking only some results is under-charged: the runtime then skips the unused results).
+ */
 export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDefaults()): NodeCostFunction {
   const o = model;
   const memo = new WeakMap<ENode, number>(); // nodes of a rebuilt e-graph are stable objects in one class
+  const insOf = (node: ENode): TensorInfo[] => {
+    const seen = new Set<Id>();
+    const ins: TensorInfo[] = [];
+    for (const c of node.children) {
+      const id = egraph.find(c);
+      if (seen.has(id)) continue; // a repeated operand is bound (and read) once
+      seen.add(id);
+      ins.push(egraph.eclass(id).data);
+    }
+    return ins;
+  };
   return {
     nodeCost(node: ENode, eclass: Id): number {
       const hit = memo.get(node);
       if (hit !== undefined) return hit;
-      const seen = new Set<Id>();
-      const ins: TensorInfo[] = [];
-      for (const c of node.children) {
-        const id = egraph.find(c);
-        if (seen.has(id)) continue; // a repeated operand is bound (and read) once
-        seen.add(id);
-        ins.push(egraph.eclass(id).data);
-      }
-      const c = opCost(node, ins, egraph.eclass(eclass).data, o);
+      let c: number;
+      if (node.op === 'pointwiseMulti') c = EPSILON;
+      else if (node.op === 'pick') {
+        const src = egraph.find(node.children[0]);
+        const multi = egraph.eclass(src).nodes.find((n) => n.op === 'pointwiseMulti');
+        c = multi
+          ? opCost(multi, insOf(multi), egraph.eclass(src).data, o) / kernelOutputs('pointwiseMulti', fromENode(multi).attrs) + EPSILON
+          : Number.POSITIVE_INFINITY;
+      } else c = opCost(node, insOf(node), egraph.eclass(eclass).data, o);
       memo.set(node, c);
       return c;
     },

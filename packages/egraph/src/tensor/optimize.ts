@@ -24,6 +24,7 @@ import { algebraRules } from './rules/algebra.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
+import { multiUpdateRules } from './rules/multiUpdate.js';
 import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
@@ -36,13 +37,14 @@ export const RULE_SETS = {
   layout: layoutRules,
   fusion: fusionRules,
   backward: backwardRules,
+  update: multiUpdateRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...backwardRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...backwardRules, ...multiUpdateRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -51,6 +53,8 @@ export interface PassSpec {
   /** Caps of this pass (the run's totals cap them further). */
   readonly iterLimit?: number;
   readonly timeLimitMs?: number;
+  /** Time kept for this pass: the passes before it stop this much before the run's total time runs out. */
+  readonly reserveMs?: number;
 }
 
 /**
@@ -61,6 +65,8 @@ export interface PassSpec {
 export const DEFAULT_PASSES: readonly PassSpec[] = [
   { name: 'simplify', ruleSets: ['algebra', 'layout', 'backward'], iterLimit: 12 },
   { name: 'fuse', ruleSets: ['fusion'], iterLimit: 30 },
+  // on the fused expressions: state updates sharing an operand become one multi-result kernel
+  { name: 'group', ruleSets: ['update'], iterLimit: 2, reserveMs: 400 },
 ];
 
 /** Options of `optimize`. */
@@ -108,7 +114,10 @@ export interface LoadedGraph {
 
 const isNamedLeaf = (n: Node): n is Node<NamedLeafOp> => n.op === 'input' || n.op === 'param' || n.op === 'state';
 
-/** Adds every live node of `graph` to a fresh tensor e-graph; roots are outputs, updates and leaves. */
+/**
+ * Adds every live node of `graph` to a fresh tensor e-graph; roots are outputs, updates and leaves. The
+ * analysis learns the roots and the state updates (the fusion rules read them).
+ */
 export function graphToEGraph(graph: GraphT, analysis: TensorAnalysis = new TensorAnalysis()): LoadedGraph {
   const egraph = new EGraph<TensorInfo>(analysis);
   const classOf = new Map<NodeId, Id>();
@@ -122,6 +131,9 @@ export function graphToEGraph(graph: GraphT, analysis: TensorAnalysis = new Tens
     ...graph.updates.flatMap((u) => [u.value, u.state]),
     ...live.filter((id) => isNamedLeaf(graph.nodes[id])),
   ];
+  // what the fusion rules read: classes materialised anyway (outputs, update values) and the update pairs
+  analysis.markRoots([...graph.outputs.values(), ...graph.updates.map((u) => u.value)].map((id) => classOf.get(id) as Id));
+  analysis.markUpdates(graph.updates.map((u) => [classOf.get(u.state) as Id, classOf.get(u.value) as Id] as const));
   return { egraph, classOf, roots: [...new Set(rootIds.map((id) => classOf.get(id) as Id))] };
 }
 
@@ -209,11 +221,13 @@ function runPasses(
   const start = now();
   let iterations = 0;
   const out: PassReport[] = [];
-  for (const p of passes) {
+  for (const [i, p] of passes.entries()) {
+    // later passes' reserves are held back (on a loaded machine fusion may be cut short; grouping still runs)
+    const reserved = passes.slice(i + 1).reduce((s, q) => s + (q.spec?.reserveMs ?? 0), 0);
     const runner = new Runner(loaded.egraph, {
       iterLimit: Math.max(0, Math.min(p.spec?.iterLimit ?? Number.POSITIVE_INFINITY, iterTotal - iterations)),
       nodeLimit: options.nodeLimit ?? 50_000,
-      timeLimitMs: Math.max(0, Math.min(p.spec?.timeLimitMs ?? Number.POSITIVE_INFINITY, timeTotal - (now() - start))),
+      timeLimitMs: Math.max(0, Math.min(p.spec?.timeLimitMs ?? Number.POSITIVE_INFINITY, timeTotal - reserved - (now() - start))),
       scheduler: new BackoffScheduler({ matchLimit }),
     });
     for (const r of loaded.roots) runner.addRoot(r);
@@ -267,7 +281,6 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const loaded = graphToEGraph(graph, analysis);
   const loadMs = now() - start;
   const { egraph } = loaded;
-  analysis.markRoots([...graph.outputs.values(), ...graph.updates.map((u) => u.value)].map((id) => loaded.classOf.get(id) as Id));
   const passes = runPasses(loaded, selectPasses(options), options, Math.max(1000, 8 * graph.nodes.length));
   const run = combineReports(passes);
   const boundaries = new Set(options.customKernelOps ?? []);

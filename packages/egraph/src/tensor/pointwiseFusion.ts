@@ -74,7 +74,7 @@ function mapInputs(e: PwExpr, f: (index: number) => PwExpr): PwExpr {
   }
 }
 
-const finite = (v: number): PwExpr | undefined => (Number.isFinite(v) ? { op: 'const', value: v } : undefined);
+const finite = (v: number): PwExpr | undefined => (Number.isFinite(v) && !Object.is(v, -0) ? { op: 'const', value: v } : undefined); // JSON keys write -0 as 0
 
 /** Folds operations whose operands are all constants (float64, as the analysis does). */
 function foldConstants(e: PwExpr): PwExpr {

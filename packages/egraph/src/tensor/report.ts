@@ -4,7 +4,7 @@
 // only its live nodes.
 
 import type { Graph, NodeId, Shape } from '@neura/ir';
-import { FUSED_OPS, fmtPwExpr, fmtShape } from '@neura/ir';
+import { FUSED_OPS, fmtPwExpr, fmtShape, kernelOutputs } from '@neura/ir';
 import type { EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
 import { isKernelOp, tensorBytes } from './costModel.js';
@@ -57,7 +57,7 @@ export function graphFigures(graph: Graph): GraphFigures {
     const n = graph.nodes[id];
     if (!isKernelOp(n.op)) continue;
     dispatches++;
-    bytes += tensorBytes(n);
+    bytes += kernelOutputs(n.op, n.attrs) * tensorBytes(n);
   }
   return { dispatches, bytes, nodes: live.length };
 }
@@ -67,9 +67,10 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
   const out: FusedKernel[] = [];
   for (const id of graph.live()) {
     const n = graph.nodes[id];
-    if (!FUSED_OPS.includes(n.op) && n.op !== 'custom') continue;
+    if ((!FUSED_OPS.includes(n.op) && n.op !== 'custom') || n.op === 'pick') continue;
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
     if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
+    else if (n.op === 'pointwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ') }); // one kernel, several results
     else if (n.op === 'custom') out.push({ ...base, custom: n.attrs.name });
     else if (n.op === 'fusedMatmul') {
       const a = n.attrs;

@@ -28,10 +28,16 @@ export interface TensorAnalysisOptions {
 
 const fmtType = (t: TensorInfo) => `${fmtShape(t.shape)}:${t.dtype}`;
 
+/**
+ * A constant the rules may fold and inline: finite and not -0. NaN, ±Infinity and -0 stay opaque leaves (JSON,
+ * which keys pointwise expressions, writes them as `null` and `0`: x / -0 would become x / 0).
+ */
+const foldable = (v: number | undefined): number | undefined => (v !== undefined && Number.isFinite(v) && !Object.is(v, -0) ? v : undefined);
+
 /** The constant a node evaluates to when its operands are constants, following the interpreter's rules. */
 function constantOf(node: ENode, attrs: OpAttrs[OpKind], kids: readonly TensorInfo[], out: TensorType): number | undefined {
   const op = node.op as OpKind;
-  if (op === 'const') return (attrs as OpAttrs['const']).value;
+  if (op === 'const') return foldable((attrs as OpAttrs['const']).value);
   const vals = kids.map((k) => k.constant);
   if (vals.length === 0 || vals.some((v) => v === undefined)) return undefined;
   const v = vals as number[];
@@ -44,7 +50,7 @@ function constantOf(node: ENode, attrs: OpAttrs[OpKind], kids: readonly TensorIn
   else if (op === 'cast') r = castScalar(v[0], out.dtype);
   else if (op === 'reshape' || op === 'expand' || op === 'transpose' || op === 'mean') r = v[0];
   else if (op === 'reduceMax') r = kids[0].shape.some((d) => d === 0) ? undefined : v[0];
-  return r !== undefined && Number.isFinite(r) ? r : undefined;
+  return foldable(r);
 }
 
 /** The shape/dtype/constant analysis; also keeps which rules produced which fused e-nodes (provenance). */
@@ -58,6 +64,9 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   // keyed by op and data (children change with merges); per key, class → rules, re-homed to canonical ids lazily
   private readonly provenance = new Map<string, Map<Id, Set<string>>>();
   private readonly rootIds: Id[] = [];
+  private readonly updatePairs: [Id, Id][] = [];
+  private stateOfValue: Map<Id, Id> | undefined;
+  private stateOfValueUnions = -1;
   private rootSet: Set<Id> | undefined;
   private rootSetUnions = -1;
   private readonly respecting = new Map<string, Map<Id, Set<string>>>();
@@ -101,6 +110,21 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   markRoots(ids: Iterable<Id>): void {
     for (const id of ids) this.rootIds.push(id);
     this.rootSet = undefined;
+  }
+
+  /** Records the state updates (state class, value class): the multi-result update rule groups them. */
+  markUpdates(pairs: Iterable<readonly [Id, Id]>): void {
+    for (const p of pairs) this.updatePairs.push([p[0], p[1]]);
+    this.stateOfValue = undefined;
+  }
+
+  /** The state class whose update value is class `id` (canonical), if any. */
+  updatedState(egraph: EGraph<TensorInfo>, id: Id): Id | undefined {
+    if (!this.stateOfValue || this.stateOfValueUnions !== egraph.unionCount) {
+      this.stateOfValueUnions = egraph.unionCount;
+      this.stateOfValue = new Map(this.updatePairs.map(([s, v]) => [egraph.find(v), egraph.find(s)]));
+    }
+    return this.stateOfValue.get(egraph.find(id));
   }
 
   /** Whether a class is a root (an output or update value, always materialised). */

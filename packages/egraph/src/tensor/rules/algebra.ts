@@ -2,11 +2,11 @@
 // (fusion.ts decides kernels). Invariant: a rule unions only classes of equal shape and dtype, which the
 // conditions check through the analysis (the analysis would throw otherwise).
 
-import { broadcastShapes } from '@neura/ir';
-import type { EGraph, Id } from '../../core/index.js';
+import { broadcastShapes, sameShape } from '@neura/ir';
+import type { EGraph, ENode, Id } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { constENode } from '../tensorLanguage.js';
-import { addRecorded, all, classRule, constants, isF32, notConstant, sameTypeAs, type TensorRewrite, trw, trwFn } from './ruleKit.js';
+import { addRecorded, all, classRule, constants, isF32, nodeRule, notConstant, sameTypeAs, type TensorRewrite, trw, trwFn } from './ruleKit.js';
 
 /** A constant filled with the matched class's value, of its type. */
 function foldClass(egraph: EGraph<TensorInfo>, eclass: Id): Id | undefined {
@@ -33,6 +33,30 @@ function mulConstants(egraph: EGraph<TensorInfo>, eclass: Id, a: Id, c1: Id, c2:
 
 const hasConstNode = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).nodes.some((n) => n.op === 'const');
 
+/**
+ * `sum(neg x)` → `neg(sum x)` and `sum(x·c)` → `sum(x)·c` for a uniform constant c that does not broadcast x (also
+ * `mean`): the elementwise op moves from the reduction's large input to its small output, where it fuses into
+ * the consumer (the negations of the layer-norm backward). Linear, so exact up to rounding.
+ */
+function reduceFactorOut(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] {
+  const out: Id[] = [];
+  const inner = egraph.eclass(node.children[0]);
+  for (const n of inner.nodes) {
+    if (n.op === 'neg') {
+      const r = addRecorded(egraph, { op: node.op, data: node.data, children: [n.children[0]] }, ['reduce-factor-out']);
+      out.push(addRecorded(egraph, { op: 'neg', children: [r] }, ['reduce-factor-out']));
+    } else if (n.op === 'mul' && inner.data.dtype === 'f32') {
+      const [x, c] = n.children;
+      const cd = egraph.eclass(c).data;
+      if (cd.constant === undefined || !sameShape(egraph.eclass(x).data.shape, inner.data.shape)) continue;
+      const r = addRecorded(egraph, { op: node.op, data: node.data, children: [x] }, ['reduce-factor-out']);
+      const k = egraph.add(constENode(cd.constant, [], cd.dtype));
+      out.push(addRecorded(egraph, { op: 'mul', children: [r, k] }, ['reduce-factor-out']));
+    }
+  }
+  return out;
+}
+
 /** The algebra rule set. */
 export const algebraRules: readonly TensorRewrite[] = [
   trw('add-zero', '(add ?a 0)', '?a', sameTypeAs('?a')),
@@ -54,4 +78,7 @@ export const algebraRules: readonly TensorRewrite[] = [
     (eg, e, s) => mulConstants(eg, e, s.get('?a'), s.get('?c1'), s.get('?c2')),
     all(isF32, constants('?c1', '?c2'), notConstant('?a')),
   ),
+  nodeRule('reduce-factor-out', ['sum', 'mean'], reduceFactorOut, {
+    guard: (eg, _e, n) => eg.eclass(n.children[0]).nodes.some((m) => m.op === 'neg' || m.op === 'mul'),
+  }),
 ];

@@ -1,0 +1,135 @@
+// The multi-result elementwise archetype (`pointwiseMulti`): one thread per element computes several pointwise
+// expressions over the same operands and writes each result where the runtime says (`spec.results`): in place
+// through an operand's buffer (an optimizer updating a parameter and its moments in one dispatch), into the
+// result's own buffer, or nowhere. Must not bind one buffer twice, nor write a result before every operand of
+// the element is loaded. Invariant: each thread reads and writes only its own element of in-place operands
+// (they have the output's shape), so in-place writes are race-free.
+
+import type { DType, OpAttrs } from '@neura/ir';
+import { broadcastStrides, fmtShape, numel, sameShape } from '@neura/ir';
+import type { Binding, DeviceCaps, KernelPlan, KernelSpec, ResultTarget } from './kernel.js';
+import { emitPwExpr } from './pointwise.js';
+import { castStorage, emitHelpers, type HelperName } from './scalarOps.js';
+import { collapseAxes, declareBindings, header, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType } from './wgsl.js';
+
+const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
+
+/** Reads of a pointwise expression's operands. */
+function readsOf(e: OpAttrs['pointwise']['expr'], into: Set<number>): void {
+  switch (e.op) {
+    case 'in':
+      into.add(e.index);
+      return;
+    case 'const':
+      return;
+    case 'where':
+      readsOf(e.c, into);
+      readsOf(e.a, into);
+      readsOf(e.b, into);
+      return;
+    default:
+      readsOf(e.a, into);
+      if ('b' in e) readsOf(e.b, into);
+  }
+}
+
+/** `pointwiseMulti`: every expression of the node, each result to its target (see the header). */
+export function pointwiseMultiKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+  const { node, inputs } = spec;
+  if (node.op !== 'pointwiseMulti') return kernelError(spec, 'not a pointwiseMulti op');
+  const { exprs, dtype } = node.attrs as OpAttrs['pointwiseMulti'];
+  const targets: readonly ResultTarget[] = spec.results ?? exprs.map(() => 'buffer');
+  if (targets.length !== exprs.length) kernelError(spec, `results names ${targets.length} targets for ${exprs.length} expressions`);
+  const outShape = node.shape;
+  const n = numel(outShape);
+  const used = new Set<number>();
+  exprs.forEach((e, j) => {
+    if (targets[j] !== 'unused') readsOf(e, used);
+  });
+  const inPlaceOf = new Map<number, number>(); // operand index → result written through it
+  targets.forEach((t, j) => {
+    if (typeof t !== 'object') return;
+    const k = t.inPlace;
+    if (!(k >= 0 && k < inputs.length)) kernelError(spec, `result ${j} in place through operand ${k}, which does not exist`);
+    if (!sameShape(inputs[k].shape, outShape) || wgslType(inputs[k].dtype) !== wgslType(dtype))
+      kernelError(spec, `result ${j} in place through operand ${k} of ${fmtShape(inputs[k].shape)}:${inputs[k].dtype}, not the output's ${fmtShape(outShape)}:${dtype}`);
+    const other = [...inPlaceOf].find(([kk]) => node.inputs[kk] === node.inputs[k]);
+    if (other) kernelError(spec, `results ${other[1]} and ${j} are both in place through operand ${k}`);
+    inPlaceOf.set(k, j);
+  });
+  // one binding per distinct operand node (read_write when a result is written through it), then result buffers
+  const groups: number[][] = [];
+  const groupOf = new Map<number, number>();
+  for (const i of [...new Set([...used, ...inPlaceOf.keys()])].sort((a, b) => a - b)) {
+    const g = groupOf.get(node.inputs[i]);
+    if (g === undefined) {
+      groupOf.set(node.inputs[i], groups.length);
+      groups.push([i]);
+    } else groups[g].push(i);
+  }
+  const bindings: Binding[] = [];
+  const names: string[] = [];
+  const resultName = new Map<number, string>();
+  for (const g of groups) {
+    const writer = g.find((i) => inPlaceOf.has(i));
+    bindings.push({ source: { kind: 'input', index: g[0] }, access: writer !== undefined ? 'read_write' : 'read', dtype: inputs[g[0]].dtype });
+    names.push(`x${g[0]}`);
+    if (writer !== undefined) resultName.set(inPlaceOf.get(writer) as number, `x${g[0]}`);
+  }
+  targets.forEach((t, j) => {
+    if (t !== 'buffer') return;
+    bindings.push({ source: { kind: 'output', index: j }, access: 'read_write', dtype });
+    names.push(`y${j}`);
+    resultName.set(j, `y${j}`);
+  });
+  if (n === 0 || resultName.size === 0) return { dispatches: [], scratch: [] };
+
+  const idx: string[] = [];
+  const general: { g: number; strides: number[] }[] = [];
+  groups.forEach((g, gi) => {
+    const shape = inputs[g[0]].shape;
+    if (sameShape(shape, outShape) || numel(shape) === n) idx.push('o');
+    else if (numel(shape) === 1) idx.push('0u');
+    else {
+      idx.push(`i${g[0]}`);
+      general.push({ g: gi, strides: broadcastStrides(shape, outShape) });
+    }
+  });
+  const lines: string[] = [];
+  if (general.length) {
+    const c = collapseAxes(outShape, general.map((x) => x.strides));
+    lines.push(indexMath('o', c.shape, c.strides, general.map((x) => idx[x.g])));
+  }
+  // every operand is loaded before any result is stored (a result may overwrite an operand in place)
+  groups.forEach((g, gi) => {
+    for (const i of g) if (used.has(i)) lines.push(`let v${i} = ${names[gi]}[${idx[gi]}];`);
+  });
+  const helpers = new Set<HelperName>();
+  const results: string[] = [];
+  exprs.forEach((e, j) => {
+    const name = resultName.get(j);
+    if (!name) return;
+    const em = emitPwExpr(e, (i) => f32Of(`v${i}`, inputs[i].dtype));
+    for (const h of em.helpers) helpers.add(h);
+    // each expression in its own block: their `let` names (t0, t1, …) would clash in one scope
+    lines.push(`var r${j}: ${wgslType(dtype)};`, `{\n${indent(`${em.code ? `${em.code}\n` : ''}r${j} = ${castStorage(em.result, 'f32', dtype)};`)}\n}`);
+    results.push(`${name}[o] = r${j};`);
+  });
+  lines.push(...results);
+
+  const wg = linearWorkgroupSize(caps);
+  const grid = linearGrid(spec, Math.ceil(n / wg), caps);
+  const helperCode = helpers.size ? emitHelpers(helpers) : '';
+  const code = `${header(spec, `pointwise with ${exprs.length} results (${targets.map((t) => (typeof t === 'object' ? `in place via operand ${t.inPlace}` : t)).join(', ')})`)}${declareBindings(bindings, names)}
+${helperCode ? `\n${helperCode}\n` : ''}
+const N = ${u32Lit(n)};
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let o = ${grid.index} * ${u32Lit(wg)} + lid;
+  if (o >= N) { return; }
+${indent(lines.join('\n'))}
+}
+`;
+  return { dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [wg, 1, 1], grid: grid.grid }], scratch: [] };
+}
