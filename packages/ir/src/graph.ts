@@ -78,6 +78,20 @@ export class Graph {
     this.recordSites = opts.recordSites ?? true;
   }
 
+  /**
+   * A copy that shares the (immutable) nodes: building on the copy never changes this graph, and a node of this
+   * graph is a node of the copy (same id), so tensors built here can be used there.
+   */
+  clone(): Graph {
+    const g = new Graph({ recordSites: this.recordSites });
+    for (const n of this.nodes) g.nodes.push(n);
+    for (const [k, v] of this.outputs) g.outputs.set(k, v);
+    for (const u of this.updates) g.updates.push(u);
+    for (const [k, v] of this.memo) g.memo.set(k, v);
+    for (const [k, v] of this.names) g.names.set(k, v);
+    return g;
+  }
+
   /** The node with this id. */
   get(id: NodeId): Node {
     const n = this.nodes[id];

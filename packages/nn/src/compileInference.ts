@@ -36,8 +36,9 @@ export interface InferenceSession {
   dispose(): void;
 }
 
-/** Optimizes and compiles a forward graph. */
-export async function compileInference(graph: Graph, opts: InferenceOptions): Promise<InferenceSession> {
+/** Optimizes and compiles a forward graph. The graph is not changed (its outputs are named on a copy). */
+export async function compileInference(model: Graph, opts: InferenceOptions): Promise<InferenceSession> {
+  const graph = model.clone();
   for (const [name, t] of Object.entries(opts.outputs)) graph.output(name, t);
   const modelTypes = graphStateTypes(graph);
   let g = graph;

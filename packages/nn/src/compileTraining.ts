@@ -157,9 +157,13 @@ function groupsOf(names: readonly string[], opts: StepOptions): { optimizer: Opt
   return out.filter((grp) => grp.members.length > 0);
 }
 
-/** Builds, optimizes and compiles the training step of `graph` (mutated: backward and update nodes are appended). */
-export async function compileTraining(graph: Graph, opts: TrainingOptions): Promise<TrainingSession> {
+/**
+ * Builds, optimizes and compiles the training step of `graph`. The graph is not changed: the step (backward and
+ * update nodes) is built on a copy, which the session's `graph` shows (optimized unless `optimize: false`).
+ */
+export async function compileTraining(forward: Graph, opts: TrainingOptions): Promise<TrainingSession> {
   const { device } = opts;
+  const graph = forward.clone();
   const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
   const params = buildTrainingStep(graph, opts);
 

@@ -70,6 +70,7 @@ describe('a CNN from nn layers on the GPU', () => {
     await infer.loadStateDict(sd);
     const b = batch(9);
     const got = (await infer.run({ x: b.x })).logits;
+    ge.output('logits', logits); // compileInference names its outputs on a copy, not on ge
     const want = interpret(ge, { x: tensor([B, 1, H, H], b.x) }, sd).outputs.logits;
     expect(got.data).toBeAllclose(want.data, { rtol: 1e-4, atol: 1e-5 });
     // the same dict as initialState: the eval graph's unused counter stays on the host, nothing is refused

@@ -31,6 +31,7 @@ describe('state dicts across sessions', () => {
     const infer = await compileInference(ge, { outputs: { logits }, device });
     await infer.loadStateDict(sd);
     const got = (await infer.run({ x })).logits;
+    ge.output('logits', logits); // compileInference names its outputs on a copy, not on ge
     const want = interpret(ge, { x: tensor([4, 6], x) }, sd).outputs.logits;
     expect(got.data).toBeAllclose(want.data, { atol: 1e-5 });
 

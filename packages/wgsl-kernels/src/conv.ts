@@ -8,6 +8,7 @@
 import type { PoolAttrs } from '@neura/ir';
 import { numel } from '@neura/ir';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import { EMPTY_PLAN } from './kernel.js';
 import { bindOperands, declareBindings, f32Lit, header, labelOf, linearGrid, linearWorkgroupSize, perElementDispatch, u32Lit, workgroupReduceFns } from './wgsl.js';
 
 /** Decomposes `o` into NCHW coordinates `n, c, yy, xx` of `shape`. */
@@ -20,7 +21,7 @@ let ${n} = o / ${u32Lit(W * H * C)};`;
 };
 
 const one = (d: ReturnType<typeof perElementDispatch>): KernelPlan => ({ dispatches: [d], scratch: [] });
-const none: KernelPlan = { dispatches: [], scratch: [] };
+const none: KernelPlan = EMPTY_PLAN;
 
 /** Channels per thread: the largest of 4, 2, 1 dividing `n` (each tap's activation is loaded once for all). */
 const channelTile = (n: number): number => (n % 4 === 0 ? 4 : n % 2 === 0 ? 2 : 1);

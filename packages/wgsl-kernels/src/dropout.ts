@@ -4,18 +4,11 @@
 
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { elementwisePlan } from './elementwise.js';
+import { HELPERS, type HelperName } from './scalarOps.js';
 import { f32Lit, u32Lit } from './wgsl.js';
 
-/** WGSL of Chris Wellons' lowbias32 (as ir's `lowbias32`). */
-export const LOWBIAS32_WGSL = `fn lowbias32(x: u32) -> u32 {
-  var h = x;
-  h = h ^ (h >> 16u);
-  h = h * 0x7feb352du;
-  h = h ^ (h >> 15u);
-  h = h * 0x846ca68bu;
-  h = h ^ (h >> 16u);
-  return h;
-}`;
+/** WGSL of Chris Wellons' lowbias32 (as ir's `lowbias32`): a helper of the shared HELPERS table. */
+export const LOWBIAS32_WGSL = HELPERS.lowbias32;
 
 /** `dropout` [x] or [x, offset]. */
 export function dropoutKernel(spec: KernelSpec<'dropout'>, caps: DeviceCaps): KernelPlan {
@@ -23,11 +16,10 @@ export function dropoutKernel(spec: KernelSpec<'dropout'>, caps: DeviceCaps): Ke
   const threshold = Math.floor(p * 4294967296);
   const scale = Math.fround(1 / (1 - p));
   const hasOffset = spec.inputs.length === 2;
-  const plan = elementwisePlan(spec, caps, `dropout p=${p} seed=${seed} (lowbias32 mask, as ir's dropoutKeeps)`, (load) => {
+  return elementwisePlan(spec, caps, `dropout p=${p} seed=${seed} (lowbias32 mask, as ir's dropoutKeeps)`, (load) => {
     const x = load(0);
     const key = `lowbias32(${u32Lit(seed >>> 0)}${hasOffset ? ` + bitcast<u32>(${load(1)})` : ''})`;
-    return { code: `let keep = lowbias32(o ^ ${key}) >= ${u32Lit(Math.min(threshold, 0xffffffff))};`, result: `select(0.0, ${x} * ${f32Lit(scale)}, keep)` };
+    const helpers = new Set<HelperName>(['lowbias32']);
+    return { code: `let keep = lowbias32(o ^ ${key}) >= ${u32Lit(Math.min(threshold, 0xffffffff))};`, result: `select(0.0, ${x} * ${f32Lit(scale)}, keep)`, helpers };
   });
-  // The hash function goes after the bindings (elementwisePlan emits only scalarOps helpers).
-  return { ...plan, dispatches: plan.dispatches.map((d) => ({ ...d, code: d.code.replace('\nconst N = ', `\n${LOWBIAS32_WGSL}\n\nconst N = `) })) };
 }

@@ -9,9 +9,10 @@
 import type { DType } from '@neura/ir';
 import { broadcastStrides, fmtShape, isBinary, isUnary, numel, sameShape } from '@neura/ir';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import { EMPTY_PLAN } from './kernel.js';
 import { castStorage, emitHelpers, type HelperName, binaryF32, binaryI32, compareExpr, unaryF32 } from './scalarOps.js';
 import { emitPwExpr } from './pointwise.js';
-import { collapseAxes, declareBindings, header, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType } from './wgsl.js';
+import { collapseAxes, declareBindings, header, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType, perElementMain } from './wgsl.js';
 
 /** What an elementwise body emits for one element. */
 export interface ElementwiseBody {
@@ -70,7 +71,7 @@ export function elementwisePlan(spec: KernelSpec, caps: DeviceCaps, strategy: st
     bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: node.dtype });
     names.push('y');
   }
-  if (n === 0) return { dispatches: [], scratch: [] };
+  if (n === 0) return EMPTY_PLAN;
 
   // Index of each bound operand: `o` (same shape), `0u` (one element), or baked strides over collapsed axes.
   const idx: string[] = [];
@@ -102,13 +103,7 @@ export function elementwisePlan(spec: KernelSpec, caps: DeviceCaps, strategy: st
 ${helpers ? `\n${helpers}\n` : ''}
 const N = ${u32Lit(n)};
 
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let o = ${grid.index} * ${u32Lit(wg)} + lid;
-  if (o >= N) { return; }
-${indent(lines.join('\n'))}
-}
-`;
+${perElementMain(wg, grid.index, 'N', lines.join('\n'))}`;
   return {
     dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [wg, 1, 1], grid: grid.grid }],
     scratch: [],

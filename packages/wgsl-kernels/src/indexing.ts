@@ -8,10 +8,11 @@
 
 import { numel, stridesOf } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { EMPTY_PLAN } from './kernel.js';
 import { elementwisePlan } from './elementwise.js';
 import { bindOperands, collapseAxes, f32Lit, header, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, perElementDispatch, u32Lit, wgslType } from './wgsl.js';
 
-const empty: KernelPlan = { dispatches: [], scratch: [] };
+const empty: KernelPlan = EMPTY_PLAN;
 const single = (d: Dispatch): KernelPlan => ({ dispatches: [d], scratch: [] });
 
 /** A constant of the node's storage type (non-finite f32 spelled through a runtime zero: WGSL rejects them as constants). */

@@ -108,6 +108,9 @@ export interface KernelPlan {
   readonly scratch: readonly number[];
 }
 
+/** The plan of a node with no elements: no dispatch, no scratch (every generator returns this one). */
+export const EMPTY_PLAN: KernelPlan = Object.freeze({ dispatches: Object.freeze([]), scratch: Object.freeze([]) });
+
 /** A kernel generator for the ops `K`. Returns a plan, or throws a KernelError naming the op and the limit. */
 export type KernelGenerator<K extends OpKind = OpKind> = (spec: KernelSpec<K>, caps: DeviceCaps) => KernelPlan;
 

@@ -4,6 +4,7 @@
 
 import { numel, stridesOf } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import { EMPTY_PLAN } from './kernel.js';
 import { elementwisePlan } from './elementwise.js';
 import { bindOperands, collapseAxes, header, indent, indexMath, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType } from './wgsl.js';
 
@@ -26,7 +27,7 @@ export function transposeKernel(spec: KernelSpec<'transpose'>, caps: DeviceCaps)
   const perm = node.attrs.perm;
   const x = spec.inputs[0];
   const n = numel(node.shape);
-  if (n === 0) return { dispatches: [], scratch: [] };
+  if (n === 0) return EMPTY_PLAN;
   const inStrides = stridesOf(x.shape);
   const c = collapseAxes(node.shape, [perm.map((p) => inStrides[p])]);
   const { bindings, declarations } = bindOperands(spec, [0], ['x']);

@@ -5,6 +5,7 @@
 
 import { numel } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import { EMPTY_PLAN } from './kernel.js';
 import { sumToScalarCode } from './softmax.js';
 import { bindOperands, f32Lit, header, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
@@ -28,7 +29,7 @@ export function nllGradKernel(spec: KernelSpec<'nllGrad'>, caps: DeviceCaps): Ke
   const [N, C] = spec.node.shape;
   const { reduction } = spec.node.attrs;
   const n = numel(spec.node.shape);
-  if (n === 0) return { dispatches: [], scratch: [] };
+  if (n === 0) return EMPTY_PLAN;
   const { bindings, name, declarations } = bindOperands(spec, [0, 1], ['labels', 'dy']);
   const wg = linearWorkgroupSize(caps);
   const g = linearGrid(spec, Math.ceil(n / wg), caps);

@@ -8,9 +8,10 @@
 import type { DType, OpAttrs } from '@neura/ir';
 import { broadcastStrides, fmtShape, numel, sameShape } from '@neura/ir';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec, ResultTarget } from './kernel.js';
+import { EMPTY_PLAN } from './kernel.js';
 import { emitPwExpr } from './pointwise.js';
 import { castStorage, emitHelpers, type HelperName } from './scalarOps.js';
-import { collapseAxes, declareBindings, header, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType } from './wgsl.js';
+import { collapseAxes, declareBindings, header, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType, perElementMain } from './wgsl.js';
 
 const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
 
@@ -82,7 +83,7 @@ export function pointwiseMultiKernel(spec: KernelSpec, caps: DeviceCaps): Kernel
     names.push(`y${j}`);
     resultName.set(j, `y${j}`);
   });
-  if (n === 0 || resultName.size === 0) return { dispatches: [], scratch: [] };
+  if (n === 0 || resultName.size === 0) return EMPTY_PLAN;
 
   const idx: string[] = [];
   const general: { g: number; strides: number[] }[] = [];
@@ -124,12 +125,6 @@ export function pointwiseMultiKernel(spec: KernelSpec, caps: DeviceCaps): Kernel
 ${helperCode ? `\n${helperCode}\n` : ''}
 const N = ${u32Lit(n)};
 
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let o = ${grid.index} * ${u32Lit(wg)} + lid;
-  if (o >= N) { return; }
-${indent(lines.join('\n'))}
-}
-`;
+${perElementMain(wg, grid.index, 'N', lines.join('\n'))}`;
   return { dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [wg, 1, 1], grid: grid.grid }], scratch: [] };
 }

@@ -1,13 +1,15 @@
 // Reductions `sum`, `mean`, `reduceMax`, `reduceMin` over any normalised axes (keepdims only changes the shape,
 // not the order). Axes are first merged (extent-1 axes dropped, neighbours of the same kind fused), then one of:
 // rows (reduce the contiguous trailing block: a workgroup per output, shared-memory tree), columns (reduce a
-// leading block of [C, R]: a thread per output walking rows, coalesced), or general (a thread per output over
-// baked strides). Rows and columns split long reductions with few outputs into two passes through a scratch
+// leading block of [C, R]: a thread per output walking rows, coalesced), outer-kept-inner ([A, K, B] → [K], e.g.
+// per-channel statistics of NCHW: rows over B into scratch, then a thread per output over A), or general (a thread
+// per output over baked strides). Rows and columns split long reductions with few outputs into two passes through a scratch
 // buffer of partials (pass 1: many workgroups each reduce a chunk; pass 2: reduce the partials), so `sum` over
 // 1e6 elements does not run in one workgroup. Accumulates in f32 (the interpreter sums in f64: rounding only).
 
 import { numel, type ReduceOp } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { EMPTY_PLAN } from './kernel.js';
 import { bindOperands, ceilPow2, declareBindings, f32Lit, header, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, workgroupReduceFns } from './wgsl.js';
 
 /** Reduced extents at least this long use a workgroup per output (rows path); shorter ones a thread per output. */
@@ -140,7 +142,7 @@ export function reduceKernel(spec: KernelSpec<ReduceOp>, caps: DeviceCaps): Kern
   const inShape = spec.inputs[0].shape;
   const R = numel(node.shape);
   const C = axes.reduce((p, a) => p * inShape[a], 1);
-  if (R === 0) return { dispatches: [], scratch: [] };
+  if (R === 0) return EMPTY_PLAN;
   if (C === 0) kernelError(spec, 'reduces over an empty axis');
   const merged = mergeReduceAxes(inShape, axes);
   const { bindings, declarations } = bindOperands(spec, [0], ['x']);
@@ -167,6 +169,27 @@ export function reduceKernel(spec: KernelSpec<ReduceOp>, caps: DeviceCaps): Kern
     const d1 = columnPartialsDispatch(spec, caps, kind, { label: `${label}:partials`, bindings: pass1, cols: R, rows: C, chunks });
     const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `columns, pass 2 of 2: a workgroup per output reduces its ${chunks} contiguous partials (tree in shared memory)`, bindings: pass2, names: ['part', 'y'], rows: R, rowLen: chunks, chunks: 1, finish });
     return { dispatches: [d1, d2], scratch: [R * chunks * 4] };
+  }
+
+  if (pattern === 'rkr' && C >= ROWS_PATH_MIN) {
+    // per-channel statistics of [N, C, H, W] over N, H, W (BatchNorm and its gradients): the general path would
+    // give C threads each walking N·H·W elements; instead rows over H·W, then each output walks its N partials
+    const [A, K, B] = merged.map((a) => a.extent);
+    const d1 = rowsDispatch(spec, caps, kind, { label: `${label}:rows`, strategy: `outer-kept-inner, pass 1 of 2: a workgroup per (outer, kept) reduces ${B} contiguous elements into scratch`, bindings: pass1, names: ['x', 'part'], rows: A * K, rowLen: B, chunks: 1, finish: same });
+    const wg2 = linearWorkgroupSize(caps, 64);
+    const g2 = linearGrid(spec, Math.ceil(K / wg2), caps);
+    const code2 = `${header(spec, `outer-kept-inner, pass 2 of 2: a thread per output walks its ${A} partials (stride ${K})`)}${declareBindings(pass2, ['part', 'y'])}
+
+@compute @workgroup_size(${wg2})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let o = ${g2.index} * ${u32Lit(wg2)} + lid;
+  if (o >= ${u32Lit(K)}) { return; }
+  var acc = part[o];
+  for (var i = 1u; i < ${u32Lit(A)}; i = i + 1u) { acc = ${combine('acc', `part[i * ${u32Lit(K)} + o]`)}; }
+  y[o] = ${finish('acc')};
+}
+`;
+    return { dispatches: [d1, { label: `${label}:combine`, code: code2, bindings: pass2, workgroupSize: [wg2, 1, 1], grid: g2.grid }], scratch: [A * K * 4] };
   }
 
   const wg = linearWorkgroupSize(caps);

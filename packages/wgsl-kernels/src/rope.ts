@@ -5,6 +5,7 @@
 
 import { numel } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import { EMPTY_PLAN } from './kernel.js';
 import { bindOperands, f32Lit, perElementDispatch, u32Lit } from './wgsl.js';
 
 /** `rope` over the last two axes. */
@@ -14,7 +15,7 @@ export function ropeKernel(spec: KernelSpec<'rope'>, caps: DeviceCaps): KernelPl
   const [t, dim] = [s[s.length - 2], s[s.length - 1]];
   const half = dim / 2;
   const n = numel(s);
-  if (n === 0) return { dispatches: [], scratch: [] };
+  if (n === 0) return EMPTY_PLAN;
   const inv = Array.from({ length: half }, (_, i) => f32Lit(base ** ((-2 * i) / dim)));
   const { bindings } = bindOperands(spec, [0], ['x']);
   const body = `let i = o % ${u32Lit(dim)};

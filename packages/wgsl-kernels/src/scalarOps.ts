@@ -20,7 +20,7 @@ import type { BinaryOp, DType, UnaryOp } from '@neura/ir';
  */
 export const DIFFERENCES = 'see the comment above';
 
-/** WGSL helper functions an expression may call, by name; emitted once per shader when used. */
+/** WGSL helper functions a kernel body may call, by name; emitted once per shader, only when used. */
 export const HELPERS = {
   pow_js: `// a ** b as JS computes it for finite inputs: sign for integer exponents of a negative base, NaN otherwise.
 fn pow_js(a: f32, b: f32) -> f32 {
@@ -32,6 +32,15 @@ fn pow_js(a: f32, b: f32) -> f32 {
     return select(m, -m, odd);
   }
   return m;
+}`,
+  lowbias32: `fn lowbias32(x: u32) -> u32 {
+  var h = x;
+  h = h ^ (h >> 16u);
+  h = h * 0x7feb352du;
+  h = h ^ (h >> 15u);
+  h = h * 0x846ca68bu;
+  h = h ^ (h >> 16u);
+  return h;
 }`,
 } as const;
 

@@ -7,6 +7,7 @@
 import { numel } from '@neura/ir';
 import type { Reduction } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import { EMPTY_PLAN } from './kernel.js';
 import { bindOperands, ceilPow2, declareBindings, f32Lit, header, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, workgroupReduceFns } from './wgsl.js';
 
 /** Threads per row: the next power of two ≥ C, at most the linear workgroup size. */
@@ -45,7 +46,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 /** `logSoftmax` over the last axis. */
 export function logSoftmaxKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const { R, C, wg, g } = rowsSetup(spec, caps);
-  if (R === 0) return { dispatches: [], scratch: [] };
+  if (R === 0) return EMPTY_PLAN;
   const { bindings, declarations } = bindOperands(spec, [0], ['x']);
   const code = `${header(spec, `a workgroup of ${wg} per row: max, sum of exp, then x - logsumexp`)}${declarations}
 
@@ -60,7 +61,7 @@ ${rowLse('x', wg)}
 /** `logSoftmaxGrad`: inputs [y, g] → g - exp(y)·Σg over the last axis. */
 export function logSoftmaxGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const { R, C, wg, g } = rowsSetup(spec, caps);
-  if (R === 0) return { dispatches: [], scratch: [] };
+  if (R === 0) return EMPTY_PLAN;
   const { bindings, name, declarations } = bindOperands(spec, [0, 1], ['ls', 'gr']);
   const Y = name(0);
   const G = name(1);
@@ -139,7 +140,7 @@ ${labelRead('labels')}
 export function softmaxCrossEntropyGradKernel(spec: KernelSpec<'softmaxCrossEntropyGrad'>, caps: DeviceCaps): KernelPlan {
   const { R, C, wg, g } = rowsSetup(spec, caps);
   const { reduction } = spec.node.attrs;
-  if (R === 0) return { dispatches: [], scratch: [] };
+  if (R === 0) return EMPTY_PLAN;
   const { bindings, name, declarations } = bindOperands(spec, [0, 1, 2], ['x', 'labels', 'dy']);
   const code = `${header(spec, `a workgroup of ${wg} per row: (exp(x - logsumexp) - onehot) * dy${reduction === 'mean' ? ' / N' : ''}`)}${declarations}
 

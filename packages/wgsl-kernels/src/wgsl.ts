@@ -242,18 +242,27 @@ export function ceilPow2(n: number): number {
   return p;
 }
 
+/**
+ * `main` of a thread-per-element kernel, the skeleton every elementwise-style shader shares: workgroups of `wg`
+ * invocations, `workgroupIndex` the WGSL linear workgroup index (from `linearGrid`), `count` the WGSL element
+ * count; `body` sees `o`, the element index (threads past the end return).
+ */
+export function perElementMain(wg: number, workgroupIndex: string, count: string, body: string): string {
+  return `@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let o = ${workgroupIndex} * ${u32Lit(wg)} + lid;
+  if (o >= ${count}) { return; }
+${indent(body)}
+}
+`;
+}
+
 /** A thread-per-element dispatch over `n` elements: `body` sees `o` (the element) and returns early past n. */
 export function perElementDispatch(spec: KernelSpec, caps: DeviceCaps, o: { label?: string; strategy: string; bindings: readonly Binding[]; names: readonly string[]; n: number; body: string; prelude?: string }): Dispatch {
   const wg = linearWorkgroupSize(caps);
   const g = linearGrid(spec, Math.ceil(o.n / wg), caps);
   const code = `${header(spec, o.strategy)}${declareBindings(o.bindings, o.names)}
 ${o.prelude ? `\n${o.prelude}\n` : ''}
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let o = ${g.index} * ${u32Lit(wg)} + lid;
-  if (o >= ${u32Lit(o.n)}) { return; }
-${indent(o.body)}
-}
-`;
+${perElementMain(wg, g.index, u32Lit(o.n), o.body)}`;
   return { label: o.label ?? labelOf(spec.node), code, bindings: o.bindings, workgroupSize: [wg, 1, 1], grid: g.grid };
 }

@@ -266,6 +266,8 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       [[200], [0], false], // all axes, rows path
       [[3, 5], [0, 1], true],
       [[6], [], false], // nothing reduced
+      [[3, 4, 5, 7], [0, 2, 3], true], // outer-kept-inner (per-channel statistics of NCHW), two passes
+      [[2, 3, 40], [0, 2], false], // outer-kept-inner
     ];
     it.each([['sum'], ['mean'], ['reduceMax'], ['reduceMin']] as const)('%s over any axes', async (op) => {
       const caps = await getCaps();

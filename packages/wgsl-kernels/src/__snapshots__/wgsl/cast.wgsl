@@ -1,0 +1,17 @@
+// scratch: []
+// ---- cast[7]: workgroup [128,1,1] grid [1,1,1] bindings input0:read:f32 output:read_write:i32
+// neura kernel: cast [7]:f32 -> [7]:i32
+// elementwise cast f32 -> i32
+@group(0) @binding(0) var<storage, read> x0: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<i32>;
+
+const N = 7u;
+
+@compute @workgroup_size(128)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let o = wid.x * 128u + lid;
+  if (o >= N) { return; }
+  let v0 = x0[o];
+  y[o] = i32(v0);
+}
+

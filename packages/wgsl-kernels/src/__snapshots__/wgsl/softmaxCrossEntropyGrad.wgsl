@@ -1,0 +1,58 @@
+// scratch: []
+// ---- softmaxCrossEntropyGrad[4x10]: workgroup [16,1,1] grid [4,1,1] bindings input0:read:f32 input1:read:i32 input2:read:f32 output:read_write:f32
+// neura kernel: softmaxCrossEntropyGrad [4, 10]:f32, [4]:i32, []:f32 -> [4, 10]:f32
+// a workgroup of 16 per row: (exp(x - logsumexp) - onehot) * dy
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read> labels: array<i32>;
+@group(0) @binding(2) var<storage, read> dy: array<f32>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+
+const R = 4u;
+const C = 10u;
+var<workgroup> red: array<f32, 16>;
+
+fn wg_sum(v: f32, lid: u32) -> f32 {
+  red[lid] = v;
+  workgroupBarrier();
+  for (var s = 8u; s > 0u; s = s >> 1u) {
+    if (lid < s) { red[lid] = red[lid] + red[lid + s]; }
+    workgroupBarrier();
+  }
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}
+
+fn wg_max(v: f32, lid: u32) -> f32 {
+  red[lid] = v;
+  workgroupBarrier();
+  for (var s = 8u; s > 0u; s = s >> 1u) {
+    if (lid < s) { red[lid] = max(red[lid], red[lid + s]); }
+    workgroupBarrier();
+  }
+  let r = red[0];
+  workgroupBarrier();
+  return r;
+}
+
+@compute @workgroup_size(16)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let row = wid.x;
+  if (row >= R) { return; }
+  let base = row * C;
+  var mx = x[base];
+  for (var j = lid; j < C; j = j + 16u) { mx = max(mx, x[base + j]); }
+  let m = wg_max(mx, lid);
+  var se = 0.0;
+  for (var j = lid; j < C; j = j + 16u) { se = se + exp(x[base + j] - m); }
+  let lse = m + log(wg_sum(se, lid));
+  let l = labels[row];
+  let ok = l >= 0i && l < i32(C);
+  let lc = u32(clamp(l, 0i, i32(C) - 1i));
+  let k = dy[0];
+  for (var j = lid; j < C; j = j + 16u) {
+    let hot = select(0.0, 1.0, ok && j == lc);
+    y[base + j] = (exp(x[base + j] - lse) - hot) * k;
+  }
+}
+
