@@ -65,6 +65,26 @@ const SAMPLES: Record<string, Sample> = {
       return [g.sum(g.neg(x), [1]), g.mean(g.mul(x, 0.25), [0], true), g.sum(g.mul(g.neg(x), g.constant(3, [1, 1])), [0, 1])];
     },
   },
+  'pad-add-concat': {
+    // a gradient of three slices of one tensor, summed from zero pads (as autograd builds it)
+    build: (g, r) => {
+      const rows = dim(r);
+      const [a, b, c] = [dim(r), dim(r), dim(r)];
+      const pa = g.pad(g.input('a', [rows, a]), [0, 0], [0, b + c]);
+      const pb = g.pad(g.input('b', [rows, b]), [0, a], [0, c]);
+      const pc = g.pad(g.input('c', [rows, c]), [0, a + b], [0, 0]);
+      return [g.add(g.add(pc, pa), pb), g.add(pb, pc), g.mul(g.add(pa, pb), 2)];
+    },
+  },
+  'concat-concat': {
+    build: (g, r) => {
+      const rows = dim(r);
+      const [a, b, c] = [g.input('a', [rows, dim(r)]), g.input('b', [rows, dim(r)]), g.input('c', [rows, dim(r)])];
+      const w = dim(r);
+      const [x, y, z] = [g.input('x', [dim(r), w]), g.input('y', [dim(r), w]), g.input('z', [dim(r), w])];
+      return [g.concat([a, g.concat([b, c], 1)], 1), g.concat([g.concat([x, y], 0), z], 0)];
+    },
+  },
   'mul-const-right': { build: (g, r) => [g.mul(0.25, mat(g, 'x', r))] },
   'mul-const-assoc': { build: (g, r) => [g.mul(g.mul(mat(g, 'x', r), 3), g.constant(0.5, [1]))] },
   'transpose-into-matmul-a': {

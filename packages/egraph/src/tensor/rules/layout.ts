@@ -53,6 +53,69 @@ function composeReshapes(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): I
   return out;
 }
 
+type PadAttrs = { before: number[]; after: number[]; interior: number[]; value: number };
+
+/** The one axis a zero pad extends (and the interval its operand lands in), or undefined. */
+function padSpan(n: ENode, outShape: readonly number[]): { axis: number; start: number; end: number } | undefined {
+  const a = n.data as unknown as PadAttrs;
+  if (a.value !== 0 || a.interior.some((v) => v !== 0) || a.before.some((v) => v < 0) || a.after.some((v) => v < 0)) return undefined;
+  const axes = a.before.map((b, i) => (b !== 0 || a.after[i] !== 0 ? i : -1)).filter((i) => i >= 0);
+  if (axes.length !== 1) return undefined;
+  const d = axes[0];
+  return { axis: d, start: a.before[d], end: outShape[d] - a.after[d] };
+}
+
+/**
+ * `add(pad(a), pad(b))` of zero pads along one axis where a's and b's intervals touch → `pad(concat(a, b))` (or the
+ * concat alone when it covers the axis): the gradient of a slice-split tensor (Q, K, V from one projection) is
+ * summed from padded parts, three pads and an add; a concat writes it once.
+ */
+function padsToConcat(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
+  const out: Id[] = [];
+  const shape = egraph.eclass(eclass).data.shape;
+  const [c0, c1] = node.children;
+  if (!sameShape(egraph.eclass(c0).data.shape, shape) || !sameShape(egraph.eclass(c1).data.shape, shape)) return out;
+  for (const p of egraph.eclass(c0).nodes) {
+    if (p.op !== 'pad') continue;
+    const sp = padSpan(p, shape);
+    if (!sp) continue;
+    for (const q of egraph.eclass(c1).nodes) {
+      if (q.op !== 'pad') continue;
+      const sq = padSpan(q, shape);
+      if (!sq || sq.axis !== sp.axis) continue;
+      const [first, second] = sp.end === sq.start ? [[p, sp], [q, sq]] as const : sq.end === sp.start ? [[q, sq], [p, sp]] as const : [undefined, undefined];
+      if (!first || !second) continue;
+      const d = sp.axis;
+      const cat = addRecorded(egraph, { op: 'concat', data: { axis: d }, children: [first[0].children[0], second[0].children[0]] }, ['pad-add-concat']);
+      const start = first[1].start;
+      const end = second[1].end;
+      if (start === 0 && end === shape[d]) {
+        out.push(cat);
+        continue;
+      }
+      const zeros = shape.map(() => 0);
+      const before = zeros.map((_, i) => (i === d ? start : 0));
+      const after = zeros.map((_, i) => (i === d ? shape[d] - end : 0));
+      out.push(addRecorded(egraph, { op: 'pad', data: { before, after, interior: zeros, value: 0 }, children: [cat] }, ['pad-add-concat']));
+    }
+  }
+  return out;
+}
+
+/** `concat(…, concat(x, y), …)` along the same axis → one concat of all the parts. */
+function flattenConcat(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] {
+  const axis = (node.data as { axis: number }).axis;
+  const out: Id[] = [];
+  node.children.forEach((c, j) => {
+    for (const inner of egraph.eclass(c).nodes) {
+      if (inner.op !== 'concat' || (inner.data as { axis: number }).axis !== axis) continue;
+      const children = [...node.children.slice(0, j), ...inner.children, ...node.children.slice(j + 1)];
+      out.push(addRecorded(egraph, { op: 'concat', data: { axis }, children }, ['concat-concat']));
+    }
+  });
+  return out;
+}
+
 /** Ops that broadcast their operands, so an explicit `expand` of an operand is redundant. */
 const BROADCASTING = ['add', 'sub', 'mul', 'div'] as const;
 
@@ -62,6 +125,8 @@ export const layoutRules: readonly TensorRewrite[] = [
   nodeRule('transpose-into-matmul-b', ['matmul', 'fusedMatmul'], foldTranspose(1, 'transpose-into-matmul-b')),
   nodeRule('transpose-transpose', ['transpose'], composeTransposes),
   nodeRule('reshape-reshape', ['reshape'], composeReshapes),
+  nodeRule('pad-add-concat', ['add'], padsToConcat, { guard: (eg, _e, n) => n.children.every((c) => eg.eclass(c).nodes.some((m) => m.op === 'pad')) }),
+  nodeRule('concat-concat', ['concat'], flattenConcat),
   trw('reshape-id', '(reshape ?a)', '?a', sameTypeAs('?a')),
   trw('expand-id', '(expand ?a)', '?a', sameTypeAs('?a')),
   ...BROADCASTING.flatMap((op) => [
