@@ -3,5 +3,6 @@
 
 export { grad, gradByName, type GradOptions } from './grad.js';
 export { checkGradients, type GradCheckOptions, type GradCheckReport, type LeafGradCheck } from './gradcheck.js';
+export { type CustomVjp, type CustomVjpContext, customVjp, registerCustomVjp, unregisterCustomVjp } from './customVjp.js';
 export { sumToShape } from './sumToShape.js';
 export { type Vjp, type VjpContext, type VjpFn, VJPS } from './vjp.js';

@@ -3,7 +3,8 @@
 // and never a fused op (fused ops are made after differentiation and have no VJP). Every returned gradient
 // has exactly its operand's shape (broadcasts are summed away with `sumToShape`); the engine checks this.
 
-import { GELU_TANH_K, type Graph, type Node, type OpKind, type Tensor } from '@neura/ir';
+import { GELU_TANH_K, type Graph, GraphError, type Node, type OpKind, type Tensor } from '@neura/ir';
+import { customVjp } from './customVjp.js';
 import { sumToShape } from './sumToShape.js';
 
 /** What a VJP rule sees: the forward node, its operands, the upstream gradient and which operands need one. */
@@ -229,6 +230,14 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   ]),
   oneHot: noGradient('oneHot reads i32 labels'),
   stopGradient: noGradient('stopGradient blocks the gradient by definition'),
+  custom: rule(({ graph, node, inputs, g, needs }) => {
+    const { name, params } = node.attrs;
+    const vjp = customVjp(name);
+    if (!vjp) throw new GraphError(`custom op '${name}' has no vjp: register one (registerCustomVjp, or customOp's vjp) to differentiate through it`, 'custom', node.site);
+    const grads = vjp({ graph, node, inputs, g, params, needs });
+    if (grads.length !== inputs.length) throw new GraphError(`custom op '${name}': its vjp returned ${grads.length} gradients for ${inputs.length} operands`, 'custom', node.site);
+    return grads;
+  }),
   matmul: rule(({ graph: G, g, inputs: [a, b], node, needs }) => matmulGrads(G, g, a, b, node.attrs.transA, node.attrs.transB, needs)),
   logSoftmax: rule(({ graph: G, g, node }) => [G.node('logSoftmaxGrad', [node, g], { axis: node.attrs.axis })]),
   logSoftmaxGrad: secondOrder,

@@ -7,7 +7,7 @@ import type { DType } from './dtype.js';
 import { GraphError, userCallSite } from './graphError.js';
 import { inferType, type TensorType } from './infer.js';
 import type { NamedLeafOp } from './opFacts.js';
-import type { Init, OpAttrs, OpKind, Reduction, UnaryOp } from './ops.js';
+import type { CustomParams, Init, OpAttrs, OpKind, Reduction, UnaryOp } from './ops.js';
 import { broadcastShapes, fmtShape, normalizeAxes, type Shape } from './shape.js';
 
 /** Index of a node in its graph. */
@@ -369,6 +369,11 @@ export class Graph {
   /** f32 one-hot rows of i32 labels; labels outside [0, classes) give zero rows. */
   oneHot(labels: Tensor, classes: number): Tensor {
     return this.node('oneHot', [labels], { classes });
+  }
+
+  /** A registered custom op (see `registerCustomOp`, or `customOp` in @neura/nn) on `inputs`, with plain-data `params`. */
+  custom(name: string, inputs: readonly Tensor[], params: CustomParams = {}): Tensor {
+    return this.node('custom', inputs, { name, params });
   }
 
   /** Identity forward; gradients do not flow through it. */

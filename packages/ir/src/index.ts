@@ -2,6 +2,7 @@
 
 export { byteSize, type DType, DTYPES, isFloat } from './dtype.js';
 export { type CrossEntropyOptions, leafName, type Node, type NodeId, type NodeOf, type StateUpdate, type Tensor, type TensorLike, Graph, broadcastOf, hashName } from './graph.js';
+export { type CustomOpDef, customOpDef, registerCustomOp, unregisterCustomOp } from './customOp.js';
 export { GraphError, userCallSite } from './graphError.js';
 export { INFER, inferType, type TensorType } from './infer.js';
 export {
@@ -44,6 +45,7 @@ export {
 export {
   type Activation,
   type Conv2dAttrs,
+  type CustomParams,
   type Init,
   type NoAttrs,
   type OpAttrs,

@@ -6,6 +6,7 @@ import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
 import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferPool } from './inferConv.js';
 import { inferAttention, inferAttentionGrad, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
+import { customOpDef } from './customOp.js';
 import type { OpAttrs, OpKind } from './ops.js';
 import { COMPARISON_OPS, perBinaryOp, perUnaryOp } from './elementwise.js';
 import { pwArity } from './pointwiseExpr.js';
@@ -119,6 +120,12 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   gather: inferGather,
   scatterAdd: inferScatterAdd,
   oneHot: inferOneHot,
+  custom: (ins, a) => {
+    const t = customOpDef(a.name).infer(ins, a.params);
+    if (!t || !Array.isArray(t.shape) || !t.shape.every((d) => Number.isInteger(d) && d >= 0) || !['f32', 'i32', 'bool'].includes(t.dtype))
+      fail(`custom ${a.name}`, `its infer returned ${JSON.stringify(t)}, not a { shape, dtype } type`, ins);
+    return { shape: [...t.shape], dtype: t.dtype };
+  },
   stopGradient: (ins) => {
     arity('stopGradient', ins, 1);
     return ins[0];

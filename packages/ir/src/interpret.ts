@@ -3,6 +3,7 @@
 // in float32 mode each op's result is rounded to float32, as a GPU kernel would store it.
 
 import { type Graph, leafName, type Node, type NodeId } from './graph.js';
+import { customOpDef } from './customOp.js';
 import { perBinaryOp, perUnaryOp } from './elementwise.js';
 import { alloc, broadcastMap, type Ctx, type Impl, out } from './interpretCore.js';
 import {
@@ -215,6 +216,14 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   scatterAdd: interpretScatterAdd,
   oneHot: interpretOneHot,
   stopGradient: (node, [x]) => ({ shape: node.shape, dtype: node.dtype, data: x.data }),
+  custom: (node, ins, ctx) => {
+    const values = customOpDef(node.attrs.name).interpret(ins, node.attrs.params, { shape: node.shape, dtype: node.dtype });
+    const d = alloc(node.shape, node.dtype, ctx);
+    if (values.length !== d.length) throw new Error(`interpret: custom op '${node.attrs.name}' returned ${values.length} values for shape [${node.shape.join(', ')}]`);
+    const r = node.dtype === 'f32' ? ctx.round : (x: number) => x | 0;
+    for (let i = 0; i < d.length; i++) d[i] = r(values[i]);
+    return out(node, d);
+  },
   matmul: (node, [a, b], ctx) => {
     const d = matmulCore(node, a, b, node.attrs.transA, node.attrs.transB, ctx);
     for (let i = 0; i < d.length; i++) d[i] = ctx.round(d[i]);

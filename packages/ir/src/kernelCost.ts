@@ -5,6 +5,7 @@
 // illegal; a primitive is never refused here (it has no alternative: the runtime's generator decides, with a
 // typed error naming the limit).
 
+import { customOpDef } from './customOp.js';
 import { byteSize } from './dtype.js';
 import type { TensorType } from './infer.js';
 import { FUSED_OPS } from './opFacts.js';
@@ -129,6 +130,13 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost } = {
   scatterAdd: perIn(1), // reads and writes the target, adds each update once
   oneHot: perOut(0),
   stopGradient: perOut(0), // a copy until a rule drops it after differentiation
+  custom: {
+    kernel: true,
+    flops: (c) => {
+      const a = c.attrs as OpAttrs['custom'];
+      return customOpDef(a.name).flops?.(c.ins, c.out, a.params) ?? n(c.out.shape);
+    },
+  },
   matmul: { kernel: true, flops: matmulFlops },
   logSoftmax: perIn(3 + SLOW),
   logSoftmaxGrad: perIn(3 + SLOW),

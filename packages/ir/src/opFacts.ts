@@ -133,6 +133,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   // labels outside [0, classes) give a zero row by definition (ignore_index is built on it): not checked
   oneHot: plain('indexing'),
   stopGradient: plain('layout'),
+  custom: plain('nn'),
   matmul: plain('linalg'),
   logSoftmax: plain('nn'),
   logSoftmaxGrad: plain('nn'),

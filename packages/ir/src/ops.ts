@@ -50,6 +50,9 @@ export interface PoolAttrs {
   padding: [number, number];
 }
 
+/** The parameters of a custom op: plain JSON data (part of the node's identity). */
+export type CustomParams = Readonly<Record<string, number | string | boolean | readonly number[]>>;
+
 /** Attributes of every op that is not a plain unary or binary elementwise op. */
 export interface OtherOpAttrs {
   // leaves
@@ -94,6 +97,8 @@ export interface OtherOpAttrs {
   oneHot: { classes: number };
   /** Identity forward; no gradient flows through it. */
   stopGradient: Record<string, never>;
+  /** A user-defined op registered by name (see customOp.ts): inputs as its definition takes them, `params` plain data. */
+  custom: { name: string; params: CustomParams };
   // linear algebra: a [...A, M, K] (or [..., K, M] if transA) times b [...B, K, N] (or [..., N, K] if transB)
   // gives [...broadcast(A, B), M, N]: the flags apply to the last two axes, leading axes broadcast (numpy)
   matmul: { transA: boolean; transB: boolean };

@@ -71,6 +71,7 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   scatterAdd: (g, t) => g.scatterAdd(t.f, t.i, t.g3),
   oneHot: (g, t) => g.oneHot(t.f, 3),
   stopGradient: (g, t) => raw(g, 'stopGradient', [t.f, t.f], {}),
+  custom: (g, t) => g.custom('no.such.op', [t.f]), // not registered
   matmul: (g, t) => g.matmul(t.f, t.g3),
   logSoftmax: (g, t) => g.logSoftmax(t.f, 4),
   logSoftmaxGrad: (g, t) => raw(g, 'logSoftmaxGrad', [t.f, t.g3], { axis: 1 }),

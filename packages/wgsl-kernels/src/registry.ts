@@ -12,6 +12,7 @@ import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } f
 import type { DeviceCaps, KernelGenerator, KernelPlan, KernelSpec } from './kernel.js';
 import { attentionGradKernel, attentionKernel } from './attention.js';
 import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dKernel } from './conv.js';
+import { customKernel } from './customKernel.js';
 import { dropoutKernel } from './dropout.js';
 import { ropeKernel } from './rope.js';
 import { argmaxKernel, concatKernel, gatherKernel, oneHotKernel, padKernel, scatterAddKernel, sliceKernel, stopGradientKernel } from './indexing.js';
@@ -49,6 +50,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   scatterAdd: scatterAddKernel,
   oneHot: oneHotKernel,
   stopGradient: stopGradientKernel,
+  custom: customKernel,
   matmul: matmulKernel,
   logSoftmax: logSoftmaxKernel,
   logSoftmaxGrad: logSoftmaxGradKernel,

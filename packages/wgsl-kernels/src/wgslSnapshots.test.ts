@@ -38,6 +38,7 @@ const CASES: { readonly [K in GpuOp]: Case | 'skip' } = {
   scatterAdd: c<'scatterAdd'>([[5, 4], [3], [3, 4]], { axis: 0 }, ['f32', 'i32', 'f32']),
   oneHot: c<'oneHot'>([[4]], { classes: 6 }, ['i32']),
   stopGradient: c([[9]], E),
+  custom: 'skip', // the user's own kernel (packages/nn/test/customOp.gpu.test.ts runs one against the interpreter)
   matmul: 'skip',
   logSoftmax: c<'logSoftmax'>([[4, 10]], { axis: 1 }),
   logSoftmaxGrad: c<'logSoftmaxGrad'>([[4, 10], [4, 10]], { axis: 1 }),

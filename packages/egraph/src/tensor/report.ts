@@ -31,6 +31,8 @@ export interface FusedKernel {
   readonly expr?: string;
   /** The epilogue, for `fusedMatmul` kernels (e.g. `bias+relu`). */
   readonly epilogue?: string;
+  /** The registered name, for `custom` kernels (user ops run as their own kernel). */
+  readonly custom?: string;
   readonly rules: readonly string[];
 }
 
@@ -65,10 +67,11 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
   const out: FusedKernel[] = [];
   for (const id of graph.live()) {
     const n = graph.nodes[id];
-    if (!FUSED_OPS.includes(n.op) || n.op === 'pick') continue;
+    if ((!FUSED_OPS.includes(n.op) && n.op !== 'custom') || n.op === 'pick') continue;
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
     if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
     else if (n.op === 'pointwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ') }); // one kernel, several results
+    else if (n.op === 'custom') out.push({ ...base, custom: n.attrs.name });
     else if (n.op === 'fusedMatmul') {
       const a = n.attrs;
       const parts = [a.transA ? 'transA' : '', a.transB ? 'transB' : '', a.bias ? 'bias' : '', a.activation !== 'none' ? a.activation : ''];
@@ -189,7 +192,7 @@ export class OptimizeReport {
     lines.push(`  rule hits: ${hits.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
     lines.push(`  fused kernels (${this.kernels.length}):`);
     for (const k of this.kernels) {
-      const what = k.expr ?? k.epilogue ?? '';
+      const what = k.expr ?? k.epilogue ?? k.custom ?? '';
       lines.push(`    %${k.node} ${k.op} ${fmtShape(k.shape)} ${k.inputs} in${what ? ` ${what}` : ''}  ← ${k.rules.join(', ') || '(input graph)'}`);
     }
     return lines.join('\n');
