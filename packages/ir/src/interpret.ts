@@ -18,7 +18,7 @@ import {
 import { interpretAttention, interpretAttentionGrad, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
-import type { OpAttrs, OpKind } from './ops.js';
+import type { OpKind } from './ops.js';
 import { broadcastStrides, numel, stridesOf } from './shape.js';
 import { initialValue, type TensorData, type TensorValue } from './tensorValue.js';
 import type { Precision } from './interpretCore.js';
@@ -355,7 +355,7 @@ export function interpret(
     } else if (node.op === 'pick') {
       // result `index` of a pointwiseMulti: its expression over the multi node's operands
       const multi = graph.nodes[node.inputs[0]] as Node<'pointwiseMulti'>;
-      const expr = multi.attrs.exprs[(node.attrs as OpAttrs['pick']).index];
+      const expr = multi.attrs.exprs[node.attrs.index];
       v = pointwiseResult(multi, expr, multi.inputs.map((i) => values.get(i) as TensorValue), ctx);
     } else {
       const impl = INTERPRET[node.op] as Impl<OpKind>;

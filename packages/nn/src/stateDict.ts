@@ -107,6 +107,6 @@ export function sessionStateDict(graph: Graph, types: ReadonlyMap<string, StateE
  */
 export function compilableState<V>(initialState: Readonly<Record<string, V>> | undefined, types: ReadonlyMap<string, StateEntryType>, compiled: Graph): Record<string, V> | undefined {
   if (!initialState) return undefined;
-  const have = new Set([...compiled.leaves('param'), ...compiled.leaves('state')].map((n) => (n.attrs as { name: string }).name));
+  const have = new Set([...compiled.leaves('param'), ...compiled.leaves('state')].map((n) => n.attrs.name));
   return Object.fromEntries(Object.entries(initialState).filter(([n]) => have.has(n) || !types.has(n)));
 }

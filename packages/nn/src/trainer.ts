@@ -180,7 +180,7 @@ export class Trainer {
   static async evaluate(v: Validation): Promise<Record<string, number>> {
     for (const m of v.metrics) m.reset();
     const idx = new Int32Array(v.batchSize);
-    const inputs = new Set(v.session.graph.leaves('input').map((n) => (n.attrs as { name: string }).name));
+    const inputs = new Set(v.session.graph.leaves('input').map((n) => n.attrs.name));
     for (let start = 0; start < v.data.length; start += v.batchSize) {
       const real = Math.min(v.batchSize, v.data.length - start);
       for (let i = 0; i < v.batchSize; i++) idx[i] = start + Math.min(i, real - 1);
@@ -197,7 +197,7 @@ export class Trainer {
     const mode = opts.lastBatch ?? 'drop';
     if (!(Number.isInteger(B) && B >= 1)) throw new RangeError(`Trainer: batchSize must be a positive integer, got ${B}`);
     if (!(Number.isInteger(acc) && acc >= 1)) throw new RangeError(`Trainer: accumulate must be a positive integer, got ${acc}`);
-    const inputs = new Set(this.session.graph.leaves('input').map((n) => (n.attrs as { name: string }).name));
+    const inputs = new Set(this.session.graph.leaves('input').map((n) => n.attrs.name));
     if (acc > 1 && !inputs.has(ACCUMULATE_INPUT)) throw new RangeError(`Trainer: accumulate ${acc} needs a step compiled with { accumulate: ${acc} }`);
     if (mode === 'drop' && data.length < B)
       throw new RangeError(`Trainer.fit: ${data.length} examples are fewer than one batch of ${B}: no step would run (incomplete batches are dropped; lastBatch: 'wrap' repeats examples)`);

@@ -125,7 +125,7 @@ export function planUpdates(graph: Graph, live: readonly NodeId[] = graph.live()
     if (v.op === 'pointwiseMulti' || v.op === 'pick') {
       // a result of a multi-result kernel: written in place through the state operand of the multi node
       const multi = v.op === 'pick' ? node(v.inputs[0]) : v;
-      const result = v.op === 'pick' ? (v.attrs as { index: number }).index : 0;
+      const result = v.op === 'pick' ? v.attrs.index : 0;
       const k = multi.inputs.indexOf(state);
       if (k < 0 || multi.inputs.some((i) => i !== state && rootOf(i) === state) || !sameShape(multi.shape, s.shape) || multi.dtype !== s.dtype) {
         copy('the multi-result kernel does not read the state elementwise (or not at all)');

@@ -81,7 +81,7 @@ export function readCheckpoint(bytes: Uint8Array | ArrayBuffer): Checkpoint {
  */
 export async function restoreCheckpoint(target: CheckpointTarget, ckpt: Pick<Checkpoint, 'tensors'>, opts: { strict?: boolean } = {}): Promise<void> {
   const strict = opts.strict ?? true;
-  const leaves = new Map([...target.graph.leaves('param'), ...target.graph.leaves('state')].map((n) => [(n.attrs as { name: string }).name, n]));
+  const leaves = new Map([...target.graph.leaves('param'), ...target.graph.leaves('state')].map((n) => [n.attrs.name, n]));
   const live = new Set(target.session.stateNames);
   const problems: string[] = [];
   const writes: [string, TensorValue][] = [];
