@@ -3,11 +3,12 @@
 // The test kernel computes 2·relu(x), so the forward loss tells whether it ran: it must match the interpreter
 // on a graph built with 2·relu, and differ from the built-in relu's loss.
 
-import { Graph, interpret, numel, type Tensor, tensor } from '@neura/ir';
+import { doubledRelu } from '../../../tooling/test/doubledRelu.js';
+import { Graph, interpret, type Tensor, tensor } from '@neura/ir';
 import { compileTraining } from '@neura/nn';
 import { sgd } from '@neura/optim';
 import { createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
-import { type KernelGenerator, registerKernel, unregisterKernel } from '@neura/wgsl-kernels';
+import { registerKernel, unregisterKernel } from '@neura/wgsl-kernels';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let device: NeuraDevice;
@@ -16,28 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => device.destroy());
 
-const doubledRelu: KernelGenerator<'relu'> = ({ node }) => {
-  const n = numel(node.shape);
-  return {
-    dispatches: [
-      {
-        label: `my-relu[${n}]`,
-        workgroupSize: [64, 1, 1],
-        grid: [Math.ceil(n / 64), 1, 1],
-        bindings: [
-          { source: { kind: 'input', index: 0 }, access: 'read', dtype: 'f32' },
-          { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' },
-        ],
-        code: `@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> y: array<f32>;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
-  if (id.x < ${n}u) { y[id.x] = max(x[id.x], 0.0) * 2.0; }
-}`,
-      },
-    ],
-    scratch: [],
-  };
-};
 
 const [B, F, H, C] = [4, 6, 8, 3];
 

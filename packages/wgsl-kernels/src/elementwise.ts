@@ -6,7 +6,7 @@
 // result is written through it (the runtime aliases the output to that buffer). Valid because operand k has the
 // output's shape, so each thread reads and writes only its own element.
 
-import type { DType } from '@neura/ir';
+import type { DType, Shape, TensorType } from '@neura/ir';
 import { broadcastStrides, fmtShape, isBinary, isUnary, numel, sameShape } from '@neura/ir';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
@@ -73,7 +73,31 @@ export function elementwisePlan(spec: KernelSpec, caps: DeviceCaps, strategy: st
   }
   if (n === 0) return EMPTY_PLAN;
 
-  // Index of each bound operand: `o` (same shape), `0u` (one element), or baked strides over collapsed axes.
+  const lines = operandLoads(inputs, groups, names, used, outShape);
+  if (body.code) lines.push(body.code);
+  lines.push(`${outName}[o] = ${body.result};`);
+
+  const wg = linearWorkgroupSize(caps);
+  const grid = linearGrid(spec, Math.ceil(n / wg), caps);
+  const helpers = body.helpers ? emitHelpers(body.helpers) : '';
+  const code = `${header(spec, strategy)}${declareBindings(bindings, names)}
+${helpers ? `\n${helpers}\n` : ''}
+const N = ${u32Lit(n)};
+
+${perElementMain(wg, grid.index, 'N', lines.join('\n'))}`;
+  return {
+    dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [wg, 1, 1], grid: grid.grid }],
+    scratch: [],
+  };
+}
+
+/**
+ * WGSL loading `v<i>` for every used operand i at output element `o`: each bound operand (a group of operands of
+ * one node, bound as `names[group]`) is indexed by `o` (same shape), `0u` (one element) or baked strides over
+ * collapsed axes. Shared by the single- and multi-result elementwise archetypes.
+ */
+export function operandLoads(inputs: readonly TensorType[], groups: readonly number[][], names: readonly string[], used: ReadonlySet<number>, outShape: Shape): string[] {
+  const n = numel(outShape);
   const idx: string[] = [];
   const general: { g: number; strides: number[] }[] = [];
   groups.forEach((g, gi) => {
@@ -93,21 +117,7 @@ export function elementwisePlan(spec: KernelSpec, caps: DeviceCaps, strategy: st
   groups.forEach((g, gi) => {
     for (const i of g) if (used.has(i)) lines.push(`let v${i} = ${names[gi]}[${idx[gi]}];`);
   });
-  if (body.code) lines.push(body.code);
-  lines.push(`${outName}[o] = ${body.result};`);
-
-  const wg = linearWorkgroupSize(caps);
-  const grid = linearGrid(spec, Math.ceil(n / wg), caps);
-  const helpers = body.helpers ? emitHelpers(body.helpers) : '';
-  const code = `${header(spec, strategy)}${declareBindings(bindings, names)}
-${helpers ? `\n${helpers}\n` : ''}
-const N = ${u32Lit(n)};
-
-${perElementMain(wg, grid.index, 'N', lines.join('\n'))}`;
-  return {
-    dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [wg, 1, 1], grid: grid.grid }],
-    scratch: [],
-  };
+  return lines;
 }
 
 const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);

@@ -6,12 +6,13 @@
 // (they have the output's shape), so in-place writes are race-free.
 
 import type { DType, OpAttrs } from '@neura/ir';
-import { broadcastStrides, fmtShape, numel, sameShape } from '@neura/ir';
+import { fmtShape, numel, sameShape } from '@neura/ir';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec, ResultTarget } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
 import { emitPwExpr } from './pointwise.js';
+import { operandLoads } from './elementwise.js';
 import { castStorage, emitHelpers, type HelperName } from './scalarOps.js';
-import { collapseAxes, declareBindings, header, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType, perElementMain } from './wgsl.js';
+import { declareBindings, header, indent, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType, perElementMain } from './wgsl.js';
 
 const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
 
@@ -85,26 +86,8 @@ export function pointwiseMultiKernel(spec: KernelSpec, caps: DeviceCaps): Kernel
   });
   if (n === 0 || resultName.size === 0) return EMPTY_PLAN;
 
-  const idx: string[] = [];
-  const general: { g: number; strides: number[] }[] = [];
-  groups.forEach((g, gi) => {
-    const shape = inputs[g[0]].shape;
-    if (sameShape(shape, outShape) || numel(shape) === n) idx.push('o');
-    else if (numel(shape) === 1) idx.push('0u');
-    else {
-      idx.push(`i${g[0]}`);
-      general.push({ g: gi, strides: broadcastStrides(shape, outShape) });
-    }
-  });
-  const lines: string[] = [];
-  if (general.length) {
-    const c = collapseAxes(outShape, general.map((x) => x.strides));
-    lines.push(indexMath('o', c.shape, c.strides, general.map((x) => idx[x.g])));
-  }
   // every operand is loaded before any result is stored (a result may overwrite an operand in place)
-  groups.forEach((g, gi) => {
-    for (const i of g) if (used.has(i)) lines.push(`let v${i} = ${names[gi]}[${idx[gi]}];`);
-  });
+  const lines = operandLoads(inputs, groups, names, used, outShape);
   const helpers = new Set<HelperName>();
   const results: string[] = [];
   exprs.forEach((e, j) => {
