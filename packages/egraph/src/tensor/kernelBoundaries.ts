@@ -11,10 +11,11 @@ import { fromENode, isOpKind } from './tensorLanguage.js';
 
 /** The primitive ops a fused op stands for (the ones its fusion rules absorbed), from its attributes. */
 const ABSORBED: {
-  readonly [K in 'fusedMatmul' | 'pointwise' | 'softmaxCrossEntropy' | 'softmaxCrossEntropyGrad']: (a: OpAttrs[K]) => readonly OpKind[];
+  readonly [K in 'fusedMatmul' | 'pointwise' | 'pointwiseMulti' | 'softmaxCrossEntropy' | 'softmaxCrossEntropyGrad']: (a: OpAttrs[K]) => readonly OpKind[];
 } = {
   fusedMatmul: (a) => ['matmul', ...(a.bias ? (['add'] as const) : []), ...(a.activation === 'relu' ? (['relu'] as const) : [])],
   pointwise: (a) => [...exprOps(a.expr)],
+  pointwiseMulti: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
   softmaxCrossEntropy: () => ['logSoftmax', 'nll'],
   softmaxCrossEntropyGrad: () => ['logSoftmax', 'logSoftmaxGrad', 'nllGrad'],
 };
@@ -48,6 +49,8 @@ export function absorbedOps(node: ENode): readonly OpKind[] {
       return ABSORBED.fusedMatmul(ir.attrs as OpAttrs['fusedMatmul']);
     case 'pointwise':
       return ABSORBED.pointwise(ir.attrs as OpAttrs['pointwise']);
+    case 'pointwiseMulti':
+      return ABSORBED.pointwiseMulti(ir.attrs as OpAttrs['pointwiseMulti']);
     case 'softmaxCrossEntropy':
       return ABSORBED.softmaxCrossEntropy(ir.attrs as OpAttrs['softmaxCrossEntropy']);
     case 'softmaxCrossEntropyGrad':
