@@ -85,3 +85,30 @@ export function parseFlags<T extends Record<string, FlagSpec>>(spec: T, argv: re
   }
   return { flags: out as Flags<T>, help: values.help === true };
 }
+
+/**
+ * The commands' front door: parses argv (then `check`, which may throw a CliError for flags that must agree),
+ * prints usage and exits 0 on --help, or exits 2 with the error and usage.
+ */
+export function parseFlagsOrExit<T extends Record<string, FlagSpec>>(
+  command: string,
+  summary: string,
+  spec: T,
+  argv: readonly string[],
+  check: (flags: Flags<T>) => void = () => {},
+): Flags<T> {
+  let parsed: { flags: Flags<T>; help: boolean };
+  try {
+    parsed = parseFlags(spec, argv);
+    check(parsed.flags);
+  } catch (e) {
+    if (!(e instanceof CliError)) throw e;
+    console.error(`${command}: ${e.message}\n\n${usage(command, summary, spec)}`);
+    process.exit(2);
+  }
+  if (parsed.help) {
+    console.log(usage(command, summary, spec));
+    process.exit(0);
+  }
+  return parsed.flags;
+}

@@ -12,7 +12,7 @@ import { compileInference, compileTraining, cosineLr, countCorrect, LeNet5, type
 import { loadMnist } from '@neura/nn/node';
 import { adam, type Optimizer, sgd } from '@neura/optim';
 import { createDevice } from '@neura/runtime-webgpu';
-import { CliError, type FlagSpec, parseFlags, usage } from './cli.js';
+import { type FlagSpec, parseFlagsOrExit } from './cli.js';
 
 const SUMMARY =
   'Trains a CNN (LeNet-5, or a small ResNet with BatchNorm) on MNIST on WebGPU, evaluates its eval-mode graph on the\n' +
@@ -31,19 +31,7 @@ const FLAGS = {
   'no-optimize': { kind: 'boolean', help: 'compile the step without the e-graph optimizer' },
 } as const satisfies Record<string, FlagSpec>;
 
-let parsed: ReturnType<typeof parseFlags<typeof FLAGS>>;
-try {
-  parsed = parseFlags(FLAGS, process.argv.slice(2));
-} catch (e) {
-  if (!(e instanceof CliError)) throw e;
-  console.error(`pnpm cnn: ${e.message}\n\n${usage('pnpm cnn', SUMMARY, FLAGS)}`);
-  process.exit(2);
-}
-if (parsed.help) {
-  console.log(usage('pnpm cnn', SUMMARY, FLAGS));
-  process.exit(0);
-}
-const args = parsed.flags;
+const args = parseFlagsOrExit('pnpm cnn', SUMMARY, FLAGS, process.argv.slice(2));
 const batch = args.batch ?? (args.model === 'lenet' ? 64 : 128);
 const { epochs, steps, seed } = args;
 const baseLr = args.lr ?? (args.optimizer === 'sgd' ? 0.05 : 2e-3);

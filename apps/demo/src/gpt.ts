@@ -19,7 +19,7 @@ import {
 } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import { createDevice } from '@neura/runtime-webgpu';
-import { CliError, type FlagSpec, parseFlags, usage } from './cli.js';
+import { CliError, type FlagSpec, parseFlagsOrExit } from './cli.js';
 import { loadSotu } from './sotu.js';
 
 const SUMMARY =
@@ -46,20 +46,9 @@ const FLAGS = {
   'require-improvement': { kind: 'boolean', help: 'exit 1 unless the final validation loss is below the first (CI smoke run)' },
 } as const satisfies Record<string, FlagSpec>;
 
-let parsed: ReturnType<typeof parseFlags<typeof FLAGS>>;
-try {
-  parsed = parseFlags(FLAGS, process.argv.slice(2));
-  if (parsed.flags.width % parsed.flags.heads !== 0) throw new CliError(`--heads ${parsed.flags.heads} must divide --width ${parsed.flags.width}`);
-} catch (e) {
-  if (!(e instanceof CliError)) throw e;
-  console.error(`pnpm gpt: ${e.message}\n\n${usage('pnpm gpt', SUMMARY, FLAGS)}`);
-  process.exit(2);
-}
-if (parsed.help) {
-  console.log(usage('pnpm gpt', SUMMARY, FLAGS));
-  process.exit(0);
-}
-const args = parsed.flags;
+const args = parseFlagsOrExit('pnpm gpt', SUMMARY, FLAGS, process.argv.slice(2), (f) => {
+  if (f.width % f.heads !== 0) throw new CliError(`--heads ${f.heads} must divide --width ${f.width}`);
+});
 const { batch, context, steps } = args;
 
 // data: every address, oldest first; the tokenizer's vocabulary is the corpus's characters

@@ -11,7 +11,7 @@ import { compileInference, compileTraining, constantLr, cosineLr, countCorrect, 
 import { loadMnist } from '@neura/nn/node';
 import { adam, adamW, type Optimizer, sgd } from '@neura/optim';
 import { createDevice } from '@neura/runtime-webgpu';
-import { CliError, type FlagSpec, parseFlags, usage } from './cli.js';
+import { type FlagSpec, parseFlagsOrExit } from './cli.js';
 
 const SUMMARY =
   'Trains an MLP on MNIST on WebGPU (a GPU if there is one, else the software adapter), evaluates it on the 10 000\n' +
@@ -30,19 +30,7 @@ const FLAGS = {
   seed: { kind: 'int', default: 1, help: 'shuffle seed' },
 } as const satisfies Record<string, FlagSpec>;
 
-let parsed: ReturnType<typeof parseFlags<typeof FLAGS>>;
-try {
-  parsed = parseFlags(FLAGS, process.argv.slice(2));
-} catch (e) {
-  if (!(e instanceof CliError)) throw e;
-  console.error(`pnpm mnist: ${e.message}\n\n${usage('pnpm mnist', SUMMARY, FLAGS)}`);
-  process.exit(2);
-}
-if (parsed.help) {
-  console.log(usage('pnpm mnist', SUMMARY, FLAGS));
-  process.exit(0);
-}
-const args = parsed.flags;
+const args = parseFlagsOrExit('pnpm mnist', SUMMARY, FLAGS, process.argv.slice(2));
 const batch = args.batch;
 const hidden = args.hidden;
 const lr = args.lr;
