@@ -30,6 +30,10 @@ export interface MatmulConfig {
   readonly tn: number;
   /** Used only when the output has at least this many tiles (else the next configuration). */
   readonly minTiles: number;
+  /** Two workgroup-memory slices: the next slice is stored while the current one is read (one barrier per slice). */
+  readonly db?: boolean;
+  /** The inner k loop over a slice written out BK times (constant workgroup-memory offsets). */
+  readonly unroll?: boolean;
 }
 
 /**
@@ -45,6 +49,29 @@ export const MATMUL_CONFIGS: readonly MatmulConfig[] = [
   { bm: 32, bn: 32, bk: 16, tm: 4, tn: 4, minTiles: 0 },
   { bm: 16, bn: 16, bk: 16, tm: 4, tn: 4, minTiles: 0 },
 ];
+
+/**
+ * Tuning candidates (bench sweeps and the GPU tests check each one): tile shapes x {k loop, k unrolled,
+ * unrolled + double-buffered workgroup memory}. `minTiles` is 0: a candidate is chosen per shape, not by count.
+ */
+export const MATMUL_CANDIDATES: readonly MatmulConfig[] = (
+  [
+    [128, 64, 16, 8, 8],
+    [128, 64, 8, 8, 8],
+    [128, 128, 8, 8, 8],
+    [128, 128, 16, 8, 8],
+    [64, 128, 16, 8, 8],
+    [64, 64, 16, 8, 4],
+    [32, 32, 16, 4, 4],
+  ] as const
+).flatMap(([bm, bn, bk, tm, tn]) => [
+  { bm, bn, bk, tm, tn, minTiles: 0 },
+  { bm, bn, bk, tm, tn, minTiles: 0, unroll: true },
+  { bm, bn, bk, tm, tn, minTiles: 0, unroll: true, db: true },
+]);
+
+/** A configuration's short name: 128x64x16/8x8, +u (k unrolled), +db (double-buffered). */
+export const matmulConfigName = (c: MatmulConfig) => `${c.bm}x${c.bn}x${c.bk}/${c.tm}x${c.tn}${c.unroll ? '+u' : ''}${c.db ? '+db' : ''}`;
 
 /**
  * The skinny (split-K) kernel is used when M ≤ SKINNY_MAX_M and 32x32 tiles would give fewer than
@@ -63,7 +90,7 @@ export function prefersSkinny(m: number, n: number, transA: boolean, transB: boo
 
 const threadsOf = (c: MatmulConfig) => (c.bn / c.tn) * (c.bm / c.tm);
 /** Workgroup memory of a configuration in bytes. */
-export const sharedBytesOf = (c: MatmulConfig) => c.bk * (c.bm + c.bn) * 4;
+export const sharedBytesOf = (c: MatmulConfig) => c.bk * (c.bm + c.bn) * 4 * (c.db ? 2 : 1);
 
 /** Whether a configuration fits the device's limits. */
 export function matmulConfigFits(c: MatmulConfig, caps: DeviceCaps): boolean {
@@ -264,6 +291,8 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { sp
     const ext = isA ? 'M' : 'N';
     const g0 = isA ? 'row0' : 'col0';
     const sh = isA ? 'As' : 'Bs';
+    // double buffering: the slice being stored starts at `sA`/`sB` (0 or one slice)
+    const so = cfg.db ? `${isA ? 'sA' : 'sB'} + ` : '';
     // Contiguous dim in global memory: k when (A, !transA) or (B, transB); else m/n.
     const alongK = isA ? !transA : transB;
     const w = vec ? 4 : 1;
@@ -282,9 +311,9 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { sp
       const index = `${isA ? 'aoff' : 'boff'} + ${isA ? (transA ? `(${gk}) * M + ${gx}` : `(${gx}) * K + ${gk}`) : transB ? `(${gx}) * K + ${gk}` : `(${gk}) * N + ${gx}`}`;
       const zero = vec ? 'vec4<f32>()' : '0.0';
       out.fetch.push(`${guard}{ ${coords} ${r} = ${zero}; if (${gx} < ${ext} && ${gk} < K) { ${r} = ${buf}[${vec ? `(${index}) / 4u` : index}]; } }`);
-      if (!vec) out.store.push(`${guard}{ ${coords} ${sh}[k * ${u32Lit(bx / 4)} + x / 4u][x % 4u] = ${r}; }`);
-      else if (alongK) out.store.push(`${guard}{ ${coords} ${['x', 'y', 'z', 'w'].map((c, q) => `${sh}[(k + ${u32Lit(q)}) * ${u32Lit(bx / 4)} + x / 4u][x % 4u] = ${r}.${c};`).join(' ')} }`);
-      else out.store.push(`${guard}{ ${coords} ${sh}[k * ${u32Lit(bx / 4)} + x / 4u] = ${r}; }`);
+      if (!vec) out.store.push(`${guard}{ ${coords} ${sh}[${so}k * ${u32Lit(bx / 4)} + x / 4u][x % 4u] = ${r}; }`);
+      else if (alongK) out.store.push(`${guard}{ ${coords} ${['x', 'y', 'z', 'w'].map((c, q) => `${sh}[${so}(k + ${u32Lit(q)}) * ${u32Lit(bx / 4)} + x / 4u][x % 4u] = ${r}.${c};`).join(' ')} }`);
+      else out.store.push(`${guard}{ ${coords} ${sh}[${so}k * ${u32Lit(bx / 4)} + x / 4u] = ${r}; }`);
     }
     return out;
   };
@@ -302,20 +331,58 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { sp
   L('{ let kt = kbeg;');
   for (const s of [...la.fetch, ...lb.fetch]) L(s, 2);
   L('}');
-  L('for (var k0 = kbeg; k0 < kend; k0 = k0 + BK) {');
-  for (const s of [...la.store, ...lb.store]) L(s, 2);
-  L('workgroupBarrier();', 2);
-  L('if (k0 + BK < kend) { let kt = k0 + BK;', 2);
-  for (const s of [...la.fetch, ...lb.fetch]) L(s, 3);
-  L('}', 2);
-  L('for (var k = 0u; k < BK; k = k + 1u) {', 2);
-  for (let i = 0; i < mi; i++) L(`let a${i} = As[k * ${u32Lit(bm / 4)} + ${u32Lit(i * ty)} + ty];`, 3);
-  for (let j = 0; j < nj; j++) L(`let b${j} = Bs[k * ${u32Lit(bn / 4)} + ${u32Lit(j * tx)} + tx];`, 3);
-  for (let i = 0; i < mi; i++)
-    for (let q = 0; q < 4; q++) L(Array.from({ length: nj }, (_, j) => `acc${i * 4 + q}_${j} = fma(vec4<f32>(a${i}.${'xyzw'[q]}), b${j}, acc${i * 4 + q}_${j});`).join(' '), 3);
-  L('}', 2);
-  L('workgroupBarrier();', 2);
-  L('}');
+  // one k step of the slice at workgroup-memory offsets rA/rB (k a WGSL expression or literal)
+  const step = (k: string, d: number) => {
+    for (let i = 0; i < mi; i++) L(`let a${i} = As[${rA}${k} * ${u32Lit(bm / 4)} + ${u32Lit(i * ty)} + ty];`, d);
+    for (let j = 0; j < nj; j++) L(`let b${j} = Bs[${rB}${k} * ${u32Lit(bn / 4)} + ${u32Lit(j * tx)} + tx];`, d);
+    for (let i = 0; i < mi; i++)
+      for (let q = 0; q < 4; q++) L(Array.from({ length: nj }, (_, j) => `acc${i * 4 + q}_${j} = fma(vec4<f32>(a${i}.${'xyzw'[q]}), b${j}, acc${i * 4 + q}_${j});`).join(' '), d);
+  };
+  const slice = (d: number) => {
+    if (!cfg.unroll) {
+      L('for (var k = 0u; k < BK; k = k + 1u) {', d);
+      step('k', d + 1);
+      L('}', d);
+    } else for (let k = 0; k < bk; k++) { L('{', d); step(u32Lit(k), d + 1); L('}', d); }
+  };
+  const rA = cfg.db ? 'rA + ' : '';
+  const rB = cfg.db ? 'rB + ' : '';
+  if (!cfg.db) {
+    L('for (var k0 = kbeg; k0 < kend; k0 = k0 + BK) {');
+    for (const s of [...la.store, ...lb.store]) L(s, 2);
+    L('workgroupBarrier();', 2);
+    L('if (k0 + BK < kend) { let kt = k0 + BK;', 2);
+    for (const s of [...la.fetch, ...lb.fetch]) L(s, 3);
+    L('}', 2);
+    slice(2);
+    L('workgroupBarrier();', 2);
+    L('}');
+  } else {
+    // slice 0 staged before the loop; each step fetches slice s+2 into registers, computes slice s, stores
+    // slice s+1 into the other half, then one barrier
+    L(`{ let sA = 0u; let sB = 0u;`);
+    for (const s of [...la.store, ...lb.store]) L(s, 2);
+    L('}');
+    L('if (kbeg + BK < kend) { let kt = kbeg + BK;');
+    for (const s of [...la.fetch, ...lb.fetch]) L(s, 2);
+    L('}');
+    L('workgroupBarrier();');
+    L('var cur = 0u;');
+    L('for (var k0 = kbeg; k0 < kend; k0 = k0 + BK) {');
+    L(`let rA = cur * ${u32Lit((bk * bm) / 4)}; let rB = cur * ${u32Lit((bk * bn) / 4)};`, 2);
+    L(`let sA = ${u32Lit((bk * bm) / 4)} - rA; let sB = ${u32Lit((bk * bn) / 4)} - rB;`, 2);
+    L('let more = k0 + BK < kend;', 2);
+    L('if (more) {', 2);
+    for (const s of [...la.store, ...lb.store]) L(s, 3);
+    L('}', 2);
+    L('if (k0 + 2u * BK < kend) { let kt = k0 + 2u * BK;', 2);
+    for (const s of [...la.fetch, ...lb.fetch]) L(s, 3);
+    L('}', 2);
+    slice(2);
+    L('workgroupBarrier();', 2);
+    L('cur = 1u - cur;', 2);
+    L('}');
+  }
   // Epilogue: thread row r = chunk i, component q → global row row0 + (i*TY + ty)*4 + q; columns chunk j → col0 + (j*TX + tx)*4.
   for (let i = 0; i < mi; i++)
     for (let q = 0; q < 4; q++) {
@@ -333,7 +400,7 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { sp
     }
   const body = lines.join('\n');
   const loads = `${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads, ${vecOut ? 'vec4' : 'scalar'} stores`;
-  const code = `${header(spec, `tiled matmul ${what(p)}: M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${tm}x${tn} per thread, ${tx}x${ty} threads, ${loads}`)}${decl.join('\n')}
+  const code = `${header(spec, `tiled matmul ${what(p)}: M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}${cfg.db ? ' double-buffered' : ''}${cfg.unroll ? ', k unrolled' : ''}, ${tm}x${tn} per thread, ${tx}x${ty} threads, ${loads}`)}${decl.join('\n')}
 
 const M = ${u32Lit(M)};
 const N = ${u32Lit(N)};
@@ -341,8 +408,8 @@ const K = ${u32Lit(K)};
 const BM = ${u32Lit(bm)};
 const BN = ${u32Lit(bn)};
 const BK = ${u32Lit(bk)};
-var<workgroup> As: array<vec4<f32>, ${(bk * bm) / 4}>;
-var<workgroup> Bs: array<vec4<f32>, ${(bk * bn) / 4}>;
+var<workgroup> As: array<vec4<f32>, ${((cfg.db ? 2 : 1) * bk * bm) / 4}>;
+var<workgroup> Bs: array<vec4<f32>, ${((cfg.db ? 2 : 1) * bk * bn) / 4}>;
 
 @compute @workgroup_size(${tx}, ${ty})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>, @builtin(local_invocation_index) lid: u32) {

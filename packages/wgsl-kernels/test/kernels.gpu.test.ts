@@ -28,11 +28,14 @@ import {
   KERNELS,
   type KernelPlan,
   type KernelSpec,
+  MATMUL_CANDIDATES,
   MATMUL_CONFIGS,
+  type MatmulConfig,
   chooseSplitK,
   flashAttentionGradPlan,
   flashAttentionPlan,
   matmulConfigFits,
+  matmulKernel,
   matmulPlanWith,
   pointwiseMultiKernel,
 } from '@neura/wgsl-kernels';
@@ -475,6 +478,31 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       await check('transpose', [{ shape: [4, 6], dtype: 'i32' }], { perm: [1, 0] }, caps);
       await check('transpose', [{ shape: [2, 1, 3] }], { perm: [1, 2, 0] }, caps);
     });
+  });
+});
+
+describe('matmul tuning candidates', () => {
+  // each candidate (k unrolled, double-buffered) on the device: ragged edges (K not a multiple of BK, an odd
+  // slice count), scalar loads, all four transposes, and split-K with the candidate's tile
+  it.each([[false, false], [true, false], [false, true], [true, true]])('every candidate that fits agrees with the interpreter (transA=%s transB=%s)', async (transA, transB) => {
+    const caps = await testCaps();
+    const fits = MATMUL_CANDIDATES.filter((c) => matmulConfigFits(c, caps));
+    expect(fits.some((c) => c.db)).toBe(true);
+    for (const cfg of fits) {
+      for (const [m, n, k] of [[130, 132, 40], [33, 17, 65]] as [number, number, number][])
+        await check('fusedMatmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }, { shape: [n] }], { transA, transB, bias: true, activation: 'relu' }, caps, { rtol: 1e-4, atol: 1e-4, plan: (s, c) => matmulPlanWith(s, c, cfg) });
+    }
+    for (const cfg of fits.filter((c) => c.db && c.bk === 16)) {
+      const [m, n, k] = [40, 36, 2100];
+      expect(chooseSplitK(m, n, k, 1, caps, [cfg])?.splits).toBeGreaterThan(1);
+      await check('matmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }], { transA, transB }, caps, { rtol: 1e-4, atol: 1e-4, plan: (s, c) => matmulKernel(s, c, [cfg]) });
+    }
+  });
+
+  it('a double-buffered candidate runs batched matmuls through grid z', async () => {
+    const caps = await testCaps();
+    const cfg = MATMUL_CANDIDATES.find((c) => c.db && matmulConfigFits(c, caps)) as MatmulConfig;
+    await check('matmul', [{ shape: [2, 1, 70, 36] }, { shape: [3, 36, 40] }], { transA: false, transB: false }, caps, { rtol: 1e-4, atol: 1e-4, plan: (s, c) => matmulPlanWith(s, c, cfg) });
   });
 });
 

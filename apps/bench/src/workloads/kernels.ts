@@ -69,12 +69,12 @@ export const MATMUL_SWEEP: readonly MatmulConfig[] = [
 export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (spec.node.op === 'matmul' ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
 
 /** Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration. */
-export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig): Promise<KernelTiming> {
+export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig, generator?: KernelGenerator): Promise<KernelTiming> {
   const g = new Graph();
   const a = g.param('a', s.transA ? [s.k, s.m] : [s.m, s.k], { kind: 'uniform', low: -1, high: 1, seed: 1 });
   const b = g.param('b', s.transB ? [s.n, s.k] : [s.k, s.n], { kind: 'uniform', low: -1, high: 1, seed: 2 });
   g.output('c', g.matmul(a, b, { transA: s.transA, transB: s.transB }));
-  const session = await compile(g, device, { label: s.name, ...(cfg ? { generator: withMatmulConfig(cfg) } : {}) });
+  const session = await compile(g, device, { label: s.name, ...(generator ? { generator } : cfg ? { generator: withMatmulConfig(cfg) } : {}) });
   const r = await gpuMedian(session, repeats);
   session.dispose();
   return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (2 * s.m * s.n * s.k) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };
