@@ -172,3 +172,9 @@ export type OpAttrs = { readonly [K in UnaryOp | BinaryOp]: NoAttrs } & OtherOpA
 
 /** Every op name. */
 export type OpKind = keyof OpAttrs;
+
+/**
+ * An op with its attributes, typed together: a union discriminated by `op`, so testing `x.op` narrows `x.attrs`
+ * (a graph `Node` is one; so is an e-node read back as an ir op).
+ */
+export type OpWithAttrs<K extends OpKind = OpKind> = { [P in K]: { readonly op: P; readonly attrs: OpAttrs[P] } }[K];

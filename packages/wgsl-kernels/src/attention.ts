@@ -51,8 +51,8 @@ const dotWith = (sh: string, src: string, off: string, row: string, len: number)
   `var dacc = 0.0; for (var dc = 0u; dc < ${u32Lit(len)}; dc = dc + 1u) { dacc = fma(${sh}[dc], ${src}[${off} + ${row} * ${u32Lit(len)} + dc], dacc); }`;
 
 /** `attention`: a workgroup per (head, query row), online softmax over key blocks. */
-export function attentionKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
+export function attentionKernel(spec: KernelSpec<'attention'>, caps: DeviceCaps): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
   const dm = dimsOf(spec);
   const { heads, tq, tk, d, dv } = dm;
   if (heads * tq * dv === 0) return { dispatches: [], scratch: [] };
@@ -167,8 +167,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }
 
 /** `attentionGrad` (wrt q, k or v): statistics pass, then a workgroup per anchor row accumulating partner rows. */
-export function attentionGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { causal, scale, wrt } = spec.node.attrs as { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
+export function attentionGradKernel(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps): KernelPlan {
+  const { causal, scale, wrt } = spec.node.attrs;
   const dm = dimsOf(spec);
   const { heads, tq, tk, d, dv } = dm;
   if (numel(spec.node.shape) === 0) return { dispatches: [], scratch: [] };

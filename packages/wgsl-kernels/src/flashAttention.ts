@@ -172,8 +172,8 @@ function gridFor(spec: KernelSpec, caps: DeviceCaps, rows: number, wg: number, h
 }
 
 /** Flash `attention` (see the file header). */
-export function flashAttentionPlan(spec: KernelSpec, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
+export function flashAttentionPlan(spec: KernelSpec<'attention'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
   const dm = dimsOf(spec);
   const { code, wg } = forwardCode(spec, caps, dm, causal, scale, false, cfg);
   const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
@@ -291,8 +291,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }
 
 /** Flash `attentionGrad` (see the file header): a stats dispatch, then the gradient dispatch. */
-export function flashAttentionGradPlan(spec: KernelSpec, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { causal, scale, wrt } = spec.node.attrs as { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
+export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
+  const { causal, scale, wrt } = spec.node.attrs;
   const dm = dimsOf(spec);
   const st = forwardCode(spec, caps, dm, causal, scale, true, cfg);
   const statsBindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);

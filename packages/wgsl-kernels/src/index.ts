@@ -8,6 +8,7 @@ export {
   DEFAULT_CAPS,
   type DeviceCaps,
   type Dispatch,
+  isSpecOf,
   type KernelGenerator,
   KernelError,
   type KernelPlan,
@@ -20,7 +21,7 @@ export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKern
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
-export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulKernel, matmulPlanWith, type SkinnyConfig } from './matmul.js';
+export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, type MatmulOp, matmulKernel, matmulPlanWith, type SkinnyConfig } from './matmul.js';
 export { defaultFlashConfig, type FlashConfig, flashAttentionGradPlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
 export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';
 export {

@@ -36,10 +36,9 @@ function readsOf(e: OpAttrs['pointwise']['expr'], into: Set<number>): void {
 }
 
 /** `pointwiseMulti`: every expression of the node, each result to its target (see the header). */
-export function pointwiseMultiKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function pointwiseMultiKernel(spec: KernelSpec<'pointwiseMulti'>, caps: DeviceCaps): KernelPlan {
   const { node, inputs } = spec;
-  if (node.op !== 'pointwiseMulti') return kernelError(spec, 'not a pointwiseMulti op');
-  const { exprs, dtype } = node.attrs as OpAttrs['pointwiseMulti'];
+  const { exprs, dtype } = node.attrs;
   const targets: readonly ResultTarget[] = spec.results ?? exprs.map(() => 'buffer');
   if (targets.length !== exprs.length) kernelError(spec, `results names ${targets.length} targets for ${exprs.length} expressions`);
   const outShape = node.shape;

@@ -4,7 +4,7 @@
 
 import { Graph } from '@neura/ir';
 import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
-import { type FlashConfig, flashAttentionGradPlan, flashAttentionPlan, generateKernel, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
+import { type FlashConfig, flashAttentionGradPlan, flashAttentionPlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
 
 /** One matmul shape: C[M,N] = op(A)·op(B) with reduction K. */
 export interface MatmulShape {
@@ -66,7 +66,7 @@ export const MATMUL_SWEEP: readonly MatmulConfig[] = [
 ];
 
 /** A generator that plans every matmul with `cfg` (everything else as usual). */
-export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (spec.node.op === 'matmul' ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
+export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (isSpecOf(spec, 'matmul') ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
 
 /** Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration. */
 export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig): Promise<KernelTiming> {
@@ -87,7 +87,7 @@ export const FLASH_SWEEP: readonly FlashConfig[] = [32, 64, 128].flatMap((rows) 
 export const withFlashConfig =
   (cfg: FlashConfig): KernelGenerator =>
   (spec, caps) =>
-    spec.node.op === 'attention' ? flashAttentionPlan(spec, caps, cfg) : spec.node.op === 'attentionGrad' ? flashAttentionGradPlan(spec, caps, cfg) : generateKernel(spec, caps);
+    isSpecOf(spec, 'attention') ? flashAttentionPlan(spec, caps, cfg) : isSpecOf(spec, 'attentionGrad') ? flashAttentionGradPlan(spec, caps, cfg) : generateKernel(spec, caps);
 
 /** Times causal attention forward + the three gradients (B, H, T, D), as one step of 4 kernels. */
 export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 10, cfg?: FlashConfig): Promise<KernelTiming> {

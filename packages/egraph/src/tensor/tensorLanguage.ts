@@ -2,8 +2,8 @@
 // Must not know rules or costs. Invariant: attributes are part of e-node identity; leaves also carry their
 // declared shape and dtype (and params/state their init), consts their value, shape and dtype.
 
-import type { DType, Init, Node, OpAttrs, OpKind, PwExpr, TensorType } from '@neura/ir';
-import { OP_KINDS } from '@neura/ir';
+import type { DType, Init, Node, OpAttrs, OpKind, OpWithAttrs, PwExpr, TensorType } from '@neura/ir';
+import { attrsOf, OP_KINDS, withAttrs } from '@neura/ir';
 import type { ENode, Id, Language, NodeData } from '../core/index.js';
 import { declareDataKey } from '../core/index.js';
 import { TensorLanguageError } from './errors.js';
@@ -16,11 +16,7 @@ export function isOpKind(op: string): op is OpKind {
 }
 
 /** An ir op ready for `Graph.node`: kind, attrs and (for leaves) the declared type. */
-export interface IrOp {
-  readonly op: OpKind;
-  readonly attrs: OpAttrs[OpKind];
-  readonly leafType?: TensorType;
-}
+export type IrOp<K extends OpKind = OpKind> = OpWithAttrs<K> & { readonly leafType?: TensorType };
 
 /**
  * The e-node data of an ir node. Leaves add `shape`/`dtype`; a non-finite constant adds `repr` because
@@ -66,6 +62,11 @@ export function constENode(value: number, shape: readonly number[], dtype: DType
   return { op: 'const', data: nodeData('const', { value }, { shape, dtype }), children: [] };
 }
 
+/** The attributes of an e-node of op `op`, typed (throws if the node is of another op). */
+export function enodeAttrs<K extends OpKind>(n: ENode, op: K): OpAttrs[K] {
+  return attrsOf(fromENode(n), op);
+}
+
 /** The ir op (kind, attrs, leaf type) of an e-node of the tensor language; throws on a foreign op. */
 export function fromENode(n: ENode): IrOp {
   if (!isOpKind(n.op)) throw new TensorLanguageError(`tensorLanguage: '${n.op}' is not an ir op`);
@@ -81,7 +82,8 @@ export function fromENode(n: ENode): IrOp {
     case 'pointwise':
       return { op: n.op, attrs: { expr: pointwiseExprOf(n), dtype: d.dtype as DType } };
     default:
-      return { op: n.op, attrs: d as unknown as OpAttrs[OpKind] };
+      // the data of a non-leaf, non-pointwise e-node is the op's attributes as nodeData wrote them (a trust boundary)
+      return withAttrs(n.op, d as OpAttrs[typeof n.op]);
   }
 }
 
