@@ -20,7 +20,7 @@ import type { BinaryOp, DType, UnaryOp } from '@neura/ir';
  */
 export const DIFFERENCES = 'see the comment above';
 
-/** WGSL helper functions a kernel body may call, by name; emitted once per shader, only when used. */
+/** WGSL helper functions a kernel body may call, by name; the shader builder emits each once, only when called. */
 export const HELPERS = {
   pow_js: `// a ** b as JS computes it for finite inputs: sign for integer exponents of a negative base, NaN otherwise.
 fn pow_js(a: f32, b: f32) -> f32 {
@@ -118,7 +118,7 @@ export function compareExpr(op: BinaryOp, a: string, b: string): string | undefi
 }
 
 /** A binary op on f32 expressions, as an f32 expression (comparisons give 1.0/0.0). */
-export function binaryF32(op: BinaryOp, a: string, b: string, helpers: Set<HelperName>): string {
+export function binaryF32(op: BinaryOp, a: string, b: string): string {
   switch (op) {
     case 'add':
       return `(${a} + ${b})`;
@@ -133,7 +133,6 @@ export function binaryF32(op: BinaryOp, a: string, b: string, helpers: Set<Helpe
     case 'min':
       return `min(${a}, ${b})`;
     case 'pow':
-      helpers.add('pow_js');
       return `pow_js(${a}, ${b})`;
     case 'gt':
     case 'ge':
@@ -147,7 +146,7 @@ export function binaryF32(op: BinaryOp, a: string, b: string, helpers: Set<Helpe
 }
 
 /** A binary op on i32 expressions, as an i32 expression (comparisons give 1/0). */
-export function binaryI32(op: BinaryOp, a: string, b: string, helpers: Set<HelperName>): string {
+export function binaryI32(op: BinaryOp, a: string, b: string): string {
   switch (op) {
     case 'add':
       return `(${a} + ${b})`;
@@ -162,7 +161,6 @@ export function binaryI32(op: BinaryOp, a: string, b: string, helpers: Set<Helpe
     case 'min':
       return `min(${a}, ${b})`;
     case 'pow':
-      helpers.add('pow_js');
       return `i32(pow_js(f32(${a}), f32(${b})))`;
     case 'gt':
     case 'ge':
