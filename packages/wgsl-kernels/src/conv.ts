@@ -177,61 +177,53 @@ const planeOf = (H: number, W: number, y: string, x: string) => `let ${x} = i32(
 let ${y} = i32((o / ${u32Lit(W)}) % ${u32Lit(H)});
 let p = o / ${u32Lit(W * H)};`;
 
-/** `maxPool2d`: the first maximum of each window. */
-export function maxPool2dKernel(spec: KernelSpec<'maxPool2d'>, caps: DeviceCaps): KernelPlan {
-  const a = spec.node.attrs;
-  const [, , H, W] = spec.inputs[0].shape;
-  const [, , HO, WO] = spec.node.shape;
+type PoolOp = 'maxPool2d' | 'maxPool2dGrad' | 'avgPool2d' | 'avgPool2dGrad';
+
+/**
+ * A pool kernel: a thread per element of the node's result; `body` gets the window attributes and the extents
+ * of the full-resolution planes (H, W: the forward input) and of the pooled planes (HO, WO: the forward output).
+ */
+function poolPlan(spec: KernelSpec<PoolOp>, caps: DeviceCaps, strategy: string, buffers: readonly BufferVar[], body: (a: PoolAttrs, p: { H: number; W: number; HO: number; WO: number }) => string): KernelPlan {
+  const grad = spec.node.op === 'maxPool2dGrad' || spec.node.op === 'avgPool2dGrad';
+  const [, , H, W] = grad ? spec.node.shape : spec.inputs[0].shape;
+  const [, , HO, WO] = grad ? spec.inputs[spec.inputs.length - 1].shape : spec.node.shape; // dy is the last operand
   const n = numel(spec.node.shape);
   if (n === 0) return EMPTY_PLAN;
-  const { buffers } = bindOperands(spec, [0], ['x']);
-  const body = `${planeOf(HO, WO, 'oy', 'ox')}
+  return perElementPlan(spec, caps, strategy, buffers, n, body(spec.node.attrs, { H, W, HO, WO }));
+}
+
+/** `maxPool2d`: the first maximum of each window. */
+export function maxPool2dKernel(spec: KernelSpec<'maxPool2d'>, caps: DeviceCaps): KernelPlan {
+  const strategy = `maxPool2d ${spec.node.attrs.kernel.join('x')}: a thread per output`;
+  return poolPlan(spec, caps, strategy, bindOperands(spec, [0], ['x']).buffers, (a, { H, W, HO, WO }) => `${planeOf(HO, WO, 'oy', 'ox')}
 ${firstMax(a, H, W, 'oy', 'ox', 'p')}
-y[o] = bv;`;
-  return perElementPlan(spec, caps, `maxPool2d ${a.kernel.join('x')}: a thread per output`, buffers, n, body);
+y[o] = bv;`);
 }
 
 /** `maxPool2dGrad` [x, dy] → dx: each input element sums dy of the windows whose first maximum it is. */
 export function maxPool2dGradKernel(spec: KernelSpec<'maxPool2dGrad'>, caps: DeviceCaps): KernelPlan {
-  const a = spec.node.attrs;
-  const [, , H, W] = spec.inputs[0].shape;
-  const [, , HO, WO] = spec.inputs[1].shape;
-  const n = numel(spec.node.shape);
-  if (n === 0) return EMPTY_PLAN;
+  const strategy = 'maxPool2dGrad (gather-style): a thread per input element re-finds the maxima of the windows covering it';
   const buffers = [inputVar(spec, 0, 'x'), inputVar(spec, 1, 'dy'), outputVar(spec)];
-  const body = `${planeOf(H, W, 'iy', 'ix')}
+  return poolPlan(spec, caps, strategy, buffers, (a, { H, W, HO, WO }) => `${planeOf(H, W, 'iy', 'ix')}
 var acc = 0.0;
 ${coveringWindows(a, HO, WO, `{\n${firstMax(a, H, W, 'oy', 'ox', 'p')}\n    if (best == o) { acc = acc + dy[(p * ${u32Lit(HO)} + u32(oy)) * ${u32Lit(WO)} + u32(ox)]; }\n    }`)}
-y[o] = acc;`;
-  return perElementPlan(spec, caps, `maxPool2dGrad (gather-style): a thread per input element re-finds the maxima of the windows covering it`, buffers, n, body);
+y[o] = acc;`);
 }
 
 /** `avgPool2d`: the sum of in-range taps over KH·KW (count_include_pad). */
 export function avgPool2dKernel(spec: KernelSpec<'avgPool2d'>, caps: DeviceCaps): KernelPlan {
-  const a = spec.node.attrs;
-  const [, , H, W] = spec.inputs[0].shape;
-  const [, , HO, WO] = spec.node.shape;
-  const n = numel(spec.node.shape);
-  if (n === 0) return EMPTY_PLAN;
-  const { buffers } = bindOperands(spec, [0], ['x']);
-  const body = `${planeOf(HO, WO, 'oy', 'ox')}
+  const strategy = `avgPool2d ${spec.node.attrs.kernel.join('x')}: a thread per output`;
+  return poolPlan(spec, caps, strategy, bindOperands(spec, [0], ['x']).buffers, (a, { H, W, HO, WO }) => `${planeOf(HO, WO, 'oy', 'ox')}
 var acc = 0.0;
 ${windowScan(a, H, W, 'oy', 'ox', 'p', 'acc = acc + x[ti];')}
-y[o] = acc / ${f32Lit(a.kernel[0] * a.kernel[1])};`;
-  return perElementPlan(spec, caps, `avgPool2d ${a.kernel.join('x')}: a thread per output`, buffers, n, body);
+y[o] = acc / ${f32Lit(a.kernel[0] * a.kernel[1])};`);
 }
 
 /** `avgPool2dGrad` [dy] → dx: each input element sums dy / (KH·KW) of the windows covering it. */
 export function avgPool2dGradKernel(spec: KernelSpec<'avgPool2dGrad'>, caps: DeviceCaps): KernelPlan {
-  const a = spec.node.attrs;
-  const [, , H, W] = spec.node.shape;
-  const [, , HO, WO] = spec.inputs[0].shape;
-  const n = numel(spec.node.shape);
-  if (n === 0) return EMPTY_PLAN;
-  const { buffers } = bindOperands(spec, [0], ['dy']);
-  const body = `${planeOf(H, W, 'iy', 'ix')}
+  const strategy = 'avgPool2dGrad (gather-style): a thread per input element';
+  return poolPlan(spec, caps, strategy, bindOperands(spec, [0], ['dy']).buffers, (a, { H, W, HO, WO }) => `${planeOf(H, W, 'iy', 'ix')}
 var acc = 0.0;
 ${coveringWindows(a, HO, WO, `acc = acc + dy[(p * ${u32Lit(HO)} + u32(oy)) * ${u32Lit(WO)} + u32(ox)];`)}
-y[o] = acc / ${f32Lit(a.kernel[0] * a.kernel[1])};`;
-  return perElementPlan(spec, caps, `avgPool2dGrad (gather-style): a thread per input element`, buffers, n, body);
+y[o] = acc / ${f32Lit(a.kernel[0] * a.kernel[1])};`);
 }
