@@ -26,6 +26,22 @@ export { defaultFlashConfig, type FlashConfig, flashAttentionGradPlan, flashAtte
 export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';
 export {
   bindOperands,
+  type BoundOperands,
+  type BufferVar,
+  computeMain,
+  inputVar,
+  outputVar,
+  perElementDispatch,
+  perElementMain,
+  perWorkgroupMain,
+  planOf,
+  scratchVar,
+  type ShaderParts,
+  shaderCode,
+  shaderDispatch,
+  singleWorkgroupMain,
+} from './shader.js';
+export {
   collapseAxes,
   declareBindings,
   f32Lit,
