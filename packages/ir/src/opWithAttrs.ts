@@ -9,13 +9,13 @@ export function withAttrs<K extends OpKind>(op: K, attrs: OpAttrs[K]): OpWithAtt
   return { op, attrs };
 }
 
-/** Whether `x` is of op `op` (narrows `x.attrs` to that op's attributes). */
-export function isOp<X extends OpWithAttrs, K extends OpKind>(x: X, op: K): x is X & OpWithAttrs<K> {
-  return x.op === op;
+/** Whether `x` is of one of the ops `ops` (narrows `x.attrs` to their attributes). */
+export function isOp<X extends OpWithAttrs, K extends OpKind>(x: X, ...ops: readonly K[]): x is X & OpWithAttrs<K> {
+  return (ops as readonly OpKind[]).includes(x.op);
 }
 
-/** The attributes of `x`, which must be of op `op` (a mismatch is a bug in the caller: it throws, naming both). */
-export function attrsOf<K extends OpKind>(x: OpWithAttrs, op: K): OpAttrs[K] {
-  if (!isOp(x, op)) throw new TypeError(`attrsOf: expected a ${op} op, got ${x.op}`);
+/** The attributes of `x`, which must be of one of the ops `ops` (else a bug in the caller: it throws, naming them). */
+export function attrsOf<K extends OpKind>(x: OpWithAttrs, ...ops: readonly K[]): OpAttrs[K] {
+  if (!isOp(x, ...ops)) throw new TypeError(`attrsOf: expected ${ops.join(' or ')}, got ${x.op}`);
   return x.attrs;
 }

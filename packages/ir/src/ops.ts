@@ -29,26 +29,26 @@ export type Activation = 'none' | 'relu';
 /** How a loss over a batch is reduced. */
 export type Reduction = 'mean' | 'sum';
 
-interface ReduceAttrs {
+type ReduceAttrs = {
   /** Normalised (non-negative, sorted) axes. */
   axes: number[];
   keepdims: boolean;
-}
+};
 
 /** Attributes of a 2-D convolution: [along H, along W] pairs. */
-export interface Conv2dAttrs {
+export type Conv2dAttrs = {
   stride: [number, number];
   padding: [number, number];
   dilation: [number, number];
   groups: number;
-}
+};
 
 /** Attributes of a 2-D pooling window. */
-export interface PoolAttrs {
+export type PoolAttrs = {
   kernel: [number, number];
   stride: [number, number];
   padding: [number, number];
-}
+};
 
 /** The parameters of a custom op: plain JSON data (part of the node's identity). */
 export type CustomParams = Readonly<Record<string, number | string | boolean | readonly number[]>>;

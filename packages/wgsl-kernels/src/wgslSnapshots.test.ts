@@ -15,8 +15,8 @@ const c = <K extends OpKind>(shapes: Shape[], attrs: OpAttrs[K], dtypes?: DType[
 const E = {} as Record<string, never>;
 const x0: PwExpr = { op: 'in', index: 0 };
 const x1: PwExpr = { op: 'in', index: 1 };
-const conv = { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 } as OpAttrs['conv2d'];
-const pool = { kernel: [2, 2], stride: [2, 2], padding: [0, 0] } as OpAttrs['maxPool2d'];
+const conv: OpAttrs['conv2d'] = { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 };
+const pool: OpAttrs['maxPool2d'] = { kernel: [2, 2], stride: [2, 2], padding: [0, 0] };
 
 /** One spec per GPU op (the type checker lists a missing one); `skip` for kernels owned by another change. */
 const CASES: { readonly [K in GpuOp]: Case | 'skip' } = {
@@ -78,7 +78,7 @@ describe('WGSL snapshots of every GPU op', () => {
     it(op, async () => {
       const g = new Graph({ recordSites: false });
       const ins = cs.shapes.map((s, i) => g.input(`x${i}`, s, cs.dtypes?.[i] ?? 'f32'));
-      const node = g.node(op, ins, cs.attrs as never);
+      const node = g.node(op, ins, cs.attrs as never); // CASES is keyed by op name: its attributes are checked where written (c)
       const spec: KernelSpec = { node, inputs: ins.map((n) => ({ shape: n.shape, dtype: n.dtype })) };
       await expect(planText(generateKernel(spec, DEFAULT_CAPS))).toMatchFileSnapshot(`./__snapshots__/wgsl/${op}.wgsl`);
     });

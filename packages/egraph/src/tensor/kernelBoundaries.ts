@@ -46,15 +46,15 @@ export function absorbedOps(node: ENode): readonly OpKind[] {
   const ir = fromENode(node);
   switch (ir.op) {
     case 'fusedMatmul':
-      return ABSORBED.fusedMatmul(ir.attrs as OpAttrs['fusedMatmul']);
+      return ABSORBED.fusedMatmul(ir.attrs);
     case 'pointwise':
-      return ABSORBED.pointwise(ir.attrs as OpAttrs['pointwise']);
+      return ABSORBED.pointwise(ir.attrs);
     case 'pointwiseMulti':
-      return ABSORBED.pointwiseMulti(ir.attrs as OpAttrs['pointwiseMulti']);
+      return ABSORBED.pointwiseMulti(ir.attrs);
     case 'softmaxCrossEntropy':
-      return ABSORBED.softmaxCrossEntropy(ir.attrs as OpAttrs['softmaxCrossEntropy']);
+      return ABSORBED.softmaxCrossEntropy(ir.attrs);
     case 'softmaxCrossEntropyGrad':
-      return ABSORBED.softmaxCrossEntropyGrad(ir.attrs as OpAttrs['softmaxCrossEntropyGrad']);
+      return ABSORBED.softmaxCrossEntropyGrad(ir.attrs);
     default:
       return [ir.op];
   }

@@ -3,12 +3,12 @@
 // or union classes itself (the fusion rules do). Invariants: a built node has distinct inputs numbered by first
 // use, at most the analysis's input limit, and exactly the output shape of the class it will join.
 
-import type { DType, PwExpr, Shape } from '@neura/ir';
+import type { PwExpr, Shape } from '@neura/ir';
 import { BINARY_FN, broadcastShapes, castScalar, COMPARISON_OPS, isBinary, isUnary, pwExprSize, sameShape, UNARY_FN } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
-import { irENode, pointwiseExprOf } from './tensorLanguage.js';
+import { enodeAttrs, irENode, pointwiseExprOf } from './tensorLanguage.js';
 
 /** The expression of a pointwise e-node. */
 export function exprOf(n: ENode): PwExpr {
@@ -52,7 +52,7 @@ export function liftable(op: string, out: TensorInfo): boolean {
 export function primitiveExpr(n: ENode): PwExpr | undefined {
   const i = (index: number): PwExpr => ({ op: 'in', index });
   if (n.op === 'where') return { op: 'where', c: i(0), a: i(1), b: i(2) };
-  if (n.op === 'cast') return { op: 'cast', to: (n.data as { to: DType }).to, a: i(0) };
+  if (n.op === 'cast') return { op: 'cast', to: enodeAttrs(n, 'cast').to, a: i(0) };
   if (isBinary(n.op as never)) return { op: n.op, a: i(0), b: i(1) } as PwExpr;
   if (isUnary(n.op as never)) return { op: n.op, a: i(0) } as PwExpr;
   return undefined;
