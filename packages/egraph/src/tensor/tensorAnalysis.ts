@@ -2,7 +2,7 @@
 // constant. Must not add nodes (constant folding is a rule, so its hits are reported). Invariant: merging two
 // classes of different shape or dtype throws an Error naming both types (a rule claimed a false equality).
 
-import type { DType, OpAttrs, OpKind, Shape, TensorType } from '@neura/ir';
+import type { DType, Shape, TensorType } from '@neura/ir';
 import { BINARY_FN, castScalar, COMPARISON_OPS, fmtShape, inferType, isBinary, isUnary, sameShape, UNARY_FN } from '@neura/ir';
 import type { Analysis, EGraph, ENode, Id } from '../core/index.js';
 import { dataKey } from '../core/index.js';
