@@ -21,7 +21,7 @@ type Builder = (g: Graph, x: Leaves, attrs: Record<string, unknown>) => Tensor;
 
 /** The GPT of torch_fixtures.py, from neura's builder ops, with the same parameter names and layouts. */
 const gpt: Builder = (g, p, attrs) => {
-  const c = attrs as { layers: number; heads: number; width: number; context: number; batch: number; vocab: number };
+  const c = attrs as { layers: number; heads: number; width: number; context: number; batch: number; vocab: number }; // the fixture file's JSON
   const [b, t, w, h] = [c.batch, c.context, c.width, c.heads];
   const d = w / h;
   const lin = (x: Tensor, name: string) => g.add(g.matmul(x, p[`${name}.weight`]), p[`${name}.bias`]);

@@ -19,6 +19,7 @@ import { interpretAttention, interpretAttentionGrad, interpretDropout, interpret
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpKind } from './ops.js';
+import { attrsOf } from './opWithAttrs.js';
 import { broadcastStrides, numel, stridesOf } from './shape.js';
 import { initialValue, type TensorData, type TensorValue } from './tensorValue.js';
 import type { Precision } from './interpretCore.js';
@@ -354,8 +355,8 @@ export function interpret(
       if (v.data.length !== numel(node.shape)) throw new Error(`interpret: '${name}' has ${v.data.length} values, expected shape [${node.shape}]`);
     } else if (node.op === 'pick') {
       // result `index` of a pointwiseMulti: its expression over the multi node's operands
-      const multi = graph.nodes[node.inputs[0]] as Node<'pointwiseMulti'>;
-      const expr = multi.attrs.exprs[node.attrs.index];
+      const multi = graph.nodes[node.inputs[0]];
+      const expr = attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index];
       v = pointwiseResult(multi, expr, multi.inputs.map((i) => values.get(i) as TensorValue), ctx);
     } else {
       const impl = INTERPRET[node.op] as Impl<OpKind>;
