@@ -324,6 +324,11 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   },
 };
 
+/** The reference implementation of op `K` (for a node of any op: `implOf(node.op)(node, …)`). */
+function implOf<K extends OpKind>(op: K): Impl<K> {
+  return INTERPRET[op];
+}
+
 function toPrecision(v: TensorValue, ctx: Ctx): TensorValue {
   if (v.dtype !== 'f32') return v.data instanceof Int32Array ? v : { ...v, data: Int32Array.from(v.data) };
   const want = ctx.precision === 'f64' ? Float64Array : Float32Array;
@@ -359,8 +364,7 @@ export function interpret(
       const expr = attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index];
       v = pointwiseResult(multi, expr, multi.inputs.map((i) => values.get(i) as TensorValue), ctx);
     } else {
-      const impl = INTERPRET[node.op] as Impl<OpKind>;
-      v = impl(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);
+      v = implOf(node.op)(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);
     }
     values.set(id, v);
   }
