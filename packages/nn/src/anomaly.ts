@@ -39,7 +39,7 @@ export class AnomalyError extends Error {
   }
 }
 
-const isLeaf = (n: Node) => (LEAF_OPS as readonly string[]).includes(n.op);
+const isLeaf = (n: Node) => LEAF_OPS.includes(n.op);
 
 /** Index of the first NaN/±Infinity in `v`, or -1. */
 function firstNonFinite(v: ArrayLike<number>): number {

@@ -45,7 +45,7 @@ function constantOf(ir: IrOp, kids: readonly TensorInfo[], out: TensorType): num
   if (isUnary(op)) r = UNARY_FN[op](v[0]);
   else if (isBinary(op)) {
     const x = BINARY_FN[op](v[0], v[1]);
-    r = out.dtype === 'f32' || (COMPARISON_OPS as readonly string[]).includes(op) ? x : x | 0;
+    r = out.dtype === 'f32' || COMPARISON_OPS.includes(op) ? x : x | 0;
   } else if (op === 'where') r = v[0] !== 0 ? v[1] : v[2];
   else if (op === 'cast') r = castScalar(v[0], out.dtype);
   else if (op === 'reshape' || op === 'expand' || op === 'transpose' || op === 'mean') r = v[0];
