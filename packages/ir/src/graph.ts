@@ -58,7 +58,7 @@ export interface StateUpdate {
   readonly value: NodeId;
 }
 
-const EMPTY = {} as Record<string, never>;
+const EMPTY: Record<string, never> = {};
 
 /** Builds a tensor graph with shape inference, hash-consing and clear errors. */
 export class Graph {
