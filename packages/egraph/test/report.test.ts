@@ -21,7 +21,7 @@ describe('OptimizeReport', () => {
   it('summarises the run on one line and lists fused kernels with their rules', () => {
     const { report } = optimize(small());
     expect(report).toBeInstanceOf(OptimizeReport);
-    expect(report.summary()).toMatch(/^e-graph: \d+ e-nodes, \d+ e-classes, \d+ iterations \(saturated\) in \d+ ms; dispatches 5 → 2; bytes .+ → .+$/);
+    expect(report.summary()).toMatch(/^e-graph: \d+ e-nodes, \d+ e-classes, \d+ iterations \(saturated\) in \d+ ms; extraction \d+ moves \(converged\); dispatches 5 → 2; bytes .+ → .+$/);
     const fm = report.kernels.find((k) => k.op === 'fusedMatmul');
     expect(fm?.epilogue).toBe('bias+relu');
     expect(fm?.rules).toEqual(['matmul-bias', 'matmul-relu']);

@@ -5,7 +5,7 @@
 
 import type { Graph, NodeId, Shape } from '@neura/ir';
 import { FUSED_OPS, fmtPwExpr, fmtShape, kernelOutputs } from '@neura/ir';
-import type { EGraph, Extraction, Report } from '../core/index.js';
+import type { DagExtraction, EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
 import { isKernelOp, tensorBytes } from './costModel.js';
 import type { TensorInfo } from './tensorAnalysis.js';
@@ -111,6 +111,8 @@ export class OptimizeReport {
   readonly bytesAfter: number;
   /** DAG cost of the extracted graph under the cost model. */
   readonly cost: number;
+  /** The extractor's local search: moves tried and the bound that stopped it. */
+  readonly search: DagExtraction['search'];
   /** Total time of `optimize` (load, run, extract, rebuild) in ms. */
   readonly totalTimeMs: number;
   /** The fused kernels of the result, with the rules that made each. */
@@ -137,6 +139,7 @@ export class OptimizeReport {
     after: GraphFigures;
     kernels: FusedKernel[];
     cost: number;
+    search?: DagExtraction['search'];
     totalTimeMs: number;
     dot?: string;
     customKernelOps?: readonly string[];
@@ -161,17 +164,22 @@ export class OptimizeReport {
     this.bytesBefore = parts.before.bytes;
     this.bytesAfter = parts.after.bytes;
     this.cost = parts.cost;
+    this.search = parts.search ?? { evaluations: 0, stop: 'off' };
     this.totalTimeMs = parts.totalTimeMs;
     this.kernels = parts.kernels;
     this.dot = parts.dot;
     this.customKernelOps = parts.customKernelOps ?? [];
   }
 
-  /** One line: `e-graph: 412 e-nodes, 180 e-classes, 7 iterations (saturated) in 38 ms; dispatches 31 → 12; …`. */
+  /**
+   * One line: `e-graph: 412 e-nodes, 180 e-classes, 7 iterations (saturated) in 38 ms; extraction 950 moves
+   * (converged); dispatches 31 → 12; …`: the bracketed words name the bound that stopped each phase.
+   */
   summary(): string {
     const e = this.egraph;
     return (
       `e-graph: ${e.enodes} e-nodes, ${e.eclasses} e-classes, ${e.iterations} iterations (${e.stopReason}) in ${Math.round(e.timeMs)} ms; ` +
+      `extraction ${this.search.evaluations} moves (${this.search.stop}); ` +
       `dispatches ${this.dispatchesBefore} → ${this.dispatchesAfter}; bytes ${fmtBytes(this.bytesBefore)} → ${fmtBytes(this.bytesAfter)}` +
       (this.customKernelOps.length ? `; custom kernels (fusion boundaries): ${this.customKernelOps.join(', ')}` : '')
     );
