@@ -280,6 +280,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   fusedMatmul: fusedOnly,
   pointwise: fusedOnly,
   pointwiseMulti: fusedOnly,
+  pointwiseReduce: fusedOnly,
   pick: fusedOnly,
   softmaxCrossEntropy: fusedOnly,
   softmaxCrossEntropyGrad: secondOrder,

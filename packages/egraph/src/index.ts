@@ -95,6 +95,7 @@ export { backwardRules } from './tensor/rules/backward.js';
 export { fusionRules } from './tensor/rules/fusion.js';
 export { layoutRules } from './tensor/rules/layout.js';
 export { multiUpdateRules } from './tensor/rules/multiUpdate.js';
+export { reduceFusionRules } from './tensor/rules/reduceFusion.js';
 export { TensorLanguageError, TensorTypeError } from './tensor/errors.js';
 export type { TensorAnalysisOptions, TensorInfo } from './tensor/tensorAnalysis.js';
 export { TensorAnalysis } from './tensor/tensorAnalysis.js';

@@ -209,6 +209,27 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge'],
     prefer: ['pick', 'pointwiseMulti'],
   },
+  'reduce-prologue': {
+    // layer norm's statistics as nn builds them: mean, then the mean of the centred square; a bias gradient
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const mu = g.mean(x, [1], true);
+      const dy = g.input('dy', [...x.shape]);
+      return [g.mean(g.square(g.sub(x, mu)), [1], true), g.sum(g.mul(dy, g.cast(g.gt(x, 0), 'f32')), [0]), g.reduceMax(g.exp(x), [0, 1])];
+    },
+    with: ['pointwise-lift', 'pointwise-merge'],
+    prefer: ['pointwiseReduce'],
+  },
+  'reduce-epilogue': {
+    // rsqrt(var + ε) of a layer norm, the negated sum of its backward pass, and an epilogue on a fused reduction
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const v = g.mean(g.square(x), [1], true);
+      return [g.rsqrt(g.add(v, 1e-5)), g.neg(g.sum(x, [0])), g.mul(g.sum(g.mul(x, x), [1]), 0.5)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
+    prefer: ['pointwiseReduce'],
+  },
   'pointwise-expand': {
     build: (g, r) => {
       const x = mat(g, 'x', r);

@@ -60,7 +60,7 @@ export {
 } from './ops.js';
 export { attrsOf, isOp, withAttrs } from './opWithAttrs.js';
 export { BINARY_FN, castScalar, erf, evalPwExpr, fmtPwExpr, GELU_TANH_K, type PwExpr, pwArity, UNARY_FN } from './pointwiseExpr.js';
-export { type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';
+export { fmtPointwiseReduce, type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';
 export {
   broadcastAxes,
   broadcastShapes,

@@ -189,6 +189,18 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     if (!shape) fail('pointwiseMulti', 'input shapes do not broadcast', ins);
     return { shape: shape as number[], dtype: a.dtype };
   },
+  pointwiseReduce: (ins, a) => {
+    const op = 'pointwiseReduce';
+    if (ins.length < pwArity(a.expr)) fail(op, `expression reads ${pwArity(a.expr)} inputs`, ins);
+    if (pwArity(a.post) > 1) fail(op, `the epilogue reads $${pwArity(a.post) - 1}, but sees only the reduced value $0`, ins);
+    if (!ins.every((t) => t.dtype !== 'i32' || a.expr.op !== 'in')) fail(op, 'reduces f32 values: an i32 operand must go through the expression', ins);
+    if (a.shape.some((d) => !Number.isInteger(d) || d < 0)) fail(op, `shape [${a.shape}] is not a list of extents`, ins);
+    const b = broadcastShapes(...ins.map((t) => t.shape), a.shape);
+    if (!b || b.length !== a.shape.length || b.some((d, i) => d !== a.shape[i])) fail(op, `inputs do not broadcast to the prologue's shape ${fmtShape(a.shape)}`, ins);
+    const rank = a.shape.length;
+    if (a.axes.some((x) => x < 0 || x >= rank) || a.axes.some((x, i) => i > 0 && x <= a.axes[i - 1])) fail(op, `axes [${a.axes}] are not sorted, distinct and within rank ${rank}`, ins);
+    return { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: 'f32' };
+  },
   pick: (ins, a) => {
     arity('pick', ins, 1);
     const src = ins[0] as TensorType & { op?: string; attrs?: { exprs?: unknown[] } };

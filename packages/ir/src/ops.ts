@@ -155,6 +155,12 @@ export interface OtherOpAttrs {
   pointwiseMulti: { exprs: PwExpr[]; dtype: DType };
   /** inputs [a pointwiseMulti node]: its result `index` (an alias: no kernel of its own). */
   pick: { index: number };
+  /**
+   * A reduction with a pointwise prologue and epilogue, one kernel: inputs broadcast to `shape`, combined by
+   * `expr`, reduced over `axes` by `reduce` (as that op with `keepdims`), then `post` applied to each reduced
+   * value (`$0` in it; `$0` alone when there is no epilogue). The prologue's tensor is never written.
+   */
+  pointwiseReduce: { expr: PwExpr; shape: number[]; reduce: ReduceOp; axes: number[]; keepdims: boolean; post: PwExpr };
   /** inputs [logits [N,C], labels [N] i32]: cross-entropy of softmax(logits), reduced to a scalar. */
   softmaxCrossEntropy: { reduction: Reduction };
   /** inputs [logits [N,C], labels [N] i32, dy []]: (softmax(logits) - onehot(labels)) * dy (/ N for mean). */

@@ -20,6 +20,7 @@ import { expandKernel, transposeKernel } from './layout.js';
 import { matmulKernel } from './matmul.js';
 import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
+import { pointwiseReduceKernel } from './pointwiseReduce.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
@@ -70,6 +71,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   fusedMatmul: matmulKernel,
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
+  pointwiseReduce: pointwiseReduceKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,
   softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,
 };

@@ -287,6 +287,44 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
     });
   });
 
+  describe('pointwiseReduce (a reduction with a pointwise prologue and epilogue)', () => {
+    const $ = (index: number): PwExpr => ({ op: 'in', index });
+    const k = (value: number): PwExpr => ({ op: 'const', value });
+    // layer norm's variance: mean((x - mean)²), the mean broadcast along the reduced axis
+    const centredSquare: PwExpr = { op: 'square', a: { op: 'sub', a: $(0), b: $(1) } };
+    const rstd: PwExpr = { op: 'rsqrt', a: { op: 'add', a: $(0), b: k(1e-5) } };
+    const id: PwExpr = $(0);
+    // each path of reduce.ts, the prologue reading a full operand and one broadcast along the reduced or kept axes
+    const cases: { shape: Shape; axes: number[]; other: Shape; keepdims: boolean; n: number }[] = [
+      { shape: [5, 300], axes: [1], other: [5, 1], keepdims: true, n: 1 }, // rows
+      { shape: [3, 9000], axes: [1], other: [3, 1], keepdims: false, n: 2 }, // split rows
+      { shape: [200, 12], axes: [0], other: [12], keepdims: false, n: 2 }, // split columns
+      { shape: [70, 7], axes: [0], other: [1, 7], keepdims: true, n: 2 }, // split columns, odd width (scalar loads)
+      { shape: [3, 4, 70], axes: [0, 2], other: [4, 1], keepdims: false, n: 2 }, // outer-kept-inner
+      { shape: [7, 9], axes: [1], other: [7, 1], keepdims: false, n: 1 }, // short rows: general
+      { shape: [2, 3, 4, 5], axes: [1, 3], other: [2, 1, 4, 1], keepdims: true, n: 1 }, // general, two groups
+      { shape: [20, 6], axes: [0], other: [6], keepdims: false, n: 1 }, // short columns
+    ];
+    it.each([['sum'], ['mean'], ['reduceMax'], ['reduceMin']] as const)('%s of a prologue, with and without an epilogue, on every path', async (reduce) => {
+      const caps = await getCaps();
+      for (const c of cases) {
+        for (const post of [id, rstd]) {
+          const p = reduce === 'mean' || reduce === 'sum' ? post : id;
+          const attrs = { expr: centredSquare, shape: [...c.shape], reduce, axes: c.axes, keepdims: c.keepdims, post: p };
+          const g = new Graph();
+          const plan = generateKernel({ node: g.node('pointwiseReduce', [g.input('x', c.shape), g.input('m', c.other)], attrs), inputs: [{ shape: c.shape, dtype: 'f32' }, { shape: c.other, dtype: 'f32' }] }, caps);
+          expect(plan.dispatches, `${reduce} over ${c.axes} of [${c.shape}]`).toHaveLength(c.n);
+          await check('pointwiseReduce', [{ shape: c.shape }, { shape: c.other }], attrs, caps, { rtol: 1e-4, atol: reduce === 'sum' ? 1e-2 : 1e-4 });
+        }
+      }
+    });
+    it('an i32 operand, a repeated operand and constants in the prologue (bias gradient of a masked product)', async () => {
+      const caps = await getCaps();
+      const expr: PwExpr = { op: 'mul', a: { op: 'mul', a: $(0), b: { op: 'cast', to: 'f32', a: { op: 'gt', a: $(1), b: k(0) } } }, b: { op: 'add', a: $(0), b: k(0.5) } };
+      await check('pointwiseReduce', [{ shape: [66, 8] }, { shape: [66, 8], dtype: 'i32' }], { expr, shape: [66, 8], reduce: 'sum', axes: [0], keepdims: false, post: { op: 'neg', a: $(0) } }, caps, { rtol: 1e-4, atol: 1e-3 });
+    });
+  });
+
   describe('softmax and losses', () => {
     const rows: [number, number][] = [[1, 10], [5, 7], [3, 300], [17, 33]];
     it('logSoftmax and logSoftmaxGrad over the last axis', async () => {
@@ -525,7 +563,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     tested.add('custom'); // a user's kernel: packages/nn/test/customOp.gpu.test.ts runs one in training against the interpreter
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });

@@ -11,11 +11,12 @@ import { fromENode, isOpKind } from './tensorLanguage.js';
 
 /** The primitive ops a fused op stands for (the ones its fusion rules absorbed), from its attributes. */
 const ABSORBED: {
-  readonly [K in 'fusedMatmul' | 'pointwise' | 'pointwiseMulti' | 'softmaxCrossEntropy' | 'softmaxCrossEntropyGrad']: (a: OpAttrs[K]) => readonly OpKind[];
+  readonly [K in 'fusedMatmul' | 'pointwise' | 'pointwiseMulti' | 'pointwiseReduce' | 'softmaxCrossEntropy' | 'softmaxCrossEntropyGrad']: (a: OpAttrs[K]) => readonly OpKind[];
 } = {
   fusedMatmul: (a) => ['matmul', ...(a.bias ? (['add'] as const) : []), ...(a.activation === 'relu' ? (['relu'] as const) : [])],
   pointwise: (a) => [...exprOps(a.expr)],
   pointwiseMulti: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
+  pointwiseReduce: (a) => [a.reduce, ...exprOps(a.post, exprOps(a.expr))],
   softmaxCrossEntropy: () => ['logSoftmax', 'nll'],
   softmaxCrossEntropyGrad: () => ['logSoftmax', 'logSoftmaxGrad', 'nllGrad'],
 };
@@ -51,6 +52,8 @@ export function absorbedOps(node: ENode): readonly OpKind[] {
       return ABSORBED.pointwise(ir.attrs);
     case 'pointwiseMulti':
       return ABSORBED.pointwiseMulti(ir.attrs);
+    case 'pointwiseReduce':
+      return ABSORBED.pointwiseReduce(ir.attrs);
     case 'softmaxCrossEntropy':
       return ABSORBED.softmaxCrossEntropy(ir.attrs);
     case 'softmaxCrossEntropyGrad':

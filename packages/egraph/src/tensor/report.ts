@@ -4,7 +4,7 @@
 // only its live nodes.
 
 import type { Graph, NodeId, Shape } from '@neura/ir';
-import { FUSED_OPS, fmtPwExpr, fmtShape, kernelOutputs } from '@neura/ir';
+import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtShape, kernelOutputs } from '@neura/ir';
 import type { DagExtraction, EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
 import { isKernelOp, tensorBytes } from './costModel.js';
@@ -27,7 +27,7 @@ export interface FusedKernel {
   readonly op: string;
   readonly shape: Shape;
   readonly inputs: number;
-  /** The pointwise expression, for `pointwise` kernels. */
+  /** The pointwise expression, for `pointwise` kernels (`post ∘ reduce[axes](prologue)` for `pointwiseReduce`). */
   readonly expr?: string;
   /** The epilogue, for `fusedMatmul` kernels (e.g. `bias+relu`). */
   readonly epilogue?: string;
@@ -71,6 +71,7 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
     if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
     else if (n.op === 'pointwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ') }); // one kernel, several results
+    else if (n.op === 'pointwiseReduce') out.push({ ...base, expr: fmtPointwiseReduce(n.attrs) }); // epilogue ∘ reduce(prologue)
     else if (n.op === 'custom') out.push({ ...base, custom: n.attrs.name });
     else if (n.op === 'fusedMatmul') {
       const a = n.attrs;
