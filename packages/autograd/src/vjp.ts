@@ -281,6 +281,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   pointwise: fusedOnly,
   pointwiseMulti: fusedOnly,
   pointwiseReduce: fusedOnly,
+  matmulEpilogue: fusedOnly,
   pick: fusedOnly,
   softmaxCrossEntropy: fusedOnly,
   softmaxCrossEntropyGrad: secondOrder,

@@ -96,6 +96,7 @@ export { fusionRules } from './tensor/rules/fusion.js';
 export { layoutRules } from './tensor/rules/layout.js';
 export { multiUpdateRules } from './tensor/rules/multiUpdate.js';
 export { reduceFusionRules } from './tensor/rules/reduceFusion.js';
+export { matmulEpilogueRules } from './tensor/rules/matmulEpilogue.js';
 export { TensorLanguageError, TensorTypeError } from './tensor/errors.js';
 export type { TensorAnalysisOptions, TensorInfo } from './tensor/tensorAnalysis.js';
 export { TensorAnalysis } from './tensor/tensorAnalysis.js';

@@ -230,6 +230,22 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
     prefer: ['pointwiseReduce'],
   },
+  'matmul-epilogue': {
+    // the GPT block's forms: GELU(x·W + b), a residual add on a biased product, a scale of a batched product
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const n = dim(r);
+      const w = mat(g, 'w', r, [x.shape[1], n]);
+      const b = g.input('b', [n]);
+      const res = g.input('res', [x.shape[0], n]);
+      const q = g.input('q', [2, x.shape[0], x.shape[1]]);
+      const scores = g.matmul(q, g.input('k', [2, x.shape[0], x.shape[1]]), { transB: true });
+      const h = g.add(g.matmul(x, w), b);
+      return [g.gelu(h, { approximate: 'tanh' }), g.add(res, g.relu(h)), g.mul(g.add(scores, g.input('mask', [x.shape[0], x.shape[0]])), 0.125)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'matmul-bias', 'matmul-relu'],
+    prefer: ['matmulEpilogue'],
+  },
   'pointwise-expand': {
     build: (g, r) => {
       const x = mat(g, 'x', r);

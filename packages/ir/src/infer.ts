@@ -175,6 +175,16 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
       fail('fusedMatmul', `bias ${fmtShape(ins[2].shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
     return t;
   },
+  matmulEpilogue: (ins, a) => {
+    const op = 'matmulEpilogue';
+    if (ins.length < 2) fail(op, 'needs the two matmul operands', ins);
+    const t = matmulType(op, ins, a.transA, a.transB);
+    if (pwArity(a.expr) > ins.length - 1) fail(op, `the epilogue reads $${pwArity(a.expr) - 1}, but there are ${ins.length - 2} extra operands`, ins);
+    ins.slice(2).forEach((e, k) => {
+      if (!broadcastsTo(e.shape, t.shape)) fail(op, `extra operand ${k} ${fmtShape(e.shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
+    });
+    return t;
+  },
   pointwise: (ins, a) => {
     if (ins.length < pwArity(a.expr)) fail('pointwise', `expression reads ${pwArity(a.expr)} inputs`, ins);
     const shape = broadcastShapes(...ins.map((t) => t.shape));

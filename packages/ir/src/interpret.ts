@@ -318,6 +318,20 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     for (let i = 0; i < d.length; i++) d[i] = ctx.round(activation === 'relu' ? Math.max(0, d[i]) : d[i]);
     return out(node, d);
   },
+  matmulEpilogue: (node, ins, ctx) => {
+    const { transA, transB, expr } = node.attrs;
+    const prod = matmulCore(node, ins[0], ins[1], transA, transB, ctx);
+    const extras = ins.slice(2);
+    const d = alloc(node.shape, 'f32', ctx);
+    const vals = new Array<number>(ins.length - 1);
+    // the product rounded as a `matmul` node's value, then the epilogue as a `pointwise` node evaluates it
+    broadcastMap(node, extras, (o, idx) => {
+      vals[0] = ctx.round(prod[o]);
+      for (let j = 0; j < extras.length; j++) vals[j + 1] = extras[j].data[idx[j]];
+      d[o] = ctx.round(evalPwExpr(expr, vals, ctx.round));
+    });
+    return out(node, d);
+  },
   pointwiseMulti: (node, ins, ctx) => pointwiseResult(node, node.attrs.exprs[0], ins, ctx),
   pick: (node) => {
     throw new Error(`interpret: pick %${node.id} is evaluated from its pointwiseMulti's operands (by interpret itself)`);

@@ -127,6 +127,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   avgPool2d: plain('conv'),
   avgPool2dGrad: plain('conv'),
   fusedMatmul: fusedOp('linalg'),
+  matmulEpilogue: fusedOp('linalg'),
   pointwise: fusedOp('elementwise'),
   pointwiseMulti: fusedOp('elementwise'),
   pointwiseReduce: fusedOp('reduce'),

@@ -146,6 +146,12 @@ export interface OtherOpAttrs {
   // fused ops: only the e-graph's extraction creates these
   /** inputs [a, b] or [a, b, bias]: activation(a·b + bias), bias broadcast to the (batched) output. */
   fusedMatmul: { transA: boolean; transB: boolean; bias: boolean; activation: Activation };
+  /**
+   * inputs [a, b, ...extras]: a matmul (as `matmul` with the flags) whose every product element passes through a
+   * pointwise epilogue: `$0` in `expr` is the product, `$k` (k ≥ 1) is extra k − 1 broadcast to the output (a bias,
+   * a residual, a GELU's operands, a scale). One kernel: the product is never written.
+   */
+  matmulEpilogue: { transA: boolean; transB: boolean; expr: PwExpr };
   /** inputs broadcast to the output shape, combined by one expression. */
   pointwise: { expr: PwExpr; dtype: DType };
   /**

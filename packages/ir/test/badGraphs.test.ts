@@ -61,6 +61,8 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   avgPool2d: (g, t) => g.avgPool2d(t.img, 8),
   avgPool2dGrad: (g, t) => raw(g, 'avgPool2dGrad', [t.f], {}),
   fusedMatmul: (g, t) => raw(g, 'fusedMatmul', [t.f, t.g3], { transA: false, transB: false, bias: false, activation: 'none' }),
+  // the operands do not multiply ([2, 3]·[2, 3]); the epilogue would read a second extra that is not there
+  matmulEpilogue: (g, t) => raw(g, 'matmulEpilogue', [t.f, t.f, t.f], { transA: false, transB: false, expr: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 2 } } }),
   pointwise: (g, t) => raw(g, 'pointwise', [t.f], { expr: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 3 } }, dtype: 'f32' }),
   pointwiseMulti: (g, t) => raw(g, 'pointwiseMulti', [t.f], { exprs: [{ op: 'in', index: 0 }, { op: 'in', index: 2 }], dtype: 'f32' }),
   pick: (g, t) => raw(g, 'pick', [t.f], { index: 0 }), // not a result of a pointwiseMulti

@@ -79,13 +79,17 @@ export function fusedOpsOf(n: Node): string {
     case 'pointwise':
       return `pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`;
     case 'matmul':
-    case 'fusedMatmul': {
+    case 'fusedMatmul':
+    case 'matmulEpilogue': {
       const a = n.attrs;
       const parts = [`matmul ${a.transA ? 'Aᵀ' : 'A'}·${a.transB ? 'Bᵀ' : 'B'}`];
       if (n.op === 'fusedMatmul' && n.attrs.bias) parts.push('+ bias');
       if (n.op === 'fusedMatmul' && n.attrs.activation !== 'none') parts.push(n.attrs.activation);
+      if (n.op === 'matmulEpilogue') parts.push(`then pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`);
       return parts.join(' ');
     }
+    case 'pointwiseReduce':
+      return `${n.attrs.reduce} of pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`;
     case 'attention':
       return `attention${n.attrs.causal ? ' causal' : ''}`;
     case 'attentionGrad':
@@ -155,10 +159,10 @@ export function summarizeProfile(timings: readonly DispatchTiming[], ceilings?: 
 /** The kernel's class for the by-class summary: matmul, attention, pointwise, reduction, ... */
 export function kernelClassOf(op: string | undefined): string {
   if (!op) return 'other';
-  if (op === 'matmul' || op === 'fusedMatmul') return 'matmul';
+  if (op === 'matmul' || op === 'fusedMatmul' || op === 'matmulEpilogue') return 'matmul';
   if (op.startsWith('attention')) return 'attention';
   if (op === 'pointwise') return 'pointwise';
-  if (['sum', 'mean', 'reduceMax', 'reduceMin'].includes(op)) return 'reduction';
+  if (['sum', 'mean', 'reduceMax', 'reduceMin', 'pointwiseReduce'].includes(op)) return 'reduction';
   if (op.startsWith('softmaxCrossEntropy') || op.startsWith('logSoftmax') || op.startsWith('nll')) return 'softmax/CE';
   if (['transpose', 'expand', 'slice', 'concat', 'pad'].includes(op)) return 'layout copy';
   if (['gather', 'scatterAdd', 'oneHot'].includes(op)) return 'gather/scatter';

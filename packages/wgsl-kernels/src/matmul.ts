@@ -19,6 +19,7 @@
 import { broadcastStrides, numel } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
 import { checkWorkgroupMemory, header, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
+import { type MatmulEpilogueHook, matmulEpilogueHook } from './matmulEpilogue.js';
 
 /** A tiled matmul configuration: tile BM x BN x BK, TM x TN outputs per thread (multiples of 4). */
 export interface MatmulConfig {
@@ -111,6 +112,8 @@ interface Problem {
   readonly transB: boolean;
   readonly hasBias: boolean;
   readonly relu: boolean;
+  /** A pointwise epilogue (`matmulEpilogue`), applied where each element is stored. */
+  readonly epi?: MatmulEpilogueHook;
   /** Output batch axes (numpy-broadcast of A's and B's) and their count. */
   readonly batch: readonly number[];
   readonly batches: number;
@@ -119,7 +122,7 @@ interface Problem {
 }
 
 /** The ops a matmul kernel computes. */
-export type MatmulOp = 'matmul' | 'fusedMatmul';
+export type MatmulOp = 'matmul' | 'fusedMatmul' | 'matmulEpilogue';
 
 function problemOf(spec: KernelSpec<MatmulOp>): Problem {
   const { node } = spec;
@@ -139,7 +142,7 @@ function problemOf(spec: KernelSpec<MatmulOp>): Problem {
     const sz = hasBias ? broadcastStrides(spec.inputs[2].shape, node.shape).slice(0, rank - 2) : batch.map(() => 0);
     offsets = `${indexMath('wid.z', batch, [sa, sb, sz], ['aoff', 'boff', 'zbias'], 'z').split('\n').join(' ')} let yoff = wid.z * ${u32Lit(M * N)};`;
   }
-  return { spec, M, N, K, transA: attrs.transA, transB: attrs.transB, hasBias, relu, batch, batches, offsets };
+  return { spec, M, N, K, transA: attrs.transA, transB: attrs.transB, hasBias, relu, epi: matmulEpilogueHook(spec), batch, batches, offsets };
 }
 
 /** Workgroups a split-K matmul aims for (a few per multiprocessor on large GPUs). */
@@ -202,7 +205,7 @@ export function matmulPlanWith(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, cfg
 }
 
 /** Operand bindings; A and B may be one node (one binding, then read as scalars). */
-function bindMatmul(p: Problem, vecA: boolean, vecB: boolean) {
+function bindMatmul(p: Problem, vecA: boolean, vecB: boolean, withEpilogue = true) {
   const { spec } = p;
   const same = spec.node.inputs[0] === spec.node.inputs[1];
   const va = vecA && !same;
@@ -217,6 +220,11 @@ function bindMatmul(p: Problem, vecA: boolean, vecB: boolean) {
     decl.push(`@group(0) @binding(${bindings.length}) var<storage, read> bias: array<f32>;`);
     bindings.push({ source: { kind: 'input', index: 2 }, access: 'read', dtype: 'f32' });
   }
+  if (p.epi && withEpilogue) {
+    const e = p.epi.declare(bindings.length);
+    bindings.push(...e.bindings);
+    decl.push(...e.decl);
+  }
   return { bindings, decl, A: 'a', B: same ? 'a' : 'b', va, vb };
 }
 
@@ -229,7 +237,7 @@ function biasAt(p: Problem, r: string, c: string): string {
   return `bias[${terms.join(' + ') || '0u'}]`;
 }
 
-const what = (p: Problem) => `${p.transA ? 'Aᵀ' : 'A'}·${p.transB ? 'Bᵀ' : 'B'}${p.hasBias ? ' + bias' : ''}${p.relu ? ', relu' : ''}`;
+const what = (p: Problem) => `${p.transA ? 'Aᵀ' : 'A'}·${p.transB ? 'Bᵀ' : 'B'}${p.hasBias ? ' + bias' : ''}${p.relu ? ', relu' : ''}${p.epi ? `, ${p.epi.what}` : ''}`;
 
 function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { splits: number; chunk: number }): KernelPlan {
   const { spec, M, N, K, transA, transB } = p;
@@ -244,7 +252,8 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { sp
     kernelError(spec, `needs a ${grid.join('x')} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
   checkWorkgroupMemory(spec, sharedBytesOf(cfg), caps);
   // vec4 global loads along each operand's contiguous dimension when it is a multiple of 4.
-  const { bindings, decl, A, B, va, vb } = bindMatmul(p, transA ? M % 4 === 0 : K % 4 === 0, transB ? K % 4 === 0 : N % 4 === 0);
+  // under split-K the epilogue runs in the reduction pass (splitReduce): not bound here
+  const { bindings, decl, A, B, va, vb } = bindMatmul(p, transA ? M % 4 === 0 : K % 4 === 0, transB ? K % 4 === 0 : N % 4 === 0, !split);
   const vecOut = N % 4 === 0;
   if (split && p.hasBias) {
     // the bias is added by the reduction pass: unbind it here
@@ -327,6 +336,10 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { sp
         const parts: string[] = [`let c = col0 + (${u32Lit(j * tx)} + tx) * 4u;`, `var v = acc${r}_${j};`];
         if (p.hasBias && !split) parts.push(`v = v + vec4<f32>(${[0, 1, 2, 3].map((x) => biasAt(p, 'r', `min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
         if (p.relu && !split) parts.push('v = max(v, vec4<f32>());');
+        if (p.epi && !split) {
+          const epi = p.epi;
+          parts.push(`v = vec4<f32>(${[0, 1, 2, 3].map((x) => epi.at(`v.${'xyzw'[x]}`, `yoff + r * N + min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
+        }
         if (vecOut) parts.push('if (c < N) { y[(yoff + r * N + c) / 4u] = v; }');
         else parts.push(['x', 'y', 'z', 'w'].map((cc, x) => `if (c + ${u32Lit(x)} < N) { y[yoff + r * N + c + ${u32Lit(x)}] = v.${cc}; }`).join(' '));
         L(`{ ${parts.join(' ')} }`, 2);
@@ -374,6 +387,11 @@ function splitReduce(p: Problem, splits: number, caps: DeviceCaps, label: string
     decl.push('@group(0) @binding(1) var<storage, read> bias: array<f32>;');
     bindings.push({ source: { kind: 'input', index: 2 }, access: 'read', dtype: 'f32' });
   }
+  if (p.epi) {
+    const e = p.epi.declare(bindings.length);
+    bindings.push(...e.bindings);
+    decl.push(...e.decl);
+  }
   decl.push(`@group(0) @binding(${bindings.length}) var<storage, read_write> y: array<${ty}>;`);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const units = (M * N) / w;
@@ -396,10 +414,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   for (var s = 1u; s < ${u32Lit(splits)}; s = s + 1u) { v = v + part[s * ${u32Lit(units)} + e]; }
   ${bias}
   ${p.relu ? `v = max(v, ${ty}());` : ''}
+  ${p.epi ? `v = ${epiSplit(p.epi, vec)};` : ''}
   y[e] = v;
 }
 `;
   return { label: `${label}:reduce`, code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid };
+}
+
+/** The epilogue in split-K's reduction pass: element e (vec4 e of four outputs) is output e·w (a batch of one). */
+function epiSplit(epi: MatmulEpilogueHook, vec: boolean): string {
+  if (!vec) return epi.at('v', 'e');
+  return `vec4<f32>(${[0, 1, 2, 3].map((x) => epi.at(`v.${'xyzw'[x]}`, `e * 4u + ${u32Lit(x)}`)).join(', ')})`;
 }
 
 function skinnyPlan(p: Problem, cfg: SkinnyConfig, caps: DeviceCaps): KernelPlan {
@@ -455,7 +480,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (m < M && n < N) {
       var v = 0.0;
       for (var q = 0u; q < S; q = q + 1u) { v = v + part[r * ${u32Lit(nt)} + ${transB ? 'c * S + q' : `q * ${u32Lit(wn)} + c`}]; }
-${bias ? `      v = v + ${bias};\n` : ''}${p.relu ? '      v = max(v, 0.0);\n' : ''}      y[yoff + m * N + n] = v;
+${bias ? `      v = v + ${bias};\n` : ''}${p.relu ? '      v = max(v, 0.0);\n' : ''}${p.epi ? `      v = ${p.epi.at('v', 'yoff + m * N + n')};\n` : ''}      y[yoff + m * N + n] = v;
     }
   }
 }

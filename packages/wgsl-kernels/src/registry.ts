@@ -69,6 +69,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   avgPool2d: avgPool2dKernel,
   avgPool2dGrad: avgPool2dGradKernel,
   fusedMatmul: matmulKernel,
+  matmulEpilogue: matmulKernel,
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
   pointwiseReduce: pointwiseReduceKernel,

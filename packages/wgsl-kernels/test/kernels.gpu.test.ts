@@ -250,6 +250,31 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       }
     });
 
+    it.each([[false, false], [true, false], [false, true], [true, true]])('matmulEpilogue: a pointwise DAG of the product and extra operands on every plan (transA=%s transB=%s)', async (transA, transB) => {
+      const caps = await getCaps();
+      const $ = (index: number): PwExpr => ({ op: 'in', index });
+      // GELU(product + bias) + residual · scale: a bias [n], a residual [m, n] and a scalar (6 bindings); under
+      // 4 storage buffers, GELU(product + bias) alone
+      const wide = caps.maxStorageBuffersPerShaderStage >= 6;
+      const gelu: PwExpr = { op: 'geluTanh', a: { op: 'add', a: $(0), b: $(1) } };
+      const expr: PwExpr = wide ? { op: 'add', a: gelu, b: { op: 'mul', a: $(2), b: $(3) } } : gelu;
+      const attrs = { transA, transB, expr };
+      const ops = (m: number, n: number, k: number): Operand[] => [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }, { shape: [n] }, ...(wide ? [{ shape: [m, n] }, { shape: [] }] : [])];
+      const tol = { rtol: 1e-4, atol: 1e-4 };
+      for (const [m, n, k] of [[36, 44, 20], [33, 17, 65]] as [number, number, number][]) {
+        await check('matmulEpilogue', ops(m, n, k), attrs, caps, tol); // tiled, vec4 and scalar stores
+        for (const cfg of MATMUL_CONFIGS.filter((c) => matmulConfigFits(c, caps)).slice(0, 2)) await check('matmulEpilogue', ops(m, n, k), attrs, caps, { ...tol, plan: (s, c) => matmulPlanWith(s, c, cfg) });
+      }
+      await check('matmulEpilogue', ops(3, 70, 129), attrs, caps, tol); // skinny
+      expect(chooseSplitK(96, 40, 2100, 1, caps)?.splits).toBeGreaterThan(1);
+      await check('matmulEpilogue', ops(96, 40, 2100), attrs, caps, { rtol: 1e-4, atol: 1e-3 }); // split-K: the epilogue in the reduction pass
+      await check('matmulEpilogue', ops(72, 9, 2048), attrs, caps, { rtol: 1e-4, atol: 1e-3 }); // split-K, scalar
+      if (!wide) return;
+      // batched, an extra broadcast over the batch and one that is not, plus an i32 operand through a cast
+      const masked: PwExpr = { op: 'mul', a: { op: 'add', a: $(0), b: $(1) }, b: { op: 'cast', to: 'f32', a: { op: 'gt', a: $(2), b: { op: 'const', value: 0 } } } };
+      await check('matmulEpilogue', [{ shape: transA ? [2, 5, 9] : [2, 9, 5] }, { shape: transB ? [2, 6, 5] : [2, 5, 6] }, { shape: [9, 6] }, { shape: [2, 1, 6], dtype: 'i32' }], { transA, transB, expr: masked }, caps, tol);
+    });
+
     it('multiplies a matrix by its own transpose through one binding', async () => {
       const caps = await getCaps();
       await check('matmul', [{ shape: [6, 5] }, { shape: [6, 5], same: 0 }], { transA: false, transB: true }, caps, { rtol: 1e-4, atol: 1e-4 });
@@ -563,7 +588,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     tested.add('custom'); // a user's kernel: packages/nn/test/customOp.gpu.test.ts runs one in training against the interpreter
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });

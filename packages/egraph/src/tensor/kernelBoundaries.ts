@@ -11,9 +11,10 @@ import { fromENode, isOpKind } from './tensorLanguage.js';
 
 /** The primitive ops a fused op stands for (the ones its fusion rules absorbed), from its attributes. */
 const ABSORBED: {
-  readonly [K in 'fusedMatmul' | 'pointwise' | 'pointwiseMulti' | 'pointwiseReduce' | 'softmaxCrossEntropy' | 'softmaxCrossEntropyGrad']: (a: OpAttrs[K]) => readonly OpKind[];
+  readonly [K in 'fusedMatmul' | 'matmulEpilogue' | 'pointwise' | 'pointwiseMulti' | 'pointwiseReduce' | 'softmaxCrossEntropy' | 'softmaxCrossEntropyGrad']: (a: OpAttrs[K]) => readonly OpKind[];
 } = {
   fusedMatmul: (a) => ['matmul', ...(a.bias ? (['add'] as const) : []), ...(a.activation === 'relu' ? (['relu'] as const) : [])],
+  matmulEpilogue: (a) => ['matmul', ...exprOps(a.expr)],
   pointwise: (a) => [...exprOps(a.expr)],
   pointwiseMulti: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
   pointwiseReduce: (a) => [a.reduce, ...exprOps(a.post, exprOps(a.expr))],
@@ -48,6 +49,8 @@ export function absorbedOps(node: ENode): readonly OpKind[] {
   switch (ir.op) {
     case 'fusedMatmul':
       return ABSORBED.fusedMatmul(ir.attrs);
+    case 'matmulEpilogue':
+      return ABSORBED.matmulEpilogue(ir.attrs);
     case 'pointwise':
       return ABSORBED.pointwise(ir.attrs);
     case 'pointwiseMulti':

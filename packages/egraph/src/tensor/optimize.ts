@@ -25,6 +25,7 @@ import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
 import { multiUpdateRules } from './rules/multiUpdate.js';
+import { matmulEpilogueRules } from './rules/matmulEpilogue.js';
 import { reduceFusionRules } from './rules/reduceFusion.js';
 import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
@@ -36,7 +37,7 @@ import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
 export const RULE_SETS = {
   algebra: algebraRules,
   layout: layoutRules,
-  fusion: [...fusionRules, ...reduceFusionRules],
+  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules],
   backward: backwardRules,
   update: multiUpdateRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
@@ -45,7 +46,7 @@ export const RULE_SETS = {
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...backwardRules, ...multiUpdateRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...backwardRules, ...multiUpdateRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
