@@ -143,7 +143,8 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost } = {
   nll: perIn(1),
   nllGrad: perOut(1),
   attention: { kernel: true, flops: attentionFlops },
-  attentionGrad: { kernel: true, flops: (c) => 2.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
+  attentionLse: { kernel: true, flops: (c) => attentionFlops(c) / 2 }, // the scores and their softmax sums, no product with v
+  attentionGrad: { kernel: true, flops: (c) => 1.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
   rope: perOut(2 + SLOW),
   dropout: perOut(4),
   // 2 flops per multiply-add; each output of conv2d sums C/groups·KH·KW products (the backward ops the same total)

@@ -87,7 +87,8 @@ export function fusedOpsOf(n: Node): string {
       return parts.join(' ');
     }
     case 'attention':
-      return `attention${a.causal ? ' causal' : ''}`;
+    case 'attentionLse':
+      return `${n.op}${a.causal ? ' causal' : ''}`;
     case 'attentionGrad':
       return `attentionGrad d${a.wrt}${a.causal ? ' causal' : ''}`;
     case 'sum':
