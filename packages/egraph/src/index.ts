@@ -97,4 +97,4 @@ export { TensorLanguageError, TensorTypeError } from './tensor/errors.js';
 export type { TensorAnalysisOptions, TensorInfo } from './tensor/tensorAnalysis.js';
 export { TensorAnalysis } from './tensor/tensorAnalysis.js';
 export type { IrOp } from './tensor/tensorLanguage.js';
-export { constENode, fromENode, irENode, tensorLanguage, toENode } from './tensor/tensorLanguage.js';
+export { constENode, enodeAttrs, fromENode, irENode, tensorLanguage, toENode } from './tensor/tensorLanguage.js';

@@ -3,7 +3,7 @@
 // only ir (the layer rules hold for tests too), so the backward pass and Adam are built here node for node as
 // `@neura/autograd`'s VJPs and `@neura/optim`'s adam emit them (checked against both while they were written).
 import { optimize } from '@neura/egraph';
-import type { Graph as GraphT, Node, OpAttrs, TensorValue } from '@neura/ir';
+import type { Graph as GraphT, Node, TensorValue } from '@neura/ir';
 import { Graph, interpret, leafName, mulberry32, tensor } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 
@@ -118,7 +118,7 @@ describe('optimize on an MLP', () => {
 });
 
 /** Storage buffers the kernel of a node binds at most: one per distinct operand plus one per result. */
-const bindingsOf = (n: Node) => new Set(n.inputs).size + (n.op === 'pointwiseMulti' ? (n.attrs as OpAttrs['pointwiseMulti']).exprs.length : 1);
+const bindingsOf = (n: Node) => new Set(n.inputs).size + (n.op === 'pointwiseMulti' ? n.attrs.exprs.length : 1);
 const FUSED = ['pointwise', 'pointwiseMulti', 'fusedMatmul'];
 
 describe('optimize under a device’s limits', () => {

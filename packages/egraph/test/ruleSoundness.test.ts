@@ -263,7 +263,7 @@ function checkRule(rule: TensorRewrite, sample: Sample, seed: number): void {
   const feeds = randomFeeds(g, r, sample.positive ?? false);
   const state: Record<string, TensorValue> = {};
   for (const n of [...g.leaves('state'), ...g.leaves('param')])
-    state[(n.attrs as { name: string }).name] = tensor(n.shape, Array.from({ length: numel(n.shape) }, () => 0.5 + r()));
+    state[n.attrs.name] = tensor(n.shape, Array.from({ length: numel(n.shape) }, () => 0.5 + r()));
   const a = interpret(g, feeds, state);
   const b = interpret(after, feeds, state);
   for (const k of Object.keys(a.updates)) expect(b.updates[k].data, `${rule.name}: update of ${k}`).toBeAllclose(a.updates[k].data, { rtol: 1e-10, atol: 1e-12 });

@@ -7,7 +7,7 @@ import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradW
 import { inferAttention, inferAttentionGrad, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
-import type { OpAttrs, OpKind } from './ops.js';
+import type { BinaryOp, OpAttrs, OpKind } from './ops.js';
 import { COMPARISON_OPS, perBinaryOp, perUnaryOp } from './elementwise.js';
 import { pwArity } from './pointwiseExpr.js';
 
@@ -23,13 +23,13 @@ const unary =
   };
 
 const binary =
-  (op: string): Rule<OpAttrs['add']> =>
+  (op: BinaryOp): Rule<OpAttrs['add']> =>
   (ins) => {
     arity(op, ins, 2);
     if (ins[0].dtype !== ins[1].dtype) fail(op, `dtypes differ: ${ins[0].dtype} vs ${ins[1].dtype}`, ins);
     const shape = broadcastShapes(ins[0].shape, ins[1].shape);
     if (!shape) fail(op, `shapes ${fmtShape(ins[0].shape)} and ${fmtShape(ins[1].shape)} do not broadcast`, ins);
-    const dtype: DType = (COMPARISON_OPS as readonly string[]).includes(op) ? 'bool' : ins[0].dtype;
+    const dtype: DType = COMPARISON_OPS.includes(op) ? 'bool' : ins[0].dtype;
     return { shape: shape as number[], dtype };
   };
 

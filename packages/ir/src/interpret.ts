@@ -19,6 +19,7 @@ import { interpretAttention, interpretAttentionGrad, interpretAttentionLse, inte
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpKind } from './ops.js';
+import { attrsOf } from './opWithAttrs.js';
 import { broadcastStrides, numel, stridesOf } from './shape.js';
 import { initialValue, type TensorData, type TensorValue } from './tensorValue.js';
 import type { Precision } from './interpretCore.js';
@@ -324,6 +325,11 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   },
 };
 
+/** The reference implementation of op `K` (for a node of any op: `implOf(node.op)(node, …)`). */
+function implOf<K extends OpKind>(op: K): Impl<K> {
+  return INTERPRET[op];
+}
+
 function toPrecision(v: TensorValue, ctx: Ctx): TensorValue {
   if (v.dtype !== 'f32') return v.data instanceof Int32Array ? v : { ...v, data: Int32Array.from(v.data) };
   const want = ctx.precision === 'f64' ? Float64Array : Float32Array;
@@ -355,12 +361,11 @@ export function interpret(
       if (v.data.length !== numel(node.shape)) throw new Error(`interpret: '${name}' has ${v.data.length} values, expected shape [${node.shape}]`);
     } else if (node.op === 'pick') {
       // result `index` of a pointwiseMulti: its expression over the multi node's operands
-      const multi = graph.nodes[node.inputs[0]] as Node<'pointwiseMulti'>;
-      const expr = multi.attrs.exprs[node.attrs.index];
+      const multi = graph.nodes[node.inputs[0]];
+      const expr = attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index];
       v = pointwiseResult(multi, expr, multi.inputs.map((i) => values.get(i) as TensorValue), ctx);
     } else {
-      const impl = INTERPRET[node.op] as Impl<OpKind>;
-      v = impl(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);
+      v = implOf(node.op)(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);
     }
     values.set(id, v);
   }

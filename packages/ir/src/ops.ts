@@ -29,26 +29,26 @@ export type Activation = 'none' | 'relu';
 /** How a loss over a batch is reduced. */
 export type Reduction = 'mean' | 'sum';
 
-interface ReduceAttrs {
+type ReduceAttrs = {
   /** Normalised (non-negative, sorted) axes. */
   axes: number[];
   keepdims: boolean;
-}
+};
 
 /** Attributes of a 2-D convolution: [along H, along W] pairs. */
-export interface Conv2dAttrs {
+export type Conv2dAttrs = {
   stride: [number, number];
   padding: [number, number];
   dilation: [number, number];
   groups: number;
-}
+};
 
 /** Attributes of a 2-D pooling window. */
-export interface PoolAttrs {
+export type PoolAttrs = {
   kernel: [number, number];
   stride: [number, number];
   padding: [number, number];
-}
+};
 
 /** The parameters of a custom op: plain JSON data (part of the node's identity). */
 export type CustomParams = Readonly<Record<string, number | string | boolean | readonly number[]>>;
@@ -181,3 +181,9 @@ export type OpAttrs = { readonly [K in UnaryOp | BinaryOp]: NoAttrs } & OtherOpA
 
 /** Every op name. */
 export type OpKind = keyof OpAttrs;
+
+/**
+ * An op with its attributes, typed together: a union discriminated by `op`, so testing `x.op` narrows `x.attrs`
+ * (a graph `Node` is one; so is an e-node read back as an ir op).
+ */
+export type OpWithAttrs<K extends OpKind = OpKind> = { [P in K]: { readonly op: P; readonly attrs: OpAttrs[P] } }[K];

@@ -47,6 +47,7 @@ export function graphFromJson(j: GraphJson): Graph {
   const map: number[] = [];
   for (const n of j.nodes) {
     const leaf = n.inputs.length === 0 ? { shape: n.shape, dtype: n.dtype as Node['dtype'] } : undefined;
+    // attributes read from JSON: untyped until g.node infers the node's type from them (and throws if they are wrong)
     map.push(g.node(n.op, n.inputs.map((i) => map[i]), decodeNumbers(n.attrs) as never, leaf).id);
   }
   for (const [name, id] of j.outputs) g.outputs.set(name, map[id]);

@@ -2,7 +2,7 @@
 // names the op, and leaves the graph exactly as it was (no node added, nothing half-built). The table is keyed
 // by OpKind, so a new op does not compile until it has a bad-graph case here.
 import { describe, expect, it } from 'vitest';
-import { Graph, GraphError, type OpKind, OP_KINDS, type Tensor } from '@neura/ir';
+import { Graph, GraphError, type OpKind, OP_KINDS, perBinaryOp, perUnaryOp, type Tensor } from '@neura/ir';
 
 interface Operands {
   readonly f: Tensor; // [2, 3] f32
@@ -24,36 +24,8 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   param: (g) => g.param('w', [1.5]),
   state: (g) => g.state('s', [Number.NaN]),
   const: (g) => g.constant(0.5, [2], 'i32'),
-  neg: unary('neg'),
-  abs: unary('abs'),
-  exp: unary('exp'),
-  log: unary('log'),
-  sqrt: unary('sqrt'),
-  rsqrt: unary('rsqrt'),
-  recip: unary('recip'),
-  square: unary('square'),
-  relu: unary('relu'),
-  sigmoid: unary('sigmoid'),
-  tanh: unary('tanh'),
-  sin: unary('sin'),
-  cos: unary('cos'),
-  erf: unary('erf'),
-  gelu: unary('gelu'),
-  geluTanh: unary('geluTanh'),
-  silu: unary('silu'),
-  softplus: unary('softplus'),
-  add: binary('add'),
-  sub: binary('sub'),
-  mul: binary('mul'),
-  div: binary('div'),
-  max: binary('max'),
-  min: binary('min'),
-  pow: binary('pow'),
-  gt: binary('gt'),
-  ge: binary('ge'),
-  lt: binary('lt'),
-  le: binary('le'),
-  eq: binary('eq'),
+  ...perUnaryOp(unary), // every unary op: an i32 operand
+  ...perBinaryOp(binary), // every binary op: shapes that do not broadcast
   where: (g, t) => g.where(t.f, t.f, t.f), // condition must be bool
   cast: (g, t) => raw(g, 'cast', [t.f, t.f], { to: 'i32' }),
   sum: (g, t) => g.sum(t.f, 2),

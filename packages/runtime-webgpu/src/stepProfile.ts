@@ -4,7 +4,7 @@
 // Invariants: every dispatch of the step appears exactly once; times are in ns relative to the first dispatch.
 
 import type { Graph, Node, PwExpr } from '@neura/ir';
-import { KERNEL_COST, numel } from '@neura/ir';
+import { kernelFlops, numel } from '@neura/ir';
 
 /** What a kernel (one graph node, one or more dispatches) does, for profiles and reports. */
 export interface KernelInfo {
@@ -75,29 +75,29 @@ function exprOps(e: PwExpr, out: Set<string>): Set<string> {
 
 /** What a node's kernel fuses, in words. */
 export function fusedOpsOf(n: Node): string {
-  const a = n.attrs as Record<string, unknown>;
   switch (n.op) {
     case 'pointwise':
-      return `pointwise(${[...exprOps(a.expr as PwExpr, new Set())].join(', ')})`;
+      return `pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`;
     case 'matmul':
     case 'fusedMatmul': {
+      const a = n.attrs;
       const parts = [`matmul ${a.transA ? 'Aᵀ' : 'A'}·${a.transB ? 'Bᵀ' : 'B'}`];
-      if (a.bias) parts.push('+ bias');
-      if (a.activation && a.activation !== 'none') parts.push(String(a.activation));
+      if (n.op === 'fusedMatmul' && n.attrs.bias) parts.push('+ bias');
+      if (n.op === 'fusedMatmul' && n.attrs.activation !== 'none') parts.push(n.attrs.activation);
       return parts.join(' ');
     }
     case 'attention':
     case 'attentionLse':
-      return `${n.op}${a.causal ? ' causal' : ''}`;
+      return `${n.op}${n.attrs.causal ? ' causal' : ''}`;
     case 'attentionGrad':
-      return `attentionGrad d${a.wrt}${a.causal ? ' causal' : ''}`;
+      return `attentionGrad d${n.attrs.wrt}${n.attrs.causal ? ' causal' : ''}`;
     case 'sum':
     case 'mean':
     case 'reduceMax':
     case 'reduceMin':
-      return `${n.op} axes ${fmt(a.axes as number[])}`;
+      return `${n.op} axes ${fmt(n.attrs.axes)}`;
     case 'transpose':
-      return `transpose ${fmt(a.perm as number[])}`;
+      return `transpose ${fmt(n.attrs.perm)}`;
     default:
       return n.op;
   }
@@ -113,7 +113,7 @@ export function kernelInfoOf(graph: Graph, n: Node): KernelInfo {
     op: n.op,
     fused: fusedOpsOf(n),
     shapes: `${ins.map((x) => fmt(x.shape)).join(joiner)} → ${fmt(n.shape)}`,
-    flops: KERNEL_COST[n.op].flops({ attrs: n.attrs, ins: distinct, out: n }),
+    flops: kernelFlops(n.op, { attrs: n.attrs, ins: distinct, out: n }),
     bytes: distinct.reduce((s, x) => s + sizeOf(x), 0) + sizeOf(n),
   };
 }

@@ -38,8 +38,8 @@ const dotWith = (sh: string, src: string, off: string, row: string, len: number)
   `var dacc = 0.0; for (var dc = 0u; dc < ${u32Lit(len)}; dc = dc + 1u) { dacc = fma(${sh}[dc], ${src}[${off} + ${row} * ${u32Lit(len)} + dc], dacc); }`;
 
 /** `attention`: a workgroup per (head, query row), online softmax over key blocks. */
-export function attentionKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
+export function attentionKernel(spec: KernelSpec<'attention'>, caps: DeviceCaps): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
   const { heads, tq, tk, d, dv } = dm;
   if (heads * tq * dv === 0) return { dispatches: [], scratch: [] };
@@ -99,8 +99,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }
 
 /** `attentionLse`: a workgroup per (head, query row), the forward's online max and sum over key blocks. */
-export function attentionLseKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
+export function attentionLseKernel(spec: KernelSpec<'attentionLse'>, caps: DeviceCaps): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
   const { heads, tq, tk, d } = attentionDims(spec);
   if (heads * tq === 0) return { dispatches: [], scratch: [] };
   if (tk === 0) kernelError(spec, 'attends over zero keys');
@@ -145,8 +145,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }
 
 /** `attentionGrad` (wrt q, k or v): a workgroup per anchor row accumulating weighted partner rows. */
-export function attentionGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { causal, scale, wrt } = spec.node.attrs as { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
+export function attentionGradKernel(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps): KernelPlan {
+  const { causal, scale, wrt } = spec.node.attrs;
   const dm = attentionDims(spec);
   const { heads, tq, tk, d, dv } = dm;
   if (numel(spec.node.shape) === 0) return { dispatches: [], scratch: [] };

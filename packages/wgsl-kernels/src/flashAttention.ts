@@ -166,8 +166,8 @@ function gridFor(spec: KernelSpec, caps: DeviceCaps, rows: number, wg: number, h
 }
 
 /** Flash `attention` (see the file header). */
-export function flashAttentionPlan(spec: KernelSpec, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
+export function flashAttentionPlan(spec: KernelSpec<'attention'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
   const { code, wg } = forwardCode(spec, caps, dm, causal, scale, false, cfg);
   const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
@@ -176,8 +176,8 @@ export function flashAttentionPlan(spec: KernelSpec, caps: DeviceCaps, cfg?: Fla
 }
 
 /** Flash `attentionLse`: the forward's loop over q and k only, writing L per query row. */
-export function flashAttentionLsePlan(spec: KernelSpec, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
+export function flashAttentionLsePlan(spec: KernelSpec<'attentionLse'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
   const { code, wg } = forwardCode(spec, caps, dm, causal, scale, true, cfg);
   const bindings: Binding[] = [0, 1].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
@@ -295,8 +295,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }
 
 /** Flash `attentionGrad` (see the file header): one dispatch reading the forward's L and Δ. */
-export function flashAttentionGradPlan(spec: KernelSpec, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { causal, scale, wrt } = spec.node.attrs as { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
+export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
+  const { causal, scale, wrt } = spec.node.attrs;
   const dm = attentionDims(spec);
   const gr = gradCode(spec, caps, dm, causal, scale, wrt, cfg);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);

@@ -8,6 +8,7 @@ export {
   DEFAULT_CAPS,
   type DeviceCaps,
   type Dispatch,
+  isSpecOf,
   type KernelGenerator,
   KernelError,
   type KernelPlan,
@@ -20,11 +21,27 @@ export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKern
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
-export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulKernel, matmulPlanWith, type SkinnyConfig } from './matmul.js';
+export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, type MatmulOp, matmulKernel, matmulPlanWith, type SkinnyConfig } from './matmul.js';
 export { type AttentionDims, attentionDims, defaultFlashConfig, type FlashConfig, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
 export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';
 export {
   bindOperands,
+  type BoundOperands,
+  type BufferVar,
+  computeMain,
+  inputVar,
+  outputVar,
+  perElementDispatch,
+  perElementMain,
+  perWorkgroupMain,
+  planOf,
+  scratchVar,
+  type ShaderParts,
+  shaderCode,
+  shaderDispatch,
+  singleWorkgroupMain,
+} from './shader.js';
+export {
   collapseAxes,
   declareBindings,
   f32Lit,

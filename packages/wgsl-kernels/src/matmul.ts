@@ -17,7 +17,6 @@
 // Any M, N, K: tile loads outside the matrices stage zeros, stores are bounds-checked. Must not exceed `caps`.
 
 import { broadcastStrides, numel } from '@neura/ir';
-import type { Activation } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
 import { checkWorkgroupMemory, header, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
@@ -104,7 +103,7 @@ export function chooseSkinnyConfig(m: number, transB: boolean, caps: DeviceCaps)
 }
 
 interface Problem {
-  readonly spec: KernelSpec;
+  readonly spec: KernelSpec<MatmulOp>;
   readonly M: number;
   readonly N: number;
   readonly K: number;
@@ -119,11 +118,14 @@ interface Problem {
   readonly offsets: string;
 }
 
-function problemOf(spec: KernelSpec): Problem {
+/** The ops a matmul kernel computes. */
+export type MatmulOp = 'matmul' | 'fusedMatmul';
+
+function problemOf(spec: KernelSpec<MatmulOp>): Problem {
   const { node } = spec;
-  const attrs = node.attrs as { transA: boolean; transB: boolean; bias?: boolean; activation?: Activation };
-  const hasBias = node.op === 'fusedMatmul' && attrs.bias === true;
-  const relu = node.op === 'fusedMatmul' && attrs.activation === 'relu';
+  const attrs = node.attrs;
+  const hasBias = node.op === 'fusedMatmul' && node.attrs.bias;
+  const relu = node.op === 'fusedMatmul' && node.attrs.activation === 'relu';
   const rank = node.shape.length;
   const [M, N] = node.shape.slice(rank - 2);
   const a = spec.inputs[0].shape;
@@ -172,7 +174,7 @@ export function chooseSplitK(m: number, n: number, k: number, batches: number, c
 }
 
 /** `matmul` and `fusedMatmul` (bias, relu epilogue): skinny for small M, split-K for long K over few tiles, else tiled. */
-export function matmulKernel(spec: KernelSpec, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): KernelPlan {
+export function matmulKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): KernelPlan {
   const p = problemOf(spec);
   if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [] };
   if (prefersSkinny(p.M, p.N * p.batches, p.transA, p.transB)) {
@@ -191,7 +193,7 @@ export function matmulKernel(spec: KernelSpec, caps: DeviceCaps, configs: readon
 }
 
 /** A matmul plan with a given configuration (for benchmarks and tests); throws if it does not fit. */
-export function matmulPlanWith(spec: KernelSpec, caps: DeviceCaps, cfg: MatmulConfig | SkinnyConfig): KernelPlan {
+export function matmulPlanWith(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, cfg: MatmulConfig | SkinnyConfig): KernelPlan {
   const p = problemOf(spec);
   if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [] };
   if ('rm' in cfg) return skinnyPlan(p, cfg, caps);

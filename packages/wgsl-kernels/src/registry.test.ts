@@ -11,7 +11,7 @@ function spec<K extends OpKind>(op: K, shapes: Shape[], attrs: OpAttrs[K], dtype
   const node = g.node(op, ins, attrs);
   return { node, inputs: ins.map((n) => ({ shape: n.shape, dtype: n.dtype })), inPlace };
 }
-const E = {} as Record<string, never>;
+const E: Record<string, never> = {};
 const x0: PwExpr = { op: 'in', index: 0 };
 
 describe('registry', () => {

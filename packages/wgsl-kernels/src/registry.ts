@@ -110,7 +110,7 @@ const overrides = sharedRegistry().overrides;
  * `compileTraining`/`compileInference` keep the op out of fusion so that the generator is really called.
  */
 export function registerKernel<K extends OpKind>(op: K, generator: KernelGenerator<K>): void {
-  overrides.set(op, generator as KernelGenerator<never>);
+  overrides.set(op, generator as KernelGenerator<never>); // one map for all ops: kernelFor reads it back for op K only
 }
 
 /** The ops that have a registered generator now (the optimizer keeps them as fusion boundaries). */

@@ -80,7 +80,7 @@ async function check<K extends OpKind>(
   operands: Operand[],
   attrs: OpAttrs[K],
   caps: DeviceCaps,
-  tol: { rtol?: number; atol?: number; inPlace?: number; exact?: boolean; plan?: (spec: KernelSpec, caps: DeviceCaps) => KernelPlan } = {},
+  tol: { rtol?: number; atol?: number; inPlace?: number; exact?: boolean; plan?: (spec: KernelSpec<K>, caps: DeviceCaps) => KernelPlan } = {},
 ): Promise<void> {
   const g = new Graph();
   const feeds: Record<string, TensorValue> = {};
@@ -95,9 +95,10 @@ async function check<K extends OpKind>(
     feeds[`x${i}`] = randomValue(o.shape, dtype, o.gen ?? (dtype === 'f32' ? 'any' : dtype === 'bool' ? 'bool' : 'int'), o.classes);
     leaves.push(leaf);
   });
-  const node = g.output('y', g.node(op, leaves, attrs));
+  const node = g.node(op, leaves, attrs);
+  g.output('y', node);
   const expected = interpret(g, feeds, {}, 'f32').outputs.y;
-  const spec: KernelSpec = { node, inputs: leaves.map((l) => ({ shape: l.shape, dtype: l.dtype })), inPlace: tol.inPlace };
+  const spec: KernelSpec<K> = { node, inputs: leaves.map((l) => ({ shape: l.shape, dtype: l.dtype })), inPlace: tol.inPlace };
   const plan = tol.plan ? tol.plan(spec, caps) : generateKernel(spec, caps);
   if (tol.plan) checkPlan(spec, plan, caps);
   const data = leaves.map((l) => feeds[leafName(l) as string].data);
@@ -107,7 +108,7 @@ async function check<K extends OpKind>(
   else expect(actual).toBeAllclose(expected.data, { rtol: tol.rtol ?? 1e-5, atol: tol.atol ?? 1e-5 });
 }
 
-const E = {} as Record<string, never>;
+const E: Record<string, never> = {};
 const UNARY_GEN: Partial<Record<string, Gen>> = { log: 'positive', sqrt: 'positive', rsqrt: 'positive', recip: 'nonzero' };
 const UNARY_TOL: Partial<Record<string, { rtol: number; atol: number }>> = { sin: { rtol: 1e-4, atol: 1e-4 }, cos: { rtol: 1e-4, atol: 1e-4 }, tanh: { rtol: 1e-4, atol: 1e-5 }, exp: { rtol: 1e-5, atol: 1e-5 } };
 
@@ -202,7 +203,7 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         { op: 'sub', a: x0, b: { op: 'mul', a: { op: 'sqrt', a: { op: 'abs', a: x1 } }, b: { op: 'const', value: 0.5 } } },
         { op: 'mul', a: { op: 'in', index: 2 }, b: x1 },
       ];
-      const plan = (spec: KernelSpec, c: DeviceCaps) => pointwiseMultiKernel({ ...spec, results: ['buffer', 'unused'] }, c);
+      const plan = (spec: KernelSpec<'pointwiseMulti'>, c: DeviceCaps) => pointwiseMultiKernel({ ...spec, results: ['buffer', 'unused'] }, c);
       await check('pointwiseMulti', [{ shape: [5, 7] }, { shape: [7] }, { shape: [5, 7] }], { exprs, dtype: 'f32' }, caps, { rtol: 1e-5, atol: 1e-6, plan });
     });
   });

@@ -5,7 +5,7 @@
 import { optimize } from '@neura/egraph';
 import { Graph } from '@neura/ir';
 import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
-import { type FlashConfig, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, generateKernel, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
+import { type FlashConfig, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
 
 /** One matmul shape: C[M,N] = op(A)·op(B) with reduction K. */
 export interface MatmulShape {
@@ -67,7 +67,7 @@ export const MATMUL_SWEEP: readonly MatmulConfig[] = [
 ];
 
 /** A generator that plans every matmul with `cfg` (everything else as usual). */
-export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (spec.node.op === 'matmul' ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
+export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (isSpecOf(spec, 'matmul') ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
 
 /** Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration. */
 export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig): Promise<KernelTiming> {
@@ -88,11 +88,11 @@ export const FLASH_SWEEP: readonly FlashConfig[] = [32, 64, 128].flatMap((rows) 
 export const withFlashConfig =
   (cfg: FlashConfig): KernelGenerator =>
   (spec, caps) =>
-    spec.node.op === 'attention'
+    isSpecOf(spec, 'attention')
       ? flashAttentionPlan(spec, caps, cfg)
-      : spec.node.op === 'attentionLse'
+      : isSpecOf(spec, 'attentionLse')
         ? flashAttentionLsePlan(spec, caps, cfg)
-        : spec.node.op === 'attentionGrad'
+        : isSpecOf(spec, 'attentionGrad')
           ? flashAttentionGradPlan(spec, caps, cfg)
           : generateKernel(spec, caps);
 

@@ -29,7 +29,7 @@ import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
 import { withKernelBoundaries } from './kernelBoundaries.js';
-import { fromENode, toENode } from './tensorLanguage.js';
+import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
 
 /** The named rule sets. */
 export const RULE_SETS = {
@@ -157,7 +157,7 @@ export function egraphToGraph(
     if (isNamedLeaf(n)) {
       const cls = find(classOf.get(id) as Id);
       leafNode.set(cls, n);
-      const chosen = egraph.eclass(cls).nodes.find((e) => e.op === n.op && (e.data as { name?: string }).name === n.attrs.name);
+      const chosen = egraph.eclass(cls).nodes.find((e) => e.op === n.op && enodeAttrs(e, n.op).name === n.attrs.name);
       if (chosen) choices.set(cls, chosen);
     }
   }

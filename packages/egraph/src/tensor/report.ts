@@ -57,7 +57,7 @@ export function graphFigures(graph: Graph): GraphFigures {
     const n = graph.nodes[id];
     if (!isKernelOp(n.op)) continue;
     dispatches++;
-    bytes += kernelOutputs(n.op, n.attrs) * tensorBytes(n);
+    bytes += kernelOutputs(n) * tensorBytes(n);
   }
   return { dispatches, bytes, nodes: live.length };
 }
