@@ -4,7 +4,7 @@
 import type { DType } from './dtype.js';
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
 import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferPool } from './inferConv.js';
-import { inferAttention, inferAttentionGrad, inferDropout, inferRope } from './inferNn.js';
+import { inferAttention, inferAttentionGrad, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
 import type { BinaryOp, OpAttrs, OpKind } from './ops.js';
@@ -158,6 +158,7 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     return { shape: [ins[0].shape[0], a.classes], dtype: 'f32' };
   },
   attention: inferAttention,
+  attentionLse: inferAttentionLse,
   attentionGrad: inferAttentionGrad,
   rope: inferRope,
   dropout: inferDropout,

@@ -15,7 +15,7 @@ import {
   interpretMaxPool2d,
   interpretMaxPool2dGrad,
 } from './interpretConv.js';
-import { interpretAttention, interpretAttentionGrad, interpretDropout, interpretRope } from './interpretNn.js';
+import { interpretAttention, interpretAttentionGrad, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpKind, ReduceOp } from './ops.js';
@@ -296,6 +296,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     return out(node, d);
   },
   attention: interpretAttention,
+  attentionLse: interpretAttentionLse,
   attentionGrad: interpretAttentionGrad,
   rope: interpretRope,
   dropout: interpretDropout,

@@ -50,8 +50,10 @@ const matmulFlops = (c: KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue'>) 
   return 2 * n(c.out.shape) * k;
 };
 /** Two products (q·kᵀ, p·v) plus the softmax: 2·Tq·Tk·(D + Dv) + 5·Tq·Tk per head. */
-const attentionFlops = (c: KernelCtx<'attention' | 'attentionGrad'>) => {
-  const [q, k, v] = c.ins.length >= 3 ? [c.ins[0].shape, c.ins[1].shape, c.ins[2].shape] : [c.ins[0].shape, c.ins[0].shape, c.ins[0].shape];
+const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad'>) => {
+  // operands read twice are bound (and listed) once: q = k = v leaves one; attentionLse has [q, k] only
+  const s = c.ins.map((t) => t.shape);
+  const [q, k, v] = s.length >= 3 ? [s[0], s[1], s[2]] : s.length === 2 ? [s[0], s[1], s[1]] : [s[0], s[0], s[0]];
   const r = q.length;
   return n(q.slice(0, -2)) * q[r - 2] * k[r - 2] * (2 * (q[r - 1] + v[r - 1]) + 5);
 };
@@ -137,7 +139,8 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   nll: perIn(1),
   nllGrad: perOut(1),
   attention: { flops: attentionFlops },
-  attentionGrad: { flops: (c) => 2.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
+  attentionLse: { flops: (c) => attentionFlops(c) / 2 }, // the scores and their softmax sums, no product with v
+  attentionGrad: { flops: (c) => 1.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
   rope: perOut(2 + SLOW),
   dropout: perOut(4),
   // 2 flops per multiply-add; each output of conv2d sums C/groups·KH·KW products (the backward ops the same total)

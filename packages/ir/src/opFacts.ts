@@ -116,6 +116,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
     indexOperands: [{ operand: 0, role: 'label', bound: (a) => a.classes, describe: () => 'classes of nllGrad' }],
   },
   attention: plain('nn'),
+  attentionLse: plain('nn'),
   attentionGrad: plain('nn'),
   rope: plain('nn'),
   dropout: plain('nn'),

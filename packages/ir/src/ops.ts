@@ -116,7 +116,16 @@ export interface OtherOpAttrs {
    * → [..., Tq, Dv]; `causal` masks key j > query i (top-left aligned, as PyTorch's `is_causal`).
    */
   attention: { causal: boolean; scale: number };
-  /** inputs [q, k, v, dOut]: the gradient of attention with respect to one operand (recomputes the scores). */
+  /**
+   * inputs [q [..., Tq, D], k [..., Tk, D]]: the log-sum-exp of each query row's scores, log Σ_j exp(scale·q_i·k_j)
+   * over its unmasked keys → [..., Tq] (what attention's backward needs besides its output).
+   */
+  attentionLse: { causal: boolean; scale: number };
+  /**
+   * inputs [q, k, v, dOut, lse [..., Tq], delta [..., Tq]]: the gradient of attention with respect to one operand,
+   * from the forward's log-sum-exp L and Δ = rowsum(dOut ⊙ out): P = exp(scale·q·kᵀ − L) (0 where masked),
+   * dS = P ⊙ (dOut·vᵀ − Δ); dq = scale·dS·k, dk = scale·dSᵀ·q, dv = Pᵀ·dOut.
+   */
   attentionGrad: { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
   /**
    * Rotary position embedding of x [..., T, D] (D even), half-split pairs (x[i], x[i + D/2]) rotated by

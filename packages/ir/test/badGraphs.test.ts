@@ -50,7 +50,9 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   nll: (g, t) => g.nll(t.f, t.f),
   nllGrad: (g, t) => raw(g, 'nllGrad', [t.f, t.f], { reduction: 'mean', classes: 3 }),
   attention: (g, t) => g.attention(t.q, t.f, t.q),
-  attentionGrad: (g, t) => raw(g, 'attentionGrad', [t.q, t.q], { causal: false, scale: 1, wrt: 'q' }),
+  attentionLse: (g, t) => raw(g, 'attentionLse', [t.q, t.f], { causal: false, scale: 1 }),
+  // lse and delta must hold one value per query row, not a whole q
+  attentionGrad: (g, t) => raw(g, 'attentionGrad', [t.q, t.q, t.q, t.q, t.q, t.q], { causal: false, scale: 1, wrt: 'q' }),
   rope: (g, t) => g.rope(t.i),
   dropout: (g, t) => g.dropout(t.f, 1.5, 1),
   conv2d: (g, t) => g.conv2d(t.img, t.f),

@@ -91,7 +91,8 @@ export function fusedOpsOf(n: Node): string {
     case 'pointwiseReduce':
       return `${n.attrs.reduce} of pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`;
     case 'attention':
-      return `attention${n.attrs.causal ? ' causal' : ''}`;
+    case 'attentionLse':
+      return `${n.op}${n.attrs.causal ? ' causal' : ''}`;
     case 'attentionGrad':
       return `attentionGrad d${n.attrs.wrt}${n.attrs.causal ? ' causal' : ''}`;
     case 'sum':

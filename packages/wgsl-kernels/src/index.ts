@@ -23,7 +23,7 @@ export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js'
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
 export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, type MatmulOp, matmulKernel, matmulPlanWith, type SkinnyConfig } from './matmul.js';
-export { defaultFlashConfig, type FlashConfig, flashAttentionGradPlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
+export { type AttentionDims, attentionDims, defaultFlashConfig, type FlashConfig, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
 export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';
 export {
   bindOperands,

@@ -31,6 +31,7 @@ import {
   MATMUL_CONFIGS,
   chooseSplitK,
   flashAttentionGradPlan,
+  flashAttentionLsePlan,
   flashAttentionPlan,
   matmulConfigFits,
   matmulPlanWith,
@@ -439,16 +440,31 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         await check('attention', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, d + 1] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
     });
 
+    it.each([[false], [true]])('attentionLse matches the interpreter (causal=%s)', async (causal) => {
+      const caps = await getCaps();
+      for (const [lead, tq, tk, d] of shapes) await check('attentionLse', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
+    });
+
+    /** attentionGrad's operands: q, k, v, dOut, then L and Δ per query row (any values: the op is defined from them). */
+    const gradOperands = (lead: number[], tq: number, tk: number, d: number, dv: number): Operand[] => [
+      { shape: [...lead, tq, d] },
+      { shape: [...lead, tk, d] },
+      { shape: [...lead, tk, dv] },
+      { shape: [...lead, tq, dv] },
+      { shape: [...lead, tq] },
+      { shape: [...lead, tq] },
+    ];
+
     it.each([['q'], ['k'], ['v']] as const)('attentionGrad wrt %s matches the interpreter, causal and not', async (wrt) => {
       const caps = await getCaps();
       for (const causal of [false, true])
         for (const [lead, tq, tk, d] of shapes) {
-          const ops: Operand[] = [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, d + 1] }, { shape: [...lead, tq, d + 1] }];
-          if (caps.maxStorageBuffersPerShaderStage < 6) {
+          const ops = gradOperands(lead, tq, tk, d, d + 1);
+          if (caps.maxStorageBuffersPerShaderStage < 7) {
             const g = new Graph();
-            const node = g.node('attentionGrad', ops.map((o, i) => g.input(`x${i}`, o.shape)), { causal, scale: 0.5, wrt });
+            const node = g.node('attentionGrad', ops.map((o, i) => g.input(`x${i}`, o.shape)), { causal, scale: 0.25, wrt });
             expect(() => generateKernel({ node, inputs: ops.map((o) => ({ shape: o.shape, dtype: 'f32' })) }, caps)).toThrow(/maxStorageBuffersPerShaderStage/);
-          } else await check('attentionGrad', ops, { causal, scale: 0.5, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
+          } else await check('attentionGrad', ops, { causal, scale: 0.25, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
         }
     });
 
@@ -460,22 +476,27 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         await check('attention', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, dv] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
     });
 
+    it.each([[false], [true]])('flash attentionLse matches the interpreter (causal=%s)', async (causal) => {
+      const caps = await getCaps();
+      for (const [lead, tq, tk, d] of flashShapes) await check('attentionLse', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
+    });
+
     it.each([['q'], ['k'], ['v']] as const)('flash attentionGrad wrt %s matches the interpreter, causal and not', async (wrt) => {
       const caps = await getCaps();
-      if (caps.maxStorageBuffersPerShaderStage < 6) return; // the simple kernels' test above checks the refusal
+      if (caps.maxStorageBuffersPerShaderStage < 7) return; // the simple kernels' test above checks the refusal
       for (const causal of [false, true])
-        for (const [lead, tq, tk, d, dv] of flashShapes)
-          await check('attentionGrad', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, dv] }, { shape: [...lead, tq, dv] }], { causal, scale: 0.5, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
+        for (const [lead, tq, tk, d, dv] of flashShapes) await check('attentionGrad', gradOperands(lead, tq, tk, d, dv), { causal, scale: 0.25, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
     });
 
     it('flash attention variants (rows per workgroup, tile rows) agree with the interpreter', async () => {
       const caps = await getCaps();
       const lead = [2];
       const [tq, tk, d] = [70, 70, 8];
-      const ops: Operand[] = [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tq, d] }];
+      const ops = gradOperands(lead, tq, tk, d, d);
       for (const cfg of [{ rows: 32, tile: 8 }, { rows: 128, tile: 64 }, { rows: 16, tile: 4 }]) {
         await check('attention', ops.slice(0, 3), { causal: true, scale: 0.3 }, caps, { rtol: 1e-4, atol: 1e-5, plan: (s, c) => flashAttentionPlan(s, c, cfg) });
-        if (caps.maxStorageBuffersPerShaderStage >= 6)
+        await check('attentionLse', ops.slice(0, 2), { causal: true, scale: 0.3 }, caps, { rtol: 1e-4, atol: 1e-5, plan: (s, c) => flashAttentionLsePlan(s, c, cfg) });
+        if (caps.maxStorageBuffersPerShaderStage >= 7)
           for (const wrt of ['q', 'k', 'v'] as const)
             await check('attentionGrad', ops, { causal: true, scale: 0.3, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfg) });
       }
@@ -588,7 +609,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     tested.add('custom'); // a user's kernel: packages/nn/test/customOp.gpu.test.ts runs one in training against the interpreter
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });
