@@ -43,6 +43,25 @@ def timed(fn, warmup=20, iters=200, inner=1):
     }
 
 
+def train_step(model, opt, x, y, mode):
+    """One cross-entropy training step (logits as rows [-1, classes] against y flattened), as a function run
+    eager, "compiled" (torch.compile) or "graphs" (torch.compile mode="reduce-overhead": CUDA graphs)."""
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        logits = model(x)
+        loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1))
+        loss.backward()
+        opt.step()
+        return loss
+
+    if mode == "compiled":
+        return torch.compile(step)
+    if mode == "graphs":
+        return torch.compile(step, mode="reduce-overhead")
+    return step
+
+
 def matmul(n):
     a = torch.randn(n, n, device=dev)
     b = torch.randn(n, n, device=dev)
@@ -67,18 +86,7 @@ def mlp_step(sizes, batch, opt_name, compiled):
     x = torch.randn(batch, sizes[0], device=dev)
     y = torch.randint(0, sizes[-1], (batch,), device=dev)
 
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    fn = step
-    if compiled:
-        fn = torch.compile(step)
-    r = timed(fn, warmup=30, iters=300)
-    return r
+    return timed(train_step(model, opt, x, y, "compiled" if compiled else "eager"), warmup=30, iters=300)
 
 
 class Block(torch.nn.Module):
@@ -126,18 +134,7 @@ def gpt_step(layers, heads, width, context, batch, vocab, mode):
     idx = torch.randint(0, vocab, (batch, context), device=dev)
     tgt = torch.randint(0, vocab, (batch, context), device=dev)
 
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(idx).view(-1, vocab), tgt.view(-1))
-        loss.backward()
-        opt.step()
-        return loss
-
-    fn = step
-    if mode == "compiled":
-        fn = torch.compile(step)
-    elif mode == "graphs":
-        fn = torch.compile(step, mode="reduce-overhead")
+    fn = train_step(model, opt, idx, tgt, mode)
     if dev == "cuda":
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
@@ -263,19 +260,7 @@ def cnn_step(model_name, batch, mode):
     x = torch.randn(batch, 1, 28, 28, device=dev)
     y = torch.randint(0, 10, (batch,), device=dev)
 
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    fn = step
-    if mode == "compiled":
-        fn = torch.compile(step)
-    elif mode == "graphs":
-        fn = torch.compile(step, mode="reduce-overhead")
-    return timed(fn, warmup=20, iters=100)
+    return timed(train_step(model, opt, x, y, mode), warmup=20, iters=100)
 
 
 def main():

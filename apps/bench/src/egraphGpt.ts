@@ -2,7 +2,7 @@
 // GELU, cross-entropy, autograd backward, AdamW) at two sizes, and the MNIST step of `pnpm mnist`. Measures
 // optimize time (first run in the process, with JIT warm-up, and the best of the repeats) and dispatches and
 // bytes before/after. Must not assert anything: benchmarks measure, tests check.
-import type { OptimizeOptions, StopReason } from '@neura/egraph';
+import type { OptimizeOptions, SearchStop, StopReason } from '@neura/egraph';
 import { graphFigures, optimize } from '@neura/egraph';
 import type { Graph } from '@neura/ir';
 import type { GptConfig } from '@neura/nn';
@@ -28,6 +28,8 @@ export interface GptOptimizeResult {
   egraphClasses: number;
   stopReason: StopReason;
   iterations: number;
+  /** The extractor's local search: moves tried and the bound that stopped it (deterministic bounds only). */
+  extraction: { evaluations: number; stop: SearchStop };
   /** Per pass: iterations, stop reason, e-nodes and ms. */
   passes: { name: string; iterations: number; stopReason: StopReason; egraphNodes: number; ms: number }[];
 }
@@ -68,6 +70,7 @@ export function benchOptimize(build: () => Graph, repeats = 3, options: Optimize
     egraphClasses: rep.egraph.eclasses,
     stopReason: rep.egraph.stopReason,
     iterations: rep.egraph.iterations,
+    extraction: { ...rep.search },
     passes: rep.passes.map((p) => ({
       name: p.name,
       iterations: p.report.iterations,

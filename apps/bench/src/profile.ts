@@ -10,7 +10,7 @@ import { createDevice, type RooflineCeilings } from '@neura/runtime-webgpu';
 import { measureBandwidth } from './bandwidth.js';
 import { timeSyncedSteps } from './workloads/stepFigures.js';
 import { buildGpt, GPT_WORKLOADS, timeGptWith } from './workloads/gpt.js';
-import { generateKernel, type KernelGenerator, MATMUL_CONFIGS, type MatmulConfig, matmulKernel } from '@neura/wgsl-kernels';
+import { generateKernel, isSpecOf, type KernelGenerator, MATMUL_CONFIGS, type MatmulConfig, matmulKernel } from '@neura/wgsl-kernels';
 import { benchAttention, benchMatmulShape, FLASH_SWEEP, GPT_MATMULS, withFlashConfig } from './workloads/kernels.js';
 
 /** H200 fp32 peak without tensor cores (datasheet, H200.md); the bandwidth is measured. */
@@ -72,7 +72,7 @@ if (args.sweep) {
   const gpt = GPT_WORKLOADS.find((w) => w.name.startsWith('gpt-6x384')) as (typeof GPT_WORKLOADS)[number];
   const prefer = (first: MatmulConfig): KernelGenerator => {
     const list = [first, ...MATMUL_CONFIGS.slice(1)];
-    return (spec, caps) => (spec.node.op === 'matmul' || spec.node.op === 'fusedMatmul' ? matmulKernel(spec, caps, list) : generateKernel(spec, caps));
+    return (spec, caps) => (isSpecOf(spec, 'matmul', 'fusedMatmul') ? matmulKernel(spec, caps, list) : generateKernel(spec, caps));
   };
   const variants: [string, KernelGenerator][] = [
     ['shipped', generateKernel],

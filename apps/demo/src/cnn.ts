@@ -8,11 +8,12 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { debugLevel } from '@neura/egraph';
 import { Graph, type Tensor } from '@neura/ir';
-import { compileInference, compileTraining, cosineLr, countCorrect, LeNet5, type Module, SmallResNet, Trainer } from '@neura/nn';
+import { compileInference, compileTraining, cosineLr, LeNet5, type Module, SmallResNet, Trainer } from '@neura/nn';
 import { loadMnist } from '@neura/nn/node';
 import { adam, type Optimizer, sgd } from '@neura/optim';
 import { createDevice } from '@neura/runtime-webgpu';
 import { type FlagSpec, parseFlagsOrExit } from './cli.js';
+import { evaluateMnist, finishRun } from './mnistRun.js';
 
 const SUMMARY =
   'Trains a CNN (LeNet-5, or a small ResNet with BatchNorm) on MNIST on WebGPU, evaluates its eval-mode graph on the\n' +
@@ -63,37 +64,5 @@ const ge = new Graph();
 const logits = model.eval().forward(ge, ge.input('x', [evalBatch, 1, 28, 28]));
 const infer = await compileInference(ge, { outputs: { logits }, device });
 await infer.loadStateDict(await train.stateDict());
-let correct = 0;
-let seen = 0;
-for (let start = 0; start + evalBatch <= evalCount; start += evalBatch) {
-  const out = await infer.run({ x: data.test.images.subarray(start * 784, (start + evalBatch) * 784) });
-  correct += countCorrect(out.logits.data, data.test.labels.subarray(start, start + evalBatch), 10);
-  seen += evalBatch;
-}
-const testAccuracy = correct / seen;
-
-console.log(
-  JSON.stringify({
-    event: 'done',
-    model: args.model,
-    testAccuracy,
-    testImages: seen,
-    steps: fit.steps,
-    batch,
-    msPerStep: Number(fit.msPerStep.toFixed(3)),
-    dispatchesPerStep: train.stats.dispatchesPerStep,
-    adapter: device.name,
-    finalLoss: fit.losses.at(-1)?.loss,
-    compileMs: Math.round(compileMs),
-    bytesAllocated: train.stats.bytesAllocated,
-  }),
-);
-train.dispose();
-infer.dispose();
-device.destroy();
-const min = args['min-accuracy'];
-if (min !== undefined && testAccuracy < min) {
-  console.error(`test accuracy ${testAccuracy} is below --min-accuracy ${min}`);
-  process.exit(1);
-}
-process.exit(0);
+const { accuracy, seen } = await evaluateMnist(infer, data.test, evalBatch, evalCount);
+finishRun({ train, infer, device, fit, compileMs }, { model: args.model, testAccuracy: accuracy, testImages: seen, batch }, args['min-accuracy']);

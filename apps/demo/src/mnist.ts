@@ -7,11 +7,12 @@ import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 import { debugLevel } from '@neura/egraph';
 import { Graph, type Tensor } from '@neura/ir';
-import { compileInference, compileTraining, constantLr, cosineLr, countCorrect, mlp, Trainer } from '@neura/nn';
+import { compileInference, compileTraining, constantLr, cosineLr, mlp, Trainer } from '@neura/nn';
 import { loadMnist } from '@neura/nn/node';
 import { adam, adamW, type Optimizer, sgd } from '@neura/optim';
 import { createDevice } from '@neura/runtime-webgpu';
 import { type FlagSpec, parseFlagsOrExit } from './cli.js';
+import { evaluateMnist, finishRun } from './mnistRun.js';
 
 const SUMMARY =
   'Trains an MLP on MNIST on WebGPU (a GPU if there is one, else the software adapter), evaluates it on the 10 000\n' +
@@ -81,33 +82,5 @@ const evalBatch = 1000;
 const ge = new Graph();
 const logits = model.forward(ge, ge.input('x', [evalBatch, 784]));
 const infer = await compileInference(ge, { outputs: { logits }, device, initialState: await train.readParams() });
-let correct = 0;
-for (let start = 0; start + evalBatch <= data.test.count; start += evalBatch) {
-  const out = await infer.run({ x: data.test.images.subarray(start * 784, (start + evalBatch) * 784) });
-  correct += countCorrect(out.logits.data, data.test.labels.subarray(start, start + evalBatch), 10);
-}
-const testAccuracy = correct / data.test.count;
-const lastLoss = fit.losses.at(-1)?.loss;
-
-console.log(
-  JSON.stringify({
-    event: 'done',
-    testAccuracy,
-    steps: fit.steps,
-    msPerStep: Number(fit.msPerStep.toFixed(3)),
-    dispatchesPerStep: train.stats.dispatchesPerStep,
-    adapter: device.name,
-    finalLoss: lastLoss,
-    compileMs: Math.round(compileMs),
-    bytesAllocated: train.stats.bytesAllocated,
-  }),
-);
-train.dispose();
-infer.dispose();
-device.destroy();
-const min = args['min-accuracy'];
-if (min !== undefined && testAccuracy < min) {
-  console.error(`test accuracy ${testAccuracy} is below --min-accuracy ${min}`);
-  process.exit(1);
-}
-process.exit(0);
+const { accuracy: testAccuracy } = await evaluateMnist(infer, data.test, evalBatch);
+finishRun({ train, infer, device, fit, compileMs }, { testAccuracy }, args['min-accuracy']);

@@ -4,7 +4,12 @@
 // every gradient has exactly the shape and dtype of the tensor it belongs to.
 
 import { fmtShape, type Graph, GraphError, leafName, type Node, type NodeId, type OpKind, sameShape, type Tensor } from '@neura/ir';
-import { type VjpContext, type VjpFn, VJPS } from './vjp.js';
+import { type Vjp, type VjpContext, VJPS } from './vjp.js';
+
+/** The VJP of op `K` (for a node of any op: `vjpOf(node.op)`). */
+function vjpOf<K extends OpKind>(op: K): Vjp<K> {
+  return VJPS[op];
+}
 
 /** Options of `grad` and `gradByName`. */
 export interface GradOptions {
@@ -48,12 +53,12 @@ function backprop(graph: Graph, root: Tensor, seed: Tensor, wrt: readonly Tensor
     const node = graph.nodes[id];
     const needs = node.inputs.map((i) => active[i] === 1);
     if (!needs.some(Boolean)) continue;
-    const entry = VJPS[node.op];
+    const entry = vjpOf(node.op);
     if (entry.kind === 'leaf' || entry.kind === 'noGradient') continue;
     if (entry.kind === 'notDifferentiable')
       throw new GraphError(`autograd: ${node.op} is not differentiable: ${entry.why}`, node.op, node.site);
     const ctx: VjpContext<OpKind> = { graph, node, inputs: node.inputs.map((i) => graph.nodes[i]), g: total, needs };
-    const grads = (entry.fn as VjpFn<OpKind>)(ctx);
+    const grads = entry.fn(ctx);
     node.inputs.forEach((inputId, k) => {
       const gk = grads[k];
       if (!needs[k] || gk === undefined) return;

@@ -60,11 +60,12 @@ export function checkGradients(build: (g: Graph) => Tensor, opts: GradCheckOptio
   fwd.output('loss', build(fwd));
   const bwd = new Graph();
   const loss = build(bwd);
-  const leaves = opts.wrt ? opts.wrt.map((n) => bwd.byName(n)) : bwd.leaves('param');
-  leaves.forEach((t, i) => {
-    if (!t) throw new Error(`checkGradients: no leaf named '${opts.wrt?.[i]}'`);
-  });
-  const wrt = leaves as Node<NamedLeafOp>[];
+  const leafNamed = (name: string): Node<NamedLeafOp> => {
+    const t = bwd.byName(name);
+    if (!t) throw new Error(`checkGradients: no leaf named '${name}'`);
+    return t;
+  };
+  const wrt: Node<NamedLeafOp>[] = opts.wrt ? opts.wrt.map(leafNamed) : bwd.leaves('param');
   const grads = grad(bwd, loss, wrt, { allowUnused: opts.allowUnused });
   bwd.output('loss', loss);
   const names = wrt.map((t) => t.attrs.name);

@@ -247,10 +247,14 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
     undefined,
   ]),
   nllGrad: secondOrder,
-  // one dedicated backward op per operand, each recomputing the scores (flash-attention style; no T×T tensor)
-  attention: rule(({ graph: G, g, inputs: [q, k, v], node, needs }) =>
-    (['q', 'k', 'v'] as const).map((wrt, i) => (needs[i] ? G.node('attentionGrad', [q, k, v, g], { ...node.attrs, wrt }) : undefined)),
-  ),
+  // flash-attention style (no T×T tensor): the scores' log-sum-exp L and Δ = rowsum(g ⊙ out) once, then one
+  // backward op per operand recomputing P = exp(s − L) from them (the e-graph may share L with the forward kernel)
+  attention: rule(({ graph: G, g, inputs: [q, k, v], node, needs }) => {
+    const lse = G.node('attentionLse', [q, k], node.attrs);
+    const delta = G.sum(G.mul(g, node), -1);
+    return (['q', 'k', 'v'] as const).map((wrt, i) => (needs[i] ? G.node('attentionGrad', [q, k, v, g, lse, delta], { ...node.attrs, wrt }) : undefined));
+  }),
+  attentionLse: secondOrder,
   attentionGrad: secondOrder,
   conv2d: rule(({ graph: G, g, inputs: [x, w], node, needs }) => [
     needs[0] ? G.node('conv2dGradInput', [g, w], { ...node.attrs, inputSize: [x.shape[2], x.shape[3]] }) : undefined,
@@ -280,6 +284,8 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   fusedMatmul: fusedOnly,
   pointwise: fusedOnly,
   pointwiseMulti: fusedOnly,
+  pointwiseReduce: fusedOnly,
+  matmulEpilogue: fusedOnly,
   pick: fusedOnly,
   softmaxCrossEntropy: fusedOnly,
   softmaxCrossEntropyGrad: secondOrder,

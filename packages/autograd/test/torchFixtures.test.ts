@@ -1,16 +1,11 @@
 // Compares the interpreter's forward values and autograd's gradients with PyTorch (float64) on the fixtures
 // that tooling/fixtures/torch_fixtures.py writes; skipped, saying so, when the JSON has not been generated.
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type DType, Graph, interpret, type Tensor, type TensorValue } from '@neura/ir';
+import { Graph, interpret, type Tensor, type TensorValue } from '@neura/ir';
 import { grad } from '../src/index.js';
+import { type Encoded, TORCH_FIXTURES_PATH as PATH, torchFixtures, torchValue as value } from '../../../tooling/test/torchFixtures.js';
 
-interface Encoded {
-  shape: number[];
-  dtype: 'f32' | 'i32';
-  data: number[];
-}
 interface Fixture {
   name: string;
   attrs: Record<string, unknown>;
@@ -20,14 +15,13 @@ interface Fixture {
   grads?: Record<string, Encoded>;
 }
 
-const PATH = fileURLToPath(new URL('../../../tooling/fixtures/torch-fixtures.json', import.meta.url));
 
 type Leaves = Record<string, Tensor>;
 type Builder = (g: Graph, x: Leaves, attrs: Record<string, unknown>) => Tensor;
 
 /** The GPT of torch_fixtures.py, from neura's builder ops, with the same parameter names and layouts. */
 const gpt: Builder = (g, p, attrs) => {
-  const c = attrs as { layers: number; heads: number; width: number; context: number; batch: number; vocab: number };
+  const c = attrs as { layers: number; heads: number; width: number; context: number; batch: number; vocab: number }; // the fixture file's JSON
   const [b, t, w, h] = [c.batch, c.context, c.width, c.heads];
   const d = w / h;
   const lin = (x: Tensor, name: string) => g.add(g.matmul(x, p[`${name}.weight`]), p[`${name}.bias`]);
@@ -115,7 +109,6 @@ const BUILDERS: Record<string, Builder> = {
   mlp: (g, { x, w1, b1, w2, b2, labels }) => g.crossEntropy(g.linear(g.relu(g.linear(x, w1, b1)), w2, b2), labels),
 };
 
-const value = (e: Encoded): TensorValue => ({ shape: e.shape, dtype: e.dtype as DType, data: e.dtype === 'f32' ? Float64Array.from(e.data) : Int32Array.from(e.data) });
 
 function run(f: Fixture) {
   const g = new Graph();
@@ -140,7 +133,7 @@ function run(f: Fixture) {
 }
 
 // cases with an owner (e.g. "nn": BatchNorm modules) are run by that package's tests
-const fixtures: Fixture[] = existsSync(PATH) ? (JSON.parse(readFileSync(PATH, 'utf8')) as { cases: (Fixture & { owner?: string })[] }).cases.filter((c) => !c.owner) : [];
+const fixtures = torchFixtures<Fixture & { owner?: string }>(undefined);
 
 describe.skipIf(fixtures.length === 0)('PyTorch fixtures (tooling/fixtures/torch-fixtures.json)', () => {
   it('has a builder for every fixture', () => {

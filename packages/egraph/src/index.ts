@@ -7,6 +7,7 @@ export type {
   BackoffOptions,
   Condition,
   CostFunction,
+  DagExtraction,
   DagExtractorOptions,
   EClass,
   ENode,
@@ -26,6 +27,7 @@ export type {
   RunnerOptions,
   RwOptions,
   Scheduler,
+  SearchStop,
   Searcher,
   SExp,
   StopReason,
@@ -93,8 +95,10 @@ export { backwardRules } from './tensor/rules/backward.js';
 export { fusionRules } from './tensor/rules/fusion.js';
 export { layoutRules } from './tensor/rules/layout.js';
 export { multiUpdateRules } from './tensor/rules/multiUpdate.js';
+export { reduceFusionRules } from './tensor/rules/reduceFusion.js';
+export { matmulEpilogueRules } from './tensor/rules/matmulEpilogue.js';
 export { TensorLanguageError, TensorTypeError } from './tensor/errors.js';
 export type { TensorAnalysisOptions, TensorInfo } from './tensor/tensorAnalysis.js';
 export { TensorAnalysis } from './tensor/tensorAnalysis.js';
 export type { IrOp } from './tensor/tensorLanguage.js';
-export { constENode, fromENode, irENode, tensorLanguage, toENode } from './tensor/tensorLanguage.js';
+export { constENode, enodeAttrs, fromENode, irENode, tensorLanguage, toENode } from './tensor/tensorLanguage.js';

@@ -3,9 +3,9 @@
 // only ir (the layer rules hold for tests too), so the backward pass and Adam are built here node for node as
 // `@neura/autograd`'s VJPs and `@neura/optim`'s adam emit them (checked against both while they were written).
 import { optimize } from '@neura/egraph';
-import type { Graph as GraphT, Node, OpAttrs, TensorValue } from '@neura/ir';
+import type { Graph as GraphT, Node, TensorValue } from '@neura/ir';
 import { Graph, interpret, leafName, mulberry32, tensor } from '@neura/ir';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 /** x[8,6] → linear(6→5) → relu → linear(5→3) → cross-entropy, plus backward and Adam when asked. */
 function mlp(withStep: boolean): GraphT {
@@ -118,7 +118,7 @@ describe('optimize on an MLP', () => {
 });
 
 /** Storage buffers the kernel of a node binds at most: one per distinct operand plus one per result. */
-const bindingsOf = (n: Node) => new Set(n.inputs).size + (n.op === 'pointwiseMulti' ? (n.attrs as OpAttrs['pointwiseMulti']).exprs.length : 1);
+const bindingsOf = (n: Node) => new Set(n.inputs).size + (n.op === 'pointwiseMulti' ? n.attrs.exprs.length : 1);
 const FUSED = ['pointwise', 'pointwiseMulti', 'fusedMatmul'];
 
 describe('optimize under a device’s limits', () => {
@@ -147,12 +147,38 @@ describe('optimize under a device’s limits', () => {
 describe('rules keep no state between runs', () => {
   it('optimizing the same step twice, and a copy of it, gives the same plan', () => {
     const print = (g: GraphT) => ops(g).map((n) => `${n.op}${JSON.stringify(n.attrs)}(${n.inputs.length})`).join('\n');
-    const opts = { extract: { timeLimitMs: 60_000 } }; // a time-cut extraction may differ between runs
-    const a = optimize(mlp(true), opts).graph;
+    const a = optimize(mlp(true)).graph;
     const g = mlp(true);
-    const b = optimize(g, opts).graph;
-    const c = optimize(g, opts).graph;
+    const b = optimize(g).graph;
+    const c = optimize(g).graph;
     expect(print(b)).toBe(print(a));
     expect(print(c)).toBe(print(a));
+  });
+});
+
+describe('limits are iterations, e-nodes and moves, never wall-clock time', () => {
+  const print = (g: GraphT) => ops(g).map((n) => `${n.op}${JSON.stringify(n.attrs)}(${n.inputs.length})`).join('\n');
+  it('a machine so loaded that every clock read is a minute later gives the same plan, and the report names the bounds', () => {
+    const calm = optimize(mlp(true));
+    let t = 0;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => (t += 60_000));
+    let loaded: ReturnType<typeof optimize>;
+    try {
+      loaded = optimize(mlp(true));
+    } finally {
+      clock.mockRestore();
+    }
+    expect(print(loaded.graph)).toBe(print(calm.graph));
+    expect(loaded.report.egraph.stopReason).toBe(calm.report.egraph.stopReason);
+    expect(loaded.report.egraph.stopReason).not.toBe('timeLimit');
+    expect(loaded.report.search).toEqual(calm.report.search);
+    expect(['converged', 'passLimit', 'evaluationLimit']).toContain(calm.report.search.stop);
+    expect(calm.report.summary()).toContain(`extraction ${calm.report.search.evaluations} moves (${calm.report.search.stop})`);
+  });
+  it('a move budget stops the extractor with reason evaluationLimit (a valid, equivalent graph still)', () => {
+    const g = mlp(true);
+    const { graph, report } = optimize(g, { extract: { maxEvaluations: 3 } });
+    expect(report.search).toEqual({ evaluations: 3, stop: 'evaluationLimit' });
+    expectSameResults(g, graph);
   });
 });

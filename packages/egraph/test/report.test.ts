@@ -21,11 +21,11 @@ describe('OptimizeReport', () => {
   it('summarises the run on one line and lists fused kernels with their rules', () => {
     const { report } = optimize(small());
     expect(report).toBeInstanceOf(OptimizeReport);
-    expect(report.summary()).toMatch(/^e-graph: \d+ e-nodes, \d+ e-classes, \d+ iterations \(saturated\) in \d+ ms; dispatches 5 → 2; bytes .+ → .+$/);
-    const fm = report.kernels.find((k) => k.op === 'fusedMatmul');
-    expect(fm?.epilogue).toBe('bias+relu');
-    expect(fm?.rules).toEqual(['matmul-bias', 'matmul-relu']);
-    expect(report.kernels.find((k) => k.op === 'pointwise')?.rules).toContain('pointwise-lift');
+    // one kernel: the matmul with bias, relu, sigmoid and the scale as its epilogue
+    expect(report.summary()).toMatch(/^e-graph: \d+ e-nodes, \d+ e-classes, \d+ iterations \(saturated\) in \d+ ms; extraction \d+ moves \(converged\); dispatches 5 → 1; bytes .+ → .+$/);
+    const fm = report.kernels.find((k) => k.op === 'matmulEpilogue');
+    expect(fm?.epilogue).toBe('(mul (sigmoid (relu (add $0 $1))) 2)');
+    expect(fm?.rules).toEqual(['matmul-bias', 'matmul-epilogue', 'matmul-relu', 'pointwise-lift']);
     expect(report.egraph.ruleHits['matmul-bias']).toBe(1);
     expect(report.format().split('\n').length).toBeGreaterThan(4);
     expect(report.bytesAfter).toBeLessThan(report.bytesBefore);
@@ -36,7 +36,7 @@ describe('OptimizeReport', () => {
     const err = vi.spyOn(console, 'error').mockImplementation(() => {});
     vi.stubEnv('NEURA_DEBUG', '2');
     optimize(small());
-    expect(String(err.mock.calls[0][0])).toContain('matmul-bias, matmul-relu');
+    expect(String(err.mock.calls[0][0])).toContain('matmul-bias, matmul-epilogue, matmul-relu');
     vi.stubEnv('NEURA_DEBUG', '3');
     const { report } = optimize(small());
     expect(report.dot).toMatch(/^digraph egraph \{/);

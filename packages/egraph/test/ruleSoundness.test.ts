@@ -209,6 +209,43 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge'],
     prefer: ['pick', 'pointwiseMulti'],
   },
+  'reduce-prologue': {
+    // layer norm's statistics as nn builds them: mean, then the mean of the centred square; a bias gradient
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const mu = g.mean(x, [1], true);
+      const dy = g.input('dy', [...x.shape]);
+      return [g.mean(g.square(g.sub(x, mu)), [1], true), g.sum(g.mul(dy, g.cast(g.gt(x, 0), 'f32')), [0]), g.reduceMax(g.exp(x), [0, 1])];
+    },
+    with: ['pointwise-lift', 'pointwise-merge'],
+    prefer: ['pointwiseReduce'],
+  },
+  'reduce-epilogue': {
+    // rsqrt(var + ε) of a layer norm, the negated sum of its backward pass, and an epilogue on a fused reduction
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const v = g.mean(g.square(x), [1], true);
+      return [g.rsqrt(g.add(v, 1e-5)), g.neg(g.sum(x, [0])), g.mul(g.sum(g.mul(x, x), [1]), 0.5)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
+    prefer: ['pointwiseReduce'],
+  },
+  'matmul-epilogue': {
+    // the GPT block's forms: GELU(x·W + b), a residual add on a biased product, a scale of a batched product
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const n = dim(r);
+      const w = mat(g, 'w', r, [x.shape[1], n]);
+      const b = g.input('b', [n]);
+      const res = g.input('res', [x.shape[0], n]);
+      const q = g.input('q', [2, x.shape[0], x.shape[1]]);
+      const scores = g.matmul(q, g.input('k', [2, x.shape[0], x.shape[1]]), { transB: true });
+      const h = g.add(g.matmul(x, w), b);
+      return [g.gelu(h, { approximate: 'tanh' }), g.add(res, g.relu(h)), g.mul(g.add(scores, g.input('mask', [x.shape[0], x.shape[0]])), 0.125)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'matmul-bias', 'matmul-relu'],
+    prefer: ['matmulEpilogue'],
+  },
   'pointwise-expand': {
     build: (g, r) => {
       const x = mat(g, 'x', r);
@@ -263,7 +300,7 @@ function checkRule(rule: TensorRewrite, sample: Sample, seed: number): void {
   const feeds = randomFeeds(g, r, sample.positive ?? false);
   const state: Record<string, TensorValue> = {};
   for (const n of [...g.leaves('state'), ...g.leaves('param')])
-    state[(n.attrs as { name: string }).name] = tensor(n.shape, Array.from({ length: numel(n.shape) }, () => 0.5 + r()));
+    state[n.attrs.name] = tensor(n.shape, Array.from({ length: numel(n.shape) }, () => 0.5 + r()));
   const a = interpret(g, feeds, state);
   const b = interpret(after, feeds, state);
   for (const k of Object.keys(a.updates)) expect(b.updates[k].data, `${rule.name}: update of ${k}`).toBeAllclose(a.updates[k].data, { rtol: 1e-10, atol: 1e-12 });

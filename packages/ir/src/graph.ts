@@ -8,6 +8,7 @@ import { GraphError, userCallSite } from './graphError.js';
 import { inferType, type TensorType } from './infer.js';
 import type { NamedLeafOp } from './opFacts.js';
 import type { CustomParams, Init, OpAttrs, OpKind, Reduction, UnaryOp } from './ops.js';
+import { isOp } from './opWithAttrs.js';
 import { broadcastShapes, fmtShape, normalizeAxes, type Shape } from './shape.js';
 
 /** Index of a node in its graph. */
@@ -57,7 +58,7 @@ export interface StateUpdate {
   readonly value: NodeId;
 }
 
-const EMPTY = {} as Record<string, never>;
+const EMPTY: Record<string, never> = {};
 
 /** Builds a tensor graph with shape inference, hash-consing and clear errors. */
 export class Graph {
@@ -101,13 +102,14 @@ export class Graph {
 
   /** Leaves of one kind (`input`, `param`, `state`), in creation order. */
   leaves<K extends NamedLeafOp>(op: K): Node<K>[] {
-    return this.nodes.filter((n) => n.op === op) as Node<K>[];
+    return this.nodes.filter((n): n is Node & Node<K> => isOp(n, op));
   }
 
   /** The input, param or state leaf with this name, if any. */
   byName(name: string): Node<NamedLeafOp> | undefined {
     const id = this.names.get(name);
-    return id === undefined ? undefined : (this.nodes[id] as Node<NamedLeafOp>);
+    const n = id === undefined ? undefined : this.nodes[id];
+    return n && isOp(n, 'input', 'param', 'state') ? n : undefined;
   }
 
   /**
@@ -126,7 +128,7 @@ export class Graph {
       throw new GraphError(`${op}: invalid shape ${fmtShape(leafType.shape)} (extents must be integers ≥ 0)`, op, userCallSite());
     const key = `${op}|${JSON.stringify(attrs, exactNumbers)}|${ids.join(',')}|${leafType ? `${leafType.shape}:${leafType.dtype}` : ''}`;
     const hit = this.memo.get(key);
-    if (hit !== undefined) return this.nodes[hit] as Node<K> & Node;
+    if (hit !== undefined) return this.nodes[hit] as Node<K> & Node; // same key, so same op K
     let type: TensorType;
     try {
       type = inferType(

@@ -9,6 +9,7 @@ export {
   DEFAULT_KERNEL_LIMITS,
   isKernelOp,
   KERNEL_COST,
+  kernelFlops,
   type KernelCost,
   type KernelCtx,
   kernelIllegality,
@@ -50,14 +51,16 @@ export {
   type NoAttrs,
   type OpAttrs,
   type OpKind,
+  type OpWithAttrs,
   type OtherOpAttrs,
   type PoolAttrs,
   REDUCE_OPS,
   type ReduceOp,
   type Reduction,
 } from './ops.js';
+export { attrsOf, isOp, withAttrs } from './opWithAttrs.js';
 export { BINARY_FN, castScalar, erf, evalPwExpr, fmtPwExpr, GELU_TANH_K, type PwExpr, pwArity, UNARY_FN } from './pointwiseExpr.js';
-export { type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';
+export { fmtPointwiseReduce, type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';
 export {
   broadcastAxes,
   broadcastShapes,

@@ -4,10 +4,10 @@
 import type { DType } from './dtype.js';
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
 import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferPool } from './inferConv.js';
-import { inferAttention, inferAttentionGrad, inferDropout, inferRope } from './inferNn.js';
+import { inferAttention, inferAttentionGrad, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
-import type { OpAttrs, OpKind } from './ops.js';
+import type { BinaryOp, OpAttrs, OpKind } from './ops.js';
 import { COMPARISON_OPS, perBinaryOp, perUnaryOp } from './elementwise.js';
 import { pwArity } from './pointwiseExpr.js';
 
@@ -23,13 +23,13 @@ const unary =
   };
 
 const binary =
-  (op: string): Rule<OpAttrs['add']> =>
+  (op: BinaryOp): Rule<OpAttrs['add']> =>
   (ins) => {
     arity(op, ins, 2);
     if (ins[0].dtype !== ins[1].dtype) fail(op, `dtypes differ: ${ins[0].dtype} vs ${ins[1].dtype}`, ins);
     const shape = broadcastShapes(ins[0].shape, ins[1].shape);
     if (!shape) fail(op, `shapes ${fmtShape(ins[0].shape)} and ${fmtShape(ins[1].shape)} do not broadcast`, ins);
-    const dtype: DType = (COMPARISON_OPS as readonly string[]).includes(op) ? 'bool' : ins[0].dtype;
+    const dtype: DType = COMPARISON_OPS.includes(op) ? 'bool' : ins[0].dtype;
     return { shape: shape as number[], dtype };
   };
 
@@ -158,6 +158,7 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     return { shape: [ins[0].shape[0], a.classes], dtype: 'f32' };
   },
   attention: inferAttention,
+  attentionLse: inferAttentionLse,
   attentionGrad: inferAttentionGrad,
   rope: inferRope,
   dropout: inferDropout,
@@ -175,6 +176,16 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
       fail('fusedMatmul', `bias ${fmtShape(ins[2].shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
     return t;
   },
+  matmulEpilogue: (ins, a) => {
+    const op = 'matmulEpilogue';
+    if (ins.length < 2) fail(op, 'needs the two matmul operands', ins);
+    const t = matmulType(op, ins, a.transA, a.transB);
+    if (pwArity(a.expr) > ins.length - 1) fail(op, `the epilogue reads $${pwArity(a.expr) - 1}, but there are ${ins.length - 2} extra operands`, ins);
+    ins.slice(2).forEach((e, k) => {
+      if (!broadcastsTo(e.shape, t.shape)) fail(op, `extra operand ${k} ${fmtShape(e.shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
+    });
+    return t;
+  },
   pointwise: (ins, a) => {
     if (ins.length < pwArity(a.expr)) fail('pointwise', `expression reads ${pwArity(a.expr)} inputs`, ins);
     const shape = broadcastShapes(...ins.map((t) => t.shape));
@@ -188,6 +199,18 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     const shape = broadcastShapes(...ins.map((t) => t.shape));
     if (!shape) fail('pointwiseMulti', 'input shapes do not broadcast', ins);
     return { shape: shape as number[], dtype: a.dtype };
+  },
+  pointwiseReduce: (ins, a) => {
+    const op = 'pointwiseReduce';
+    if (ins.length < pwArity(a.expr)) fail(op, `expression reads ${pwArity(a.expr)} inputs`, ins);
+    if (pwArity(a.post) > 1) fail(op, `the epilogue reads $${pwArity(a.post) - 1}, but sees only the reduced value $0`, ins);
+    if (!ins.every((t) => t.dtype !== 'i32' || a.expr.op !== 'in')) fail(op, 'reduces f32 values: an i32 operand must go through the expression', ins);
+    if (a.shape.some((d) => !Number.isInteger(d) || d < 0)) fail(op, `shape [${a.shape}] is not a list of extents`, ins);
+    const b = broadcastShapes(...ins.map((t) => t.shape), a.shape);
+    if (!b || b.length !== a.shape.length || b.some((d, i) => d !== a.shape[i])) fail(op, `inputs do not broadcast to the prologue's shape ${fmtShape(a.shape)}`, ins);
+    const rank = a.shape.length;
+    if (a.axes.some((x) => x < 0 || x >= rank) || a.axes.some((x, i) => i > 0 && x <= a.axes[i - 1])) fail(op, `axes [${a.axes}] are not sorted, distinct and within rank ${rank}`, ins);
+    return { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: 'f32' };
   },
   pick: (ins, a) => {
     arity('pick', ins, 1);

@@ -25,11 +25,24 @@ export const inferAttention: Rule<OpAttrs['attention']> = (ins) => {
   return attentionType('attention', ins);
 };
 
-/** attentionGrad: q, k, v, dOut → the gradient of one operand. */
+/** attentionLse: q, k → [..., Tq]. */
+export const inferAttentionLse: Rule<OpAttrs['attentionLse']> = (ins) => {
+  arity('attentionLse', ins, 2);
+  const [q, k] = ins;
+  attentionType('attentionLse', [q, k, k]);
+  return { shape: q.shape.slice(0, -1), dtype: 'f32' };
+};
+
+/** attentionGrad: q, k, v, dOut, lse, delta → the gradient of one operand. */
 export const inferAttentionGrad: Rule<OpAttrs['attentionGrad']> = (ins, a) => {
-  arity('attentionGrad', ins, 4);
+  arity('attentionGrad', ins, 6);
   const o = attentionType('attentionGrad', ins);
   if (!sameShape(ins[3].shape, o.shape)) fail('attentionGrad', `dOut must be ${fmtShape(o.shape)}, got ${fmtShape(ins[3].shape)}`, ins);
+  const rows = o.shape.slice(0, -1);
+  for (const [i, name] of [[4, 'lse'], [5, 'delta']] as const) {
+    float('attentionGrad', ins, i);
+    if (!sameShape(ins[i].shape, rows)) fail('attentionGrad', `${name} must be ${fmtShape(rows)} (a value per query row), got ${fmtShape(ins[i].shape)}`, ins);
+  }
   return ins[{ q: 0, k: 1, v: 2 }[a.wrt]];
 };
 

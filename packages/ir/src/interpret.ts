@@ -15,11 +15,12 @@ import {
   interpretMaxPool2d,
   interpretMaxPool2dGrad,
 } from './interpretConv.js';
-import { interpretAttention, interpretAttentionGrad, interpretDropout, interpretRope } from './interpretNn.js';
+import { interpretAttention, interpretAttentionGrad, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
-import type { OpKind } from './ops.js';
-import { broadcastStrides, numel, stridesOf } from './shape.js';
+import type { OpKind, ReduceOp } from './ops.js';
+import { attrsOf } from './opWithAttrs.js';
+import { broadcastStrides, numel, type Shape, stridesOf } from './shape.js';
 import { initialValue, type TensorData, type TensorValue } from './tensorValue.js';
 import type { Precision } from './interpretCore.js';
 
@@ -67,7 +68,37 @@ function pointwiseResult(node: Node, expr: PwExpr, ins: readonly TensorValue[], 
 
 /** Folds `x` over the reduced axes; `init` and `step` define the reduction. */
 function reduce(node: Node<'sum' | 'mean' | 'reduceMax' | 'reduceMin'>, x: TensorValue, ctx: Ctx, init: number, step: (acc: number, v: number) => number, finish: (acc: number, count: number) => number): TensorValue {
-  const { axes } = node.attrs;
+  return out(node, reduceData(node.attrs.axes, node.shape, x, ctx, init, step, finish));
+}
+
+/** The reductions by kind: start value, combine, finish (from the sum and the count). */
+const REDUCERS: Readonly<Record<ReduceOp, readonly [number, (acc: number, v: number) => number, (acc: number, count: number) => number]>> = {
+  sum: [0, (a, v) => a + v, (a) => a],
+  mean: [0, (a, v) => a + v, (a, n) => a / n],
+  reduceMax: [-Infinity, (a, v) => Math.max(a, v), (a) => a],
+  reduceMin: [Infinity, (a, v) => Math.min(a, v), (a) => a],
+};
+
+/**
+ * `pointwiseReduce`: the prologue over the broadcast inputs (each value rounded as a `pointwise` node's), the
+ * reduction (float64, rounded once), then the epilogue per reduced value: exactly the unfused nodes' values.
+ */
+function pointwiseReduce(node: Node<'pointwiseReduce'>, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
+  const a = node.attrs;
+  const pre = alloc(a.shape, 'f32', ctx);
+  const vals = new Array<number>(ins.length);
+  broadcastMap({ shape: a.shape }, ins, (o, idx) => {
+    for (let j = 0; j < ins.length; j++) vals[j] = ins[j].data[idx[j]];
+    pre[o] = ctx.round(evalPwExpr(a.expr, vals, ctx.round));
+  });
+  const [init, step, finish] = REDUCERS[a.reduce];
+  const d = reduceData(a.axes, node.shape, { shape: a.shape, dtype: 'f32', data: pre }, ctx, init, step, finish);
+  if (!(a.post.op === 'in' && a.post.index === 0)) for (let i = 0; i < d.length; i++) d[i] = ctx.round(evalPwExpr(a.post, [d[i]], ctx.round));
+  return out(node, d);
+}
+
+/** The data of `x` folded over `axes` into `outShape` (a reduction's values, rounded). */
+function reduceData(axes: readonly number[], outShape: Shape, x: TensorValue, ctx: Ctx, init: number, step: (acc: number, v: number) => number, finish: (acc: number, count: number) => number): TensorData {
   const shape = x.shape;
   const keptShape = shape.map((d, i) => (axes.includes(i) ? 1 : d));
   const keptStrides = stridesOf(keptShape);
@@ -83,9 +114,9 @@ function reduce(node: Node<'sum' | 'mean' | 'reduceMax' | 'reduceMin'>, x: Tenso
     acc[o] = step(acc[o], x.data[i]);
   }
   const count = axes.reduce((p, ax) => p * shape[ax], 1);
-  const d = alloc(node.shape, 'f32', ctx);
+  const d = alloc(outShape, 'f32', ctx);
   for (let i = 0; i < d.length; i++) d[i] = ctx.round(finish(acc[i], count));
-  return out(node, d);
+  return d;
 }
 
 /** Batched a·b with the flags on the last two axes and numpy-broadcast batch axes (float64 sums). */
@@ -176,10 +207,10 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     for (let i = 0; i < d.length; i++) d[i] = node.dtype === 'f32' ? ctx.round(x.data[i]) : castScalar(x.data[i], node.dtype);
     return out(node, d);
   },
-  sum: (node, [x], ctx) => reduce(node, x, ctx, 0, (a, v) => a + v, (a) => a),
-  mean: (node, [x], ctx) => reduce(node, x, ctx, 0, (a, v) => a + v, (a, n) => a / n),
-  reduceMax: (node, [x], ctx) => reduce(node, x, ctx, -Infinity, (a, v) => Math.max(a, v), (a) => a),
-  reduceMin: (node, [x], ctx) => reduce(node, x, ctx, Infinity, (a, v) => Math.min(a, v), (a) => a),
+  sum: (node, [x], ctx) => reduce(node, x, ctx, ...REDUCERS.sum),
+  mean: (node, [x], ctx) => reduce(node, x, ctx, ...REDUCERS.mean),
+  reduceMax: (node, [x], ctx) => reduce(node, x, ctx, ...REDUCERS.reduceMax),
+  reduceMin: (node, [x], ctx) => reduce(node, x, ctx, ...REDUCERS.reduceMin),
   argmax: interpretArgmax,
   reshape: (node, [x]) => ({ shape: node.shape, dtype: node.dtype, data: x.data }),
   transpose: (node, [x], ctx) => {
@@ -265,6 +296,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     return out(node, d);
   },
   attention: interpretAttention,
+  attentionLse: interpretAttentionLse,
   attentionGrad: interpretAttentionGrad,
   rope: interpretRope,
   dropout: interpretDropout,
@@ -287,10 +319,25 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     for (let i = 0; i < d.length; i++) d[i] = ctx.round(activation === 'relu' ? Math.max(0, d[i]) : d[i]);
     return out(node, d);
   },
+  matmulEpilogue: (node, ins, ctx) => {
+    const { transA, transB, expr } = node.attrs;
+    const prod = matmulCore(node, ins[0], ins[1], transA, transB, ctx);
+    const extras = ins.slice(2);
+    const d = alloc(node.shape, 'f32', ctx);
+    const vals = new Array<number>(ins.length - 1);
+    // the product rounded as a `matmul` node's value, then the epilogue as a `pointwise` node evaluates it
+    broadcastMap(node, extras, (o, idx) => {
+      vals[0] = ctx.round(prod[o]);
+      for (let j = 0; j < extras.length; j++) vals[j + 1] = extras[j].data[idx[j]];
+      d[o] = ctx.round(evalPwExpr(expr, vals, ctx.round));
+    });
+    return out(node, d);
+  },
   pointwiseMulti: (node, ins, ctx) => pointwiseResult(node, node.attrs.exprs[0], ins, ctx),
   pick: (node) => {
     throw new Error(`interpret: pick %${node.id} is evaluated from its pointwiseMulti's operands (by interpret itself)`);
   },
+  pointwiseReduce,
   pointwise: (node, ins, ctx) => {
     const d = alloc(node.shape, node.dtype, ctx);
     const vals = new Array<number>(ins.length);
@@ -323,6 +370,11 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   },
 };
 
+/** The reference implementation of op `K` (for a node of any op: `implOf(node.op)(node, …)`). */
+function implOf<K extends OpKind>(op: K): Impl<K> {
+  return INTERPRET[op];
+}
+
 function toPrecision(v: TensorValue, ctx: Ctx): TensorValue {
   if (v.dtype !== 'f32') return v.data instanceof Int32Array ? v : { ...v, data: Int32Array.from(v.data) };
   const want = ctx.precision === 'f64' ? Float64Array : Float32Array;
@@ -354,12 +406,11 @@ export function interpret(
       if (v.data.length !== numel(node.shape)) throw new Error(`interpret: '${name}' has ${v.data.length} values, expected shape [${node.shape}]`);
     } else if (node.op === 'pick') {
       // result `index` of a pointwiseMulti: its expression over the multi node's operands
-      const multi = graph.nodes[node.inputs[0]] as Node<'pointwiseMulti'>;
-      const expr = multi.attrs.exprs[node.attrs.index];
+      const multi = graph.nodes[node.inputs[0]];
+      const expr = attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index];
       v = pointwiseResult(multi, expr, multi.inputs.map((i) => values.get(i) as TensorValue), ctx);
     } else {
-      const impl = INTERPRET[node.op] as Impl<OpKind>;
-      v = impl(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);
+      v = implOf(node.op)(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);
     }
     values.set(id, v);
   }

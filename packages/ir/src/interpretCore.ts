@@ -30,7 +30,7 @@ export function alloc(shape: Shape, dtype: DType, ctx: Ctx): TensorData {
 export const out = (node: Node, data: TensorData): TensorValue => ({ shape: node.shape, dtype: node.dtype, data });
 
 /** Iterates the output elements, giving for each input the flat index it reads under broadcasting. */
-export function broadcastMap(node: Node, ins: readonly TensorValue[], fn: (o: number, idx: readonly number[]) => void): void {
+export function broadcastMap(node: { readonly shape: Shape }, ins: readonly TensorValue[], fn: (o: number, idx: readonly number[]) => void): void {
   const shape = node.shape;
   const rank = shape.length;
   const strides = ins.map((t) => broadcastStrides(t.shape, shape));

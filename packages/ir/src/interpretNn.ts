@@ -7,72 +7,85 @@ import { alloc, type Ctx, out } from './interpretCore.js';
 import { numel } from './shape.js';
 import type { TensorValue } from './tensorValue.js';
 
-interface AttentionGrads {
-  o: Float64Array;
-  dq: Float64Array;
-  dk: Float64Array;
-  dv: Float64Array;
+interface AttentionDims {
+  heads: number;
+  tq: number;
+  tk: number;
+  d: number;
+  dv: number;
 }
 
-/** Attention for all heads; with `dO` also its gradients (dS = P ⊙ (dP − rowsum(dP ⊙ P))). */
-function attentionCore(q: TensorValue, k: TensorValue, v: TensorValue, causal: boolean, scale: number, dO?: TensorValue): AttentionGrads {
+const dimsOf = (q: TensorValue, k: TensorValue, v: TensorValue): AttentionDims => {
   const r = q.shape.length;
-  const [tq, d] = [q.shape[r - 2], q.shape[r - 1]];
-  const tk = k.shape[r - 2];
-  const dv = v.shape[r - 1];
-  const heads = numel(q.shape.slice(0, -2));
-  const res: AttentionGrads = {
-    o: new Float64Array(heads * tq * dv),
-    dq: new Float64Array(dO ? q.data.length : 0),
-    dk: new Float64Array(dO ? k.data.length : 0),
-    dv: new Float64Array(dO ? v.data.length : 0),
-  };
-  const p = new Float64Array(tq * tk);
-  for (let h = 0; h < heads; h++) {
-    const [qo, ko, vo, oo] = [h * tq * d, h * tk * d, h * tk * dv, h * tq * dv];
-    for (let i = 0; i < tq; i++) {
-      let mx = -Infinity;
-      for (let j = 0; j < tk; j++) {
-        let s = -Infinity;
-        if (!causal || j <= i) {
-          s = 0;
-          for (let c = 0; c < d; c++) s += q.data[qo + i * d + c] * k.data[ko + j * d + c];
-          s *= scale;
-        }
-        p[i * tk + j] = s;
-        mx = Math.max(mx, s);
-      }
-      let z = 0;
-      for (let j = 0; j < tk; j++) z += p[i * tk + j] = Math.exp(p[i * tk + j] - mx);
-      for (let j = 0; j < tk; j++) p[i * tk + j] /= z;
-      for (let c = 0; c < dv; c++) {
-        let s = 0;
-        for (let j = 0; j < tk; j++) s += p[i * tk + j] * v.data[vo + j * dv + c];
-        res.o[oo + i * dv + c] = s;
-      }
+  return { heads: numel(q.shape.slice(0, -2)), tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv: v.shape[r - 1] };
+};
+
+/** Row i of head h's scores scale·q_i·k_j into `s` (−∞ where the causal mask hides key j). */
+function scoreRow(q: TensorValue, k: TensorValue, m: AttentionDims, h: number, i: number, causal: boolean, scale: number, s: Float64Array): void {
+  const [qo, ko] = [h * m.tq * m.d, h * m.tk * m.d];
+  for (let j = 0; j < m.tk; j++) {
+    if (causal && j > i) {
+      s[j] = -Infinity;
+      continue;
     }
-    if (!dO) continue;
-    for (let i = 0; i < tq; i++) {
-      const dp = new Float64Array(tk);
-      let rowDot = 0;
-      for (let j = 0; j < tk; j++) {
-        let s = 0;
-        for (let c = 0; c < dv; c++) s += dO.data[oo + i * dv + c] * v.data[vo + j * dv + c];
-        dp[j] = s;
-        rowDot += s * p[i * tk + j];
-      }
-      for (let j = 0; j < tk; j++) {
-        const pij = p[i * tk + j];
-        for (let c = 0; c < dv; c++) res.dv[vo + j * dv + c] += pij * dO.data[oo + i * dv + c];
-        const ds = pij * (dp[j] - rowDot) * scale;
-        if (ds === 0) continue;
-        for (let c = 0; c < d; c++) {
-          res.dq[qo + i * d + c] += ds * k.data[ko + j * d + c];
-          res.dk[ko + j * d + c] += ds * q.data[qo + i * d + c];
-        }
-      }
-    }
+    let acc = 0;
+    for (let c = 0; c < m.d; c++) acc += q.data[qo + i * m.d + c] * k.data[ko + j * m.d + c];
+    s[j] = acc * scale;
   }
+}
+
+/** The forward for all heads: output softmax(s)·v and each query row's log-sum-exp. */
+function attentionForward(q: TensorValue, k: TensorValue, v: TensorValue, causal: boolean, scale: number): { o: Float64Array; lse: Float64Array } {
+  const m = dimsOf(q, k, v);
+  const o = new Float64Array(m.heads * m.tq * m.dv);
+  const lse = new Float64Array(m.heads * m.tq);
+  const s = new Float64Array(m.tk);
+  for (let h = 0; h < m.heads; h++)
+    for (let i = 0; i < m.tq; i++) {
+      scoreRow(q, k, m, h, i, causal, scale, s);
+      let mx = -Infinity;
+      for (let j = 0; j < m.tk; j++) mx = Math.max(mx, s[j]);
+      let z = 0;
+      for (let j = 0; j < m.tk; j++) z += s[j] = Math.exp(s[j] - mx);
+      const row = h * m.tq + i;
+      lse[row] = mx + Math.log(z);
+      for (let c = 0; c < m.dv; c++) {
+        let acc = 0;
+        for (let j = 0; j < m.tk; j++) acc += s[j] * v.data[(h * m.tk + j) * m.dv + c];
+        o[row * m.dv + c] = acc / z;
+      }
+    }
+  return { o, lse };
+}
+
+/**
+ * The gradient with respect to one operand from the given log-sum-exp L and Δ (attentionGrad's definition):
+ * P = exp(s − L), dS = P ⊙ (dO·vᵀ − Δ); dq = scale·dS·k, dk = scale·dSᵀ·q, dv = Pᵀ·dO.
+ */
+function attentionGradient(ins: readonly TensorValue[], causal: boolean, scale: number, wrt: 'q' | 'k' | 'v'): Float64Array {
+  const [q, k, v, dO, L, delta] = ins;
+  const m = dimsOf(q, k, v);
+  const res = new Float64Array({ q: q.data.length, k: k.data.length, v: v.data.length }[wrt]);
+  const s = new Float64Array(m.tk);
+  for (let h = 0; h < m.heads; h++)
+    for (let i = 0; i < m.tq; i++) {
+      const row = h * m.tq + i;
+      scoreRow(q, k, m, h, i, causal, scale, s);
+      for (let j = 0; j < m.tk; j++) {
+        const p = Math.exp(s[j] - L.data[row]);
+        if (p === 0) continue;
+        const [ko, vo] = [(h * m.tk + j) * m.d, (h * m.tk + j) * m.dv];
+        if (wrt === 'v') {
+          for (let c = 0; c < m.dv; c++) res[vo + c] += p * dO.data[row * m.dv + c];
+          continue;
+        }
+        let dp = 0;
+        for (let c = 0; c < m.dv; c++) dp += dO.data[row * m.dv + c] * v.data[vo + c];
+        const ds = p * (dp - delta.data[row]) * scale;
+        if (wrt === 'q') for (let c = 0; c < m.d; c++) res[row * m.d + c] += ds * k.data[ko + c];
+        else for (let c = 0; c < m.d; c++) res[ko + c] += ds * q.data[row * m.d + c];
+      }
+    }
   return res;
 }
 
@@ -84,13 +97,18 @@ const rounded = (node: Node, src: Float64Array, ctx: Ctx): TensorValue => {
 
 /** attention: softmax(scale·q·kᵀ (+ causal mask))·v. */
 export function interpretAttention(node: Node<'attention'>, [q, k, v]: readonly TensorValue[], ctx: Ctx): TensorValue {
-  return rounded(node, attentionCore(q, k, v, node.attrs.causal, node.attrs.scale).o, ctx);
+  return rounded(node, attentionForward(q, k, v, node.attrs.causal, node.attrs.scale).o, ctx);
 }
 
-/** attentionGrad: one of dq, dk, dv. */
-export function interpretAttentionGrad(node: Node<'attentionGrad'>, [q, k, v, dO]: readonly TensorValue[], ctx: Ctx): TensorValue {
-  const r = attentionCore(q, k, v, node.attrs.causal, node.attrs.scale, dO);
-  return rounded(node, { q: r.dq, k: r.dk, v: r.dv }[node.attrs.wrt], ctx);
+/** attentionLse: log Σ_j exp(scale·q_i·k_j) over each query row's unmasked keys. */
+export function interpretAttentionLse(node: Node<'attentionLse'>, [q, k]: readonly TensorValue[], ctx: Ctx): TensorValue {
+  const noValues = { shape: [...k.shape.slice(0, -1), 0], dtype: k.dtype, data: new Float64Array(0) } as TensorValue;
+  return rounded(node, attentionForward(q, k, noValues, node.attrs.causal, node.attrs.scale).lse, ctx);
+}
+
+/** attentionGrad: one of dq, dk, dv (from the given log-sum-exp and Δ). */
+export function interpretAttentionGrad(node: Node<'attentionGrad'>, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
+  return rounded(node, attentionGradient(ins, node.attrs.causal, node.attrs.scale, node.attrs.wrt), ctx);
 }
 
 /** rope: rotate half-split pairs by position-dependent angles. */

@@ -1,6 +1,7 @@
-// Kernel legality and cost facts, in one place for the e-graph's cost model and the runtime's compile: which
-// ops run as a kernel (a dispatch), each kernel's flops, and whether a kernel binding given tensors is legal under
-// a device's limits. Must not know WGSL or WebGPU objects (limits arrive as plain numbers).
+// Kernel legality and cost facts, in one place for the e-graph's cost model and the runtime's compile: each
+// kernel's flops (typed per op: a rule reads its op's attributes without casts), and whether a kernel binding
+// given tensors is legal under a device's limits. Which ops run as a kernel and which are fused come from
+// OP_FACTS. Must not know WGSL or WebGPU objects (limits arrive as plain numbers).
 // Invariants: the table covers every op (the compiler lists a missing one); a fused op over the limits is
 // illegal; a primitive is never refused here (it has no alternative: the runtime's generator decides, with a
 // typed error naming the limit).
@@ -8,8 +9,8 @@
 import { customOpDef } from './customOp.js';
 import { byteSize } from './dtype.js';
 import type { TensorType } from './infer.js';
-import { FUSED_OPS } from './opFacts.js';
-import type { OpAttrs, OpKind } from './ops.js';
+import { OP_FACTS, needsKernel } from './opFacts.js';
+import type { OpAttrs, OpKind, OpWithAttrs } from './ops.js';
 import type { PwExpr } from './pointwiseExpr.js';
 import { numel, type Shape } from './shape.js';
 
@@ -27,37 +28,38 @@ export const DEFAULT_KERNEL_LIMITS: KernelLimits = {
   maxStorageBufferBindingSize: 128 * 1024 * 1024,
 };
 
-/** What a cost rule sees: the op's attributes, its distinct operand types and its output type. */
-export interface KernelCtx {
-  readonly attrs: unknown;
+/** What a cost rule of op `K` sees: the op's attributes, its distinct operand types and its output type. */
+export interface KernelCtx<K extends OpKind = OpKind> {
+  readonly attrs: OpAttrs[K];
   readonly ins: readonly TensorType[];
   readonly out: TensorType;
 }
 
-/** Whether an op runs as a kernel (false: a leaf or an alias of its input), and its flops. */
-export interface KernelCost {
-  readonly kernel: boolean;
-  readonly flops: (c: KernelCtx) => number;
+/** The cost of a kernel of op `K` (whether the op runs a kernel at all is OP_FACTS' `needsKernel`). */
+export interface KernelCost<K extends OpKind = OpKind> {
+  readonly flops: (c: KernelCtx<K>) => number;
 }
 
 const n = (s: Shape) => numel(s);
-const free: KernelCost = { kernel: false, flops: () => 0 };
-const perOut = (k: number): KernelCost => ({ kernel: true, flops: (c) => k * n(c.out.shape) });
-const perIn = (k: number): KernelCost => ({ kernel: true, flops: (c) => k * n(c.ins[0].shape) });
-const matmulFlops = (c: KernelCtx) => {
+const free: KernelCost = { flops: () => 0 };
+const perOut = (k: number): KernelCost => ({ flops: (c) => k * n(c.out.shape) });
+const perIn = (k: number): KernelCost => ({ flops: (c) => k * n(c.ins[0].shape) });
+const matmulFlops = (c: KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue'>) => {
   const a = c.ins[0].shape;
-  const k = (c.attrs as { transA?: boolean }).transA ? a[a.length - 2] : a[a.length - 1]; // flags: last two axes
+  const k = c.attrs.transA ? a[a.length - 2] : a[a.length - 1]; // flags: last two axes
   return 2 * n(c.out.shape) * k;
 };
 /** Two products (q·kᵀ, p·v) plus the softmax: 2·Tq·Tk·(D + Dv) + 5·Tq·Tk per head. */
-const attentionFlops = (c: KernelCtx) => {
-  const [q, k, v] = c.ins.length >= 3 ? [c.ins[0].shape, c.ins[1].shape, c.ins[2].shape] : [c.ins[0].shape, c.ins[0].shape, c.ins[0].shape];
+const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad'>) => {
+  // operands read twice are bound (and listed) once: q = k = v leaves one; attentionLse has [q, k] only
+  const s = c.ins.map((t) => t.shape);
+  const [q, k, v] = s.length >= 3 ? [s[0], s[1], s[2]] : s.length === 2 ? [s[0], s[1], s[1]] : [s[0], s[0], s[0]];
   const r = q.length;
   return n(q.slice(0, -2)) * q[r - 2] * k[r - 2] * (2 * (q[r - 1] + v[r - 1]) + 5);
 };
 /** One compare or add per window tap of each pooled output. */
-const poolFlops = (pooledIsLastInput: boolean) => (c: KernelCtx) => {
-  const k = (c.attrs as { kernel?: [number, number] }).kernel ?? [1, 1];
+const poolFlops = (pooledIsLastInput: boolean) => (c: KernelCtx<'maxPool2d' | 'maxPool2dGrad' | 'avgPool2d' | 'avgPool2dGrad'>) => {
+  const k = c.attrs.kernel;
   return n(pooledIsLastInput ? c.ins[c.ins.length - 1].shape : c.out.shape) * k[0] * k[1];
 };
 const SLOW = 4; // transcendental ops cost a few simple ones
@@ -77,8 +79,8 @@ export function pwExprSize(e: PwExpr): number {
   }
 }
 
-/** Kernel facts of every op. */
-export const KERNEL_COST: { readonly [K in OpKind]: KernelCost } = {
+/** The kernel cost of every op, typed per op (free for ops that run no kernel: leaves, aliases, `pick`). */
+export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   input: free,
   param: free,
   state: free,
@@ -130,49 +132,49 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost } = {
   scatterAdd: perIn(1), // reads and writes the target, adds each update once
   oneHot: perOut(0),
   stopGradient: perOut(0), // a copy until a rule drops it after differentiation
-  custom: {
-    kernel: true,
-    flops: (c) => {
-      const a = c.attrs as OpAttrs['custom'];
-      return customOpDef(a.name).flops?.(c.ins, c.out, a.params) ?? n(c.out.shape);
-    },
-  },
-  matmul: { kernel: true, flops: matmulFlops },
+  custom: { flops: ({ attrs: a, ins, out }) => customOpDef(a.name).flops?.(ins, out, a.params) ?? n(out.shape) },
+  matmul: { flops: matmulFlops },
   logSoftmax: perIn(3 + SLOW),
   logSoftmaxGrad: perIn(3 + SLOW),
   nll: perIn(1),
   nllGrad: perOut(1),
-  attention: { kernel: true, flops: attentionFlops },
-  attentionGrad: { kernel: true, flops: (c) => 2.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
+  attention: { flops: attentionFlops },
+  attentionLse: { flops: (c) => attentionFlops(c) / 2 }, // the scores and their softmax sums, no product with v
+  attentionGrad: { flops: (c) => 1.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
   rope: perOut(2 + SLOW),
   dropout: perOut(4),
   // 2 flops per multiply-add; each output of conv2d sums C/groups·KH·KW products (the backward ops the same total)
-  conv2d: { kernel: true, flops: (c) => 2 * n(c.out.shape) * n(c.ins[1]?.shape.slice(1) ?? []) },
-  conv2dGradInput: { kernel: true, flops: (c) => 2 * n(c.ins[0].shape) * n(c.ins[1]?.shape.slice(1) ?? []) },
-  conv2dGradWeight: { kernel: true, flops: (c) => 2 * n(c.ins[1]?.shape ?? []) * n(c.out.shape.slice(1)) },
-  maxPool2d: { kernel: true, flops: poolFlops(false) },
-  maxPool2dGrad: { kernel: true, flops: poolFlops(true) },
-  avgPool2d: { kernel: true, flops: poolFlops(false) },
-  avgPool2dGrad: { kernel: true, flops: poolFlops(true) },
-  fusedMatmul: { kernel: true, flops: (c) => matmulFlops(c) + 2 * n(c.out.shape) },
-  pointwise: { kernel: true, flops: (c) => pwExprSize((c.attrs as OpAttrs['pointwise']).expr) * n(c.out.shape) },
-  pointwiseMulti: {
-    kernel: true,
-    flops: (c) => (c.attrs as OpAttrs['pointwiseMulti']).exprs.reduce((s, e) => s + pwExprSize(e), 0) * n(c.out.shape),
-  },
+  conv2d: { flops: (c) => 2 * n(c.out.shape) * n(c.ins[1]?.shape.slice(1) ?? []) },
+  conv2dGradInput: { flops: (c) => 2 * n(c.ins[0].shape) * n(c.ins[1]?.shape.slice(1) ?? []) },
+  conv2dGradWeight: { flops: (c) => 2 * n(c.ins[1]?.shape ?? []) * n(c.out.shape.slice(1)) },
+  maxPool2d: { flops: poolFlops(false) },
+  maxPool2dGrad: { flops: poolFlops(true) },
+  avgPool2d: { flops: poolFlops(false) },
+  avgPool2dGrad: { flops: poolFlops(true) },
+  fusedMatmul: { flops: (c) => matmulFlops(c) + 2 * n(c.out.shape) },
+  matmulEpilogue: { flops: (c) => matmulFlops(c) + pwExprSize(c.attrs.expr) * n(c.out.shape) },
+  pointwise: { flops: (c) => pwExprSize(c.attrs.expr) * n(c.out.shape) },
+  pointwiseMulti: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) * n(c.out.shape) },
   pick: free, // written by its pointwiseMulti's kernel
+  // the prologue per element of the reduced tensor, one combine per element, the epilogue per output
+  pointwiseReduce: { flops: (c) => (pwExprSize(c.attrs.expr) + 1) * n(c.attrs.shape) + pwExprSize(c.attrs.post) * n(c.out.shape) },
   softmaxCrossEntropy: perIn(4 + SLOW),
   softmaxCrossEntropyGrad: perIn(4 + SLOW),
 };
 
-/** Results a kernel of this op writes (several for `pointwiseMulti`, each of the output's type). */
-export function kernelOutputs(op: OpKind, attrs: unknown): number {
-  return op === 'pointwiseMulti' ? (attrs as OpAttrs['pointwiseMulti']).exprs.length : 1;
+/** The flops of a kernel of op `op` (0 for an op that runs no kernel). */
+export function kernelFlops<K extends OpKind>(op: K, c: KernelCtx<K>): number {
+  return KERNEL_COST[op].flops(c);
 }
 
-/** Whether nodes of this op run as a kernel (everything but leaves, reshape and pick). */
+/** Results a kernel of this op writes (several for `pointwiseMulti`, each of the output's type). */
+export function kernelOutputs(n: OpWithAttrs): number {
+  return n.op === 'pointwiseMulti' ? n.attrs.exprs.length : 1;
+}
+
+/** Whether nodes of this op run as a kernel (everything but leaves, aliases and `pick`; from OP_FACTS). */
 export function isKernelOp(op: OpKind): boolean {
-  return KERNEL_COST[op].kernel;
+  return needsKernel(op);
 }
 
 /** Bytes of a tensor of this type. */
@@ -180,17 +182,14 @@ export function tensorTypeBytes(t: TensorType): number {
   return n(t.shape) * byteSize(t.dtype);
 }
 
-// ops made only by the optimizer (fusions): over a limit they are illegal, since their primitives remain
-const FUSED: ReadonlySet<OpKind> = new Set(FUSED_OPS);
-
 /**
  * Why a kernel of `op` over these distinct operand types and output is illegal under `limits`, or undefined
- * when it is legal. One binding per distinct operand plus one per result (`attrs` say how many; without them,
- * one). Only fused ops are refused (see header).
+ * when it is legal. One binding per distinct operand plus one per result (`results`: see
+ * `kernelOutputs`). Only fused ops are refused (see header): over a limit they are illegal, since their primitives remain.
  */
-export function kernelIllegality(op: OpKind, ins: readonly TensorType[], out: TensorType, limits: KernelLimits, attrs?: unknown): string | undefined {
-  if (!KERNEL_COST[op].kernel || !FUSED.has(op)) return undefined;
-  const bindings = ins.length + (attrs === undefined ? 1 : kernelOutputs(op, attrs)); // results written in place bind fewer
+export function kernelIllegality(op: OpKind, ins: readonly TensorType[], out: TensorType, limits: KernelLimits, results = 1): string | undefined {
+  if (!needsKernel(op) || !OP_FACTS[op].fused) return undefined;
+  const bindings = ins.length + results; // results written in place bind fewer
   if (bindings > limits.maxStorageBuffersPerShaderStage)
     return `${op} binds ${bindings} storage buffers, over maxStorageBuffersPerShaderStage = ${limits.maxStorageBuffersPerShaderStage}`;
   const big = [...ins, out].find((t) => tensorTypeBytes(t) > limits.maxStorageBufferBindingSize);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Graph } from './graph.js';
 import { INFER } from './infer.js';
 import { INTERPRET, interpret } from './interpret.js';
-import { KERNEL_COST } from './kernelCost.js';
+import { isKernelOp } from './kernelCost.js';
 import { ALIAS_OPS, FUSED_OPS, indexOperandsOf, isAliasOp, LEAF_OPS, needsKernel, OP_FACTS, OP_KINDS } from './opFacts.js';
 import { BINARY_OPS, UNARY_OPS } from './elementwise.js';
 import { tensor } from './tensorValue.js';
@@ -18,11 +18,11 @@ describe('op facts', () => {
 
   it('derived lists: leaves, fused ops, aliases, kernel ops', () => {
     expect(LEAF_OPS).toEqual(['input', 'param', 'state', 'const']);
-    expect(FUSED_OPS).toEqual(['fusedMatmul', 'pointwise', 'pointwiseMulti', 'pick', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad']);
+    expect(FUSED_OPS).toEqual(['fusedMatmul', 'matmulEpilogue', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'pick', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad']);
     expect(ALIAS_OPS).toEqual(['reshape']);
     expect(OP_KINDS.filter((op) => !needsKernel(op))).toEqual(['input', 'param', 'state', 'const', 'reshape', 'pick']);
-    // the kernel cost table agrees: exactly leaves, aliases and picks (results of another kernel) run no kernel
-    for (const op of OP_KINDS) expect(KERNEL_COST[op].kernel, op).toBe(needsKernel(op));
+    // the kernel facts read the same: exactly leaves, aliases and picks (results of another kernel) run no kernel
+    for (const op of OP_KINDS) expect(isKernelOp(op), op).toBe(needsKernel(op));
   });
 
   it('an alias op is the identity on data in the interpreter (same buffer, new shape)', () => {

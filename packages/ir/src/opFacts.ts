@@ -3,8 +3,9 @@
 // family, whether its output is an alias of its operand's storage, whether only fusion makes it, and which operands
 // hold i32 labels or indices with their bound. Every other package reads these facts instead of keeping its own
 // list; `OP_KINDS`, `LEAF_OPS`, `FUSED_OPS` and `ALIAS_OPS` are derived from this table.
-// Must stay data: no behaviour beyond the index bounds, no imports but types.
+// Must stay data: no behaviour beyond the index bounds, no imports but types and the elementwise op lists.
 
+import { perBinaryOp, perUnaryOp } from './elementwise.js';
 import type { TensorType } from './inferCore.js';
 import type { BinaryOp, OpAttrs, OpKind, UnaryOp } from './ops.js';
 
@@ -79,42 +80,14 @@ const indicesOf = <K extends 'gather' | 'scatterAdd'>(op: K): readonly IndexOper
   { operand: 1, role: 'index', bound: (a, ins) => ins[0].shape[a.axis], describe: (a) => `axis ${a.axis} of ${op}` },
 ];
 
-/** The facts of every op. Adding an op to `OpAttrs` fails compilation until it has a row here. */
+/** The facts of every op. Adding an op to `OtherOpAttrs` fails compilation until it has a row here. */
 export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   input: leaf,
   param: leaf,
   state: leaf,
   const: leaf,
-  neg: un,
-  abs: un,
-  exp: un,
-  log: un,
-  sqrt: un,
-  rsqrt: un,
-  recip: un,
-  square: un,
-  relu: un,
-  sigmoid: un,
-  tanh: un,
-  sin: un,
-  cos: un,
-  erf: un,
-  gelu: un,
-  geluTanh: un,
-  silu: un,
-  softplus: un,
-  add: bin,
-  sub: bin,
-  mul: bin,
-  div: bin,
-  max: bin,
-  min: bin,
-  pow: bin,
-  gt: bin,
-  ge: bin,
-  lt: bin,
-  le: bin,
-  eq: bin,
+  ...perUnaryOp(() => un), // unary and binary ops: their facts follow from their list (elementwise.ts)
+  ...perBinaryOp(() => bin),
   where: plain('elementwise'),
   cast: plain('elementwise'),
   sum: plain('reduce'),
@@ -143,6 +116,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
     indexOperands: [{ operand: 0, role: 'label', bound: (a) => a.classes, describe: () => 'classes of nllGrad' }],
   },
   attention: plain('nn'),
+  attentionLse: plain('nn'),
   attentionGrad: plain('nn'),
   rope: plain('nn'),
   dropout: plain('nn'),
@@ -154,8 +128,10 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   avgPool2d: plain('conv'),
   avgPool2dGrad: plain('conv'),
   fusedMatmul: fusedOp('linalg'),
+  matmulEpilogue: fusedOp('linalg'),
   pointwise: fusedOp('elementwise'),
   pointwiseMulti: fusedOp('elementwise'),
+  pointwiseReduce: fusedOp('reduce'),
   pick: { ...fusedOp('layout'), resultOfOperand: true },
   softmaxCrossEntropy: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropy') },
   softmaxCrossEntropyGrad: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropyGrad') },

@@ -29,26 +29,26 @@ export type Activation = 'none' | 'relu';
 /** How a loss over a batch is reduced. */
 export type Reduction = 'mean' | 'sum';
 
-interface ReduceAttrs {
+type ReduceAttrs = {
   /** Normalised (non-negative, sorted) axes. */
   axes: number[];
   keepdims: boolean;
-}
+};
 
 /** Attributes of a 2-D convolution: [along H, along W] pairs. */
-export interface Conv2dAttrs {
+export type Conv2dAttrs = {
   stride: [number, number];
   padding: [number, number];
   dilation: [number, number];
   groups: number;
-}
+};
 
 /** Attributes of a 2-D pooling window. */
-export interface PoolAttrs {
+export type PoolAttrs = {
   kernel: [number, number];
   stride: [number, number];
   padding: [number, number];
-}
+};
 
 /** The parameters of a custom op: plain JSON data (part of the node's identity). */
 export type CustomParams = Readonly<Record<string, number | string | boolean | readonly number[]>>;
@@ -116,7 +116,16 @@ export interface OtherOpAttrs {
    * → [..., Tq, Dv]; `causal` masks key j > query i (top-left aligned, as PyTorch's `is_causal`).
    */
   attention: { causal: boolean; scale: number };
-  /** inputs [q, k, v, dOut]: the gradient of attention with respect to one operand (recomputes the scores). */
+  /**
+   * inputs [q [..., Tq, D], k [..., Tk, D]]: the log-sum-exp of each query row's scores, log Σ_j exp(scale·q_i·k_j)
+   * over its unmasked keys → [..., Tq] (what attention's backward needs besides its output).
+   */
+  attentionLse: { causal: boolean; scale: number };
+  /**
+   * inputs [q, k, v, dOut, lse [..., Tq], delta [..., Tq]]: the gradient of attention with respect to one operand,
+   * from the forward's log-sum-exp L and Δ = rowsum(dOut ⊙ out): P = exp(scale·q·kᵀ − L) (0 where masked),
+   * dS = P ⊙ (dOut·vᵀ − Δ); dq = scale·dS·k, dk = scale·dSᵀ·q, dv = Pᵀ·dOut.
+   */
   attentionGrad: { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
   /**
    * Rotary position embedding of x [..., T, D] (D even), half-split pairs (x[i], x[i + D/2]) rotated by
@@ -146,6 +155,12 @@ export interface OtherOpAttrs {
   // fused ops: only the e-graph's extraction creates these
   /** inputs [a, b] or [a, b, bias]: activation(a·b + bias), bias broadcast to the (batched) output. */
   fusedMatmul: { transA: boolean; transB: boolean; bias: boolean; activation: Activation };
+  /**
+   * inputs [a, b, ...extras]: a matmul (as `matmul` with the flags) whose every product element passes through a
+   * pointwise epilogue: `$0` in `expr` is the product, `$k` (k ≥ 1) is extra k − 1 broadcast to the output (a bias,
+   * a residual, a GELU's operands, a scale). One kernel: the product is never written.
+   */
+  matmulEpilogue: { transA: boolean; transB: boolean; expr: PwExpr };
   /** inputs broadcast to the output shape, combined by one expression. */
   pointwise: { expr: PwExpr; dtype: DType };
   /**
@@ -155,6 +170,12 @@ export interface OtherOpAttrs {
   pointwiseMulti: { exprs: PwExpr[]; dtype: DType };
   /** inputs [a pointwiseMulti node]: its result `index` (an alias: no kernel of its own). */
   pick: { index: number };
+  /**
+   * A reduction with a pointwise prologue and epilogue, one kernel: inputs broadcast to `shape`, combined by
+   * `expr`, reduced over `axes` by `reduce` (as that op with `keepdims`), then `post` applied to each reduced
+   * value (`$0` in it; `$0` alone when there is no epilogue). The prologue's tensor is never written.
+   */
+  pointwiseReduce: { expr: PwExpr; shape: number[]; reduce: ReduceOp; axes: number[]; keepdims: boolean; post: PwExpr };
   /** inputs [logits [N,C], labels [N] i32]: cross-entropy of softmax(logits), reduced to a scalar. */
   softmaxCrossEntropy: { reduction: Reduction };
   /** inputs [logits [N,C], labels [N] i32, dy []]: (softmax(logits) - onehot(labels)) * dy (/ N for mean). */
@@ -172,3 +193,9 @@ export type OpAttrs = { readonly [K in UnaryOp | BinaryOp]: NoAttrs } & OtherOpA
 
 /** Every op name. */
 export type OpKind = keyof OpAttrs;
+
+/**
+ * An op with its attributes, typed together: a union discriminated by `op`, so testing `x.op` narrows `x.attrs`
+ * (a graph `Node` is one; so is an e-node read back as an ir op).
+ */
+export type OpWithAttrs<K extends OpKind = OpKind> = { [P in K]: { readonly op: P; readonly attrs: OpAttrs[P] } }[K];

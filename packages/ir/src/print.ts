@@ -3,12 +3,19 @@
 // survives `JSON.stringify`: numbers JSON cannot write (NaN, ±Infinity, -0) travel as `{ "$number": "NaN" }`.
 
 import { Graph, type Node } from './graph.js';
-import type { OpKind } from './ops.js';
+import type { OpAttrs, OpKind } from './ops.js';
 import { fmtPwExpr } from './pointwiseExpr.js';
+
+/** `post(reduce[axes](expr))` of a `pointwiseReduce`, e.g. `(neg $0) ∘ sum[1](mul $0 $1)`. */
+export function fmtPointwiseReduce(a: OpAttrs['pointwiseReduce']): string {
+  const red = `${a.reduce}[${a.axes.join(',')}${a.keepdims ? ',keep' : ''}](${fmtPwExpr(a.expr)})`;
+  return a.post.op === 'in' ? red : `${fmtPwExpr(a.post)} ∘ ${red}`;
+}
 
 function fmtAttrs(n: Node): string {
   if (n.op === 'pointwise') return `{${fmtPwExpr(n.attrs.expr)}}`;
   if (n.op === 'pointwiseMulti') return `{${n.attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}}`;
+  if (n.op === 'pointwiseReduce') return `{${fmtPointwiseReduce(n.attrs)}}`;
   const s = JSON.stringify(n.attrs);
   return s === '{}' ? '' : s;
 }
@@ -47,6 +54,7 @@ export function graphFromJson(j: GraphJson): Graph {
   const map: number[] = [];
   for (const n of j.nodes) {
     const leaf = n.inputs.length === 0 ? { shape: n.shape, dtype: n.dtype as Node['dtype'] } : undefined;
+    // attributes read from JSON: untyped until g.node infers the node's type from them (and throws if they are wrong)
     map.push(g.node(n.op, n.inputs.map((i) => map[i]), decodeNumbers(n.attrs) as never, leaf).id);
   }
   for (const [name, id] of j.outputs) g.outputs.set(name, map[id]);

@@ -2,7 +2,7 @@
 // names the op, and leaves the graph exactly as it was (no node added, nothing half-built). The table is keyed
 // by OpKind, so a new op does not compile until it has a bad-graph case here.
 import { describe, expect, it } from 'vitest';
-import { Graph, GraphError, type OpKind, OP_KINDS, type Tensor } from '@neura/ir';
+import { Graph, GraphError, type OpKind, OP_KINDS, perBinaryOp, perUnaryOp, type Tensor } from '@neura/ir';
 
 interface Operands {
   readonly f: Tensor; // [2, 3] f32
@@ -24,36 +24,8 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   param: (g) => g.param('w', [1.5]),
   state: (g) => g.state('s', [Number.NaN]),
   const: (g) => g.constant(0.5, [2], 'i32'),
-  neg: unary('neg'),
-  abs: unary('abs'),
-  exp: unary('exp'),
-  log: unary('log'),
-  sqrt: unary('sqrt'),
-  rsqrt: unary('rsqrt'),
-  recip: unary('recip'),
-  square: unary('square'),
-  relu: unary('relu'),
-  sigmoid: unary('sigmoid'),
-  tanh: unary('tanh'),
-  sin: unary('sin'),
-  cos: unary('cos'),
-  erf: unary('erf'),
-  gelu: unary('gelu'),
-  geluTanh: unary('geluTanh'),
-  silu: unary('silu'),
-  softplus: unary('softplus'),
-  add: binary('add'),
-  sub: binary('sub'),
-  mul: binary('mul'),
-  div: binary('div'),
-  max: binary('max'),
-  min: binary('min'),
-  pow: binary('pow'),
-  gt: binary('gt'),
-  ge: binary('ge'),
-  lt: binary('lt'),
-  le: binary('le'),
-  eq: binary('eq'),
+  ...perUnaryOp(unary), // every unary op: an i32 operand
+  ...perBinaryOp(binary), // every binary op: shapes that do not broadcast
   where: (g, t) => g.where(t.f, t.f, t.f), // condition must be bool
   cast: (g, t) => raw(g, 'cast', [t.f, t.f], { to: 'i32' }),
   sum: (g, t) => g.sum(t.f, 2),
@@ -78,7 +50,9 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   nll: (g, t) => g.nll(t.f, t.f),
   nllGrad: (g, t) => raw(g, 'nllGrad', [t.f, t.f], { reduction: 'mean', classes: 3 }),
   attention: (g, t) => g.attention(t.q, t.f, t.q),
-  attentionGrad: (g, t) => raw(g, 'attentionGrad', [t.q, t.q], { causal: false, scale: 1, wrt: 'q' }),
+  attentionLse: (g, t) => raw(g, 'attentionLse', [t.q, t.f], { causal: false, scale: 1 }),
+  // lse and delta must hold one value per query row, not a whole q
+  attentionGrad: (g, t) => raw(g, 'attentionGrad', [t.q, t.q, t.q, t.q, t.q, t.q], { causal: false, scale: 1, wrt: 'q' }),
   rope: (g, t) => g.rope(t.i),
   dropout: (g, t) => g.dropout(t.f, 1.5, 1),
   conv2d: (g, t) => g.conv2d(t.img, t.f),
@@ -89,9 +63,13 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   avgPool2d: (g, t) => g.avgPool2d(t.img, 8),
   avgPool2dGrad: (g, t) => raw(g, 'avgPool2dGrad', [t.f], {}),
   fusedMatmul: (g, t) => raw(g, 'fusedMatmul', [t.f, t.g3], { transA: false, transB: false, bias: false, activation: 'none' }),
+  // the operands do not multiply ([2, 3]·[2, 3]); the epilogue would read a second extra that is not there
+  matmulEpilogue: (g, t) => raw(g, 'matmulEpilogue', [t.f, t.f, t.f], { transA: false, transB: false, expr: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 2 } } }),
   pointwise: (g, t) => raw(g, 'pointwise', [t.f], { expr: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 3 } }, dtype: 'f32' }),
   pointwiseMulti: (g, t) => raw(g, 'pointwiseMulti', [t.f], { exprs: [{ op: 'in', index: 0 }, { op: 'in', index: 2 }], dtype: 'f32' }),
   pick: (g, t) => raw(g, 'pick', [t.f], { index: 0 }), // not a result of a pointwiseMulti
+  // the input does not broadcast to the prologue's shape
+  pointwiseReduce: (g, t) => raw(g, 'pointwiseReduce', [t.f], { expr: { op: 'in', index: 0 }, shape: [7], reduce: 'sum', axes: [0], keepdims: false, post: { op: 'in', index: 0 } }),
   softmaxCrossEntropy: (g, t) => raw(g, 'softmaxCrossEntropy', [t.f, t.f], { reduction: 'mean' }),
   softmaxCrossEntropyGrad: (g, t) => raw(g, 'softmaxCrossEntropyGrad', [t.f, t.f, t.f], { reduction: 'mean' }),
 };

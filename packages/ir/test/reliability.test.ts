@@ -2,7 +2,7 @@
 // items 4 and 5): non-finite constants keep their identity and survive JSON, scalars promote as in PyTorch,
 // and shapes that cannot exist are refused where they are written.
 import { describe, expect, it } from 'vitest';
-import { Graph, GraphError, graphFromJson, graphToJson, interpret, tensor } from '@neura/ir';
+import { attrsOf, Graph, GraphError, graphFromJson, graphToJson, interpret, tensor } from '@neura/ir';
 
 const roundTrip = (g: Graph) => graphFromJson(JSON.parse(JSON.stringify(graphToJson(g))));
 
@@ -12,7 +12,7 @@ describe('non-finite constants', () => {
     const ids = [-Infinity, Infinity, Number.NaN, 0, -0].map((v) => g.constant(v).id);
     expect(new Set(ids).size).toBe(5);
     expect(g.constant(Number.NaN).id).toBe(ids[2]); // still hash-consed
-    const v = ids.map((id) => (g.nodes[id].attrs as { value: number }).value);
+    const v = ids.map((id) => attrsOf(g.nodes[id], 'const').value);
     expect(v[0]).toBe(-Infinity);
     expect(v[1]).toBe(Infinity);
     expect(v[2]).toBeNaN();
@@ -27,7 +27,7 @@ describe('non-finite constants', () => {
     g.output('nan', g.add(x, Number.NaN));
     g.output('negzero', g.div(g.constant(1), g.constant(-0)));
     const back = roundTrip(g);
-    const values = back.nodes.filter((n) => n.op === 'const').map((n) => (n.attrs as { value: number }).value);
+    const values = back.nodes.flatMap((n) => (n.op === 'const' ? [n.attrs.value] : []));
     expect(values.some((v) => v === -Infinity)).toBe(true);
     expect(values.some((v) => v === Infinity)).toBe(true);
     expect(values.some((v) => Number.isNaN(v))).toBe(true);

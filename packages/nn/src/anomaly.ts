@@ -5,7 +5,7 @@
 // Must not be on the default path: a step without anomaly detection never calls into this file.
 // Invariant: an AnomalyError leaves the session's params and state exactly as they were before the step.
 
-import { fmtShape, type Graph, graphFromJson, graphToJson, LEAF_OPS, type Node, type NodeId, type TensorValue } from '@neura/ir';
+import { fmtShape, type Graph, graphFromJson, graphToJson, LEAF_OPS, leafName, type Node, type NodeId, type TensorValue } from '@neura/ir';
 import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
 
 /** The kernel that first produced a non-finite value in a failing step. */
@@ -39,7 +39,7 @@ export class AnomalyError extends Error {
   }
 }
 
-const isLeaf = (n: Node) => (LEAF_OPS as readonly string[]).includes(n.op);
+const isLeaf = (n: Node) => LEAF_OPS.includes(n.op);
 
 /** Index of the first NaN/±Infinity in `v`, or -1. */
 function firstNonFinite(v: ArrayLike<number>): number {
@@ -122,8 +122,8 @@ async function locate(graph: Graph, device: NeuraDevice, state: Record<string, T
     const valueAt = (id: NodeId): ArrayLike<number> | undefined => {
       let n = dbg.nodes[id];
       while (n.op === 'reshape') n = dbg.nodes[n.inputs[0]];
-      const name = (n.attrs as { name?: string }).name;
-      if (n.op === 'const') return [(n.attrs as { value: number }).value];
+      const name = leafName(n);
+      if (n.op === 'const') return [n.attrs.value];
       if (n.op === 'input') return name !== undefined && feeds[name] ? dataOf(feeds[name]) : undefined;
       if (n.op === 'param' || n.op === 'state') return name !== undefined ? state[name]?.data : undefined;
       return outputs[key(n.id)]?.data;

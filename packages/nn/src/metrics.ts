@@ -51,57 +51,47 @@ function need<T>(what: string, name: string, v: T | undefined): T {
   return v;
 }
 
-/** Top-k accuracy of `logits` [rows, C] against i32 `labels` (default names `logits`, `labels`; k = 1). */
-export function accuracy(opts: { logits?: string; labels?: string; k?: number; name?: string } = {}): Metric {
-  const lName = opts.logits ?? 'logits';
-  const yName = opts.labels ?? 'labels';
-  const k = opts.k ?? 1;
-  let ok = 0;
-  let n = 0;
-  return {
-    name: opts.name ?? (k === 1 ? 'accuracy' : `top${k}`),
-    reset() {
-      ok = n = 0;
-    },
-    update(outputs, feeds, examples, batchSize) {
-      const logits = need('accuracy', lName, outputs[lName]);
-      const labels = need('accuracy', yName, feeds[yName] ?? outputs[yName]?.data);
-      const rows = realRows(labels, examples, batchSize);
-      const classes = logits.shape[logits.shape.length - 1];
-      for (let r = 0; r < rows; r++) if (inTopK(logits.data, r, classes, labels[r], k)) ok++;
-      n += rows;
-    },
-    value: () => (n ? ok / n : Number.NaN),
-  };
-}
-
-/** Mean cross-entropy (nats) of `logits` [rows, C] against `labels`, over real rows only (exact for padded batches). */
-export function crossEntropyMetric(opts: { logits?: string; labels?: string; name?: string } = {}): Metric {
+/**
+ * A metric averaging `perRow(logits, row, classes, label)` over the real rows of every batch: `logits` [rows, C]
+ * from the outputs, `labels` i32 from the feeds (or the outputs); `what` names the metric in errors.
+ */
+function meanOverRows(what: string, name: string, opts: { logits?: string; labels?: string }, perRow: (logits: ArrayLike<number>, row: number, classes: number, label: number) => number): Metric {
   const lName = opts.logits ?? 'logits';
   const yName = opts.labels ?? 'labels';
   let sum = 0;
   let n = 0;
   return {
-    name: opts.name ?? 'loss',
+    name,
     reset() {
       sum = n = 0;
     },
     update(outputs, feeds, examples, batchSize) {
-      const logits = need('crossEntropy', lName, outputs[lName]);
-      const labels = need('crossEntropy', yName, feeds[yName] ?? outputs[yName]?.data);
+      const logits = need(what, lName, outputs[lName]);
+      const labels = need(what, yName, feeds[yName] ?? outputs[yName]?.data);
       const rows = realRows(labels, examples, batchSize);
-      const c = logits.shape[logits.shape.length - 1];
-      for (let r = 0; r < rows; r++) {
-        let max = Number.NEGATIVE_INFINITY;
-        for (let j = 0; j < c; j++) max = Math.max(max, logits.data[r * c + j]);
-        let z = 0;
-        for (let j = 0; j < c; j++) z += Math.exp(logits.data[r * c + j] - max);
-        sum += Math.log(z) + max - logits.data[r * c + labels[r]];
-      }
+      const classes = logits.shape[logits.shape.length - 1];
+      for (let r = 0; r < rows; r++) sum += perRow(logits.data, r, classes, labels[r]);
       n += rows;
     },
     value: () => (n ? sum / n : Number.NaN),
   };
+}
+
+/** Top-k accuracy of `logits` [rows, C] against i32 `labels` (default names `logits`, `labels`; k = 1). */
+export function accuracy(opts: { logits?: string; labels?: string; k?: number; name?: string } = {}): Metric {
+  const k = opts.k ?? 1;
+  return meanOverRows('accuracy', opts.name ?? (k === 1 ? 'accuracy' : `top${k}`), opts, (logits, r, classes, label) => (inTopK(logits, r, classes, label, k) ? 1 : 0));
+}
+
+/** Mean cross-entropy (nats) of `logits` [rows, C] against `labels`, over real rows only (exact for padded batches). */
+export function crossEntropyMetric(opts: { logits?: string; labels?: string; name?: string } = {}): Metric {
+  return meanOverRows('crossEntropy', opts.name ?? 'loss', opts, (logits, r, c, label) => {
+    let max = Number.NEGATIVE_INFINITY;
+    for (let j = 0; j < c; j++) max = Math.max(max, logits[r * c + j]);
+    let z = 0;
+    for (let j = 0; j < c; j++) z += Math.exp(logits[r * c + j] - max);
+    return Math.log(z) + max - logits[r * c + label];
+  });
 }
 
 /** The mean of a scalar output (e.g. `loss`) over batches, weighted by real examples (a padded batch's mean includes its padding). */

@@ -3,7 +3,7 @@
 // (strict mode), shape and dtype — and reports every problem at once; callers write nothing unless it passes,
 // so a failed load never leaves a model half-loaded.
 
-import { type DType, type Graph, type Init, initialValue, numel, type Shape, type TensorValue } from '@neura/ir';
+import { type DType, type Graph, type Init, initialValue, isOp, numel, type Shape, type TensorValue } from '@neura/ir';
 import type { FeedValue, Session } from '@neura/runtime-webgpu';
 
 /** The declared type of one state-dict entry. */
@@ -63,7 +63,7 @@ export function checkStateDict(expected: ReadonlyMap<string, StateEntryType>, va
 /** The param and state leaves of a graph as state-dict entry types, by name (in creation order). */
 export function graphStateTypes(graph: Graph, ops: readonly ('param' | 'state')[] = ['param', 'state']): Map<string, StateEntryType> {
   const out = new Map<string, StateEntryType>();
-  for (const n of graph.nodes) if ((ops as readonly string[]).includes(n.op)) out.set((n.attrs as { name: string }).name, { shape: n.shape, dtype: n.dtype });
+  for (const n of graph.nodes) if (isOp(n, ...ops)) out.set(n.attrs.name, { shape: n.shape, dtype: n.dtype });
   return out;
 }
 
@@ -84,7 +84,8 @@ export function sessionStateDict(graph: Graph, types: ReadonlyMap<string, StateE
   for (const [name, t] of types) {
     if (onDevice.has(name)) continue;
     const given = initialState[name];
-    const init = (graph.byName(name)?.attrs as { init?: Init } | undefined)?.init ?? { kind: 'zeros' };
+    const leaf = graph.byName(name);
+    const init: Init = leaf && leaf.op !== 'input' ? leaf.attrs.init : { kind: 'zeros' };
     host.set(name, given && 'shape' in given ? (given as TensorValue) : initialValue(init, t.shape, t.dtype));
   }
   return {

@@ -3,18 +3,12 @@
 // in training and eval mode. Cases come from tooling/fixtures/torch_fixtures.py ("owner": "nn"); skipped,
 // saying so, when the JSON predates them.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { grad } from '@neura/autograd';
-import { type DType, Graph, interpret, type TensorValue } from '@neura/ir';
+import { Graph, interpret } from '@neura/ir';
 import { BatchNorm1d, BatchNorm2d } from '@neura/nn';
 import { describe, expect, it } from 'vitest';
+import { type Encoded, torchFixtures, torchValue as value } from '../../../tooling/test/torchFixtures.js';
 
-interface Encoded {
-  shape: number[];
-  dtype: 'f32' | 'i32';
-  data: number[];
-}
 interface Fixture {
   name: string;
   owner?: string;
@@ -26,10 +20,8 @@ interface Fixture {
   state: Record<string, Encoded>;
 }
 
-const PATH = fileURLToPath(new URL('../../../tooling/fixtures/torch-fixtures.json', import.meta.url));
 const EXPECTED = ['batch_norm2d_train', 'batch_norm2d_train_momentum', 'batch_norm2d_eval', 'batch_norm1d_train', 'batch_norm1d_train_3d', 'batch_norm1d_eval'];
-const value = (e: Encoded): TensorValue => ({ shape: e.shape, dtype: e.dtype as DType, data: e.dtype === 'f32' ? Float64Array.from(e.data) : Int32Array.from(e.data) });
-const fixtures = existsSync(PATH) ? (JSON.parse(readFileSync(PATH, 'utf8')) as { cases: Fixture[] }).cases.filter((c) => c.owner === 'nn') : [];
+const fixtures = torchFixtures<Fixture>('nn');
 
 function run(f: Fixture) {
   const { x: xe, ...moduleState } = f.inputs;

@@ -9,6 +9,7 @@ import { buildTrainingStep, compileTraining, customOp, Linear } from '@neura/nn'
 import { adam } from '@neura/optim';
 import { createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userUnaryKernel } from '../../../tooling/test/userUnaryKernel.js';
 
 let device: NeuraDevice;
 beforeAll(async () => {
@@ -22,28 +23,7 @@ const softsign = customOp({
   interpret: ([x]) => Array.from(x.data, (v) => v / (1 + Math.abs(v))),
   vjp: ({ graph: G, inputs: [x], g }) => [G.div(g, G.square(G.add(G.abs(x), 1)))], // dy/dx = 1/(1 + |x|)²
   flops: (_ins, out) => 3 * numel(out.shape),
-  kernel: ({ node }) => {
-    const n = numel(node.shape);
-    return {
-      dispatches: [
-        {
-          label: `softsign[${n}]`,
-          workgroupSize: [64, 1, 1],
-          grid: [Math.ceil(n / 64), 1, 1],
-          bindings: [
-            { source: { kind: 'input', index: 0 }, access: 'read', dtype: 'f32' },
-            { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' },
-          ],
-          code: `@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> y: array<f32>;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {
-  if (id.x < ${n}u) { y[id.x] = x[id.x] / (1.0 + abs(x[id.x])); }
-}`,
-        },
-      ],
-      scratch: [],
-    };
-  },
+  kernel: userUnaryKernel('softsign', (x) => `${x} / (1.0 + abs(${x}))`),
 });
 
 const B = 6;

@@ -3,18 +3,12 @@
 // weight. Cases come from tooling/fixtures/torch_fixtures.py ("owner": "nn-llama"); skipped, saying so, when
 // the JSON predates them.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { grad } from '@neura/autograd';
-import { type DType, Graph, interpret, type Tensor, type TensorValue } from '@neura/ir';
+import { Graph, interpret, type Tensor, type TensorValue } from '@neura/ir';
 import { Llama, MLP, MultiheadAttention } from '@neura/nn';
 import { describe, expect, it } from 'vitest';
+import { type Encoded, torchFixtures, torchValue as value } from '../../../tooling/test/torchFixtures.js';
 
-interface Encoded {
-  shape: number[];
-  dtype: 'f32' | 'i32';
-  data: number[];
-}
 interface Fixture {
   name: string;
   owner?: string;
@@ -25,10 +19,8 @@ interface Fixture {
   grads: Record<string, Encoded>;
 }
 
-const PATH = fileURLToPath(new URL('../../../tooling/fixtures/torch-fixtures.json', import.meta.url));
 const EXPECTED = ['nn_swiglu', 'nn_gqa_rope_attention', 'nn_llama'];
-const value = (e: Encoded): TensorValue => ({ shape: e.shape, dtype: e.dtype as DType, data: e.dtype === 'f32' ? Float64Array.from(e.data) : Int32Array.from(e.data) });
-const fixtures = existsSync(PATH) ? (JSON.parse(readFileSync(PATH, 'utf8')) as { cases: Fixture[] }).cases.filter((c) => c.owner === 'nn-llama') : [];
+const fixtures = torchFixtures<Fixture>('nn-llama');
 
 /** Builds the fixture's module on its inputs; every float input is a leaf the gradient is taken for. */
 function build(f: Fixture, g: Graph): Tensor {

@@ -2,7 +2,7 @@
 // shared leaves, host-side initial values equal to what a graph leaf declares, and state-dict validation
 // (unknown, missing, wrong shape/dtype: one error listing all, nothing accepted).
 
-import { Graph, initialValue, type Tensor, tensor } from '@neura/ir';
+import { attrsOf, Graph, type Init, initialValue, type Tensor, tensor } from '@neura/ir';
 import { checkStateDict, Flatten, Linear, Module, ModuleList, mlp, paramName, ReLU, Sequential, StateDictError, Unflatten } from '@neura/nn';
 import { describe, expect, it } from 'vitest';
 
@@ -29,8 +29,8 @@ describe('the module tree', () => {
     expect(model.namedBuffers().map(([n]) => n)).toEqual(['0.count']);
     const g = new Graph();
     model.forward(g, g.input('x', [2, 4]), 'features');
-    expect(g.leaves('param').map((p) => (p.attrs as { name: string }).name)).toEqual(names.map((n) => `features.${n}`));
-    expect(g.leaves('state').map((p) => (p.attrs as { name: string }).name)).toEqual(['features.0.count']);
+    expect(g.leaves('param').map((p) => p.attrs.name)).toEqual(names.map((n) => `features.${n}`));
+    expect(g.leaves('state').map((p) => p.attrs.name)).toEqual(['features.0.count']);
     expect(model.parameterCount()).toBe(16 + 4 + 12 + 3 + 6);
   });
 
@@ -40,7 +40,7 @@ describe('the module tree', () => {
     model.forward(g, g.input('x', [1, 5]));
     const init = model.initialState();
     for (const p of g.leaves('param')) {
-      const a = p.attrs as { name: string; init: Parameters<typeof initialValue>[0] };
+      const a = p.attrs;
       expect(initialValue(a.init, p.shape).data).toEqual(init[a.name].data);
     }
     // PyTorch's default: U(±1/√in) for weight and bias; different leaves get different draws
@@ -138,9 +138,8 @@ describe('checkStateDict', () => {
 describe('Graph.param default initialisation', () => {
   it('takes the fan-in of a conv weight [O, C, KH, KW] as C·KH·KW and of a matrix [in, out] as in', () => {
     const g = new Graph();
-    const conv = g.param('conv', [16, 3, 5, 5]).attrs as { init: { high: number } };
-    const lin = g.param('lin', [300, 10]).attrs as { init: { high: number } };
-    expect(conv.init.high).toBeCloseTo(1 / Math.sqrt(75), 12);
-    expect(lin.init.high).toBeCloseTo(1 / Math.sqrt(300), 12);
+    const high = (init: Init) => (init.kind === 'uniform' ? init.high : Number.NaN);
+    expect(high(attrsOf(g.param('conv', [16, 3, 5, 5]), 'param').init)).toBeCloseTo(1 / Math.sqrt(75), 12);
+    expect(high(attrsOf(g.param('lin', [300, 10]), 'param').init)).toBeCloseTo(1 / Math.sqrt(300), 12);
   });
 });

@@ -15,7 +15,7 @@ function model() {
   const g = new Graph();
   const out = mlp([5, 4, 4, 3]).forward(g, g.input('x', [2, 5]));
   g.output('y', out);
-  const expected = Object.fromEntries(g.leaves('param').map((p) => [(p.attrs as { name: string }).name, { shape: p.shape, dtype: p.dtype }]));
+  const expected = Object.fromEntries(g.leaves('param').map((p) => [p.attrs.name, { shape: p.shape, dtype: p.dtype }]));
   return { g, expected };
 }
 const linearWeight = (name: string) => name.endsWith('.weight');

@@ -66,7 +66,7 @@ describe('GPT (nanoGPT layout)', () => {
     const { graph, loss, logits } = gpt.trainingGraph(2);
     expect(logits.shape).toEqual([8, 7]);
     const params = graph.leaves('param');
-    expect(params.map((p) => (p.attrs as { name: string }).name).sort()).toEqual(gpt.namedParameters().map(([n]) => n).sort());
+    expect(params.map((p) => p.attrs.name).sort()).toEqual(gpt.namedParameters().map(([n]) => n).sort());
     const grads = grad(graph, loss, params);
     expect(grads.map((gr) => gr.shape)).toEqual(params.map((p) => p.shape));
   });

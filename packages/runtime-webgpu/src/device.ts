@@ -38,9 +38,10 @@ export type NumericCap = Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16'>;
 
 /** `caps` lowered to `limit` where `limit` is smaller (never raised). */
 function lowerCaps(caps: DeviceCaps, limit: Partial<Record<NumericCap, number>> = {}): DeviceCaps {
-  const out: Record<string, number | boolean> = { ...caps };
-  for (const [k, v] of Object.entries(limit)) if (typeof v === 'number' && v < (caps[k as NumericCap] as number)) out[k] = v;
-  return out as unknown as DeviceCaps;
+  const out: { -readonly [K in keyof DeviceCaps]: DeviceCaps[K] } = { ...caps };
+  // Object.entries widens keys to string; `limit` has only NumericCap keys
+  for (const [k, v] of Object.entries(limit) as [NumericCap, number | undefined][]) if (typeof v === 'number' && v < caps[k]) out[k] = v;
+  return out;
 }
 
 /** What the adapter says about itself, plus the backend we asked for and whether it is a software renderer. */
@@ -262,9 +263,8 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
   const keep = { instance: found.instance, adapter };
   KEEP_ALIVE.add(keep);
   const requiredLimits: Record<string, number> = {};
-  const al = adapter.limits as unknown as Record<string, number | undefined>;
   for (const k of COMPUTE_LIMITS) {
-    const v = al[k];
+    const v: number | undefined = adapter.limits[k]; // an older adapter may lack a limit
     if (typeof v === 'number') requiredLimits[k] = v;
   }
   const requiredFeatures = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f));

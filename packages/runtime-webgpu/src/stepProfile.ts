@@ -4,7 +4,7 @@
 // Invariants: every dispatch of the step appears exactly once; times are in ns relative to the first dispatch.
 
 import type { Graph, Node, PwExpr } from '@neura/ir';
-import { KERNEL_COST, numel } from '@neura/ir';
+import { kernelFlops, numel } from '@neura/ir';
 
 /** What a kernel (one graph node, one or more dispatches) does, for profiles and reports. */
 export interface KernelInfo {
@@ -75,28 +75,33 @@ function exprOps(e: PwExpr, out: Set<string>): Set<string> {
 
 /** What a node's kernel fuses, in words. */
 export function fusedOpsOf(n: Node): string {
-  const a = n.attrs as Record<string, unknown>;
   switch (n.op) {
     case 'pointwise':
-      return `pointwise(${[...exprOps(a.expr as PwExpr, new Set())].join(', ')})`;
+      return `pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`;
     case 'matmul':
-    case 'fusedMatmul': {
+    case 'fusedMatmul':
+    case 'matmulEpilogue': {
+      const a = n.attrs;
       const parts = [`matmul ${a.transA ? 'Aᵀ' : 'A'}·${a.transB ? 'Bᵀ' : 'B'}`];
-      if (a.bias) parts.push('+ bias');
-      if (a.activation && a.activation !== 'none') parts.push(String(a.activation));
+      if (n.op === 'fusedMatmul' && n.attrs.bias) parts.push('+ bias');
+      if (n.op === 'fusedMatmul' && n.attrs.activation !== 'none') parts.push(n.attrs.activation);
+      if (n.op === 'matmulEpilogue') parts.push(`then pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`);
       return parts.join(' ');
     }
+    case 'pointwiseReduce':
+      return `${n.attrs.reduce} of pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`;
     case 'attention':
-      return `attention${a.causal ? ' causal' : ''}`;
+    case 'attentionLse':
+      return `${n.op}${n.attrs.causal ? ' causal' : ''}`;
     case 'attentionGrad':
-      return `attentionGrad d${a.wrt}${a.causal ? ' causal' : ''}`;
+      return `attentionGrad d${n.attrs.wrt}${n.attrs.causal ? ' causal' : ''}`;
     case 'sum':
     case 'mean':
     case 'reduceMax':
     case 'reduceMin':
-      return `${n.op} axes ${fmt(a.axes as number[])}`;
+      return `${n.op} axes ${fmt(n.attrs.axes)}`;
     case 'transpose':
-      return `transpose ${fmt(a.perm as number[])}`;
+      return `transpose ${fmt(n.attrs.perm)}`;
     default:
       return n.op;
   }
@@ -112,7 +117,7 @@ export function kernelInfoOf(graph: Graph, n: Node): KernelInfo {
     op: n.op,
     fused: fusedOpsOf(n),
     shapes: `${ins.map((x) => fmt(x.shape)).join(joiner)} → ${fmt(n.shape)}`,
-    flops: KERNEL_COST[n.op].flops({ attrs: n.attrs, ins: distinct, out: n }),
+    flops: kernelFlops(n.op, { attrs: n.attrs, ins: distinct, out: n }),
     bytes: distinct.reduce((s, x) => s + sizeOf(x), 0) + sizeOf(n),
   };
 }
@@ -155,10 +160,10 @@ export function summarizeProfile(timings: readonly DispatchTiming[], ceilings?: 
 /** The kernel's class for the by-class summary: matmul, attention, pointwise, reduction, ... */
 export function kernelClassOf(op: string | undefined): string {
   if (!op) return 'other';
-  if (op === 'matmul' || op === 'fusedMatmul') return 'matmul';
+  if (op === 'matmul' || op === 'fusedMatmul' || op === 'matmulEpilogue') return 'matmul';
   if (op.startsWith('attention')) return 'attention';
   if (op === 'pointwise') return 'pointwise';
-  if (['sum', 'mean', 'reduceMax', 'reduceMin'].includes(op)) return 'reduction';
+  if (['sum', 'mean', 'reduceMax', 'reduceMin', 'pointwiseReduce'].includes(op)) return 'reduction';
   if (op.startsWith('softmaxCrossEntropy') || op.startsWith('logSoftmax') || op.startsWith('nll')) return 'softmax/CE';
   if (['transpose', 'expand', 'slice', 'concat', 'pad'].includes(op)) return 'layout copy';
   if (['gather', 'scatterAdd', 'oneHot'].includes(op)) return 'gather/scatter';

@@ -1,34 +1,21 @@
-// `attention` (softmax(scale·q·kᵀ, causal mask)·v) and `attentionGrad` (dq, dk or dv). When D and Dv are
-// multiples of 4 (≤ 128) the flash kernels of flashAttention.ts run; otherwise this file's, simple and correct
-// rather than fast: a workgroup per anchor row (a query row for attention and dq, a key row for dk and dv) walks its
-// partner rows in blocks of WG, each thread computing one partner's weight (dot products over D from global
-// memory against the anchor rows staged in workgroup memory), then every thread accumulates the weighted partner
-// rows into the output columns it owns. The forward pass uses an online softmax (running max and sum); the
-// gradients first compute per-query statistics L = logsumexp and Δ = Σ_j P·dP into scratch, then
-// P = exp(s − L), dS = P·(dP − Δ): dq = scale·dS·K, dk = scale·dSᵀ·Q, dv = Pᵀ·dO.
+// `attention` (softmax(scale·q·kᵀ, causal mask)·v), `attentionLse` (each query row's log-sum-exp of scores) and
+// `attentionGrad` (dq, dk or dv from L and Δ). When D and Dv are multiples of 4 (≤ 128) the flash kernels of
+// flashAttention.ts run; otherwise this file's, simple and correct rather than fast: a workgroup per anchor row (a
+// query row for attention, attentionLse and dq, a key row for dk and dv) walks its partner rows in blocks of WG,
+// each thread computing one partner's weight (dot products over D from global memory against the anchor rows
+// staged in workgroup memory), then every thread accumulates the weighted partner rows into the output columns it
+// owns. The forward pass uses an online softmax (running max and sum); the gradients read L = logsumexp and
+// Δ = Σ_j P·dP per query row (operands), then P = exp(s − L), dS = P·(dP − Δ): dq = scale·dS·K,
+// dk = scale·dSᵀ·Q, dv = Pᵀ·dO.
 // Block max and sum are computed by every thread from the block's scores in workgroup memory, not by wg_max then
 // wg_sum: that pair inside the key loop gave wrong weights to lanes ≥ 8 on llvmpipe (Dawn GL, 2026-12, Tk = 9).
-// Causal masks are top-left aligned (key j > query i is masked, as the interpreter). Needs 5–6 storage buffers
-// for the gradients (more than the WebGPU default of 4: checkPlan names the limit).
+// Causal masks are top-left aligned (key j > query i is masked, as the interpreter). The gradients bind 7
+// storage buffers (more than the WebGPU default of 4: checkPlan names the limit).
 
 import { numel } from '@neura/ir';
-import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
-import { flashAttentionGradPlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
-import { declareBindings, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit, workgroupReduceFns } from './wgsl.js';
-
-interface Dims {
-  readonly heads: number;
-  readonly tq: number;
-  readonly tk: number;
-  readonly d: number;
-  readonly dv: number;
-}
-
-function dimsOf(spec: KernelSpec): Dims {
-  const [q, k, v] = spec.inputs;
-  const r = q.shape.length;
-  return { heads: numel(q.shape.slice(0, -2)), tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv: v.shape[r - 1] };
-}
+import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import { attentionDims, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
+import { declareBindings, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** Threads per workgroup: 64 (or the device's most, a power of two). */
 const wgOf = (caps: DeviceCaps) => linearWorkgroupSize(caps, 64);
@@ -51,9 +38,9 @@ const dotWith = (sh: string, src: string, off: string, row: string, len: number)
   `var dacc = 0.0; for (var dc = 0u; dc < ${u32Lit(len)}; dc = dc + 1u) { dacc = fma(${sh}[dc], ${src}[${off} + ${row} * ${u32Lit(len)} + dc], dacc); }`;
 
 /** `attention`: a workgroup per (head, query row), online softmax over key blocks. */
-export function attentionKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
-  const dm = dimsOf(spec);
+export function attentionKernel(spec: KernelSpec<'attention'>, caps: DeviceCaps): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
+  const dm = attentionDims(spec);
   const { heads, tq, tk, d, dv } = dm;
   if (heads * tq * dv === 0) return { dispatches: [], scratch: [] };
   if (tk === 0) kernelError(spec, 'attends over zero keys');
@@ -111,17 +98,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) }], scratch: [] };
 }
 
-/** Per-query statistics into scratch: stats[2·row] = L (logsumexp of scores), stats[2·row + 1] = Δ = Σ_j P·dP. */
-function statsDispatch(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean, scale: number): Dispatch {
-  const { heads, tq, tk, d, dv } = dm;
+/** `attentionLse`: a workgroup per (head, query row), the forward's online max and sum over key blocks. */
+export function attentionLseKernel(spec: KernelSpec<'attentionLse'>, caps: DeviceCaps): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
+  const { heads, tq, tk, d } = attentionDims(spec);
+  if (heads * tq === 0) return { dispatches: [], scratch: [] };
+  if (tk === 0) kernelError(spec, 'attends over zero keys');
+  if (flashEligible(d, d, caps)) return flashAttentionLsePlan(spec, caps);
   const wg = wgOf(caps);
-  const bindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
-  bindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' });
-  const code = `${header(spec, `attentionGrad pass 1: a workgroup per (head, query row) computes logsumexp and Σ P·dP`)}${declareBindings(bindings, ['q', 'k', 'v', 'dout', 'stats'])}
+  const bindings: Binding[] = [0, 1].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  const code = `${header(spec, `attentionLse: a workgroup of ${wg} per (head, query row), online max and sum over blocks of ${wg} keys${causal ? ', causal' : ''}`)}${declareBindings(bindings, ['q', 'k', 'lse'])}
 
-${workgroupReduceFns(wg, ['sum'])}
 var<workgroup> qs: array<f32, ${d}>;
-var<workgroup> gs: array<f32, ${dv}>;
 var<workgroup> w: array<f32, ${wg}>;
 
 @compute @workgroup_size(${wg})
@@ -130,7 +119,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let h = wid.y;
   let row = h * ${u32Lit(tq)} + i;
   ${stage('qs', 'q', `row * ${u32Lit(d)}`, d, wg)}
-  ${stage('gs', 'dout', `row * ${u32Lit(dv)}`, dv, wg)}
   workgroupBarrier();
   let kend = ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)};
   var m = ${MASKED};
@@ -150,26 +138,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     m = bm;
     workgroupBarrier();
   }
-  let L = m + log(l);
-  var delta = 0.0;
-  for (var j = lid; j < kend; j = j + ${u32Lit(wg)}) {
-    var s = 0.0;
-    { ${dotWith('qs', 'k', `h * ${u32Lit(tk * d)}`, 'j', d)} s = dacc * ${f32Lit(scale)}; }
-    var dp = 0.0;
-    { ${dotWith('gs', 'v', `h * ${u32Lit(tk * dv)}`, 'j', dv)} dp = dacc; }
-    delta = delta + exp(s - L) * dp;
-  }
-  let total = wg_sum(delta, lid);
-  if (lid == 0u) { stats[2u * row] = L; stats[2u * row + 1u] = total; }
+  if (lid == 0u) { lse[row] = m + log(l); }
 }
 `;
-  return { label: labelOf(spec.node, `${spec.node.shape.join('x')}:stats`), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) };
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) }], scratch: [] };
 }
 
-/** `attentionGrad` (wrt q, k or v): statistics pass, then a workgroup per anchor row accumulating partner rows. */
-export function attentionGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { causal, scale, wrt } = spec.node.attrs as { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
-  const dm = dimsOf(spec);
+/** `attentionGrad` (wrt q, k or v): a workgroup per anchor row accumulating weighted partner rows. */
+export function attentionGradKernel(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps): KernelPlan {
+  const { causal, scale, wrt } = spec.node.attrs;
+  const dm = attentionDims(spec);
   const { heads, tq, tk, d, dv } = dm;
   if (numel(spec.node.shape) === 0) return { dispatches: [], scratch: [] };
   if (tk === 0 || tq === 0) {
@@ -182,8 +160,8 @@ export function attentionGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelP
   const outDim = wrt === 'v' ? dv : d;
   const nc = Math.ceil(outDim / wg);
   const sc = f32Lit(scale);
-  const bindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
-  bindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read', dtype: 'f32' }, { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const qOff = `h * ${u32Lit(tq * d)}`;
   const kOff = `h * ${u32Lit(tk * d)}`;
   const vOff = `h * ${u32Lit(tk * dv)}`;
@@ -197,19 +175,19 @@ export function attentionGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelP
   const qi = byQuery ? 'a' : 'p';
   const weight = `var s = 0.0;
       { ${dotWith('sa', byQuery ? 'k' : 'q', byQuery ? kOff : qOff, 'p', d)} s = dacc * ${sc}; }
-      let L = stats[2u * (h * ${u32Lit(tq)} + ${qi})];
+      let L = lse[h * ${u32Lit(tq)} + ${qi}];
       let P = exp(s - L);
       ${
         wrt === 'v'
           ? 'wt = P;'
           : `var dp = 0.0;
       { ${dotWith('sb', byQuery ? 'v' : 'dout', byQuery ? vOff : gOff, 'p', dv)} dp = dacc; }
-      wt = P * (dp - stats[2u * (h * ${u32Lit(tq)} + ${qi}) + 1u]) * ${sc};`
+      wt = P * (dp - rowdot[h * ${u32Lit(tq)} + ${qi}]) * ${sc};`
       }`;
   // The matrix whose partner rows are accumulated: K (dq), Q (dk), dO (dv).
   const [R, rOff] = wrt === 'q' ? ['k', kOff] : wrt === 'k' ? ['q', qOff] : ['dout', gOff];
   const anchors = byQuery ? tq : tk;
-  const code = `${header(spec, `attentionGrad pass 2 (d${wrt}): a workgroup of ${wg} per (head, ${byQuery ? 'query' : 'key'} row) accumulates weighted ${R} rows`)}${declareBindings(bindings, ['q', 'k', 'v', 'dout', 'stats', 'y'])}
+  const code = `${header(spec, `attentionGrad pass 2 (d${wrt}): a workgroup of ${wg} per (head, ${byQuery ? 'query' : 'key'} row) accumulates weighted ${R} rows`)}${declareBindings(bindings, ['q', 'k', 'v', 'dout', 'lse', 'rowdot', 'y'])}
 
 var<workgroup> sa: array<f32, ${d}>;
 var<workgroup> sb: array<f32, ${dv}>;
@@ -248,9 +226,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
 }
 `;
-  const stats = statsDispatch(spec, caps, dm, causal, scale);
-  return {
-    dispatches: [stats, { label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, anchors, heads) }],
-    scratch: [heads * tq * 2 * 4],
-  };
+  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, anchors, heads) }], scratch: [] };
 }

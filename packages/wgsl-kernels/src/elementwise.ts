@@ -8,11 +8,12 @@
 
 import type { DType, Shape, TensorType } from '@neura/ir';
 import { broadcastStrides, fmtShape, isBinary, isUnary, numel, sameShape } from '@neura/ir';
-import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
-import { castStorage, emitHelpers, type HelperName, binaryF32, binaryI32, compareExpr, unaryF32 } from './scalarOps.js';
+import { binaryF32, binaryI32, castStorage, compareExpr, unaryF32 } from './scalarOps.js';
 import { emitPwExpr } from './pointwise.js';
-import { collapseAxes, declareBindings, header, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType, perElementMain } from './wgsl.js';
+import { inputVar, outputVar, perElementDispatch, planOf } from './shader.js';
+import { collapseAxes, indexMath, kernelError, wgslType } from './wgsl.js';
 
 /** What an elementwise body emits for one element. */
 export interface ElementwiseBody {
@@ -20,8 +21,6 @@ export interface ElementwiseBody {
   readonly code: string;
   /** The result, as an expression of the output's storage type. */
   readonly result: string;
-  /** Helper functions the code calls. */
-  readonly helpers?: ReadonlySet<HelperName>;
 }
 
 /**
@@ -38,57 +37,43 @@ export function elementwisePlan(spec: KernelSpec, caps: DeviceCaps, strategy: st
     used.add(i);
     return `v${i}`;
   });
-  if (spec.inPlace !== undefined) {
-    const k = spec.inPlace;
-    if (!(k >= 0 && k < inputs.length)) kernelError(spec, `inPlace operand ${k} does not exist`);
-    if (!sameShape(inputs[k].shape, outShape) || wgslType(inputs[k].dtype) !== wgslType(node.dtype))
-      kernelError(spec, `inPlace operand ${k} is ${fmtShape(inputs[k].shape)}:${inputs[k].dtype}, not the output's ${fmtShape(outShape)}:${node.dtype}`);
-  }
+  const k = spec.inPlace;
+  if (k !== undefined) checkInPlace(spec, k, `inPlace operand ${k}`);
   // One binding per distinct operand node; the in-place operand's binding is read_write and holds the result.
+  const sorted = [...used].sort((a, b) => a - b);
+  const groups = groupByNode(spec, k === undefined || used.has(k) ? sorted : [...sorted, k]);
+  const buffers = groups.map((g) => inputVar(spec, g[0], `x${g[0]}`, k !== undefined && g.includes(k) ? 'read_write' : 'read'));
+  const out = k === undefined ? outputVar(spec) : buffers[groups.findIndex((g) => g.includes(k))];
+  if (k === undefined) buffers.push(out);
+  if (n === 0) return EMPTY_PLAN;
+
+  const lines = operandLoads(inputs, groups, buffers.map((b) => b.name), used, outShape);
+  if (body.code) lines.push(body.code);
+  lines.push(`${out.name}[o] = ${body.result};`);
+  return planOf([perElementDispatch(spec, caps, { strategy, buffers, n, count: 'N', body: lines.join('\n') })]);
+}
+
+/** Throws unless operand `k` exists and has the output's shape and storage type (`what` names it in the error). */
+export function checkInPlace(spec: KernelSpec, k: number, what: string): void {
+  const { inputs, node } = spec;
+  if (!(k >= 0 && k < inputs.length)) kernelError(spec, `${what} does not exist`);
+  if (!sameShape(inputs[k].shape, node.shape) || wgslType(inputs[k].dtype) !== wgslType(node.dtype))
+    kernelError(spec, `${what} is ${fmtShape(inputs[k].shape)}:${inputs[k].dtype}, not the output's ${fmtShape(node.shape)}:${node.dtype}`);
+}
+
+/** Distinct `operands` grouped by the node they are (one buffer binds each group), in order of first appearance. */
+export function groupByNode(spec: KernelSpec, operands: Iterable<number>): number[][] {
   const groups: number[][] = [];
   const groupOf = new Map<number, number>();
-  const sorted = [...used].sort((a, b) => a - b);
-  if (spec.inPlace !== undefined && !used.has(spec.inPlace)) sorted.push(spec.inPlace);
-  for (const i of sorted) {
-    const id = node.inputs[i];
+  for (const i of new Set(operands)) {
+    const id = spec.node.inputs[i];
     const g = groupOf.get(id);
     if (g === undefined) {
       groupOf.set(id, groups.length);
       groups.push([i]);
     } else groups[g].push(i);
   }
-  const bindings: Binding[] = [];
-  const names: string[] = [];
-  let outName = 'y';
-  for (const g of groups) {
-    const first = g[0];
-    const inPlace = spec.inPlace !== undefined && g.includes(spec.inPlace);
-    bindings.push({ source: { kind: 'input', index: first }, access: inPlace ? 'read_write' : 'read', dtype: inputs[first].dtype });
-    names.push(`x${first}`);
-    if (inPlace) outName = `x${first}`;
-  }
-  if (spec.inPlace === undefined) {
-    bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: node.dtype });
-    names.push('y');
-  }
-  if (n === 0) return EMPTY_PLAN;
-
-  const lines = operandLoads(inputs, groups, names, used, outShape);
-  if (body.code) lines.push(body.code);
-  lines.push(`${outName}[o] = ${body.result};`);
-
-  const wg = linearWorkgroupSize(caps);
-  const grid = linearGrid(spec, Math.ceil(n / wg), caps);
-  const helpers = body.helpers ? emitHelpers(body.helpers) : '';
-  const code = `${header(spec, strategy)}${declareBindings(bindings, names)}
-${helpers ? `\n${helpers}\n` : ''}
-const N = ${u32Lit(n)};
-
-${perElementMain(wg, grid.index, 'N', lines.join('\n'))}`;
-  return {
-    dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [wg, 1, 1], grid: grid.grid }],
-    scratch: [],
-  };
+  return groups;
 }
 
 /**
@@ -135,15 +120,14 @@ export function binaryKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   if (!isBinary(op)) return kernelError(spec, 'not a binary op');
   const dtype = spec.inputs[0].dtype;
   return elementwisePlan(spec, caps, `elementwise binary ${op} (${dtype === 'f32' ? 'f32' : 'i32'} arithmetic)`, (load) => {
-    const helpers = new Set<HelperName>();
     const a = load(0);
     const b = load(1);
     const cmp = compareExpr(op, a, b);
     let result: string;
     if (cmp) result = `select(0i, 1i, ${cmp})`;
-    else if (dtype === 'f32') result = binaryF32(op, a, b, helpers);
-    else result = binaryI32(op, a, b, helpers);
-    return { code: '', result, helpers };
+    else if (dtype === 'f32') result = binaryF32(op, a, b);
+    else result = binaryI32(op, a, b);
+    return { code: '', result };
   });
 }
 
@@ -168,6 +152,6 @@ export function pointwiseKernel(spec: KernelSpec<'pointwise'>, caps: DeviceCaps)
   const { expr, dtype } = spec.node.attrs;
   return elementwisePlan(spec, caps, 'fused pointwise expression (f32 arithmetic, one let per distinct subexpression)', (load) => {
     const e = emitPwExpr(expr, (i) => f32Of(load(i), spec.inputs[i].dtype));
-    return { code: e.code, result: castStorage(e.result, 'f32', dtype), helpers: e.helpers };
+    return { code: e.code, result: castStorage(e.result, 'f32', dtype) };
   });
 }

@@ -1,21 +1,22 @@
-// Flash attention for `attention` and `attentionGrad` when D and Dv are multiples of 4 (≤ 128): a workgroup
-// per (head, block of BR rows), one thread per row holding its row vectors in vec4 registers (unrolled here, so
-// nothing is indexed at run time); partner rows are staged in workgroup memory BC at a time (coalesced vec4
-// loads) and read by every thread as broadcasts. No T×T matrix exists anywhere.
+// Flash attention for `attention`, `attentionLse` and `attentionGrad` when D and Dv are multiples of 4 (≤ 128): a
+// workgroup per (head, block of BR rows), one thread per row holding its row vectors in vec4 registers (unrolled
+// here, so nothing is indexed at run time); partner rows are staged in workgroup memory BC at a time (coalesced
+// vec4 loads) and read by every thread as broadcasts. No T×T matrix exists anywhere.
 // - forward: online softmax (running max m, sum l; rescale once per 4 keys only when the max grows), causal
-//   tiles past the block's last query are never loaded, the diagonal tile is masked per thread.
-// - gradients: a stats pass (the forward again) writes L = logsumexp and Δ = dO·O per query row into scratch;
-//   then dq: a thread per query row over key tiles (P = exp(s − L), dS = P(dP − Δ), dq += dS·k), or dk / dv: a
-//   thread per key row over query tiles (dv += P·dO, dk += dS·q). Each attentionGrad node recomputes its stats
-//   (three grads, three stats passes): sharing them needs an LSE output on the forward op (an ir change).
+//   tiles past the block's last query are never loaded, the diagonal tile is masked per thread. `attentionLse`
+//   is the same loop without V: it writes L = m + log l per query row.
+// - gradients read L and Δ = dO·O per query row (operands of attentionGrad, computed once per attention): dq, a
+//   thread per query row over key tiles (P = exp(s − L), dS = P(dP − Δ), dq += dS·k), or dk / dv, a thread per
+//   key row over query tiles (dv += P·dO, dk += dS·q).
 // Causal masks are top-left aligned (key j > query i masked, as the interpreter). attention.ts decides when to
 // use this file (its simple kernels stay for odd D and as the reference shape).
 
 import { numel } from '@neura/ir';
-import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { checkWorkgroupMemory, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
-interface Dims {
+/** Heads (product of the leading axes), query and key lengths, and the q/k and v head sizes of an attention op. */
+export interface AttentionDims {
   readonly heads: number;
   readonly tq: number;
   readonly tk: number;
@@ -23,10 +24,11 @@ interface Dims {
   readonly dv: number;
 }
 
-function dimsOf(spec: KernelSpec): Dims {
+/** The dimensions of an attention-family spec (operands q, k[, v, ...]; `attentionLse` has no v: Dv = 0). */
+export function attentionDims(spec: KernelSpec): AttentionDims {
   const [q, k, v] = spec.inputs;
   const r = q.shape.length;
-  return { heads: numel(q.shape.slice(0, -2)), tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv: v.shape[r - 1] };
+  return { heads: numel(q.shape.slice(0, -2)), tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv: v ? v.shape[r - 1] : 0 };
 }
 
 /** Largest head dimension the register-resident rows allow. */
@@ -82,17 +84,17 @@ const stageRows = (sh: string, src: string, headOff: string, r0: string, n: numb
       ${sh}[e] = val;
     }`;
 
-/** Forward / stats kernel: a thread per query row, online softmax over key tiles. */
-function forwardCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean, scale: number, stats: boolean, cfg?: FlashConfig): { code: string; wg: number; smem: number } {
-  const { tq, tk, d, dv } = dm;
+/** Forward kernel (or, with `lseOnly`, attentionLse's): a thread per query row, online softmax over key tiles. */
+function forwardCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, lseOnly: boolean, cfg?: FlashConfig): { code: string; wg: number; smem: number } {
+  const { tq, tk, d } = dm;
+  const dv = lseOnly ? 0 : dm.dv;
   const { wg, bc } = resolve(caps, d, dv, cfg);
   const D4 = d / 4;
   const V4 = dv / 4;
   const decl = [
     '@group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;',
     '@group(0) @binding(1) var<storage, read> k: array<vec4<f32>>;',
-    '@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;',
-    stats ? '@group(0) @binding(3) var<storage, read> dout: array<vec4<f32>>;\n@group(0) @binding(4) var<storage, read_write> stats: array<f32>;' : '@group(0) @binding(3) var<storage, read_write> y: array<vec4<f32>>;',
+    lseOnly ? '@group(0) @binding(2) var<storage, read_write> lse: array<f32>;' : '@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;\n@group(0) @binding(3) var<storage, read_write> y: array<vec4<f32>>;',
   ].join('\n');
   // per chunk of 4 keys: scores, chunk max, rescale when it grows, then accumulate
   const chunk = `let s0 = select(${MASKED}, (${dotRow('q', 'ks', 'c * D4', d)}), j < kend);
@@ -111,26 +113,18 @@ function forwardCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boole
         ${range(V4)
           .map((i) => `o${i} = fma(vec4<f32>(p0), vs[c * V4 + ${u32Lit(i)}], fma(vec4<f32>(p1), vs[(c + 1u) * V4 + ${u32Lit(i)}], fma(vec4<f32>(p2), vs[(c + 2u) * V4 + ${u32Lit(i)}], fma(vec4<f32>(p3), vs[(c + 3u) * V4 + ${u32Lit(i)}], o${i}))));`)
           .join('\n        ')}`;
-  const finish = stats
-    ? `if (valid) {
-    let inv = 1.0 / l;
-    ${loadRow('g', 'dout', `row * ${u32Lit(dv)}`, dv, 'true')}
-    let delta = ${range(V4).map((i) => `dot(o${i} * inv, g${i})`).join(' + ')};
-    stats[2u * row] = m + log(l);
-    stats[2u * row + 1u] = delta;
-  }`
+  const finish = lseOnly
+    ? 'if (valid) { lse[row] = m + log(l); }'
     : `if (valid) {
     let inv = 1.0 / l;
     ${range(V4).map((i) => `y[row * ${u32Lit(V4)} + ${u32Lit(i)}] = o${i} * inv;`).join('\n    ')}
   }`;
   const smem = bc * (d + dv) * 4;
-  const code = `${header(spec, `flash attention ${stats ? 'stats (logsumexp, dO·O) for the gradient' : 'forward'}: a workgroup of ${wg} query rows per head, a thread per row, key tiles of ${bc} in workgroup memory, online softmax${causal ? ', causal tiles skipped' : ''}`)}${decl}
+  const code = `${header(spec, `flash attention ${lseOnly ? 'log-sum-exp' : 'forward'}: a workgroup of ${wg} query rows per head, a thread per row, key tiles of ${bc} in workgroup memory, online softmax${causal ? ', causal tiles skipped' : ''}`)}${decl}
 
 const D4 = ${u32Lit(D4)};
-const V4 = ${u32Lit(V4)};
-var<workgroup> ks: array<vec4<f32>, ${(bc * d) / 4}>;
-var<workgroup> vs: array<vec4<f32>, ${(bc * dv) / 4}>;
-
+${lseOnly ? '' : `const V4 = ${u32Lit(V4)};\n`}var<workgroup> ks: array<vec4<f32>, ${(bc * d) / 4}>;
+${lseOnly ? '' : `var<workgroup> vs: array<vec4<f32>, ${(bc * dv) / 4}>;\n`}
 @compute @workgroup_size(${wg})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let h = wid.y;
@@ -146,7 +140,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let tend = ${causal ? `min((wid.x + 1u) * ${u32Lit(wg)}, ${u32Lit(tk)})` : u32Lit(tk)};
   for (var j0 = 0u; j0 < tend; j0 = j0 + ${u32Lit(bc)}) {
     ${stageRows('ks', 'k', `h * ${u32Lit(tk * d)}`, 'j0', d, tk, bc, wg)}
-    ${stageRows('vs', 'v', `h * ${u32Lit(tk * dv)}`, 'j0', dv, tk, bc, wg)}
+    ${lseOnly ? '' : stageRows('vs', 'v', `h * ${u32Lit(tk * dv)}`, 'j0', dv, tk, bc, wg)}
     workgroupBarrier();
     for (var c = 0u; c < ${u32Lit(bc)}; c = c + 4u) {
       let j = j0 + c;
@@ -172,17 +166,27 @@ function gridFor(spec: KernelSpec, caps: DeviceCaps, rows: number, wg: number, h
 }
 
 /** Flash `attention` (see the file header). */
-export function flashAttentionPlan(spec: KernelSpec, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
-  const dm = dimsOf(spec);
+export function flashAttentionPlan(spec: KernelSpec<'attention'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
+  const dm = attentionDims(spec);
   const { code, wg } = forwardCode(spec, caps, dm, causal, scale, false, cfg);
   const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [] };
 }
 
+/** Flash `attentionLse`: the forward's loop over q and k only, writing L per query row. */
+export function flashAttentionLsePlan(spec: KernelSpec<'attentionLse'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
+  const dm = attentionDims(spec);
+  const { code, wg } = forwardCode(spec, caps, dm, causal, scale, true, cfg);
+  const bindings: Binding[] = [0, 1].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [] };
+}
+
 /** Gradient pass for dq (a thread per query row over key tiles) or dk / dv (a thread per key row over query tiles). */
-function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean, scale: number, wrt: 'q' | 'k' | 'v', cfg?: FlashConfig): { code: string; wg: number } {
+function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: 'q' | 'k' | 'v', cfg?: FlashConfig): { code: string; wg: number } {
   const { tq, tk, d, dv } = dm;
   const { wg, bc: tile } = resolve(caps, d, dv, cfg);
   const D4 = d / 4;
@@ -191,15 +195,14 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean,
   const byQuery = wrt === 'q';
   const outN = wrt === 'v' ? dv : d;
   const O4 = outN / 4;
-  const bindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
-  bindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read', dtype: 'f32' }, { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const decl = [
     '@group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;',
     '@group(0) @binding(1) var<storage, read> k: array<vec4<f32>>;',
     '@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;',
     '@group(0) @binding(3) var<storage, read> dout: array<vec4<f32>>;',
-    '@group(0) @binding(4) var<storage, read> stats: array<f32>;',
-    '@group(0) @binding(5) var<storage, read_write> y: array<vec4<f32>>;',
+    '@group(0) @binding(4) var<storage, read> lse: array<f32>;',
+    '@group(0) @binding(5) var<storage, read> rowdot: array<f32>;',
+    '@group(0) @binding(6) var<storage, read_write> y: array<vec4<f32>>;',
   ].join('\n');
   const acc = range(O4).map((i) => `var a${i} = vec4<f32>();`).join(' ');
   let body: string;
@@ -216,7 +219,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean,
   ${loadRow('q', 'q', `row * ${u32Lit(d)}`, d, 'valid')}
   ${loadRow('g', 'dout', `row * ${u32Lit(dv)}`, dv, 'valid')}
   var L = 0.0; var delta = 0.0;
-  if (valid) { L = stats[2u * row]; delta = stats[2u * row + 1u]; }
+  if (valid) { L = lse[row]; delta = rowdot[row]; }
   ${acc}
   let kend = select(0u, ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)}, valid);
   let tend = ${causal ? `min((wid.x + 1u) * ${u32Lit(wg)}, ${u32Lit(tk)})` : u32Lit(tk)};
@@ -252,7 +255,8 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: Dims, causal: boolean,
     ${stageRows('gs', 'dout', `h * ${u32Lit(tq * dv)}`, 'i0', dv, tq, br, wg)}
     for (var e = lid; e < ${u32Lit(2 * br)}; e = e + ${u32Lit(wg)}) {
       var val = 0.0;
-      if (i0 + e / 2u < ${u32Lit(tq)}) { val = stats[2u * (h * ${u32Lit(tq)} + i0) + e]; }
+      let r = i0 + e / 2u;
+      if (r < ${u32Lit(tq)}) { val = select(rowdot[h * ${u32Lit(tq)} + r], lse[h * ${u32Lit(tq)} + r], e % 2u == 0u); }
       st[e] = val;
     }
     workgroupBarrier();
@@ -290,18 +294,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   return { code, wg };
 }
 
-/** Flash `attentionGrad` (see the file header): a stats dispatch, then the gradient dispatch. */
-export function flashAttentionGradPlan(spec: KernelSpec, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { causal, scale, wrt } = spec.node.attrs as { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
-  const dm = dimsOf(spec);
-  const st = forwardCode(spec, caps, dm, causal, scale, true, cfg);
-  const statsBindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
-  statsBindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' });
-  const stats: Dispatch = { label: labelOf(spec.node, `${spec.node.shape.join('x')}:stats`), code: st.code, bindings: statsBindings, workgroupSize: [st.wg, 1, 1], grid: gridFor(spec, caps, dm.tq, st.wg, dm.heads) };
+/** Flash `attentionGrad` (see the file header): one dispatch reading the forward's L and Δ. */
+export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
+  const { causal, scale, wrt } = spec.node.attrs;
+  const dm = attentionDims(spec);
   const gr = gradCode(spec, caps, dm, causal, scale, wrt, cfg);
-  const bindings: Binding[] = [0, 1, 2, 3].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
-  bindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read', dtype: 'f32' }, { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;
-  const grad: Dispatch = { label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, rows, gr.wg, dm.heads) };
-  return { dispatches: [stats, grad], scratch: [dm.heads * dm.tq * 2 * 4] };
+  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, rows, gr.wg, dm.heads) }], scratch: [] };
 }

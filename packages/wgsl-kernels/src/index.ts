@@ -8,6 +8,7 @@ export {
   DEFAULT_CAPS,
   type DeviceCaps,
   type Dispatch,
+  isSpecOf,
   type KernelGenerator,
   KernelError,
   type KernelPlan,
@@ -16,15 +17,32 @@ export {
   type ResultTarget,
 } from './kernel.js';
 export { pointwiseMultiKernel } from './pointwiseMulti.js';
+export { pointwiseReduceKernel } from './pointwiseReduce.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
-export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulConfigName, matmulKernel, matmulPlanWith, type SkinnyConfig } from './matmul.js';
-export { defaultFlashConfig, type FlashConfig, flashAttentionGradPlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
+export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulConfigName, type MatmulOp, matmulKernel, matmulPlanWith, type SkinnyConfig } from './matmul.js';
+export { type AttentionDims, attentionDims, defaultFlashConfig, type FlashConfig, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
 export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';
 export {
   bindOperands,
+  type BoundOperands,
+  type BufferVar,
+  computeMain,
+  inputVar,
+  outputVar,
+  perElementDispatch,
+  perElementMain,
+  perWorkgroupMain,
+  planOf,
+  scratchVar,
+  type ShaderParts,
+  shaderCode,
+  shaderDispatch,
+  singleWorkgroupMain,
+} from './shader.js';
+export {
   collapseAxes,
   declareBindings,
   f32Lit,

@@ -7,13 +7,12 @@
 // target followed by a compare-exchange loop on `atomic<u32>` bit patterns per update (order-dependent rounding).
 
 import { numel, stridesOf } from '@neura/ir';
-import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
 import { elementwisePlan } from './elementwise.js';
-import { bindOperands, collapseAxes, f32Lit, header, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, perElementDispatch, u32Lit, wgslType } from './wgsl.js';
+import { bindOperands, inputVar, outputVar, perElementDispatch, planOf } from './shader.js';
+import { collapseAxes, f32Lit, indexMath, kernelError, labelOf, u32Lit, wgslType } from './wgsl.js';
 
-const empty: KernelPlan = EMPTY_PLAN;
-const single = (d: Dispatch): KernelPlan => ({ dispatches: [d], scratch: [] });
 
 /** A constant of the node's storage type (non-finite f32 spelled through a runtime zero: WGSL rejects them as constants). */
 function storageConst(value: number, dtype: 'f32' | 'i32'): string {
@@ -29,14 +28,13 @@ export function sliceKernel(spec: KernelSpec<'slice'>, caps: DeviceCaps): Kernel
   const { node } = spec;
   const { starts, steps } = node.attrs;
   const n = numel(node.shape);
-  if (n === 0) return empty;
+  if (n === 0) return EMPTY_PLAN;
   const xs = stridesOf(spec.inputs[0].shape);
   const base = starts.reduce((s, st, i) => s + st * xs[i], 0);
   const c = collapseAxes(node.shape, [xs.map((s, i) => s * steps[i])]);
-  const { bindings } = bindOperands(spec, [0], ['x']);
-  return single(
-    perElementDispatch(spec, caps, { strategy: `strided window: base ${base}, merged shape [${c.shape}]`, bindings, names: ['x', 'y'], n, body: `${indexMath('o', c.shape, c.strides, ['i'])}\ny[o] = x[${u32Lit(base)} + i];` }),
-  );
+  const { buffers } = bindOperands(spec, [0], ['x']);
+  const body = `${indexMath('o', c.shape, c.strides, ['i'])}\ny[o] = x[${u32Lit(base)} + i];`;
+  return planOf([perElementDispatch(spec, caps, { strategy: `strided window: base ${base}, merged shape [${c.shape}]`, buffers, n, body })]);
 }
 
 /** `pad`: x[c] lands at before + c·(interior + 1); every other element is `value`. */
@@ -44,7 +42,7 @@ export function padKernel(spec: KernelSpec<'pad'>, caps: DeviceCaps): KernelPlan
   const { node } = spec;
   const { before, interior, value } = node.attrs;
   const n = numel(node.shape);
-  if (n === 0) return empty;
+  if (n === 0) return EMPTY_PLAN;
   const xShape = spec.inputs[0].shape;
   const xs = stridesOf(xShape);
   const ty = wgslType(node.dtype);
@@ -58,8 +56,8 @@ export function padKernel(spec: KernelSpec<'pad'>, caps: DeviceCaps): KernelPlan
     lines.push(`  if (${conds}) { i = i + u32(${q}) * ${u32Lit(xs[ax])}; } else { inside = false; } }`);
   }
   lines.push(`var v = ${storageConst(value, ty)};`, numel(xShape) ? 'if (inside) { v = x[i]; }' : '', 'y[o] = v;');
-  const { bindings } = bindOperands(spec, [0], ['x']);
-  return single(perElementDispatch(spec, caps, { strategy: `pad: before [${before}], interior [${interior}], value ${value}`, bindings, names: ['x', 'y'], n, body: lines.filter(Boolean).join('\n') }));
+  const { buffers } = bindOperands(spec, [0], ['x']);
+  return planOf([perElementDispatch(spec, caps, { strategy: `pad: before [${before}], interior [${interior}], value ${value}`, buffers, n, body: lines.filter(Boolean).join('\n') })]);
 }
 
 /** `concat`: inputs end to end along the axis; groups of inputs (within the storage-buffer limit) per dispatch. */
@@ -69,7 +67,7 @@ export function concatKernel(spec: KernelSpec<'concat'>, caps: DeviceCaps): Kern
   const outer = numel(node.shape.slice(0, axis));
   const inner = numel(node.shape.slice(axis + 1));
   const total = node.shape[axis];
-  if (numel(node.shape) === 0) return empty;
+  if (numel(node.shape) === 0) return EMPTY_PLAN;
   const maxIn = caps.maxStorageBuffersPerShaderStage - 1;
   if (maxIn < 1) kernelError(spec, `needs 2 storage buffers, more than maxStorageBuffersPerShaderStage (device value ${caps.maxStorageBuffersPerShaderStage})`);
   // Offsets along the axis; groups of consecutive inputs with at most maxIn distinct nodes.
@@ -95,8 +93,7 @@ export function concatKernel(spec: KernelSpec<'concat'>, caps: DeviceCaps): Kern
   });
   if (cur.length) groups.push(cur);
   const dispatches = groups.map((g, gi) => {
-    const { bindings, name } = bindOperands(spec, g, g.map((i) => `x${i}`));
-    const names = [...new Set(g.map((i) => name(i))), 'y'];
+    const { buffers, name } = bindOperands(spec, g, g.map((i) => `x${i}`));
     const a0 = offs[g[0]];
     const a1 = offs[g[g.length - 1]] + inputs[g[g.length - 1]].shape[axis];
     const span = a1 - a0;
@@ -114,9 +111,9 @@ let ou = t / ${u32Lit(span)};
 var v: ${wgslType(node.dtype)};
 ${branches.join(' else ')}
 y[(ou * ${u32Lit(total)} + ${u32Lit(a0)} + ap) * ${u32Lit(inner)} + iv] = v;`;
-    return perElementDispatch(spec, caps, { label: groups.length > 1 ? labelOf(node, `${node.shape.join('x')}:part${gi}`) : undefined, strategy: `concat along axis ${axis}: inputs ${g.join(', ')} into [${a0}, ${a1})`, bindings, names, n, body });
+    return perElementDispatch(spec, caps, { label: groups.length > 1 ? labelOf(node, `${node.shape.join('x')}:part${gi}`) : undefined, strategy: `concat along axis ${axis}: inputs ${g.join(', ')} into [${a0}, ${a1})`, buffers, n, body });
   });
-  return { dispatches, scratch: [] };
+  return planOf(dispatches);
 }
 
 /** gather's index decomposition: `outer` x `k` indices x `inner`, reading table rows of `extent`. */
@@ -129,16 +126,16 @@ export function gatherKernel(spec: KernelSpec<'gather'>, caps: DeviceCaps): Kern
   const { node } = spec;
   const { axis } = node.attrs;
   const n = numel(node.shape);
-  if (n === 0) return empty;
+  if (n === 0) return EMPTY_PLAN;
   const { inner, extent, k } = gatherDims(spec.inputs[0].shape, numel(spec.inputs[1].shape), axis);
-  const { bindings, name } = bindOperands(spec, [0, 1], ['table', 'idx']);
+  const { buffers, name } = bindOperands(spec, [0, 1], ['table', 'idx']);
   const body = `let b = o % ${u32Lit(inner)};
 let t = o / ${u32Lit(inner)};
 let j = t % ${u32Lit(k)};
 let a = t / ${u32Lit(k)};
 let r = u32(clamp(${name(1)}[j], 0i, ${extent - 1}i));
 y[o] = ${name(0)}[(a * ${u32Lit(extent)} + r) * ${u32Lit(inner)} + b];`;
-  return single(perElementDispatch(spec, caps, { strategy: `gather along axis ${axis}: ${k} indices into ${extent} rows of ${inner} (indices clamped)`, bindings, names: [name(0), name(1), 'y'].filter((x, i, arr) => arr.indexOf(x) === i), n, body }));
+  return planOf([perElementDispatch(spec, caps, { strategy: `gather along axis ${axis}: ${k} indices into ${extent} rows of ${inner} (indices clamped)`, buffers, n, body })]);
 }
 
 /** Index counts up to this use the deterministic gather-style scatterAdd; more use compare-exchange atomics. */
@@ -149,10 +146,10 @@ export function scatterAddKernel(spec: KernelSpec<'scatterAdd'>, caps: DeviceCap
   const { node } = spec;
   const { axis } = node.attrs;
   const n = numel(node.shape);
-  if (n === 0) return empty;
+  if (n === 0) return EMPTY_PLAN;
   const { outer, inner, extent, k } = gatherDims(spec.inputs[0].shape, numel(spec.inputs[1].shape), axis);
   if (k <= SCATTER_LOOP_MAX_INDICES) {
-    const { bindings, name } = bindOperands(spec, [0, 1, 2], ['tgt', 'idx', 'upd']);
+    const { buffers, name } = bindOperands(spec, [0, 1, 2], ['tgt', 'idx', 'upd']);
     const body = `let b = o % ${u32Lit(inner)};
 let t = o / ${u32Lit(inner)};
 let r = i32(t % ${u32Lit(extent)});
@@ -162,56 +159,42 @@ for (var j = 0u; j < ${u32Lit(k)}; j = j + 1u) {
   if (${name(1)}[j] == r) { acc = acc + ${name(2)}[(a * ${u32Lit(k)} + j) * ${u32Lit(inner)} + b]; }
 }
 y[o] = acc;`;
-    return single(perElementDispatch(spec, caps, { strategy: `scatterAdd (gather-style): each target element sums the updates of the ${k} indices that hit its row`, bindings, names: [...new Set([name(0), name(1), name(2)]), 'y'], n, body }));
+    return planOf([perElementDispatch(spec, caps, { strategy: `scatterAdd (gather-style): each target element sums the updates of the ${k} indices that hit its row`, buffers, n, body })]);
   }
   // Pass 1: y = target. Pass 2: a thread per update element adds it with a compare-exchange loop on the bits.
   const copy = elementwisePlan(spec, caps, 'scatterAdd pass 1 of 2: copy the target', (load) => ({ code: '', result: load(0) })).dispatches[0];
-  const b2: Binding[] = [
-    { source: { kind: 'input', index: 1 }, access: 'read', dtype: 'i32' },
-    { source: { kind: 'input', index: 2 }, access: 'read', dtype: 'f32' },
-    { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' },
-  ];
-  const wg = linearWorkgroupSize(caps);
-  const nu = outer * k * inner;
-  const g = linearGrid(spec, Math.ceil(nu / wg), caps);
-  const code = `${header(spec, `scatterAdd pass 2 of 2: a thread per update element adds it at its index (CAS loop on atomic<u32>: WGSL has no f32 atomicAdd)`)}@group(0) @binding(0) var<storage, read> idx: array<i32>;
-@group(0) @binding(1) var<storage, read> upd: array<f32>;
-@group(0) @binding(2) var<storage, read_write> y: array<atomic<u32>>;
-
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let o = ${g.index} * ${u32Lit(wg)} + lid;
-  if (o >= ${u32Lit(nu)}) { return; }
-  let b = o % ${u32Lit(inner)};
-  let t = o / ${u32Lit(inner)};
-  let j = t % ${u32Lit(k)};
-  let a = t / ${u32Lit(k)};
-  let r = idx[j];
-  if (r < 0i || r >= ${extent}i) { return; }
-  let dst = (a * ${u32Lit(extent)} + u32(r)) * ${u32Lit(inner)} + b;
-  let u = upd[o];
-  var old = atomicLoad(&y[dst]);
-  loop {
-    let res = atomicCompareExchangeWeak(&y[dst], old, bitcast<u32>(bitcast<f32>(old) + u));
-    if (res.exchanged) { break; }
-    old = res.old_value;
-  }
-}
-`;
-  return {
-    dispatches: [{ ...copy, label: labelOf(node, `${node.shape.join('x')}:copy`) }, { label: labelOf(node, `${node.shape.join('x')}:add`), code, bindings: b2, workgroupSize: [wg, 1, 1], grid: g.grid }],
-    scratch: [],
-  };
+  const body = `let b = o % ${u32Lit(inner)};
+let t = o / ${u32Lit(inner)};
+let j = t % ${u32Lit(k)};
+let a = t / ${u32Lit(k)};
+let r = idx[j];
+if (r < 0i || r >= ${extent}i) { return; }
+let dst = (a * ${u32Lit(extent)} + u32(r)) * ${u32Lit(inner)} + b;
+let u = upd[o];
+var old = atomicLoad(&y[dst]);
+loop {
+  let res = atomicCompareExchangeWeak(&y[dst], old, bitcast<u32>(bitcast<f32>(old) + u));
+  if (res.exchanged) { break; }
+  old = res.old_value;
+}`;
+  const add = perElementDispatch(spec, caps, {
+    label: labelOf(node, `${node.shape.join('x')}:add`),
+    strategy: 'scatterAdd pass 2 of 2: a thread per update element adds it at its index (CAS loop on atomic<u32>: WGSL has no f32 atomicAdd)',
+    buffers: [inputVar(spec, 1, 'idx'), inputVar(spec, 2, 'upd'), outputVar(spec, 'y', { element: 'atomic<u32>' })],
+    n: outer * k * inner,
+    body,
+  });
+  return planOf([{ ...copy, label: labelOf(node, `${node.shape.join('x')}:copy`) }, add]);
 }
 
 /** `oneHot`: labels [...] → f32 [..., classes]; a label outside [0, classes) gives a zero row. */
 export function oneHotKernel(spec: KernelSpec<'oneHot'>, caps: DeviceCaps): KernelPlan {
   const { classes } = spec.node.attrs;
   const n = numel(spec.node.shape);
-  if (n === 0) return empty;
-  const { bindings } = bindOperands(spec, [0], ['labels']);
+  if (n === 0) return EMPTY_PLAN;
+  const { buffers } = bindOperands(spec, [0], ['labels']);
   const body = `y[o] = select(0.0, 1.0, labels[o / ${u32Lit(classes)}] == i32(o % ${u32Lit(classes)}));`;
-  return single(perElementDispatch(spec, caps, { strategy: `oneHot over ${classes} classes`, bindings, names: ['labels', 'y'], n, body }));
+  return planOf([perElementDispatch(spec, caps, { strategy: `oneHot over ${classes} classes`, buffers, n, body })]);
 }
 
 /** `argmax`: the first index of the maximum along the axis; NaN counts as the maximum (as the interpreter). */
@@ -221,8 +204,8 @@ export function argmaxKernel(spec: KernelSpec<'argmax'>, caps: DeviceCaps): Kern
   const extent = xShape[axis];
   const inner = numel(xShape.slice(axis + 1));
   const n = numel(spec.node.shape);
-  if (n === 0) return empty;
-  const { bindings } = bindOperands(spec, [0], ['x']);
+  if (n === 0) return EMPTY_PLAN;
+  const { buffers } = bindOperands(spec, [0], ['x']);
   // NaN tests are `v != v`: WGSL lets an implementation assume no NaN, so NaN handling is best effort on the GPU.
   const body = `let b = o % ${u32Lit(inner)};
 let base = (o / ${u32Lit(inner)}) * ${u32Lit(extent * inner)} + b;
@@ -233,7 +216,7 @@ for (var j = 1u; j < ${u32Lit(extent)} && bv == bv; j = j + 1u) {
   if (v > bv || v != v) { best = i32(j); bv = v; }
 }
 y[o] = best;`;
-  return single(perElementDispatch(spec, caps, { strategy: `argmax over ${extent} elements of stride ${inner}, a thread per output`, bindings, names: ['x', 'y'], n, body }));
+  return planOf([perElementDispatch(spec, caps, { strategy: `argmax over ${extent} elements of stride ${inner}, a thread per output`, buffers, n, body })]);
 }
 
 /** `stopGradient`: identity on the forward pass (a copy; a runtime may alias it like reshape instead). */

@@ -74,6 +74,11 @@ export interface KernelSpec<K extends OpKind = OpKind> {
   readonly results?: readonly ResultTarget[];
 }
 
+/** Whether a spec is of one of these ops (narrows `spec.node`, so a generator for them takes it without a cast). */
+export function isSpecOf<K extends OpKind>(spec: KernelSpec, ...ops: readonly K[]): spec is KernelSpec & KernelSpec<K> {
+  return (ops as readonly OpKind[]).includes(spec.node.op);
+}
+
 /** Where one result of a multi-result kernel goes. */
 export type ResultTarget = { readonly inPlace: number } | 'buffer' | 'unused';
 

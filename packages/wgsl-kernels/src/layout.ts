@@ -6,7 +6,8 @@ import { numel, stridesOf } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
 import { elementwisePlan } from './elementwise.js';
-import { bindOperands, collapseAxes, header, indent, indexMath, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType } from './wgsl.js';
+import { bindOperands, computeMain, perElementDispatch, planOf, shaderDispatch } from './shader.js';
+import { collapseAxes, indexMath, u32Lit, wgslType } from './wgsl.js';
 
 /** `expand`: broadcast copy to the target shape. */
 export function expandKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
@@ -30,7 +31,7 @@ export function transposeKernel(spec: KernelSpec<'transpose'>, caps: DeviceCaps)
   if (n === 0) return EMPTY_PLAN;
   const inStrides = stridesOf(x.shape);
   const c = collapseAxes(node.shape, [perm.map((p) => inStrides[p])]);
-  const { bindings, declarations } = bindOperands(spec, [0], ['x']);
+  const { buffers } = bindOperands(spec, [0], ['x']);
   const ty = wgslType(node.dtype);
   const max = caps.maxComputeWorkgroupsPerDimension;
   // Batched 2-D: output [B, R, C] reads input [B, C, R], i.e. collapsed strides [R*C, 1, R] (B = 1 when rank 2).
@@ -41,45 +42,27 @@ export function transposeKernel(spec: KernelSpec<'transpose'>, caps: DeviceCaps)
     const [B, R, C] = s;
     const grid: [number, number, number] = [Math.ceil(C / t), Math.ceil(R / t), B];
     if (grid.every((g) => g <= max)) {
-      const code = `${header(spec, `tiled ${t}x${t} shared-memory transpose of ${B} matri${B === 1 ? 'x' : 'ces'} [${C}, ${R}] -> [${R}, ${C}]`)}${declarations}
-
-const R = ${u32Lit(R)};
-const C = ${u32Lit(C)};
-const T = ${u32Lit(t)};
-var<workgroup> tile: array<${ty}, ${t * (t + 1)}>;
-
-@compute @workgroup_size(${t}, ${t})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-  let base = wid.z * R * C;
-  let r0 = wid.y * T;
-  let c0 = wid.x * T;
-  // read x[b, c0 + ly, r0 + lx] (contiguous in lx)
-  let xc = c0 + lid.y;
-  let xr = r0 + lid.x;
-  if (xc < C && xr < R) { tile[lid.y * (T + 1u) + lid.x] = x[base + xc * R + xr]; }
-  workgroupBarrier();
-  // write y[b, r0 + ly, c0 + lx] = x[b, c0 + lx, r0 + ly] (contiguous in lx)
-  let yr = r0 + lid.y;
-  let yc = c0 + lid.x;
-  if (yr < R && yc < C) { y[base + yr * C + yc] = tile[lid.x * (T + 1u) + lid.y]; }
-}
-`;
-      return { dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [t, t, 1], grid }], scratch: [] };
+      const main = computeMain(
+        `${t}, ${t}`,
+        '@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>',
+        `let base = wid.z * R * C;
+let r0 = wid.y * T;
+let c0 = wid.x * T;
+// read x[b, c0 + ly, r0 + lx] (contiguous in lx)
+let xc = c0 + lid.y;
+let xr = r0 + lid.x;
+if (xc < C && xr < R) { tile[lid.y * (T + 1u) + lid.x] = x[base + xc * R + xr]; }
+workgroupBarrier();
+// write y[b, r0 + ly, c0 + lx] = x[b, c0 + lx, r0 + ly] (contiguous in lx)
+let yr = r0 + lid.y;
+let yc = c0 + lid.x;
+if (yr < R && yc < C) { y[base + yr * C + yc] = tile[lid.x * (T + 1u) + lid.y]; }`,
+      );
+      const decls = [`const R = ${u32Lit(R)};`, `const C = ${u32Lit(C)};`, `const T = ${u32Lit(t)};`, `var<workgroup> tile: array<${ty}, ${t * (t + 1)}>;`];
+      const strategy = `tiled ${t}x${t} shared-memory transpose of ${B} matri${B === 1 ? 'x' : 'ces'} [${C}, ${R}] -> [${R}, ${C}]`;
+      return planOf([shaderDispatch(spec, { strategy, buffers, decls, main, workgroupSize: [t, t], grid })]);
     }
   }
-  const wg = linearWorkgroupSize(caps);
-  const g = linearGrid(spec, Math.ceil(n / wg), caps);
-  const code = `${header(spec, `strided gather, perm [${perm}] over merged shape [${c.shape}]`)}${declarations}
-
-const N = ${u32Lit(n)};
-
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let o = ${g.index} * ${u32Lit(wg)} + lid;
-  if (o >= N) { return; }
-${indent(indexMath('o', c.shape, c.strides, ['i']))}
-  y[o] = x[i];
-}
-`;
-  return { dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
+  const body = `${indexMath('o', c.shape, c.strides, ['i'])}\ny[o] = x[i];`;
+  return planOf([perElementDispatch(spec, caps, { strategy: `strided gather, perm [${perm}] over merged shape [${c.shape}]`, buffers, n, count: 'N', body })]);
 }

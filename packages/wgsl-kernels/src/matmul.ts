@@ -17,9 +17,9 @@
 // Any M, N, K: tile loads outside the matrices stage zeros, stores are bounds-checked. Must not exceed `caps`.
 
 import { broadcastStrides, numel } from '@neura/ir';
-import type { Activation } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
 import { checkWorkgroupMemory, header, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
+import { type MatmulEpilogueHook, matmulEpilogueHook } from './matmulEpilogue.js';
 
 /** A tiled matmul configuration: tile BM x BN x BK, TM x TN outputs per thread (multiples of 4). */
 export interface MatmulConfig {
@@ -131,7 +131,7 @@ export function chooseSkinnyConfig(m: number, transB: boolean, caps: DeviceCaps)
 }
 
 interface Problem {
-  readonly spec: KernelSpec;
+  readonly spec: KernelSpec<MatmulOp>;
   readonly M: number;
   readonly N: number;
   readonly K: number;
@@ -139,6 +139,8 @@ interface Problem {
   readonly transB: boolean;
   readonly hasBias: boolean;
   readonly relu: boolean;
+  /** A pointwise epilogue (`matmulEpilogue`), applied where each element is stored. */
+  readonly epi?: MatmulEpilogueHook;
   /** Output batch axes (numpy-broadcast of A's and B's) and their count. */
   readonly batch: readonly number[];
   readonly batches: number;
@@ -146,11 +148,14 @@ interface Problem {
   readonly offsets: string;
 }
 
-function problemOf(spec: KernelSpec): Problem {
+/** The ops a matmul kernel computes. */
+export type MatmulOp = 'matmul' | 'fusedMatmul' | 'matmulEpilogue';
+
+function problemOf(spec: KernelSpec<MatmulOp>): Problem {
   const { node } = spec;
-  const attrs = node.attrs as { transA: boolean; transB: boolean; bias?: boolean; activation?: Activation };
-  const hasBias = node.op === 'fusedMatmul' && attrs.bias === true;
-  const relu = node.op === 'fusedMatmul' && attrs.activation === 'relu';
+  const attrs = node.attrs;
+  const hasBias = node.op === 'fusedMatmul' && node.attrs.bias;
+  const relu = node.op === 'fusedMatmul' && node.attrs.activation === 'relu';
   const rank = node.shape.length;
   const [M, N] = node.shape.slice(rank - 2);
   const a = spec.inputs[0].shape;
@@ -164,7 +169,7 @@ function problemOf(spec: KernelSpec): Problem {
     const sz = hasBias ? broadcastStrides(spec.inputs[2].shape, node.shape).slice(0, rank - 2) : batch.map(() => 0);
     offsets = `${indexMath('wid.z', batch, [sa, sb, sz], ['aoff', 'boff', 'zbias'], 'z').split('\n').join(' ')} let yoff = wid.z * ${u32Lit(M * N)};`;
   }
-  return { spec, M, N, K, transA: attrs.transA, transB: attrs.transB, hasBias, relu, batch, batches, offsets };
+  return { spec, M, N, K, transA: attrs.transA, transB: attrs.transB, hasBias, relu, epi: matmulEpilogueHook(spec), batch, batches, offsets };
 }
 
 /** Workgroups a split-K matmul aims for (a few per multiprocessor on large GPUs). */
@@ -199,7 +204,7 @@ export function chooseSplitK(m: number, n: number, k: number, batches: number, c
 }
 
 /** `matmul` and `fusedMatmul` (bias, relu epilogue): skinny for small M, split-K for long K over few tiles, else tiled. */
-export function matmulKernel(spec: KernelSpec, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): KernelPlan {
+export function matmulKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): KernelPlan {
   const p = problemOf(spec);
   if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [] };
   if (prefersSkinny(p.M, p.N * p.batches, p.transA, p.transB)) {
@@ -218,7 +223,7 @@ export function matmulKernel(spec: KernelSpec, caps: DeviceCaps, configs: readon
 }
 
 /** A matmul plan with a given configuration (for benchmarks and tests); throws if it does not fit. */
-export function matmulPlanWith(spec: KernelSpec, caps: DeviceCaps, cfg: MatmulConfig | SkinnyConfig): KernelPlan {
+export function matmulPlanWith(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, cfg: MatmulConfig | SkinnyConfig): KernelPlan {
   const p = problemOf(spec);
   if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [] };
   if ('rm' in cfg) return skinnyPlan(p, cfg, caps);
@@ -227,7 +232,7 @@ export function matmulPlanWith(spec: KernelSpec, caps: DeviceCaps, cfg: MatmulCo
 }
 
 /** Operand bindings; A and B may be one node (one binding, then read as scalars). */
-function bindMatmul(p: Problem, vecA: boolean, vecB: boolean) {
+function bindMatmul(p: Problem, vecA: boolean, vecB: boolean, withEpilogue = true) {
   const { spec } = p;
   const same = spec.node.inputs[0] === spec.node.inputs[1];
   const va = vecA && !same;
@@ -242,6 +247,11 @@ function bindMatmul(p: Problem, vecA: boolean, vecB: boolean) {
     decl.push(`@group(0) @binding(${bindings.length}) var<storage, read> bias: array<f32>;`);
     bindings.push({ source: { kind: 'input', index: 2 }, access: 'read', dtype: 'f32' });
   }
+  if (p.epi && withEpilogue) {
+    const e = p.epi.declare(bindings.length);
+    bindings.push(...e.bindings);
+    decl.push(...e.decl);
+  }
   return { bindings, decl, A: 'a', B: same ? 'a' : 'b', va, vb };
 }
 
@@ -254,7 +264,7 @@ function biasAt(p: Problem, r: string, c: string): string {
   return `bias[${terms.join(' + ') || '0u'}]`;
 }
 
-const what = (p: Problem) => `${p.transA ? 'Aᵀ' : 'A'}·${p.transB ? 'Bᵀ' : 'B'}${p.hasBias ? ' + bias' : ''}${p.relu ? ', relu' : ''}`;
+const what = (p: Problem) => `${p.transA ? 'Aᵀ' : 'A'}·${p.transB ? 'Bᵀ' : 'B'}${p.hasBias ? ' + bias' : ''}${p.relu ? ', relu' : ''}${p.epi ? `, ${p.epi.what}` : ''}`;
 
 function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { splits: number; chunk: number }): KernelPlan {
   const { spec, M, N, K, transA, transB } = p;
@@ -269,7 +279,8 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { sp
     kernelError(spec, `needs a ${grid.join('x')} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
   checkWorkgroupMemory(spec, sharedBytesOf(cfg), caps);
   // vec4 global loads along each operand's contiguous dimension when it is a multiple of 4.
-  const { bindings, decl, A, B, va, vb } = bindMatmul(p, transA ? M % 4 === 0 : K % 4 === 0, transB ? K % 4 === 0 : N % 4 === 0);
+  // under split-K the epilogue runs in the reduction pass (splitReduce): not bound here
+  const { bindings, decl, A, B, va, vb } = bindMatmul(p, transA ? M % 4 === 0 : K % 4 === 0, transB ? K % 4 === 0 : N % 4 === 0, !split);
   const vecOut = N % 4 === 0;
   if (split && p.hasBias) {
     // the bias is added by the reduction pass: unbind it here
@@ -392,6 +403,10 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { sp
         const parts: string[] = [`let c = col0 + (${u32Lit(j * tx)} + tx) * 4u;`, `var v = acc${r}_${j};`];
         if (p.hasBias && !split) parts.push(`v = v + vec4<f32>(${[0, 1, 2, 3].map((x) => biasAt(p, 'r', `min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
         if (p.relu && !split) parts.push('v = max(v, vec4<f32>());');
+        if (p.epi && !split) {
+          const epi = p.epi;
+          parts.push(`v = vec4<f32>(${[0, 1, 2, 3].map((x) => epi.at(`v.${'xyzw'[x]}`, `yoff + r * N + min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
+        }
         if (vecOut) parts.push('if (c < N) { y[(yoff + r * N + c) / 4u] = v; }');
         else parts.push(['x', 'y', 'z', 'w'].map((cc, x) => `if (c + ${u32Lit(x)} < N) { y[yoff + r * N + c + ${u32Lit(x)}] = v.${cc}; }`).join(' '));
         L(`{ ${parts.join(' ')} }`, 2);
@@ -439,6 +454,11 @@ function splitReduce(p: Problem, splits: number, caps: DeviceCaps, label: string
     decl.push('@group(0) @binding(1) var<storage, read> bias: array<f32>;');
     bindings.push({ source: { kind: 'input', index: 2 }, access: 'read', dtype: 'f32' });
   }
+  if (p.epi) {
+    const e = p.epi.declare(bindings.length);
+    bindings.push(...e.bindings);
+    decl.push(...e.decl);
+  }
   decl.push(`@group(0) @binding(${bindings.length}) var<storage, read_write> y: array<${ty}>;`);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const units = (M * N) / w;
@@ -461,10 +481,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   for (var s = 1u; s < ${u32Lit(splits)}; s = s + 1u) { v = v + part[s * ${u32Lit(units)} + e]; }
   ${bias}
   ${p.relu ? `v = max(v, ${ty}());` : ''}
+  ${p.epi ? `v = ${epiSplit(p.epi, vec)};` : ''}
   y[e] = v;
 }
 `;
   return { label: `${label}:reduce`, code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid };
+}
+
+/** The epilogue in split-K's reduction pass: element e (vec4 e of four outputs) is output e·w (a batch of one). */
+function epiSplit(epi: MatmulEpilogueHook, vec: boolean): string {
+  if (!vec) return epi.at('v', 'e');
+  return `vec4<f32>(${[0, 1, 2, 3].map((x) => epi.at(`v.${'xyzw'[x]}`, `e * 4u + ${u32Lit(x)}`)).join(', ')})`;
 }
 
 function skinnyPlan(p: Problem, cfg: SkinnyConfig, caps: DeviceCaps): KernelPlan {
@@ -520,7 +547,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (m < M && n < N) {
       var v = 0.0;
       for (var q = 0u; q < S; q = q + 1u) { v = v + part[r * ${u32Lit(nt)} + ${transB ? 'c * S + q' : `q * ${u32Lit(wn)} + c`}]; }
-${bias ? `      v = v + ${bias};\n` : ''}${p.relu ? '      v = max(v, 0.0);\n' : ''}      y[yoff + m * N + n] = v;
+${bias ? `      v = v + ${bias};\n` : ''}${p.relu ? '      v = max(v, 0.0);\n' : ''}${p.epi ? `      v = ${p.epi.at('v', 'yoff + m * N + n')};\n` : ''}      y[yoff + m * N + n] = v;
     }
   }
 }

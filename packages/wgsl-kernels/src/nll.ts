@@ -6,22 +6,23 @@
 import { numel } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
-import { sumToScalarCode } from './softmax.js';
-import { bindOperands, f32Lit, header, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
+import { bindOperands, perElementDispatch, planOf } from './shader.js';
+import { sumToScalarDispatch } from './softmax.js';
+import { f32Lit, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** `nll`: -Σ logp[i, label_i] (/ N for mean), in one workgroup. */
 export function nllKernel(spec: KernelSpec<'nll'>, caps: DeviceCaps): KernelPlan {
   const [N, C] = spec.inputs[0].shape;
   const { reduction } = spec.node.attrs;
   if (N === 0 || C === 0) kernelError(spec, 'empty batch or no classes');
-  const { bindings, name, declarations } = bindOperands(spec, [0, 1], ['logp', 'labels']);
+  const { buffers, name } = bindOperands(spec, [0, 1], ['logp', 'labels']);
+  const load = `let l = ${name(1)}[row];
+let ok = l >= 0i && l < ${C}i;
+let lc = u32(clamp(l, 0i, ${C - 1}i));
+acc = acc - select(0.0, ${name(0)}[row * ${u32Lit(C)} + lc], ok);`;
   const wg = linearWorkgroupSize(caps);
-  const load = `    let l = ${name(1)}[row];
-    let ok = l >= 0i && l < ${C}i;
-    let lc = u32(clamp(l, 0i, ${C - 1}i));
-    acc = acc - select(0.0, ${name(0)}[row * ${u32Lit(C)} + lc], ok);`;
-  const code = sumToScalarCode(spec, N, wg, reduction === 'mean' ? ` / ${f32Lit(N)}` : '', `one workgroup of ${wg} sums -logp[i, label_i] over ${N} rows (${reduction}); labels outside [0, ${C}) add 0`, load, declarations);
-  return { dispatches: [{ label: labelOf(spec.node, `${N}x${C}`), code, bindings, workgroupSize: [wg, 1, 1], grid: [1, 1, 1] }], scratch: [] };
+  const strategy = `one workgroup of ${wg} sums -logp[i, label_i] over ${N} rows (${reduction}); labels outside [0, ${C}) add 0`;
+  return planOf([sumToScalarDispatch(spec, { label: labelOf(spec.node, `${N}x${C}`), strategy, buffers, wg, rows: N, load, scale: reduction === 'mean' ? ` / ${f32Lit(N)}` : '' })]);
 }
 
 /** `nllGrad`: inputs [labels [N], dy []] → [N, classes] with -dy (/ N for mean) at each label. */
@@ -30,23 +31,11 @@ export function nllGradKernel(spec: KernelSpec<'nllGrad'>, caps: DeviceCaps): Ke
   const { reduction } = spec.node.attrs;
   const n = numel(spec.node.shape);
   if (n === 0) return EMPTY_PLAN;
-  const { bindings, name, declarations } = bindOperands(spec, [0, 1], ['labels', 'dy']);
-  const wg = linearWorkgroupSize(caps);
-  const g = linearGrid(spec, Math.ceil(n / wg), caps);
-  const code = `${header(spec, `a thread per element: -dy${reduction === 'mean' ? ` / ${N}` : ''} where the column is the row's label, else 0`)}${declarations}
-
-const TOTAL = ${u32Lit(n)};
-const C = ${u32Lit(C)};
-
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let o = ${g.index} * ${u32Lit(wg)} + lid;
-  if (o >= TOTAL) { return; }
-  let row = o / C;
-  let col = o % C;
-  let v = -${name(1)}[0]${reduction === 'mean' ? ` / ${f32Lit(N)}` : ''};
-  y[o] = select(0.0, v, ${name(0)}[row] == i32(col));
-}
-`;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
+  const { buffers, name } = bindOperands(spec, [0, 1], ['labels', 'dy']);
+  const body = `let row = o / C;
+let col = o % C;
+let v = -${name(1)}[0]${reduction === 'mean' ? ` / ${f32Lit(N)}` : ''};
+y[o] = select(0.0, v, ${name(0)}[row] == i32(col));`;
+  const strategy = `a thread per element: -dy${reduction === 'mean' ? ` / ${N}` : ''} where the column is the row's label, else 0`;
+  return planOf([perElementDispatch(spec, caps, { strategy, buffers, n, count: 'TOTAL', decls: [`const C = ${u32Lit(C)};`], body })]);
 }

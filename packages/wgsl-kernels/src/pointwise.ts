@@ -4,14 +4,13 @@
 // Must stay pure: the same expression always gives the same names and the same text.
 
 import type { PwExpr } from '@neura/ir';
-import { binaryF32, castF32, type HelperName, unaryF32 } from './scalarOps.js';
+import { binaryF32, castF32, unaryF32 } from './scalarOps.js';
 import { f32Lit } from './wgsl.js';
 
-/** The emitted statements, the f32 result expression, helpers used and the number of arithmetic ops. */
+/** The emitted statements, the f32 result expression and the number of arithmetic ops. */
 export interface EmittedExpr {
   readonly code: string;
   readonly result: string;
-  readonly helpers: Set<HelperName>;
   readonly ops: number;
 }
 
@@ -26,7 +25,6 @@ export function emitPwExpr(e: PwExpr, input: (index: number) => string, runtimeZ
   const keys = new WeakMap<PwExpr, string>();
   const names = new Map<string, string>();
   const lines: string[] = [];
-  const helpers = new Set<HelperName>();
   const loaded = new Map<number, string>();
   let ops = 0;
 
@@ -96,7 +94,7 @@ export function emitPwExpr(e: PwExpr, input: (index: number) => string, runtimeZ
             const c = x.b.value;
             const prod = c === 0 ? '1.0' : `(${new Array(Math.abs(c)).fill(a).join(' * ')})`;
             rhs = c < 0 ? `(1.0 / ${prod})` : prod;
-          } else rhs = binaryF32(x.op, a, visit(x.b), helpers);
+          } else rhs = binaryF32(x.op, a, visit(x.b));
         } else rhs = unaryF32(x.op, visit(x.a));
     }
     const name = `t${names.size}`;
@@ -107,5 +105,5 @@ export function emitPwExpr(e: PwExpr, input: (index: number) => string, runtimeZ
   };
 
   const result = visit(e);
-  return { code: lines.join('\n'), result, helpers, ops };
+  return { code: lines.join('\n'), result, ops };
 }

@@ -6,13 +6,14 @@
 // (they have the output's shape), so in-place writes are race-free.
 
 import type { DType, OpAttrs } from '@neura/ir';
-import { fmtShape, numel, sameShape } from '@neura/ir';
-import type { Binding, DeviceCaps, KernelPlan, KernelSpec, ResultTarget } from './kernel.js';
+import { numel } from '@neura/ir';
+import type { DeviceCaps, KernelPlan, KernelSpec, ResultTarget } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
 import { emitPwExpr } from './pointwise.js';
-import { operandLoads } from './elementwise.js';
-import { castStorage, emitHelpers, type HelperName } from './scalarOps.js';
-import { declareBindings, header, indent, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType, perElementMain } from './wgsl.js';
+import { checkInPlace, groupByNode, operandLoads } from './elementwise.js';
+import { castStorage } from './scalarOps.js';
+import { inputVar, outputVar, perElementDispatch, planOf } from './shader.js';
+import { indent, kernelError, wgslType } from './wgsl.js';
 
 const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
 
@@ -36,10 +37,9 @@ function readsOf(e: OpAttrs['pointwise']['expr'], into: Set<number>): void {
 }
 
 /** `pointwiseMulti`: every expression of the node, each result to its target (see the header). */
-export function pointwiseMultiKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
+export function pointwiseMultiKernel(spec: KernelSpec<'pointwiseMulti'>, caps: DeviceCaps): KernelPlan {
   const { node, inputs } = spec;
-  if (node.op !== 'pointwiseMulti') return kernelError(spec, 'not a pointwiseMulti op');
-  const { exprs, dtype } = node.attrs as OpAttrs['pointwiseMulti'];
+  const { exprs, dtype } = node.attrs;
   const targets: readonly ResultTarget[] = spec.results ?? exprs.map(() => 'buffer');
   if (targets.length !== exprs.length) kernelError(spec, `results names ${targets.length} targets for ${exprs.length} expressions`);
   const outShape = node.shape;
@@ -52,62 +52,38 @@ export function pointwiseMultiKernel(spec: KernelSpec, caps: DeviceCaps): Kernel
   targets.forEach((t, j) => {
     if (typeof t !== 'object') return;
     const k = t.inPlace;
-    if (!(k >= 0 && k < inputs.length)) kernelError(spec, `result ${j} in place through operand ${k}, which does not exist`);
-    if (!sameShape(inputs[k].shape, outShape) || wgslType(inputs[k].dtype) !== wgslType(dtype))
-      kernelError(spec, `result ${j} in place through operand ${k} of ${fmtShape(inputs[k].shape)}:${inputs[k].dtype}, not the output's ${fmtShape(outShape)}:${dtype}`);
+    checkInPlace(spec, k, `result ${j} in place through operand ${k}`);
     const other = [...inPlaceOf].find(([kk]) => node.inputs[kk] === node.inputs[k]);
     if (other) kernelError(spec, `results ${other[1]} and ${j} are both in place through operand ${k}`);
     inPlaceOf.set(k, j);
   });
   // one binding per distinct operand node (read_write when a result is written through it), then result buffers
-  const groups: number[][] = [];
-  const groupOf = new Map<number, number>();
-  for (const i of [...new Set([...used, ...inPlaceOf.keys()])].sort((a, b) => a - b)) {
-    const g = groupOf.get(node.inputs[i]);
-    if (g === undefined) {
-      groupOf.set(node.inputs[i], groups.length);
-      groups.push([i]);
-    } else groups[g].push(i);
-  }
-  const bindings: Binding[] = [];
-  const names: string[] = [];
+  const groups = groupByNode(spec, [...new Set([...used, ...inPlaceOf.keys()])].sort((a, b) => a - b));
   const resultName = new Map<number, string>();
-  for (const g of groups) {
+  const buffers = groups.map((g) => {
     const writer = g.find((i) => inPlaceOf.has(i));
-    bindings.push({ source: { kind: 'input', index: g[0] }, access: writer !== undefined ? 'read_write' : 'read', dtype: inputs[g[0]].dtype });
-    names.push(`x${g[0]}`);
     if (writer !== undefined) resultName.set(inPlaceOf.get(writer) as number, `x${g[0]}`);
-  }
+    return inputVar(spec, g[0], `x${g[0]}`, writer !== undefined ? 'read_write' : 'read');
+  });
   targets.forEach((t, j) => {
     if (t !== 'buffer') return;
-    bindings.push({ source: { kind: 'output', index: j }, access: 'read_write', dtype });
-    names.push(`y${j}`);
+    buffers.push(outputVar(spec, `y${j}`, { index: j }));
     resultName.set(j, `y${j}`);
   });
   if (n === 0 || resultName.size === 0) return EMPTY_PLAN;
 
   // every operand is loaded before any result is stored (a result may overwrite an operand in place)
-  const lines = operandLoads(inputs, groups, names, used, outShape);
-  const helpers = new Set<HelperName>();
+  const lines = operandLoads(inputs, groups, buffers.map((b) => b.name), used, outShape);
   const results: string[] = [];
   exprs.forEach((e, j) => {
     const name = resultName.get(j);
     if (!name) return;
     const em = emitPwExpr(e, (i) => f32Of(`v${i}`, inputs[i].dtype));
-    for (const h of em.helpers) helpers.add(h);
     // each expression in its own block: their `let` names (t0, t1, …) would clash in one scope
     lines.push(`var r${j}: ${wgslType(dtype)};`, `{\n${indent(`${em.code ? `${em.code}\n` : ''}r${j} = ${castStorage(em.result, 'f32', dtype)};`)}\n}`);
     results.push(`${name}[o] = r${j};`);
   });
   lines.push(...results);
-
-  const wg = linearWorkgroupSize(caps);
-  const grid = linearGrid(spec, Math.ceil(n / wg), caps);
-  const helperCode = helpers.size ? emitHelpers(helpers) : '';
-  const code = `${header(spec, `pointwise with ${exprs.length} results (${targets.map((t) => (typeof t === 'object' ? `in place via operand ${t.inPlace}` : t)).join(', ')})`)}${declareBindings(bindings, names)}
-${helperCode ? `\n${helperCode}\n` : ''}
-const N = ${u32Lit(n)};
-
-${perElementMain(wg, grid.index, 'N', lines.join('\n'))}`;
-  return { dispatches: [{ label: labelOf(node), code, bindings, workgroupSize: [wg, 1, 1], grid: grid.grid }], scratch: [] };
+  const strategy = `pointwise with ${exprs.length} results (${targets.map((t) => (typeof t === 'object' ? `in place via operand ${t.inPlace}` : t)).join(', ')})`;
+  return planOf([perElementDispatch(spec, caps, { strategy, buffers, n, count: 'N', body: lines.join('\n') })]);
 }

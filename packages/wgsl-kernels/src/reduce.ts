@@ -8,9 +8,10 @@
 // 1e6 elements does not run in one workgroup. Accumulates in f32 (the interpreter sums in f64: rounding only).
 
 import { numel, type ReduceOp } from '@neura/ir';
-import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import type { DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
-import { bindOperands, ceilPow2, declareBindings, f32Lit, header, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, workgroupReduceFns } from './wgsl.js';
+import { bindOperands, type BufferVar, perElementDispatch, perElementMain, perWorkgroupMain, planOf, scratchVar, shaderDispatch } from './shader.js';
+import { ceilPow2, f32Lit, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** Reduced extents at least this long use a workgroup per output (rows path); shorter ones a thread per output. */
 export const ROWS_PATH_MIN = 64;
@@ -33,7 +34,26 @@ export const SPLIT_MAX_COLUMNS = 16384;
 /** Chunk count for splitting `len` elements about `chunks` ways so that no chunk is empty. */
 const nonEmptyChunks = (len: number, chunks: number) => Math.ceil(len / Math.ceil(len / chunks));
 
-type Kind = 'sum' | 'mean' | 'reduceMax' | 'reduceMin';
+type Kind = ReduceOp;
+
+/**
+ * Where a reduction's elements come from: the bound operand buffers, `read(index)` (the f32 value of element
+ * `index`, flat row-major, of the reduced tensor) and the module-scope functions it calls. A plain reduction reads
+ * buffer `x`; a fused one (pointwiseReduce.ts) computes its prologue per element.
+ */
+export interface ReduceSource {
+  readonly buffers: readonly BufferVar[];
+  readonly read: (index: string) => string;
+  readonly decls: readonly string[];
+  /** The values are a plain f32 buffer bound as `x` (so the columns path may load four at once). */
+  readonly plain: boolean;
+}
+
+/** What a reduction does with each reduced value before storing it: the statements (`decls`) and the call. */
+export interface ReduceFinish {
+  readonly decls: readonly string[];
+  readonly apply: (value: string) => string;
+}
 
 /** Merged axes of a reduction: extents and whether each is reduced, outermost first. */
 export function mergeReduceAxes(shape: readonly number[], axes: readonly number[]): { extent: number; reduced: boolean }[] {
@@ -55,37 +75,33 @@ const combineOf = (kind: Kind) => (acc: string, v: string) => (kind === 'reduceM
  * A rows kernel: workgroup `row` reduces `len` contiguous elements of `src` starting at row * stride (chunk
  * p of row r when `chunks` > 1: elements [p*len, min((p+1)*len, rowLen)) of row r, written to dst[r*chunks + p]).
  */
-function rowsDispatch(spec: KernelSpec, caps: DeviceCaps, kind: Kind, o: { label: string; strategy: string; bindings: readonly Binding[]; names: [string, string]; rows: number; rowLen: number; chunks: number; finish: (acc: string) => string }): Dispatch {
+function rowsDispatch(
+  spec: KernelSpec,
+  caps: DeviceCaps,
+  kind: Kind,
+  o: { label: string; strategy: string; buffers: readonly BufferVar[]; read: (index: string) => string; dst: string; decls?: readonly string[]; rows: number; rowLen: number; chunks: number; finish: (acc: string) => string },
+): Dispatch {
   const chunkLen = Math.ceil(o.rowLen / o.chunks);
   // about 8 elements per thread (at least 32 threads): a 384-wide row (layer-norm statistics) takes 64 threads with
   // six loads in flight each instead of 256 threads with one or two and a deeper barrier tree
   const wg = Math.min(linearWorkgroupSize(caps), Math.max(32, ceilPow2(Math.ceil(chunkLen / 8))), ceilPow2(chunkLen));
   const g = linearGrid(spec, o.rows * o.chunks, caps);
-  const [src, dst] = o.names;
+  const { read, dst } = o;
   const combine = combineOf(kind);
-  const code = `${header(spec, o.strategy)}${declareBindings(o.bindings, o.names)}
-
-const ROWS = ${u32Lit(o.rows * o.chunks)};
-${workgroupReduceFns(wg, [treeOf(kind)])}
-
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let w = ${g.index};
-  if (w >= ROWS) { return; }
-${
-  o.chunks === 1
-    ? `  let base = w * ${u32Lit(o.rowLen)};
-  let end = base + ${u32Lit(o.rowLen)};`
-    : `  let base = (w / ${u32Lit(o.chunks)}) * ${u32Lit(o.rowLen)} + (w % ${u32Lit(o.chunks)}) * ${u32Lit(chunkLen)};
-  let end = min(base + ${u32Lit(chunkLen)}, (w / ${u32Lit(o.chunks)} + 1u) * ${u32Lit(o.rowLen)});`
-}
-  var acc = ${kind === 'reduceMax' || kind === 'reduceMin' ? `${src}[base]` : '0.0'};
-  for (var j = base + lid; j < end; j = j + ${u32Lit(wg)}) { acc = ${combine('acc', `${src}[j]`)}; }
-  let total = wg_${treeOf(kind)}(acc, lid);
-  if (lid == 0u) { ${dst}[w] = ${o.finish('total')}; }
-}
-`;
-  return { label: o.label, code, bindings: o.bindings, workgroupSize: [wg, 1, 1], grid: g.grid };
+  const span =
+    o.chunks === 1
+      ? `let base = w * ${u32Lit(o.rowLen)};
+let end = base + ${u32Lit(o.rowLen)};`
+      : `let base = (w / ${u32Lit(o.chunks)}) * ${u32Lit(o.rowLen)} + (w % ${u32Lit(o.chunks)}) * ${u32Lit(chunkLen)};
+let end = min(base + ${u32Lit(chunkLen)}, (w / ${u32Lit(o.chunks)} + 1u) * ${u32Lit(o.rowLen)});`;
+  const body = `${span}
+var acc = ${kind === 'reduceMax' || kind === 'reduceMin' ? read('base') : '0.0'};
+for (var j = base + lid; j < end; j = j + ${u32Lit(wg)}) { acc = ${combine('acc', read('j'))}; }
+let total = wg_${treeOf(kind)}(acc, lid);
+if (lid == 0u) { ${dst}[w] = ${o.finish('total')}; }`;
+  const main = perWorkgroupMain(wg, g.index, 'ROWS', body, 'w');
+  const decls = [`const ROWS = ${u32Lit(o.rows * o.chunks)};`, ...(o.decls ?? [])];
+  return shaderDispatch(spec, { label: o.label, strategy: o.strategy, buffers: o.buffers, decls, main, workgroupSize: wg, grid: g.grid });
 }
 
 /**
@@ -93,8 +109,9 @@ ${
  * row length is a multiple of 4) with four independent loads in flight, and writes its partials transposed,
  * part[col · chunks + p], so that pass 2 is a rows reduction (a workgroup per output, contiguous partials).
  */
-function columnPartialsDispatch(spec: KernelSpec, caps: DeviceCaps, kind: Kind, o: { label: string; bindings: readonly Binding[]; cols: number; rows: number; chunks: number }): Dispatch {
-  const w = o.cols % 4 === 0 ? 4 : 1;
+function columnPartialsDispatch(spec: KernelSpec, caps: DeviceCaps, kind: Kind, o: { label: string; source: ReduceSource; part: BufferVar; cols: number; rows: number; chunks: number }): Dispatch {
+  const w = o.source.plain && o.cols % 4 === 0 ? 4 : 1;
+  const read = w === 4 ? (i: string) => `x[${i}]` : o.source.read;
   const ty = w === 4 ? 'vec4<f32>' : 'f32';
   const units = o.cols / w;
   const wg = linearWorkgroupSize(caps);
@@ -106,100 +123,130 @@ function columnPartialsDispatch(spec: KernelSpec, caps: DeviceCaps, kind: Kind, 
     w === 4
       ? ['x', 'y', 'z', 'w'].map((c, q) => `part[(o4 * 4u + ${u32Lit(q)}) * ${u32Lit(o.chunks)} + p] = acc.${c};`).join(' ')
       : `part[o4 * ${u32Lit(o.chunks)} + p] = acc;`;
-  const code = `${header(spec, `columns, pass 1 of 2: a thread per (${w === 4 ? 'vec4 of outputs' : 'output'}, chunk of ${ch} rows), ${o.chunks} chunks, four loads in flight, partials transposed into scratch`)}@group(0) @binding(0) var<storage, read> x: array<${ty}>;
-@group(0) @binding(1) var<storage, read_write> part: array<f32>;
-
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let t = ${g.index} * ${u32Lit(wg)} + lid;
-  if (t >= ${u32Lit(threads)}) { return; }
-  let o4 = t % ${u32Lit(units)};
-  let p = t / ${u32Lit(units)};
-  let i0 = p * ${u32Lit(ch)};
-  let i1 = min(i0 + ${u32Lit(ch)}, ${u32Lit(o.rows)});
-  var a0 = x[i0 * ${u32Lit(units)} + o4];
-  ${kind === 'sum' || kind === 'mean' ? `var a1 = ${ty}(); var a2 = ${ty}(); var a3 = ${ty}();` : 'var a1 = a0; var a2 = a0; var a3 = a0;'}
-  var i = i0 + 1u;
-  for (; i + 3u < i1; i = i + 4u) {
-    a0 = ${combine('a0', `x[i * ${u32Lit(units)} + o4]`)};
-    a1 = ${combine('a1', `x[(i + 1u) * ${u32Lit(units)} + o4]`)};
-    a2 = ${combine('a2', `x[(i + 2u) * ${u32Lit(units)} + o4]`)};
-    a3 = ${combine('a3', `x[(i + 3u) * ${u32Lit(units)} + o4]`)};
-  }
-  for (; i < i1; i = i + 1u) { a0 = ${combine('a0', `x[i * ${u32Lit(units)} + o4]`)}; }
-  let acc = ${combine(combine('a0', 'a1'), combine('a2', 'a3'))};
-  ${stores}
+  const body = `let o4 = t % ${u32Lit(units)};
+let p = t / ${u32Lit(units)};
+let i0 = p * ${u32Lit(ch)};
+let i1 = min(i0 + ${u32Lit(ch)}, ${u32Lit(o.rows)});
+var a0 = ${read(`i0 * ${u32Lit(units)} + o4`)};
+${kind === 'sum' || kind === 'mean' ? `var a1 = ${ty}(); var a2 = ${ty}(); var a3 = ${ty}();` : 'var a1 = a0; var a2 = a0; var a3 = a0;'}
+var i = i0 + 1u;
+for (; i + 3u < i1; i = i + 4u) {
+  a0 = ${combine('a0', read(`i * ${u32Lit(units)} + o4`))};
+  a1 = ${combine('a1', read(`(i + 1u) * ${u32Lit(units)} + o4`))};
+  a2 = ${combine('a2', read(`(i + 2u) * ${u32Lit(units)} + o4`))};
+  a3 = ${combine('a3', read(`(i + 3u) * ${u32Lit(units)} + o4`))};
 }
-`;
-  return { label: o.label, code, bindings: o.bindings, workgroupSize: [wg, 1, 1], grid: g.grid };
+for (; i < i1; i = i + 1u) { a0 = ${combine('a0', read(`i * ${u32Lit(units)} + o4`))}; }
+let acc = ${combine(combine('a0', 'a1'), combine('a2', 'a3'))};
+${stores}`;
+  const inputs = w === 4 ? o.source.buffers.map((b) => ({ ...b, element: ty })) : o.source.buffers;
+  return shaderDispatch(spec, {
+    label: o.label,
+    strategy: `columns, pass 1 of 2: a thread per (${w === 4 ? 'vec4 of outputs' : 'output'}, chunk of ${ch} rows), ${o.chunks} chunks, four loads in flight, partials transposed into scratch`,
+    buffers: [...inputs, o.part],
+    decls: o.source.decls,
+    main: perElementMain(wg, g.index, u32Lit(threads), body, 't'),
+    workgroupSize: wg,
+    grid: g.grid,
+  });
 }
 
 /** `sum`, `mean`, `reduceMax`, `reduceMin`. */
 export function reduceKernel(spec: KernelSpec<ReduceOp>, caps: DeviceCaps): KernelPlan {
   const { node } = spec;
-  const kind = node.op as Kind;
-  const { axes } = node.attrs;
-  const inShape = spec.inputs[0].shape;
+  const { buffers } = bindOperands(spec, [0], ['x']);
+  const source: ReduceSource = { buffers: [buffers[0]], read: (i) => `x[${i}]`, decls: [], plain: true };
+  return reducePlan(spec, caps, node.op, { shape: spec.inputs[0].shape, axes: node.attrs.axes, source, out: buffers[1] });
+}
+
+/**
+ * The plan of a reduction of kind `kind` over `axes` of a tensor of `shape` read through `source`, stored into
+ * `out` (after `finish`, when given: an epilogue on each reduced value, after the mean's division).
+ */
+export function reducePlan(
+  spec: KernelSpec,
+  caps: DeviceCaps,
+  kind: Kind,
+  o: { shape: readonly number[]; axes: readonly number[]; source: ReduceSource; out: BufferVar; finish?: ReduceFinish },
+): KernelPlan {
+  const { node } = spec;
+  const { axes, source } = o;
+  const inShape = o.shape;
   const R = numel(node.shape);
   const C = axes.reduce((p, a) => p * inShape[a], 1);
   if (R === 0) return EMPTY_PLAN;
   if (C === 0) kernelError(spec, 'reduces over an empty axis');
   const merged = mergeReduceAxes(inShape, axes);
-  const { bindings, declarations } = bindOperands(spec, [0], ['x']);
   const label = labelOf(node, `${inShape.join('x') || 'scalar'}->${node.shape.join('x') || 'scalar'}`);
   const combine = combineOf(kind);
-  const finish = (acc: string) => (kind === 'mean' ? `${acc} / ${f32Lit(C)}` : acc);
+  const post = o.finish?.apply ?? ((v: string) => v);
+  const finish = (acc: string) => post(kind === 'mean' ? `${acc} / ${f32Lit(C)}` : acc);
+  const finishDecls = o.finish?.decls ?? [];
   const same = (acc: string) => acc;
   const pattern = merged.map((a) => (a.reduced ? 'r' : 'k')).join('');
-  const pass1: Binding[] = [bindings[0], { source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' }];
-  const pass2: Binding[] = [{ source: { kind: 'scratch', index: 0 }, access: 'read', dtype: 'f32' }, bindings[1]];
+  const y = o.out;
+  const part = (access: 'read' | 'read_write') => scratchVar(0, 'part', access);
+  const readPart = (i: string) => `part[${i}]`;
+  const pass1 = { buffers: [...source.buffers, part('read_write')], read: source.read, dst: 'part', decls: source.decls };
+  const pass2 = { buffers: [part('read'), y], read: readPart, dst: y.name, decls: finishDecls };
 
   if ((pattern === 'kr' || pattern === 'r') && C >= ROWS_PATH_MIN) {
     const chunks = R < SPLIT_MAX_ROWS && C >= SPLIT_MIN_ROW ? nonEmptyChunks(C, Math.ceil(C / ROW_CHUNK)) : 1;
     if (chunks === 1) {
-      const d = rowsDispatch(spec, caps, kind, { label, strategy: `rows: a workgroup per output reduces ${C} contiguous elements (tree in shared memory)`, bindings, names: ['x', 'y'], rows: R, rowLen: C, chunks: 1, finish });
-      return { dispatches: [d], scratch: [] };
+      const d = rowsDispatch(spec, caps, kind, {
+        label,
+        strategy: `rows: a workgroup per output reduces ${C} contiguous elements (tree in shared memory)`,
+        buffers: [...source.buffers, y],
+        read: source.read,
+        dst: y.name,
+        decls: [...source.decls, ...finishDecls],
+        rows: R,
+        rowLen: C,
+        chunks: 1,
+        finish,
+      });
+      return planOf([d]);
     }
-    const d1 = rowsDispatch(spec, caps, kind, { label: `${label}:partials`, strategy: `rows, pass 1 of 2: ${R}x${chunks} workgroups each reduce a chunk of ${Math.ceil(C / chunks)} into scratch`, bindings: pass1, names: ['x', 'part'], rows: R, rowLen: C, chunks, finish: same });
-    const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `rows, pass 2 of 2: a workgroup per output reduces its ${chunks} partials`, bindings: pass2, names: ['part', 'y'], rows: R, rowLen: chunks, chunks: 1, finish });
-    return { dispatches: [d1, d2], scratch: [R * chunks * 4] };
+    const d1 = rowsDispatch(spec, caps, kind, { label: `${label}:partials`, strategy: `rows, pass 1 of 2: ${R}x${chunks} workgroups each reduce a chunk of ${Math.ceil(C / chunks)} into scratch`, ...pass1, rows: R, rowLen: C, chunks, finish: same });
+    const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `rows, pass 2 of 2: a workgroup per output reduces its ${chunks} partials`, ...pass2, rows: R, rowLen: chunks, chunks: 1, finish });
+    return planOf([d1, d2], [R * chunks * 4]);
   }
   if (pattern === 'rk' && R < SPLIT_MAX_COLUMNS && C >= 2 * COLUMN_CHUNK) {
     const chunks = nonEmptyChunks(C, Math.ceil(C / COLUMN_CHUNK));
-    const d1 = columnPartialsDispatch(spec, caps, kind, { label: `${label}:partials`, bindings: pass1, cols: R, rows: C, chunks });
-    const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `columns, pass 2 of 2: a workgroup per output reduces its ${chunks} contiguous partials (tree in shared memory)`, bindings: pass2, names: ['part', 'y'], rows: R, rowLen: chunks, chunks: 1, finish });
-    return { dispatches: [d1, d2], scratch: [R * chunks * 4] };
+    const d1 = columnPartialsDispatch(spec, caps, kind, { label: `${label}:partials`, source, part: part('read_write'), cols: R, rows: C, chunks });
+    const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `columns, pass 2 of 2: a workgroup per output reduces its ${chunks} contiguous partials (tree in shared memory)`, ...pass2, rows: R, rowLen: chunks, chunks: 1, finish });
+    return planOf([d1, d2], [R * chunks * 4]);
   }
 
   if (pattern === 'rkr' && C >= ROWS_PATH_MIN) {
     // per-channel statistics of [N, C, H, W] over N, H, W (BatchNorm and its gradients): the general path would
     // give C threads each walking N·H·W elements; instead rows over H·W, then each output walks its N partials
     const [A, K, B] = merged.map((a) => a.extent);
-    const d1 = rowsDispatch(spec, caps, kind, { label: `${label}:rows`, strategy: `outer-kept-inner, pass 1 of 2: a workgroup per (outer, kept) reduces ${B} contiguous elements into scratch`, bindings: pass1, names: ['x', 'part'], rows: A * K, rowLen: B, chunks: 1, finish: same });
+    const d1 = rowsDispatch(spec, caps, kind, { label: `${label}:rows`, strategy: `outer-kept-inner, pass 1 of 2: a workgroup per (outer, kept) reduces ${B} contiguous elements into scratch`, ...pass1, rows: A * K, rowLen: B, chunks: 1, finish: same });
     const wg2 = linearWorkgroupSize(caps, 64);
     const g2 = linearGrid(spec, Math.ceil(K / wg2), caps);
-    const code2 = `${header(spec, `outer-kept-inner, pass 2 of 2: a thread per output walks its ${A} partials (stride ${K})`)}${declareBindings(pass2, ['part', 'y'])}
-
-@compute @workgroup_size(${wg2})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let o = ${g2.index} * ${u32Lit(wg2)} + lid;
-  if (o >= ${u32Lit(K)}) { return; }
-  var acc = part[o];
-  for (var i = 1u; i < ${u32Lit(A)}; i = i + 1u) { acc = ${combine('acc', `part[i * ${u32Lit(K)} + o]`)}; }
-  y[o] = ${finish('acc')};
-}
-`;
-    return { dispatches: [d1, { label: `${label}:combine`, code: code2, bindings: pass2, workgroupSize: [wg2, 1, 1], grid: g2.grid }], scratch: [A * K * 4] };
+    const body2 = `var acc = part[o];
+for (var i = 1u; i < ${u32Lit(A)}; i = i + 1u) { acc = ${combine('acc', `part[i * ${u32Lit(K)} + o]`)}; }
+${y.name}[o] = ${finish('acc')};`;
+    const d2 = shaderDispatch(spec, {
+      label: `${label}:combine`,
+      strategy: `outer-kept-inner, pass 2 of 2: a thread per output walks its ${A} partials (stride ${K})`,
+      buffers: pass2.buffers,
+      decls: finishDecls,
+      main: perElementMain(wg2, g2.index, u32Lit(K), body2),
+      workgroupSize: wg2,
+      grid: g2.grid,
+    });
+    return planOf([d1, d2], [A * K * 4]);
   }
 
-  const wg = linearWorkgroupSize(caps);
-  const g = linearGrid(spec, Math.ceil(R / wg), caps);
+  const read = source.read;
   let body: string;
   let strategy: string;
   if (pattern === 'rk') {
     strategy = `columns: a thread per output walks ${C} rows of stride ${R} (coalesced)`;
-    body = `var acc = x[o];
-for (var i = 1u; i < ${u32Lit(C)}; i = i + 1u) { acc = ${combine('acc', `x[i * ${u32Lit(R)} + o]`)}; }`;
+    body = `var acc = ${read('o')};
+for (var i = 1u; i < ${u32Lit(C)}; i = i + 1u) { acc = ${combine('acc', read(`i * ${u32Lit(R)} + o`))}; }`;
   } else {
     strategy = `general: a thread per output loops over ${C} reduced elements by baked strides (merged axes ${pattern})`;
     // strides of the merged axes in the input
@@ -215,23 +262,12 @@ for (var i = 1u; i < ${u32Lit(C)}; i = i + 1u) { acc = ${combine('acc', `x[i * $
     const outer = indexMath('o', kept.map((a) => a.extent), [kept.map((a) => a.stride)], ['base'], 'k');
     const inner = red.length ? indexMath('j', red.map((a) => a.extent), [red.map((a) => a.stride)], ['off'], 'q') : 'let off = 0u;';
     body = `${outer}
-var acc = x[base];
+var acc = ${read('base')};
 for (var j = 1u; j < ${u32Lit(C)}; j = j + 1u) {
 ${indent(inner)}
-  acc = ${combine('acc', 'x[base + off]')};
+  acc = ${combine('acc', read('base + off'))};
 }`;
   }
-  const code = `${header(spec, strategy)}${declarations}
-
-const R = ${u32Lit(R)};
-
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let o = ${g.index} * ${u32Lit(wg)} + lid;
-  if (o >= R) { return; }
-${indent(body)}
-  y[o] = ${finish('acc')};
-}
-`;
-  return { dispatches: [{ label, code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
+  const decls = [...source.decls, ...finishDecls];
+  return planOf([perElementDispatch(spec, caps, { label, strategy, buffers: [...source.buffers, y], n: R, count: 'R', decls: decls.length ? decls : undefined, body: `${body}\n${y.name}[o] = ${finish('acc')};` })]);
 }

@@ -10,7 +10,7 @@ import type { ComputeOp, OpKind } from '@neura/ir';
 import { isAliasOp, isElementwise, isLeafOp, perBinaryOp, perUnaryOp } from '@neura/ir';
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
 import type { DeviceCaps, KernelGenerator, KernelPlan, KernelSpec } from './kernel.js';
-import { attentionGradKernel, attentionKernel } from './attention.js';
+import { attentionGradKernel, attentionKernel, attentionLseKernel } from './attention.js';
 import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dKernel } from './conv.js';
 import { customKernel } from './customKernel.js';
 import { dropoutKernel } from './dropout.js';
@@ -20,6 +20,7 @@ import { expandKernel, transposeKernel } from './layout.js';
 import { matmulKernel } from './matmul.js';
 import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
+import { pointwiseReduceKernel } from './pointwiseReduce.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
@@ -57,6 +58,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   nll: nllKernel,
   nllGrad: nllGradKernel,
   attention: attentionKernel,
+  attentionLse: attentionLseKernel,
   attentionGrad: attentionGradKernel,
   rope: ropeKernel,
   dropout: dropoutKernel,
@@ -68,8 +70,10 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   avgPool2d: avgPool2dKernel,
   avgPool2dGrad: avgPool2dGradKernel,
   fusedMatmul: matmulKernel,
+  matmulEpilogue: matmulKernel,
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
+  pointwiseReduce: pointwiseReduceKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,
   softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,
 };
@@ -109,7 +113,7 @@ const overrides = sharedRegistry().overrides;
  * `compileTraining`/`compileInference` keep the op out of fusion so that the generator is really called.
  */
 export function registerKernel<K extends OpKind>(op: K, generator: KernelGenerator<K>): void {
-  overrides.set(op, generator as KernelGenerator<never>);
+  overrides.set(op, generator as KernelGenerator<never>); // one map for all ops: kernelFor reads it back for op K only
 }
 
 /** The ops that have a registered generator now (the optimizer keeps them as fusion boundaries). */

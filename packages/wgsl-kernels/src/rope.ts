@@ -6,7 +6,8 @@
 import { numel } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
-import { bindOperands, f32Lit, perElementDispatch, u32Lit } from './wgsl.js';
+import { bindOperands, perElementDispatch, planOf } from './shader.js';
+import { f32Lit, u32Lit } from './wgsl.js';
 
 /** `rope` over the last two axes. */
 export function ropeKernel(spec: KernelSpec<'rope'>, caps: DeviceCaps): KernelPlan {
@@ -17,7 +18,7 @@ export function ropeKernel(spec: KernelSpec<'rope'>, caps: DeviceCaps): KernelPl
   const n = numel(s);
   if (n === 0) return EMPTY_PLAN;
   const inv = Array.from({ length: half }, (_, i) => f32Lit(base ** ((-2 * i) / dim)));
-  const { bindings } = bindOperands(spec, [0], ['x']);
+  const { buffers } = bindOperands(spec, [0], ['x']);
   const body = `let i = o % ${u32Lit(dim)};
 let row = o / ${u32Lit(dim)};
 let pos = f32(row % ${u32Lit(t)});
@@ -31,6 +32,6 @@ let sn = ${inverse ? '-' : ''}sin(r);
 let a = x[select(o - ${u32Lit(half)}, o, lo)];
 let b = x[select(o, o + ${u32Lit(half)}, lo)];
 y[o] = select(b * c + a * sn, a * c - b * sn, lo);`;
-  const prelude = `const INV = array<f32, ${half}>(${inv.join(', ')});`;
-  return { dispatches: [perElementDispatch(spec, caps, { strategy: `rope: half-split rotation over [${t}, ${dim}]${inverse ? ' (inverse)' : ''}`, bindings, names: ['x', 'y'], n, body, prelude })], scratch: [] };
+  const decls = [`const INV = array<f32, ${half}>(${inv.join(', ')});`];
+  return planOf([perElementDispatch(spec, caps, { strategy: `rope: half-split rotation over [${t}, ${dim}]${inverse ? ' (inverse)' : ''}`, buffers, decls, n, body })]);
 }

@@ -20,7 +20,7 @@ import type { BinaryOp, DType, UnaryOp } from '@neura/ir';
  */
 export const DIFFERENCES = 'see the comment above';
 
-/** WGSL helper functions a kernel body may call, by name; emitted once per shader, only when used. */
+/** WGSL helper functions a kernel body may call, by name; the shader builder emits each once, only when called. */
 export const HELPERS = {
   pow_js: `// a ** b as JS computes it for finite inputs: sign for integer exponents of a negative base, NaN otherwise.
 fn pow_js(a: f32, b: f32) -> f32 {
@@ -118,36 +118,17 @@ export function compareExpr(op: BinaryOp, a: string, b: string): string | undefi
 }
 
 /** A binary op on f32 expressions, as an f32 expression (comparisons give 1.0/0.0). */
-export function binaryF32(op: BinaryOp, a: string, b: string, helpers: Set<HelperName>): string {
-  switch (op) {
-    case 'add':
-      return `(${a} + ${b})`;
-    case 'sub':
-      return `(${a} - ${b})`;
-    case 'mul':
-      return `(${a} * ${b})`;
-    case 'div':
-      return `(${a} / ${b})`;
-    case 'max':
-      return `max(${a}, ${b})`;
-    case 'min':
-      return `min(${a}, ${b})`;
-    case 'pow':
-      helpers.add('pow_js');
-      return `pow_js(${a}, ${b})`;
-    case 'gt':
-    case 'ge':
-    case 'lt':
-    case 'le':
-    case 'eq':
-      return `select(0.0, 1.0, ${compareExpr(op, a, b)})`;
-    default:
-      return op satisfies never;
-  }
+export function binaryF32(op: BinaryOp, a: string, b: string): string {
+  return binaryOf('f32', op, a, b);
 }
 
 /** A binary op on i32 expressions, as an i32 expression (comparisons give 1/0). */
-export function binaryI32(op: BinaryOp, a: string, b: string, helpers: Set<HelperName>): string {
+export function binaryI32(op: BinaryOp, a: string, b: string): string {
+  return binaryOf('i32', op, a, b);
+}
+
+/** A binary op on expressions of type `ty`, as an expression of `ty`: only div, pow and 0/1 differ by type. */
+function binaryOf(ty: 'f32' | 'i32', op: BinaryOp, a: string, b: string): string {
   switch (op) {
     case 'add':
       return `(${a} + ${b})`;
@@ -156,20 +137,19 @@ export function binaryI32(op: BinaryOp, a: string, b: string, helpers: Set<Helpe
     case 'mul':
       return `(${a} * ${b})`;
     case 'div':
-      return `select(${a} / ${b}, 0i, ${b} == 0i)`;
+      return ty === 'f32' ? `(${a} / ${b})` : `select(${a} / ${b}, 0i, ${b} == 0i)`;
     case 'max':
       return `max(${a}, ${b})`;
     case 'min':
       return `min(${a}, ${b})`;
     case 'pow':
-      helpers.add('pow_js');
-      return `i32(pow_js(f32(${a}), f32(${b})))`;
+      return ty === 'f32' ? `pow_js(${a}, ${b})` : `i32(pow_js(f32(${a}), f32(${b})))`;
     case 'gt':
     case 'ge':
     case 'lt':
     case 'le':
     case 'eq':
-      return `select(0i, 1i, ${compareExpr(op, a, b)})`;
+      return ty === 'f32' ? `select(0.0, 1.0, ${compareExpr(op, a, b)})` : `select(0i, 1i, ${compareExpr(op, a, b)})`;
     default:
       return op satisfies never;
   }

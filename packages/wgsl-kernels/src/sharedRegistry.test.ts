@@ -34,7 +34,7 @@ describe('the kernel registry across two copies of the package', () => {
   });
 
   it('a registry of another layout makes the second copy throw, naming the package', async () => {
-    const g = globalThis as unknown as Record<symbol, unknown>;
+    const g = globalThis as unknown as Record<symbol, unknown>; // the registry lives on globalThis under a symbol key
     const saved = Object.getOwnPropertyDescriptor(g, KEY);
     delete g[KEY];
     Object.defineProperty(g, KEY, { value: { format: 99, overrides: new Map() }, configurable: true });

@@ -6,9 +6,10 @@
 
 import { numel } from '@neura/ir';
 import type { Reduction } from '@neura/ir';
-import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import type { DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
-import { bindOperands, ceilPow2, declareBindings, f32Lit, header, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, workgroupReduceFns } from './wgsl.js';
+import { bindOperands, type BufferVar, inputVar, outputVar, perWorkgroupMain, planOf, scratchVar, shaderDispatch, singleWorkgroupMain } from './shader.js';
+import { ceilPow2, f32Lit, indent, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** Threads per row: the next power of two ≥ C, at most the linear workgroup size. */
 export function rowWorkgroupSize(cols: number, caps: DeviceCaps): number {
@@ -17,13 +18,25 @@ export function rowWorkgroupSize(cols: number, caps: DeviceCaps): number {
 
 /** Statements computing `m` (row max) and `lse` (log-sum-exp) of row `base` of `x` into lets. */
 function rowLse(x: string, wg: number): string {
-  return `  var mx = ${x}[base];
-  for (var j = lid; j < C; j = j + ${u32Lit(wg)}) { mx = max(mx, ${x}[base + j]); }
-  let m = wg_max(mx, lid);
-  var se = 0.0;
-  for (var j = lid; j < C; j = j + ${u32Lit(wg)}) { se = se + exp(${x}[base + j] - m); }
-  let lse = m + log(wg_sum(se, lid));`;
+  return `var mx = ${x}[base];
+for (var j = lid; j < C; j = j + ${u32Lit(wg)}) { mx = max(mx, ${x}[base + j]); }
+let m = wg_max(mx, lid);
+var se = 0.0;
+for (var j = lid; j < C; j = j + ${u32Lit(wg)}) { se = se + exp(${x}[base + j] - m); }
+let lse = m + log(wg_sum(se, lid));`;
 }
+
+/**
+ * A dispatch of a workgroup of `wg` per row of the node's first operand, [R, C] over the last axis: `body` sees
+ * `row`, `base` (the row's first element), `lid`, constants R and C, and the tree reductions `wg_sum`/`wg_max`.
+ */
+function rowsDispatch(spec: KernelSpec, { R, C, wg, g }: Rows, o: { label?: string; strategy: string; buffers: readonly BufferVar[]; body: string }): Dispatch {
+  const main = perWorkgroupMain(wg, g.index, 'R', `let base = row * C;\n${o.body}`, 'row');
+  return shaderDispatch(spec, { label: o.label, strategy: o.strategy, buffers: o.buffers, decls: [`const R = ${u32Lit(R)};`, `const C = ${u32Lit(C)};`], main, workgroupSize: wg, grid: g.grid });
+}
+
+/** The rows of the first operand over its last axis: R rows of C, a workgroup of `wg` each on grid `g`. */
+type Rows = ReturnType<typeof rowsSetup>;
 
 function rowsSetup(spec: KernelSpec, caps: DeviceCaps) {
   const shape = spec.inputs[0].shape;
@@ -33,126 +46,95 @@ function rowsSetup(spec: KernelSpec, caps: DeviceCaps) {
   return { R, C, wg, g: linearGrid(spec, R, caps) };
 }
 
-const prologue = (R: number, C: number, wg: number, index: string) => `const R = ${u32Lit(R)};
-const C = ${u32Lit(C)};
-${workgroupReduceFns(wg, ['sum', 'max'])}
-
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let row = ${index};
-  if (row >= R) { return; }
-  let base = row * C;`;
-
 /** `logSoftmax` over the last axis. */
 export function logSoftmaxKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { R, C, wg, g } = rowsSetup(spec, caps);
-  if (R === 0) return EMPTY_PLAN;
-  const { bindings, declarations } = bindOperands(spec, [0], ['x']);
-  const code = `${header(spec, `a workgroup of ${wg} per row: max, sum of exp, then x - logsumexp`)}${declarations}
-
-${prologue(R, C, wg, g.index)}
-${rowLse('x', wg)}
-  for (var j = lid; j < C; j = j + ${u32Lit(wg)}) { y[base + j] = x[base + j] - lse; }
-}
-`;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
+  const rows = rowsSetup(spec, caps);
+  const { wg } = rows;
+  if (rows.R === 0) return EMPTY_PLAN;
+  const { buffers } = bindOperands(spec, [0], ['x']);
+  const body = `${rowLse('x', wg)}
+for (var j = lid; j < C; j = j + ${u32Lit(wg)}) { y[base + j] = x[base + j] - lse; }`;
+  return planOf([rowsDispatch(spec, rows, { strategy: `a workgroup of ${wg} per row: max, sum of exp, then x - logsumexp`, buffers, body })]);
 }
 
 /** `logSoftmaxGrad`: inputs [y, g] → g - exp(y)·Σg over the last axis. */
 export function logSoftmaxGradKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
-  const { R, C, wg, g } = rowsSetup(spec, caps);
-  if (R === 0) return EMPTY_PLAN;
-  const { bindings, name, declarations } = bindOperands(spec, [0, 1], ['ls', 'gr']);
-  const Y = name(0);
-  const G = name(1);
-  const code = `${header(spec, `a workgroup of ${wg} per row: s = sum(g), then g - exp(y) * s`)}${declarations}
-
-${prologue(R, C, wg, g.index)}
-  var acc = 0.0;
-  for (var j = lid; j < C; j = j + ${u32Lit(wg)}) { acc = acc + ${G}[base + j]; }
-  let s = wg_sum(acc, lid);
-  for (var j = lid; j < C; j = j + ${u32Lit(wg)}) { y[base + j] = ${G}[base + j] - exp(${Y}[base + j]) * s; }
-}
-`;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
+  const rows = rowsSetup(spec, caps);
+  const { wg } = rows;
+  if (rows.R === 0) return EMPTY_PLAN;
+  const { buffers, name } = bindOperands(spec, [0, 1], ['ls', 'gr']);
+  const [Y, G] = [name(0), name(1)];
+  const body = `var acc = 0.0;
+for (var j = lid; j < C; j = j + ${u32Lit(wg)}) { acc = acc + ${G}[base + j]; }
+let s = wg_sum(acc, lid);
+for (var j = lid; j < C; j = j + ${u32Lit(wg)}) { y[base + j] = ${G}[base + j] - exp(${Y}[base + j]) * s; }`;
+  return planOf([rowsDispatch(spec, rows, { strategy: `a workgroup of ${wg} per row: s = sum(g), then g - exp(y) * s`, buffers, body })]);
 }
 
 /** Clamped label read: `l` (the label), `ok` (inside [0, C)), `lc` (a safe column). */
-const labelRead = (labels: string) => `  let l = ${labels}[row];
-  let ok = l >= 0i && l < i32(C);
-  let lc = u32(clamp(l, 0i, i32(C) - 1i));`;
+const labelRead = (labels: string) => `let l = ${labels}[row];
+let ok = l >= 0i && l < i32(C);
+let lc = u32(clamp(l, 0i, i32(C) - 1i));`;
 
-/** WGSL and dispatch summing `n` f32 values of `src` in one workgroup, times `scale`, into y[0]. */
-export function sumToScalarCode(spec: KernelSpec, n: number, wg: number, scaleExpr: string, strategy: string, loadLine: string, srcDecl: string): string {
-  return `${header(spec, strategy)}${srcDecl}
-
-const R = ${u32Lit(n)};
-${workgroupReduceFns(wg, ['sum'])}
-
-@compute @workgroup_size(${wg})
-fn main(@builtin(local_invocation_index) lid: u32) {
-  var acc = 0.0;
-  for (var row = lid; row < R; row = row + ${u32Lit(wg)}) {
-${loadLine}
-  }
-  let total = wg_sum(acc, lid);
-  if (lid == 0u) { y[0] = total${scaleExpr}; }
+/**
+ * A dispatch of one workgroup of `wg` summing `rows` values into y[0], times `scale`: `load` adds row `row`'s
+ * value to `acc`.
+ */
+export function sumToScalarDispatch(spec: KernelSpec, o: { label: string; strategy: string; buffers: readonly BufferVar[]; wg: number; rows: number; load: string; scale: string }): Dispatch {
+  const main = singleWorkgroupMain(
+    o.wg,
+    `var acc = 0.0;
+for (var row = lid; row < R; row = row + ${u32Lit(o.wg)}) {
+${indent(o.load)}
 }
-`;
+let total = wg_sum(acc, lid);
+if (lid == 0u) { y[0] = total${o.scale}; }`,
+  );
+  return shaderDispatch(spec, { label: o.label, strategy: o.strategy, buffers: o.buffers, decls: [`const R = ${u32Lit(o.rows)};`], main, workgroupSize: o.wg, grid: [1, 1, 1] });
 }
 
 const scaleOf = (reduction: Reduction, n: number) => (reduction === 'mean' ? ` / ${f32Lit(n)}` : '');
 
 /** `softmaxCrossEntropy`: per-row losses into scratch (a workgroup per row), then one workgroup sums them. */
 export function softmaxCrossEntropyKernel(spec: KernelSpec<'softmaxCrossEntropy'>, caps: DeviceCaps): KernelPlan {
-  const { R, C, wg, g } = rowsSetup(spec, caps);
+  const rows = rowsSetup(spec, caps);
+  const { R, C, wg } = rows;
   const { reduction } = spec.node.attrs;
   if (R === 0 || C === 0) kernelError(spec, 'empty batch or no classes');
-  const rowBindings = [
-    { source: { kind: 'input', index: 0 }, access: 'read', dtype: 'f32' },
-    { source: { kind: 'input', index: 1 }, access: 'read', dtype: 'i32' },
-    { source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' },
-  ] as const;
-  const rows = `${header(spec, `pass 1 of 2: a workgroup of ${wg} per row writes logsumexp - x[label] (0 for a label outside [0, C))`)}${declareBindings(rowBindings, ['x', 'labels', 'losses'])}
-
-${prologue(R, C, wg, g.index)}
-${rowLse('x', wg)}
+  const losses = rowsDispatch(spec, rows, {
+    label: labelOf(spec.node, `${R}x${C}:rows`),
+    strategy: `pass 1 of 2: a workgroup of ${wg} per row writes logsumexp - x[label] (0 for a label outside [0, C))`,
+    buffers: [inputVar(spec, 0, 'x'), inputVar(spec, 1, 'labels'), scratchVar(0, 'losses', 'read_write')],
+    body: `${rowLse('x', wg)}
 ${labelRead('labels')}
-  if (lid == 0u) { losses[row] = select(0.0, lse - x[base + lc], ok); }
-}
-`;
-  const swg = linearWorkgroupSize(caps);
-  const sumBindings = [
-    { source: { kind: 'scratch', index: 0 }, access: 'read', dtype: 'f32' },
-    { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' },
-  ] as const;
-  const sum = sumToScalarCode(spec, R, swg, scaleOf(reduction, R), `pass 2 of 2: one workgroup sums ${R} row losses (${reduction})`, '    acc = acc + losses[row];', declareBindings(sumBindings, ['losses', 'y']));
-  return {
-    dispatches: [
-      { label: labelOf(spec.node, `${R}x${C}:rows`), code: rows, bindings: rowBindings, workgroupSize: [wg, 1, 1], grid: g.grid },
-      { label: labelOf(spec.node, `${R}x${C}:sum`), code: sum, bindings: sumBindings, workgroupSize: [swg, 1, 1], grid: [1, 1, 1] },
-    ],
-    scratch: [R * 4],
-  };
+if (lid == 0u) { losses[row] = select(0.0, lse - x[base + lc], ok); }`,
+  });
+  const sum = sumToScalarDispatch(spec, {
+    label: labelOf(spec.node, `${R}x${C}:sum`),
+    strategy: `pass 2 of 2: one workgroup sums ${R} row losses (${reduction})`,
+    buffers: [scratchVar(0, 'losses', 'read'), outputVar(spec)],
+    wg: linearWorkgroupSize(caps),
+    rows: R,
+    load: 'acc = acc + losses[row];',
+    scale: scaleOf(reduction, R),
+  });
+  return planOf([losses, sum], [R * 4]);
 }
 
 /** `softmaxCrossEntropyGrad`: inputs [logits, labels, dy] → (softmax - onehot)·dy (/ N for mean). */
 export function softmaxCrossEntropyGradKernel(spec: KernelSpec<'softmaxCrossEntropyGrad'>, caps: DeviceCaps): KernelPlan {
-  const { R, C, wg, g } = rowsSetup(spec, caps);
+  const rows = rowsSetup(spec, caps);
+  const { R, wg } = rows;
   const { reduction } = spec.node.attrs;
   if (R === 0) return EMPTY_PLAN;
-  const { bindings, name, declarations } = bindOperands(spec, [0, 1, 2], ['x', 'labels', 'dy']);
-  const code = `${header(spec, `a workgroup of ${wg} per row: (exp(x - logsumexp) - onehot) * dy${reduction === 'mean' ? ' / N' : ''}`)}${declarations}
-
-${prologue(R, C, wg, g.index)}
-${rowLse(name(0), wg)}
+  const { buffers, name } = bindOperands(spec, [0, 1, 2], ['x', 'labels', 'dy']);
+  const body = `${rowLse(name(0), wg)}
 ${labelRead(name(1))}
-  let k = ${name(2)}[0]${scaleOf(reduction, R)};
-  for (var j = lid; j < C; j = j + ${u32Lit(wg)}) {
-    let hot = select(0.0, 1.0, ok && j == lc);
-    y[base + j] = (exp(${name(0)}[base + j] - lse) - hot) * k;
-  }
-}
-`;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: g.grid }], scratch: [] };
+let k = ${name(2)}[0]${scaleOf(reduction, R)};
+for (var j = lid; j < C; j = j + ${u32Lit(wg)}) {
+  let hot = select(0.0, 1.0, ok && j == lc);
+  y[base + j] = (exp(${name(0)}[base + j] - lse) - hot) * k;
+}`;
+  const strategy = `a workgroup of ${wg} per row: (exp(x - logsumexp) - onehot) * dy${reduction === 'mean' ? ' / N' : ''}`;
+  return planOf([rowsDispatch(spec, rows, { strategy, buffers, body })]);
 }

@@ -4,7 +4,7 @@
 
 import type { DType, Node, Shape, TensorType } from '@neura/ir';
 import { fmtShape, numel } from '@neura/ir';
-import type { Binding, DeviceCaps, Dispatch, KernelSpec } from './kernel.js';
+import type { Binding, DeviceCaps, KernelSpec } from './kernel.js';
 import { KernelError } from './kernel.js';
 
 /** The WGSL element type a tensor of this dtype is stored as (`bool` is stored as i32 0/1). */
@@ -37,12 +37,15 @@ export function u32Lit(x: number): string {
   return `${x}u`;
 }
 
-/** One `@group(0) @binding(i) var<storage, …>` line per binding, named by `names[i]`. */
-export function declareBindings(bindings: readonly Binding[], names: readonly string[]): string {
+/**
+ * One `@group(0) @binding(i) var<storage, …>` line per binding, named by `names[i]`, of element type `elements[i]`
+ * where given (else the dtype's storage type).
+ */
+export function declareBindings(bindings: readonly Binding[], names: readonly string[], elements: readonly (string | undefined)[] = []): string {
   return bindings
     .map((b, i) => {
       const access = b.access === 'read' ? 'read' : 'read_write';
-      return `@group(0) @binding(${i}) var<storage, ${access}> ${names[i]}: array<${wgslType(b.dtype)}>;`;
+      return `@group(0) @binding(${i}) var<storage, ${access}> ${names[i]}: array<${elements[i] ?? wgslType(b.dtype)}>;`;
     })
     .join('\n');
 }
@@ -180,39 +183,6 @@ export function indent(code: string, by = 2): string {
     .join('\n');
 }
 
-/** Bindings for some operands (deduplicated by node: one buffer bound once) plus the output. */
-export interface BoundOperands {
-  readonly bindings: Binding[];
-  /** WGSL buffer name per operand index (operands of the same node share a name). */
-  readonly name: (operand: number) => string;
-}
-
-/** Binds `operands` read-only (one binding per distinct node), then the output read_write as `y`. */
-export function bindOperands(spec: KernelSpec, operands: readonly number[], names: readonly string[]): BoundOperands & { declarations: string } {
-  const bindings: Binding[] = [];
-  const declNames: string[] = [];
-  const byNode = new Map<number, string>();
-  const nameOf = new Map<number, string>();
-  operands.forEach((i, k) => {
-    const id = spec.node.inputs[i];
-    let n = byNode.get(id);
-    if (n === undefined) {
-      n = names[k];
-      byNode.set(id, n);
-      bindings.push({ source: { kind: 'input', index: i }, access: 'read', dtype: spec.inputs[i].dtype });
-      declNames.push(n);
-    }
-    nameOf.set(i, n);
-  });
-  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: spec.node.dtype });
-  declNames.push('y');
-  return {
-    bindings,
-    name: (i) => nameOf.get(i) ?? kernelError(spec, `operand ${i} is not bound`),
-    declarations: declareBindings(bindings, declNames),
-  };
-}
-
 /**
  * WGSL for workgroup tree reductions over `wg` lanes (a power of two) sharing one `var<workgroup>` array:
  * `wg_sum(v, lid)`, `wg_max(v, lid)` and `wg_min(v, lid)` return the combined value to every lane. Call from uniform control flow.
@@ -240,29 +210,4 @@ export function ceilPow2(n: number): number {
   let p = 1;
   while (p < n) p *= 2;
   return p;
-}
-
-/**
- * `main` of a thread-per-element kernel, the skeleton every elementwise-style shader shares: workgroups of `wg`
- * invocations, `workgroupIndex` the WGSL linear workgroup index (from `linearGrid`), `count` the WGSL element
- * count; `body` sees `o`, the element index (threads past the end return).
- */
-export function perElementMain(wg: number, workgroupIndex: string, count: string, body: string): string {
-  return `@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let o = ${workgroupIndex} * ${u32Lit(wg)} + lid;
-  if (o >= ${count}) { return; }
-${indent(body)}
-}
-`;
-}
-
-/** A thread-per-element dispatch over `n` elements: `body` sees `o` (the element) and returns early past n. */
-export function perElementDispatch(spec: KernelSpec, caps: DeviceCaps, o: { label?: string; strategy: string; bindings: readonly Binding[]; names: readonly string[]; n: number; body: string; prelude?: string }): Dispatch {
-  const wg = linearWorkgroupSize(caps);
-  const g = linearGrid(spec, Math.ceil(o.n / wg), caps);
-  const code = `${header(spec, o.strategy)}${declareBindings(o.bindings, o.names)}
-${o.prelude ? `\n${o.prelude}\n` : ''}
-${perElementMain(wg, g.index, u32Lit(o.n), o.body)}`;
-  return { label: o.label ?? labelOf(spec.node), code, bindings: o.bindings, workgroupSize: [wg, 1, 1], grid: g.grid };
 }

@@ -33,6 +33,7 @@ import {
   type MatmulConfig,
   chooseSplitK,
   flashAttentionGradPlan,
+  flashAttentionLsePlan,
   flashAttentionPlan,
   matmulConfigFits,
   matmulKernel,
@@ -82,7 +83,7 @@ async function check<K extends OpKind>(
   operands: Operand[],
   attrs: OpAttrs[K],
   caps: DeviceCaps,
-  tol: { rtol?: number; atol?: number; inPlace?: number; exact?: boolean; plan?: (spec: KernelSpec, caps: DeviceCaps) => KernelPlan } = {},
+  tol: { rtol?: number; atol?: number; inPlace?: number; exact?: boolean; plan?: (spec: KernelSpec<K>, caps: DeviceCaps) => KernelPlan } = {},
 ): Promise<void> {
   const g = new Graph();
   const feeds: Record<string, TensorValue> = {};
@@ -97,9 +98,10 @@ async function check<K extends OpKind>(
     feeds[`x${i}`] = randomValue(o.shape, dtype, o.gen ?? (dtype === 'f32' ? 'any' : dtype === 'bool' ? 'bool' : 'int'), o.classes);
     leaves.push(leaf);
   });
-  const node = g.output('y', g.node(op, leaves, attrs));
+  const node = g.node(op, leaves, attrs);
+  g.output('y', node);
   const expected = interpret(g, feeds, {}, 'f32').outputs.y;
-  const spec: KernelSpec = { node, inputs: leaves.map((l) => ({ shape: l.shape, dtype: l.dtype })), inPlace: tol.inPlace };
+  const spec: KernelSpec<K> = { node, inputs: leaves.map((l) => ({ shape: l.shape, dtype: l.dtype })), inPlace: tol.inPlace };
   const plan = tol.plan ? tol.plan(spec, caps) : generateKernel(spec, caps);
   if (tol.plan) checkPlan(spec, plan, caps);
   const data = leaves.map((l) => feeds[leafName(l) as string].data);
@@ -109,7 +111,7 @@ async function check<K extends OpKind>(
   else expect(actual).toBeAllclose(expected.data, { rtol: tol.rtol ?? 1e-5, atol: tol.atol ?? 1e-5 });
 }
 
-const E = {} as Record<string, never>;
+const E: Record<string, never> = {};
 const UNARY_GEN: Partial<Record<string, Gen>> = { log: 'positive', sqrt: 'positive', rsqrt: 'positive', recip: 'nonzero' };
 const UNARY_TOL: Partial<Record<string, { rtol: number; atol: number }>> = { sin: { rtol: 1e-4, atol: 1e-4 }, cos: { rtol: 1e-4, atol: 1e-4 }, tanh: { rtol: 1e-4, atol: 1e-5 }, exp: { rtol: 1e-5, atol: 1e-5 } };
 
@@ -204,7 +206,7 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         { op: 'sub', a: x0, b: { op: 'mul', a: { op: 'sqrt', a: { op: 'abs', a: x1 } }, b: { op: 'const', value: 0.5 } } },
         { op: 'mul', a: { op: 'in', index: 2 }, b: x1 },
       ];
-      const plan = (spec: KernelSpec, c: DeviceCaps) => pointwiseMultiKernel({ ...spec, results: ['buffer', 'unused'] }, c);
+      const plan = (spec: KernelSpec<'pointwiseMulti'>, c: DeviceCaps) => pointwiseMultiKernel({ ...spec, results: ['buffer', 'unused'] }, c);
       await check('pointwiseMulti', [{ shape: [5, 7] }, { shape: [7] }, { shape: [5, 7] }], { exprs, dtype: 'f32' }, caps, { rtol: 1e-5, atol: 1e-6, plan });
     });
   });
@@ -252,6 +254,31 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       }
     });
 
+    it.each([[false, false], [true, false], [false, true], [true, true]])('matmulEpilogue: a pointwise DAG of the product and extra operands on every plan (transA=%s transB=%s)', async (transA, transB) => {
+      const caps = await getCaps();
+      const $ = (index: number): PwExpr => ({ op: 'in', index });
+      // GELU(product + bias) + residual · scale: a bias [n], a residual [m, n] and a scalar (6 bindings); under
+      // 4 storage buffers, GELU(product + bias) alone
+      const wide = caps.maxStorageBuffersPerShaderStage >= 6;
+      const gelu: PwExpr = { op: 'geluTanh', a: { op: 'add', a: $(0), b: $(1) } };
+      const expr: PwExpr = wide ? { op: 'add', a: gelu, b: { op: 'mul', a: $(2), b: $(3) } } : gelu;
+      const attrs = { transA, transB, expr };
+      const ops = (m: number, n: number, k: number): Operand[] => [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }, { shape: [n] }, ...(wide ? [{ shape: [m, n] }, { shape: [] }] : [])];
+      const tol = { rtol: 1e-4, atol: 1e-4 };
+      for (const [m, n, k] of [[36, 44, 20], [33, 17, 65]] as [number, number, number][]) {
+        await check('matmulEpilogue', ops(m, n, k), attrs, caps, tol); // tiled, vec4 and scalar stores
+        for (const cfg of MATMUL_CONFIGS.filter((c) => matmulConfigFits(c, caps)).slice(0, 2)) await check('matmulEpilogue', ops(m, n, k), attrs, caps, { ...tol, plan: (s, c) => matmulPlanWith(s, c, cfg) });
+      }
+      await check('matmulEpilogue', ops(3, 70, 129), attrs, caps, tol); // skinny
+      expect(chooseSplitK(96, 40, 2100, 1, caps)?.splits).toBeGreaterThan(1);
+      await check('matmulEpilogue', ops(96, 40, 2100), attrs, caps, { rtol: 1e-4, atol: 1e-3 }); // split-K: the epilogue in the reduction pass
+      await check('matmulEpilogue', ops(72, 9, 2048), attrs, caps, { rtol: 1e-4, atol: 1e-3 }); // split-K, scalar
+      if (!wide) return;
+      // batched, an extra broadcast over the batch and one that is not, plus an i32 operand through a cast
+      const masked: PwExpr = { op: 'mul', a: { op: 'add', a: $(0), b: $(1) }, b: { op: 'cast', to: 'f32', a: { op: 'gt', a: $(2), b: { op: 'const', value: 0 } } } };
+      await check('matmulEpilogue', [{ shape: transA ? [2, 5, 9] : [2, 9, 5] }, { shape: transB ? [2, 6, 5] : [2, 5, 6] }, { shape: [9, 6] }, { shape: [2, 1, 6], dtype: 'i32' }], { transA, transB, expr: masked }, caps, tol);
+    });
+
     it('multiplies a matrix by its own transpose through one binding', async () => {
       const caps = await getCaps();
       await check('matmul', [{ shape: [6, 5] }, { shape: [6, 5], same: 0 }], { transA: false, transB: true }, caps, { rtol: 1e-4, atol: 1e-4 });
@@ -286,6 +313,44 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         if (numel(shape) >= 10000) expect(plan.dispatches).toHaveLength(2);
         await check(op, [{ shape }], { axes, keepdims: false }, caps, { rtol: 1e-4, atol: op === 'sum' ? 2e-2 : 1e-4 });
       }
+    });
+  });
+
+  describe('pointwiseReduce (a reduction with a pointwise prologue and epilogue)', () => {
+    const $ = (index: number): PwExpr => ({ op: 'in', index });
+    const k = (value: number): PwExpr => ({ op: 'const', value });
+    // layer norm's variance: mean((x - mean)²), the mean broadcast along the reduced axis
+    const centredSquare: PwExpr = { op: 'square', a: { op: 'sub', a: $(0), b: $(1) } };
+    const rstd: PwExpr = { op: 'rsqrt', a: { op: 'add', a: $(0), b: k(1e-5) } };
+    const id: PwExpr = $(0);
+    // each path of reduce.ts, the prologue reading a full operand and one broadcast along the reduced or kept axes
+    const cases: { shape: Shape; axes: number[]; other: Shape; keepdims: boolean; n: number }[] = [
+      { shape: [5, 300], axes: [1], other: [5, 1], keepdims: true, n: 1 }, // rows
+      { shape: [3, 9000], axes: [1], other: [3, 1], keepdims: false, n: 2 }, // split rows
+      { shape: [200, 12], axes: [0], other: [12], keepdims: false, n: 2 }, // split columns
+      { shape: [70, 7], axes: [0], other: [1, 7], keepdims: true, n: 2 }, // split columns, odd width (scalar loads)
+      { shape: [3, 4, 70], axes: [0, 2], other: [4, 1], keepdims: false, n: 2 }, // outer-kept-inner
+      { shape: [7, 9], axes: [1], other: [7, 1], keepdims: false, n: 1 }, // short rows: general
+      { shape: [2, 3, 4, 5], axes: [1, 3], other: [2, 1, 4, 1], keepdims: true, n: 1 }, // general, two groups
+      { shape: [20, 6], axes: [0], other: [6], keepdims: false, n: 1 }, // short columns
+    ];
+    it.each([['sum'], ['mean'], ['reduceMax'], ['reduceMin']] as const)('%s of a prologue, with and without an epilogue, on every path', async (reduce) => {
+      const caps = await getCaps();
+      for (const c of cases) {
+        for (const post of [id, rstd]) {
+          const p = reduce === 'mean' || reduce === 'sum' ? post : id;
+          const attrs = { expr: centredSquare, shape: [...c.shape], reduce, axes: c.axes, keepdims: c.keepdims, post: p };
+          const g = new Graph();
+          const plan = generateKernel({ node: g.node('pointwiseReduce', [g.input('x', c.shape), g.input('m', c.other)], attrs), inputs: [{ shape: c.shape, dtype: 'f32' }, { shape: c.other, dtype: 'f32' }] }, caps);
+          expect(plan.dispatches, `${reduce} over ${c.axes} of [${c.shape}]`).toHaveLength(c.n);
+          await check('pointwiseReduce', [{ shape: c.shape }, { shape: c.other }], attrs, caps, { rtol: 1e-4, atol: reduce === 'sum' ? 1e-2 : 1e-4 });
+        }
+      }
+    });
+    it('an i32 operand, a repeated operand and constants in the prologue (bias gradient of a masked product)', async () => {
+      const caps = await getCaps();
+      const expr: PwExpr = { op: 'mul', a: { op: 'mul', a: $(0), b: { op: 'cast', to: 'f32', a: { op: 'gt', a: $(1), b: k(0) } } }, b: { op: 'add', a: $(0), b: k(0.5) } };
+      await check('pointwiseReduce', [{ shape: [66, 8] }, { shape: [66, 8], dtype: 'i32' }], { expr, shape: [66, 8], reduce: 'sum', axes: [0], keepdims: false, post: { op: 'neg', a: $(0) } }, caps, { rtol: 1e-4, atol: 1e-3 });
     });
   });
 
@@ -378,16 +443,31 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         await check('attention', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, d + 1] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
     });
 
+    it.each([[false], [true]])('attentionLse matches the interpreter (causal=%s)', async (causal) => {
+      const caps = await getCaps();
+      for (const [lead, tq, tk, d] of shapes) await check('attentionLse', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
+    });
+
+    /** attentionGrad's operands: q, k, v, dOut, then L and Δ per query row (any values: the op is defined from them). */
+    const gradOperands = (lead: number[], tq: number, tk: number, d: number, dv: number): Operand[] => [
+      { shape: [...lead, tq, d] },
+      { shape: [...lead, tk, d] },
+      { shape: [...lead, tk, dv] },
+      { shape: [...lead, tq, dv] },
+      { shape: [...lead, tq] },
+      { shape: [...lead, tq] },
+    ];
+
     it.each([['q'], ['k'], ['v']] as const)('attentionGrad wrt %s matches the interpreter, causal and not', async (wrt) => {
       const caps = await getCaps();
       for (const causal of [false, true])
         for (const [lead, tq, tk, d] of shapes) {
-          const ops: Operand[] = [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, d + 1] }, { shape: [...lead, tq, d + 1] }];
-          if (caps.maxStorageBuffersPerShaderStage < 6) {
+          const ops = gradOperands(lead, tq, tk, d, d + 1);
+          if (caps.maxStorageBuffersPerShaderStage < 7) {
             const g = new Graph();
-            const node = g.node('attentionGrad', ops.map((o, i) => g.input(`x${i}`, o.shape)), { causal, scale: 0.5, wrt });
+            const node = g.node('attentionGrad', ops.map((o, i) => g.input(`x${i}`, o.shape)), { causal, scale: 0.25, wrt });
             expect(() => generateKernel({ node, inputs: ops.map((o) => ({ shape: o.shape, dtype: 'f32' })) }, caps)).toThrow(/maxStorageBuffersPerShaderStage/);
-          } else await check('attentionGrad', ops, { causal, scale: 0.5, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
+          } else await check('attentionGrad', ops, { causal, scale: 0.25, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
         }
     });
 
@@ -399,22 +479,27 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         await check('attention', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, dv] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
     });
 
+    it.each([[false], [true]])('flash attentionLse matches the interpreter (causal=%s)', async (causal) => {
+      const caps = await getCaps();
+      for (const [lead, tq, tk, d] of flashShapes) await check('attentionLse', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
+    });
+
     it.each([['q'], ['k'], ['v']] as const)('flash attentionGrad wrt %s matches the interpreter, causal and not', async (wrt) => {
       const caps = await getCaps();
-      if (caps.maxStorageBuffersPerShaderStage < 6) return; // the simple kernels' test above checks the refusal
+      if (caps.maxStorageBuffersPerShaderStage < 7) return; // the simple kernels' test above checks the refusal
       for (const causal of [false, true])
-        for (const [lead, tq, tk, d, dv] of flashShapes)
-          await check('attentionGrad', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, dv] }, { shape: [...lead, tq, dv] }], { causal, scale: 0.5, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
+        for (const [lead, tq, tk, d, dv] of flashShapes) await check('attentionGrad', gradOperands(lead, tq, tk, d, dv), { causal, scale: 0.25, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
     });
 
     it('flash attention variants (rows per workgroup, tile rows) agree with the interpreter', async () => {
       const caps = await getCaps();
       const lead = [2];
       const [tq, tk, d] = [70, 70, 8];
-      const ops: Operand[] = [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tq, d] }];
+      const ops = gradOperands(lead, tq, tk, d, d);
       for (const cfg of [{ rows: 32, tile: 8 }, { rows: 128, tile: 64 }, { rows: 16, tile: 4 }]) {
         await check('attention', ops.slice(0, 3), { causal: true, scale: 0.3 }, caps, { rtol: 1e-4, atol: 1e-5, plan: (s, c) => flashAttentionPlan(s, c, cfg) });
-        if (caps.maxStorageBuffersPerShaderStage >= 6)
+        await check('attentionLse', ops.slice(0, 2), { causal: true, scale: 0.3 }, caps, { rtol: 1e-4, atol: 1e-5, plan: (s, c) => flashAttentionLsePlan(s, c, cfg) });
+        if (caps.maxStorageBuffersPerShaderStage >= 7)
           for (const wrt of ['q', 'k', 'v'] as const)
             await check('attentionGrad', ops, { causal: true, scale: 0.3, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfg) });
       }
@@ -552,7 +637,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     tested.add('custom'); // a user's kernel: packages/nn/test/customOp.gpu.test.ts runs one in training against the interpreter
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });

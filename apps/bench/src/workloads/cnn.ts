@@ -7,7 +7,7 @@ import { compileTraining, LeNet5, type Module, SmallResNet } from '@neura/nn';
 import { adam } from '@neura/optim';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
 import type { Timing } from '../timing.js';
-import { type StepFigures, stepFigures, timeSyncedSteps } from './stepFigures.js';
+import { benchCompiledStep, type StepFigures } from './stepFigures.js';
 
 /** One CNN workload. */
 export interface CnnWorkload {
@@ -33,10 +33,5 @@ export async function benchCnn(w: CnnWorkload, device: NeuraDevice, iters: { ste
     x: Float32Array.from({ length: w.batch * 784 }, (_, i) => Math.sin(i * 0.37)),
     labels: Int32Array.from({ length: w.batch }, (_, i) => (i * 7) % 10),
   };
-  await train.step(feeds, { readLoss: true });
-  const compileMs = performance.now() - t0;
-  const synced = await timeSyncedSteps(train, feeds, iters);
-  const r = { synced, compileMs, ...stepFigures(train) };
-  train.dispose();
-  return r;
+  return benchCompiledStep(train, feeds, t0, iters);
 }

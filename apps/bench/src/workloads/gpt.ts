@@ -7,7 +7,7 @@ import { adamW } from '@neura/optim';
 import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
 import type { KernelGenerator } from '@neura/wgsl-kernels';
 import { type Timing, timeAsync } from '../timing.js';
-import { type StepFigures, stepFigures, timeSyncedSteps } from './stepFigures.js';
+import { benchCompiledStep, type StepFigures } from './stepFigures.js';
 
 /** One GPT workload. */
 export interface GptWorkload {
@@ -66,10 +66,5 @@ export async function timeGptWith(w: GptWorkload, device: NeuraDevice, generator
 export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { steps: number; warmup: number }): Promise<StepFigures & { synced: Timing; compileMs: number }> {
   const t0 = performance.now();
   const { train, feeds } = await buildGpt(w, device);
-  await train.step(feeds, { readLoss: true });
-  const compileMs = performance.now() - t0;
-  const synced = await timeSyncedSteps(train, feeds, iters);
-  const r = { synced, compileMs, ...stepFigures(train) };
-  train.dispose();
-  return r;
+  return benchCompiledStep(train, feeds, t0, iters);
 }

@@ -2,9 +2,10 @@
 // repeats): each matmul shape of the step (forward, input gradient, weight gradient) and attention forward +
 // backward at B64 H6 T256 D64. python/reference.py times the same shapes with CUDA events (cuBLAS, SDPA).
 
+import { optimize } from '@neura/egraph';
 import { Graph } from '@neura/ir';
 import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
-import { type FlashConfig, flashAttentionGradPlan, flashAttentionPlan, generateKernel, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
+import { type FlashConfig, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
 
 /** One matmul shape: C[M,N] = op(A)·op(B) with reduction K. */
 export interface MatmulShape {
@@ -66,7 +67,7 @@ export const MATMUL_SWEEP: readonly MatmulConfig[] = [
 ];
 
 /** A generator that plans every matmul with `cfg` (everything else as usual). */
-export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (spec.node.op === 'matmul' ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
+export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (isSpecOf(spec, 'matmul') ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
 
 /** Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration. */
 export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig, generator?: KernelGenerator): Promise<KernelTiming> {
@@ -87,9 +88,18 @@ export const FLASH_SWEEP: readonly FlashConfig[] = [32, 64, 128].flatMap((rows) 
 export const withFlashConfig =
   (cfg: FlashConfig): KernelGenerator =>
   (spec, caps) =>
-    spec.node.op === 'attention' ? flashAttentionPlan(spec, caps, cfg) : spec.node.op === 'attentionGrad' ? flashAttentionGradPlan(spec, caps, cfg) : generateKernel(spec, caps);
+    isSpecOf(spec, 'attention')
+      ? flashAttentionPlan(spec, caps, cfg)
+      : isSpecOf(spec, 'attentionLse')
+        ? flashAttentionLsePlan(spec, caps, cfg)
+        : isSpecOf(spec, 'attentionGrad')
+          ? flashAttentionGradPlan(spec, caps, cfg)
+          : generateKernel(spec, caps);
 
-/** Times causal attention forward + the three gradients (B, H, T, D), as one step of 4 kernels. */
+/**
+ * Times causal attention forward + backward (B, H, T, D) as autograd builds it: the forward, its log-sum-exp,
+ * Δ = rowsum(dO ⊙ O) and the three gradients, optimized (Δ's product fuses into its sum) and compiled.
+ */
 export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 10, cfg?: FlashConfig): Promise<KernelTiming> {
   const { b, h, t, d } = dims;
   const g = new Graph();
@@ -100,9 +110,13 @@ export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, 
   const v = g.param('v', shape, init(3));
   const dout = g.param('dout', shape, init(4));
   const attrs = { causal: true, scale: 1 / Math.sqrt(d) };
-  g.output('o', g.attention(q, k, v, attrs));
-  for (const wrt of ['q', 'k', 'v'] as const) g.output(`d${wrt}`, g.node('attentionGrad', [q, k, v, dout], { ...attrs, wrt }));
-  const session = await compile(g, device, { label: 'attention', ...(cfg ? { generator: withFlashConfig(cfg) } : {}) });
+  const o = g.attention(q, k, v, attrs);
+  g.output('o', o);
+  const lse = g.node('attentionLse', [q, k], attrs);
+  const delta = g.sum(g.mul(dout, o), -1);
+  for (const wrt of ['q', 'k', 'v'] as const) g.output(`d${wrt}`, g.node('attentionGrad', [q, k, v, dout, lse, delta], { ...attrs, wrt }));
+  const { graph } = optimize(g, { limits: device.caps });
+  const session = await compile(graph, device, { label: 'attention', ...(cfg ? { generator: withFlashConfig(cfg) } : {}) });
   const r = await gpuMedian(session, repeats);
   session.dispose();
   // causal fwd ≈ 2·(2·T²/2·D) per head, bwd ≈ 2.5× fwd (the FLOP count FlashAttention papers use)

@@ -17,8 +17,20 @@ export interface DagExtractorOptions {
   readonly maxEvaluations?: number;
   /** Greedy DAG phase (quadratic in classes) runs only up to this many e-classes; default 20 000. */
   readonly greedyDagClassLimit?: number;
-  /** Wall-clock budget of the improvement phase in ms; default 200. */
+  /**
+   * Wall-clock budget of the improvement phase in ms; default none. A time cut makes the choice depend on the
+   * machine's load (different, worse plans on a busy machine): prefer `maxEvaluations`, which is deterministic.
+   */
   readonly timeLimitMs?: number;
+}
+
+/** Why the local search stopped: no move improved, the kick rounds ran out, or a budget ran out. */
+export type SearchStop = 'converged' | 'passLimit' | 'evaluationLimit' | 'timeLimit' | 'off';
+
+/** An extraction with the local search's figures. */
+export interface DagExtraction extends Extraction {
+  /** Local-search moves tried and why the search stopped. */
+  readonly search: { readonly evaluations: number; readonly stop: SearchStop };
 }
 
 const perf = (globalThis as { performance?: { now(): number } }).performance;
@@ -51,7 +63,7 @@ export class DagExtractor<D> {
     this.improvePasses = opts.improvePasses ?? 8;
     this.maxEvaluations = opts.maxEvaluations ?? 20_000;
     this.greedyDagClassLimit = opts.greedyDagClassLimit ?? 20_000;
-    this.timeLimitMs = opts.timeLimitMs ?? 200;
+    this.timeLimitMs = opts.timeLimitMs ?? Number.POSITIVE_INFINITY;
   }
 
   /**
@@ -125,7 +137,7 @@ export class DagExtractor<D> {
   }
 
   /** Extracts one node per class reachable from `roots`; `cost` is the exact DAG cost. */
-  extract(roots: readonly Id[]): Extraction {
+  extract(roots: readonly Id[]): DagExtraction {
     const eg = this.egraph;
     const find = (id: Id) => eg.find(id);
     const canonRoots = roots.map(find);
@@ -148,13 +160,15 @@ export class DagExtractor<D> {
       collectChoices(eg, choice, canonRoots); // names the failing class
       throw new ExtractionError('DagExtractor: no acyclic choice covers the roots');
     }
+    let searchFigures: DagExtraction['search'] = { evaluations: 0, stop: 'off' };
     if (this.improvePasses > 0) {
       const search = new LocalSearch(eg, this.costFn, choice, canonRoots, this.maxEvaluations, now() + this.timeLimitMs);
-      search.improve(this.improvePasses);
+      const stop = search.improve(this.improvePasses);
       choice = search.choice;
       best = dagCost(choice, canonRoots, this.costFn, find); // exact, not the running sum
+      searchFigures = { evaluations: this.maxEvaluations - search.budgetLeft, stop };
     }
-    return { roots: canonRoots, choices: collectChoices(eg, choice, canonRoots), cost: best };
+    return { roots: canonRoots, choices: collectChoices(eg, choice, canonRoots), cost: best, search: searchFigures };
   }
 }
 
@@ -257,8 +271,20 @@ class LocalSearch<D> {
     return this.egraph.eclass(id).nodes.filter((n) => n !== cur && n.children.every((c) => this.choice.has(this.find(c))));
   }
 
+  /** Moves left of the evaluation budget. */
+  get budgetLeft(): number {
+    return Math.max(0, this.budget);
+  }
+
   private exhausted(): boolean {
-    return this.budget <= 0 || now() > this.deadline;
+    return this.budget <= 0 || (this.deadline !== Number.POSITIVE_INFINITY && now() > this.deadline);
+  }
+
+  /** Why the search stopped (after `improve`), given whether the last round found nothing. */
+  private stopReason(converged: boolean): SearchStop {
+    if (this.budget <= 0) return 'evaluationLimit';
+    if (this.deadline !== Number.POSITIVE_INFINITY && now() > this.deadline) return 'timeLimit';
+    return converged ? 'converged' : 'passLimit';
   }
 
   /** Tries `node` at `id`: keeps it when the total drops by more than rounding, else restores; true if kept. */
@@ -296,8 +322,9 @@ class LocalSearch<D> {
   }
 
   /** Descent, then up to `passes` rounds of kicks (forced move, descent, keep only if cheaper overall). */
-  improve(passes: number): void {
+  improve(passes: number): SearchStop {
     this.descend(undefined, []);
+    let converged = false;
     for (let pass = 0; pass < passes && !this.exhausted(); pass++) {
       let improved = false;
       for (const id of [...this.refs.keys()]) {
@@ -320,10 +347,14 @@ class LocalSearch<D> {
           this.topoValid = false;
         }
       }
-      if (!improved) break;
+      if (!improved) {
+        converged = true;
+        break;
+      }
     }
     // reachable classes only (the choice map also holds unreachable classes' picks, which cost nothing)
     const order = reachableClasses(this.choice, this.roots, this.find);
     if (!order) throw new ExtractionError('DagExtractor: local search produced a cycle (a bug)');
+    return this.stopReason(converged || passes === 0);
   }
 }

@@ -64,6 +64,7 @@ export class EGraph<D = undefined> {
 
   /** Makes an empty e-graph; without an analysis, class data is `undefined`. */
   constructor(analysis?: Analysis<D>) {
+    // without an analysis D is its default, undefined: a class cannot tie its type parameter to a missing argument
     this.analysis = analysis ?? (noAnalysis as unknown as Analysis<D>);
   }
 

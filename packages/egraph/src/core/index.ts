@@ -23,7 +23,7 @@ export { Runner } from './runner.js';
 export type { CostFunction, Extraction, NodeCostFunction } from './extract.js';
 export { EGraphError, EGraphStateError, ExtractionError, ParseError, RuleError } from './errors.js';
 export { Extractor, astDepth, astSize, collectChoices, dagCost, reachableClasses, toRecExpr, treeCost } from './extract.js';
-export type { DagExtractorOptions } from './dagExtractor.js';
+export type { DagExtraction, DagExtractorOptions, SearchStop } from './dagExtractor.js';
 export { DagExtractor } from './dagExtractor.js';
 import * as arithmetic from './testing/math.js';
 /** The arithmetic test language of the core (egg's `math`): language, analysis and rule sets. */

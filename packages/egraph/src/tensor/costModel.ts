@@ -4,8 +4,8 @@
 // an illegal node costs Infinity. Must not read the e-graph beyond class types. Invariant: every node costs > 0
 // (DAG extraction).
 
-import type { KernelLimits, OpKind } from '@neura/ir';
-import { DEFAULT_KERNEL_LIMITS, KERNEL_COST, kernelIllegality, kernelOutputs, tensorTypeBytes } from '@neura/ir';
+import type { KernelLimits } from '@neura/ir';
+import { DEFAULT_KERNEL_LIMITS, isKernelOp as irIsKernelOp, kernelFlops, kernelIllegality, kernelOutputs, tensorTypeBytes } from '@neura/ir';
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { fromENode, isOpKind } from './tensorLanguage.js';
@@ -27,7 +27,7 @@ export interface CostModel extends Required<CostOptions> {
 
 /** Whether nodes of this op need a kernel (everything but leaves and reshape; unknown ops do). */
 export function isKernelOp(op: string): boolean {
-  return isOpKind(op) ? KERNEL_COST[op].kernel : true;
+  return isOpKind(op) ? irIsKernelOp(op) : true;
 }
 
 const EPSILON = 1e-6; // keeps free nodes (leaves, views) strictly positive for extraction
@@ -50,13 +50,12 @@ export function tensorBytes(t: TensorInfo): number {
 /** The cost of one e-node given its input and output types (Infinity when illegal). */
 export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo, model: CostModel): number {
   if (!isOpKind(node.op)) return Number.POSITIVE_INFINITY;
-  const op: OpKind = node.op;
-  const rule = KERNEL_COST[op];
-  if (!rule.kernel) return EPSILON;
-  const attrs = fromENode(node).attrs;
-  if (kernelIllegality(op, ins, out, model.limits, attrs) !== undefined) return Number.POSITIVE_INFINITY;
-  const bytes = ins.reduce((s, t) => s + tensorBytes(t), 0) + kernelOutputs(op, attrs) * tensorBytes(out);
-  const flops = rule.flops({ attrs, ins, out });
+  if (!irIsKernelOp(node.op)) return EPSILON;
+  const ir = fromENode(node);
+  const results = kernelOutputs(ir);
+  if (kernelIllegality(ir.op, ins, out, model.limits, results) !== undefined) return Number.POSITIVE_INFINITY;
+  const bytes = ins.reduce((s, t) => s + tensorBytes(t), 0) + results * tensorBytes(out);
+  const flops = kernelFlops(ir.op, { attrs: ir.attrs, ins, out });
   return model.dispatchCost + bytes / model.bytesPerUnit + flops / model.flopsPerUnit + EPSILON;
 }
 
@@ -90,7 +89,7 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
         const src = egraph.find(node.children[0]);
         const multi = egraph.eclass(src).nodes.find((n) => n.op === 'pointwiseMulti');
         c = multi
-          ? opCost(multi, insOf(multi), egraph.eclass(src).data, o) / kernelOutputs('pointwiseMulti', fromENode(multi).attrs) + EPSILON
+          ? opCost(multi, insOf(multi), egraph.eclass(src).data, o) / kernelOutputs(fromENode(multi)) + EPSILON
           : Number.POSITIVE_INFINITY;
       } else c = opCost(node, insOf(node), egraph.eclass(eclass).data, o);
       memo.set(node, c);

@@ -11,11 +11,13 @@ import { fromENode, isOpKind } from './tensorLanguage.js';
 
 /** The primitive ops a fused op stands for (the ones its fusion rules absorbed), from its attributes. */
 const ABSORBED: {
-  readonly [K in 'fusedMatmul' | 'pointwise' | 'pointwiseMulti' | 'softmaxCrossEntropy' | 'softmaxCrossEntropyGrad']: (a: OpAttrs[K]) => readonly OpKind[];
+  readonly [K in 'fusedMatmul' | 'matmulEpilogue' | 'pointwise' | 'pointwiseMulti' | 'pointwiseReduce' | 'softmaxCrossEntropy' | 'softmaxCrossEntropyGrad']: (a: OpAttrs[K]) => readonly OpKind[];
 } = {
   fusedMatmul: (a) => ['matmul', ...(a.bias ? (['add'] as const) : []), ...(a.activation === 'relu' ? (['relu'] as const) : [])],
+  matmulEpilogue: (a) => ['matmul', ...exprOps(a.expr)],
   pointwise: (a) => [...exprOps(a.expr)],
   pointwiseMulti: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
+  pointwiseReduce: (a) => [a.reduce, ...exprOps(a.post, exprOps(a.expr))],
   softmaxCrossEntropy: () => ['logSoftmax', 'nll'],
   softmaxCrossEntropyGrad: () => ['logSoftmax', 'logSoftmaxGrad', 'nllGrad'],
 };
@@ -46,15 +48,19 @@ export function absorbedOps(node: ENode): readonly OpKind[] {
   const ir = fromENode(node);
   switch (ir.op) {
     case 'fusedMatmul':
-      return ABSORBED.fusedMatmul(ir.attrs as OpAttrs['fusedMatmul']);
+      return ABSORBED.fusedMatmul(ir.attrs);
+    case 'matmulEpilogue':
+      return ABSORBED.matmulEpilogue(ir.attrs);
     case 'pointwise':
-      return ABSORBED.pointwise(ir.attrs as OpAttrs['pointwise']);
+      return ABSORBED.pointwise(ir.attrs);
     case 'pointwiseMulti':
-      return ABSORBED.pointwiseMulti(ir.attrs as OpAttrs['pointwiseMulti']);
+      return ABSORBED.pointwiseMulti(ir.attrs);
+    case 'pointwiseReduce':
+      return ABSORBED.pointwiseReduce(ir.attrs);
     case 'softmaxCrossEntropy':
-      return ABSORBED.softmaxCrossEntropy(ir.attrs as OpAttrs['softmaxCrossEntropy']);
+      return ABSORBED.softmaxCrossEntropy(ir.attrs);
     case 'softmaxCrossEntropyGrad':
-      return ABSORBED.softmaxCrossEntropyGrad(ir.attrs as OpAttrs['softmaxCrossEntropyGrad']);
+      return ABSORBED.softmaxCrossEntropyGrad(ir.attrs);
     default:
       return [ir.op];
   }
@@ -69,12 +75,12 @@ export function withKernelBoundaries(inner: NodeCostFunction, egraph: EGraph<Ten
   const classHasBoundary = new Map<Id, boolean>();
   const hasBoundary = (cls: Id): boolean => {
     let v = classHasBoundary.get(cls);
-    if (v === undefined) classHasBoundary.set(cls, (v = egraph.eclass(cls).nodes.some((n) => boundaries.has(n.op as OpKind))));
+    if (v === undefined) classHasBoundary.set(cls, (v = egraph.eclass(cls).nodes.some((n) => isOpKind(n.op) && boundaries.has(n.op))));
     return v;
   };
   return {
     nodeCost(node: ENode, eclass: Id): number {
-      if (boundaries.has(node.op as OpKind)) return inner.nodeCost(node, eclass);
+      if (isOpKind(node.op) && boundaries.has(node.op)) return inner.nodeCost(node, eclass);
       if (hasBoundary(egraph.find(eclass))) return Number.POSITIVE_INFINITY; // the class must be the user's kernel
       if (absorbedOps(node).some((op) => boundaries.has(op))) return Number.POSITIVE_INFINITY; // would hide it
       return inner.nodeCost(node, eclass);

@@ -25,17 +25,19 @@ import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
 import { multiUpdateRules } from './rules/multiUpdate.js';
+import { matmulEpilogueRules } from './rules/matmulEpilogue.js';
+import { reduceFusionRules } from './rules/reduceFusion.js';
 import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
 import { withKernelBoundaries } from './kernelBoundaries.js';
-import { fromENode, toENode } from './tensorLanguage.js';
+import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
 
 /** The named rule sets. */
 export const RULE_SETS = {
   algebra: algebraRules,
   layout: layoutRules,
-  fusion: fusionRules,
+  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules],
   backward: backwardRules,
   update: multiUpdateRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
@@ -44,17 +46,14 @@ export const RULE_SETS = {
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...backwardRules, ...multiUpdateRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...backwardRules, ...multiUpdateRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
   readonly name: string;
   readonly ruleSets: readonly RuleSetName[];
-  /** Caps of this pass (the run's totals cap them further). */
+  /** Cap of this pass (the run's totals cap it further). Passes are bounded by iterations and e-nodes, never by time. */
   readonly iterLimit?: number;
-  readonly timeLimitMs?: number;
-  /** Time kept for this pass: the passes before it stop this much before the run's total time runs out. */
-  readonly reserveMs?: number;
 }
 
 /**
@@ -66,7 +65,7 @@ export const DEFAULT_PASSES: readonly PassSpec[] = [
   { name: 'simplify', ruleSets: ['algebra', 'layout', 'backward'], iterLimit: 12 },
   { name: 'fuse', ruleSets: ['fusion'], iterLimit: 30 },
   // on the fused expressions: state updates sharing an operand become one multi-result kernel
-  { name: 'group', ruleSets: ['update'], iterLimit: 2, reserveMs: 400 },
+  { name: 'group', ruleSets: ['update'], iterLimit: 2 },
 ];
 
 /** Options of `optimize`. */
@@ -77,9 +76,16 @@ export interface OptimizeOptions {
   readonly rules?: readonly TensorRewrite[];
   /** The pass schedule when neither `rules` nor `ruleSets` is given (default `DEFAULT_PASSES`). */
   readonly passes?: readonly PassSpec[];
-  /** Totals over all passes: iterations (default 40), e-nodes (default 50 000), time in ms (default 3 000). */
+  /**
+   * Totals over all passes: iterations (default 40) and e-nodes (default 50 000). These bounds are deterministic:
+   * the same graph gives the same plan on an idle and on a loaded machine.
+   */
   readonly iterLimit?: number;
   readonly nodeLimit?: number;
+  /**
+   * A wall-clock cap over all passes in ms (default none). Opt-in only: a time cut makes the plan depend on the
+   * machine's load; the report's stop reason says when it cut a pass.
+   */
   readonly timeLimitMs?: number;
   /** Cost model figures (dispatch cost, bandwidth, throughput). */
   readonly cost?: CostOptions;
@@ -157,7 +163,7 @@ export function egraphToGraph(
     if (isNamedLeaf(n)) {
       const cls = find(classOf.get(id) as Id);
       leafNode.set(cls, n);
-      const chosen = egraph.eclass(cls).nodes.find((e) => e.op === n.op && (e.data as { name?: string }).name === n.attrs.name);
+      const chosen = egraph.eclass(cls).nodes.find((e) => e.op === n.op && enodeAttrs(e, n.op).name === n.attrs.name);
       if (chosen) choices.set(cls, chosen);
     }
   }
@@ -207,8 +213,8 @@ export interface PassReport {
 }
 
 /**
- * Runs the passes in order over one e-graph, sharing the totals (iterations, e-nodes, time); a pass with no
- * budget left stops at once with the limit that ran out.
+ * Runs the passes in order over one e-graph, sharing the totals (iterations, e-nodes, and the opt-in time cap); a
+ * pass with no budget left stops at once with the limit that ran out.
  */
 function runPasses(
   loaded: LoadedGraph,
@@ -217,17 +223,15 @@ function runPasses(
   matchLimit: number,
 ): PassReport[] {
   const iterTotal = options.iterLimit ?? 40;
-  const timeTotal = options.timeLimitMs ?? 3_000;
+  const timeTotal = options.timeLimitMs ?? Number.POSITIVE_INFINITY;
   const start = now();
   let iterations = 0;
   const out: PassReport[] = [];
-  for (const [i, p] of passes.entries()) {
-    // later passes' reserves are held back (on a loaded machine fusion may be cut short; grouping still runs)
-    const reserved = passes.slice(i + 1).reduce((s, q) => s + (q.spec?.reserveMs ?? 0), 0);
+  for (const p of passes) {
     const runner = new Runner(loaded.egraph, {
       iterLimit: Math.max(0, Math.min(p.spec?.iterLimit ?? Number.POSITIVE_INFINITY, iterTotal - iterations)),
       nodeLimit: options.nodeLimit ?? 50_000,
-      timeLimitMs: Math.max(0, Math.min(p.spec?.timeLimitMs ?? Number.POSITIVE_INFINITY, timeTotal - reserved - (now() - start))),
+      timeLimitMs: Math.max(0, timeTotal - (now() - start)),
       scheduler: new BackoffScheduler({ matchLimit }),
     });
     for (const r of loaded.roots) runner.addRoot(r);
@@ -286,9 +290,8 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const boundaries = new Set(options.customKernelOps ?? []);
   const cost = withKernelBoundaries(tensorCost(egraph, costDefaults(options.cost, limits)), egraph, boundaries);
   const t0 = now();
-  const extraction = new DagExtractor(egraph, cost, { improvePasses: 2, maxEvaluations: 20_000, timeLimitMs: 60, ...options.extract }).extract(
-    loaded.roots,
-  );
+  // bounded by moves tried, not by time: the plan must not depend on the machine's load
+  const extraction = new DagExtractor(egraph, cost, { improvePasses: 2, maxEvaluations: 20_000, ...options.extract }).extract(loaded.roots);
   const extractMs = now() - t0;
   if (debugLevel() >= 4) writeDebug(`extraction ${Math.round(extractMs)} ms`);
   analysis.settle(egraph);
@@ -307,6 +310,7 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
       return analysis.rulesOf(egraph, cls, extraction.choices.get(egraph.find(cls)) as ENode);
     }),
     cost: extraction.cost,
+    search: extraction.search,
     totalTimeMs: now() - start,
     dot: level >= 3 ? egraphToDot(egraph, extraction) : undefined,
     customKernelOps: [...boundaries].sort(),

@@ -3,12 +3,12 @@
 // or union classes itself (the fusion rules do). Invariants: a built node has distinct inputs numbered by first
 // use, at most the analysis's input limit, and exactly the output shape of the class it will join.
 
-import type { DType, PwExpr, Shape } from '@neura/ir';
+import type { PwExpr, Shape } from '@neura/ir';
 import { BINARY_FN, broadcastShapes, castScalar, COMPARISON_OPS, isBinary, isUnary, pwExprSize, sameShape, UNARY_FN } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
-import { irENode, pointwiseExprOf } from './tensorLanguage.js';
+import { enodeAttrs, irENode, isOpKind, pointwiseExprOf } from './tensorLanguage.js';
 
 /** The expression of a pointwise e-node. */
 export function exprOf(n: ENode): PwExpr {
@@ -44,17 +44,19 @@ export function isPrimaryExpr(e: PwExpr): boolean {
 /** Whether an elementwise primitive may become a pointwise expression (integer arithmetic may not: it wraps). */
 export function liftable(op: string, out: TensorInfo): boolean {
   if (op === 'where' || op === 'cast') return true;
-  if (isBinary(op as never)) return out.dtype === 'f32' || (COMPARISON_OPS as readonly string[]).includes(op);
-  return isUnary(op as never) && out.dtype === 'f32';
+  if (!isOpKind(op)) return false;
+  if (isBinary(op)) return out.dtype === 'f32' || COMPARISON_OPS.includes(op);
+  return isUnary(op) && out.dtype === 'f32';
 }
 
 /** The one-op expression of an elementwise primitive over its operands `$0..`. */
 export function primitiveExpr(n: ENode): PwExpr | undefined {
   const i = (index: number): PwExpr => ({ op: 'in', index });
   if (n.op === 'where') return { op: 'where', c: i(0), a: i(1), b: i(2) };
-  if (n.op === 'cast') return { op: 'cast', to: (n.data as { to: DType }).to, a: i(0) };
-  if (isBinary(n.op as never)) return { op: n.op, a: i(0), b: i(1) } as PwExpr;
-  if (isUnary(n.op as never)) return { op: n.op, a: i(0) } as PwExpr;
+  if (n.op === 'cast') return { op: 'cast', to: enodeAttrs(n, 'cast').to, a: i(0) };
+  if (!isOpKind(n.op)) return undefined;
+  if (isBinary(n.op)) return { op: n.op, a: i(0), b: i(1) };
+  if (isUnary(n.op)) return { op: n.op, a: i(0) };
   return undefined;
 }
 

@@ -4,8 +4,8 @@
 // only its live nodes.
 
 import type { Graph, NodeId, Shape } from '@neura/ir';
-import { FUSED_OPS, fmtPwExpr, fmtShape, kernelOutputs } from '@neura/ir';
-import type { EGraph, Extraction, Report } from '../core/index.js';
+import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtShape, kernelOutputs } from '@neura/ir';
+import type { DagExtraction, EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
 import { isKernelOp, tensorBytes } from './costModel.js';
 import type { TensorInfo } from './tensorAnalysis.js';
@@ -27,9 +27,9 @@ export interface FusedKernel {
   readonly op: string;
   readonly shape: Shape;
   readonly inputs: number;
-  /** The pointwise expression, for `pointwise` kernels. */
+  /** The pointwise expression, for `pointwise` kernels (`post ∘ reduce[axes](prologue)` for `pointwiseReduce`). */
   readonly expr?: string;
-  /** The epilogue, for `fusedMatmul` kernels (e.g. `bias+relu`). */
+  /** The epilogue, for `fusedMatmul` kernels (e.g. `bias+relu`) and `matmulEpilogue` ones (its expression, `$0` the product). */
   readonly epilogue?: string;
   /** The registered name, for `custom` kernels (user ops run as their own kernel). */
   readonly custom?: string;
@@ -57,7 +57,7 @@ export function graphFigures(graph: Graph): GraphFigures {
     const n = graph.nodes[id];
     if (!isKernelOp(n.op)) continue;
     dispatches++;
-    bytes += kernelOutputs(n.op, n.attrs) * tensorBytes(n);
+    bytes += kernelOutputs(n) * tensorBytes(n);
   }
   return { dispatches, bytes, nodes: live.length };
 }
@@ -71,6 +71,8 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
     if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
     else if (n.op === 'pointwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ') }); // one kernel, several results
+    else if (n.op === 'matmulEpilogue') out.push({ ...base, epilogue: `${n.attrs.transA ? 'transA+' : ''}${n.attrs.transB ? 'transB+' : ''}${fmtPwExpr(n.attrs.expr)}` });
+    else if (n.op === 'pointwiseReduce') out.push({ ...base, expr: fmtPointwiseReduce(n.attrs) }); // epilogue ∘ reduce(prologue)
     else if (n.op === 'custom') out.push({ ...base, custom: n.attrs.name });
     else if (n.op === 'fusedMatmul') {
       const a = n.attrs;
@@ -111,6 +113,8 @@ export class OptimizeReport {
   readonly bytesAfter: number;
   /** DAG cost of the extracted graph under the cost model. */
   readonly cost: number;
+  /** The extractor's local search: moves tried and the bound that stopped it. */
+  readonly search: DagExtraction['search'];
   /** Total time of `optimize` (load, run, extract, rebuild) in ms. */
   readonly totalTimeMs: number;
   /** The fused kernels of the result, with the rules that made each. */
@@ -137,6 +141,7 @@ export class OptimizeReport {
     after: GraphFigures;
     kernels: FusedKernel[];
     cost: number;
+    search?: DagExtraction['search'];
     totalTimeMs: number;
     dot?: string;
     customKernelOps?: readonly string[];
@@ -161,17 +166,22 @@ export class OptimizeReport {
     this.bytesBefore = parts.before.bytes;
     this.bytesAfter = parts.after.bytes;
     this.cost = parts.cost;
+    this.search = parts.search ?? { evaluations: 0, stop: 'off' };
     this.totalTimeMs = parts.totalTimeMs;
     this.kernels = parts.kernels;
     this.dot = parts.dot;
     this.customKernelOps = parts.customKernelOps ?? [];
   }
 
-  /** One line: `e-graph: 412 e-nodes, 180 e-classes, 7 iterations (saturated) in 38 ms; dispatches 31 → 12; …`. */
+  /**
+   * One line: `e-graph: 412 e-nodes, 180 e-classes, 7 iterations (saturated) in 38 ms; extraction 950 moves
+   * (converged); dispatches 31 → 12; …`: the bracketed words name the bound that stopped each phase.
+   */
   summary(): string {
     const e = this.egraph;
     return (
       `e-graph: ${e.enodes} e-nodes, ${e.eclasses} e-classes, ${e.iterations} iterations (${e.stopReason}) in ${Math.round(e.timeMs)} ms; ` +
+      `extraction ${this.search.evaluations} moves (${this.search.stop}); ` +
       `dispatches ${this.dispatchesBefore} → ${this.dispatchesAfter}; bytes ${fmtBytes(this.bytesBefore)} → ${fmtBytes(this.bytesAfter)}` +
       (this.customKernelOps.length ? `; custom kernels (fusion boundaries): ${this.customKernelOps.join(', ')}` : '')
     );

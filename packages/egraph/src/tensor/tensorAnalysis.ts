@@ -2,13 +2,13 @@
 // constant. Must not add nodes (constant folding is a rule, so its hits are reported). Invariant: merging two
 // classes of different shape or dtype throws an Error naming both types (a rule claimed a false equality).
 
-import type { DType, OpAttrs, OpKind, Shape, TensorType } from '@neura/ir';
+import type { DType, Shape, TensorType } from '@neura/ir';
 import { BINARY_FN, castScalar, COMPARISON_OPS, fmtShape, inferType, isBinary, isUnary, sameShape, UNARY_FN } from '@neura/ir';
 import type { Analysis, EGraph, ENode, Id } from '../core/index.js';
 import { dataKey } from '../core/index.js';
 import { TensorTypeError } from './errors.js';
 import { RuleCtx } from './ruleCtx.js';
-import { fromENode, leafTypeOf } from './tensorLanguage.js';
+import { fromENode, type IrOp, leafTypeOf } from './tensorLanguage.js';
 
 /** Analysis data of one e-class. */
 export interface TensorInfo {
@@ -35,9 +35,9 @@ const fmtType = (t: TensorInfo) => `${fmtShape(t.shape)}:${t.dtype}`;
 const foldable = (v: number | undefined): number | undefined => (v !== undefined && Number.isFinite(v) && !Object.is(v, -0) ? v : undefined);
 
 /** The constant a node evaluates to when its operands are constants, following the interpreter's rules. */
-function constantOf(node: ENode, attrs: OpAttrs[OpKind], kids: readonly TensorInfo[], out: TensorType): number | undefined {
-  const op = node.op as OpKind;
-  if (op === 'const') return foldable((attrs as OpAttrs['const']).value);
+function constantOf(ir: IrOp, kids: readonly TensorInfo[], out: TensorType): number | undefined {
+  if (ir.op === 'const') return foldable(ir.attrs.value);
+  const op = ir.op;
   const vals = kids.map((k) => k.constant);
   if (vals.length === 0 || vals.some((v) => v === undefined)) return undefined;
   const v = vals as number[];
@@ -45,7 +45,7 @@ function constantOf(node: ENode, attrs: OpAttrs[OpKind], kids: readonly TensorIn
   if (isUnary(op)) r = UNARY_FN[op](v[0]);
   else if (isBinary(op)) {
     const x = BINARY_FN[op](v[0], v[1]);
-    r = out.dtype === 'f32' || (COMPARISON_OPS as readonly string[]).includes(op) ? x : x | 0;
+    r = out.dtype === 'f32' || COMPARISON_OPS.includes(op) ? x : x | 0;
   } else if (op === 'where') r = v[0] !== 0 ? v[1] : v[2];
   else if (op === 'cast') r = castScalar(v[0], out.dtype);
   else if (op === 'reshape' || op === 'expand' || op === 'transpose' || op === 'mean') r = v[0];
@@ -86,7 +86,7 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
     const declared = leafTypeOf(node);
     const kids = node.children.map((c) => egraph.eclass(c).data);
     const type = declared ?? inferType(ir.op, kids, ir.attrs);
-    const constant = constantOf(node, ir.attrs, kids, type);
+    const constant = constantOf(ir, kids, type);
     return constant === undefined ? { shape: type.shape, dtype: type.dtype } : { shape: type.shape, dtype: type.dtype, constant };
   }
 

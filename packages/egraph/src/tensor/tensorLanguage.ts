@@ -2,8 +2,8 @@
 // Must not know rules or costs. Invariant: attributes are part of e-node identity; leaves also carry their
 // declared shape and dtype (and params/state their init), consts their value, shape and dtype.
 
-import type { DType, Init, Node, OpAttrs, OpKind, PwExpr, TensorType } from '@neura/ir';
-import { OP_KINDS } from '@neura/ir';
+import type { DType, Init, Node, OpAttrs, OpKind, OpWithAttrs, PwExpr, TensorType } from '@neura/ir';
+import { attrsOf, OP_KINDS, withAttrs } from '@neura/ir';
 import type { ENode, Id, Language, NodeData } from '../core/index.js';
 import { declareDataKey } from '../core/index.js';
 import { TensorLanguageError } from './errors.js';
@@ -16,54 +16,58 @@ export function isOpKind(op: string): op is OpKind {
 }
 
 /** An ir op ready for `Graph.node`: kind, attrs and (for leaves) the declared type. */
-export interface IrOp {
-  readonly op: OpKind;
-  readonly attrs: OpAttrs[OpKind];
-  readonly leafType?: TensorType;
-}
+export type IrOp<K extends OpKind = OpKind> = OpWithAttrs<K> & { readonly leafType?: TensorType };
 
 /**
  * The e-node data of an ir node. Leaves add `shape`/`dtype`; a non-finite constant adds `repr` because
  * JSON (and so the e-node key) writes NaN and ±Infinity alike as `null`.
  */
-export function nodeData(op: OpKind, attrs: OpAttrs[OpKind], type?: TensorType): NodeData {
-  const a = attrs as unknown as Record<string, NodeData>;
-  if (op === 'pointwise') {
+export function nodeData(ir: OpWithAttrs, type?: TensorType): NodeData {
+  if (ir.op === 'pointwise') {
     // the expression is keyed as one JSON string: e-node keys of deep expressions are computed very often
-    const pw = attrs as OpAttrs['pointwise'];
+    const pw = ir.attrs;
     const text = JSON.stringify(pw.expr);
     remember(text, pw.expr); // `make` reads the expression back: no JSON.parse of what was just written
     const d = { expr: text, dtype: pw.dtype };
     declareDataKey(d, `pw:${pw.dtype}:${text}`); // the text is canonical already: no second escaping pass
     return d;
   }
-  if (op === 'input' || op === 'param' || op === 'state' || op === 'const') {
-    if (!type) throw new TensorLanguageError(`tensorLanguage: leaf ${op} needs its declared type`);
-    const d: Record<string, NodeData> = { ...a, shape: [...type.shape], dtype: type.dtype };
-    if (op === 'const' && !Number.isFinite((attrs as OpAttrs['const']).value)) d.repr = String((attrs as OpAttrs['const']).value);
+  if (ir.op === 'input' || ir.op === 'param' || ir.op === 'state' || ir.op === 'const') {
+    if (!type) throw new TensorLanguageError(`tensorLanguage: leaf ${ir.op} needs its declared type`);
+    const d: Record<string, NodeData> = { ...ir.attrs, shape: [...type.shape], dtype: type.dtype };
+    if (ir.op === 'const' && !Number.isFinite(ir.attrs.value)) d.repr = String(ir.attrs.value);
     return d;
   }
-  return a;
+  return ir.attrs;
 }
 
 /** The e-node of an ir node whose operands sit in the given e-classes. */
 export function toENode(node: Node, children: readonly Id[]): ENode {
-  return irENode(node.op, node.attrs, children, node);
+  return enodeOf(node, children, node);
 }
 
 /**
  * The e-node of an ir op. Ops without attributes carry no data (as nodes built by pattern right sides do),
  * so both spellings hash-cons to one node.
  */
-export function irENode(op: OpKind, attrs: OpAttrs[OpKind], children: readonly Id[], type?: TensorType): ENode {
-  const data = nodeData(op, attrs, type);
+export function irENode<K extends OpKind>(op: K, attrs: OpAttrs[K], children: readonly Id[], type?: TensorType): ENode {
+  return enodeOf(withAttrs<OpKind>(op, attrs), children, type); // K is one op at every call site
+}
+
+function enodeOf(ir: OpWithAttrs, children: readonly Id[], type?: TensorType): ENode {
+  const data = nodeData(ir, type);
   const empty = data !== null && typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length === 0;
-  return empty ? { op, children: [...children] } : { op, data, children: [...children] };
+  return empty ? { op: ir.op, children: [...children] } : { op: ir.op, data, children: [...children] };
 }
 
 /** The e-node of a constant filled with `value`. */
 export function constENode(value: number, shape: readonly number[], dtype: DType): ENode {
-  return { op: 'const', data: nodeData('const', { value }, { shape, dtype }), children: [] };
+  return { op: 'const', data: nodeData({ op: 'const', attrs: { value } }, { shape, dtype }), children: [] };
+}
+
+/** The attributes of an e-node of one of the ops `ops`, typed (throws if the node is of another op). */
+export function enodeAttrs<K extends OpKind>(n: ENode, ...ops: readonly K[]): OpAttrs[K] {
+  return attrsOf(fromENode(n), ...ops);
 }
 
 /** The ir op (kind, attrs, leaf type) of an e-node of the tensor language; throws on a foreign op. */
@@ -81,7 +85,8 @@ export function fromENode(n: ENode): IrOp {
     case 'pointwise':
       return { op: n.op, attrs: { expr: pointwiseExprOf(n), dtype: d.dtype as DType } };
     default:
-      return { op: n.op, attrs: d as unknown as OpAttrs[OpKind] };
+      // the data of a non-leaf, non-pointwise e-node is the op's attributes as nodeData wrote them (a trust boundary)
+      return withAttrs(n.op, d as OpAttrs[typeof n.op]);
   }
 }
 

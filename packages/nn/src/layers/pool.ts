@@ -20,8 +20,9 @@ function check4d(layer: string, x: Tensor): void {
   if (x.shape.length !== 4) throw new GraphError(`${layer}: input [${x.shape.join(', ')}] must be [N, C, H, W]`, layer);
 }
 
-/** Window maxima. */
-export class MaxPool2d extends Module {
+/** A fixed-window pool: MaxPool2d and AvgPool2d differ only in the graph op they apply to each window. */
+abstract class WindowPool2d extends Module {
+  protected abstract readonly op: 'maxPool2d' | 'avgPool2d';
   constructor(
     readonly kernelSize: Pair,
     readonly options: PoolOptions = {},
@@ -29,23 +30,19 @@ export class MaxPool2d extends Module {
     super();
   }
   forward(g: Graph, x: Tensor): Tensor {
-    check4d('MaxPool2d', x);
-    return g.maxPool2d(x, pair(this.kernelSize), { stride: this.options.stride, padding: this.options.padding });
+    check4d(this.op === 'maxPool2d' ? 'MaxPool2d' : 'AvgPool2d', x);
+    return g[this.op](x, pair(this.kernelSize), { stride: this.options.stride, padding: this.options.padding });
   }
 }
 
+/** Window maxima. */
+export class MaxPool2d extends WindowPool2d {
+  protected readonly op = 'maxPool2d';
+}
+
 /** Window means (zero padding counted, PyTorch's count_include_pad). */
-export class AvgPool2d extends Module {
-  constructor(
-    readonly kernelSize: Pair,
-    readonly options: PoolOptions = {},
-  ) {
-    super();
-  }
-  forward(g: Graph, x: Tensor): Tensor {
-    check4d('AvgPool2d', x);
-    return g.avgPool2d(x, pair(this.kernelSize), { stride: this.options.stride, padding: this.options.padding });
-  }
+export class AvgPool2d extends WindowPool2d {
+  protected readonly op = 'avgPool2d';
 }
 
 /** Means over adaptive windows to a fixed output size `[Ho, Wo]` (a number: square). */

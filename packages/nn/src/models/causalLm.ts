@@ -5,7 +5,11 @@
 
 import { GraphError, Graph, type Tensor, type TensorValue, tensor } from '@neura/ir';
 import type { DecodeContext } from '../layers/attention.js';
-import { Module } from '../module.js';
+import { ModuleList } from '../layers/containers.js';
+import type { Embedding } from '../layers/embedding.js';
+import { Linear } from '../layers/linear.js';
+import { TransformerBlock, type TransformerBlockOptions } from '../layers/transformerBlock.js';
+import { Module, paramName } from '../module.js';
 
 /** A causal language model training graph. */
 export interface LmGraph {
@@ -48,6 +52,12 @@ export abstract class CausalLM extends Module {
     return { graph, logits, loss: graph.crossEntropy(logits, graph.reshape(targets, [batch * seq])) };
   }
 
+  /** Throws unless each of `keys` of `config` is a positive integer (the sizes a model cannot be built without). */
+  protected static checkSizes<C>(model: string, config: C, keys: readonly (keyof C & string)[]): void {
+    for (const k of keys)
+      if (!(Number.isInteger(config[k]) && (config[k] as number) > 0)) throw new GraphError(`${model}: ${k} must be a positive integer, got ${config[k]}`, model);
+  }
+
   /** Checks `tokens [B, T] i32` (T within `maxContext`) and returns [B, T]. */
   protected checkTokens(tokens: Tensor, prefix?: string): [number, number] {
     if (tokens.dtype !== 'i32' || tokens.shape.length !== 2)
@@ -57,6 +67,34 @@ export abstract class CausalLM extends Module {
       throw new GraphError(`${this.constructor.name}: ${t} tokens exceed the context of ${this.maxContext}`, 'CausalLM');
     return [b, t];
   }
+}
+
+/** `layers` transformer blocks of the same options (the `h` / `layers` list of a decoder). */
+export function blockStack(layers: number, options: TransformerBlockOptions): ModuleList {
+  return new ModuleList(Array.from({ length: layers }, () => new TransformerBlock(options)));
+}
+
+/** Runs every block of `blocks` over rows `x [B·T, W]`, block i under `prefix.i`. */
+export function blockRows(g: Graph, blocks: ModuleList, x: Tensor, batch: number, seq: number, prefix: string): Tensor {
+  for (let l = 0; l < blocks.length; l++) x = (blocks.at(l) as TransformerBlock).forwardRows(g, x, batch, seq, `${prefix}.${l}`);
+  return x;
+}
+
+/** Runs every block of `blocks` over one new token per sequence `x [B, W]` against the KV caches of `ctx`. */
+export function blockDecode(g: Graph, blocks: ModuleList, x: Tensor, ctx: DecodeContext, prefix: string): Tensor {
+  for (let l = 0; l < blocks.length; l++) x = (blocks.at(l) as TransformerBlock).decodeRows(g, x, ctx, `${prefix}.${l}`);
+  return x;
+}
+
+/** A language-model head `[width] → [vocab]` without bias, N(0, 0.02) (GPT-2 and LLaMA alike). */
+export function lmHead(width: number, vocab: number): Linear {
+  return new Linear(width, vocab, { bias: false, weightInit: { kind: 'normal', mean: 0, std: 0.02, seed: 0 } });
+}
+
+/** Logits of rows `x`: through `head` when the model has one, else through the token table reused (tied). */
+export function headLogits(g: Graph, x: Tensor, head: Linear | undefined, tokens: Embedding, tokensName: string, prefix?: string): Tensor {
+  if (head) return head.forward(g, x, paramName(prefix, 'lm_head'));
+  return g.matmul(x, tokens.weight(g, paramName(prefix, tokensName)), { transB: true });
 }
 
 /** The additive causal mask feed [T, T] of decomposed attention: 0 on and below the diagonal, −1e9 above. */

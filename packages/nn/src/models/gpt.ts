@@ -11,11 +11,10 @@ import type { DecodeContext } from '../layers/attention.js';
 import { Dropout } from '../layers/dropout.js';
 import { Embedding } from '../layers/embedding.js';
 import { LayerNorm } from '../layers/layerNorm.js';
-import { Linear } from '../layers/linear.js';
-import { ModuleList } from '../layers/containers.js';
-import { TransformerBlock } from '../layers/transformerBlock.js';
+import type { Linear } from '../layers/linear.js';
+import type { ModuleList } from '../layers/containers.js';
 import { Module, paramName } from '../module.js';
-import { CausalLM } from './causalLm.js';
+import { blockDecode, blockRows, blockStack, CausalLM, headLogits, lmHead } from './causalLm.js';
 
 /** Size and options of a GPT. */
 export interface GptConfig {
@@ -58,22 +57,9 @@ class GptTransformer extends Module {
     this.wte = this.registerModule('wte', new Embedding(c.vocab, c.width, { init: normal(0.02) }));
     this.wpe = this.registerModule('wpe', new Embedding(c.context, c.width, { init: normal(0.02) }));
     if (c.dropout) this.drop = this.registerModule('drop', new Dropout(c.dropout));
-    const blocks: TransformerBlock[] = [];
-    for (let l = 0; l < c.layers; l++)
-      blocks.push(
-        new TransformerBlock({
-          width: c.width,
-          heads: c.heads,
-          kvHeads: c.kvHeads,
-          style: 'gpt',
-          bias: c.bias,
-          gelu: c.gelu,
-          kernel: c.attention,
-          dropout: c.dropout,
-          init: { std: 0.02, outStd: 0.02 / Math.sqrt(2 * c.layers) },
-        }),
-      );
-    this.h = this.registerModule('h', new ModuleList(blocks));
+    const init = { std: 0.02, outStd: 0.02 / Math.sqrt(2 * c.layers) };
+    const block = { width: c.width, heads: c.heads, kvHeads: c.kvHeads, style: 'gpt', bias: c.bias, gelu: c.gelu, kernel: c.attention, dropout: c.dropout, init } as const;
+    this.h = this.registerModule('h', blockStack(c.layers, block));
     this.ln_f = this.registerModule('ln_f', new LayerNorm(c.width, { bias: c.bias }));
   }
   forward(): Tensor {
@@ -91,12 +77,11 @@ export class GPT extends CausalLM {
   constructor(readonly config: GptConfig) {
     super();
     const c = config;
-    for (const k of ['vocab', 'context', 'layers', 'heads', 'width'] as const)
-      if (!(Number.isInteger(c[k]) && c[k] > 0)) throw new GraphError(`GPT: ${k} must be a positive integer, got ${c[k]}`, 'GPT');
+    CausalLM.checkSizes('GPT', c, ['vocab', 'context', 'layers', 'heads', 'width']);
     this.vocab = c.vocab;
     this.maxContext = c.context;
     this.transformer = this.registerModule('transformer', new GptTransformer(c));
-    if (!c.tiedHead) this.lm_head = this.registerModule('lm_head', new Linear(c.width, c.vocab, { bias: false, weightInit: { kind: 'normal', mean: 0, std: 0.02, seed: 0 } }));
+    if (!c.tiedHead) this.lm_head = this.registerModule('lm_head', lmHead(c.width, c.vocab));
   }
 
   logitsRows(g: Graph, tokens: Tensor, prefix?: string): Tensor {
@@ -108,7 +93,7 @@ export class GPT extends CausalLM {
     const pos = t === this.maxContext ? wpe : g.slice(wpe, [0, 0], [t, w]);
     let x = g.reshape(g.add(tr.wte.forward(g, tokens, p('wte')), pos), [b * t, w]);
     if (tr.drop) x = tr.drop.forward(g, x, p('drop'));
-    for (let l = 0; l < tr.h.length; l++) x = (tr.h.at(l) as TransformerBlock).forwardRows(g, x, b, t, p(`h.${l}`));
+    x = blockRows(g, tr.h, x, b, t, p('h'));
     return this.head(g, tr.ln_f.forward(g, x, p('ln_f')), prefix);
   }
 
@@ -117,7 +102,7 @@ export class GPT extends CausalLM {
     const p = (name: string) => paramName(prefix, `transformer.${name}`);
     if (ctx.maxLen > this.maxContext) throw new GraphError(`GPT: a cache of ${ctx.maxLen} positions exceeds the context of ${this.maxContext}`, 'GPT');
     let x = g.add(tr.wte.forward(g, token, p('wte')), g.gather(tr.wpe.weight(g, p('wpe')), pos)); // [B, W] + [1, W]
-    for (let l = 0; l < tr.h.length; l++) x = (tr.h.at(l) as TransformerBlock).decodeRows(g, x, ctx, p(`h.${l}`));
+    x = blockDecode(g, tr.h, x, ctx, p('h'));
     return this.head(g, tr.ln_f.forward(g, x, p('ln_f')), prefix);
   }
 
@@ -127,8 +112,7 @@ export class GPT extends CausalLM {
   }
 
   private head(g: Graph, x: Tensor, prefix?: string): Tensor {
-    if (this.lm_head) return this.lm_head.forward(g, x, paramName(prefix, 'lm_head'));
-    return g.matmul(x, this.transformer.wte.weight(g, paramName(prefix, 'transformer.wte')), { transB: true });
+    return headLogits(g, x, this.lm_head, this.transformer.wte, 'transformer.wte', prefix);
   }
 }
 

@@ -5,13 +5,12 @@
 
 import { GraphError, type Graph, type Init, type Tensor } from '@neura/ir';
 import type { DecodeContext } from '../layers/attention.js';
-import { ModuleList } from '../layers/containers.js';
+import type { ModuleList } from '../layers/containers.js';
 import { Embedding } from '../layers/embedding.js';
 import { RMSNorm } from '../layers/layerNorm.js';
-import { Linear } from '../layers/linear.js';
-import { TransformerBlock } from '../layers/transformerBlock.js';
+import type { Linear } from '../layers/linear.js';
 import { Module, paramName } from '../module.js';
-import { CausalLM } from './causalLm.js';
+import { blockDecode, blockRows, blockStack, CausalLM, headLogits, lmHead } from './causalLm.js';
 
 /** Size and options of a LLaMA-style model. */
 export interface LlamaConfig {
@@ -42,22 +41,8 @@ class LlamaModel extends Module {
     super();
     const init: Init = { kind: 'normal', mean: 0, std: 0.02, seed: 0 };
     this.embed_tokens = this.registerModule('embed_tokens', new Embedding(c.vocab, c.width, { init }));
-    const blocks: TransformerBlock[] = [];
-    for (let l = 0; l < c.layers; l++)
-      blocks.push(
-        new TransformerBlock({
-          width: c.width,
-          heads: c.heads,
-          kvHeads: c.kvHeads,
-          style: 'llama',
-          hidden: c.hidden,
-          eps: c.eps,
-          ropeBase: c.ropeBase,
-          kernel: c.attention,
-          init: { std: 0.02 },
-        }),
-      );
-    this.layers = this.registerModule('layers', new ModuleList(blocks));
+    const block = { width: c.width, heads: c.heads, kvHeads: c.kvHeads, style: 'llama', hidden: c.hidden, eps: c.eps, ropeBase: c.ropeBase, kernel: c.attention, init: { std: 0.02 } } as const;
+    this.layers = this.registerModule('layers', blockStack(c.layers, block));
     this.norm = this.registerModule('norm', new RMSNorm(c.width, { eps: c.eps }));
   }
   forward(): Tensor {
@@ -74,31 +59,28 @@ export class Llama extends CausalLM {
 
   constructor(readonly config: LlamaConfig) {
     super();
-    for (const k of ['vocab', 'layers', 'heads', 'width'] as const)
-      if (!(Number.isInteger(config[k]) && config[k] > 0)) throw new GraphError(`Llama: ${k} must be a positive integer, got ${config[k]}`, 'Llama');
+    CausalLM.checkSizes('Llama', config, ['vocab', 'layers', 'heads', 'width']);
     this.vocab = config.vocab;
     this.model = this.registerModule('model', new LlamaModel(config));
-    if (!config.tiedHead)
-      this.lm_head = this.registerModule('lm_head', new Linear(config.width, config.vocab, { bias: false, weightInit: { kind: 'normal', mean: 0, std: 0.02, seed: 0 } }));
+    if (!config.tiedHead) this.lm_head = this.registerModule('lm_head', lmHead(config.width, config.vocab));
   }
 
   logitsRows(g: Graph, tokens: Tensor, prefix?: string): Tensor {
     const [b, t] = this.checkTokens(tokens, prefix);
     const p = (name: string) => paramName(prefix, `model.${name}`);
     let x = g.reshape(this.model.embed_tokens.forward(g, tokens, p('embed_tokens')), [b * t, this.config.width]);
-    for (let l = 0; l < this.model.layers.length; l++) x = (this.model.layers.at(l) as TransformerBlock).forwardRows(g, x, b, t, p(`layers.${l}`));
+    x = blockRows(g, this.model.layers, x, b, t, p('layers'));
     return this.head(g, this.model.norm.forward(g, x, p('norm')), prefix);
   }
 
   decodeRows(g: Graph, token: Tensor, _pos: Tensor, ctx: DecodeContext, prefix?: string): Tensor {
     const p = (name: string) => paramName(prefix, `model.${name}`);
     let x = this.model.embed_tokens.forward(g, token, p('embed_tokens'));
-    for (let l = 0; l < this.model.layers.length; l++) x = (this.model.layers.at(l) as TransformerBlock).decodeRows(g, x, ctx, p(`layers.${l}`));
+    x = blockDecode(g, this.model.layers, x, ctx, p('layers'));
     return this.head(g, this.model.norm.forward(g, x, p('norm')), prefix);
   }
 
   private head(g: Graph, x: Tensor, prefix?: string): Tensor {
-    if (this.lm_head) return this.lm_head.forward(g, x, paramName(prefix, 'lm_head'));
-    return g.matmul(x, this.model.embed_tokens.weight(g, paramName(prefix, 'model.embed_tokens')), { transB: true });
+    return headLogits(g, x, this.lm_head, this.model.embed_tokens, 'model.embed_tokens', prefix);
   }
 }

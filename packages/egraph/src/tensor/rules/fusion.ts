@@ -10,11 +10,11 @@ import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import { addRecorded, nodeRule, rulesOf, type TensorRewrite, trw } from './ruleKit.js';
-import type { PwExpr } from '@neura/ir';
+import { enodeAttrs } from '../tensorLanguage.js';
+import type { OpAttrs, PwExpr } from '@neura/ir';
 import { BINARY_OPS, broadcastShapes, sameShape, UNARY_OPS } from '@neura/ir';
 
-type MatmulFlags = { transA: boolean; transB: boolean };
-type FusedFlags = MatmulFlags & { bias: boolean; activation: 'none' | 'relu' };
+type FusedFlags = OpAttrs['fusedMatmul'];
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 
@@ -36,7 +36,7 @@ function matmulBias(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
     if (!b || !sameShape(b, shape)) continue;
     for (const mm of egraph.eclass(m).nodes) {
       if (mm.op !== 'matmul') continue;
-      const { transA, transB } = mm.data as unknown as MatmulFlags;
+      const { transA, transB } = enodeAttrs(mm, 'matmul');
       const data: FusedFlags = { transA, transB, bias: true, activation: 'none' };
       out.push(addRecorded(egraph, { op: 'fusedMatmul', data, children: [mm.children[0], mm.children[1], c] }, ['matmul-bias', ...rulesOf(egraph, m, mm)]));
     }
@@ -50,9 +50,9 @@ function matmulRelu(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] 
   const m = node.children[0];
   for (const mm of egraph.eclass(m).nodes) {
     let data: FusedFlags;
-    if (mm.op === 'matmul') data = { ...(mm.data as unknown as MatmulFlags), bias: false, activation: 'relu' };
-    else if (mm.op === 'fusedMatmul' && (mm.data as unknown as FusedFlags).activation === 'none')
-      data = { ...(mm.data as unknown as FusedFlags), activation: 'relu' };
+    if (mm.op === 'matmul') data = { ...enodeAttrs(mm, 'matmul'), bias: false, activation: 'relu' };
+    else if (mm.op === 'fusedMatmul' && enodeAttrs(mm, 'fusedMatmul').activation === 'none')
+      data = { ...enodeAttrs(mm, 'fusedMatmul'), activation: 'relu' };
     else continue;
     out.push(addRecorded(egraph, { op: 'fusedMatmul', data, children: [...mm.children] }, ['matmul-relu', ...rulesOf(egraph, m, mm)]));
   }

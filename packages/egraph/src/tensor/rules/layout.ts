@@ -5,23 +5,22 @@
 import { sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
+import { enodeAttrs } from '../tensorLanguage.js';
 import { addRecorded, broadcastKeeps, nodeRule, sameTypeAs, type TensorRewrite, trw } from './ruleKit.js';
 
-type Flags = { transA: boolean; transB: boolean };
-
-const isSwap = (n: ENode) => n.op === 'transpose' && JSON.stringify((n.data as { perm: number[] }).perm) === '[1,0]';
+const isSwap = (n: ENode) => n.op === 'transpose' && JSON.stringify(enodeAttrs(n, 'transpose').perm) === '[1,0]';
 
 /** `(matmul (transpose ?a [1,0]) ?b)` → matmul with `transA` flipped (operand `side` 0) or `transB` (1). */
 function foldTranspose(side: 0 | 1, name: string) {
   return (egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] => {
-    const flags = node.data as unknown as Flags & Record<string, unknown>;
+    const flags = enodeAttrs(node, 'matmul', 'fusedMatmul');
     const out: Id[] = [];
     for (const t of egraph.eclass(node.children[side]).nodes) {
       if (!isSwap(t)) continue;
       const children = [...node.children];
       children[side] = t.children[0];
       const data = side === 0 ? { ...flags, transA: !flags.transA } : { ...flags, transB: !flags.transB };
-      out.push(addRecorded(egraph, { op: node.op, data: data as never, children }, [name]));
+      out.push(addRecorded(egraph, { op: node.op, data, children }, [name]));
     }
     return out;
   };
@@ -29,11 +28,11 @@ function foldTranspose(side: 0 | 1, name: string) {
 
 /** `transpose(transpose(x, q), p)` → `transpose(x, q∘p)`, or `x` when the composition is the identity. */
 function composeTransposes(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] {
-  const p = (node.data as { perm: number[] }).perm;
+  const p = enodeAttrs(node, 'transpose').perm;
   const out: Id[] = [];
   for (const inner of egraph.eclass(node.children[0]).nodes) {
     if (inner.op !== 'transpose') continue;
-    const q = (inner.data as { perm: number[] }).perm;
+    const q = enodeAttrs(inner, 'transpose').perm;
     const perm = p.map((i) => q[i]);
     const x = inner.children[0];
     out.push(perm.every((v, i) => v === i) ? x : egraph.add({ op: 'transpose', data: { perm }, children: [x] }));
@@ -53,11 +52,9 @@ function composeReshapes(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): I
   return out;
 }
 
-type PadAttrs = { before: number[]; after: number[]; interior: number[]; value: number };
-
 /** The one axis a zero pad extends (and the interval its operand lands in), or undefined. */
 function padSpan(n: ENode, outShape: readonly number[]): { axis: number; start: number; end: number } | undefined {
-  const a = n.data as unknown as PadAttrs;
+  const a = enodeAttrs(n, 'pad');
   if (a.value !== 0 || a.interior.some((v) => v !== 0) || a.before.some((v) => v < 0) || a.after.some((v) => v < 0)) return undefined;
   const axes = a.before.map((b, i) => (b !== 0 || a.after[i] !== 0 ? i : -1)).filter((i) => i >= 0);
   if (axes.length !== 1) return undefined;
@@ -104,11 +101,11 @@ function padsToConcat(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[]
 
 /** `concat(…, concat(x, y), …)` along the same axis → one concat of all the parts. */
 function flattenConcat(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] {
-  const axis = (node.data as { axis: number }).axis;
+  const axis = enodeAttrs(node, 'concat').axis;
   const out: Id[] = [];
   node.children.forEach((c, j) => {
     for (const inner of egraph.eclass(c).nodes) {
-      if (inner.op !== 'concat' || (inner.data as { axis: number }).axis !== axis) continue;
+      if (inner.op !== 'concat' || enodeAttrs(inner, 'concat').axis !== axis) continue;
       const children = [...node.children.slice(0, j), ...inner.children, ...node.children.slice(j + 1)];
       out.push(addRecorded(egraph, { op: 'concat', data: { axis }, children }, ['concat-concat']));
     }

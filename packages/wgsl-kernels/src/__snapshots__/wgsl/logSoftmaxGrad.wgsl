@@ -22,18 +22,6 @@ fn wg_sum(v: f32, lid: u32) -> f32 {
   return r;
 }
 
-fn wg_max(v: f32, lid: u32) -> f32 {
-  red[lid] = v;
-  workgroupBarrier();
-  for (var s = 8u; s > 0u; s = s >> 1u) {
-    if (lid < s) { red[lid] = max(red[lid], red[lid + s]); }
-    workgroupBarrier();
-  }
-  let r = red[0];
-  workgroupBarrier();
-  return r;
-}
-
 @compute @workgroup_size(16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let row = wid.x;

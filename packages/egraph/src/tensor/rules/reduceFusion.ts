@@ -1,0 +1,114 @@
+// Reduction fusion: a reduction takes the pointwise work before it (its prologue: the producer's expression is
+// computed per element inside the reduction, so the producer's tensor is never written) and after it (its
+// epilogue: a pointwise function of the reduced value alone, e.g. the negation of a mean's gradient or the
+// rsqrt(var + ε) of a layer norm). Both become one `pointwiseReduce` node in the reduction's class; the cost model
+// decides, e.g. a prologue whose producer is read by other kernels too is recomputed only where that is cheaper.
+// Must not keep state outside the run's `RuleCtx`. Invariant: a fused node computes exactly its class's value.
+
+import type { PwExpr, ReduceOp } from '@neura/ir';
+import { pwArity, REDUCE_OPS, sameShape } from '@neura/ir';
+import type { EGraph, ENode, Id } from '../../core/index.js';
+import { exprOf, exprSize, isPrimaryExpr } from '../pointwiseFusion.js';
+import type { RuleCtx } from '../ruleCtx.js';
+import type { TensorInfo } from '../tensorAnalysis.js';
+import { enodeAttrs, irENode } from '../tensorLanguage.js';
+import { addRecorded, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+
+const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
+const IDENTITY: PwExpr = { op: 'in', index: 0 };
+
+/** Largest epilogue (in expression nodes) `reduce-epilogue` builds: it runs once per reduced value. */
+const MAX_EPILOGUE_SIZE = 24;
+
+/** `e` with every `$0` replaced by `inner` (the epilogue reads only the reduced value). */
+function compose(e: PwExpr, inner: PwExpr): PwExpr {
+  switch (e.op) {
+    case 'in':
+      return inner;
+    case 'const':
+      return e;
+    case 'where':
+      return { op: 'where', c: compose(e.c, inner), a: compose(e.a, inner), b: compose(e.b, inner) };
+    case 'cast':
+      return { op: 'cast', to: e.to, a: compose(e.a, inner) };
+    default:
+      return 'b' in e ? { op: e.op, a: compose(e.a, inner), b: compose(e.b, inner) } : { op: e.op, a: compose(e.a, inner) };
+  }
+}
+
+/** The reduction of a class as a `pointwiseReduce` description: its own attributes, or a plain reduce's. */
+function asPointwiseReduce(egraph: EGraph<TensorInfo>, n: ENode) {
+  if (n.op === 'pointwiseReduce') return { attrs: enodeAttrs(n, 'pointwiseReduce'), children: n.children };
+  if (!(REDUCE_OPS as readonly string[]).includes(n.op)) return undefined;
+  const reduce = n.op as ReduceOp;
+  const { axes, keepdims } = enodeAttrs(n, reduce);
+  const shape = [...info(egraph, n.children[0]).shape];
+  return { attrs: { expr: IDENTITY, shape, reduce, axes, keepdims, post: IDENTITY }, children: n.children };
+}
+
+/**
+ * `(sum|mean|reduceMax|reduceMin (pointwise …))` → `pointwiseReduce` with the producer's expression as its
+ * prologue, once per pointwise variant of the producer class (each a different stopping point: inline
+ * everything, or read an intermediate that is materialised anyway).
+ */
+function reducePrologue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
+  const r = asPointwiseReduce(egraph, node);
+  if (!r || node.op === 'pointwiseReduce') return [];
+  const src = node.children[0];
+  const done = ctx.of('reduce-prologue:built', () => new WeakMap<ENode, Set<ENode>>()); // per reduction: producers used
+  let seen = done.get(node);
+  if (!seen) done.set(node, (seen = new Set()));
+  const out: Id[] = [];
+  for (const p of egraph.eclass(src).nodes) {
+    if (p.op !== 'pointwise' || seen.has(p) || info(egraph, src).dtype !== 'f32') continue;
+    seen.add(p);
+    const data = { ...r.attrs, expr: exprOf(p) };
+    out.push(addRecorded(egraph, irENode('pointwiseReduce', data, p.children), ['reduce-prologue', ...rulesOf(egraph, src, p)]));
+  }
+  return out;
+}
+
+/**
+ * `(pointwise f $0)` over a reduction's class, f reading nothing else → the reduction with `f` after its
+ * epilogue (one kernel: the reduced tensor is written once, already transformed).
+ */
+function reduceEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
+  const f = exprOf(node);
+  const src = node.children[0];
+  if (node.children.length !== 1 || pwArity(f) !== 1 || !sameShape(info(egraph, src).shape, info(egraph, eclass).shape) || info(egraph, eclass).dtype !== 'f32') return [];
+  const done = ctx.of('reduce-epilogue:built', () => new WeakMap<ENode, Set<ENode>>()); // per epilogue: reductions used
+  let seen = done.get(node);
+  if (!seen) done.set(node, (seen = new Set()));
+  const out: Id[] = [];
+  for (const rn of egraph.eclass(src).nodes) {
+    if (seen.has(rn)) continue;
+    const r = asPointwiseReduce(egraph, rn);
+    if (!r) continue;
+    seen.add(rn);
+    const post = compose(f, r.attrs.post);
+    if (exprSize(post) > MAX_EPILOGUE_SIZE) continue;
+    const data = { ...r.attrs, post };
+    out.push(addRecorded(egraph, irENode('pointwiseReduce', data, r.children), ['reduce-epilogue', ...rulesOf(egraph, src, rn)]));
+  }
+  return out;
+}
+
+/** Guard: the (only) child class holds a pointwise node. */
+function pointwiseChild(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
+  return egraph.eclass(node.children[0]).nodes.some((n) => n.op === 'pointwise');
+}
+
+/**
+ * Guard: a one-op, one-input pointwise node over a class holding a reduction. A longer epilogue grows one op per
+ * iteration through the classes it passes (every merged variant of every consumer was 1 700 nodes on the GPT
+ * step for the same plans).
+ */
+function overReduction(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
+  return node.children.length === 1 && isPrimaryExpr(exprOf(node)) && egraph.eclass(node.children[0]).nodes.some((n) => n.op === 'pointwiseReduce' || (REDUCE_OPS as readonly string[]).includes(n.op));
+}
+
+/** The reduction fusion rules (run with the pointwise fusion rules: they read what those build). */
+export const reduceFusionRules: readonly TensorRewrite[] = [
+  nodeRule('reduce-prologue', REDUCE_OPS, reducePrologue, { guard: pointwiseChild }),
+  nodeRule('reduce-epilogue', ['pointwise'], reduceEpilogue, { guard: overReduction }),
+];
