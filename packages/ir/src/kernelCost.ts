@@ -50,7 +50,7 @@ const matmulFlops = (c: KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue'>) 
   return 2 * n(c.out.shape) * k;
 };
 /** Two products (q·kᵀ, p·v) plus the softmax: 2·Tq·Tk·(D + Dv) + 5·Tq·Tk per head. */
-const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad'>) => {
+const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad' | 'attentionWithLse'>) => {
   // operands read twice are bound (and listed) once: q = k = v leaves one; attentionLse has [q, k] only
   const s = c.ins.map((t) => t.shape);
   const [q, k, v] = s.length >= 3 ? [s[0], s[1], s[2]] : s.length === 2 ? [s[0], s[1], s[1]] : [s[0], s[0], s[0]];
@@ -141,6 +141,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   attention: { flops: attentionFlops },
   attentionLse: { flops: (c) => attentionFlops(c) / 2 }, // the scores and their softmax sums, no product with v
   attentionGrad: { flops: (c) => 1.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
+  attentionWithLse: { flops: attentionFlops }, // attention's, plus a log per query row
   rope: perOut(2 + SLOW),
   dropout: perOut(4),
   // 2 flops per multiply-add; each output of conv2d sums C/groups·KH·KW products (the backward ops the same total)
@@ -167,9 +168,24 @@ export function kernelFlops<K extends OpKind>(op: K, c: KernelCtx<K>): number {
   return KERNEL_COST[op].flops(c);
 }
 
-/** Results a kernel of this op writes (several for `pointwiseMulti`, each of the output's type). */
+/** Results a kernel of this op writes (several for a multi-result op, each of the output's type). */
 export function kernelOutputs(n: OpWithAttrs): number {
-  return n.op === 'pointwiseMulti' ? n.attrs.exprs.length : 1;
+  if (n.op === 'pointwiseMulti') return n.attrs.exprs.length;
+  return n.op === 'attentionWithLse' ? 2 : 1;
+}
+
+/** The type of result `index` of a node of this op whose value (result 0) has type `value`. */
+export function resultType(n: OpWithAttrs, value: TensorType, index: number): TensorType {
+  if (n.op === 'attentionWithLse' && index === 1) return { shape: value.shape.slice(0, -1), dtype: 'f32' };
+  return { shape: [...value.shape], dtype: value.dtype };
+}
+
+/** Ops whose kernel writes several results (the node's value is result 0; `pick` reads the others). */
+export const MULTI_RESULT_OPS = ['pointwiseMulti', 'attentionWithLse'] as const;
+
+/** Whether an op's kernel writes several results. */
+export function isMultiResultOp(op: OpKind): op is (typeof MULTI_RESULT_OPS)[number] {
+  return (MULTI_RESULT_OPS as readonly OpKind[]).includes(op);
 }
 
 /** Whether nodes of this op run as a kernel (everything but leaves, aliases and `pick`; from OP_FACTS). */
