@@ -10,6 +10,7 @@ import { customOpDef } from './customOp.js';
 import { byteSize } from './dtype.js';
 import type { TensorType } from './infer.js';
 import { OP_FACTS, needsKernel } from './opFacts.js';
+export { isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
 import type { OpAttrs, OpKind, OpWithAttrs } from './ops.js';
 import type { PwExpr } from './pointwiseExpr.js';
 import { numel, type Shape } from './shape.js';
@@ -166,26 +167,6 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
 /** The flops of a kernel of op `op` (0 for an op that runs no kernel). */
 export function kernelFlops<K extends OpKind>(op: K, c: KernelCtx<K>): number {
   return KERNEL_COST[op].flops(c);
-}
-
-/** Results a kernel of this op writes (several for a multi-result op, each of the output's type). */
-export function kernelOutputs(n: OpWithAttrs): number {
-  if (n.op === 'pointwiseMulti') return n.attrs.exprs.length;
-  return n.op === 'attentionWithLse' ? 2 : 1;
-}
-
-/** The type of result `index` of a node of this op whose value (result 0) has type `value`. */
-export function resultType(n: OpWithAttrs, value: TensorType, index: number): TensorType {
-  if (n.op === 'attentionWithLse' && index === 1) return { shape: value.shape.slice(0, -1), dtype: 'f32' };
-  return { shape: [...value.shape], dtype: value.dtype };
-}
-
-/** Ops whose kernel writes several results (the node's value is result 0; `pick` reads the others). */
-export const MULTI_RESULT_OPS = ['pointwiseMulti', 'attentionWithLse'] as const;
-
-/** Whether an op's kernel writes several results. */
-export function isMultiResultOp(op: OpKind): op is (typeof MULTI_RESULT_OPS)[number] {
-  return (MULTI_RESULT_OPS as readonly OpKind[]).includes(op);
 }
 
 /** Whether nodes of this op run as a kernel (everything but leaves, aliases and `pick`; from OP_FACTS). */
