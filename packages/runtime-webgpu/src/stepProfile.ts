@@ -92,6 +92,7 @@ export function fusedOpsOf(n: Node): string {
       return `${n.attrs.reduce} of pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`;
     case 'attention':
     case 'attentionLse':
+    case 'attentionWithLse':
       return `${n.op}${n.attrs.causal ? ' causal' : ''}`;
     case 'attentionGrad':
       return `attentionGrad d${n.attrs.wrt}${n.attrs.causal ? ' causal' : ''}`;
