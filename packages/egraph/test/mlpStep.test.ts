@@ -84,7 +84,7 @@ describe('optimize on an MLP', () => {
     expectSameResults(g, graph);
   });
 
-  it('fuses the whole training step: backward ops, one multi-result kernel per parameter updating p, m and v', () => {
+  it('fuses the whole training step: backward ops, one multi-tensor kernel updating every p, m and v', () => {
     const g = mlp(true);
     const { graph, report } = optimize(g);
     const nodes = ops(graph);
@@ -97,20 +97,22 @@ describe('optimize on an MLP', () => {
       const name = leafName(graph.nodes[u.state]) as string;
       if (name === 'adam.step') continue;
       expect(v.op, `update of ${name}`).toBe('pick');
-      multiOf.set(name, v.inputs[0]);
-      expect(graph.nodes[v.inputs[0]].op).toBe('pointwiseMulti');
+      expect(graph.nodes[v.inputs[0]].op).toBe('pointwiseMultiTensor');
+      // results g·3 + r: the group of a parameter holds its m and v too
+      multiOf.set(name, v.inputs[0] * 100 + Math.floor((v as Node<'pick'>).attrs.index / 3));
     }
-    // one kernel per parameter: w1 with adam.m/0 and adam.v/0, and so on
     for (const [i, p] of ['w1', 'b1', 'w2', 'b2'].entries()) {
       expect(multiOf.get(`adam.m/${i}`), p).toBe(multiOf.get(p));
       expect(multiOf.get(`adam.v/${i}`), p).toBe(multiOf.get(p));
     }
+    // one kernel, four groups
+    expect(new Set([...multiOf.values()].map((k) => Math.floor(k / 100))).size).toBe(1);
     expect(new Set(multiOf.values()).size).toBe(4);
-    // the report names the rule that made each multi-result kernel, with its expressions
-    const multiKernels = report.kernels.filter((k) => k.op === 'pointwiseMulti');
-    expect(multiKernels.length).toBe(4);
-    for (const k of multiKernels) expect(k.rules).toContain('update-multi');
-    expect(report.format()).toContain('update-multi');
+    // the report names the rule that made the multi-tensor kernel, with its expressions
+    const multiKernels = report.kernels.filter((k) => k.op === 'pointwiseMultiTensor');
+    expect(multiKernels.length).toBe(1);
+    expect(multiKernels[0].rules).toContain('update-multi-tensor');
+    expect(report.format()).toContain('update-multi-tensor');
     expect(report.dispatchesBefore).toBe(78);
     expect(report.dispatchesAfter).toBeLessThanOrEqual(15);
     expectSameResults(g, graph);
@@ -118,8 +120,11 @@ describe('optimize on an MLP', () => {
 });
 
 /** Storage buffers the kernel of a node binds at most: one per distinct operand plus one per result. */
-const bindingsOf = (n: Node) => new Set(n.inputs).size + (n.op === 'pointwiseMulti' ? n.attrs.exprs.length : 1);
-const FUSED = ['pointwise', 'pointwiseMulti', 'fusedMatmul'];
+const bindingsOf = (n: Node) =>
+  n.op === 'pointwiseMultiTensor'
+    ? n.attrs.shared + (n.inputs.length - n.attrs.shared) / n.attrs.shapes.length + 1 // shared, one arena per role, the table
+    : new Set(n.inputs).size + (n.op === 'pointwiseMulti' ? n.attrs.exprs.length : 1);
+const FUSED = ['pointwise', 'pointwiseMulti', 'pointwiseMultiTensor', 'fusedMatmul'];
 
 describe('optimize under a device’s limits', () => {
   it('picks only kernels within maxStorageBuffersPerShaderStage, and the default limits pick wider ones', () => {

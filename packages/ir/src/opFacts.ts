@@ -132,6 +132,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   matmulEpilogue: fusedOp('linalg'),
   pointwise: fusedOp('elementwise'),
   pointwiseMulti: fusedOp('elementwise'),
+  pointwiseMultiTensor: fusedOp('elementwise'),
   pointwiseReduce: fusedOp('reduce'),
   pick: { ...fusedOp('layout'), resultOfOperand: true },
   softmaxCrossEntropy: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropy') },

@@ -15,6 +15,7 @@ export function fmtPointwiseReduce(a: OpAttrs['pointwiseReduce']): string {
 function fmtAttrs(n: Node): string {
   if (n.op === 'pointwise') return `{${fmtPwExpr(n.attrs.expr)}}`;
   if (n.op === 'pointwiseMulti') return `{${n.attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}}`;
+  if (n.op === 'pointwiseMultiTensor') return `{${n.attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}} x ${n.attrs.shapes.length} groups`;
   if (n.op === 'pointwiseReduce') return `{${fmtPointwiseReduce(n.attrs)}}`;
   const s = JSON.stringify(n.attrs);
   return s === '{}' ? '' : s;

@@ -17,6 +17,7 @@ export {
   type ResultTarget,
 } from './kernel.js';
 export { pointwiseMultiKernel } from './pointwiseMulti.js';
+export { multiTensorTable, pointwiseMultiTensorKernel } from './pointwiseMultiTensor.js';
 export { pointwiseReduceKernel } from './pointwiseReduce.js';
 export { attentionWithLseKernel } from './attention.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
