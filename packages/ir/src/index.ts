@@ -77,4 +77,4 @@ export {
   type Shape,
   stridesOf,
 } from './shape.js';
-export { initialValue, mulberry32, type TensorData, type TensorValue, tensor } from './tensorValue.js';
+export { f32Data, initialValue, mulberry32, type TensorData, type TensorValue, tensor } from './tensorValue.js';

@@ -50,6 +50,8 @@ export interface TrainingSession {
   readonly report?: OptimizeReport;
   /** Dispatches per step, bytes allocated, … */
   readonly stats: SessionStats;
+  /** Micro-batches per optimizer update the step was built with (`accumulate`, default 1). */
+  readonly accumulate: number;
   /** The underlying runtime session (read/write state, dispose). */
   readonly session: Session;
   /** Current values of all trainable parameters, by name. */
@@ -180,6 +182,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
     graph: step,
     report,
     session,
+    accumulate: opts.accumulate ?? 1,
     get stats() {
       return session.stats;
     },
