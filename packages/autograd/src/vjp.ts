@@ -286,6 +286,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   pointwiseMulti: fusedOnly,
   pointwiseReduce: fusedOnly,
   matmulEpilogue: fusedOnly,
+  rowwise: fusedOnly,
   pick: fusedOnly,
   softmaxCrossEntropy: fusedOnly,
   softmaxCrossEntropyGrad: secondOrder,

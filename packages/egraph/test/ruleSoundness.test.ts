@@ -230,6 +230,24 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
     prefer: ['pointwiseReduce'],
   },
+  'rowwise-fusion': {
+    // layer norm as ir builds it, a hand-written dx (row sums as [N] reshaped to [N, 1], as autograd's), an RMS norm
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const [n, c] = x.shape;
+      const w = g.input('w', [c]);
+      const dy = g.input('dy', [n, c]);
+      const centred = g.sub(x, g.mean(x, [1], true));
+      const rstd = g.rsqrt(g.add(g.mean(g.square(centred), [1], true), 1e-5));
+      const xhat = g.mul(centred, rstd);
+      const gw = g.mul(dy, w);
+      const rowSum = (t: Tensor) => g.div(g.reshape(g.sum(t, [1]), [n, 1]), c);
+      const dx = g.mul(rstd, g.sub(g.sub(gw, rowSum(gw)), g.mul(xhat, rowSum(g.mul(gw, xhat)))));
+      return [g.layerNorm(x, w, g.input('b', [c])), dx, g.rmsNorm(x, w)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue', 'reduce-epilogue'],
+    prefer: ['rowwise'],
+  },
   'matmul-epilogue': {
     // the GPT block's forms: GELU(x·W + b), a residual add on a biased product, a scale of a batched product
     build: (g, r) => {

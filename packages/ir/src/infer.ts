@@ -176,6 +176,18 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
       fail('fusedMatmul', `bias ${fmtShape(ins[2].shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
     return t;
   },
+  rowwise: (ins, a) => {
+    const op = 'rowwise';
+    const n = ins.length;
+    const shape = broadcastShapes(...ins.map((t) => t.shape));
+    if (!shape || shape.length === 0) fail(op, 'input shapes do not broadcast to a shape with rows', ins);
+    a.stats.forEach((s, k) => {
+      if (pwArity(s.expr) > n + k) fail(op, `stat ${k} reads $${pwArity(s.expr) - 1}: only the ${n} operands and the ${k} stats before it`, ins);
+      if (pwArity(s.post) > 1) fail(op, `the epilogue of stat ${k} reads $${pwArity(s.post) - 1}, but sees only the reduced value $0`, ins);
+    });
+    if (pwArity(a.expr) > n + a.stats.length) fail(op, `the expression reads $${pwArity(a.expr) - 1}: there are ${n} operands and ${a.stats.length} stats`, ins);
+    return { shape: shape as number[], dtype: 'f32' };
+  },
   matmulEpilogue: (ins, a) => {
     const op = 'matmulEpilogue';
     if (ins.length < 2) fail(op, 'needs the two matmul operands', ins);

@@ -97,6 +97,44 @@ function pointwiseReduce(node: Node<'pointwiseReduce'>, ins: readonly TensorValu
   return out(node, d);
 }
 
+/**
+ * `rowwise`: per row, each stat as a `pointwiseReduce` over the row would compute it (prologue values rounded, the
+ * reduction in float64, rounded, then the epilogue), then the expression per element: the unfused nodes' values.
+ */
+function rowwise(node: Node<'rowwise'>, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
+  const { expr, stats } = node.attrs;
+  const shape = node.shape;
+  const C = shape[shape.length - 1];
+  const rows = C === 0 ? 0 : numel(shape) / C;
+  const vals = new Array<number>(ins.length + stats.length).fill(0);
+  // every operand's value at every element, in row-major order of the output (broadcast once)
+  const at: number[][] = ins.map(() => new Array<number>(numel(shape)));
+  broadcastMap(node, ins, (o, idx) => {
+    for (let j = 0; j < ins.length; j++) at[j][o] = ins[j].data[idx[j]];
+  });
+  const d = alloc(shape, 'f32', ctx);
+  const load = (o: number) => {
+    for (let j = 0; j < ins.length; j++) vals[j] = at[j][o];
+  };
+  for (let r = 0; r < rows; r++) {
+    stats.forEach((s, k) => {
+      const [init, step, finish] = REDUCERS[s.reduce];
+      let acc = init;
+      for (let c = 0; c < C; c++) {
+        load(r * C + c);
+        acc = step(acc, ctx.round(evalPwExpr(s.expr, vals, ctx.round)));
+      }
+      const v = ctx.round(finish(acc, C));
+      vals[ins.length + k] = s.post.op === 'in' && s.post.index === 0 ? v : ctx.round(evalPwExpr(s.post, [v], ctx.round));
+    });
+    for (let c = 0; c < C; c++) {
+      load(r * C + c);
+      d[r * C + c] = ctx.round(evalPwExpr(expr, vals, ctx.round));
+    }
+  }
+  return out(node, d);
+}
+
 /** The data of `x` folded over `axes` into `outShape` (a reduction's values, rounded). */
 function reduceData(axes: readonly number[], outShape: Shape, x: TensorValue, ctx: Ctx, init: number, step: (acc: number, v: number) => number, finish: (acc: number, count: number) => number): TensorData {
   const shape = x.shape;
@@ -338,6 +376,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     throw new Error(`interpret: pick %${node.id} is evaluated from its pointwiseMulti's operands (by interpret itself)`);
   },
   pointwiseReduce,
+  rowwise,
   pointwise: (node, ins, ctx) => {
     const d = alloc(node.shape, node.dtype, ctx);
     const vals = new Array<number>(ins.length);

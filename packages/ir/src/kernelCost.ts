@@ -157,6 +157,8 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   pointwiseMulti: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) * n(c.out.shape) },
   pick: free, // written by its pointwiseMulti's kernel
   // the prologue per element of the reduced tensor, one combine per element, the epilogue per output
+  // each stat's prologue and combine per element, the expression per element
+  rowwise: { flops: (c) => (pwExprSize(c.attrs.expr) + c.attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + 1, 0)) * n(c.out.shape) },
   pointwiseReduce: { flops: (c) => (pwExprSize(c.attrs.expr) + 1) * n(c.attrs.shape) + pwExprSize(c.attrs.post) * n(c.out.shape) },
   softmaxCrossEntropy: perIn(4 + SLOW),
   softmaxCrossEntropyGrad: perIn(4 + SLOW),

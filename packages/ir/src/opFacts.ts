@@ -132,6 +132,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   pointwise: fusedOp('elementwise'),
   pointwiseMulti: fusedOp('elementwise'),
   pointwiseReduce: fusedOp('reduce'),
+  rowwise: fusedOp('reduce'),
   pick: { ...fusedOp('layout'), resultOfOperand: true },
   softmaxCrossEntropy: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropy') },
   softmaxCrossEntropyGrad: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropyGrad') },

@@ -18,6 +18,7 @@ export {
 } from './kernel.js';
 export { pointwiseMultiKernel } from './pointwiseMulti.js';
 export { pointwiseReduceKernel } from './pointwiseReduce.js';
+export { rowwiseKernel } from './rowwise.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';

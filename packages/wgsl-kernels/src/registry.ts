@@ -21,6 +21,7 @@ import { matmulKernel } from './matmul.js';
 import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
 import { pointwiseReduceKernel } from './pointwiseReduce.js';
+import { rowwiseKernel } from './rowwise.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
@@ -74,6 +75,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
   pointwiseReduce: pointwiseReduceKernel,
+  rowwise: rowwiseKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,
   softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,
 };

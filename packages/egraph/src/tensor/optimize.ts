@@ -27,6 +27,7 @@ import { layoutRules } from './rules/layout.js';
 import { multiUpdateRules } from './rules/multiUpdate.js';
 import { matmulEpilogueRules } from './rules/matmulEpilogue.js';
 import { reduceFusionRules } from './rules/reduceFusion.js';
+import { rowwiseFusionRules } from './rules/rowwiseFusion.js';
 import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
@@ -37,7 +38,7 @@ import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
 export const RULE_SETS = {
   algebra: algebraRules,
   layout: layoutRules,
-  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules],
+  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules],
   backward: backwardRules,
   update: multiUpdateRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
@@ -46,7 +47,7 @@ export const RULE_SETS = {
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...backwardRules, ...multiUpdateRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
