@@ -264,6 +264,18 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge', 'matmul-bias', 'matmul-relu'],
     prefer: ['matmulEpilogue'],
   },
+  'attention-lse': {
+    // an attention and its backward's log-sum-exp (ragged, causal); the non-causal attention must stay apart
+    build: (g, r) => {
+      const [tq, tk, d] = [dim(r) + 1, dim(r) + 2, dim(r)];
+      const q = g.input('q', [2, tq, d]);
+      const k = g.input('k', [2, tk, d]);
+      const v = g.input('v', [2, tk, dim(r)]);
+      const attrs = { causal: true, scale: 0.7 };
+      return [g.attention(q, k, v, attrs), g.node('attentionLse', [q, k], attrs), g.attention(q, k, v, { ...attrs, causal: false })];
+    },
+    prefer: ['pick', 'attentionWithLse'],
+  },
   'pointwise-expand': {
     build: (g, r) => {
       const x = mat(g, 'x', r);

@@ -4,10 +4,11 @@
 import type { DType } from './dtype.js';
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
 import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferPool } from './inferConv.js';
-import { inferAttention, inferAttentionGrad, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
+import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
-import type { BinaryOp, OpAttrs, OpKind } from './ops.js';
+import { isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
+import type { BinaryOp, OpAttrs, OpKind, OpWithAttrs } from './ops.js';
 import { COMPARISON_OPS, perBinaryOp, perUnaryOp } from './elementwise.js';
 import { pwArity } from './pointwiseExpr.js';
 
@@ -159,6 +160,7 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   },
   attention: inferAttention,
   attentionLse: inferAttentionLse,
+  attentionWithLse: inferAttentionWithLse,
   attentionGrad: inferAttentionGrad,
   rope: inferRope,
   dropout: inferDropout,
@@ -226,13 +228,13 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   },
   pick: (ins, a) => {
     arity('pick', ins, 1);
-    const src = ins[0] as TensorType & { op?: string; attrs?: { exprs?: unknown[] } };
-    // operands seen as graph nodes are checked to be a pointwiseMulti with that result; bare types (the
-    // e-graph's analysis) only carry the type, which every result shares
-    if (src.op !== undefined && src.op !== 'pointwiseMulti') fail('pick', `reads a result of pointwiseMulti, not of ${src.op}`, ins);
-    const k = src.attrs?.exprs?.length;
-    if (!Number.isInteger(a.index) || a.index < 0 || (k !== undefined && a.index >= k)) fail('pick', `result ${a.index} does not exist`, ins);
-    return { shape: [...ins[0].shape], dtype: ins[0].dtype };
+    const src = ins[0] as TensorType & Partial<OpWithAttrs>;
+    // the operand must be seen as a node (a graph node, or the e-graph's analysis passing the multi-result e-node
+    // with its class's type): the result's type depends on the op (e.g. attentionWithLse's log-sum-exp)
+    if (src.op === undefined || !isMultiResultOp(src.op)) fail('pick', `reads a result of a multi-result op (${MULTI_RESULT_OPS.join(', ')}), not of ${src.op ?? 'a bare tensor'}`, ins);
+    const k = kernelOutputs(src as OpWithAttrs);
+    if (!Number.isInteger(a.index) || a.index < 0 || a.index >= k) fail('pick', `result ${a.index} does not exist`, ins);
+    return resultType(src as OpWithAttrs, src, a.index);
   },
   softmaxCrossEntropy: (ins) => {
     arity('softmaxCrossEntropy', ins, 2);

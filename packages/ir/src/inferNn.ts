@@ -46,6 +46,12 @@ export const inferAttentionGrad: Rule<OpAttrs['attentionGrad']> = (ins, a) => {
   return ins[{ q: 0, k: 1, v: 2 }[a.wrt]];
 };
 
+/** attentionWithLse: q, k, v → attention's output [..., Tq, Dv] (result 1, the log-sum-exp, is [..., Tq]). */
+export const inferAttentionWithLse: Rule<OpAttrs['attentionWithLse']> = (ins) => {
+  arity('attentionWithLse', ins, 3);
+  return attentionType('attentionWithLse', ins);
+};
+
 /** rope: same shape, even last axis. */
 export const inferRope: Rule<OpAttrs['rope']> = (ins) => {
   arity('rope', ins, 1);

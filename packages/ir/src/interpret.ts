@@ -15,7 +15,7 @@ import {
   interpretMaxPool2d,
   interpretMaxPool2dGrad,
 } from './interpretConv.js';
-import { interpretAttention, interpretAttentionGrad, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
+import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpKind, ReduceOp } from './ops.js';
@@ -336,6 +336,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   attention: interpretAttention,
   attentionLse: interpretAttentionLse,
   attentionGrad: interpretAttentionGrad,
+  attentionWithLse: (node, ins, ctx) => interpretAttentionWithLse(node, node.attrs, ins, 0, ctx),
   rope: interpretRope,
   dropout: interpretDropout,
   conv2d: interpretConv2d,
@@ -373,7 +374,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   },
   pointwiseMulti: (node, ins, ctx) => pointwiseResult(node, node.attrs.exprs[0], ins, ctx),
   pick: (node) => {
-    throw new Error(`interpret: pick %${node.id} is evaluated from its pointwiseMulti's operands (by interpret itself)`);
+    throw new Error(`interpret: pick %${node.id} is evaluated from its multi-result node's operands (by interpret itself)`);
   },
   pointwiseReduce,
   rowwise,
@@ -444,10 +445,11 @@ export function interpret(
       } else v = toPrecision(state[name] ?? initialValue(node.attrs.init, node.shape, node.dtype), ctx);
       if (v.data.length !== numel(node.shape)) throw new Error(`interpret: '${name}' has ${v.data.length} values, expected shape [${node.shape}]`);
     } else if (node.op === 'pick') {
-      // result `index` of a pointwiseMulti: its expression over the multi node's operands
+      // result `index` of a multi-result node, from that node's operands
       const multi = graph.nodes[node.inputs[0]];
-      const expr = attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index];
-      v = pointwiseResult(multi, expr, multi.inputs.map((i) => values.get(i) as TensorValue), ctx);
+      const ins = multi.inputs.map((i) => values.get(i) as TensorValue);
+      if (multi.op === 'attentionWithLse') v = interpretAttentionWithLse(node, attrsOf(multi, 'attentionWithLse'), ins, node.attrs.index, ctx);
+      else v = pointwiseResult(multi, attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index], ins, ctx);
     } else {
       v = implOf(node.op)(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);
     }

@@ -111,6 +111,12 @@ export function interpretAttentionGrad(node: Node<'attentionGrad'>, ins: readonl
   return rounded(node, attentionGradient(ins, node.attrs.causal, node.attrs.scale, node.attrs.wrt), ctx);
 }
 
+/** attentionWithLse: result 0 attention's output, result 1 the log-sum-exp (`pick`); `node` gives the result's shape. */
+export function interpretAttentionWithLse(node: Node, attrs: { causal: boolean; scale: number }, [q, k, v]: readonly TensorValue[], index: number, ctx: Ctx): TensorValue {
+  const r = attentionForward(q, k, v, attrs.causal, attrs.scale);
+  return rounded(node, index === 0 ? r.o : r.lse, ctx);
+}
+
 /** rope: rotate half-split pairs by position-dependent angles. */
 export function interpretRope(node: Node<'rope'>, [x]: readonly TensorValue[], ctx: Ctx): TensorValue {
   const s = x.shape;

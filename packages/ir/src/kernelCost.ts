@@ -10,6 +10,7 @@ import { customOpDef } from './customOp.js';
 import { byteSize } from './dtype.js';
 import type { TensorType } from './infer.js';
 import { OP_FACTS, needsKernel } from './opFacts.js';
+export { isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
 import type { OpAttrs, OpKind, OpWithAttrs } from './ops.js';
 import type { PwExpr } from './pointwiseExpr.js';
 import { numel, type Shape } from './shape.js';
@@ -50,7 +51,7 @@ const matmulFlops = (c: KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue'>) 
   return 2 * n(c.out.shape) * k;
 };
 /** Two products (q·kᵀ, p·v) plus the softmax: 2·Tq·Tk·(D + Dv) + 5·Tq·Tk per head. */
-const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad'>) => {
+const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad' | 'attentionWithLse'>) => {
   // operands read twice are bound (and listed) once: q = k = v leaves one; attentionLse has [q, k] only
   const s = c.ins.map((t) => t.shape);
   const [q, k, v] = s.length >= 3 ? [s[0], s[1], s[2]] : s.length === 2 ? [s[0], s[1], s[1]] : [s[0], s[0], s[0]];
@@ -141,6 +142,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   attention: { flops: attentionFlops },
   attentionLse: { flops: (c) => attentionFlops(c) / 2 }, // the scores and their softmax sums, no product with v
   attentionGrad: { flops: (c) => 1.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
+  attentionWithLse: { flops: attentionFlops }, // attention's, plus a log per query row
   rope: perOut(2 + SLOW),
   dropout: perOut(4),
   // 2 flops per multiply-add; each output of conv2d sums C/groups·KH·KW products (the backward ops the same total)
@@ -167,11 +169,6 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
 /** The flops of a kernel of op `op` (0 for an op that runs no kernel). */
 export function kernelFlops<K extends OpKind>(op: K, c: KernelCtx<K>): number {
   return KERNEL_COST[op].flops(c);
-}
-
-/** Results a kernel of this op writes (several for `pointwiseMulti`, each of the output's type). */
-export function kernelOutputs(n: OpWithAttrs): number {
-  return n.op === 'pointwiseMulti' ? n.attrs.exprs.length : 1;
 }
 
 /** Whether nodes of this op run as a kernel (everything but leaves, aliases and `pick`; from OP_FACTS). */

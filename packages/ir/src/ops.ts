@@ -131,6 +131,11 @@ export interface OtherOpAttrs {
    */
   attentionGrad: { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
   /**
+   * inputs as attention's: one kernel, two results: attention's output (the node's value) and attentionLse of q
+   * and k ([..., Tq], `pick` 1). Made by the optimizer when a step needs both (the backward reads the log-sum-exp).
+   */
+  attentionWithLse: { causal: boolean; scale: number };
+  /**
    * Rotary position embedding of x [..., T, D] (D even), half-split pairs (x[i], x[i + D/2]) rotated by
    * t·base^(−2i/D) for position t (the index along axis −2); `inverse` rotates the other way (its VJP).
    */

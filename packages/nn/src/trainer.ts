@@ -10,6 +10,7 @@ import { type Checkpoint, encodeCheckpoint, restoreCheckpoint } from './checkpoi
 import type { InferenceSession } from './compileInference.js';
 import { ACCUMULATE_INPUT, type TrainingSession } from './compileTraining.js';
 import type { Batch } from './data/batches.js';
+import { DivergenceError } from './errors.js';
 import { DROPOUT_OFFSET } from './layers/dropout.js';
 import type { Metric } from './metrics.js';
 import { ProgressBar } from './progressBar.js';
@@ -271,7 +272,7 @@ export class Trainer {
       step++;
       const epoch = epochOf(step * acc);
       if (loss !== undefined) {
-        if (!Number.isFinite(loss)) throw new Error(`training diverged: loss is ${loss} at step ${step}`);
+        if (!Number.isFinite(loss)) throw new DivergenceError(step, loss);
         losses.push({ step, loss });
         bar?.update({ step, total, loss, stepsPerSecond: ((step - first) * 1000) / (performance.now() - t0), label: `epoch ${Math.min(epoch + 1, opts.epochs)}/${opts.epochs}` });
         opts.jsonLines?.(JSON.stringify({ event: 'step', step, epoch, loss, ...(lr === undefined ? {} : { lr }) }));

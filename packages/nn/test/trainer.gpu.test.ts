@@ -9,6 +9,7 @@ import {
   compileInference,
   compileTraining,
   cosineLr,
+  DivergenceError,
   crossEntropyMetric,
   Dropout,
   Linear,
@@ -116,5 +117,15 @@ describe('Trainer', () => {
     const got = await resumed.session.readState();
     for (const [n, v] of Object.entries(want)) expect(Array.from(got[n].data), n).toEqual(Array.from(v.data));
     resumed.dispose();
+  });
+
+  it('stops with a DivergenceError naming the step when the loss goes non-finite', async () => {
+    const d = data(8, 2);
+    const train = await session();
+    const ds = tensorDataset({ x: { data: d.x, perExample: F }, labels: { data: d.labels, perExample: 1 } });
+    const err = await new Trainer(train).fit(ds, { epochs: 1, batchSize: B, progress: false, shuffle: false, logEvery: 1, lr: () => Number.NaN }).catch((e: unknown) => e); // NaN params after step 1
+    expect(err).toBeInstanceOf(DivergenceError);
+    expect(err).toMatchObject({ step: 2, loss: Number.NaN, message: 'training diverged: loss is NaN at step 2' });
+    train.dispose();
   });
 });

@@ -215,7 +215,7 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
           const holder = r === 0 ? id : step.resultNode.get(id)?.get(r);
           if (holder === undefined) throw new Error(`compile: ${dl} writes result ${r}, which no live node holds`);
           buffer = storageOf(holder);
-          size = tensorBytes(n);
+          size = tensorBytes(graph.nodes[holder]); // results may differ in type (attentionWithLse's log-sum-exp)
           what = r === 0 ? 'output' : `result ${r}`;
         } else {
           buffer = bufferFor(`n${id}.s${b.source.index}`);

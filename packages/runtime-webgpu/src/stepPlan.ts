@@ -3,7 +3,7 @@
 // share their root's buffer; a liveness-based memory plan), and the host checks of fed labels and indices. Each
 // phase is a named function, testable without a device. Must not touch WebGPU.
 
-import { type Graph, indexOperandsOf, isAliasOp, isLeafOp, kernelIllegality, type Node, type NodeId, numel } from '@neura/ir';
+import { type Graph, indexOperandsOf, isAliasOp, isLeafOp, isMultiResultOp, kernelIllegality, kernelOutputs, type Node, type NodeId, numel } from '@neura/ir';
 import { type DeviceCaps, type KernelGenerator, type KernelPlan, KernelError, type ResultTarget } from '@neura/wgsl-kernels';
 import type { IndexCheck } from './compiledStep.js';
 import { type MemoryPlan, planMemory, type TensorLifetime } from './memoryPlan.js';
@@ -42,7 +42,7 @@ export function scheduleStep(graph: Graph): StepSchedule {
   const resultNode = new Map<NodeId, Map<number, NodeId>>();
   for (const id of live) {
     const n = graph.nodes[id];
-    if (n.op === 'pointwiseMulti') resultNode.set(id, new Map([[0, id], ...(resultNode.get(id) ?? [])]));
+    if (isMultiResultOp(n.op)) resultNode.set(id, new Map([[0, id], ...(resultNode.get(id) ?? [])]));
     if (n.op !== 'pick') continue;
     const m = resultNode.get(n.inputs[0]) ?? new Map<number, NodeId>();
     m.set(n.attrs.index, id);
@@ -69,8 +69,8 @@ export function planKernels(graph: Graph, s: StepSchedule, caps: DeviceCaps, gen
   const node = (id: NodeId) => graph.nodes[id];
   const { writes, copies, resultNode } = s;
   /** Where each result of a multi-result node goes: in place into a state, its node's buffer, or nowhere. */
-  const resultsOf = (n: Node<'pointwiseMulti'>): ResultTarget[] =>
-    n.attrs.exprs.map((_, j) => {
+  const resultsOf = (n: Node): ResultTarget[] =>
+    Array.from({ length: kernelOutputs(n) }, (_, j) => {
       const v = resultNode.get(n.id)?.get(j);
       if (v === undefined) return 'unused';
       const w = writes.get(v);
@@ -84,7 +84,7 @@ export function planKernels(graph: Graph, s: StepSchedule, caps: DeviceCaps, gen
     const w = writes.get(id);
     try {
       checkLegal(graph, n, caps);
-      if (n.op === 'pointwiseMulti') {
+      if (isMultiResultOp(n.op)) {
         plans.set(id, generate({ node: n, inputs, results: resultsOf(n) }, caps));
         continue;
       }
@@ -128,7 +128,7 @@ export function planStorage(graph: Graph, s: StepSchedule, plans: ReadonlyMap<No
       r = node(r).inputs[0];
     }
     // a multi-result node whose result 0 is held by a pick: its value lives where that pick's does
-    const r0 = node(r).op === 'pointwiseMulti' ? resultNode.get(r)?.get(0) : undefined;
+    const r0 = isMultiResultOp(node(r).op) ? resultNode.get(r)?.get(0) : undefined;
     const root = r0 !== undefined && r0 !== r ? rootOf(r0) : (roots.get(r) ?? writes.get(r)?.state ?? r);
     for (const p of path) roots.set(p, root);
     return root;

@@ -13,8 +13,8 @@
 // storage buffers (more than the WebGPU default of 4: checkPlan names the limit).
 
 import { numel } from '@neura/ir';
-import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
-import { attentionDims, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
+import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { attentionDims, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionWithLsePlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
 import { declareBindings, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** Threads per workgroup: 64 (or the device's most, a power of two). */
@@ -39,16 +39,39 @@ const dotWith = (sh: string, src: string, off: string, row: string, len: number)
 
 /** `attention`: a workgroup per (head, query row), online softmax over key blocks. */
 export function attentionKernel(spec: KernelSpec<'attention'>, caps: DeviceCaps): KernelPlan {
-  const { causal, scale } = spec.node.attrs;
-  const dm = attentionDims(spec);
-  const { heads, tq, tk, d, dv } = dm;
+  const { heads, tq, tk, d, dv } = attentionDims(spec);
   if (heads * tq * dv === 0) return { dispatches: [], scratch: [] };
   if (tk === 0) kernelError(spec, 'attends over zero keys');
   if (flashEligible(d, dv, caps)) return flashAttentionPlan(spec, caps);
+  return { dispatches: [simpleForwardDispatch(spec, caps, 0)], scratch: [] };
+}
+
+/**
+ * `attentionWithLse` (attention's output, then the log-sum-exp as result 1), each result only where the runtime
+ * wants it: one flash dispatch writing both; otherwise the simple forward and log-sum-exp dispatches.
+ */
+export function attentionWithLseKernel(spec: KernelSpec<'attentionWithLse'>, caps: DeviceCaps): KernelPlan {
+  const { heads, tq, tk, d, dv } = attentionDims(spec);
+  const targets = spec.results ?? ['buffer', 'buffer'];
+  if (targets.length !== 2 || targets.some((t) => typeof t === 'object')) kernelError(spec, `writes its two results into buffers, got targets ${JSON.stringify(targets)}`);
+  const writes = { out: targets[0] === 'buffer' && dv > 0, lse: targets[1] === 'buffer' };
+  if (heads * tq === 0) return { dispatches: [], scratch: [] };
+  if (tk === 0) kernelError(spec, 'attends over zero keys');
+  if (flashEligible(d, dv, caps)) return flashAttentionWithLsePlan(spec, caps, writes);
+  const dispatches: Dispatch[] = [];
+  if (writes.out) dispatches.push(simpleForwardDispatch(spec, caps, 0));
+  if (writes.lse) dispatches.push(simpleLseDispatch(spec, caps, 1));
+  return { dispatches, scratch: [] };
+}
+
+/** The simple forward kernel, writing attention's output to the node's result `out`. */
+function simpleForwardDispatch(spec: KernelSpec<'attention' | 'attentionWithLse'>, caps: DeviceCaps, out: number): Dispatch {
+  const { causal, scale } = spec.node.attrs;
+  const { heads, tq, tk, d, dv } = attentionDims(spec);
   const wg = wgOf(caps);
   const nc = Math.ceil(dv / wg);
   const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
-  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  bindings.push({ source: { kind: 'output', index: out }, access: 'read_write', dtype: 'f32' });
   const code = `${header(spec, `attention: a workgroup of ${wg} per (head, query row), online softmax over blocks of ${wg} keys${causal ? ', causal' : ''}`)}${declareBindings(bindings, ['q', 'k', 'v', 'y'])}
 
 var<workgroup> qs: array<f32, ${d}>;
@@ -95,19 +118,25 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
 }
 `;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) }], scratch: [] };
+  return { label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) };
 }
 
 /** `attentionLse`: a workgroup per (head, query row), the forward's online max and sum over key blocks. */
 export function attentionLseKernel(spec: KernelSpec<'attentionLse'>, caps: DeviceCaps): KernelPlan {
-  const { causal, scale } = spec.node.attrs;
   const { heads, tq, tk, d } = attentionDims(spec);
   if (heads * tq === 0) return { dispatches: [], scratch: [] };
   if (tk === 0) kernelError(spec, 'attends over zero keys');
   if (flashEligible(d, d, caps)) return flashAttentionLsePlan(spec, caps);
+  return { dispatches: [simpleLseDispatch(spec, caps, 0)], scratch: [] };
+}
+
+/** The simple log-sum-exp kernel (reads q and k only), writing to the node's result `out`. */
+function simpleLseDispatch(spec: KernelSpec<'attentionLse' | 'attentionWithLse'>, caps: DeviceCaps, out: number): Dispatch {
+  const { causal, scale } = spec.node.attrs;
+  const { heads, tq, tk, d } = attentionDims(spec);
   const wg = wgOf(caps);
   const bindings: Binding[] = [0, 1].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
-  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  bindings.push({ source: { kind: 'output', index: out }, access: 'read_write', dtype: 'f32' });
   const code = `${header(spec, `attentionLse: a workgroup of ${wg} per (head, query row), online max and sum over blocks of ${wg} keys${causal ? ', causal' : ''}`)}${declareBindings(bindings, ['q', 'k', 'lse'])}
 
 var<workgroup> qs: array<f32, ${d}>;
@@ -141,27 +170,29 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   if (lid == 0u) { lse[row] = m + log(l); }
 }
 `;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) }], scratch: [] };
+  return { label: labelOf(spec.node, out > 0 ? `${spec.node.shape.join('x')}:lse` : undefined), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) };
 }
 
 /** `attentionGrad` (wrt q, k or v): a workgroup per anchor row accumulating weighted partner rows. */
 export function attentionGradKernel(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps): KernelPlan {
   const { causal, scale, wrt } = spec.node.attrs;
-  const dm = attentionDims(spec);
-  const { heads, tq, tk, d, dv } = dm;
+  const { tq, tk, d, dv } = attentionDims(spec);
   if (numel(spec.node.shape) === 0) return { dispatches: [], scratch: [] };
-  if (tk === 0 || tq === 0) {
-    // no scores: every gradient is zero
-    kernelError(spec, 'attends over zero keys or queries');
-  }
+  if (tk === 0 || tq === 0) kernelError(spec, 'attends over zero keys or queries');
   if (flashEligible(d, dv, caps)) return flashAttentionGradPlan(spec, caps);
+  return { dispatches: [simpleGradDispatch(spec, caps, causal, scale, wrt, 0)], scratch: [] };
+}
+
+/** The simple kernel of one gradient (wrt q, k or v), written to the node's result `out`. */
+function simpleGradDispatch(spec: KernelSpec, caps: DeviceCaps, causal: boolean, scale: number, wrt: 'q' | 'k' | 'v', out: number): Dispatch {
+  const { heads, tq, tk, d, dv } = attentionDims(spec);
   const wg = wgOf(caps);
   const byQuery = wrt === 'q';
   const outDim = wrt === 'v' ? dv : d;
   const nc = Math.ceil(outDim / wg);
   const sc = f32Lit(scale);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
-  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  bindings.push({ source: { kind: 'output', index: out }, access: 'read_write', dtype: 'f32' });
   const qOff = `h * ${u32Lit(tq * d)}`;
   const kOff = `h * ${u32Lit(tk * d)}`;
   const vOff = `h * ${u32Lit(tk * dv)}`;
@@ -226,5 +257,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
 }
 `;
-  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, anchors, heads) }], scratch: [] };
+  return { label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, anchors, heads) };
 }

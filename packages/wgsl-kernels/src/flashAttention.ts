@@ -84,9 +84,19 @@ const stageRows = (sh: string, src: string, headOff: string, r0: string, n: numb
       ${sh}[e] = val;
     }`;
 
-/** Forward kernel (or, with `lseOnly`, attentionLse's): a thread per query row, online softmax over key tiles. */
-function forwardCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, lseOnly: boolean, cfg?: FlashConfig): { code: string; wg: number; smem: number } {
+/** What a forward kernel writes: attention's output, the log-sum-exp per query row, or both. */
+interface ForwardWrites {
+  readonly out: boolean;
+  readonly lse: boolean;
+}
+
+/**
+ * Forward kernel: a thread per query row, online softmax over key tiles. Binds q, k, then v and the output
+ * when it writes the output, then the log-sum-exp when it writes that (attentionLse binds q, k and it only).
+ */
+function forwardCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, writes: ForwardWrites, cfg?: FlashConfig): { code: string; wg: number; smem: number } {
   const { tq, tk, d } = dm;
+  const lseOnly = !writes.out;
   const dv = lseOnly ? 0 : dm.dv;
   const { wg, bc } = resolve(caps, d, dv, cfg);
   const D4 = d / 4;
@@ -94,7 +104,8 @@ function forwardCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, caus
   const decl = [
     '@group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;',
     '@group(0) @binding(1) var<storage, read> k: array<vec4<f32>>;',
-    lseOnly ? '@group(0) @binding(2) var<storage, read_write> lse: array<f32>;' : '@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;\n@group(0) @binding(3) var<storage, read_write> y: array<vec4<f32>>;',
+    ...(lseOnly ? [] : ['@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;', '@group(0) @binding(3) var<storage, read_write> y: array<vec4<f32>>;']),
+    ...(writes.lse ? [`@group(0) @binding(${lseOnly ? 2 : 4}) var<storage, read_write> lse: array<f32>;`] : []),
   ].join('\n');
   // per chunk of 4 keys: scores, chunk max, rescale when it grows, then accumulate
   const chunk = `let s0 = select(${MASKED}, (${dotRow('q', 'ks', 'c * D4', d)}), j < kend);
@@ -113,14 +124,12 @@ function forwardCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, caus
         ${range(V4)
           .map((i) => `o${i} = fma(vec4<f32>(p0), vs[c * V4 + ${u32Lit(i)}], fma(vec4<f32>(p1), vs[(c + 1u) * V4 + ${u32Lit(i)}], fma(vec4<f32>(p2), vs[(c + 2u) * V4 + ${u32Lit(i)}], fma(vec4<f32>(p3), vs[(c + 3u) * V4 + ${u32Lit(i)}], o${i}))));`)
           .join('\n        ')}`;
-  const finish = lseOnly
-    ? 'if (valid) { lse[row] = m + log(l); }'
-    : `if (valid) {
-    let inv = 1.0 / l;
-    ${range(V4).map((i) => `y[row * ${u32Lit(V4)} + ${u32Lit(i)}] = o${i} * inv;`).join('\n    ')}
+  const finish = `if (valid) {
+    ${writes.lse ? 'lse[row] = m + log(l);' : ''}
+    ${lseOnly ? '' : `let inv = 1.0 / l;\n    ${range(V4).map((i) => `y[row * ${u32Lit(V4)} + ${u32Lit(i)}] = o${i} * inv;`).join('\n    ')}`}
   }`;
   const smem = bc * (d + dv) * 4;
-  const code = `${header(spec, `flash attention ${lseOnly ? 'log-sum-exp' : 'forward'}: a workgroup of ${wg} query rows per head, a thread per row, key tiles of ${bc} in workgroup memory, online softmax${causal ? ', causal tiles skipped' : ''}`)}${decl}
+  const code = `${header(spec, `flash attention ${lseOnly ? 'log-sum-exp' : writes.lse ? 'forward and log-sum-exp' : 'forward'}: a workgroup of ${wg} query rows per head, a thread per row, key tiles of ${bc} in workgroup memory, online softmax${causal ? ', causal tiles skipped' : ''}`)}${decl}
 
 const D4 = ${u32Lit(D4)};
 ${lseOnly ? '' : `const V4 = ${u32Lit(V4)};\n`}var<workgroup> ks: array<vec4<f32>, ${(bc * d) / 4}>;
@@ -169,7 +178,7 @@ function gridFor(spec: KernelSpec, caps: DeviceCaps, rows: number, wg: number, h
 export function flashAttentionPlan(spec: KernelSpec<'attention'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
-  const { code, wg } = forwardCode(spec, caps, dm, causal, scale, false, cfg);
+  const { code, wg } = forwardCode(spec, caps, dm, causal, scale, { out: true, lse: false }, cfg);
   const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [] };
@@ -179,9 +188,21 @@ export function flashAttentionPlan(spec: KernelSpec<'attention'>, caps: DeviceCa
 export function flashAttentionLsePlan(spec: KernelSpec<'attentionLse'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
-  const { code, wg } = forwardCode(spec, caps, dm, causal, scale, true, cfg);
+  const { code, wg } = forwardCode(spec, caps, dm, causal, scale, { out: false, lse: true }, cfg);
   const bindings: Binding[] = [0, 1].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [] };
+}
+
+/** Flash `attentionWithLse`: the forward writing its output (result 0) and L per query row (result 1), each if wanted. */
+export function flashAttentionWithLsePlan(spec: KernelSpec<'attentionWithLse'>, caps: DeviceCaps, writes: ForwardWrites, cfg?: FlashConfig): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
+  const dm = attentionDims(spec);
+  if (!writes.out && !writes.lse) return { dispatches: [], scratch: [] };
+  const { code, wg } = forwardCode(spec, caps, dm, causal, scale, writes, cfg);
+  const bindings: Binding[] = (writes.out ? [0, 1, 2] : [0, 1]).map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  if (writes.out) bindings.push({ source: { kind: 'output', index: 0 }, access: 'read_write', dtype: 'f32' });
+  if (writes.lse) bindings.push({ source: { kind: 'output', index: 1 }, access: 'read_write', dtype: 'f32' });
   return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [] };
 }
 

@@ -46,6 +46,7 @@ const CASES: { readonly [K in GpuOp]: Case<K> | 'skip' } = {
   nllGrad: c<'nllGrad'>([[4], []], { reduction: 'sum', classes: 10 }, ['i32', 'f32']),
   attention: 'skip',
   attentionLse: 'skip',
+  attentionWithLse: 'skip',
   attentionGrad: 'skip',
   rope: c<'rope'>([[2, 4, 8]], { base: 10000, inverse: false }),
   dropout: c<'dropout'>([[3, 5]], { p: 0.25, seed: 7 }),

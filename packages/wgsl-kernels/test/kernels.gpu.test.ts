@@ -37,6 +37,7 @@ import {
   matmulConfigFits,
   matmulPlanWith,
   pointwiseMultiKernel,
+  attentionWithLseKernel,
 } from '@neura/wgsl-kernels';
 import { runPlan, testCaps } from '../../../tooling/test/gpu.js';
 
@@ -509,6 +510,15 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         await check('attention', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, dv] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
     });
 
+    // result 0 only (the harness binds one output buffer; both results are checked through compile in
+    // runtime-webgpu's attentionWithLse.gpu.test.ts)
+    it.each([[false], [true]])('attentionWithLse writes attention as its result 0, flash and simple (causal=%s)', async (causal) => {
+      const caps = await getCaps();
+      const plan = (spec: KernelSpec<'attentionWithLse'>, c: DeviceCaps) => attentionWithLseKernel({ ...spec, results: ['buffer', 'unused'] }, c);
+      for (const [lead, tq, tk, d, dv] of [...flashShapes.slice(0, 3), [[2], 9, 5, 5, 3] as [number[], number, number, number, number]])
+        await check('attentionWithLse', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }, { shape: [...lead, tk, dv] }], { causal, scale: 0.4 }, caps, { rtol: 1e-4, atol: 1e-5, plan });
+    });
+
     it.each([[false], [true]])('flash attentionLse matches the interpreter (causal=%s)', async (causal) => {
       const caps = await getCaps();
       for (const [lead, tq, tk, d] of flashShapes) await check('attentionLse', [{ shape: [...lead, tq, d] }, { shape: [...lead, tk, d] }], { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-4, atol: 1e-5 });
@@ -642,7 +652,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     tested.add('custom'); // a user's kernel: packages/nn/test/customOp.gpu.test.ts runs one in training against the interpreter
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });

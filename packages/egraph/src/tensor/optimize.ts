@@ -21,6 +21,7 @@ import type { CostOptions } from './costModel.js';
 import { costDefaults, tensorCost } from './costModel.js';
 import { OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
 import { algebraRules } from './rules/algebra.js';
+import { attentionLseRules } from './rules/attentionLse.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
@@ -41,13 +42,14 @@ export const RULE_SETS = {
   fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules],
   backward: backwardRules,
   update: multiUpdateRules,
+  attention: attentionLseRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */
 export type RuleSetName = keyof typeof RULE_SETS;
 
-/** Every tensor rule, in set order (algebra, layout, fusion, backward). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules];
+/** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...attentionLseRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -65,8 +67,9 @@ export interface PassSpec {
 export const DEFAULT_PASSES: readonly PassSpec[] = [
   { name: 'simplify', ruleSets: ['algebra', 'layout', 'backward'], iterLimit: 12 },
   { name: 'fuse', ruleSets: ['fusion'], iterLimit: 30 },
-  // on the fused expressions: state updates sharing an operand become one multi-result kernel
-  { name: 'group', ruleSets: ['update'], iterLimit: 2 },
+  // on the fused expressions: state updates sharing an operand, and an attention with its backward's
+  // log-sum-exp, become multi-result kernels
+  { name: 'group', ruleSets: ['update', 'attention'], iterLimit: 2 },
 ];
 
 /** Options of `optimize`. */

@@ -4,7 +4,7 @@
 // only its live nodes.
 
 import type { Graph, NodeId, Shape } from '@neura/ir';
-import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtRowwise, fmtShape, kernelOutputs } from '@neura/ir';
+import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtRowwise, fmtShape, kernelOutputs, resultType } from '@neura/ir';
 import type { DagExtraction, EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
 import { isKernelOp, tensorBytes } from './costModel.js';
@@ -57,7 +57,7 @@ export function graphFigures(graph: Graph): GraphFigures {
     const n = graph.nodes[id];
     if (!isKernelOp(n.op)) continue;
     dispatches++;
-    bytes += kernelOutputs(n) * tensorBytes(n);
+    for (let r = 0; r < kernelOutputs(n); r++) bytes += tensorBytes(resultType(n, n, r));
   }
   return { dispatches, bytes, nodes: live.length };
 }

@@ -1,0 +1,49 @@
+// `attentionWithLse` (one kernel, two results: attention's output and the log-sum-exp per query row) through
+// compile on a real adapter, against the interpreter: flash dimensions and odd ones, causal and not, ragged
+// lengths, and each result alone (an unread log-sum-exp is not written; result 0 is the node's own value, always
+// written).
+
+import { Graph, interpret, mulberry32, type TensorValue, tensor } from '@neura/ir';
+import { compile, createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let device: NeuraDevice;
+beforeAll(async () => {
+  device = await createDevice();
+});
+afterAll(() => device.destroy());
+
+const random = (shape: number[], seed: number): TensorValue => {
+  const r = mulberry32(seed);
+  return tensor(shape, Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => 2 * r() - 1));
+};
+
+// [heads, Tq, Tk, D, Dv]: flash (multiples of 4, several tiles), then the simple kernels (odd sizes)
+const SHAPES: [number, number, number, number, number][] = [
+  [3, 37, 41, 8, 8],
+  [2, 9, 5, 5, 3],
+];
+
+describe('attentionWithLse', () => {
+  for (const [h, tq, tk, d, dv] of SHAPES)
+    for (const causal of [false, true])
+      for (const wanted of ['both', 'out', 'lse'] as const)
+        it(`${wanted === 'both' ? 'writes both results' : `writes only ${wanted}`} matching the interpreter (H${h} Tq${tq} Tk${tk} D${d} Dv${dv}${causal ? ', causal' : ''})`, async () => {
+          const g = new Graph();
+          const q = g.input('q', [h, tq, d]);
+          const k = g.input('k', [h, tk, d]);
+          const v = g.input('v', [h, tk, dv]);
+          const m = g.node('attentionWithLse', [q, k, v], { causal, scale: 0.4 });
+          if (wanted !== 'lse') g.output('o', m);
+          if (wanted !== 'out') g.output('lse', g.node('pick', [m], { index: 1 }));
+          const feeds = { q: random([h, tq, d], 1), k: random([h, tk, d], 2), v: random([h, tk, dv], 3) };
+          const session = await compile(g, device);
+          // flash: one dispatch; the simple kernels: the forward, plus the log-sum-exp pass when it is read
+          expect(session.stats.dispatchesPerStep).toBe(d % 4 === 0 || wanted === 'out' ? 1 : 2);
+          const names = wanted === 'both' ? ['o', 'lse'] : [wanted === 'out' ? 'o' : 'lse'];
+          const got = await session.step(feeds, { read: names });
+          const want = interpret(g, feeds, {}, 'f32');
+          for (const n of names) expect(got.outputs[n].data, n).toBeAllclose(want.outputs[n].data, { rtol: 1e-4, atol: 1e-5 });
+          session.dispose();
+        });
+});
