@@ -276,6 +276,24 @@ const SAMPLES: Record<string, Sample> = {
     },
     prefer: ['pick', 'attentionWithLse'],
   },
+  'attention-grad-kv': {
+    // dk and dv of one causal attention (ragged); a dv of other attributes and a dk whose v is not shaped as k
+    // must stay apart
+    build: (g, r) => {
+      const [tq, tk, d] = [dim(r) + 1, dim(r) + 2, dim(r)];
+      const q = g.input('q', [2, tq, d]);
+      const k = g.input('k', [2, tk, d]);
+      const v = g.input('v', [2, tk, d]);
+      const v2 = g.input('v2', [2, tk, d + 1]);
+      const rows = (name: string) => g.input(name, [2, tq]);
+      const [lse, delta] = [rows('lse'), rows('delta')];
+      const attrs = { causal: true, scale: 0.7 };
+      const dO = new Map([v, v2].map((vv, i) => [vv, g.input(`dO${i}`, [2, tq, vv.shape[2]])]));
+      const grad = (vv: typeof v, wrt: 'k' | 'v', a = attrs) => g.node('attentionGrad', [q, k, vv, dO.get(vv) ?? vv, lse, delta], { ...a, wrt });
+      return [grad(v, 'k'), grad(v, 'v'), grad(v, 'v', { ...attrs, causal: false }), grad(v2, 'k'), grad(v2, 'v')];
+    },
+    prefer: ['pick', 'attentionGradKV'],
+  },
   'pointwise-expand': {
     build: (g, r) => {
       const x = mat(g, 'x', r);

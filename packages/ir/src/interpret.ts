@@ -15,7 +15,7 @@ import {
   interpretMaxPool2d,
   interpretMaxPool2dGrad,
 } from './interpretConv.js';
-import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
+import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, interpretAttentionGradKV, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpKind, ReduceOp } from './ops.js';
@@ -337,6 +337,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   attentionLse: interpretAttentionLse,
   attentionGrad: interpretAttentionGrad,
   attentionWithLse: (node, ins, ctx) => interpretAttentionWithLse(node, node.attrs, ins, 0, ctx),
+  attentionGradKV: (node, ins, ctx) => interpretAttentionGradKV(node, node.attrs, ins, 0, ctx),
   rope: interpretRope,
   dropout: interpretDropout,
   conv2d: interpretConv2d,
@@ -449,6 +450,7 @@ export function interpret(
       const multi = graph.nodes[node.inputs[0]];
       const ins = multi.inputs.map((i) => values.get(i) as TensorValue);
       if (multi.op === 'attentionWithLse') v = interpretAttentionWithLse(node, attrsOf(multi, 'attentionWithLse'), ins, node.attrs.index, ctx);
+      else if (multi.op === 'attentionGradKV') v = interpretAttentionGradKV(node, attrsOf(multi, 'attentionGradKV'), ins, node.attrs.index, ctx);
       else v = pointwiseResult(multi, attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index], ins, ctx);
     } else {
       v = implOf(node.op)(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);

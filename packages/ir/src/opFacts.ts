@@ -118,6 +118,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   attention: plain('nn'),
   attentionLse: plain('nn'),
   attentionWithLse: fusedOp('nn'),
+  attentionGradKV: fusedOp('nn'),
   attentionGrad: plain('nn'),
   rope: plain('nn'),
   dropout: plain('nn'),

@@ -136,6 +136,11 @@ export interface OtherOpAttrs {
    */
   attentionWithLse: { causal: boolean; scale: number };
   /**
+   * inputs as attentionGrad's (q, k, v, dOut, lse, delta) with v shaped as k: one kernel, two results: dk (the
+   * node's value) and dv (`pick` 1). Made by the optimizer when a step needs both (FlashAttention-2's backward).
+   */
+  attentionGradKV: { causal: boolean; scale: number };
+  /**
    * Rotary position embedding of x [..., T, D] (D even), half-split pairs (x[i], x[i + D/2]) rotated by
    * t·base^(−2i/D) for position t (the index along axis −2); `inverse` rotates the other way (its VJP).
    */

@@ -51,6 +51,8 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   nllGrad: (g, t) => raw(g, 'nllGrad', [t.f, t.f], { reduction: 'mean', classes: 3 }),
   attention: (g, t) => g.attention(t.q, t.f, t.q),
   attentionLse: (g, t) => raw(g, 'attentionLse', [t.q, t.f], { causal: false, scale: 1 }),
+  // v not shaped as k
+  attentionGradKV: (g, t) => raw(g, 'attentionGradKV', [t.q, t.q, t.f, t.q, t.f, t.f], { causal: false, scale: 1 }),
   attentionWithLse: (g, t) => raw(g, 'attentionWithLse', [t.q, t.q], { causal: true, scale: 1 }),
   // lse and delta must hold one value per query row, not a whole q
   attentionGrad: (g, t) => raw(g, 'attentionGrad', [t.q, t.q, t.q, t.q, t.q, t.q], { causal: false, scale: 1, wrt: 'q' }),

@@ -97,6 +97,7 @@ export function fusedOpsOf(n: Node): string {
     case 'attention':
     case 'attentionLse':
     case 'attentionWithLse':
+    case 'attentionGradKV':
       return `${n.op}${n.attrs.causal ? ' causal' : ''}`;
     case 'attentionGrad':
       return `attentionGrad d${n.attrs.wrt}${n.attrs.causal ? ' causal' : ''}`;

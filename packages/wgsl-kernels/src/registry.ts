@@ -10,7 +10,7 @@ import type { ComputeOp, OpKind } from '@neura/ir';
 import { isAliasOp, isElementwise, isLeafOp, perBinaryOp, perUnaryOp } from '@neura/ir';
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
 import type { DeviceCaps, KernelGenerator, KernelPlan, KernelSpec } from './kernel.js';
-import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionWithLseKernel } from './attention.js';
+import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionGradKVKernel, attentionWithLseKernel } from './attention.js';
 import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dKernel } from './conv.js';
 import { customKernel } from './customKernel.js';
 import { dropoutKernel } from './dropout.js';
@@ -61,6 +61,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   attention: attentionKernel,
   attentionLse: attentionLseKernel,
   attentionWithLse: attentionWithLseKernel,
+  attentionGradKV: attentionGradKVKernel,
   attentionGrad: attentionGradKernel,
   rope: ropeKernel,
   dropout: dropoutKernel,

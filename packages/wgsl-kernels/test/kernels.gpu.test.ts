@@ -37,6 +37,7 @@ import {
   matmulConfigFits,
   matmulPlanWith,
   pointwiseMultiKernel,
+  attentionGradKVKernel,
   attentionWithLseKernel,
 } from '@neura/wgsl-kernels';
 import { runPlan, testCaps } from '../../../tooling/test/gpu.js';
@@ -531,6 +532,16 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         for (const [lead, tq, tk, d, dv] of flashShapes) await check('attentionGrad', gradOperands(lead, tq, tk, d, dv), { causal, scale: 0.25, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
     });
 
+    // result 0 (dk) only: the harness binds one output buffer; the fused dk + dv pass is checked through compile in
+    // runtime-webgpu's attentionGradKV.gpu.test.ts
+    it.each([[false], [true]])('attentionGradKV writes dk as its result 0, flash and simple (causal=%s)', async (causal) => {
+      const caps = await getCaps();
+      if (caps.maxStorageBuffersPerShaderStage < 7) return; // attentionGrad's test above checks the refusal
+      const plan = (spec: KernelSpec<'attentionGradKV'>, c: DeviceCaps) => attentionGradKVKernel({ ...spec, results: ['buffer', 'unused'] }, c);
+      for (const [lead, tq, tk, d] of [...flashShapes.slice(0, 3), [[2], 9, 5, 5, 5] as [number[], number, number, number, number]])
+        await check('attentionGradKV', gradOperands(lead, tq, tk, d, d), { causal, scale: 0.25 }, caps, { rtol: 1e-3, atol: 1e-4, plan });
+    });
+
     it('flash attention variants (rows per workgroup, tile rows) agree with the interpreter', async () => {
       const caps = await getCaps();
       const lead = [2];
@@ -652,7 +663,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     tested.add('custom'); // a user's kernel: packages/nn/test/customOp.gpu.test.ts runs one in training against the interpreter
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });
