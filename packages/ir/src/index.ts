@@ -59,11 +59,12 @@ export {
   type PoolAttrs,
   REDUCE_OPS,
   type ReduceOp,
+  type RowStat,
   type Reduction,
 } from './ops.js';
 export { attrsOf, isOp, withAttrs } from './opWithAttrs.js';
 export { BINARY_FN, castScalar, erf, evalPwExpr, fmtPwExpr, GELU_TANH_K, type PwExpr, pwArity, UNARY_FN } from './pointwiseExpr.js';
-export { fmtPointwiseReduce, type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';
+export { fmtPointwiseReduce, fmtRowwise, type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';
 export {
   broadcastAxes,
   broadcastShapes,

@@ -7,7 +7,7 @@ import type { OpKind, OpWithAttrs } from './ops.js';
 /** Results a kernel of this op writes (several for a multi-result op, each of the output's type). */
 export function kernelOutputs(n: OpWithAttrs): number {
   if (n.op === 'pointwiseMulti') return n.attrs.exprs.length;
-  return n.op === 'attentionWithLse' ? 2 : 1;
+  return n.op === 'attentionWithLse' || n.op === 'attentionGradKV' ? 2 : 1;
 }
 
 /** The type of result `index` of a node of this op whose value (result 0) has type `value`. */
@@ -17,7 +17,7 @@ export function resultType(n: OpWithAttrs, value: TensorType, index: number): Te
 }
 
 /** Ops whose kernel writes several results (the node's value is result 0; `pick` reads the others). */
-export const MULTI_RESULT_OPS = ['pointwiseMulti', 'attentionWithLse'] as const;
+export const MULTI_RESULT_OPS = ['pointwiseMulti', 'attentionWithLse', 'attentionGradKV'] as const;
 
 /** Whether an op's kernel writes several results. */
 export function isMultiResultOp(op: OpKind): op is (typeof MULTI_RESULT_OPS)[number] {

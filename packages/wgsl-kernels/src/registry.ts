@@ -10,7 +10,7 @@ import type { ComputeOp, OpKind } from '@neura/ir';
 import { isAliasOp, isElementwise, isLeafOp, perBinaryOp, perUnaryOp } from '@neura/ir';
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
 import type { DeviceCaps, KernelGenerator, KernelPlan, KernelSpec } from './kernel.js';
-import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionWithLseKernel } from './attention.js';
+import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionGradKVKernel, attentionWithLseKernel } from './attention.js';
 import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dKernel } from './conv.js';
 import { customKernel } from './customKernel.js';
 import { dropoutKernel } from './dropout.js';
@@ -21,6 +21,7 @@ import { matmulKernel } from './matmul.js';
 import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
 import { pointwiseReduceKernel } from './pointwiseReduce.js';
+import { rowwiseKernel } from './rowwise.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
@@ -60,6 +61,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   attention: attentionKernel,
   attentionLse: attentionLseKernel,
   attentionWithLse: attentionWithLseKernel,
+  attentionGradKV: attentionGradKVKernel,
   attentionGrad: attentionGradKernel,
   rope: ropeKernel,
   dropout: dropoutKernel,
@@ -75,6 +77,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
   pointwiseReduce: pointwiseReduceKernel,
+  rowwise: rowwiseKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,
   softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,
 };
