@@ -257,6 +257,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   attentionLse: secondOrder,
   attentionGrad: secondOrder,
   attentionWithLse: fusedOnly,
+  attentionGradKV: fusedOnly,
   conv2d: rule(({ graph: G, g, inputs: [x, w], node, needs }) => [
     needs[0] ? G.node('conv2dGradInput', [g, w], { ...node.attrs, inputSize: [x.shape[2], x.shape[3]] }) : undefined,
     needs[1] ? G.node('conv2dGradWeight', [x, g], { ...node.attrs, kernelSize: [w.shape[2], w.shape[3]] }) : undefined,
@@ -288,6 +289,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   pointwiseMultiTensor: fusedOnly,
   pointwiseReduce: fusedOnly,
   matmulEpilogue: fusedOnly,
+  rowwise: fusedOnly,
   pick: fusedOnly,
   softmaxCrossEntropy: fusedOnly,
   softmaxCrossEntropyGrad: secondOrder,

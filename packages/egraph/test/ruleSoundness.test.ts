@@ -253,6 +253,24 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
     prefer: ['pointwiseReduce'],
   },
+  'rowwise-fusion': {
+    // layer norm as ir builds it, a hand-written dx (row sums as [N] reshaped to [N, 1], as autograd's), an RMS norm
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const [n, c] = x.shape;
+      const w = g.input('w', [c]);
+      const dy = g.input('dy', [n, c]);
+      const centred = g.sub(x, g.mean(x, [1], true));
+      const rstd = g.rsqrt(g.add(g.mean(g.square(centred), [1], true), 1e-5));
+      const xhat = g.mul(centred, rstd);
+      const gw = g.mul(dy, w);
+      const rowSum = (t: Tensor) => g.div(g.reshape(g.sum(t, [1]), [n, 1]), c);
+      const dx = g.mul(rstd, g.sub(g.sub(gw, rowSum(gw)), g.mul(xhat, rowSum(g.mul(gw, xhat)))));
+      return [g.layerNorm(x, w, g.input('b', [c])), dx, g.rmsNorm(x, w)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue', 'reduce-epilogue'],
+    prefer: ['rowwise'],
+  },
   'matmul-epilogue': {
     // the GPT block's forms: GELU(x·W + b), a residual add on a biased product, a scale of a batched product
     build: (g, r) => {
@@ -280,6 +298,24 @@ const SAMPLES: Record<string, Sample> = {
       return [g.attention(q, k, v, attrs), g.node('attentionLse', [q, k], attrs), g.attention(q, k, v, { ...attrs, causal: false })];
     },
     prefer: ['pick', 'attentionWithLse'],
+  },
+  'attention-grad-kv': {
+    // dk and dv of one causal attention (ragged); a dv of other attributes and a dk whose v is not shaped as k
+    // must stay apart
+    build: (g, r) => {
+      const [tq, tk, d] = [dim(r) + 1, dim(r) + 2, dim(r)];
+      const q = g.input('q', [2, tq, d]);
+      const k = g.input('k', [2, tk, d]);
+      const v = g.input('v', [2, tk, d]);
+      const v2 = g.input('v2', [2, tk, d + 1]);
+      const rows = (name: string) => g.input(name, [2, tq]);
+      const [lse, delta] = [rows('lse'), rows('delta')];
+      const attrs = { causal: true, scale: 0.7 };
+      const dO = new Map([v, v2].map((vv, i) => [vv, g.input(`dO${i}`, [2, tq, vv.shape[2]])]));
+      const grad = (vv: typeof v, wrt: 'k' | 'v', a = attrs) => g.node('attentionGrad', [q, k, vv, dO.get(vv) ?? vv, lse, delta], { ...a, wrt });
+      return [grad(v, 'k'), grad(v, 'v'), grad(v, 'v', { ...attrs, causal: false }), grad(v2, 'k'), grad(v2, 'v')];
+    },
+    prefer: ['pick', 'attentionGradKV'],
   },
   'pointwise-expand': {
     build: (g, r) => {

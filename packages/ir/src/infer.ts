@@ -4,7 +4,7 @@
 import type { DType } from './dtype.js';
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
 import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferPool } from './inferConv.js';
-import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
+import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionGradKV, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
 import { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
@@ -161,6 +161,7 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   attention: inferAttention,
   attentionLse: inferAttentionLse,
   attentionWithLse: inferAttentionWithLse,
+  attentionGradKV: inferAttentionGradKV,
   attentionGrad: inferAttentionGrad,
   rope: inferRope,
   dropout: inferDropout,
@@ -177,6 +178,18 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     if (a.bias && !broadcastsTo(ins[2].shape, t.shape))
       fail('fusedMatmul', `bias ${fmtShape(ins[2].shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
     return t;
+  },
+  rowwise: (ins, a) => {
+    const op = 'rowwise';
+    const n = ins.length;
+    const shape = broadcastShapes(...ins.map((t) => t.shape));
+    if (!shape || shape.length === 0) fail(op, 'input shapes do not broadcast to a shape with rows', ins);
+    a.stats.forEach((s, k) => {
+      if (pwArity(s.expr) > n + k) fail(op, `stat ${k} reads $${pwArity(s.expr) - 1}: only the ${n} operands and the ${k} stats before it`, ins);
+      if (pwArity(s.post) > 1) fail(op, `the epilogue of stat ${k} reads $${pwArity(s.post) - 1}, but sees only the reduced value $0`, ins);
+    });
+    if (pwArity(a.expr) > n + a.stats.length) fail(op, `the expression reads $${pwArity(a.expr) - 1}: there are ${n} operands and ${a.stats.length} stats`, ins);
+    return { shape: shape as number[], dtype: 'f32' };
   },
   matmulEpilogue: (ins, a) => {
     const op = 'matmulEpilogue';

@@ -52,6 +52,13 @@ export const inferAttentionWithLse: Rule<OpAttrs['attentionWithLse']> = (ins) =>
   return attentionType('attentionWithLse', ins);
 };
 
+/** attentionGradKV: attentionGrad's operands, v shaped as k → dk (result 1, dv, has the same type). */
+export const inferAttentionGradKV: Rule<OpAttrs['attentionGradKV']> = (ins, a) => {
+  arity('attentionGradKV', ins, 6);
+  if (!sameShape(ins[1].shape, ins[2].shape)) fail('attentionGradKV', `v must be shaped as k (its two results share a type): k ${fmtShape(ins[1].shape)}, v ${fmtShape(ins[2].shape)}`, ins);
+  return inferAttentionGrad(ins, { ...a, wrt: 'k' });
+};
+
 /** rope: same shape, even last axis. */
 export const inferRope: Rule<OpAttrs['rope']> = (ins) => {
   arity('rope', ins, 1);

@@ -15,7 +15,7 @@ import {
   interpretMaxPool2d,
   interpretMaxPool2dGrad,
 } from './interpretConv.js';
-import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
+import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, interpretAttentionGradKV, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpKind, ReduceOp } from './ops.js';
@@ -104,6 +104,44 @@ function pointwiseReduce(node: Node<'pointwiseReduce'>, ins: readonly TensorValu
   const [init, step, finish] = REDUCERS[a.reduce];
   const d = reduceData(a.axes, node.shape, { shape: a.shape, dtype: 'f32', data: pre }, ctx, init, step, finish);
   if (!(a.post.op === 'in' && a.post.index === 0)) for (let i = 0; i < d.length; i++) d[i] = ctx.round(evalPwExpr(a.post, [d[i]], ctx.round));
+  return out(node, d);
+}
+
+/**
+ * `rowwise`: per row, each stat as a `pointwiseReduce` over the row would compute it (prologue values rounded, the
+ * reduction in float64, rounded, then the epilogue), then the expression per element: the unfused nodes' values.
+ */
+function rowwise(node: Node<'rowwise'>, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
+  const { expr, stats } = node.attrs;
+  const shape = node.shape;
+  const C = shape[shape.length - 1];
+  const rows = C === 0 ? 0 : numel(shape) / C;
+  const vals = new Array<number>(ins.length + stats.length).fill(0);
+  // every operand's value at every element, in row-major order of the output (broadcast once)
+  const at: number[][] = ins.map(() => new Array<number>(numel(shape)));
+  broadcastMap(node, ins, (o, idx) => {
+    for (let j = 0; j < ins.length; j++) at[j][o] = ins[j].data[idx[j]];
+  });
+  const d = alloc(shape, 'f32', ctx);
+  const load = (o: number) => {
+    for (let j = 0; j < ins.length; j++) vals[j] = at[j][o];
+  };
+  for (let r = 0; r < rows; r++) {
+    stats.forEach((s, k) => {
+      const [init, step, finish] = REDUCERS[s.reduce];
+      let acc = init;
+      for (let c = 0; c < C; c++) {
+        load(r * C + c);
+        acc = step(acc, ctx.round(evalPwExpr(s.expr, vals, ctx.round)));
+      }
+      const v = ctx.round(finish(acc, C));
+      vals[ins.length + k] = s.post.op === 'in' && s.post.index === 0 ? v : ctx.round(evalPwExpr(s.post, [v], ctx.round));
+    });
+    for (let c = 0; c < C; c++) {
+      load(r * C + c);
+      d[r * C + c] = ctx.round(evalPwExpr(expr, vals, ctx.round));
+    }
+  }
   return out(node, d);
 }
 
@@ -309,6 +347,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   attentionLse: interpretAttentionLse,
   attentionGrad: interpretAttentionGrad,
   attentionWithLse: (node, ins, ctx) => interpretAttentionWithLse(node, node.attrs, ins, 0, ctx),
+  attentionGradKV: (node, ins, ctx) => interpretAttentionGradKV(node, node.attrs, ins, 0, ctx),
   rope: interpretRope,
   dropout: interpretDropout,
   conv2d: interpretConv2d,
@@ -350,6 +389,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     throw new Error(`interpret: pick %${node.id} is evaluated from its multi-result node's operands (by interpret itself)`);
   },
   pointwiseReduce,
+  rowwise,
   pointwise: (node, ins, ctx) => {
     const d = alloc(node.shape, node.dtype, ctx);
     const vals = new Array<number>(ins.length);
@@ -422,6 +462,7 @@ export function interpret(
       const ins = multi.inputs.map((i) => values.get(i) as TensorValue);
       if (multi.op === 'attentionWithLse') v = interpretAttentionWithLse(node, attrsOf(multi, 'attentionWithLse'), ins, node.attrs.index, ctx);
       else if (multi.op === 'pointwiseMultiTensor') v = multiTensorResult(multi, node.attrs.index, ins, ctx);
+      else if (multi.op === 'attentionGradKV') v = interpretAttentionGradKV(node, attrsOf(multi, 'attentionGradKV'), ins, node.attrs.index, ctx);
       else v = pointwiseResult(multi, attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index], ins, ctx);
     } else {
       v = implOf(node.op)(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);

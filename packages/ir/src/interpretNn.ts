@@ -117,6 +117,11 @@ export function interpretAttentionWithLse(node: Node, attrs: { causal: boolean; 
   return rounded(node, index === 0 ? r.o : r.lse, ctx);
 }
 
+/** attentionGradKV: result 0 dk, result 1 dv (`pick`); `node` gives the result's shape. */
+export function interpretAttentionGradKV(node: Node, attrs: { causal: boolean; scale: number }, ins: readonly TensorValue[], index: number, ctx: Ctx): TensorValue {
+  return rounded(node, attentionGradient(ins, attrs.causal, attrs.scale, index === 0 ? 'k' : 'v'), ctx);
+}
+
 /** rope: rotate half-split pairs by position-dependent angles. */
 export function interpretRope(node: Node<'rope'>, [x]: readonly TensorValue[], ctx: Ctx): TensorValue {
   const s = x.shape;

@@ -52,7 +52,7 @@ const matmulFlops = (c: KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue'>) 
   return 2 * n(c.out.shape) * k;
 };
 /** Two products (q·kᵀ, p·v) plus the softmax: 2·Tq·Tk·(D + Dv) + 5·Tq·Tk per head. */
-const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad' | 'attentionWithLse'>) => {
+const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad' | 'attentionWithLse' | 'attentionGradKV'>) => {
   // operands read twice are bound (and listed) once: q = k = v leaves one; attentionLse has [q, k] only
   const s = c.ins.map((t) => t.shape);
   const [q, k, v] = s.length >= 3 ? [s[0], s[1], s[2]] : s.length === 2 ? [s[0], s[1], s[1]] : [s[0], s[0], s[0]];
@@ -144,6 +144,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   attentionLse: { flops: (c) => attentionFlops(c) / 2 }, // the scores and their softmax sums, no product with v
   attentionGrad: { flops: (c) => 1.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
   attentionWithLse: { flops: attentionFlops }, // attention's, plus a log per query row
+  attentionGradKV: { flops: (c) => 2 * attentionFlops(c) }, // dk's pass, plus P·dO for dv on the same scores
   rope: perOut(2 + SLOW),
   dropout: perOut(4),
   // 2 flops per multiply-add; each output of conv2d sums C/groups·KH·KW products (the backward ops the same total)
@@ -161,6 +162,8 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   pointwiseMultiTensor: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) * c.attrs.shapes.reduce((s, sh) => s + n(sh), 0) },
   pick: free, // written by its multi-result node's kernel
   // the prologue per element of the reduced tensor, one combine per element, the epilogue per output
+  // each stat's prologue and combine per element, the expression per element
+  rowwise: { flops: (c) => (pwExprSize(c.attrs.expr) + c.attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + 1, 0)) * n(c.out.shape) },
   pointwiseReduce: { flops: (c) => (pwExprSize(c.attrs.expr) + 1) * n(c.attrs.shape) + pwExprSize(c.attrs.post) * n(c.out.shape) },
   softmaxCrossEntropy: perIn(4 + SLOW),
   softmaxCrossEntropyGrad: perIn(4 + SLOW),

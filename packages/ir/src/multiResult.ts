@@ -8,7 +8,7 @@ import type { OpKind, OpWithAttrs } from './ops.js';
 export function kernelOutputs(n: OpWithAttrs): number {
   if (n.op === 'pointwiseMulti') return n.attrs.exprs.length;
   if (n.op === 'pointwiseMultiTensor') return n.attrs.exprs.length * n.attrs.shapes.length;
-  return n.op === 'attentionWithLse' ? 2 : 1;
+  return n.op === 'attentionWithLse' || n.op === 'attentionGradKV' ? 2 : 1;
 }
 
 /** The type of result `index` of a node of this op whose value (result 0) has type `value`. */
@@ -19,7 +19,7 @@ export function resultType(n: OpWithAttrs, value: TensorType, index: number): Te
 }
 
 /** Ops whose kernel writes several results (the node's value is result 0; `pick` reads the others). */
-export const MULTI_RESULT_OPS = ['pointwiseMulti', 'pointwiseMultiTensor', 'attentionWithLse'] as const;
+export const MULTI_RESULT_OPS = ['pointwiseMulti', 'pointwiseMultiTensor', 'attentionWithLse', 'attentionGradKV'] as const;
 
 /** How a `pointwiseMultiTensor` node's operands split: shared ones first, then `roles` per group. */
 export interface OperandGroups {

@@ -35,6 +35,9 @@ type ReduceAttrs = {
   keepdims: boolean;
 };
 
+/** A per-row statistic of a `rowwise` node: `post(reduce over the row of expr)`. */
+export type RowStat = { expr: PwExpr; reduce: ReduceOp; post: PwExpr };
+
 /** Attributes of a 2-D convolution: [along H, along W] pairs. */
 export type Conv2dAttrs = {
   stride: [number, number];
@@ -133,6 +136,11 @@ export interface OtherOpAttrs {
    */
   attentionWithLse: { causal: boolean; scale: number };
   /**
+   * inputs as attentionGrad's (q, k, v, dOut, lse, delta) with v shaped as k: one kernel, two results: dk (the
+   * node's value) and dv (`pick` 1). Made by the optimizer when a step needs both (FlashAttention-2's backward).
+   */
+  attentionGradKV: { causal: boolean; scale: number };
+  /**
    * Rotary position embedding of x [..., T, D] (D even), half-split pairs (x[i], x[i + D/2]) rotated by
    * t·base^(−2i/D) for position t (the index along axis −2); `inverse` rotates the other way (its VJP).
    */
@@ -166,6 +174,13 @@ export interface OtherOpAttrs {
    * a residual, a GELU's operands, a scale). One kernel: the product is never written.
    */
   matmulEpilogue: { transA: boolean; transB: boolean; expr: PwExpr };
+  /**
+   * Row-local fusion (layer norm, RMS norm, softmax and their gradients as one kernel): inputs broadcast to the
+   * output shape; per row (the last axis), the `stats` in order, each `post(reduce(expr))` over the row, then
+   * `expr` per element. In every expression `$i` below the operand count n is operand i at the element and
+   * `$n + k` is stat k of the row (a stat reads only the stats before it; `post` reads `$0`, the reduced value).
+   */
+  rowwise: { expr: PwExpr; stats: RowStat[] };
   /** inputs broadcast to the output shape, combined by one expression. */
   pointwise: { expr: PwExpr; dtype: DType };
   /**

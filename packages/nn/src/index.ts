@@ -4,6 +4,7 @@
 
 export { compileInference, type InferenceOptions, type InferenceSession } from './compileInference.js';
 export { AnomalyError, type AnomalyKernel } from './anomaly.js';
+export { DivergenceError, TrainingStepError } from './errors.js';
 export {
   ACCUMULATE_INPUT,
   buildTrainingStep,

@@ -6,7 +6,8 @@
 import { type Graph, initialValue, leafName, type Node, type NodeId } from '@neura/ir';
 import { generateKernel, type KernelGenerator, type KernelPlan } from '@neura/wgsl-kernels';
 import type { NeuraDevice } from './device.js';
-import { GpuValidationError, InputError } from './errors.js';
+import { ErrorScopes } from './errorScopes.js';
+import { InputError } from './errors.js';
 import { type FeedValue, toDeviceData } from './feeds.js';
 import { alignedBytes } from './memoryPlan.js';
 import { PipelineCache } from './pipelineCache.js';
@@ -35,98 +36,77 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   device.check();
   const gpu = device.gpu;
   const label = opts.label ?? 'neura';
-  const generate = opts.generator ?? generateKernel;
   // pure phases (stepPlan.ts): schedule, kernel plans, storage and memory plan, host index checks
-  const plan = planStep(graph, device.caps, generate);
-  const { writes, copies, plans, rootOf, memory } = plan;
-
-  // Error scopes are a stack shared by everything on the device: a scope must never stay open across an
-  // `await`, or a concurrent compile or step pops it and takes our errors (issue 9, item 7). So each
-  // synchronous stretch of GPU calls gets its own pair of scopes, popped before the next await.
-  const scopeErrors: Promise<GPUError | null>[] = [];
-  let open = false;
-  const openScopes = () => {
-    gpu.pushErrorScope('out-of-memory');
-    gpu.pushErrorScope('validation');
-    open = true;
-  };
-  const closeScopes = () => {
-    if (!open) return;
-    open = false;
-    scopeErrors.push(gpu.popErrorScope(), gpu.popErrorScope());
-  };
-  const checkScopes = async (phase: string) => {
-    closeScopes();
-    const err = (await Promise.all(scopeErrors.splice(0))).find((e) => e);
-    if (err) throw new GpuValidationError(phase, err.message);
-  };
-  openScopes();
-  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-  const buffers = memory.buffers.map((b) =>
-    gpu.createBuffer({ label: `${label}.${b.persistent ? 'persistent' : 'transient'}${b.index}[${b.tensors.slice(0, 4).map((k) => describe(graph, k)).join(',')}${b.tensors.length > 4 ? ',…' : ''}]`, size: b.bytes, usage }),
-  );
-  const bufferFor = (key: string) => buffers[memory.bufferOf.get(key) as number];
-  const storageOf = (id: NodeId) => bufferFor(`n${rootOf(id)}`);
-
+  const plan = planStep(graph, device.caps, opts.generator ?? generateKernel);
+  const scopes = new ErrorScopes(gpu);
+  scopes.begin();
+  const buffers = createBuffers(gpu, graph, plan.memory, label);
+  const bufferFor = (key: string) => buffers[plan.memory.bufferOf.get(key) as number];
+  const storageOf = (id: NodeId) => bufferFor(`n${plan.rootOf(id)}`);
   let session: Session | undefined;
   try {
     // GPU phases: leaves (params/state from their init or initialState, consts once; inputs are written per step)
-    const state = uploadLeaves(gpu, graph, plan, storageOf, { initialState: opts.initialState, label, usage, buffers });
+    const state = uploadLeaves(gpu, graph, plan, storageOf, { initialState: opts.initialState, label, buffers });
     for (const [id, table] of plan.tables) gpu.queue.writeBuffer(bufferFor(`n${id}.table`), 0, table.buffer, table.byteOffset, table.byteLength);
     const { inputs, deadInputs, outputs } = ioSlots(graph, plan, storageOf);
-
-    // pipelines (async, in parallel, deduplicated) and bind groups
-    const cache = opts.pipelineCache ?? new PipelineCache(gpu);
     const jobs = bindDispatches(graph, plan, storageOf, bufferFor, buffers);
-    closeScopes(); // the pipeline cache scopes its own calls
-    const compiled = await Promise.all(jobs.map((j) => cache.get({ label: j.label, code: j.d.code, bindings: j.d.bindings })));
-    openScopes();
-    const dispatches: RecordedDispatch[] = jobs.map((j, k) => ({
-      label: j.label,
-      pipeline: compiled[k].pipeline,
-      bindGroup: gpu.createBindGroup({ label: j.label, layout: compiled[k].layout, entries: j.entries }),
-      grid: j.d.grid,
-      kernel: j.kernel,
-    }));
-
+    const dispatches = await createDispatches(gpu, jobs, opts.pipelineCache ?? new PipelineCache(gpu), scopes);
     // copies for updates that could not be written in place
-    const { preCopies, postCopies } = recordCopies(graph, plan, copies, storageOf, bufferFor);
-
-    const kernels = plans.size;
-    const stats: SessionStats = {
-      dispatchesPerStep: dispatches.length,
-      kernels,
-      pipelines: new Set(dispatches.map((d) => d.pipeline)).size,
-      bytesAllocated: memory.report.bytesAllocated,
-      bytesIfUnshared: memory.report.bytesIfUnshared,
-      copiesPerStep: preCopies.length + postCopies.length,
-      inPlaceUpdates: writes.size,
-      multiTensorArenas: plan.arenas.size,
-      memory: memory.report,
-    };
-    session = new Session({
-      device,
-      graph,
-      label,
-      inputs,
-      deadInputs,
-      outputs,
-      state,
-      dispatches,
-      preCopies,
-      postCopies,
-      buffers,
-      stats,
-      readbackSlots: opts.readbackSlots ?? 2,
-    });
-    await checkScopes('compile');
+    const { preCopies, postCopies } = recordCopies(graph, plan, plan.copies, storageOf, bufferFor);
+    const stats = sessionStats(plan, dispatches, preCopies.length + postCopies.length);
+    const readbackSlots = opts.readbackSlots ?? 2;
+    session = new Session({ device, graph, label, inputs, deadInputs, outputs, state, dispatches, preCopies, postCopies, buffers, stats, readbackSlots });
+    await scopes.check('compile');
     return session;
   } catch (e) {
-    await checkScopes('compile').catch(() => undefined);
+    await scopes.check('compile').catch(() => undefined);
     if (session) await session.dispose();
     else for (const b of buffers) b.destroy();
     throw e;
   }
+}
+
+// a function, not a constant: in Node the WebGPU globals exist only once a device was created
+const storageUsage = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+
+/** GPU phase: one buffer per buffer of the memory plan, labelled with the first tensors it holds. */
+function createBuffers(gpu: GPUDevice, graph: Graph, memory: StepPlan['memory'], label: string): GPUBuffer[] {
+  return memory.buffers.map((b) => {
+    const held = `${b.tensors.slice(0, 4).map((k) => describe(graph, k)).join(',')}${b.tensors.length > 4 ? ',…' : ''}`;
+    return gpu.createBuffer({ label: `${label}.${b.persistent ? 'persistent' : 'transient'}${b.index}[${held}]`, size: b.bytes, usage: storageUsage() });
+  });
+}
+
+/**
+ * GPU phase: pipelines (async, in parallel, deduplicated by the cache, which scopes its own calls: ours are
+ * closed across the await) and one bind group per dispatch.
+ */
+async function createDispatches(gpu: GPUDevice, jobs: readonly DispatchJob[], cache: PipelineCache, scopes: ErrorScopes): Promise<RecordedDispatch[]> {
+  scopes.end();
+  const compiled = await Promise.all(jobs.map((j) => cache.get({ label: j.label, code: j.d.code, bindings: j.d.bindings })));
+  scopes.begin();
+  return jobs.map((j, k) => ({
+    label: j.label,
+    pipeline: compiled[k].pipeline,
+    bindGroup: gpu.createBindGroup({ label: j.label, layout: compiled[k].layout, entries: j.entries }),
+    grid: j.d.grid,
+    kernel: j.kernel,
+  }));
+}
+
+/** What a session reports about its step: dispatches, kernels, pipelines, memory, copies, in-place updates. */
+function sessionStats(plan: StepPlan, dispatches: readonly RecordedDispatch[], copiesPerStep: number): SessionStats {
+  return {
+    dispatchesPerStep: dispatches.length,
+    kernels: plan.plans.size,
+    pipelines: new Set(dispatches.map((d) => d.pipeline)).size,
+    bytesAllocated: plan.memory.report.bytesAllocated,
+    bytesIfUnshared: plan.memory.report.bytesIfUnshared,
+    copiesPerStep,
+    inPlaceUpdates: plan.writes.size,
+    multiTensorArenas: plan.arenas.size,
+    memory: plan.memory.report,
+  };
 }
 
 /** GPU phase: uploads params/state (from `initialState` or their init) and constants; returns the state by name. */
@@ -135,7 +115,7 @@ function uploadLeaves(
   graph: Graph,
   plan: StepPlan,
   storageOf: (id: NodeId) => GPUBuffer,
-  o: { initialState?: Readonly<Record<string, FeedValue>>; label: string; usage: number; buffers: GPUBuffer[] },
+  o: { initialState?: Readonly<Record<string, FeedValue>>; label: string; buffers: GPUBuffer[] },
 ): Map<string, NamedTensor> {
   const named = new Map<string, Node>();
   for (const n of graph.nodes) if (n.op === 'param' || n.op === 'state' || n.op === 'input') named.set(leafName(n) as string, n);
@@ -148,7 +128,7 @@ function uploadLeaves(
     if (n.op !== 'param' && n.op !== 'state') continue;
     const name = leafName(n) as string;
     // a param/state that is not live still gets a buffer so that it can be read and written by name
-    const buffer = plan.pos.has(n.id) ? storageOf(n.id) : gpu.createBuffer({ label: `${o.label}.unused[${name}]`, size: alignedBytes(tensorBytes(n)), usage: o.usage });
+    const buffer = plan.pos.has(n.id) ? storageOf(n.id) : gpu.createBuffer({ label: `${o.label}.unused[${name}]`, size: alignedBytes(tensorBytes(n)), usage: storageUsage() });
     if (!plan.pos.has(n.id)) o.buffers.push(buffer);
     const given = o.initialState?.[name];
     const init = given ?? initialValue(n.attrs.init, n.shape, n.dtype);

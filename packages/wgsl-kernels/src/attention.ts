@@ -14,7 +14,7 @@
 
 import { numel } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
-import { attentionDims, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionWithLsePlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
+import { attentionDims, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionWithLsePlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
 import { declareBindings, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** Threads per workgroup: 64 (or the device's most, a power of two). */
@@ -181,6 +181,22 @@ export function attentionGradKernel(spec: KernelSpec<'attentionGrad'>, caps: Dev
   if (tk === 0 || tq === 0) kernelError(spec, 'attends over zero keys or queries');
   if (flashEligible(d, dv, caps)) return flashAttentionGradPlan(spec, caps);
   return { dispatches: [simpleGradDispatch(spec, caps, causal, scale, wrt, 0)], scratch: [] };
+}
+
+/**
+ * `attentionGradKV` (dk as result 0, dv as result 1), each result only where the runtime wants it: one flash
+ * dispatch for both (or the single-gradient flash kernel for one); otherwise a simple dispatch per gradient.
+ */
+export function attentionGradKVKernel(spec: KernelSpec<'attentionGradKV'>, caps: DeviceCaps): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
+  const { tq, tk, d, dv } = attentionDims(spec);
+  const targets = spec.results ?? ['buffer', 'buffer'];
+  if (targets.length !== 2 || targets.some((t) => typeof t === 'object')) kernelError(spec, `writes its two results into buffers, got targets ${JSON.stringify(targets)}`);
+  const wanted = (['k', 'v'] as const).filter((_, r) => targets[r] === 'buffer');
+  if (numel(spec.node.shape) === 0 || wanted.length === 0) return { dispatches: [], scratch: [] };
+  if (tk === 0 || tq === 0) kernelError(spec, 'attends over zero keys or queries');
+  if (flashEligible(d, dv, caps)) return flashAttentionGradKVPlan(spec, caps, wanted);
+  return { dispatches: wanted.map((wrt) => simpleGradDispatch(spec, caps, causal, scale, wrt, wrt === 'k' ? 0 : 1)), scratch: [] };
 }
 
 /** The simple kernel of one gradient (wrt q, k or v), written to the node's result `out`. */

@@ -206,8 +206,21 @@ export function flashAttentionWithLsePlan(spec: KernelSpec<'attentionWithLse'>, 
   return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [] };
 }
 
-/** Gradient pass for dq (a thread per query row over key tiles) or dk / dv (a thread per key row over query tiles). */
-function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: 'q' | 'k' | 'v', cfg?: FlashConfig): { code: string; wg: number } {
+/** What a gradient pass writes: dq, dk, dv, or dk and dv together (attentionGradKV). */
+type GradWrt = 'q' | 'k' | 'v' | 'kv';
+
+/**
+ * Whether the fused dk/dv pass keeps each thread's own v row in workgroup memory (padded by a vec4 so a row per
+ * thread reads without bank conflicts) rather than in registers: it then holds k, dk and dv (3·D floats) in
+ * registers like the dk pass, not 4·D. Only when the caps leave room next to the staged query tiles.
+ */
+const ownVInShared = (wg: number, br: number, d: number, dv: number, caps: DeviceCaps) => (br * (d + dv + 2) + wg * (dv + 4)) * 4 <= caps.maxComputeWorkgroupStorageSize;
+
+/**
+ * Gradient pass for dq (a thread per query row over key tiles) or dk / dv / both (a thread per key row over
+ * query tiles: the scores and P are computed once for both gradients when fused).
+ */
+function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: GradWrt, cfg?: FlashConfig): { code: string; wg: number } {
   const { tq, tk, d, dv } = dm;
   const { wg, bc: tile } = resolve(caps, d, dv, cfg);
   const D4 = d / 4;
@@ -224,6 +237,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     '@group(0) @binding(4) var<storage, read> lse: array<f32>;',
     '@group(0) @binding(5) var<storage, read> rowdot: array<f32>;',
     '@group(0) @binding(6) var<storage, read_write> y: array<vec4<f32>>;',
+    ...(wrt === 'kv' ? ['@group(0) @binding(7) var<storage, read_write> y2: array<vec4<f32>>;'] : []),
   ].join('\n');
   const acc = range(O4).map((i) => `var a${i} = vec4<f32>();`).join(' ');
   let body: string;
@@ -261,14 +275,31 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
   } else {
     // thread = key row j: k_j (and v_j for dk) in registers; query tiles (Q, dO, L, Δ) staged
     const br = tile;
-    smem = br * (d + dv + 2) * 4;
-    smemDecl = `var<workgroup> qs: array<vec4<f32>, ${(br * d) / 4}>;\nvar<workgroup> gs: array<vec4<f32>, ${(br * dv) / 4}>;\nvar<workgroup> st: array<f32, ${2 * br}>;`;
-    const dk = wrt === 'k';
+    const dk = wrt !== 'v';
+    const dvToo = wrt === 'kv';
+    // the fused pass keeps v_j in workgroup memory when it fits (see ownVInShared), else in registers
+    const vShared = dvToo && ownVInShared(wg, br, d, dv, caps);
+    const VP = V4 + 1;
+    smem = (br * (d + dv + 2) + (vShared ? wg * VP * 4 : 0)) * 4;
+    smemDecl = `var<workgroup> qs: array<vec4<f32>, ${(br * d) / 4}>;\nvar<workgroup> gs: array<vec4<f32>, ${(br * dv) / 4}>;\nvar<workgroup> st: array<f32, ${2 * br}>;${vShared ? `\nvar<workgroup> vsh: array<vec4<f32>, ${wg * VP}>;` : ''}`;
+    const vRow = `(h * ${u32Lit(tk)} + j) * ${u32Lit(dv)}`;
+    const loadV = vShared
+      ? `${range(V4).map((x) => `var vv${x} = vec4<f32>(); if (valid) { vv${x} = v[(${vRow}) / 4u + ${u32Lit(x)}]; } vsh[lid * ${u32Lit(VP)} + ${u32Lit(x)}] = vv${x};`).join('\n  ')}`
+      : loadRow('vv', 'v', vRow, dv, 'valid');
+    const dpExpr = vShared ? range(V4).map((x) => `dot(vsh[lid * ${u32Lit(VP)} + ${u32Lit(x)}], gs[c * ${u32Lit(V4)} + ${u32Lit(x)}])`).join(' + ') : dotRow('vv', 'gs', `c * ${u32Lit(V4)}`, dv);
+    const dkStep = `let dp = ${dpExpr};
+        let ds = vec4<f32>(p * (dp - st[2u * c + 1u]));
+        ${range(D4).map((x) => `a${x} = fma(ds, qs[c * ${u32Lit(D4)} + ${u32Lit(x)}], a${x});`).join(' ')}`;
+    const dvStep = `let pv = vec4<f32>(p);
+        ${range(V4).map((x) => `${dvToo ? 'b' : 'a'}${x} = fma(pv, gs[c * ${u32Lit(V4)} + ${u32Lit(x)}], ${dvToo ? 'b' : 'a'}${x});`).join(' ')}`;
+    const rowOut = (arr: string, n4: number, reg: string, scaled: boolean) =>
+      range(n4).map((x) => `${arr}[(h * ${u32Lit(tk)} + j) * ${u32Lit(n4)} + ${u32Lit(x)}] = ${reg}${x}${scaled ? ` * ${sc}` : ''};`).join(' ');
     body = `let j = wid.x * ${u32Lit(wg)} + lid;
   let valid = j < ${u32Lit(tk)};
   ${loadRow('kk', 'k', `(h * ${u32Lit(tk)} + j) * ${u32Lit(d)}`, d, 'valid')}
-  ${dk ? loadRow('vv', 'v', `(h * ${u32Lit(tk)} + j) * ${u32Lit(dv)}`, dv, 'valid') : ''}
+  ${dk ? loadV : ''}
   ${acc}
+  ${dvToo ? range(V4).map((i) => `var b${i} = vec4<f32>();`).join(' ') : ''}
   // queries i ≥ j attend key j when causal: the block's first tile starts at its first key, rounded down
   let t0 = ${causal ? `((wid.x * ${u32Lit(wg)}) / ${u32Lit(br)}) * ${u32Lit(br)}` : '0u'};
   for (var i0 = t0; i0 < ${u32Lit(tq)}; i0 = i0 + ${u32Lit(br)}) {
@@ -287,19 +318,13 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
         if (i >= ${u32Lit(tq)}) { break; }
         ${causal ? 'if (i < j) { continue; }' : ''}
         let p = exp((${dotRow('kk', 'qs', `c * ${u32Lit(D4)}`, d)}) * ${sc} - st[2u * c]);
-        ${
-          dk
-            ? `let dp = ${dotRow('vv', 'gs', `c * ${u32Lit(V4)}`, dv)};
-        let ds = vec4<f32>(p * (dp - st[2u * c + 1u]));
-        ${range(D4).map((x) => `a${x} = fma(ds, qs[c * ${u32Lit(D4)} + ${u32Lit(x)}], a${x});`).join(' ')}`
-            : `let pv = vec4<f32>(p);
-        ${range(V4).map((x) => `a${x} = fma(pv, gs[c * ${u32Lit(V4)} + ${u32Lit(x)}], a${x});`).join(' ')}`
-        }
+        ${dk ? dkStep : ''}
+        ${wrt !== 'k' ? dvStep : ''}
       }
     }
     workgroupBarrier();
   }
-  if (valid) { ${range(O4).map((x) => `y[(h * ${u32Lit(tk)} + j) * ${u32Lit(O4)} + ${u32Lit(x)}] = a${x}${dk ? ` * ${sc}` : ''};`).join(' ')} }`;
+  if (valid) { ${rowOut('y', O4, 'a', dk)} ${dvToo ? rowOut('y2', V4, 'b', false) : ''} }`;
   }
   checkWorkgroupMemory(spec, smem, caps);
   const code = `${header(spec, `flash attentionGrad d${wrt}: a workgroup of ${wg} ${byQuery ? 'query' : 'key'} rows per head, a thread per row, ${byQuery ? 'key' : 'query'} tiles in workgroup memory${causal ? ', causal tiles skipped' : ''}`)}${decl}
@@ -324,4 +349,18 @@ export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: 
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;
   return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, rows, gr.wg, dm.heads) }], scratch: [] };
+}
+
+/**
+ * Flash `attentionGradKV`: one dispatch writing dk (result 0) and dv (result 1) from a shared pass over the query
+ * tiles, or the single-gradient pass when only one is wanted.
+ */
+export function flashAttentionGradKVPlan(spec: KernelSpec<'attentionGradKV'>, caps: DeviceCaps, wanted: readonly ('k' | 'v')[], cfg?: FlashConfig): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
+  const dm = attentionDims(spec);
+  const wrt: GradWrt = wanted.length === 2 ? 'kv' : wanted[0];
+  const gr = gradCode(spec, caps, dm, causal, scale, wrt, cfg);
+  const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  for (const w of wanted) bindings.push({ source: { kind: 'output', index: w === 'k' ? 0 : 1 }, access: 'read_write', dtype: 'f32' });
+  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, dm.tk, gr.wg, dm.heads) }], scratch: [] };
 }

@@ -10,7 +10,7 @@ import type { ComputeOp, OpKind } from '@neura/ir';
 import { groupOperands, isAliasOp, isElementwise, isLeafOp, perBinaryOp, perUnaryOp } from '@neura/ir';
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
 import { type BindingSource, type DeviceCaps, isSpecOf, type KernelGenerator, type KernelPlan, type KernelSpec } from './kernel.js';
-import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionWithLseKernel } from './attention.js';
+import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionGradKVKernel, attentionWithLseKernel } from './attention.js';
 import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dKernel } from './conv.js';
 import { customKernel } from './customKernel.js';
 import { dropoutKernel } from './dropout.js';
@@ -22,6 +22,7 @@ import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
 import { pointwiseMultiTensorKernel } from './pointwiseMultiTensor.js';
 import { pointwiseReduceKernel } from './pointwiseReduce.js';
+import { rowwiseKernel } from './rowwise.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
@@ -61,6 +62,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   attention: attentionKernel,
   attentionLse: attentionLseKernel,
   attentionWithLse: attentionWithLseKernel,
+  attentionGradKV: attentionGradKVKernel,
   attentionGrad: attentionGradKernel,
   rope: ropeKernel,
   dropout: dropoutKernel,
@@ -77,6 +79,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   pointwiseMulti: pointwiseMultiKernel,
   pointwiseMultiTensor: pointwiseMultiTensorKernel,
   pointwiseReduce: pointwiseReduceKernel,
+  rowwise: rowwiseKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,
   softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,
 };

@@ -7,13 +7,15 @@
 export type Id = number;
 
 /** JSON-like attribute data that may sit in an e-node and is part of its identity. */
-export type NodeData =
-  | null
-  | boolean
-  | number
-  | string
-  | readonly NodeData[]
-  | { readonly [key: string]: NodeData | undefined };
+export type NodeData = null | boolean | number | string | readonly NodeData[] | DataRecord;
+
+/** Record data: named fields (as opposed to a scalar or a list). */
+export type DataRecord = { readonly [key: string]: NodeData | undefined };
+
+/** Whether data is a record of named fields. */
+export function isDataRecord(data: NodeData | undefined): data is DataRecord {
+  return data !== null && typeof data === 'object' && !Array.isArray(data);
+}
 
 /** An e-node: an operator, optional attribute data (part of identity) and child e-class ids. */
 export interface ENode {
@@ -49,7 +51,7 @@ export function dataKey(data: NodeData | undefined): string {
   let key: string;
   if (Array.isArray(data)) key = `[${(data as readonly NodeData[]).map((d) => dataKey(d)).join(',')}]`;
   else {
-    const obj = data as { readonly [key: string]: NodeData | undefined };
+    const obj = data as DataRecord;
     const keys = Object.keys(obj)
       .filter((k) => obj[k] !== undefined)
       .sort();

@@ -11,7 +11,7 @@ import { fromENode, isOpKind } from './tensorLanguage.js';
 
 /** The primitive ops a fused op stands for (the ones its fusion rules absorbed), from its attributes. */
 const ABSORBED: {
-  readonly [K in 'fusedMatmul' | 'matmulEpilogue' | 'pointwise' | 'pointwiseMulti' | 'pointwiseMultiTensor' | 'pointwiseReduce' | 'softmaxCrossEntropy' | 'softmaxCrossEntropyGrad']: (a: OpAttrs[K]) => readonly OpKind[];
+  readonly [K in 'fusedMatmul' | 'matmulEpilogue' | 'pointwise' | 'pointwiseMulti' | 'pointwiseMultiTensor' | 'pointwiseReduce' | 'rowwise' | 'softmaxCrossEntropy' | 'softmaxCrossEntropyGrad']: (a: OpAttrs[K]) => readonly OpKind[];
 } = {
   fusedMatmul: (a) => ['matmul', ...(a.bias ? (['add'] as const) : []), ...(a.activation === 'relu' ? (['relu'] as const) : [])],
   matmulEpilogue: (a) => ['matmul', ...exprOps(a.expr)],
@@ -19,6 +19,7 @@ const ABSORBED: {
   pointwiseMulti: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
   pointwiseMultiTensor: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
   pointwiseReduce: (a) => [a.reduce, ...exprOps(a.post, exprOps(a.expr))],
+  rowwise: (a) => [...a.stats.reduce((out, s) => exprOps(s.post, exprOps(s.expr, out.add(s.reduce))), exprOps(a.expr))],
   softmaxCrossEntropy: () => ['logSoftmax', 'nll'],
   softmaxCrossEntropyGrad: () => ['logSoftmax', 'logSoftmaxGrad', 'nllGrad'],
 };
@@ -60,6 +61,8 @@ export function absorbedOps(node: ENode): readonly OpKind[] {
       return ABSORBED.pointwiseMultiTensor(ir.attrs);
     case 'pointwiseReduce':
       return ABSORBED.pointwiseReduce(ir.attrs);
+    case 'rowwise':
+      return ABSORBED.rowwise(ir.attrs);
     case 'softmaxCrossEntropy':
       return ABSORBED.softmaxCrossEntropy(ir.attrs);
     case 'softmaxCrossEntropyGrad':

@@ -21,6 +21,7 @@ import type { CostOptions } from './costModel.js';
 import { costDefaults, tensorCost } from './costModel.js';
 import { OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
 import { algebraRules } from './rules/algebra.js';
+import { attentionGradKVRules } from './rules/attentionGradKV.js';
 import { attentionLseRules } from './rules/attentionLse.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
@@ -29,6 +30,7 @@ import { multiTensorUpdateRules } from './rules/multiTensorUpdate.js';
 import { multiUpdateRules } from './rules/multiUpdate.js';
 import { matmulEpilogueRules } from './rules/matmulEpilogue.js';
 import { reduceFusionRules } from './rules/reduceFusion.js';
+import { rowwiseFusionRules } from './rules/rowwiseFusion.js';
 import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
@@ -39,17 +41,17 @@ import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
 export const RULE_SETS = {
   algebra: algebraRules,
   layout: layoutRules,
-  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules],
+  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules],
   backward: backwardRules,
   update: [...multiUpdateRules, ...multiTensorUpdateRules],
-  attention: attentionLseRules,
+  attention: [...attentionLseRules, ...attentionGradKVRules],
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -68,7 +70,7 @@ export const DEFAULT_PASSES: readonly PassSpec[] = [
   { name: 'simplify', ruleSets: ['algebra', 'layout', 'backward'], iterLimit: 12 },
   { name: 'fuse', ruleSets: ['fusion'], iterLimit: 30 },
   // on the fused expressions: state updates sharing an operand, and an attention with its backward's
-  // log-sum-exp, become multi-result kernels
+  // log-sum-exp, and its key and value gradients, become multi-result kernels
   { name: 'group', ruleSets: ['update', 'attention'], iterLimit: 2 },
 ];
 

@@ -20,7 +20,7 @@ const $ = (index: number): PwExpr => ({ op: 'in', index });
 const PRODUCTS: ReadonlySet<string> = new Set(['matmul', 'fusedMatmul', 'matmulEpilogue']);
 
 /** Replaces each `in` leaf by `f(index)`. */
-function mapIn(e: PwExpr, f: (index: number) => PwExpr): PwExpr {
+export function mapIn(e: PwExpr, f: (index: number) => PwExpr): PwExpr {
   switch (e.op) {
     case 'in':
       return f(e.index);

@@ -1,0 +1,55 @@
+// `attentionGradKV` (one kernel, two results: dk and dv of one attention) through compile on a real adapter,
+// against the interpreter: flash dimensions (the fused pass, with each thread's v row in workgroup memory or, under
+// a small workgroup-memory limit, in registers) and odd ones (a simple dispatch per gradient), causal and not,
+// ragged lengths, and each result alone.
+
+import { Graph, interpret, mulberry32, type TensorValue, tensor } from '@neura/ir';
+import { compile, createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const devices: Record<string, NeuraDevice> = {};
+beforeAll(async () => {
+  devices['device caps'] = await createDevice();
+  // 6000 bytes: the query tiles fit, the padded v rows beside them do not (D = 16: 7296 bytes)
+  devices['6000 B workgroup memory'] = await createDevice({ limitCaps: { maxComputeWorkgroupStorageSize: 6000 } });
+});
+afterAll(() => {
+  for (const d of Object.values(devices)) d.destroy();
+});
+
+const random = (shape: number[], seed: number): TensorValue => {
+  const r = mulberry32(seed);
+  return tensor(shape, Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => 2 * r() - 1));
+};
+
+// [heads, Tq, Tk, D]: flash (multiples of 4, several tiles, Tq ≠ Tk), then the simple kernels (odd D)
+const SHAPES: [number, number, number, number][] = [
+  [3, 37, 41, 16],
+  [2, 70, 66, 8],
+  [2, 9, 5, 5],
+];
+
+describe.each(['device caps', '6000 B workgroup memory'])('attentionGradKV with %s', (devName) => {
+  for (const [h, tq, tk, d] of SHAPES)
+    for (const causal of [false, true])
+      for (const wanted of ['both', 'dk', 'dv'] as const)
+        it(`${wanted === 'both' ? 'writes dk and dv' : `writes only ${wanted}`} matching the interpreter (H${h} Tq${tq} Tk${tk} D${d}${causal ? ', causal' : ''})`, async () => {
+          const device = devices[devName];
+          const g = new Graph();
+          const shapes = [[h, tq, d], [h, tk, d], [h, tk, d], [h, tq, d], [h, tq], [h, tq]];
+          const names = ['q', 'k', 'v', 'dO', 'lse', 'delta'];
+          const m = g.node('attentionGradKV', names.map((n, i) => g.input(n, shapes[i])), { causal, scale: 0.4 });
+          if (wanted !== 'dv') g.output('dk', m);
+          if (wanted !== 'dk') g.output('dv', g.node('pick', [m], { index: 1 }));
+          // Δ and L as the backward would have them are not needed: the op is defined for any values
+          const feeds = Object.fromEntries(names.map((n, i) => [n, random(shapes[i], i + 1)]));
+          const session = await compile(g, device);
+          // flash: one dispatch; the simple kernels: one per gradient written (dk, the node's value, always is)
+          expect(session.stats.dispatchesPerStep).toBe(d % 4 === 0 || wanted === 'dk' ? 1 : 2);
+          const read = wanted === 'both' ? ['dk', 'dv'] : [wanted];
+          const got = await session.step(feeds, { read });
+          const want = interpret(g, feeds, {}, 'f32');
+          for (const n of read) expect(got.outputs[n].data, n).toBeAllclose(want.outputs[n].data, { rtol: 1e-3, atol: 1e-4 });
+          session.dispose();
+        });
+});
