@@ -7,7 +7,14 @@
 import { type Graph, groupOperands, isLeafOp, type Node, type NodeId } from '@neura/ir';
 import { type KernelPlan, multiTensorTable } from '@neura/wgsl-kernels';
 import type { Arena, MemoryPlan } from './memoryPlan.js';
-import type { StepSchedule } from './stepPlan.js';
+import type { StateWrite } from './updatePlan.js';
+
+/** What the arena plan reads of a step's schedule (stepPlan's StepSchedule; structural, so neither imports the other). */
+export interface StepSchedule {
+  readonly order: readonly NodeId[];
+  readonly writes: ReadonlyMap<NodeId, StateWrite>;
+  readonly resultNode: ReadonlyMap<NodeId, ReadonlyMap<number, NodeId>>;
+}
 
 /** The arenas of each multi-tensor node that runs as one dispatch: one per operand role, groups in order. */
 export type ArenaChoice = ReadonlyMap<NodeId, readonly Arena[]>;
