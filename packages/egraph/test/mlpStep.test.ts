@@ -4,7 +4,7 @@
 // `@neura/autograd`'s VJPs and `@neura/optim`'s adam emit them (checked against both while they were written).
 import { optimize } from '@neura/egraph';
 import type { Graph as GraphT, Node, TensorValue } from '@neura/ir';
-import { Graph, interpret, leafName, mulberry32, tensor } from '@neura/ir';
+import { Graph, interpret, leafName, multiTensorIllegality, mulberry32, tensor } from '@neura/ir';
 import { describe, expect, it, vi } from 'vitest';
 
 /** x[8,6] → linear(6→5) → relu → linear(5→3) → cross-entropy, plus backward and Adam when asked. */
@@ -134,6 +134,17 @@ describe('optimize under a device’s limits', () => {
     expect(Math.max(...ops(wide).filter((n) => FUSED.includes(n.op)).map((n) => bindingsOf(n)))).toBeGreaterThan(4);
     const { graph } = optimize(g, { limits: { maxStorageBuffersPerShaderStage: 4, maxStorageBufferBindingSize: 1 << 27 } });
     for (const n of ops(graph)) if (FUSED.includes(n.op)) expect(bindingsOf(n), n.op).toBeLessThanOrEqual(4);
+    expectSameResults(g, graph);
+  });
+
+  it('splits the multi-tensor update into groups whose operand roles fit maxStorageBufferBindingSize', () => {
+    const g = mlp(true);
+    // each parameter takes 256 bytes of a role's buffer (aligned starts): two fit in 600 bytes, four do not
+    const limits = { maxStorageBuffersPerShaderStage: 8, maxStorageBufferBindingSize: 600 };
+    const { graph } = optimize(g, { limits });
+    const multis = ops(graph).filter((n) => n.op === 'pointwiseMultiTensor');
+    expect(multis.map((n) => (n.op === 'pointwiseMultiTensor' ? n.attrs.shapes.length : 0))).toEqual([2, 2]);
+    for (const n of multis) if (n.op === 'pointwiseMultiTensor') expect(multiTensorIllegality(n.attrs, n.inputs.length, limits)).toBeUndefined();
     expectSameResults(g, graph);
   });
 

@@ -88,8 +88,28 @@ function memberOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): Member | un
   return { cls: find(cls), roles, results, shape: t.shape, key, exprs: remapped, shared };
 }
 
-/** All members of the e-graph now, grouped by key, each list sorted by class (every trigger sees the same groups). */
-function membersByKey(egraph: EGraph<TensorInfo>): Map<string, Member[]> {
+/**
+ * All members of the e-graph, grouped by key, each list sorted by class (every trigger sees the same groups); made
+ * once per e-graph epoch (a rebuild), since every pick of every member asks for it.
+ */
+function membersOf(egraph: EGraph<TensorInfo>, ctx: RuleCtx): Scan {
+  const memo = ctx.of<Scan>('update-multi-tensor:members', () => ({ epoch: -1, groups: new Map(), built: new Map() }));
+  if (memo.epoch !== egraph.epoch) {
+    memo.epoch = egraph.epoch;
+    memo.groups = scanMembers(egraph);
+    memo.built = new Map();
+  }
+  return memo;
+}
+
+/** One epoch's members by key, and the picks already built for a member (per result) in this epoch. */
+interface Scan {
+  epoch: number;
+  groups: Map<string, Member[]>;
+  built: Map<Member, Id[]>;
+}
+
+function scanMembers(egraph: EGraph<TensorInfo>): Map<string, Member[]> {
   const out = new Map<string, Member[]>();
   for (const id of egraph.classesWithOp('pointwiseMulti')) {
     const c = egraph.find(id);
@@ -131,14 +151,25 @@ function chunks(members: readonly Member[], maxBytes: number): Member[][] {
  * For a pick of a `pointwiseMulti` member: the multi-tensor node over the member's chunk of like members (see the
  * header); returns this result's pick of it (the other results' picks are unioned here too).
  */
-function multiTensorUpdate(egraph: EGraph<TensorInfo>, eclass: Id, pick: ENode, _ctx: RuleCtx): Id[] {
+function multiTensorUpdate(egraph: EGraph<TensorInfo>, eclass: Id, pick: ENode, ctx: RuleCtx): Id[] {
   const analysis = tensorAnalysisOf(egraph);
   const src = egraph.find(pick.children[0]);
-  const node = egraph.eclass(src).nodes.find((n) => n.op === 'pointwiseMulti');
-  const me = node && memberOf(egraph, src, node);
-  if (!analysis || !me) return [];
-  const like = membersByKey(egraph).get(me.key) ?? [];
-  const chunk = chunks(like, analysis.maxBindingBytes).find((c) => c.some((m) => m.cls === me.cls));
+  if (!analysis || !egraph.eclass(src).nodes.some((n) => n.op === 'pointwiseMulti')) return [];
+  const scan = membersOf(egraph, ctx);
+  let me: Member | undefined;
+  let like: Member[] = [];
+  for (const l of scan.groups.values()) {
+    me = l.find((m) => egraph.find(m.cls) === src);
+    if (me) {
+      like = l;
+      break;
+    }
+  }
+  if (!me) return [];
+  const done = scan.built.get(me);
+  // another result of this chunk already built it: this result's pick (its class may have been unioned since)
+  if (done) return me.results.flatMap((r, j) => (egraph.find(r) === egraph.find(eclass) ? [done[j]] : []));
+  const chunk = chunks(like, analysis.maxBindingBytes).find((c) => c.some((m) => m === me));
   if (!chunk || chunk.length < 2) return [];
   const R = me.exprs.length;
   const inputs = [...me.shared, ...chunk.flatMap((m) => m.roles)];
@@ -146,11 +177,14 @@ function multiTensorUpdate(egraph: EGraph<TensorInfo>, eclass: Id, pick: ENode, 
   const id = addRecorded(egraph, mt, ['update-multi-tensor']);
   const out: Id[] = [];
   chunk.forEach((m, g) => {
+    const picks: Id[] = [];
     for (let r = 0; r < R; r++) {
       const p = addRecorded(egraph, irENode('pick', { index: g * R + r }, [id]), ['update-multi-tensor']);
+      picks.push(p);
       if (egraph.find(m.results[r]) === egraph.find(eclass)) out.push(p);
       else egraph.union(m.results[r], p);
     }
+    scan.built.set(m, picks);
   });
   return out;
 }
