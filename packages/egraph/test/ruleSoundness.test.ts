@@ -227,6 +227,11 @@ const SAMPLES: Record<string, Sample> = {
       const qn = g.add(g.mul(qb, 0.5), g.input('gq', q.shape));
       g.update(qb, qn);
       g.update(q, g.sub(q, g.mul(qn, lr)));
+      // plain SGD on two more parameters: lone pointwise updates, one more group of one result each
+      for (const [i, shape] of [[dim(r)], [dim(r), dim(r)]].entries()) {
+        const s = g.param(`s${i}`, shape);
+        g.update(s, g.sub(s, g.mul(g.input(`gs${i}`, shape), lr)));
+      }
       return [g.sum(lr)];
     },
     with: ['pointwise-lift', 'pointwise-merge', 'update-multi'],
