@@ -286,6 +286,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   fusedMatmul: fusedOnly,
   pointwise: fusedOnly,
   pointwiseMulti: fusedOnly,
+  pointwiseMultiTensor: fusedOnly,
   pointwiseReduce: fusedOnly,
   matmulEpilogue: fusedOnly,
   rowwise: fusedOnly,

@@ -209,6 +209,29 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge'],
     prefer: ['pick', 'pointwiseMulti'],
   },
+  'update-multi-tensor': {
+    // SGD with momentum on three parameters of different shapes (one shared learning rate) and a fourth
+    // parameter whose update differs (no momentum decay constant in common): three groups of one kernel
+    build: (g, r) => {
+      const lr = g.input('lr', []);
+      const shapes = [[dim(r), dim(r)], [dim(r)], [dim(r), 1 + dim(r)]];
+      shapes.forEach((shape, i) => {
+        const p = g.param(`p${i}`, shape);
+        const buf = g.state(`buf${i}`, shape);
+        const next = g.add(g.mul(buf, 0.9), g.input(`g${i}`, shape));
+        g.update(buf, next);
+        g.update(p, g.sub(p, g.mul(next, lr)));
+      });
+      const q = g.param('q', [dim(r)]);
+      const qb = g.state('qb', q.shape);
+      const qn = g.add(g.mul(qb, 0.5), g.input('gq', q.shape));
+      g.update(qb, qn);
+      g.update(q, g.sub(q, g.mul(qn, lr)));
+      return [g.sum(lr)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'update-multi'],
+    prefer: ['pick', 'pointwiseMultiTensor'],
+  },
   'reduce-prologue': {
     // layer norm's statistics as nn builds them: mean, then the mean of the centred square; a bias gradient
     build: (g, r) => {

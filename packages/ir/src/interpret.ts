@@ -19,6 +19,7 @@ import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, 
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpKind, ReduceOp } from './ops.js';
+import { groupOperands } from './multiResult.js';
 import { attrsOf } from './opWithAttrs.js';
 import { broadcastStrides, numel, type Shape, stridesOf } from './shape.js';
 import { initialValue, type TensorData, type TensorValue } from './tensorValue.js';
@@ -64,6 +65,15 @@ function pointwiseResult(node: Node, expr: PwExpr, ins: readonly TensorValue[], 
     d[o] = r(evalPwExpr(expr, vals, ctx.round));
   });
   return out(node, d);
+}
+
+/** Result `index` of a pointwiseMultiTensor: its expression over its group's operands (shared ones first). */
+function multiTensorResult(node: Node<'pointwiseMultiTensor'>, index: number, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
+  const { exprs, shapes } = node.attrs;
+  const g = Math.floor(index / exprs.length);
+  const { shared, roles, operand } = groupOperands(node);
+  const group = Array.from({ length: shared + roles }, (_, j) => ins[operand(g, j)]);
+  return pointwiseResult({ ...node, shape: shapes[g] }, exprs[index % exprs.length], group, ctx);
 }
 
 /** Folds `x` over the reduced axes; `init` and `step` define the reduction. */
@@ -374,6 +384,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     return out(node, d);
   },
   pointwiseMulti: (node, ins, ctx) => pointwiseResult(node, node.attrs.exprs[0], ins, ctx),
+  pointwiseMultiTensor: (node, ins, ctx) => multiTensorResult(node, 0, ins, ctx),
   pick: (node) => {
     throw new Error(`interpret: pick %${node.id} is evaluated from its multi-result node's operands (by interpret itself)`);
   },
@@ -450,6 +461,7 @@ export function interpret(
       const multi = graph.nodes[node.inputs[0]];
       const ins = multi.inputs.map((i) => values.get(i) as TensorValue);
       if (multi.op === 'attentionWithLse') v = interpretAttentionWithLse(node, attrsOf(multi, 'attentionWithLse'), ins, node.attrs.index, ctx);
+      else if (multi.op === 'pointwiseMultiTensor') v = multiTensorResult(multi, node.attrs.index, ins, ctx);
       else if (multi.op === 'attentionGradKV') v = interpretAttentionGradKV(node, attrsOf(multi, 'attentionGradKV'), ins, node.attrs.index, ctx);
       else v = pointwiseResult(multi, attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index], ins, ctx);
     } else {

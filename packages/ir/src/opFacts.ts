@@ -133,6 +133,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   matmulEpilogue: fusedOp('linalg'),
   pointwise: fusedOp('elementwise'),
   pointwiseMulti: fusedOp('elementwise'),
+  pointwiseMultiTensor: fusedOp('elementwise'),
   pointwiseReduce: fusedOp('reduce'),
   rowwise: fusedOp('reduce'),
   pick: { ...fusedOp('layout'), resultOfOperand: true },

@@ -188,6 +188,14 @@ export interface OtherOpAttrs {
    * optimizer updating a parameter and its moments). The node's value is result 0; `pick` reads the others.
    */
   pointwiseMulti: { exprs: PwExpr[]; dtype: DType };
+  /**
+   * The same multi-result expressions over several groups of operands: one kernel updating many parameters and
+   * their optimizer state. Inputs are `shared` one-element operands, then per group g the same number of
+   * operands (its roles) of shape `shapes[g]`; `$i` reads shared operand i (i < shared) or the group's role
+   * i − shared. Result g·R + r (R expressions) is expression r over group g, of shape `shapes[g]`; the node's
+   * value is result 0 and `pick` reads the others (see `groupOperands`).
+   */
+  pointwiseMultiTensor: { exprs: PwExpr[]; dtype: DType; shared: number; shapes: number[][] };
   /** inputs [a pointwiseMulti node]: its result `index` (an alias: no kernel of its own). */
   pick: { index: number };
   /**

@@ -47,11 +47,12 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   try {
     // GPU phases: leaves (params/state from their init or initialState, consts once; inputs are written per step)
     const state = uploadLeaves(gpu, graph, plan, storageOf, { initialState: opts.initialState, label, buffers });
+    for (const [id, table] of plan.tables) gpu.queue.writeBuffer(bufferFor(`n${id}.table`), 0, table.buffer, table.byteOffset, table.byteLength);
     const { inputs, deadInputs, outputs } = ioSlots(graph, plan, storageOf);
-    const jobs = bindDispatches(graph, plan, storageOf, bufferFor);
+    const jobs = bindDispatches(graph, plan, storageOf, bufferFor, buffers);
     const dispatches = await createDispatches(gpu, jobs, opts.pipelineCache ?? new PipelineCache(gpu), scopes);
     // copies for updates that could not be written in place
-    const { preCopies, postCopies } = recordCopies(graph, plan.copies, storageOf, bufferFor);
+    const { preCopies, postCopies } = recordCopies(graph, plan, plan.copies, storageOf, bufferFor);
     const stats = sessionStats(plan, dispatches, preCopies.length + postCopies.length);
     const readbackSlots = opts.readbackSlots ?? 2;
     session = new Session({ device, graph, label, inputs, deadInputs, outputs, state, dispatches, preCopies, postCopies, buffers, stats, readbackSlots });
@@ -103,6 +104,7 @@ function sessionStats(plan: StepPlan, dispatches: readonly RecordedDispatch[], c
     bytesIfUnshared: plan.memory.report.bytesIfUnshared,
     copiesPerStep,
     inPlaceUpdates: plan.writes.size,
+    multiTensorArenas: plan.arenas.size,
     memory: plan.memory.report,
   };
 }
@@ -131,15 +133,16 @@ function uploadLeaves(
     const given = o.initialState?.[name];
     const init = given ?? initialValue(n.attrs.init, n.shape, n.dtype);
     const data = toDeviceData(name, n, init);
-    gpu.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
-    state.set(name, { name, node: n, buffer, bytes: tensorBytes(n) });
+    const offset = plan.pos.has(n.id) ? offsetIn(plan, n.id) : 0;
+    gpu.queue.writeBuffer(buffer, offset, data.buffer, data.byteOffset, data.byteLength);
+    state.set(name, { name, node: n, buffer, offset, bytes: tensorBytes(n) });
   }
   for (const id of plan.order) {
     const n = graph.nodes[id];
     if (n.op !== 'const') continue;
     const v = initialValue({ kind: 'fill', value: n.attrs.value }, n.shape, n.dtype);
     const data = toDeviceData(`const ${id}`, n, v);
-    gpu.queue.writeBuffer(storageOf(id), 0, data.buffer, data.byteOffset, data.byteLength);
+    gpu.queue.writeBuffer(storageOf(id), offsetIn(plan, id), data.buffer, data.byteOffset, data.byteLength);
   }
   return state;
 }
@@ -151,10 +154,10 @@ function ioSlots(graph: Graph, plan: StepPlan, storageOf: (id: NodeId) => GPUBuf
   for (const n of graph.nodes) {
     if (n.op !== 'input') continue;
     if (!plan.pos.has(n.id)) deadInputs.add(leafName(n) as string);
-    else inputs.push({ name: leafName(n) as string, node: n, buffer: storageOf(n.id), labelChecks: plan.indexChecks.get(n.id) ?? [] });
+    else inputs.push({ name: leafName(n) as string, node: n, buffer: storageOf(n.id), offset: offsetIn(plan, n.id), labelChecks: plan.indexChecks.get(n.id) ?? [] });
   }
   const outputs = new Map<string, NamedTensor>();
-  for (const [name, id] of graph.outputs) outputs.set(name, { name, node: graph.nodes[id], buffer: storageOf(id), bytes: tensorBytes(graph.nodes[id]) });
+  for (const [name, id] of graph.outputs) outputs.set(name, { name, node: graph.nodes[id], buffer: storageOf(id), offset: offsetIn(plan, id), bytes: tensorBytes(graph.nodes[id]) });
   return { inputs, deadInputs, outputs };
 }
 
@@ -171,7 +174,7 @@ interface DispatchJob {
  * GPU phase: the bind group entries of every dispatch, each binding resolved to its buffer (input, output or a
  * result of a multi-result kernel, scratch); refuses one buffer bound writable twice in one dispatch.
  */
-function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) => GPUBuffer, bufferFor: (key: string) => GPUBuffer): DispatchJob[] {
+function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) => GPUBuffer, bufferFor: (key: string) => GPUBuffer, buffers: readonly GPUBuffer[]): DispatchJob[] {
   const jobs: DispatchJob[] = [];
   for (const id of step.order) {
     const plan = step.plans.get(id);
@@ -185,9 +188,11 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
         let buffer: GPUBuffer;
         let size: number;
         let what: string;
+        let offset = 0;
         if (b.source.kind === 'input') {
           const src = n.inputs[b.source.index];
           buffer = storageOf(src);
+          offset = offsetIn(step, src);
           size = tensorBytes(graph.nodes[src]);
           what = `input ${b.source.index}`;
         } else if (b.source.kind === 'output') {
@@ -195,8 +200,20 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
           const holder = r === 0 ? id : step.resultNode.get(id)?.get(r);
           if (holder === undefined) throw new Error(`compile: ${dl} writes result ${r}, which no live node holds`);
           buffer = storageOf(holder);
+          offset = offsetIn(step, holder);
           size = tensorBytes(graph.nodes[holder]); // results may differ in type (attentionWithLse's log-sum-exp)
           what = r === 0 ? 'output' : `result ${r}`;
+        } else if (b.source.kind === 'arena') {
+          // every group's operand of this role, laid out in one buffer from the arena's start (see arenaPlan.ts)
+          const arena = step.memory.arenas.get(step.arenas.get(id)?.[b.source.role]?.key ?? '');
+          if (!arena) throw new Error(`compile: ${dl} binds the arena of role ${b.source.role}, which the memory plan did not make`);
+          buffer = buffers[arena.buffer];
+          size = arena.bytes;
+          what = `arena ${b.source.role}`;
+        } else if (b.source.kind === 'table') {
+          buffer = bufferFor(`n${id}.table`);
+          size = b.source.words * 4;
+          what = 'table';
         } else {
           buffer = bufferFor(`n${id}.s${b.source.index}`);
           size = plan.scratch[b.source.index];
@@ -207,7 +224,7 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
         if (clash)
           throw new Error(`compile: ${dl} binds one buffer as ${clash.what} and ${what} with a writable binding (WebGPU forbids it in one dispatch)`);
         bound.push({ buffer, write, what });
-        return { binding: i, resource: { buffer, offset: 0, size: Math.max(4, Math.ceil(size / 4) * 4) } };
+        return { binding: i, resource: { buffer, offset, size: Math.max(4, Math.ceil(size / 4) * 4) } };
       });
       jobs.push({ id, d, label: dl, entries, kernel });
     });
@@ -218,6 +235,7 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
 /** The copies of updates that could not be written in place (through a temporary when the value is a state). */
 function recordCopies(
   graph: Graph,
+  plan: StepPlan,
   copies: readonly StateCopy[],
   storageOf: (id: NodeId) => GPUBuffer,
   bufferFor: (key: string) => GPUBuffer,
@@ -227,13 +245,19 @@ function recordCopies(
   for (const c of copies) {
     const bytes = tensorBytes(graph.nodes[c.state]);
     const dst = storageOf(c.state);
+    const at = { src: offsetIn(plan, c.value), dst: offsetIn(plan, c.state) };
     if (c.viaTemp) {
       const temp = bufferFor(`copy${c.state}`);
-      preCopies.push({ src: storageOf(c.value), dst: temp, bytes });
-      postCopies.push({ src: temp, dst, bytes });
-    } else postCopies.push({ src: storageOf(c.value), dst, bytes });
+      preCopies.push({ src: storageOf(c.value), srcOffset: at.src, dst: temp, dstOffset: 0, bytes });
+      postCopies.push({ src: temp, srcOffset: 0, dst, dstOffset: at.dst, bytes });
+    } else postCopies.push({ src: storageOf(c.value), srcOffset: at.src, dst, dstOffset: at.dst, bytes });
   }
   return { preCopies, postCopies };
+}
+
+/** Byte offset of a node's value in its buffer (non-zero only for tensors in an arena). */
+function offsetIn(plan: StepPlan, id: NodeId): number {
+  return plan.memory.offsetOf.get(`n${plan.rootOf(id)}`) ?? 0;
 }
 
 function describe(graph: Graph, key: string): string {

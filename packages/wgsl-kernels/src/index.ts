@@ -17,6 +17,7 @@ export {
   type ResultTarget,
 } from './kernel.js';
 export { pointwiseMultiKernel } from './pointwiseMulti.js';
+export { multiTensorTable, pointwiseMultiTensorKernel } from './pointwiseMultiTensor.js';
 export { pointwiseReduceKernel } from './pointwiseReduce.js';
 export { rowwiseKernel } from './rowwise.js';
 export { attentionGradKVKernel, attentionWithLseKernel } from './attention.js';

@@ -72,6 +72,8 @@ const CASES: { readonly [K in GpuOp]: Case<K> | 'skip' } = {
     expr: { op: 'mul', a: { op: 'mul', a: { op: 'sub', a: x0, b: { op: 'in', index: 2 } }, b: { op: 'in', index: 3 } }, b: x1 },
   }),
   pointwiseMulti: c<'pointwiseMulti'>([[3, 5], [5]], { exprs: [{ op: 'mul', a: x0, b: x1 }, { op: 'exp', a: x0 }], dtype: 'f32' }),
+  // one shared scalar, two groups ([3] and [2, 2]) of two roles: without arenas, a pointwiseMulti dispatch per group
+  pointwiseMultiTensor: c<'pointwiseMultiTensor'>([[], [3], [3], [2, 2], [2, 2]], { exprs: [{ op: 'mul', a: { op: 'add', a: x1, b: { op: 'in', index: 2 } }, b: x0 }], dtype: 'f32', shared: 1, shapes: [[3], [2, 2]] }),
   softmaxCrossEntropy: c<'softmaxCrossEntropy'>([[4, 10], [4]], { reduction: 'mean' }, ['f32', 'i32']),
   softmaxCrossEntropyGrad: c<'softmaxCrossEntropyGrad'>([[4, 10], [4], []], { reduction: 'sum' }, ['f32', 'i32', 'f32']),
 };

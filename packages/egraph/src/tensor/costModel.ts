@@ -53,7 +53,8 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
   if (!irIsKernelOp(node.op)) return EPSILON;
   const ir = fromENode(node);
   const results = kernelOutputs(ir);
-  if (kernelIllegality(ir.op, ins, out, model.limits, results) !== undefined) return Number.POSITIVE_INFINITY;
+  const multiTensor = ir.op === 'pointwiseMultiTensor' ? { attrs: ir.attrs, inputs: node.children.length } : undefined;
+  if (kernelIllegality(ir.op, ins, out, model.limits, results, multiTensor) !== undefined) return Number.POSITIVE_INFINITY;
   let bytes = ins.reduce((s, t) => s + tensorBytes(t), 0);
   for (let r = 0; r < results; r++) bytes += tensorTypeBytes(resultType(ir, out, r));
   const flops = kernelFlops(ir.op, { attrs: ir.attrs, ins, out });
@@ -88,6 +89,15 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
   const resultShare = (multi: ENode, { index }: { index: number }, src: Id): number => {
     const ir = fromENode(multi);
     const whole = opCost(multi, insOf(multi), egraph.eclass(src).data, o);
+    if (ir.op === 'pointwiseMultiTensor') {
+      // the dispatch shared by every result, the traffic and work by each result's group (its share of elements):
+      // a small parameter's update is then cheaper in the group than alone, whatever the other groups' sizes
+      const sizes = ir.attrs.shapes.map((s) => s.reduce((p, d) => p * d, 1));
+      const total = sizes.reduce((a, b) => a + b, 0) || 1;
+      const k = kernelOutputs(ir);
+      const g = Math.floor(index / ir.attrs.exprs.length);
+      return o.dispatchCost / k + ((whole - o.dispatchCost) * sizes[g]) / total / ir.attrs.exprs.length;
+    }
     if (ir.op !== 'attentionWithLse') return whole / kernelOutputs(ir);
     const lseNode = irENode('attentionLse', ir.attrs, multi.children.slice(0, 2));
     const lseType = resultType(ir, egraph.eclass(src).data, 1);

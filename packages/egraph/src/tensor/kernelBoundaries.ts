@@ -18,6 +18,7 @@ type AbsorbingOp =
   | 'matmulEpilogue'
   | 'pointwise'
   | 'pointwiseMulti'
+  | 'pointwiseMultiTensor'
   | 'pointwiseReduce'
   | 'rowwise'
   | 'softmaxCrossEntropy'
@@ -33,6 +34,7 @@ const ABSORBED: {
   matmulEpilogue: (a) => ['matmul', ...exprOps(a.expr)],
   pointwise: (a) => [...exprOps(a.expr)],
   pointwiseMulti: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
+  pointwiseMultiTensor: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
   pointwiseReduce: (a) => [a.reduce, ...exprOps(a.post, exprOps(a.expr))],
   rowwise: (a) => [...a.stats.reduce((out, s) => exprOps(s.post, exprOps(s.expr, out.add(s.reduce))), exprOps(a.expr))],
   softmaxCrossEntropy: () => ['logSoftmax', 'nll'],
