@@ -8,7 +8,7 @@ import type { KernelLimits } from '@neura/ir';
 import { DEFAULT_KERNEL_LIMITS, isKernelOp as irIsKernelOp, isMultiResultOp, kernelFlops, kernelIllegality, kernelOutputs, resultType, tensorTypeBytes } from '@neura/ir';
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
-import { fromENode, irENode, isOpKind } from './tensorLanguage.js';
+import { enodeAttrs, fromENode, irENode, isOpKind } from './tensorLanguage.js';
 
 /** Adapter-like figures of the cost model (µs-equivalent units). */
 export interface CostOptions {
@@ -113,7 +113,7 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
       else if (node.op === 'pick') {
         const src = egraph.find(node.children[0]);
         const multi = egraph.eclass(src).nodes.find((n) => isOpKind(n.op) && isMultiResultOp(n.op));
-        c = multi ? resultShare(multi, fromENode(node).attrs as { index: number }, src) + EPSILON : Number.POSITIVE_INFINITY;
+        c = multi ? resultShare(multi, enodeAttrs(node, 'pick'), src) + EPSILON : Number.POSITIVE_INFINITY;
       } else c = opCost(node, insOf(node), egraph.eclass(eclass).data, o);
       memo.set(node, c);
       return c;
