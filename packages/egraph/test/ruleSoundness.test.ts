@@ -209,6 +209,34 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge'],
     prefer: ['pick', 'pointwiseMulti'],
   },
+  'update-multi-tensor': {
+    // SGD with momentum on three parameters of different shapes (one shared learning rate) and a fourth
+    // parameter whose update differs (no momentum decay constant in common): three groups of one kernel
+    build: (g, r) => {
+      const lr = g.input('lr', []);
+      const shapes = [[dim(r), dim(r)], [dim(r)], [dim(r), 1 + dim(r)]];
+      shapes.forEach((shape, i) => {
+        const p = g.param(`p${i}`, shape);
+        const buf = g.state(`buf${i}`, shape);
+        const next = g.add(g.mul(buf, 0.9), g.input(`g${i}`, shape));
+        g.update(buf, next);
+        g.update(p, g.sub(p, g.mul(next, lr)));
+      });
+      const q = g.param('q', [dim(r)]);
+      const qb = g.state('qb', q.shape);
+      const qn = g.add(g.mul(qb, 0.5), g.input('gq', q.shape));
+      g.update(qb, qn);
+      g.update(q, g.sub(q, g.mul(qn, lr)));
+      // plain SGD on two more parameters: lone pointwise updates, one more group of one result each
+      for (const [i, shape] of [[dim(r)], [dim(r), dim(r)]].entries()) {
+        const s = g.param(`s${i}`, shape);
+        g.update(s, g.sub(s, g.mul(g.input(`gs${i}`, shape), lr)));
+      }
+      return [g.sum(lr)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'update-multi'],
+    prefer: ['pick', 'pointwiseMultiTensor'],
+  },
   'reduce-prologue': {
     // layer norm's statistics as nn builds them: mean, then the mean of the centred square; a bias gradient
     build: (g, r) => {
@@ -229,6 +257,24 @@ const SAMPLES: Record<string, Sample> = {
     },
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
     prefer: ['pointwiseReduce'],
+  },
+  'rowwise-fusion': {
+    // layer norm as ir builds it, a hand-written dx (row sums as [N] reshaped to [N, 1], as autograd's), an RMS norm
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const [n, c] = x.shape;
+      const w = g.input('w', [c]);
+      const dy = g.input('dy', [n, c]);
+      const centred = g.sub(x, g.mean(x, [1], true));
+      const rstd = g.rsqrt(g.add(g.mean(g.square(centred), [1], true), 1e-5));
+      const xhat = g.mul(centred, rstd);
+      const gw = g.mul(dy, w);
+      const rowSum = (t: Tensor) => g.div(g.reshape(g.sum(t, [1]), [n, 1]), c);
+      const dx = g.mul(rstd, g.sub(g.sub(gw, rowSum(gw)), g.mul(xhat, rowSum(g.mul(gw, xhat)))));
+      return [g.layerNorm(x, w, g.input('b', [c])), dx, g.rmsNorm(x, w)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue', 'reduce-epilogue'],
+    prefer: ['rowwise'],
   },
   'matmul-epilogue': {
     // the GPT block's forms: GELU(x·W + b), a residual add on a biased product, a scale of a batched product

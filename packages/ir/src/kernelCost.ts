@@ -10,7 +10,8 @@ import { customOpDef } from './customOp.js';
 import { byteSize } from './dtype.js';
 import type { TensorType } from './infer.js';
 import { OP_FACTS, needsKernel } from './opFacts.js';
-export { isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
+export { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, type OperandGroups, resultType } from './multiResult.js';
+import { groupOperands } from './multiResult.js';
 import type { OpAttrs, OpKind } from './ops.js';
 import type { PwExpr } from './pointwiseExpr.js';
 import { numel, type Shape } from './shape.js';
@@ -160,8 +161,11 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   matmulEpilogue: { flops: (c) => matmulFlops(c) + pwExprSize(c.attrs.expr) * n(c.out.shape) },
   pointwise: { flops: (c) => pwExprSize(c.attrs.expr) * n(c.out.shape) },
   pointwiseMulti: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) * n(c.out.shape) },
-  pick: free, // written by its pointwiseMulti's kernel
+  pointwiseMultiTensor: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) * c.attrs.shapes.reduce((s, sh) => s + n(sh), 0) },
+  pick: free, // written by its multi-result node's kernel
   // the prologue per element of the reduced tensor, one combine per element, the epilogue per output
+  // each stat's prologue and combine per element, the expression per element
+  rowwise: { flops: (c) => (pwExprSize(c.attrs.expr) + c.attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + 1, 0)) * n(c.out.shape) },
   pointwiseReduce: { flops: (c) => (pwExprSize(c.attrs.expr) + 1) * n(c.attrs.shape) + pwExprSize(c.attrs.post) * n(c.out.shape) },
   softmaxCrossEntropy: perIn(4 + SLOW),
   softmaxCrossEntropyGrad: perIn(4 + SLOW),
@@ -187,13 +191,37 @@ export function tensorTypeBytes(t: TensorType): number {
  * when it is legal. One binding per distinct operand plus one per result (`results`: see
  * `kernelOutputs`). Only fused ops are refused (see header): over a limit they are illegal, since their primitives remain.
  */
-export function kernelIllegality(op: OpKind, ins: readonly TensorType[], out: TensorType, limits: KernelLimits, results = 1): string | undefined {
+export function kernelIllegality(
+  op: OpKind,
+  ins: readonly TensorType[],
+  out: TensorType,
+  limits: KernelLimits,
+  results = 1,
+  multiTensor?: { readonly attrs: OpAttrs['pointwiseMultiTensor']; readonly inputs: number },
+): string | undefined {
   if (!needsKernel(op) || !OP_FACTS[op].fused) return undefined;
+  if (op === 'pointwiseMultiTensor' && multiTensor) return multiTensorIllegality(multiTensor.attrs, multiTensor.inputs, limits);
   const bindings = ins.length + results; // results written in place bind fewer
   if (bindings > limits.maxStorageBuffersPerShaderStage)
     return `${op} binds ${bindings} storage buffers, over maxStorageBuffersPerShaderStage = ${limits.maxStorageBuffersPerShaderStage}`;
   const big = [...ins, out].find((t) => tensorTypeBytes(t) > limits.maxStorageBufferBindingSize);
   if (big)
     return `${op} binds a tensor of ${tensorTypeBytes(big)} bytes, over maxStorageBufferBindingSize = ${limits.maxStorageBufferBindingSize}`;
+  return undefined;
+}
+
+/**
+ * Why a `pointwiseMultiTensor` kernel is illegal: one dispatch binds the shared operands, one buffer per role
+ * (every group's operand of that role, laid out by the runtime, each start aligned to 256 bytes) and a table; its
+ * results are written in place through the roles (the multi-tensor rule only groups such updates).
+ */
+export function multiTensorIllegality(a: OpAttrs['pointwiseMultiTensor'], inputs: number, limits: KernelLimits): string | undefined {
+  const { shared, roles } = groupOperands({ inputs: { length: inputs } as unknown[], attrs: a });
+  const bindings = shared + roles + 1;
+  if (bindings > limits.maxStorageBuffersPerShaderStage)
+    return `pointwiseMultiTensor binds ${bindings} storage buffers (${shared} shared, ${roles} roles, a table), over maxStorageBuffersPerShaderStage = ${limits.maxStorageBuffersPerShaderStage}`;
+  const roleBytes = a.shapes.reduce((s, sh) => s + Math.ceil((n(sh) * byteSize(a.dtype)) / 256) * 256, 0);
+  if (roleBytes > limits.maxStorageBufferBindingSize)
+    return `pointwiseMultiTensor binds ${roleBytes} bytes per role, over maxStorageBufferBindingSize = ${limits.maxStorageBufferBindingSize}`;
   return undefined;
 }

@@ -35,6 +35,9 @@ type ReduceAttrs = {
   keepdims: boolean;
 };
 
+/** A per-row statistic of a `rowwise` node: `post(reduce over the row of expr)`. */
+export type RowStat = { expr: PwExpr; reduce: ReduceOp; post: PwExpr };
+
 /** Attributes of a 2-D convolution: [along H, along W] pairs. */
 export type Conv2dAttrs = {
   stride: [number, number];
@@ -183,6 +186,13 @@ export interface OtherOpAttrs {
    * a residual, a GELU's operands, a scale). One kernel: the product is never written.
    */
   matmulEpilogue: { transA: boolean; transB: boolean; expr: PwExpr };
+  /**
+   * Row-local fusion (layer norm, RMS norm, softmax and their gradients as one kernel): inputs broadcast to the
+   * output shape; per row (the last axis), the `stats` in order, each `post(reduce(expr))` over the row, then
+   * `expr` per element. In every expression `$i` below the operand count n is operand i at the element and
+   * `$n + k` is stat k of the row (a stat reads only the stats before it; `post` reads `$0`, the reduced value).
+   */
+  rowwise: { expr: PwExpr; stats: RowStat[] };
   /** inputs broadcast to the output shape, combined by one expression. */
   pointwise: { expr: PwExpr; dtype: DType };
   /**
@@ -190,6 +200,14 @@ export interface OtherOpAttrs {
    * optimizer updating a parameter and its moments). The node's value is result 0; `pick` reads the others.
    */
   pointwiseMulti: { exprs: PwExpr[]; dtype: DType };
+  /**
+   * The same multi-result expressions over several groups of operands: one kernel updating many parameters and
+   * their optimizer state. Inputs are `shared` one-element operands, then per group g the same number of
+   * operands (its roles) of shape `shapes[g]`; `$i` reads shared operand i (i < shared) or the group's role
+   * i − shared. Result g·R + r (R expressions) is expression r over group g, of shape `shapes[g]`; the node's
+   * value is result 0 and `pick` reads the others (see `groupOperands`).
+   */
+  pointwiseMultiTensor: { exprs: PwExpr[]; dtype: DType; shared: number; shapes: number[][] };
   /** inputs [a pointwiseMulti node]: its result `index` (an alias: no kernel of its own). */
   pick: { index: number };
   /**

@@ -9,6 +9,7 @@ import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
 import { clipGradNorm, type Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
+import { chooseStep, type Measurement, type MeasureOptions } from './chooseStep.js';
 import { registeredKernelOps } from '@neura/wgsl-kernels';
 import { anomalyStep } from './anomaly.js';
 import { TrainingStepError } from './errors.js';
@@ -30,6 +31,11 @@ export interface TrainingOptions extends StepOptions {
    * off by default, and then nothing of it runs. `step(feeds, { detectAnomaly })` sets it per step.
    */
   detectAnomaly?: boolean;
+  /**
+   * Choose the plan by measurement (opt-in): candidate plans are compiled, checked and timed as whole steps on
+   * this batch, the fastest correct one kept; the decision is cached per adapter and step graph (see chooseStep.ts).
+   */
+  measure?: MeasureOptions;
 }
 
 /** Options of one `TrainingSession.step`. */
@@ -48,8 +54,12 @@ export interface TrainingSession {
   readonly graph: Graph;
   /** The e-graph report (undefined when optimization was off). */
   readonly report?: OptimizeReport;
+  /** What the measured mode did (only with `measure`). */
+  readonly measurement?: Measurement;
   /** Dispatches per step, bytes allocated, … */
   readonly stats: SessionStats;
+  /** Micro-batches per optimizer update the step was built with (`accumulate`, default 1). */
+  readonly accumulate: number;
   /** The underlying runtime session (read/write state, dispose). */
   readonly session: Session;
   /** Current values of all trainable parameters, by name. */
@@ -170,16 +180,26 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
 
   let step = graph;
   let report: OptimizeReport | undefined;
-  if (opts.optimize !== false) {
-    ({ graph: step, report } = optimize(graph, { limits: device.caps, customKernelOps: registeredKernelOps() })); // the device's limits; prints its report under NEURA_DEBUG
+  let session: Session;
+  let measurement: Measurement | undefined;
+  if (opts.measure) {
+    if (opts.optimize === false) throw new Error('compileTraining: measure chooses among optimized plans; it cannot be combined with optimize: false');
+    const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
+    ({ graph: step, report, session, measurement } = await chooseStep(graph, device, opts.measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps() }));
+  } else {
+    if (opts.optimize !== false) {
+      ({ graph: step, report } = optimize(graph, { limits: device.caps, customKernelOps: registeredKernelOps() })); // the device's limits; prints its report under NEURA_DEBUG
+    }
+    session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step' });
   }
-  const session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step' });
   const paramNames = params.map((p) => p.attrs.name);
   let steps = 0;
   return {
     graph: step,
     report,
+    ...(measurement ? { measurement } : {}),
     session,
+    accumulate: opts.accumulate ?? 1,
     get stats() {
       return session.stats;
     },

@@ -128,4 +128,26 @@ describe('Trainer', () => {
     expect(err).toMatchObject({ step: 2, loss: Number.NaN, message: 'training diverged: loss is NaN at step 2' });
     train.dispose();
   });
+
+  it('accumulates micro-batches per update and logs one JSON line per update with its epoch and lr', async () => {
+    const g = new Graph();
+    const loss = g.crossEntropy(model().eval().forward(g, g.input('x', [B, F])), g.input('labels', [B], 'i32'));
+    const train = await compileTraining(g, { loss, optimizer: adamW({ lr: g.input('lr', []) }), device, accumulate: 2 });
+    const d = data(16, 4); // 4 micro-batches per epoch: 2 updates per epoch
+    const ds = tensorDataset({ x: { data: d.x, perExample: F }, labels: { data: d.labels, perExample: 1 } });
+    const lines: string[] = [];
+    const fit = await new Trainer(train).fit(ds, { epochs: 2, batchSize: B, accumulate: 2, progress: false, logEvery: 1, lr: (step) => 0.01 * (step + 1), jsonLines: (l) => void lines.push(l) });
+    expect(fit.steps).toBe(4);
+    const events = lines.map((l) => JSON.parse(l));
+    expect(events.map((e) => [e.event, e.step, e.epoch, e.lr])).toEqual([
+      ['step', 1, 0, 0.01],
+      ['step', 2, 1, 0.02],
+      ['step', 3, 1, 0.03],
+      ['step', 4, 2, 0.04],
+    ]);
+    expect(events.map((e) => e.loss)).toEqual(fit.losses.map((l) => l.loss));
+    await expect(new Trainer(train).fit(ds, { epochs: 1, batchSize: B, accumulate: 3, progress: false })).rejects.toThrow(/accumulate 3 needs a step compiled with \{ accumulate: 3 \} \(this one has 2\)/);
+    await expect(new Trainer(train).fit(ds, { epochs: 1, batchSize: B, progress: false })).rejects.toThrow(/accumulate 1 needs a step compiled with \{ accumulate: 1 \} \(this one has 2\)/);
+    train.dispose();
+  });
 });

@@ -120,7 +120,7 @@ function writeOf(f: LiveFacts, state: NodeId, value: NodeId): StateWrite | strin
   const v = f.node(value);
   if (isLeaf(v) || isAlias(v)) return 'the value is a leaf or an alias of one (no kernel writes it)';
   if (f.outputRoots.has(state)) return 'the old value is a graph output';
-  if (v.op === 'pointwiseMulti' || v.op === 'pick') {
+  if (v.op === 'pointwiseMulti' || v.op === 'pointwiseMultiTensor' || v.op === 'pick') {
     // a result of a multi-result kernel: written in place through the state operand of the multi node
     const multi = v.op === 'pick' ? f.node(v.inputs[0]) : v;
     const result = v.op === 'pick' ? v.attrs.index : 0;

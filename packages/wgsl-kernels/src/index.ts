@@ -17,7 +17,9 @@ export {
   type ResultTarget,
 } from './kernel.js';
 export { pointwiseMultiKernel } from './pointwiseMulti.js';
+export { multiTensorTable, pointwiseMultiTensorKernel } from './pointwiseMultiTensor.js';
 export { pointwiseReduceKernel } from './pointwiseReduce.js';
+export { rowwiseKernel } from './rowwise.js';
 export { attentionGradKVKernel, attentionWithLseKernel } from './attention.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';

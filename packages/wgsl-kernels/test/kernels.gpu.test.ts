@@ -14,6 +14,7 @@ import {
   type OpAttrs,
   type OpKind,
   type PwExpr,
+  type RowStat,
   type Shape,
   type TensorValue,
   UNARY_OPS,
@@ -353,6 +354,38 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
     });
   });
 
+  describe('rowwise (row statistics, then a per-element expression: norms and their gradients in one kernel)', () => {
+    const $ = (index: number): PwExpr => ({ op: 'in', index });
+    const k = (value: number): PwExpr => ({ op: 'const', value });
+    const bin = (op: 'add' | 'sub' | 'mul' | 'div', a: PwExpr, b: PwExpr): PwExpr => ({ op, a, b });
+    const id: PwExpr = $(0);
+    const rstd: PwExpr = { op: 'rsqrt', a: bin('add', $(0), k(1e-5)) };
+    // operands x [R, C], g [R, C], w [C]; stats from $3 on
+    const mean = (expr: PwExpr, post = id): RowStat => ({ expr, reduce: 'mean', post });
+    const layerNorm = { expr: bin('mul', bin('mul', bin('sub', $(0), $(3)), $(4)), $(2)), stats: [mean($(0)), mean({ op: 'square', a: bin('sub', $(0), $(3)) }, rstd)] };
+    const xhat = bin('mul', bin('sub', $(0), $(3)), $(4));
+    const gw = bin('mul', $(1), $(2));
+    const layerNormGrad = {
+      expr: bin('mul', $(4), bin('sub', bin('sub', gw, $(5)), bin('mul', xhat, $(6)))),
+      stats: [mean($(0)), mean({ op: 'square', a: bin('sub', $(0), $(3)) }, rstd), mean(gw), mean(bin('mul', gw, xhat))],
+    };
+    const softmax = { expr: bin('div', { op: 'exp', a: bin('sub', $(0), $(3)) }, $(4)), stats: [{ expr: $(0), reduce: 'reduceMax', post: id } as RowStat, { expr: { op: 'exp', a: bin('sub', $(0), $(3)) }, reduce: 'sum', post: id } as RowStat] };
+    const rmsNorm = { expr: bin('mul', bin('mul', $(0), $(3)), $(2)), stats: [mean({ op: 'square', a: $(0) }, rstd), { expr: $(1), reduce: 'reduceMin', post: id } as RowStat] };
+    it.each([[7], [64], [384], [1000]])('layer norm, its dx, softmax and an RMS norm over rows of %i', async (c) => {
+      const caps = await getCaps();
+      const ops = (rows: number[]): Operand[] => [{ shape: [...rows, c] }, { shape: [...rows, c] }, { shape: [c] }];
+      for (const attrs of [layerNorm, layerNormGrad, softmax, rmsNorm]) {
+        await check('rowwise', ops([5]), attrs, caps, { rtol: 1e-4, atol: 1e-4 });
+        await check('rowwise', ops([2, 3]), attrs, caps, { rtol: 1e-4, atol: 1e-4 });
+      }
+    });
+    it('an operand broadcast along the rows ([R, 1]) and an i32 operand', async () => {
+      const caps = await getCaps();
+      const expr = bin('mul', bin('sub', $(0), $(3)), { op: 'cast', to: 'f32', a: { op: 'gt', a: $(2), b: k(0) } });
+      await check('rowwise', [{ shape: [9, 33] }, { shape: [9, 1] }, { shape: [9, 33], dtype: 'i32' }], { expr, stats: [mean(bin('mul', $(0), $(1)))] }, caps, { rtol: 1e-4, atol: 1e-4 });
+    });
+  });
+
   describe('softmax and losses', () => {
     const rows: [number, number][] = [[1, 10], [5, 7], [3, 300], [17, 33]];
     it('logSoftmax and logSoftmaxGrad over the last axis', async () => {
@@ -648,7 +681,9 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    // its one-dispatch form reads the runtime's arena layout: packages/runtime-webgpu/test/multiTensor.gpu.test.ts runs both forms
+    tested.add('pointwiseMultiTensor');
     tested.add('custom'); // a user's kernel: packages/nn/test/customOp.gpu.test.ts runs one in training against the interpreter
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });

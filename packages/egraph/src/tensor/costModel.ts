@@ -8,7 +8,7 @@ import type { KernelLimits } from '@neura/ir';
 import { DEFAULT_KERNEL_LIMITS, isKernelOp as irIsKernelOp, isMultiResultOp, kernelFlops, kernelIllegality, kernelOutputs, resultType, tensorTypeBytes } from '@neura/ir';
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
-import { fromENode, irENode, isOpKind } from './tensorLanguage.js';
+import { enodeAttrs, fromENode, irENode, isOpKind } from './tensorLanguage.js';
 
 /** Adapter-like figures of the cost model (µs-equivalent units). */
 export interface CostOptions {
@@ -53,7 +53,8 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
   if (!irIsKernelOp(node.op)) return EPSILON;
   const ir = fromENode(node);
   const results = kernelOutputs(ir);
-  if (kernelIllegality(ir.op, ins, out, model.limits, results) !== undefined) return Number.POSITIVE_INFINITY;
+  const multiTensor = ir.op === 'pointwiseMultiTensor' ? { attrs: ir.attrs, inputs: node.children.length } : undefined;
+  if (kernelIllegality(ir.op, ins, out, model.limits, results, multiTensor) !== undefined) return Number.POSITIVE_INFINITY;
   let bytes = ins.reduce((s, t) => s + tensorBytes(t), 0);
   for (let r = 0; r < results; r++) bytes += tensorTypeBytes(resultType(ir, out, r));
   const flops = kernelFlops(ir.op, { attrs: ir.attrs, ins, out });
@@ -88,6 +89,15 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
   const resultShare = (multi: ENode, { index }: { index: number }, src: Id): number => {
     const ir = fromENode(multi);
     const whole = opCost(multi, insOf(multi), egraph.eclass(src).data, o);
+    if (ir.op === 'pointwiseMultiTensor') {
+      // the dispatch shared by every result, the traffic and work by each result's group (its share of elements):
+      // a small parameter's update is then cheaper in the group than alone, whatever the other groups' sizes
+      const sizes = ir.attrs.shapes.map((s) => s.reduce((p, d) => p * d, 1));
+      const total = sizes.reduce((a, b) => a + b, 0) || 1;
+      const k = kernelOutputs(ir);
+      const g = Math.floor(index / ir.attrs.exprs.length);
+      return o.dispatchCost / k + ((whole - o.dispatchCost) * sizes[g]) / total / ir.attrs.exprs.length;
+    }
     if (ir.op !== 'attentionWithLse') return whole / kernelOutputs(ir);
     const lseNode = irENode('attentionLse', ir.attrs, multi.children.slice(0, 2));
     const lseType = resultType(ir, egraph.eclass(src).data, 1);
@@ -103,7 +113,7 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
       else if (node.op === 'pick') {
         const src = egraph.find(node.children[0]);
         const multi = egraph.eclass(src).nodes.find((n) => isOpKind(n.op) && isMultiResultOp(n.op));
-        c = multi ? resultShare(multi, fromENode(node).attrs as { index: number }, src) + EPSILON : Number.POSITIVE_INFINITY;
+        c = multi ? resultShare(multi, enodeAttrs(node, 'pick'), src) + EPSILON : Number.POSITIVE_INFINITY;
       } else c = opCost(node, insOf(node), egraph.eclass(eclass).data, o);
       memo.set(node, c);
       return c;

@@ -27,9 +27,11 @@ import { attentionLseRules } from './rules/attentionLse.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
+import { multiTensorUpdateRules } from './rules/multiTensorUpdate.js';
 import { multiUpdateRules } from './rules/multiUpdate.js';
 import { matmulEpilogueRules } from './rules/matmulEpilogue.js';
 import { reduceFusionRules } from './rules/reduceFusion.js';
+import { rowwiseFusionRules } from './rules/rowwiseFusion.js';
 import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
@@ -40,9 +42,9 @@ import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
 export const RULE_SETS = {
   algebra: algebraRules,
   layout: layoutRules,
-  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules],
+  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules],
   backward: backwardRules,
-  update: multiUpdateRules,
+  update: [...multiUpdateRules, ...multiTensorUpdateRules],
   attention: [...attentionLseRules, ...attentionGradKVRules],
   attentionLayout: attentionLayoutRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
@@ -51,7 +53,7 @@ export const RULE_SETS = {
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...backwardRules, ...multiUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionLayoutRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionLayoutRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -287,7 +289,7 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const start = now();
   const limits = options.limits ?? DEFAULT_KERNEL_LIMITS;
   const maxInputs = options.maxPointwiseInputs ?? Math.max(1, limits.maxStorageBuffersPerShaderStage - 1);
-  const analysis = new TensorAnalysis({ maxPointwiseInputs: maxInputs });
+  const analysis = new TensorAnalysis({ maxPointwiseInputs: maxInputs, maxBindingBytes: limits.maxStorageBufferBindingSize });
   const loaded = graphToEGraph(graph, analysis);
   const loadMs = now() - start;
   const { egraph } = loaded;

@@ -4,7 +4,7 @@
 // only its live nodes.
 
 import type { Graph, NodeId, Shape } from '@neura/ir';
-import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtShape, kernelOutputs, resultType } from '@neura/ir';
+import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtRowwise, fmtShape, kernelOutputs, resultType } from '@neura/ir';
 import type { DagExtraction, EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
 import { isKernelOp, tensorBytes } from './costModel.js';
@@ -71,8 +71,10 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
     if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
     else if (n.op === 'pointwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ') }); // one kernel, several results
+    else if (n.op === 'pointwiseMultiTensor') out.push({ ...base, expr: `${n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ')} over ${n.attrs.shapes.length} groups` });
     else if (n.op === 'matmulEpilogue') out.push({ ...base, epilogue: `${n.attrs.transA ? 'transA+' : ''}${n.attrs.transB ? 'transB+' : ''}${fmtPwExpr(n.attrs.expr)}` });
     else if (n.op === 'pointwiseReduce') out.push({ ...base, expr: fmtPointwiseReduce(n.attrs) }); // epilogue ∘ reduce(prologue)
+    else if (n.op === 'rowwise') out.push({ ...base, expr: fmtRowwise(n.attrs) }); // row stats ⇒ per-element expression
     else if (n.op === 'custom') out.push({ ...base, custom: n.attrs.name });
     else if (n.op === 'fusedMatmul') {
       const a = n.attrs;

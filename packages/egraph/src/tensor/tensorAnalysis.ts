@@ -24,6 +24,8 @@ export interface TensorAnalysisOptions {
   readonly maxPointwiseInputs?: number;
   /** Most nodes of a fused pointwise expression tree; default 96. */
   readonly maxExprSize?: number;
+  /** Largest storage binding in bytes (a multi-tensor update binds each operand role of every group as one); default 128 MiB. */
+  readonly maxBindingBytes?: number;
 }
 
 const fmtType = (t: TensorInfo) => `${fmtShape(t.shape)}:${t.dtype}`;
@@ -71,6 +73,8 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   readonly maxPointwiseInputs: number;
   /** Most nodes of a fused pointwise expression tree. */
   readonly maxExprSize: number;
+  /** Largest storage binding in bytes. */
+  readonly maxBindingBytes: number;
   /** The rules' per-run state (an analysis serves one optimize run). */
   readonly ctx = new RuleCtx();
   // keyed by op and data (children change with merges); per key, class → rules, re-homed to canonical ids lazily
@@ -90,6 +94,7 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   constructor(opts: TensorAnalysisOptions = {}) {
     this.maxPointwiseInputs = opts.maxPointwiseInputs ?? 7;
     this.maxExprSize = opts.maxExprSize ?? 96;
+    this.maxBindingBytes = opts.maxBindingBytes ?? 128 * 1024 * 1024;
   }
 
   /** Type (and constant) of a class holding only `node`; throws a GraphError for an ill-typed node. */
