@@ -84,6 +84,8 @@ export interface OptimizeOptions {
   readonly rules?: readonly TensorRewrite[];
   /** The pass schedule when neither `rules` nor `ruleSets` is given (default `DEFAULT_PASSES`). */
   readonly passes?: readonly PassSpec[];
+  /** Rules left out of every pass, by name (e.g. a measured candidate without `update-multi-tensor`). */
+  readonly withoutRules?: readonly string[];
   /**
    * Totals over all passes: iterations (default 40) and e-nodes (default 50 000). These bounds are deterministic:
    * the same graph gives the same plan on an idle and on a loaded machine.
@@ -209,9 +211,13 @@ export function egraphToGraph(
 
 /** The passes selected by the options, each with its rules. */
 function selectPasses(options: OptimizeOptions): { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[] {
-  if (options.rules) return [{ name: 'rules', rules: options.rules }];
-  if (options.ruleSets) return [{ name: options.ruleSets.join('+'), rules: options.ruleSets.flatMap((s) => RULE_SETS[s]) }];
-  return (options.passes ?? DEFAULT_PASSES).map((p) => ({ name: p.name, rules: p.ruleSets.flatMap((s) => RULE_SETS[s]), spec: p }));
+  const without = new Set(options.withoutRules ?? []);
+  for (const name of without)
+    if (!allRules.some((r) => r.name === name)) throw new Error(`optimize: withoutRules names '${name}', which is not a rule (${allRules.map((r) => r.name).join(', ')})`);
+  const keep = (rules: readonly TensorRewrite[]) => rules.filter((r) => !without.has(r.name));
+  if (options.rules) return [{ name: 'rules', rules: keep(options.rules) }];
+  if (options.ruleSets) return [{ name: options.ruleSets.join('+'), rules: keep(options.ruleSets.flatMap((s) => RULE_SETS[s])) }];
+  return (options.passes ?? DEFAULT_PASSES).map((p) => ({ name: p.name, rules: keep(p.ruleSets.flatMap((s) => RULE_SETS[s])), spec: p }));
 }
 
 /** A pass's name and its runner report. */
