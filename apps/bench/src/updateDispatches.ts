@@ -1,6 +1,6 @@
 // `npx tsx --conditions=@neura/source src/updateDispatches.ts`: dispatches per step, and those of the optimizer
 // update (kernels that write an updated param or optimizer state), for GPT 6×384 (AdamW) and the MNIST MLP
-// (Adam, SGD with momentum), after the e-graph, by the cost model (no device). Measures; asserts nothing.
+// (Adam, SGD with and without momentum), after the e-graph, by the cost model (no device). Measures; asserts nothing.
 import { graphFigures, optimize } from '@neura/egraph';
 import { Graph, isAliasOp, isLeafOp } from '@neura/ir';
 import { buildGptStep, buildTrainingStep, mlp } from '@neura/nn';
@@ -35,6 +35,7 @@ const steps: Record<string, () => Graph> = {
   'gpt-6x384x256 (AdamW)': () => buildGptStep(GPT_CONFIGS['gpt-6x384x256-attention-op']),
   'mlp-784-128-10 (Adam)': () => mlpStep(adam({ lr: 1e-3 })),
   'mlp-784-128-10 (SGD momentum)': () => mlpStep(sgd({ lr: 0.1, momentum: 0.9 })),
+  'mlp-784-128-10 (SGD)': () => mlpStep(sgd({ lr: 0.1 })),
 };
 const out: Record<string, unknown> = {};
 for (const [name, build] of Object.entries(steps)) {

@@ -198,3 +198,15 @@ describe('limits are iterations, e-nodes and moves, never wall-clock time', () =
     expectSameResults(g, graph);
   });
 });
+
+describe('optimize without some rules', () => {
+  it('withoutRules leaves a rule out of every pass (one update kernel per parameter), and refuses an unknown name', () => {
+    const g = mlp(true);
+    const { graph, report } = optimize(g, { withoutRules: ['update-multi-tensor'] });
+    expect(ops(graph).some((n) => n.op === 'pointwiseMultiTensor')).toBe(false);
+    expect(ops(graph).filter((n) => n.op === 'pointwiseMulti').length).toBe(4);
+    expect(report.passes.every((p) => p.report.applied['update-multi-tensor'] === undefined)).toBe(true);
+    expectSameResults(g, graph);
+    expect(() => optimize(g, { withoutRules: ['no-such-rule'] })).toThrow(/withoutRules names 'no-such-rule', which is not a rule/);
+  });
+});

@@ -13,16 +13,22 @@ import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/
 export interface Candidate {
   readonly name: string;
   readonly cost?: CostOptions;
+  /** Rules the e-graph runs without (by name), e.g. `update-multi-tensor` for one update kernel per parameter. */
+  readonly withoutRules?: readonly string[];
   /** False: the step exactly as differentiated (a baseline). */
   readonly optimize?: boolean;
 }
 
-/** The default candidates: the cost model as is, then with dispatches dearer or cheaper, and with half the bandwidth. */
+/**
+ * The default candidates: the cost model as is, then with dispatches dearer or cheaper, with half the bandwidth,
+ * and with one optimizer-update kernel per parameter instead of the multi-tensor one.
+ */
 export const CANDIDATES: readonly Candidate[] = [
   { name: 'model' },
   { name: 'dispatch-heavy', cost: { dispatchCost: 16 } },
   { name: 'dispatch-light', cost: { dispatchCost: 1 } },
   { name: 'bandwidth-bound', cost: { bytesPerUnit: 50_000 } },
+  { name: 'per-parameter-updates', withoutRules: ['update-multi-tensor'] },
 ];
 
 /** Where measured decisions are kept: key (adapter and step graph) → the chosen candidate's name. */
@@ -100,7 +106,7 @@ interface Plan {
 
 function planOf(step: Graph, c: Candidate, device: NeuraDevice, customKernelOps: ReadonlySet<OpKind>): Plan {
   if (c.optimize === false) return { candidate: c, graph: step };
-  const { graph, report } = optimize(step, { limits: device.caps, customKernelOps, ...(c.cost ? { cost: c.cost } : {}) });
+  const { graph, report } = optimize(step, { limits: device.caps, customKernelOps, ...(c.cost ? { cost: c.cost } : {}), ...(c.withoutRules ? { withoutRules: c.withoutRules } : {}) });
   return { candidate: c, graph, report };
 }
 

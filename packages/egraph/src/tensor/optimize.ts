@@ -22,6 +22,7 @@ import { costDefaults, tensorCost } from './costModel.js';
 import { OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
 import { algebraRules } from './rules/algebra.js';
 import { attentionGradKVRules } from './rules/attentionGradKV.js';
+import { attentionLayoutRules } from './rules/attentionLayout.js';
 import { attentionLseRules } from './rules/attentionLse.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
@@ -45,13 +46,14 @@ export const RULE_SETS = {
   backward: backwardRules,
   update: [...multiUpdateRules, ...multiTensorUpdateRules],
   attention: [...attentionLseRules, ...attentionGradKVRules],
+  attentionLayout: attentionLayoutRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionLayoutRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -67,7 +69,7 @@ export interface PassSpec {
  * fixpoint first means fusion sees one canonical graph instead of re-fusing every rewritten spelling.
  */
 export const DEFAULT_PASSES: readonly PassSpec[] = [
-  { name: 'simplify', ruleSets: ['algebra', 'layout', 'backward'], iterLimit: 12 },
+  { name: 'simplify', ruleSets: ['algebra', 'layout', 'attentionLayout', 'backward'], iterLimit: 12 },
   { name: 'fuse', ruleSets: ['fusion'], iterLimit: 30 },
   // on the fused expressions: state updates sharing an operand, and an attention with its backward's
   // log-sum-exp, and its key and value gradients, become multi-result kernels
@@ -82,6 +84,8 @@ export interface OptimizeOptions {
   readonly rules?: readonly TensorRewrite[];
   /** The pass schedule when neither `rules` nor `ruleSets` is given (default `DEFAULT_PASSES`). */
   readonly passes?: readonly PassSpec[];
+  /** Rules left out of every pass, by name (e.g. a measured candidate without `update-multi-tensor`). */
+  readonly withoutRules?: readonly string[];
   /**
    * Totals over all passes: iterations (default 40) and e-nodes (default 50 000). These bounds are deterministic:
    * the same graph gives the same plan on an idle and on a loaded machine.
@@ -207,9 +211,13 @@ export function egraphToGraph(
 
 /** The passes selected by the options, each with its rules. */
 function selectPasses(options: OptimizeOptions): { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[] {
-  if (options.rules) return [{ name: 'rules', rules: options.rules }];
-  if (options.ruleSets) return [{ name: options.ruleSets.join('+'), rules: options.ruleSets.flatMap((s) => RULE_SETS[s]) }];
-  return (options.passes ?? DEFAULT_PASSES).map((p) => ({ name: p.name, rules: p.ruleSets.flatMap((s) => RULE_SETS[s]), spec: p }));
+  const without = new Set(options.withoutRules ?? []);
+  for (const name of without)
+    if (!allRules.some((r) => r.name === name)) throw new Error(`optimize: withoutRules names '${name}', which is not a rule (${allRules.map((r) => r.name).join(', ')})`);
+  const keep = (rules: readonly TensorRewrite[]) => rules.filter((r) => !without.has(r.name));
+  if (options.rules) return [{ name: 'rules', rules: keep(options.rules) }];
+  if (options.ruleSets) return [{ name: options.ruleSets.join('+'), rules: keep(options.ruleSets.flatMap((s) => RULE_SETS[s])) }];
+  return (options.passes ?? DEFAULT_PASSES).map((p) => ({ name: p.name, rules: keep(p.ruleSets.flatMap((s) => RULE_SETS[s])), spec: p }));
 }
 
 /** A pass's name and its runner report. */

@@ -1,5 +1,6 @@
-// The multi-tensor update rule: per-parameter multi-result updates (`pointwiseMulti` nodes the update-multi rule
-// built) with the same expressions, each writing every result in place through one of its own full-size operands,
+// The multi-tensor update rule: per-parameter updates — multi-result `pointwiseMulti` nodes the update-multi rule
+// built, or a lone `pointwise` update (SGD without momentum) — with the same expressions, each writing every result
+// in place through one of its own full-size operands,
 // become one `pointwiseMultiTensor` over all of them: one dispatch for every parameter once the runtime lays each
 // operand role out in one buffer. Each result joins its class as a `pick` of the new node, which keeps a class of
 // its own. Must not choose: the node is an alternative with a cost (extraction decides). Invariants: a group's
@@ -48,12 +49,16 @@ function remap(e: PwExpr, f: (index: number) => number): PwExpr {
 
 /**
  * A `pointwiseMulti` e-node as a group member, or undefined: f32, its operands one-element (shared) or of its
- * shape (roles), and each result held by a pick whose class is the update of a state it reads as a role.
+ * shape (roles), and each result held by a pick whose class is the update of a state it reads as a role. A
+ * `pointwise` node is a member of one result, its own class, when that class is such an update and no
+ * multi-result update holds it already (update-multi covered it).
  */
 function memberOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): Member | undefined {
   const analysis = tensorAnalysisOf(egraph);
-  if (!analysis || node.op !== 'pointwiseMulti') return undefined;
+  if (!analysis || (node.op !== 'pointwiseMulti' && node.op !== 'pointwise')) return undefined;
   const find = (id: Id) => egraph.find(id);
+  const lone = node.op === 'pointwise';
+  if (lone && (analysis.updatedState(egraph, cls) === undefined || egraph.eclass(cls).nodes.some((n) => n.op === 'pick'))) return undefined;
   const t = info(egraph, cls);
   if (t.dtype !== 'f32' || numel(t.shape) <= 1) return undefined;
   const kids = node.children.map(find);
@@ -69,13 +74,15 @@ function memberOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): Member | un
     else return undefined;
   }
   if (roles.some((r) => analysis.updatedState(egraph, r) !== undefined)) return undefined; // would read a new value
-  const { exprs } = enodeAttrs(node, 'pointwiseMulti');
+  const exprs = lone ? [enodeAttrs(node, 'pointwise').expr] : enodeAttrs(node, 'pointwiseMulti').exprs;
+  if ((lone ? enodeAttrs(node, 'pointwise').dtype : enodeAttrs(node, 'pointwiseMulti').dtype) !== 'f32') return undefined;
   const results: Id[] = [];
   const written: number[] = [];
   for (let r = 0; r < exprs.length; r++) {
-    let holder: Id | undefined;
-    for (const [pn, p] of egraph.eclass(cls).parents)
-      if (pn.op === 'pick' && enodeAttrs(pn, 'pick').index === r && find(pn.children[0]) === find(cls)) holder = find(p);
+    let holder: Id | undefined = lone ? find(cls) : undefined;
+    if (!lone)
+      for (const [pn, p] of egraph.eclass(cls).parents)
+        if (pn.op === 'pick' && enodeAttrs(pn, 'pick').index === r && find(pn.children[0]) === find(cls)) holder = find(p);
     const state = holder === undefined ? undefined : analysis.updatedState(egraph, holder);
     const role = state === undefined ? -1 : roles.indexOf(find(state));
     if (holder === undefined || role < 0) return undefined;
@@ -111,7 +118,9 @@ interface Scan {
 
 function scanMembers(egraph: EGraph<TensorInfo>): Map<string, Member[]> {
   const out = new Map<string, Member[]>();
-  for (const id of egraph.classesWithOp('pointwiseMulti')) {
+  const updates = tensorAnalysisOf(egraph);
+  const candidates = [...egraph.classesWithOp('pointwiseMulti'), ...egraph.classesWithOp('pointwise').filter((id) => updates?.updatedState(egraph, id) !== undefined)];
+  for (const id of new Set(candidates.map((i) => egraph.find(i)))) {
     const c = egraph.find(id);
     for (const n of egraph.eclass(c).nodes) {
       const m = memberOf(egraph, c, n);
@@ -148,13 +157,14 @@ function chunks(members: readonly Member[], maxBytes: number): Member[][] {
 }
 
 /**
- * For a pick of a `pointwiseMulti` member: the multi-tensor node over the member's chunk of like members (see the
- * header); returns this result's pick of it (the other results' picks are unioned here too).
+ * For a pick of a `pointwiseMulti` member, or a lone `pointwise` update: the multi-tensor node over the member's
+ * chunk of like members (see the header); returns this result's pick of it (the other results' picks are unioned
+ * here too).
  */
-function multiTensorUpdate(egraph: EGraph<TensorInfo>, eclass: Id, pick: ENode, ctx: RuleCtx): Id[] {
+function multiTensorUpdate(egraph: EGraph<TensorInfo>, eclass: Id, trigger: ENode, ctx: RuleCtx): Id[] {
   const analysis = tensorAnalysisOf(egraph);
-  const src = egraph.find(pick.children[0]);
-  if (!analysis || !egraph.eclass(src).nodes.some((n) => n.op === 'pointwiseMulti')) return [];
+  const src = egraph.find(trigger.op === 'pick' ? trigger.children[0] : eclass);
+  if (!analysis || (trigger.op === 'pick' && !egraph.eclass(src).nodes.some((n) => n.op === 'pointwiseMulti'))) return [];
   const scan = membersOf(egraph, ctx);
   let me: Member | undefined;
   let like: Member[] = [];
@@ -189,5 +199,9 @@ function multiTensorUpdate(egraph: EGraph<TensorInfo>, eclass: Id, pick: ENode, 
   return out;
 }
 
+/** Guard: a pick, or a pointwise node whose class is the value of a state update. */
+const isCandidate = (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean =>
+  node.op === 'pick' || tensorAnalysisOf(egraph)?.updatedState(egraph, eclass) !== undefined;
+
 /** The multi-tensor update rule set. */
-export const multiTensorUpdateRules: readonly TensorRewrite[] = [nodeRule('update-multi-tensor', ['pick'], multiTensorUpdate)];
+export const multiTensorUpdateRules: readonly TensorRewrite[] = [nodeRule('update-multi-tensor', ['pick', 'pointwise'], multiTensorUpdate, { guard: isCandidate })];
