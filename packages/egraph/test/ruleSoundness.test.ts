@@ -304,6 +304,31 @@ const SAMPLES: Record<string, Sample> = {
     },
     prefer: ['pick', 'attentionWithLse'],
   },
+  'attention-seq-major': {
+    // the head split and merge around an attention, its log-sum-exp and its three gradients (ragged, causal)
+    build: (g, r) => {
+      const [b, tq, tk, h] = [2, dim(r) + 1, dim(r) + 2, dim(r)];
+      const [d, dv] = [4 * (1 + Math.floor(r() * 2)), 4 * (1 + Math.floor(r() * 2))];
+      const split = (name: string, t: number, n: number) => g.transpose(g.input(name, [b, t, h, n]), [0, 2, 1, 3]);
+      const rows = (name: string) => g.transpose(g.input(name, [b, tq, h]), [0, 2, 1]);
+      const [q, k, v, dO] = [split('q', tq, d), split('k', tk, d), split('v', tk, dv), split('dO', tq, dv)];
+      const attrs = { causal: true, scale: 0.7 };
+      const o = g.attention(q, k, v, attrs);
+      const [lse, delta] = [rows('lse'), rows('delta')];
+      const grads = (['q', 'k', 'v'] as const).map((wrt) => g.transpose(g.node('attentionGrad', [q, k, v, dO, lse, delta], { ...attrs, wrt }), [0, 2, 1, 3]));
+      return [g.transpose(o, [0, 2, 1, 3]), g.node('attentionLse', [q, k], { ...attrs, causal: false }), ...grads];
+    },
+    with: ['transpose-transpose'],
+  },
+  'rowsum-transpose': {
+    // Δ of a seq-major backward: the row sum of two equally transposed operands (two permutations keeping the last axis)
+    build: (g, r) => {
+      const shape = [2, dim(r), dim(r), dim(r)];
+      const [a, b] = [g.input('a', shape), g.input('b', shape)];
+      const t = (x: typeof a, perm: number[]) => g.transpose(x, perm);
+      return [g.sum(g.mul(t(a, [0, 2, 1, 3]), t(b, [0, 2, 1, 3])), -1), g.sum(g.mul(t(a, [2, 0, 1, 3]), t(b, [2, 0, 1, 3])), -1)];
+    },
+  },
   'attention-grad-kv': {
     // dk and dv of one causal attention (ragged); a dv of other attributes and a dk whose v is not shaped as k
     // must stay apart

@@ -55,7 +55,9 @@ const matmulFlops = (c: KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue'>) 
 const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad' | 'attentionWithLse' | 'attentionGradKV'>) => {
   // operands read twice are bound (and listed) once: q = k = v leaves one; attentionLse has [q, k] only
   const s = c.ins.map((t) => t.shape);
-  const [q, k, v] = s.length >= 3 ? [s[0], s[1], s[2]] : s.length === 2 ? [s[0], s[1], s[1]] : [s[0], s[0], s[0]];
+  const seen = s.length >= 3 ? [s[0], s[1], s[2]] : s.length === 2 ? [s[0], s[1], s[1]] : [s[0], s[0], s[0]];
+  // seq-major operands [..., T, H, D] count as heads-major [..., H, T, D]
+  const [q, k, v] = c.attrs.seqMajor ? seen.map((x) => [...x.slice(0, -3), x[x.length - 2], x[x.length - 3], x[x.length - 1]]) : seen;
   const r = q.length;
   return n(q.slice(0, -2)) * q[r - 2] * k[r - 2] * (2 * (q[r - 1] + v[r - 1]) + 5);
 };

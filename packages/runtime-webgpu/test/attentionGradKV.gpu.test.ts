@@ -22,23 +22,25 @@ const random = (shape: number[], seed: number): TensorValue => {
   return tensor(shape, Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => 2 * r() - 1));
 };
 
-// [heads, Tq, Tk, D]: flash (multiples of 4, several tiles, Tq ≠ Tk), then the simple kernels (odd D)
-const SHAPES: [number, number, number, number][] = [
-  [3, 37, 41, 16],
-  [2, 70, 66, 8],
-  [2, 9, 5, 5],
+// [heads, Tq, Tk, D, seq-major heads]: flash (multiples of 4, several tiles, Tq ≠ Tk; heads-major, then seq-major
+// [2, T, 3, D]), then the simple kernels (odd D)
+const SHAPES: [number, number, number, number, number][] = [
+  [3, 37, 41, 16, 0],
+  [2, 70, 66, 8, 0],
+  [2, 37, 41, 8, 3],
+  [2, 9, 5, 5, 0],
 ];
 
 describe.each(['device caps', '6000 B workgroup memory'])('attentionGradKV with %s', (devName) => {
-  for (const [h, tq, tk, d] of SHAPES)
+  for (const [h, tq, tk, d, sh] of SHAPES)
     for (const causal of [false, true])
       for (const wanted of ['both', 'dk', 'dv'] as const)
-        it(`${wanted === 'both' ? 'writes dk and dv' : `writes only ${wanted}`} matching the interpreter (H${h} Tq${tq} Tk${tk} D${d}${causal ? ', causal' : ''})`, async () => {
+        it(`${wanted === 'both' ? 'writes dk and dv' : `writes only ${wanted}`} matching the interpreter (${sh ? `seq-major B${h} H${sh}` : `H${h}`} Tq${tq} Tk${tk} D${d}${causal ? ', causal' : ''})`, async () => {
           const device = devices[devName];
           const g = new Graph();
-          const shapes = [[h, tq, d], [h, tk, d], [h, tk, d], [h, tq, d], [h, tq], [h, tq]];
+          const shapes = sh ? [[h, tq, sh, d], [h, tk, sh, d], [h, tk, sh, d], [h, tq, sh, d], [h, tq, sh], [h, tq, sh]] : [[h, tq, d], [h, tk, d], [h, tk, d], [h, tq, d], [h, tq], [h, tq]];
           const names = ['q', 'k', 'v', 'dO', 'lse', 'delta'];
-          const m = g.node('attentionGradKV', names.map((n, i) => g.input(n, shapes[i])), { causal, scale: 0.4 });
+          const m = g.node('attentionGradKV', names.map((n, i) => g.input(n, shapes[i])), sh ? { causal, scale: 0.4, seqMajor: true } : { causal, scale: 0.4 });
           if (wanted !== 'dv') g.output('dk', m);
           if (wanted !== 'dk') g.output('dv', g.node('pick', [m], { index: 1 }));
           // Δ and L as the backward would have them are not needed: the op is defined for any values

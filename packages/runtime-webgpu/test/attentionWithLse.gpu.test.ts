@@ -23,6 +23,8 @@ const SHAPES: [number, number, number, number, number][] = [
   [3, 37, 41, 8, 8],
   [2, 9, 5, 5, 3],
 ];
+// seq-major [B, T, H, D] (lse [B, T, H]): [B, H, Tq, Tk, D, Dv], flash only
+const SEQ_MAJOR: [number, number, number, number, number, number][] = [[2, 3, 37, 41, 8, 4]];
 
 describe('attentionWithLse', () => {
   for (const [h, tq, tk, d, dv] of SHAPES)
@@ -46,4 +48,20 @@ describe('attentionWithLse', () => {
           for (const n of names) expect(got.outputs[n].data, n).toBeAllclose(want.outputs[n].data, { rtol: 1e-4, atol: 1e-5 });
           session.dispose();
         });
+  for (const [b, h, tq, tk, d, dv] of SEQ_MAJOR)
+    for (const causal of [false, true])
+      it(`writes both results seq-major matching the interpreter (B${b} H${h} Tq${tq} Tk${tk} D${d} Dv${dv}${causal ? ', causal' : ''})`, async () => {
+        const g = new Graph();
+        const shapes = { q: [b, tq, h, d], k: [b, tk, h, d], v: [b, tk, h, dv] };
+        const m = g.node('attentionWithLse', [g.input('q', shapes.q), g.input('k', shapes.k), g.input('v', shapes.v)], { causal, scale: 0.4, seqMajor: true });
+        g.output('o', m);
+        g.output('lse', g.node('pick', [m], { index: 1 }));
+        const feeds = { q: random(shapes.q, 1), k: random(shapes.k, 2), v: random(shapes.v, 3) };
+        const session = await compile(g, device);
+        expect(session.stats.dispatchesPerStep).toBe(1);
+        const got = await session.step(feeds, { read: ['o', 'lse'] });
+        const want = interpret(g, feeds, {}, 'f32');
+        for (const n of ['o', 'lse']) expect(got.outputs[n].data, n).toBeAllclose(want.outputs[n].data, { rtol: 1e-4, atol: 1e-5 });
+        session.dispose();
+      });
 });

@@ -37,11 +37,18 @@ const stage = (dst: string, src: string, off: string, len: number, wg: number) =
 const dotWith = (sh: string, src: string, off: string, row: string, len: number) =>
   `var dacc = 0.0; for (var dc = 0u; dc < ${u32Lit(len)}; dc = dc + 1u) { dacc = fma(${sh}[dc], ${src}[${off} + ${row} * ${u32Lit(len)} + dc], dacc); }`;
 
+/** The seq-major layout ([..., T, H, D]) runs only on the flash kernels: a clear error where they do not apply. */
+function checkSeqMajor(spec: KernelSpec, d: number, dv: number, caps: DeviceCaps): void {
+  if ((spec.node.attrs as { seqMajor?: boolean }).seqMajor && !flashEligible(d, dv, caps))
+    kernelError(spec, `runs seq-major ([..., T, H, D]) only on the flash kernels: head sizes D = ${d}, Dv = ${dv} must be multiples of 4 up to 128 and the caps must allow 16 threads and a staged tile`);
+}
+
 /** `attention`: a workgroup per (head, query row), online softmax over key blocks. */
 export function attentionKernel(spec: KernelSpec<'attention'>, caps: DeviceCaps): KernelPlan {
   const { heads, tq, tk, d, dv } = attentionDims(spec);
   if (heads * tq * dv === 0) return { dispatches: [], scratch: [] };
   if (tk === 0) kernelError(spec, 'attends over zero keys');
+  checkSeqMajor(spec, d, dv, caps);
   if (flashEligible(d, dv, caps)) return flashAttentionPlan(spec, caps);
   return { dispatches: [simpleForwardDispatch(spec, caps, 0)], scratch: [] };
 }
@@ -57,6 +64,7 @@ export function attentionWithLseKernel(spec: KernelSpec<'attentionWithLse'>, cap
   const writes = { out: targets[0] === 'buffer' && dv > 0, lse: targets[1] === 'buffer' };
   if (heads * tq === 0) return { dispatches: [], scratch: [] };
   if (tk === 0) kernelError(spec, 'attends over zero keys');
+  checkSeqMajor(spec, d, dv, caps);
   if (flashEligible(d, dv, caps)) return flashAttentionWithLsePlan(spec, caps, writes);
   const dispatches: Dispatch[] = [];
   if (writes.out) dispatches.push(simpleForwardDispatch(spec, caps, 0));
@@ -126,6 +134,7 @@ export function attentionLseKernel(spec: KernelSpec<'attentionLse'>, caps: Devic
   const { heads, tq, tk, d } = attentionDims(spec);
   if (heads * tq === 0) return { dispatches: [], scratch: [] };
   if (tk === 0) kernelError(spec, 'attends over zero keys');
+  checkSeqMajor(spec, d, d, caps);
   if (flashEligible(d, d, caps)) return flashAttentionLsePlan(spec, caps);
   return { dispatches: [simpleLseDispatch(spec, caps, 0)], scratch: [] };
 }
@@ -179,6 +188,7 @@ export function attentionGradKernel(spec: KernelSpec<'attentionGrad'>, caps: Dev
   const { tq, tk, d, dv } = attentionDims(spec);
   if (numel(spec.node.shape) === 0) return { dispatches: [], scratch: [] };
   if (tk === 0 || tq === 0) kernelError(spec, 'attends over zero keys or queries');
+  checkSeqMajor(spec, d, dv, caps);
   if (flashEligible(d, dv, caps)) return flashAttentionGradPlan(spec, caps);
   return { dispatches: [simpleGradDispatch(spec, caps, causal, scale, wrt, 0)], scratch: [] };
 }
@@ -195,6 +205,7 @@ export function attentionGradKVKernel(spec: KernelSpec<'attentionGradKV'>, caps:
   const wanted = (['k', 'v'] as const).filter((_, r) => targets[r] === 'buffer');
   if (numel(spec.node.shape) === 0 || wanted.length === 0) return { dispatches: [], scratch: [] };
   if (tk === 0 || tq === 0) kernelError(spec, 'attends over zero keys or queries');
+  checkSeqMajor(spec, d, dv, caps);
   if (flashEligible(d, dv, caps)) return flashAttentionGradKVPlan(spec, caps, wanted);
   return { dispatches: wanted.map((wrt) => simpleGradDispatch(spec, caps, causal, scale, wrt, wrt === 'k' ? 0 : 1)), scratch: [] };
 }

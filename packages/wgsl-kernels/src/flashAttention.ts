@@ -17,7 +17,10 @@ import { checkWorkgroupMemory, f32Lit, header, kernelError, labelOf, linearWorkg
 
 /** Heads (product of the leading axes), query and key lengths, and the q/k and v head sizes of an attention op. */
 export interface AttentionDims {
+  /** Heads in all: the product of the leading axes (seq-major: of those before T, times H). */
   readonly heads: number;
+  /** Seq-major layout ([..., T, H, D]): H, the heads per sequence; 0 for the heads-major layout. */
+  readonly seqHeads: number;
   readonly tq: number;
   readonly tk: number;
   readonly d: number;
@@ -28,8 +31,19 @@ export interface AttentionDims {
 export function attentionDims(spec: KernelSpec): AttentionDims {
   const [q, k, v] = spec.inputs;
   const r = q.shape.length;
-  return { heads: numel(q.shape.slice(0, -2)), tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv: v ? v.shape[r - 1] : 0 };
+  const dv = v ? v.shape[r - 1] : 0;
+  if ((spec.node.attrs as { seqMajor?: boolean }).seqMajor)
+    return { heads: numel(q.shape.slice(0, -3)) * q.shape[r - 2], seqHeads: q.shape[r - 2], tq: q.shape[r - 3], tk: k.shape[r - 3], d: q.shape[r - 1], dv };
+  return { heads: numel(q.shape.slice(0, -2)), seqHeads: 0, tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv };
 }
+
+/**
+ * WGSL for the flat row index of row `t` of head `h` (a WGSL u32 variable) in a tensor of `rows` rows per head:
+ * heads-major h·T + t; seq-major (b, n) = (h / H, h % H) at (b·T + t)·H + n. Rows of q, k, v, dOut and the results
+ * are D or Dv floats long at that index; lse and delta hold one float there.
+ */
+export const rowIndex = (dm: AttentionDims, t: string, rows: number): string =>
+  dm.seqHeads === 0 ? `(h * ${u32Lit(rows)} + ${t})` : `((h / ${u32Lit(dm.seqHeads)}) * ${u32Lit(rows * dm.seqHeads)} + (${t}) * ${u32Lit(dm.seqHeads)} + h % ${u32Lit(dm.seqHeads)})`;
 
 /** Largest head dimension the register-resident rows allow. */
 export const FLASH_MAX_DIM = 128;
@@ -75,12 +89,12 @@ const loadRow = (name: string, src: string, off: string, n: number, valid: strin
 /** Σ dot(<reg>i, <sh>[base + i]) over n/4 vec4 chunks. */
 const dotRow = (reg: string, sh: string, base: string, n: number) => range(n / 4).map((i) => `dot(${reg}${i}, ${sh}[${base} + ${u32Lit(i)}])`).join(' + ');
 
-/** Stages rows [r0, r0 + BC) of `src` (n floats each, `rows` in all) into `sh` as vec4, zeros past the end. */
-const stageRows = (sh: string, src: string, headOff: string, r0: string, n: number, rows: number, bc: number, wg: number) =>
+/** Stages rows [r0, r0 + BC) of head h of `src` (n floats each, `rows` per head) into `sh` as vec4, zeros past the end. */
+const stageRows = (dm: AttentionDims, sh: string, src: string, r0: string, n: number, rows: number, bc: number, wg: number) =>
   `for (var e = lid; e < ${u32Lit((bc * n) / 4)}; e = e + ${u32Lit(wg)}) {
       let rr = e / ${u32Lit(n / 4)};
       var val = vec4<f32>();
-      if (${r0} + rr < ${u32Lit(rows)}) { val = ${src}[(${headOff}) / 4u + (${r0} + rr) * ${u32Lit(n / 4)} + e % ${u32Lit(n / 4)}]; }
+      if (${r0} + rr < ${u32Lit(rows)}) { val = ${src}[${rowIndex(dm, `${r0} + rr`, rows)} * ${u32Lit(n / 4)} + e % ${u32Lit(n / 4)}]; }
       ${sh}[e] = val;
     }`;
 
@@ -139,7 +153,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let h = wid.y;
   let i = wid.x * ${u32Lit(wg)} + lid;
   let valid = i < ${u32Lit(tq)};
-  let row = h * ${u32Lit(tq)} + i;
+  let row = ${rowIndex(dm, 'i', tq)};
   ${loadRow('qr', 'q', `row * ${u32Lit(d)}`, d, 'valid')}
   ${range(D4).map((x) => `let q${x} = qr${x} * ${f32Lit(scale)};`).join(' ')}
   ${range(V4).map((x) => `var o${x} = vec4<f32>();`).join(' ')}
@@ -148,8 +162,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let kend = select(0u, ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)}, valid);
   let tend = ${causal ? `min((wid.x + 1u) * ${u32Lit(wg)}, ${u32Lit(tk)})` : u32Lit(tk)};
   for (var j0 = 0u; j0 < tend; j0 = j0 + ${u32Lit(bc)}) {
-    ${stageRows('ks', 'k', `h * ${u32Lit(tk * d)}`, 'j0', d, tk, bc, wg)}
-    ${lseOnly ? '' : stageRows('vs', 'v', `h * ${u32Lit(tk * dv)}`, 'j0', dv, tk, bc, wg)}
+    ${stageRows(dm, 'ks', 'k', 'j0', d, tk, bc, wg)}
+    ${lseOnly ? '' : stageRows(dm, 'vs', 'v', 'j0', dv, tk, bc, wg)}
     workgroupBarrier();
     for (var c = 0u; c < ${u32Lit(bc)}; c = c + 4u) {
       let j = j0 + c;
@@ -250,7 +264,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     smemDecl = `var<workgroup> ks: array<vec4<f32>, ${(bc * d) / 4}>;\nvar<workgroup> vs: array<vec4<f32>, ${(bc * dv) / 4}>;`;
     body = `let i = wid.x * ${u32Lit(wg)} + lid;
   let valid = i < ${u32Lit(tq)};
-  let row = h * ${u32Lit(tq)} + i;
+  let row = ${rowIndex(dm, 'i', tq)};
   ${loadRow('q', 'q', `row * ${u32Lit(d)}`, d, 'valid')}
   ${loadRow('g', 'dout', `row * ${u32Lit(dv)}`, dv, 'valid')}
   var L = 0.0; var delta = 0.0;
@@ -259,8 +273,8 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
   let kend = select(0u, ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)}, valid);
   let tend = ${causal ? `min((wid.x + 1u) * ${u32Lit(wg)}, ${u32Lit(tk)})` : u32Lit(tk)};
   for (var j0 = 0u; j0 < tend; j0 = j0 + ${u32Lit(bc)}) {
-    ${stageRows('ks', 'k', `h * ${u32Lit(tk * d)}`, 'j0', d, tk, bc, wg)}
-    ${stageRows('vs', 'v', `h * ${u32Lit(tk * dv)}`, 'j0', dv, tk, bc, wg)}
+    ${stageRows(dm, 'ks', 'k', 'j0', d, tk, bc, wg)}
+    ${stageRows(dm, 'vs', 'v', 'j0', dv, tk, bc, wg)}
     workgroupBarrier();
     for (var c = 0u; c < ${u32Lit(bc)}; c = c + 1u) {
       if (j0 + c >= kend) { break; }
@@ -282,7 +296,8 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     const VP = V4 + 1;
     smem = (br * (d + dv + 2) + (vShared ? wg * VP * 4 : 0)) * 4;
     smemDecl = `var<workgroup> qs: array<vec4<f32>, ${(br * d) / 4}>;\nvar<workgroup> gs: array<vec4<f32>, ${(br * dv) / 4}>;\nvar<workgroup> st: array<f32, ${2 * br}>;${vShared ? `\nvar<workgroup> vsh: array<vec4<f32>, ${wg * VP}>;` : ''}`;
-    const vRow = `(h * ${u32Lit(tk)} + j) * ${u32Lit(dv)}`;
+    const kRow = rowIndex(dm, 'j', tk);
+    const vRow = `${kRow} * ${u32Lit(dv)}`;
     const loadV = vShared
       ? `${range(V4).map((x) => `var vv${x} = vec4<f32>(); if (valid) { vv${x} = v[(${vRow}) / 4u + ${u32Lit(x)}]; } vsh[lid * ${u32Lit(VP)} + ${u32Lit(x)}] = vv${x};`).join('\n  ')}`
       : loadRow('vv', 'v', vRow, dv, 'valid');
@@ -293,22 +308,22 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     const dvStep = `let pv = vec4<f32>(p);
         ${range(V4).map((x) => `${dvToo ? 'b' : 'a'}${x} = fma(pv, gs[c * ${u32Lit(V4)} + ${u32Lit(x)}], ${dvToo ? 'b' : 'a'}${x});`).join(' ')}`;
     const rowOut = (arr: string, n4: number, reg: string, scaled: boolean) =>
-      range(n4).map((x) => `${arr}[(h * ${u32Lit(tk)} + j) * ${u32Lit(n4)} + ${u32Lit(x)}] = ${reg}${x}${scaled ? ` * ${sc}` : ''};`).join(' ');
+      range(n4).map((x) => `${arr}[${kRow} * ${u32Lit(n4)} + ${u32Lit(x)}] = ${reg}${x}${scaled ? ` * ${sc}` : ''};`).join(' ');
     body = `let j = wid.x * ${u32Lit(wg)} + lid;
   let valid = j < ${u32Lit(tk)};
-  ${loadRow('kk', 'k', `(h * ${u32Lit(tk)} + j) * ${u32Lit(d)}`, d, 'valid')}
+  ${loadRow('kk', 'k', `${kRow} * ${u32Lit(d)}`, d, 'valid')}
   ${dk ? loadV : ''}
   ${acc}
   ${dvToo ? range(V4).map((i) => `var b${i} = vec4<f32>();`).join(' ') : ''}
   // queries i ≥ j attend key j when causal: the block's first tile starts at its first key, rounded down
   let t0 = ${causal ? `((wid.x * ${u32Lit(wg)}) / ${u32Lit(br)}) * ${u32Lit(br)}` : '0u'};
   for (var i0 = t0; i0 < ${u32Lit(tq)}; i0 = i0 + ${u32Lit(br)}) {
-    ${stageRows('qs', 'q', `h * ${u32Lit(tq * d)}`, 'i0', d, tq, br, wg)}
-    ${stageRows('gs', 'dout', `h * ${u32Lit(tq * dv)}`, 'i0', dv, tq, br, wg)}
+    ${stageRows(dm, 'qs', 'q', 'i0', d, tq, br, wg)}
+    ${stageRows(dm, 'gs', 'dout', 'i0', dv, tq, br, wg)}
     for (var e = lid; e < ${u32Lit(2 * br)}; e = e + ${u32Lit(wg)}) {
       var val = 0.0;
       let r = i0 + e / 2u;
-      if (r < ${u32Lit(tq)}) { val = select(rowdot[h * ${u32Lit(tq)} + r], lse[h * ${u32Lit(tq)} + r], e % 2u == 0u); }
+      if (r < ${u32Lit(tq)}) { let ri = ${rowIndex(dm, 'r', tq)}; val = select(rowdot[ri], lse[ri], e % 2u == 0u); }
       st[e] = val;
     }
     workgroupBarrier();

@@ -542,6 +542,24 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         await check('attentionGradKV', gradOperands(lead, tq, tk, d, d), { causal, scale: 0.25 }, caps, { rtol: 1e-3, atol: 1e-4, plan });
     });
 
+    // seq-major ([B, T, H, D], lse and delta [B, T, H]): the flash kernels only; odd head sizes are refused
+    it.each([[false], [true]])('flash kernels in the seq-major layout match the interpreter (causal=%s)', async (causal) => {
+      const caps = await getCaps();
+      const attrs = { causal, scale: 0.3, seqMajor: true };
+      for (const [b, tq, tk, h, d, dv] of [[2, 37, 41, 3, 8, 4], [1, 70, 66, 2, 16, 16], [3, 5, 5, 1, 4, 8]]) {
+        const ops: Operand[] = [{ shape: [b, tq, h, d] }, { shape: [b, tk, h, d] }, { shape: [b, tk, h, dv] }, { shape: [b, tq, h, dv] }, { shape: [b, tq, h] }, { shape: [b, tq, h] }];
+        await check('attention', ops.slice(0, 3), attrs, caps, { rtol: 1e-4, atol: 1e-5 });
+        await check('attentionLse', ops.slice(0, 2), attrs, caps, { rtol: 1e-4, atol: 1e-5 });
+        await check('attentionWithLse', ops.slice(0, 3), attrs, caps, { rtol: 1e-4, atol: 1e-5, plan: (spec: KernelSpec<'attentionWithLse'>, c: DeviceCaps) => attentionWithLseKernel({ ...spec, results: ['buffer', 'unused'] }, c) });
+        if (caps.maxStorageBuffersPerShaderStage < 7) continue;
+        for (const wrt of ['q', 'k', 'v'] as const) await check('attentionGrad', ops, { ...attrs, wrt }, caps, { rtol: 1e-3, atol: 1e-4 });
+      }
+      const g = new Graph();
+      const q = g.input('q', [1, 4, 2, 6]);
+      const node = g.node('attention', [q, q, q], attrs);
+      expect(() => generateKernel({ node, inputs: [{ shape: q.shape, dtype: 'f32' }, { shape: q.shape, dtype: 'f32' }, { shape: q.shape, dtype: 'f32' }] }, caps)).toThrow(/seq-major.*flash/);
+    });
+
     it('flash attention variants (rows per workgroup, tile rows) agree with the interpreter', async () => {
       const caps = await getCaps();
       const lead = [2];

@@ -22,6 +22,7 @@ import { costDefaults, tensorCost } from './costModel.js';
 import { OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
 import { algebraRules } from './rules/algebra.js';
 import { attentionGradKVRules } from './rules/attentionGradKV.js';
+import { attentionLayoutRules } from './rules/attentionLayout.js';
 import { attentionLseRules } from './rules/attentionLse.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
@@ -45,13 +46,14 @@ export const RULE_SETS = {
   backward: backwardRules,
   update: [...multiUpdateRules, ...multiTensorUpdateRules],
   attention: [...attentionLseRules, ...attentionGradKVRules],
+  attentionLayout: attentionLayoutRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionLayoutRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -67,7 +69,7 @@ export interface PassSpec {
  * fixpoint first means fusion sees one canonical graph instead of re-fusing every rewritten spelling.
  */
 export const DEFAULT_PASSES: readonly PassSpec[] = [
-  { name: 'simplify', ruleSets: ['algebra', 'layout', 'backward'], iterLimit: 12 },
+  { name: 'simplify', ruleSets: ['algebra', 'layout', 'attentionLayout', 'backward'], iterLimit: 12 },
   { name: 'fuse', ruleSets: ['fusion'], iterLimit: 30 },
   // on the fused expressions: state updates sharing an operand, and an attention with its backward's
   // log-sum-exp, and its key and value gradients, become multi-result kernels

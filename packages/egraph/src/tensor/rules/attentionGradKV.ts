@@ -17,14 +17,14 @@ const RULE = 'attention-grad-kv';
 function attentionGradKV(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] {
   const dk = fromENode(node);
   if (dk.op !== 'attentionGrad' || dk.attrs.wrt !== 'k') return [];
-  const { causal, scale } = dk.attrs;
+  const { causal, scale, seqMajor } = dk.attrs;
   const kids = node.children.map((c) => egraph.find(c));
   if (!sameShape(egraph.eclass(kids[1]).data.shape, egraph.eclass(kids[2]).data.shape)) return [];
   for (const [parent, cls] of egraph.eclass(kids[2]).parents) {
     const dv = fromENode(parent);
-    if (dv.op !== 'attentionGrad' || dv.attrs.wrt !== 'v' || dv.attrs.causal !== causal || dv.attrs.scale !== scale) continue;
+    if (dv.op !== 'attentionGrad' || dv.attrs.wrt !== 'v' || dv.attrs.causal !== causal || dv.attrs.scale !== scale || !dv.attrs.seqMajor !== !seqMajor) continue;
     if (parent.children.some((c, i) => egraph.find(c) !== kids[i])) continue;
-    const m = addRecorded(egraph, irENode('attentionGradKV', { causal, scale }, kids), [RULE]);
+    const m = addRecorded(egraph, irENode('attentionGradKV', seqMajor ? { causal, scale, seqMajor } : { causal, scale }, kids), [RULE]);
     egraph.union(egraph.find(cls), addRecorded(egraph, irENode('pick', { index: 1 }, [m]), [RULE]));
     return [addRecorded(egraph, irENode('pick', { index: 0 }, [m]), [RULE])];
   }

@@ -16,18 +16,18 @@ const RULE = 'attention-lse';
 function attentionWithLse(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] {
   const lse = fromENode(node);
   if (lse.op !== 'attentionLse') return [];
-  const { causal, scale } = lse.attrs;
+  const { causal, scale, seqMajor } = lse.attrs;
   const [q, k] = node.children.map((c) => egraph.find(c));
   const out: Id[] = [];
   const seen = new Set<Id>();
   for (const [parent, cls] of egraph.eclass(q).parents) {
     const a = fromENode(parent);
-    if (a.op !== 'attention' || a.attrs.causal !== causal || a.attrs.scale !== scale) continue;
+    if (a.op !== 'attention' || a.attrs.causal !== causal || a.attrs.scale !== scale || !a.attrs.seqMajor !== !seqMajor) continue;
     const [aq, ak, v] = parent.children.map((c) => egraph.find(c));
     const A = egraph.find(cls);
     if (aq !== q || ak !== k || seen.has(A)) continue;
     seen.add(A);
-    const m = addRecorded(egraph, irENode('attentionWithLse', { causal, scale }, [q, k, v]), [RULE]);
+    const m = addRecorded(egraph, irENode('attentionWithLse', seqMajor ? { causal, scale, seqMajor } : { causal, scale }, [q, k, v]), [RULE]);
     egraph.union(A, addRecorded(egraph, irENode('pick', { index: 0 }, [m]), [RULE]));
     out.push(addRecorded(egraph, irENode('pick', { index: 1 }, [m]), [RULE]));
   }
