@@ -161,20 +161,31 @@ class IndexStream {
   }
 }
 
+/** The older `fit` input: images of `features` values each and their i32 labels. */
+interface ImageSet {
+  count: number;
+  images: Float32Array;
+  labels: Int32Array;
+}
+
+const isImageSet = (d: Dataset | ImageSet): d is ImageSet => 'images' in d && !('batch' in d);
+
 /** Runs training steps of a compiled session over a dataset. */
 export class Trainer {
   constructor(readonly session: TrainingSession) {}
 
   /** Trains on any Dataset; or, as before, on `{ count, images, labels }` with `features` values per image. */
   fit(data: Dataset, opts: FitOptions): Promise<FitResult>;
-  fit(data: { count: number; images: Float32Array; labels: Int32Array }, features: number, opts: FitOptions): Promise<FitResult>;
-  fit(data: Dataset | { count: number; images: Float32Array; labels: Int32Array }, a: FitOptions | number, b?: FitOptions): Promise<FitResult> {
-    if (typeof a !== 'number') return this.run(data as Dataset, a);
-    const legacy = data as { count: number; images: Float32Array; labels: Int32Array };
-    const opts = b as FitOptions;
-    const ds = tensorDataset({ x: { data: legacy.images, perExample: a }, labels: { data: legacy.labels, perExample: 1 } });
-    const map = opts.feeds;
-    return this.run(map ? { length: ds.length, batch: (i) => { const f = ds.batch(i); return map({ x: f.x as Float32Array, labels: f.labels as Int32Array }); } } : ds, opts);
+  fit(data: ImageSet, features: number, opts: FitOptions): Promise<FitResult>;
+  fit(data: Dataset | ImageSet, a: FitOptions | number, b?: FitOptions): Promise<FitResult> {
+    if (!isImageSet(data)) {
+      if (typeof a === 'number') throw new TypeError('Trainer.fit: fit(dataset, options) takes no feature count (that is fit({ count, images, labels }, features, options))');
+      return this.run(data, a);
+    }
+    if (typeof a !== 'number' || b === undefined) throw new TypeError('Trainer.fit: { count, images, labels } needs the features per image: fit(data, features, options)');
+    const ds = tensorDataset({ x: { data: data.images, perExample: a }, labels: { data: data.labels, perExample: 1 } });
+    const map = b.feeds;
+    return this.run(map ? { length: ds.length, batch: (i) => { const f = ds.batch(i); return map({ x: f.x as Float32Array, labels: f.labels as Int32Array }); } } : ds, b);
   }
 
   /** One pass over a validation set: every example once (a partial last batch padded, its padding not counted). */

@@ -150,4 +150,16 @@ describe('Trainer', () => {
     await expect(new Trainer(train).fit(ds, { epochs: 1, batchSize: B, progress: false })).rejects.toThrow(/accumulate 1 needs a step compiled with \{ accumulate: 1 \} \(this one has 2\)/);
     train.dispose();
   });
+
+  it('trains on { count, images, labels } with the features per image (the older form), and refuses mixed forms', async () => {
+    const train = await session();
+    const d = data(8, 6);
+    const trainer = new Trainer(train);
+    const fit = await trainer.fit({ count: 8, images: d.x, labels: d.labels }, F, { epochs: 1, batchSize: B, progress: false, lr: () => 0.01 });
+    expect(fit.steps).toBe(2);
+    expect(() => trainer.fit({ count: 8, images: d.x, labels: d.labels } as never, { epochs: 1, batchSize: B })).toThrow(TypeError);
+    const ds = tensorDataset({ x: { data: d.x, perExample: F }, labels: { data: d.labels, perExample: 1 } });
+    expect(() => trainer.fit(ds as never, F, { epochs: 1, batchSize: B })).toThrow(/takes no feature count/);
+    train.dispose();
+  });
 });

@@ -234,7 +234,7 @@ export class Session {
       const v = feeds[slot.name];
       if (v === undefined) throw new InputError(slot.name, `missing input '${slot.name}' (${fmtType(slot.node)}); expected inputs: ${expected()}`);
       const data = toDeviceData(`input ${slot.name}`, slot.node, v);
-      for (const chk of slot.labelChecks) checkLabels(slot.name, chk, data as Int32Array);
+      for (const chk of slot.labelChecks) checkLabels(slot.name, chk, data);
       return copy ? snapshot(data, v) : data;
     });
   }

@@ -20,8 +20,8 @@ const next: PwExpr = { op: 'add', a: { op: 'mul', a: I(2), b: { op: 'const', val
 const exprs: PwExpr[] = [{ op: 'sub', a: I(1), b: { op: 'mul', a: next, b: I(0) } }, next];
 const SHAPES = [[3, 5], [7], [2, 33]];
 
-function build(sharedGradient = false): Graph {
-  const shapes = sharedGradient ? [SHAPES[0], SHAPES[0], SHAPES[2]] : SHAPES;
+function build(sharedGradient = false, chained = false): Graph {
+  const shapes = sharedGradient || chained ? [SHAPES[0], SHAPES[0], SHAPES[2]] : SHAPES;
   const g = new Graph();
   const lr = g.input('lr', []);
   const x = g.input('x', [4]);
@@ -29,9 +29,12 @@ function build(sharedGradient = false): Graph {
   const params = shapes.map((shape, i) => g.param(`p${i}`, shape, { kind: 'uniform', low: -1, high: 1, seed: i + 1 }));
   const bufs = shapes.map((shape, i) => g.state(`buf${i}`, shape));
   const fed = g.input('gfed', SHAPES[0]);
+  const grads: ReturnType<Graph['input']>[] = [];
   shapes.forEach((_, i) => {
-    // a gradient computed in the step (a kernel's output, so a transient tensor placed in the gradient arena)
-    const grad = sharedGradient && i < 2 ? fed : g.mul(g.tanh(params[i]), g.sum(x));
+    // a gradient computed in the step (a kernel's output, so a transient tensor placed in the gradient arena); chained:
+    // group 1's gradient is computed from group 0's, so that kernel would bind the gradients' arena twice
+    const grad = sharedGradient && i < 2 ? fed : chained && i === 1 ? g.exp(grads[0]) : g.mul(g.tanh(params[i]), g.sum(x));
+    grads.push(grad);
     ins.push(params[i], bufs[i], grad);
   });
   const mt = g.node('pointwiseMultiTensor', ins, { exprs, dtype: 'f32', shared: 1, shapes: shapes.map((s) => [...s]) });
@@ -90,6 +93,14 @@ describe('pointwiseMultiTensor', () => {
     expect((await session.read('p1')).data).toBeAllclose(want.p1.data, { rtol: 1e-5, atol: 1e-6 });
     expect((await session.read('buf2')).data).toBeAllclose(want.buf2.data, { rtol: 1e-5, atol: 1e-6 });
     await session.dispose();
+  });
+
+  it('runs one dispatch per group when another kernel would bind an arena writable and read-only, and still matches', async () => {
+    const g = build(false, true);
+    const session = await compile(g, device);
+    expect(session.stats.multiTensorArenas).toBe(0);
+    await session.dispose();
+    await matchesInterpreter(build(false, true), 2);
   });
 
   it('runs one dispatch per group when a tensor would be in a role of two groups, and still matches', async () => {
