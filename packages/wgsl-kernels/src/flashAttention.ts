@@ -1,4 +1,5 @@
-// Flash attention for `attention`, `attentionLse` and `attentionGrad` when D and Dv are multiples of 4 (≤ 128): a
+// Flash attention for `attention`, `attentionLse`, `attentionWithLse`, `attentionGrad` and `attentionGradKV` when D
+// and Dv are multiples of 4 (≤ 128): a
 // workgroup per (head, block of BR rows), one thread per row holding its row vectors in vec4 registers (unrolled
 // here, so nothing is indexed at run time); partner rows are staged in workgroup memory BC at a time (coalesced
 // vec4 loads) and read by every thread as broadcasts. No T×T matrix exists anywhere.
@@ -6,8 +7,9 @@
 //   tiles past the block's last query are never loaded, the diagonal tile is masked per thread. `attentionLse`
 //   is the same loop without V: it writes L = m + log l per query row.
 // - gradients read L and Δ = dO·O per query row (operands of attentionGrad, computed once per attention): dq, a
-//   thread per query row over key tiles (P = exp(s − L), dS = P(dP − Δ), dq += dS·k), or dk / dv, a thread per
-//   key row over query tiles (dv += P·dO, dk += dS·q).
+//   thread per query row over key tiles (P = exp(s − L), dS = P(dP − Δ), dq += dS·k), or dk / dv (or both at
+//   once, attentionGradKV: P computed once), a thread per key row over query tiles (dv += P·dO, dk += dS·q).
+// - layouts: heads-major [..., H, T, D] or seq-major [..., T, H, D] (`seqMajor`), one row-index formula apart.
 // Causal masks are top-left aligned (key j > query i masked, as the interpreter). attention.ts decides when to
 // use this file (its simple kernels stay for odd D and as the reference shape).
 
@@ -224,13 +226,6 @@ export function flashAttentionWithLsePlan(spec: KernelSpec<'attentionWithLse'>, 
 type GradWrt = 'q' | 'k' | 'v' | 'kv';
 
 /**
- * Whether the fused dk/dv pass keeps each thread's own v row in workgroup memory (padded by a vec4 so a row per
- * thread reads without bank conflicts) rather than in registers: it then holds k, dk and dv (3·D floats) in
- * registers like the dk pass, not 4·D. Only when the caps leave room next to the staged query tiles.
- */
-const ownVInShared = (wg: number, br: number, d: number, dv: number, caps: DeviceCaps) => (br * (d + dv + 2) + wg * (dv + 4)) * 4 <= caps.maxComputeWorkgroupStorageSize;
-
-/**
  * Gradient pass for dq (a thread per query row over key tiles) or dk / dv / both (a thread per key row over
  * query tiles: the scores and P are computed once for both gradients when fused).
  */
@@ -291,17 +286,13 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     const br = tile;
     const dk = wrt !== 'v';
     const dvToo = wrt === 'kv';
-    // the fused pass keeps v_j in workgroup memory when it fits (see ownVInShared), else in registers
-    const vShared = dvToo && ownVInShared(wg, br, d, dv, caps);
-    const VP = V4 + 1;
-    smem = (br * (d + dv + 2) + (vShared ? wg * VP * 4 : 0)) * 4;
-    smemDecl = `var<workgroup> qs: array<vec4<f32>, ${(br * d) / 4}>;\nvar<workgroup> gs: array<vec4<f32>, ${(br * dv) / 4}>;\nvar<workgroup> st: array<f32, ${2 * br}>;${vShared ? `\nvar<workgroup> vsh: array<vec4<f32>, ${wg * VP}>;` : ''}`;
+    // k_j, v_j, dk_j and dv_j all in registers: keeping v_j in workgroup memory instead (padded rows, 17 KiB more
+    // per workgroup) made the fused pass 2.4x slower on the H200 (1.85 vs 0.78 ms at B64 H6 T256 D64, 2026-12-04)
+    smem = br * (d + dv + 2) * 4;
+    smemDecl = `var<workgroup> qs: array<vec4<f32>, ${(br * d) / 4}>;\nvar<workgroup> gs: array<vec4<f32>, ${(br * dv) / 4}>;\nvar<workgroup> st: array<f32, ${2 * br}>;`;
     const kRow = rowIndex(dm, 'j', tk);
     const vRow = `${kRow} * ${u32Lit(dv)}`;
-    const loadV = vShared
-      ? `${range(V4).map((x) => `var vv${x} = vec4<f32>(); if (valid) { vv${x} = v[(${vRow}) / 4u + ${u32Lit(x)}]; } vsh[lid * ${u32Lit(VP)} + ${u32Lit(x)}] = vv${x};`).join('\n  ')}`
-      : loadRow('vv', 'v', vRow, dv, 'valid');
-    const dpExpr = vShared ? range(V4).map((x) => `dot(vsh[lid * ${u32Lit(VP)} + ${u32Lit(x)}], gs[c * ${u32Lit(V4)} + ${u32Lit(x)}])`).join(' + ') : dotRow('vv', 'gs', `c * ${u32Lit(V4)}`, dv);
+    const dpExpr = dotRow('vv', 'gs', `c * ${u32Lit(V4)}`, dv);
     const dkStep = `let dp = ${dpExpr};
         let ds = vec4<f32>(p * (dp - st[2u * c + 1u]));
         ${range(D4).map((x) => `a${x} = fma(ds, qs[c * ${u32Lit(D4)} + ${u32Lit(x)}], a${x});`).join(' ')}`;
@@ -312,7 +303,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     body = `let j = wid.x * ${u32Lit(wg)} + lid;
   let valid = j < ${u32Lit(tk)};
   ${loadRow('kk', 'k', `${kRow} * ${u32Lit(d)}`, d, 'valid')}
-  ${dk ? loadV : ''}
+  ${dk ? loadRow('vv', 'v', vRow, dv, 'valid') : ''}
   ${acc}
   ${dvToo ? range(V4).map((i) => `var b${i} = vec4<f32>();`).join(' ') : ''}
   // queries i ≥ j attend key j when causal: the block's first tile starts at its first key, rounded down

@@ -5,7 +5,7 @@
 import { optimize } from '@neura/egraph';
 import { Graph } from '@neura/ir';
 import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
-import { type FlashConfig, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
+import { type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
 
 /** One matmul shape: C[M,N] = op(A)·op(B) with reduction K. */
 export interface MatmulShape {
@@ -94,7 +94,11 @@ export const withFlashConfig =
         ? flashAttentionLsePlan(spec, caps, cfg)
         : isSpecOf(spec, 'attentionGrad')
           ? flashAttentionGradPlan(spec, caps, cfg)
-          : generateKernel(spec, caps);
+          : isSpecOf(spec, 'attentionWithLse')
+            ? flashAttentionWithLsePlan(spec, caps, { out: spec.results?.[0] !== 'unused', lse: spec.results?.[1] !== 'unused' }, cfg)
+            : isSpecOf(spec, 'attentionGradKV')
+              ? flashAttentionGradKVPlan(spec, caps, (['k', 'v'] as const).filter((_, r) => spec.results?.[r] !== 'unused'), cfg)
+              : generateKernel(spec, caps);
 
 /**
  * Times causal attention forward + backward (B, H, T, D) as autograd builds it: the forward, its log-sum-exp,
