@@ -5,7 +5,7 @@
 import { grad } from '@neura/autograd';
 import { optimize } from '@neura/egraph';
 import { Graph, interpret, type TensorValue, tensor } from '@neura/ir';
-import { buildTrainingStep, compileTraining, mlp } from '@neura/nn';
+import { buildTrainingStep, compileTraining, mlp, type TrainingSession } from '@neura/nn';
 import { adam, adamW, type Optimizer, sgd } from '@neura/optim';
 import { compile, createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +34,20 @@ function batch(seed: number): { x: Float32Array; labels: Int32Array } {
   return { x: Float32Array.from({ length: B * F }, r), labels: Int32Array.from({ length: B }, (_, i) => (i * 7 + seed) % C) };
 }
 
+/** Runs `steps` steps (batches from seed `firstSeed` on) on the device and in the f64 interpreter on `ref`: same losses, same final state. */
+async function matchesInterpreter(session: TrainingSession, ref: Graph, steps: number, firstSeed: number) {
+  let state: Record<string, TensorValue> = {};
+  for (let s = 0; s < steps; s++) {
+    const b = batch(s + firstSeed);
+    const gpuLoss = await session.step(b, { readLoss: true });
+    const r = interpret(ref, { x: tensor([B, F], b.x), labels: tensor([B], b.labels, 'i32') }, state, 'f64');
+    expect(gpuLoss).toBeAllclose(r.outputs.loss.data, { rtol: 1e-4, atol: 1e-5 });
+    state = { ...state, ...r.updates };
+  }
+  const all = await session.session.readState();
+  for (const [name, v] of Object.entries(state)) expect(all[name].data, name).toBeAllclose(v.data, { rtol: 2e-3, atol: 2e-5 });
+}
+
 async function compare(makeOpt: () => Optimizer, steps: number, on: NeuraDevice = device) {
   const gpu = build();
   const session = await compileTraining(gpu.g, { loss: gpu.loss, optimizer: makeOpt(), device: on });
@@ -41,16 +55,7 @@ async function compare(makeOpt: () => Optimizer, steps: number, on: NeuraDevice 
   ref.g.output('loss', ref.loss);
   const params = ref.g.leaves('param');
   makeOpt().apply(ref.g, params, grad(ref.g, ref.loss, params));
-  let state: Record<string, TensorValue> = {};
-  for (let s = 0; s < steps; s++) {
-    const b = batch(s + 1);
-    const gpuLoss = await session.step(b, { readLoss: true });
-    const r = interpret(ref.g, { x: tensor([B, F], b.x), labels: tensor([B], b.labels, 'i32') }, state, 'f64');
-    expect(gpuLoss).toBeAllclose(r.outputs.loss.data, { rtol: 1e-4, atol: 1e-5 });
-    state = { ...state, ...r.updates };
-  }
-  const all = await session.session.readState();
-  for (const [name, v] of Object.entries(state)) expect(all[name].data, name).toBeAllclose(v.data, { rtol: 2e-3, atol: 2e-5 });
+  await matchesInterpreter(session, ref.g, steps, 1);
   expect(session.stats.dispatchesPerStep).toBeLessThan(session.report?.dispatchesBefore ?? 0);
   session.dispose();
 }
@@ -105,16 +110,7 @@ describe('compileTraining', () => {
     const session = await compileTraining(gpu.g, { loss: gpu.loss, ...opts(), device });
     const ref = build();
     buildTrainingStep(ref.g, { loss: ref.loss, ...opts() });
-    let state: Record<string, TensorValue> = {};
-    for (let s = 0; s < 3; s++) {
-      const b = batch(s + 5);
-      const gpuLoss = await session.step(b, { readLoss: true });
-      const r = interpret(ref.g, { x: tensor([B, F], b.x), labels: tensor([B], b.labels, 'i32') }, state, 'f64');
-      expect(gpuLoss).toBeAllclose(r.outputs.loss.data, { rtol: 1e-4, atol: 1e-5 });
-      state = { ...state, ...r.updates };
-    }
-    const all = await session.session.readState();
-    for (const [name, v] of Object.entries(state)) expect(all[name].data, name).toBeAllclose(v.data, { rtol: 2e-3, atol: 2e-5 });
+    await matchesInterpreter(session, ref.g, 3, 5);
     // one multi-tensor kernel per group (their decay constants differ), each one dispatch
     const multis = session.graph.live().filter((id) => session.graph.nodes[id].op === 'pointwiseMultiTensor');
     expect(multis.length).toBe(2);
