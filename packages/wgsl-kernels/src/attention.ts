@@ -43,6 +43,33 @@ function checkSeqMajor(spec: KernelSpec, d: number, dv: number, caps: DeviceCaps
     kernelError(spec, `runs seq-major ([..., T, H, D]) only on the flash kernels: head sizes D = ${d}, Dv = ${dv} must be multiples of 4 up to 128 and the caps must allow 16 threads and a staged tile`);
 }
 
+/**
+ * The simple kernels' key loop for query row i of head h (q_i staged in `qs`, `kend` keys, running max `m` and sum
+ * `l`): per block of WG keys each thread scores one into `w`, then every thread reads the block's scores (n ≤ WG)
+ * for the block max and sum without a tree reduction; `accumulate` then runs with the block max `bm`, the rescale
+ * `alpha`, the block start `j0` and its length `n`.
+ */
+const onlineSoftmaxBlocks = (spec: KernelSpec<'attention' | 'attentionLse' | 'attentionWithLse'>, wg: number, accumulate: string): string => {
+  const { tk, d } = attentionDims(spec);
+  return `for (var j0 = 0u; j0 < kend; j0 = j0 + ${u32Lit(wg)}) {
+    let j = j0 + lid;
+    var s = ${MASKED};
+    if (j < kend) { ${dotWith('qs', 'k', `h * ${u32Lit(tk * d)}`, 'j', d)} s = dacc * ${f32Lit(spec.node.attrs.scale)}; }
+    w[lid] = s;
+    workgroupBarrier();
+    let n = min(${u32Lit(wg)}, kend - j0);
+    var bm = m;
+    for (var jj = 0u; jj < n; jj = jj + 1u) { bm = max(bm, w[jj]); }
+    let alpha = exp(m - bm);
+    var bs = 0.0;
+    for (var jj = 0u; jj < n; jj = jj + 1u) { bs = bs + exp(w[jj] - bm); }
+    l = l * alpha + bs;
+    m = bm;
+    ${accumulate}
+    workgroupBarrier();
+  }`;
+};
+
 /** `attention`: a workgroup per (head, query row), online softmax over key blocks. */
 export function attentionKernel(spec: KernelSpec<'attention'>, caps: DeviceCaps): KernelPlan {
   const { heads, tq, tk, d, dv } = attentionDims(spec);
@@ -74,7 +101,7 @@ export function attentionWithLseKernel(spec: KernelSpec<'attentionWithLse'>, cap
 
 /** The simple forward kernel, writing attention's output to the node's result `out`. */
 function simpleForwardDispatch(spec: KernelSpec<'attention' | 'attentionWithLse'>, caps: DeviceCaps, out: number): Dispatch {
-  const { causal, scale } = spec.node.attrs;
+  const { causal } = spec.node.attrs;
   const { heads, tq, tk, d, dv } = attentionDims(spec);
   const wg = wgOf(caps);
   const nc = Math.ceil(dv / wg);
@@ -95,31 +122,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   var m = ${MASKED};
   var l = 0.0;
   var oacc: array<f32, ${nc}>;
-  for (var j0 = 0u; j0 < kend; j0 = j0 + ${u32Lit(wg)}) {
-    let j = j0 + lid;
-    var s = ${MASKED};
-    if (j < kend) { ${dotWith('qs', 'k', `h * ${u32Lit(tk * d)}`, 'j', d)} s = dacc * ${f32Lit(scale)}; }
-    w[lid] = s;
-    workgroupBarrier();
-    let n = min(${u32Lit(wg)}, kend - j0);
-    // Every thread reads the block's scores (n ≤ WG): block max and sum without a tree reduction.
-    var bm = m;
-    for (var jj = 0u; jj < n; jj = jj + 1u) { bm = max(bm, w[jj]); }
-    let alpha = exp(m - bm);
-    var bs = 0.0;
-    for (var jj = 0u; jj < n; jj = jj + 1u) { bs = bs + exp(w[jj] - bm); }
-    l = l * alpha + bs;
-    m = bm;
-    for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
+  ${onlineSoftmaxBlocks(spec, wg, `for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
       let c = lid + t * ${u32Lit(wg)};
       if (c < ${u32Lit(dv)}) {
         var a = oacc[t] * alpha;
         for (var jj = 0u; jj < n; jj = jj + 1u) { a = fma(exp(w[jj] - bm), v[(h * ${u32Lit(tk)} + j0 + jj) * ${u32Lit(dv)} + c], a); }
         oacc[t] = a;
       }
-    }
-    workgroupBarrier();
-  }
+    }`)}
   for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
     let c = lid + t * ${u32Lit(wg)};
     if (c < ${u32Lit(dv)}) { y[(h * ${u32Lit(tq)} + i) * ${u32Lit(dv)} + c] = oacc[t] / l; }
@@ -141,7 +151,7 @@ export function attentionLseKernel(spec: KernelSpec<'attentionLse'>, caps: Devic
 
 /** The simple log-sum-exp kernel (reads q and k only), writing to the node's result `out`. */
 function simpleLseDispatch(spec: KernelSpec<'attentionLse' | 'attentionWithLse'>, caps: DeviceCaps, out: number): Dispatch {
-  const { causal, scale } = spec.node.attrs;
+  const { causal } = spec.node.attrs;
   const { heads, tq, tk, d } = attentionDims(spec);
   const wg = wgOf(caps);
   const bindings: Binding[] = [0, 1].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
@@ -161,21 +171,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let kend = ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)};
   var m = ${MASKED};
   var l = 0.0;
-  for (var j0 = 0u; j0 < kend; j0 = j0 + ${u32Lit(wg)}) {
-    let j = j0 + lid;
-    var s = ${MASKED};
-    if (j < kend) { ${dotWith('qs', 'k', `h * ${u32Lit(tk * d)}`, 'j', d)} s = dacc * ${f32Lit(scale)}; }
-    w[lid] = s;
-    workgroupBarrier();
-    let n = min(${u32Lit(wg)}, kend - j0);
-    var bm = m;
-    for (var jj = 0u; jj < n; jj = jj + 1u) { bm = max(bm, w[jj]); }
-    var bs = 0.0;
-    for (var jj = 0u; jj < n; jj = jj + 1u) { bs = bs + exp(w[jj] - bm); }
-    l = l * exp(m - bm) + bs;
-    m = bm;
-    workgroupBarrier();
-  }
+  ${onlineSoftmaxBlocks(spec, wg, '')}
   if (lid == 0u) { lse[row] = m + log(l); }
 }
 `;

@@ -512,7 +512,7 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
     });
 
     // result 0 only (the harness binds one output buffer; both results are checked through compile in
-    // runtime-webgpu's attentionWithLse.gpu.test.ts)
+    // runtime-webgpu's attentionMultiResult.gpu.test.ts)
     it.each([[false], [true]])('attentionWithLse writes attention as its result 0, flash and simple (causal=%s)', async (causal) => {
       const caps = await getCaps();
       const plan = (spec: KernelSpec<'attentionWithLse'>, c: DeviceCaps) => attentionWithLseKernel({ ...spec, results: ['buffer', 'unused'] }, c);
@@ -533,7 +533,7 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
     });
 
     // result 0 (dk) only: the harness binds one output buffer; the fused dk + dv pass is checked through compile in
-    // runtime-webgpu's attentionGradKV.gpu.test.ts
+    // runtime-webgpu's attentionMultiResult.gpu.test.ts
     it.each([[false], [true]])('attentionGradKV writes dk as its result 0, flash and simple (causal=%s)', async (causal) => {
       const caps = await getCaps();
       if (caps.maxStorageBuffersPerShaderStage < 7) return; // attentionGrad's test above checks the refusal
