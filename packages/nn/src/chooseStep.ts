@@ -8,6 +8,7 @@
 import { type CostOptions, type OptimizeReport, optimize } from '@neura/egraph';
 import { type Graph, hashName, interpret, type OpKind, printGraph, type TensorValue, tensor } from '@neura/ir';
 import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
+import { TrainingStepError } from './errors.js';
 
 /** A candidate plan: the step optimized with these cost figures (or not optimized at all). */
 export interface Candidate {
@@ -121,7 +122,7 @@ export async function chooseStep(
   compileOpts: { initialState: (plan: Graph) => Record<string, TensorValue> | undefined; label: string; customKernelOps: ReadonlySet<OpKind> },
 ): Promise<{ graph: Graph; report?: OptimizeReport; session: Session; measurement: Measurement }> {
   const candidates = opts.candidates ?? CANDIDATES;
-  if (candidates.length === 0) throw new Error('compileTraining: measure.candidates is empty');
+  if (candidates.length === 0) throw new TrainingStepError('compileTraining: measure.candidates is empty');
   const cache = opts.cache ?? processCache;
   const key = decisionKey(device, step);
   const compileOne = (p: Plan) => compile(p.graph, device, { initialState: compileOpts.initialState(p.graph), label: compileOpts.label });
@@ -182,7 +183,7 @@ export async function chooseStep(
       if (!keep) await session.dispose();
     }
   }
-  if (!best) throw new Error(`compileTraining: no candidate plan agreed with the reference (${results.map((r) => `${r.name}: ${r.why}`).join('; ')})`);
+  if (!best) throw new TrainingStepError(`compileTraining: no candidate plan agreed with the reference (${results.map((r) => `${r.name}: ${r.why}`).join('; ')})`);
   await best.session.writeStates(best.initial); // undo the measured steps
   await cache.set(key, best.plan.candidate.name);
   return { graph: best.plan.graph, report: best.plan.report, session: best.session, measurement: { key, choice: best.plan.candidate.name, cached: false, candidates: results } };

@@ -183,7 +183,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   let session: Session;
   let measurement: Measurement | undefined;
   if (opts.measure) {
-    if (opts.optimize === false) throw new Error('compileTraining: measure chooses among optimized plans; it cannot be combined with optimize: false');
+    if (opts.optimize === false) throw new TrainingStepError('compileTraining: measure chooses among optimized plans; it cannot be combined with optimize: false');
     const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
     ({ graph: step, report, session, measurement } = await chooseStep(graph, device, opts.measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps() }));
   } else {

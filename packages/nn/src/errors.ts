@@ -2,7 +2,10 @@
 // checkpoints and anomalies keep theirs beside their code): callers can tell a bad step setup or a diverged run
 // from a bug. Each message names the option or the step.
 
-/** Options that cannot make a training step: no params, a non-scalar loss, parameter groups that do not cover the params. */
+/**
+ * A training step that cannot be built: a non-scalar loss, no params, parameter groups that do not cover the
+ * params, conflicting options, or (under `measure`) no candidate plan that agrees with the reference.
+ */
 export class TrainingStepError extends Error {
   override readonly name: string = 'TrainingStepError';
 }

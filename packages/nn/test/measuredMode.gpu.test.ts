@@ -3,7 +3,7 @@
 // default plan; a second compile with the same cache reads the decision instead of measuring.
 
 import { Graph, tensor } from '@neura/ir';
-import { compileTraining, memoryDecisionCache, mlp } from '@neura/nn';
+import { compileTraining, memoryDecisionCache, mlp, TrainingStepError } from '@neura/nn';
 import { adam } from '@neura/optim';
 import { createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,5 +64,15 @@ describe('compileTraining with measure', () => {
     const again = await compileTraining(c.g, { loss: c.loss, optimizer: adam({ lr: 1e-2 }), device, measure });
     expect(again.measurement).toMatchObject({ cached: true, choice: m?.choice, key: m?.key, candidates: [] });
     again.dispose();
+  });
+
+  it('refuses options that cannot make a measured step with a TrainingStepError', async () => {
+    const a = build();
+    const measure = { feeds: feeds(1), steps: 1, cache: memoryDecisionCache() };
+    await expect(compileTraining(a.g, { loss: a.loss, optimizer: adam({ lr: 1e-2 }), device, measure, optimize: false })).rejects.toThrow(TrainingStepError);
+    const b = build();
+    await expect(compileTraining(b.g, { loss: b.loss, optimizer: adam({ lr: 1e-2 }), device, measure: { ...measure, candidates: [] } })).rejects.toThrow(
+      new TrainingStepError('compileTraining: measure.candidates is empty'),
+    );
   });
 });
