@@ -44,6 +44,27 @@ function checkSeqMajor(spec: KernelSpec, d: number, dv: number, caps: DeviceCaps
 }
 
 /**
+ * The simple forward kernels' start, a workgroup per query row i of head h (`row` = h·Tq + i): q_i staged in `qs`,
+ * the keys it attends (`kend`), the running max `m` and sum `l`.
+ */
+const queryRowStart = (spec: KernelSpec<'attention' | 'attentionLse' | 'attentionWithLse'>, wg: number): string => {
+  const { tq, tk, d } = attentionDims(spec);
+  return `var<workgroup> qs: array<f32, ${d}>;
+var<workgroup> w: array<f32, ${wg}>;
+
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let i = wid.x;
+  let h = wid.y;
+  let row = h * ${u32Lit(tq)} + i;
+  ${stage('qs', 'q', `row * ${u32Lit(d)}`, d, wg)}
+  workgroupBarrier();
+  let kend = ${spec.node.attrs.causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)};
+  var m = ${MASKED};
+  var l = 0.0;`;
+};
+
+/**
  * The simple kernels' key loop for query row i of head h (q_i staged in `qs`, `kend` keys, running max `m` and sum
  * `l`): per block of WG keys each thread scores one into `w`, then every thread reads the block's scores (n ≤ WG)
  * for the block max and sum without a tree reduction; `accumulate` then runs with the block max `bm`, the rescale
@@ -102,25 +123,14 @@ export function attentionWithLseKernel(spec: KernelSpec<'attentionWithLse'>, cap
 /** The simple forward kernel, writing attention's output to the node's result `out`. */
 function simpleForwardDispatch(spec: KernelSpec<'attention' | 'attentionWithLse'>, caps: DeviceCaps, out: number): Dispatch {
   const { causal } = spec.node.attrs;
-  const { heads, tq, tk, d, dv } = attentionDims(spec);
+  const { heads, tq, tk, dv } = attentionDims(spec);
   const wg = wgOf(caps);
   const nc = Math.ceil(dv / wg);
   const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output', index: out }, access: 'read_write', dtype: 'f32' });
   const code = `${header(spec, `attention: a workgroup of ${wg} per (head, query row), online softmax over blocks of ${wg} keys${causal ? ', causal' : ''}`)}${declareBindings(bindings, ['q', 'k', 'v', 'y'])}
 
-var<workgroup> qs: array<f32, ${d}>;
-var<workgroup> w: array<f32, ${wg}>;
-
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let i = wid.x;
-  let h = wid.y;
-  ${stage('qs', 'q', `(h * ${u32Lit(tq)} + i) * ${u32Lit(d)}`, d, wg)}
-  workgroupBarrier();
-  let kend = ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)};
-  var m = ${MASKED};
-  var l = 0.0;
+${queryRowStart(spec, wg)}
   var oacc: array<f32, ${nc}>;
   ${onlineSoftmaxBlocks(spec, wg, `for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
       let c = lid + t * ${u32Lit(wg)};
@@ -132,7 +142,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }`)}
   for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
     let c = lid + t * ${u32Lit(wg)};
-    if (c < ${u32Lit(dv)}) { y[(h * ${u32Lit(tq)} + i) * ${u32Lit(dv)} + c] = oacc[t] / l; }
+    if (c < ${u32Lit(dv)}) { y[row * ${u32Lit(dv)} + c] = oacc[t] / l; }
   }
 }
 `;
@@ -152,25 +162,13 @@ export function attentionLseKernel(spec: KernelSpec<'attentionLse'>, caps: Devic
 /** The simple log-sum-exp kernel (reads q and k only), writing to the node's result `out`. */
 function simpleLseDispatch(spec: KernelSpec<'attentionLse' | 'attentionWithLse'>, caps: DeviceCaps, out: number): Dispatch {
   const { causal } = spec.node.attrs;
-  const { heads, tq, tk, d } = attentionDims(spec);
+  const { heads, tq } = attentionDims(spec);
   const wg = wgOf(caps);
   const bindings: Binding[] = [0, 1].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output', index: out }, access: 'read_write', dtype: 'f32' });
   const code = `${header(spec, `attentionLse: a workgroup of ${wg} per (head, query row), online max and sum over blocks of ${wg} keys${causal ? ', causal' : ''}`)}${declareBindings(bindings, ['q', 'k', 'lse'])}
 
-var<workgroup> qs: array<f32, ${d}>;
-var<workgroup> w: array<f32, ${wg}>;
-
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let i = wid.x;
-  let h = wid.y;
-  let row = h * ${u32Lit(tq)} + i;
-  ${stage('qs', 'q', `row * ${u32Lit(d)}`, d, wg)}
-  workgroupBarrier();
-  let kend = ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)};
-  var m = ${MASKED};
-  var l = 0.0;
+${queryRowStart(spec, wg)}
   ${onlineSoftmaxBlocks(spec, wg, '')}
   if (lid == 0u) { lse[row] = m + log(l); }
 }
