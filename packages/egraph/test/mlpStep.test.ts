@@ -2,7 +2,7 @@
 // the kernels appear, dispatches drop, and outputs and updates agree with the unoptimized graph. egraph may import
 // only ir (the layer rules hold for tests too), so the backward pass and Adam are built here node for node as
 // `@neura/autograd`'s VJPs and `@neura/optim`'s adam emit them (checked against both while they were written).
-import { optimize } from '@neura/egraph';
+import { optimize, RuleError } from '@neura/egraph';
 import type { Graph as GraphT, Node, TensorValue } from '@neura/ir';
 import { Graph, interpret, leafName, multiTensorIllegality, mulberry32, tensor } from '@neura/ir';
 import { describe, expect, it, vi } from 'vitest';
@@ -208,5 +208,6 @@ describe('optimize without some rules', () => {
     expect(report.passes.every((p) => p.report.applied['update-multi-tensor'] === undefined)).toBe(true);
     expectSameResults(g, graph);
     expect(() => optimize(g, { withoutRules: ['no-such-rule'] })).toThrow(/withoutRules names 'no-such-rule', which is not a rule/);
+    expect(() => optimize(g, { withoutRules: ['no-such-rule'] })).toThrow(RuleError);
   });
 });

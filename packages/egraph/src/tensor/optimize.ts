@@ -16,7 +16,7 @@
 import type { Graph as GraphT, KernelLimits, NamedLeafOp, Node, NodeId, OpKind } from '@neura/ir';
 import { DEFAULT_KERNEL_LIMITS, Graph } from '@neura/ir';
 import type { DagExtractorOptions, EGraph as EGraphT, ENode, Extraction, Id, Report } from '../core/index.js';
-import { BackoffScheduler, DagExtractor, EGraph, ExtractionError, reachableClasses, Runner } from '../core/index.js';
+import { BackoffScheduler, DagExtractor, EGraph, ExtractionError, reachableClasses, RuleError, Runner } from '../core/index.js';
 import type { CostOptions } from './costModel.js';
 import { costDefaults, tensorCost } from './costModel.js';
 import { OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
@@ -213,7 +213,7 @@ export function egraphToGraph(
 function selectPasses(options: OptimizeOptions): { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[] {
   const without = new Set(options.withoutRules ?? []);
   for (const name of without)
-    if (!allRules.some((r) => r.name === name)) throw new Error(`optimize: withoutRules names '${name}', which is not a rule (${allRules.map((r) => r.name).join(', ')})`);
+    if (!allRules.some((r) => r.name === name)) throw new RuleError(`optimize: withoutRules names '${name}', which is not a rule (${allRules.map((r) => r.name).join(', ')})`);
   const keep = (rules: readonly TensorRewrite[]) => rules.filter((r) => !without.has(r.name));
   if (options.rules) return [{ name: 'rules', rules: keep(options.rules) }];
   if (options.ruleSets) return [{ name: options.ruleSets.join('+'), rules: keep(options.ruleSets.flatMap((s) => RULE_SETS[s])) }];
