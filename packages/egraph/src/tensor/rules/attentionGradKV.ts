@@ -9,12 +9,12 @@ import { sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { fromENode, irENode } from '../tensorLanguage.js';
-import { addRecorded, nodeRule, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const RULE = 'attention-grad-kv';
 
 /** For an attentionGrad wrt k: the attentionGrad wrt v of the same operands shares one kernel with it. */
-function attentionGradKV(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] {
+function attentionGradKV(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
   const dk = fromENode(node);
   if (dk.op !== 'attentionGrad' || dk.attrs.wrt !== 'k') return [];
   const { causal, scale, seqMajor } = dk.attrs;
@@ -24,7 +24,8 @@ function attentionGradKV(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): 
     const dv = fromENode(parent);
     if (dv.op !== 'attentionGrad' || dv.attrs.wrt !== 'v' || dv.attrs.causal !== causal || dv.attrs.scale !== scale || !dv.attrs.seqMajor !== !seqMajor) continue;
     if (parent.children.some((c, i) => egraph.find(c) !== kids[i])) continue;
-    const m = addRecorded(egraph, irENode('attentionGradKV', seqMajor ? { causal, scale, seqMajor } : { causal, scale }, kids), [RULE]);
+    const made = new Set([RULE, ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, parent)]); // for the report
+    const m = addRecorded(egraph, irENode('attentionGradKV', seqMajor ? { causal, scale, seqMajor } : { causal, scale }, kids), made);
     egraph.union(egraph.find(cls), addRecorded(egraph, irENode('pick', { index: 1 }, [m]), [RULE]));
     return [addRecorded(egraph, irENode('pick', { index: 0 }, [m]), [RULE])];
   }

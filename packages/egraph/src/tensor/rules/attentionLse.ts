@@ -8,12 +8,12 @@
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { fromENode, irENode } from '../tensorLanguage.js';
-import { addRecorded, nodeRule, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const RULE = 'attention-lse';
 
 /** For an attentionLse node: every attention of its q and k (same attributes) shares one kernel with it. */
-function attentionWithLse(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] {
+function attentionWithLse(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
   const lse = fromENode(node);
   if (lse.op !== 'attentionLse') return [];
   const { causal, scale, seqMajor } = lse.attrs;
@@ -27,7 +27,9 @@ function attentionWithLse(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode):
     const A = egraph.find(cls);
     if (aq !== q || ak !== k || seen.has(A)) continue;
     seen.add(A);
-    const m = addRecorded(egraph, irENode('attentionWithLse', seqMajor ? { causal, scale, seqMajor } : { causal, scale }, [q, k, v]), [RULE]);
+    // the shared kernel keeps the rules that made its two halves (e.g. attention-seq-major) for the report
+    const made = new Set([RULE, ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, A, parent)]);
+    const m = addRecorded(egraph, irENode('attentionWithLse', seqMajor ? { causal, scale, seqMajor } : { causal, scale }, [q, k, v]), made);
     egraph.union(A, addRecorded(egraph, irENode('pick', { index: 0 }, [m]), [RULE]));
     out.push(addRecorded(egraph, irENode('pick', { index: 1 }, [m]), [RULE]));
   }
