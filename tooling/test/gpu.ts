@@ -89,7 +89,16 @@ export async function runPlan(plan: KernelPlan, inputs: readonly ArrayBufferView
       layout,
       entries: d.bindings.map((b, i) => ({
         binding: i,
-        resource: { buffer: b.source.kind === 'input' ? ins[b.source.index] : b.source.kind === 'output' ? out : scratch[b.source.index] },
+        resource: {
+          buffer:
+            b.source.kind === 'input'
+              ? ins[b.source.index]
+              : b.source.kind === 'output'
+                ? out
+                : b.source.kind === 'scratch'
+                  ? scratch[b.source.index]
+                  : fail(`runPlan binds no ${b.source.kind} (a runtime layout): compile the graph instead`),
+        },
       })),
     });
     pass.setPipeline(pipeline);
@@ -110,4 +119,8 @@ export async function runPlan(plan: KernelPlan, inputs: readonly ArrayBufferView
   await device.queue.onSubmittedWorkDone();
   for (const b of [...ins, out, read, ...scratch]) b.destroy();
   return result;
+}
+
+function fail(message: string): never {
+  throw new Error(message);
 }

@@ -16,7 +16,7 @@ import { benchAttention, benchMatmulShape, FLASH_SWEEP, GPT_MATMULS, withFlashCo
 /** H200 fp32 peak without tensor cores (datasheet, H200.md); the bandwidth is measured. */
 const PEAK_FP32 = 67e12;
 
-const { values: args } = parseArgs({ options: { 'out-dir': { type: 'string', default: '.' }, only: { type: 'string' }, top: { type: 'string', default: '45' }, kernels: { type: 'boolean', default: false }, sweep: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({ options: { 'out-dir': { type: 'string', default: '.' }, only: { type: 'string' }, top: { type: 'string', default: '45' }, kernels: { type: 'boolean', default: false }, sweep: { type: 'boolean', default: false }, 'sweep-gpt': { type: 'boolean', default: false } } });
 const outDir = args['out-dir'] as string;
 mkdirSync(outDir, { recursive: true });
 const log = (s: string) => console.error(`[profile] ${s}`);
@@ -55,10 +55,10 @@ if (args.kernels) {
   log(`attention fwd+bwd B64 H6 T256 D64 causal: ${a.medianMs.toFixed(3)} ms (${a.dispatches} dispatches: ${a.plan} = ${a.dispatchMs.map((x) => x.toFixed(3)).join(' + ')})`);
   summary.kernels = kernels;
 }
-if (args.sweep) {
-  // flash shapes on attention fwd+bwd, then whole GPT steps with other tiled-matmul preferences
+if (args.sweep || args['sweep-gpt']) {
+  // flash shapes on attention fwd+bwd (not with --sweep-gpt), then whole GPT steps with other tiled-matmul preferences
   const sweep: Record<string, unknown> = {};
-  for (const cfg of FLASH_SWEEP) {
+  for (const cfg of args.sweep ? FLASH_SWEEP : []) {
     const key = `attention-fwd-bwd rows ${cfg.rows} tile ${cfg.tile}`;
     try {
       const r = await benchAttention(dev, undefined, 10, cfg);
@@ -72,10 +72,16 @@ if (args.sweep) {
   const gpt = GPT_WORKLOADS.find((w) => w.name.startsWith('gpt-6x384')) as (typeof GPT_WORKLOADS)[number];
   const prefer = (first: MatmulConfig): KernelGenerator => {
     const list = [first, ...MATMUL_CONFIGS.slice(1)];
-    return (spec, caps) => (isSpecOf(spec, 'matmul', 'fusedMatmul') ? matmulKernel(spec, caps, list) : generateKernel(spec, caps));
+    return (spec, caps) => (isSpecOf(spec, 'matmul', 'fusedMatmul', 'matmulEpilogue') ? matmulKernel(spec, caps, list) : generateKernel(spec, caps));
   };
+  const big = { bm: 128, bn: 64, bk: 16, tm: 8, tn: 8, minTiles: 256 } as const;
   const variants: [string, KernelGenerator][] = [
     ['shipped', generateKernel],
+    ['matmul 128x64x16/8x8 k unrolled first', prefer({ ...big, unroll: true })],
+    ['matmul 128x64x16/8x8 unrolled + double-buffered first', prefer({ ...big, unroll: true, db: true })],
+    ['matmul 128x128x8/8x8 unrolled + double-buffered first', prefer({ bm: 128, bn: 128, bk: 8, tm: 8, tn: 8, minTiles: 256, unroll: true, db: true })],
+    ['matmul 64x64x16/8x4 k unrolled (second)', (spec, caps) => (isSpecOf(spec, 'matmul', 'fusedMatmul', 'matmulEpilogue') ? matmulKernel(spec, caps, [{ ...big, unroll: true }, { ...MATMUL_CONFIGS[1], unroll: true }, ...MATMUL_CONFIGS.slice(2)]) : generateKernel(spec, caps))],
+    ['shipped again (drift check)', generateKernel],
     ['matmul 128x64x8/8x8 first', prefer({ bm: 128, bn: 64, bk: 8, tm: 8, tn: 8, minTiles: 256 })],
     ['matmul 128x128x16/8x8 first', prefer({ bm: 128, bn: 128, bk: 16, tm: 8, tn: 8, minTiles: 256 })],
     ['matmul 64x128x16/8x8 first', prefer({ bm: 64, bn: 128, bk: 16, tm: 8, tn: 8, minTiles: 256 })],

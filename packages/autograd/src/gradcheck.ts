@@ -51,11 +51,27 @@ const f64 = (shape: readonly number[], data: ArrayLike<number>): TensorValue => 
 /** Compares `grad` with central finite differences of the loss that `build` returns, in float64. */
 export function checkGradients(build: (g: Graph) => Tensor, opts: GradCheckOptions = {}): GradCheckReport {
   const eps = opts.eps ?? 1e-6;
-  const rtol = opts.rtol ?? 1e-6;
-  const atol = opts.atol ?? 1e-8;
-  const [low, high] = opts.range ?? [-1, 1];
-  const rand = mulberry32(opts.seed ?? 1);
+  const { fwd, bwd, names } = lossAndGradGraphs(build, opts);
+  const { feeds, state } = leafValues(fwd, opts);
+  const analytic = interpret(bwd, feeds, state, 'f64').outputs;
+  const lossAt = (name: string, i: number, delta: number): number => {
+    const table = name in feeds ? feeds : state;
+    const v = table[name];
+    const data = Float64Array.from(v.data);
+    data[i] += delta;
+    const r = interpret(fwd, table === feeds ? { ...feeds, [name]: { ...v, data } } : feeds, table === state ? { ...state, [name]: { ...v, data } } : state, 'f64');
+    return r.outputs.loss.data[0];
+  };
+  const results = names.map((name) => {
+    const a = Float64Array.from(analytic[`grad/${name}`].data);
+    const n = Float64Array.from(a, (_, i) => (lossAt(name, i, eps) - lossAt(name, i, -eps)) / (2 * eps));
+    return compareLeaf(name, a, n, opts.rtol ?? 1e-6, opts.atol ?? 1e-8);
+  });
+  return { ok: results.every((r) => r.ok), leaves: results, summary: summarize(fwd, results, opts.label) };
+}
 
+/** The forward graph (output `loss`) and a second build with `grad/NAME` outputs for the checked leaves. */
+function lossAndGradGraphs(build: (g: Graph) => Tensor, opts: GradCheckOptions): { fwd: Graph; bwd: Graph; names: string[] } {
   const fwd = new Graph();
   fwd.output('loss', build(fwd));
   const bwd = new Graph();
@@ -72,66 +88,62 @@ export function checkGradients(build: (g: Graph) => Tensor, opts: GradCheckOptio
   names.forEach((n, i) => {
     bwd.output(`grad/${n}`, grads[i]);
   });
+  return { fwd, bwd, names };
+}
 
+/** Values of every leaf, in float64: those given in the options, random ones in `range` for the rest. */
+function leafValues(fwd: Graph, opts: GradCheckOptions): { feeds: Record<string, TensorValue>; state: Record<string, TensorValue> } {
+  const [low, high] = opts.range ?? [-1, 1];
+  const rand = mulberry32(opts.seed ?? 1);
+  const random = (shape: readonly number[]) => f64(shape, Array.from({ length: numel(shape) }, () => low + (high - low) * rand()));
   const feeds: Record<string, TensorValue> = {};
   for (const x of fwd.leaves('input')) {
     const name = x.attrs.name;
     const given = opts.feeds?.[name];
     if (given) feeds[name] = given.dtype === 'f32' ? f64(given.shape, given.data) : given;
-    else if (x.dtype === 'f32') feeds[name] = f64(x.shape, Array.from({ length: numel(x.shape) }, () => low + (high - low) * rand()));
+    else if (x.dtype === 'f32') feeds[name] = random(x.shape);
     else throw new Error(`checkGradients: input '${name}' is ${x.dtype}: give its value in feeds`);
   }
   const state: Record<string, TensorValue> = {};
   for (const x of [...fwd.leaves('param'), ...fwd.leaves('state')]) {
-    const name = x.attrs.name;
-    const given = opts.state?.[name];
-    state[name] = given ? f64(given.shape, given.data) : f64(x.shape, Array.from({ length: numel(x.shape) }, () => low + (high - low) * rand()));
+    const given = opts.state?.[x.attrs.name];
+    state[x.attrs.name] = given ? f64(given.shape, given.data) : random(x.shape);
   }
+  return { feeds, state };
+}
 
-  const analytic = interpret(bwd, feeds, state, 'f64').outputs;
-  const lossAt = (name: string, i: number, delta: number): number => {
-    const table = name in feeds ? feeds : state;
-    const v = table[name];
-    const data = Float64Array.from(v.data);
-    data[i] += delta;
-    const r = interpret(fwd, table === feeds ? { ...feeds, [name]: { ...v, data } } : feeds, table === state ? { ...state, [name]: { ...v, data } } : state, 'f64');
-    return r.outputs.loss.data[0];
-  };
-
-  const results: LeafGradCheck[] = names.map((name) => {
-    const a = Float64Array.from(analytic[`grad/${name}`].data);
-    const n = new Float64Array(a.length);
-    for (let i = 0; i < a.length; i++) n[i] = (lossAt(name, i, eps) - lossAt(name, i, -eps)) / (2 * eps);
-    let worst = 0;
-    let worstExcess = -Infinity;
-    let maxAbsErr = 0;
-    let maxRelErr = 0;
-    let ok = true;
-    for (let i = 0; i < a.length; i++) {
-      const err = Math.abs(a[i] - n[i]);
-      const excess = err - (atol + rtol * Math.abs(n[i]));
-      if (!(excess <= 0)) ok = false;
-      if (!(excess <= worstExcess)) {
-        worst = i;
-        worstExcess = excess;
-      }
-      maxAbsErr = Math.max(maxAbsErr, err);
-      maxRelErr = Math.max(maxRelErr, err / Math.max(Math.abs(a[i]), Math.abs(n[i]), Number.MIN_VALUE));
+/** One leaf's comparison: an element passes when |analytic − numeric| ≤ atol + rtol·|numeric|. */
+function compareLeaf(name: string, analytic: Float64Array, numeric: Float64Array, rtol: number, atol: number): LeafGradCheck {
+  let worst = 0;
+  let worstExcess = -Infinity;
+  let maxAbsErr = 0;
+  let maxRelErr = 0;
+  let ok = true;
+  for (let i = 0; i < analytic.length; i++) {
+    const err = Math.abs(analytic[i] - numeric[i]);
+    const excess = err - (atol + rtol * Math.abs(numeric[i]));
+    if (!(excess <= 0)) ok = false;
+    if (!(excess <= worstExcess)) {
+      worst = i;
+      worstExcess = excess;
     }
-    return { name, analytic: a, numeric: n, worst, maxAbsErr, maxRelErr, ok };
-  });
+    maxAbsErr = Math.max(maxAbsErr, err);
+    maxRelErr = Math.max(maxRelErr, err / Math.max(Math.abs(analytic[i]), Math.abs(numeric[i]), Number.MIN_VALUE));
+  }
+  return { name, analytic, numeric, worst, maxAbsErr, maxRelErr, ok };
+}
 
-  const shapeOf = (name: string) => (fwd.byName(name) as Tensor).shape;
+/** One line per leaf: ok or MISMATCH, the worst element's coordinates and values, the largest errors. */
+function summarize(fwd: Graph, results: readonly LeafGradCheck[], what?: string): string {
   const coords = (name: string, i: number) => {
-    const s = stridesOf(shapeOf(name));
-    return `[${s.map((st, ax) => Math.floor(i / st) % shapeOf(name)[ax]).join(', ')}]`;
+    const shape = (fwd.byName(name) as Tensor).shape;
+    return `[${stridesOf(shape).map((st, ax) => Math.floor(i / st) % shape[ax]).join(', ')}]`;
   };
-  const label = opts.label ? `${opts.label}: ` : '';
-  const summary = results
+  const label = what ? `${what}: ` : '';
+  return results
     .map(
       (r) =>
         `${label}${r.ok ? 'ok' : 'MISMATCH'} d loss/d '${r.name}': worst element ${coords(r.name, r.worst)} analytic ${r.analytic[r.worst]} vs numeric ${r.numeric[r.worst]} (max abs err ${r.maxAbsErr.toExponential(2)}, max rel err ${r.maxRelErr.toExponential(2)})`,
     )
     .join('\n');
-  return { ok: results.every((r) => r.ok), leaves: results, summary };
 }

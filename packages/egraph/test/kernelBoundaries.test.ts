@@ -35,4 +35,24 @@ describe('custom-kernel ops are fusion boundaries', () => {
     expect(graph.nodes.some((n) => n.op === 'matmul')).toBe(true);
     expect(graph.nodes.some((n) => n.op === 'fusedMatmul')).toBe(false);
   });
+
+  it('a boundary on attention or attentionGrad keeps them apart from their multi-result fusions', () => {
+    const build = () => {
+      const g = new Graph();
+      const [q, k, v] = ['q', 'k', 'v'].map((n) => g.input(n, [2, 5, 4]));
+      const attrs = { causal: true, scale: 0.5 };
+      const [lse, delta, dO] = [g.input('lse', [2, 5]), g.input('delta', [2, 5]), g.input('dO', [2, 5, 4])];
+      g.output('o', g.attention(q, k, v, attrs));
+      g.output('lse', g.node('attentionLse', [q, k], attrs));
+      g.output('dk', g.node('attentionGrad', [q, k, v, dO, lse, delta], { ...attrs, wrt: 'k' }));
+      g.output('dv', g.node('attentionGrad', [q, k, v, dO, lse, delta], { ...attrs, wrt: 'v' }));
+      return g;
+    };
+    const ops = (g: Graph) => new Set(g.nodes.map((n) => n.op));
+    const fused = ops(optimize(build()).graph);
+    expect(fused.has('attentionWithLse') && fused.has('attentionGradKV')).toBe(true); // the fusions fire without boundaries
+    const kept = ops(optimize(build(), { customKernelOps: ['attention', 'attentionGrad'] }).graph);
+    expect(kept.has('attentionWithLse') || kept.has('attentionGradKV')).toBe(false);
+    expect(kept.has('attention') && kept.has('attentionGrad')).toBe(true);
+  });
 });

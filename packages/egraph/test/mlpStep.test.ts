@@ -2,9 +2,9 @@
 // the kernels appear, dispatches drop, and outputs and updates agree with the unoptimized graph. egraph may import
 // only ir (the layer rules hold for tests too), so the backward pass and Adam are built here node for node as
 // `@neura/autograd`'s VJPs and `@neura/optim`'s adam emit them (checked against both while they were written).
-import { optimize } from '@neura/egraph';
+import { optimize, RuleError } from '@neura/egraph';
 import type { Graph as GraphT, Node, TensorValue } from '@neura/ir';
-import { Graph, interpret, leafName, mulberry32, tensor } from '@neura/ir';
+import { Graph, interpret, leafName, multiTensorIllegality, mulberry32, tensor } from '@neura/ir';
 import { describe, expect, it, vi } from 'vitest';
 
 /** x[8,6] → linear(6→5) → relu → linear(5→3) → cross-entropy, plus backward and Adam when asked. */
@@ -84,7 +84,7 @@ describe('optimize on an MLP', () => {
     expectSameResults(g, graph);
   });
 
-  it('fuses the whole training step: backward ops, one multi-result kernel per parameter updating p, m and v', () => {
+  it('fuses the whole training step: backward ops, one multi-tensor kernel updating every p, m and v', () => {
     const g = mlp(true);
     const { graph, report } = optimize(g);
     const nodes = ops(graph);
@@ -97,20 +97,22 @@ describe('optimize on an MLP', () => {
       const name = leafName(graph.nodes[u.state]) as string;
       if (name === 'adam.step') continue;
       expect(v.op, `update of ${name}`).toBe('pick');
-      multiOf.set(name, v.inputs[0]);
-      expect(graph.nodes[v.inputs[0]].op).toBe('pointwiseMulti');
+      expect(graph.nodes[v.inputs[0]].op).toBe('pointwiseMultiTensor');
+      // results g·3 + r: the group of a parameter holds its m and v too
+      multiOf.set(name, v.inputs[0] * 100 + Math.floor((v as Node<'pick'>).attrs.index / 3));
     }
-    // one kernel per parameter: w1 with adam.m/0 and adam.v/0, and so on
     for (const [i, p] of ['w1', 'b1', 'w2', 'b2'].entries()) {
       expect(multiOf.get(`adam.m/${i}`), p).toBe(multiOf.get(p));
       expect(multiOf.get(`adam.v/${i}`), p).toBe(multiOf.get(p));
     }
+    // one kernel, four groups
+    expect(new Set([...multiOf.values()].map((k) => Math.floor(k / 100))).size).toBe(1);
     expect(new Set(multiOf.values()).size).toBe(4);
-    // the report names the rule that made each multi-result kernel, with its expressions
-    const multiKernels = report.kernels.filter((k) => k.op === 'pointwiseMulti');
-    expect(multiKernels.length).toBe(4);
-    for (const k of multiKernels) expect(k.rules).toContain('update-multi');
-    expect(report.format()).toContain('update-multi');
+    // the report names the rule that made the multi-tensor kernel, with its expressions
+    const multiKernels = report.kernels.filter((k) => k.op === 'pointwiseMultiTensor');
+    expect(multiKernels.length).toBe(1);
+    expect(multiKernels[0].rules).toContain('update-multi-tensor');
+    expect(report.format()).toContain('update-multi-tensor');
     expect(report.dispatchesBefore).toBe(78);
     expect(report.dispatchesAfter).toBeLessThanOrEqual(15);
     expectSameResults(g, graph);
@@ -118,8 +120,11 @@ describe('optimize on an MLP', () => {
 });
 
 /** Storage buffers the kernel of a node binds at most: one per distinct operand plus one per result. */
-const bindingsOf = (n: Node) => new Set(n.inputs).size + (n.op === 'pointwiseMulti' ? n.attrs.exprs.length : 1);
-const FUSED = ['pointwise', 'pointwiseMulti', 'fusedMatmul'];
+const bindingsOf = (n: Node) =>
+  n.op === 'pointwiseMultiTensor'
+    ? n.attrs.shared + (n.inputs.length - n.attrs.shared) / n.attrs.shapes.length + 1 // shared, one arena per role, the table
+    : new Set(n.inputs).size + (n.op === 'pointwiseMulti' ? n.attrs.exprs.length : 1);
+const FUSED = ['pointwise', 'pointwiseMulti', 'pointwiseMultiTensor', 'fusedMatmul'];
 
 describe('optimize under a device’s limits', () => {
   it('picks only kernels within maxStorageBuffersPerShaderStage, and the default limits pick wider ones', () => {
@@ -129,6 +134,17 @@ describe('optimize under a device’s limits', () => {
     expect(Math.max(...ops(wide).filter((n) => FUSED.includes(n.op)).map((n) => bindingsOf(n)))).toBeGreaterThan(4);
     const { graph } = optimize(g, { limits: { maxStorageBuffersPerShaderStage: 4, maxStorageBufferBindingSize: 1 << 27 } });
     for (const n of ops(graph)) if (FUSED.includes(n.op)) expect(bindingsOf(n), n.op).toBeLessThanOrEqual(4);
+    expectSameResults(g, graph);
+  });
+
+  it('splits the multi-tensor update into groups whose operand roles fit maxStorageBufferBindingSize', () => {
+    const g = mlp(true);
+    // each parameter takes 256 bytes of a role's buffer (aligned starts): two fit in 600 bytes, four do not
+    const limits = { maxStorageBuffersPerShaderStage: 8, maxStorageBufferBindingSize: 600 };
+    const { graph } = optimize(g, { limits });
+    const multis = ops(graph).filter((n) => n.op === 'pointwiseMultiTensor');
+    expect(multis.map((n) => (n.op === 'pointwiseMultiTensor' ? n.attrs.shapes.length : 0))).toEqual([2, 2]);
+    for (const n of multis) if (n.op === 'pointwiseMultiTensor') expect(multiTensorIllegality(n.attrs, n.inputs.length, limits)).toBeUndefined();
     expectSameResults(g, graph);
   });
 
@@ -180,5 +196,18 @@ describe('limits are iterations, e-nodes and moves, never wall-clock time', () =
     const { graph, report } = optimize(g, { extract: { maxEvaluations: 3 } });
     expect(report.search).toEqual({ evaluations: 3, stop: 'evaluationLimit' });
     expectSameResults(g, graph);
+  });
+});
+
+describe('optimize without some rules', () => {
+  it('withoutRules leaves a rule out of every pass (one update kernel per parameter), and refuses an unknown name', () => {
+    const g = mlp(true);
+    const { graph, report } = optimize(g, { withoutRules: ['update-multi-tensor'] });
+    expect(ops(graph).some((n) => n.op === 'pointwiseMultiTensor')).toBe(false);
+    expect(ops(graph).filter((n) => n.op === 'pointwiseMulti').length).toBe(4);
+    expect(report.passes.every((p) => p.report.applied['update-multi-tensor'] === undefined)).toBe(true);
+    expectSameResults(g, graph);
+    expect(() => optimize(g, { withoutRules: ['no-such-rule'] })).toThrow(/withoutRules names 'no-such-rule', which is not a rule/);
+    expect(() => optimize(g, { withoutRules: ['no-such-rule'] })).toThrow(RuleError);
   });
 });

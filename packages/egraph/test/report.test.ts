@@ -44,6 +44,23 @@ describe('OptimizeReport', () => {
   });
 });
 
+describe('OptimizeReport attention lines', () => {
+  it('lists seq-major attention kernels with the layout and fusion rules that made them', () => {
+    const g = new Graph();
+    const split = (name: string) => g.transpose(g.input(name, [2, 5, 3, 8]), [0, 2, 1, 3]); // [B, T, H, D] → [B, H, T, D]
+    const [q, k, v] = [split('q'), split('k'), split('v')];
+    const attrs = { causal: true, scale: 0.5 };
+    g.output('o', g.transpose(g.attention(q, k, v, attrs), [0, 2, 1, 3]));
+    g.output('lse', g.transpose(g.node('attentionLse', [q, k], attrs), [0, 2, 1]));
+    const { report, graph } = optimize(g);
+    expect(graph.live().filter((id) => graph.nodes[id].op === 'transpose')).toEqual([]);
+    const k0 = report.kernels.find((x) => x.op === 'attentionWithLse');
+    expect(k0?.expr).toMatch(/^seq-major/);
+    expect(k0?.rules).toEqual(expect.arrayContaining(['attention-seq-major', 'attention-lse']));
+    expect(report.format()).toMatch(/attentionWithLse \[2, 5, 3, 8\] 3 in seq-major .*← .*attention-seq-major/);
+  });
+});
+
 describe('TensorAnalysis', () => {
   it('refuses to merge classes of different types, naming both', () => {
     const eg = new EGraph(new TensorAnalysis());

@@ -209,6 +209,34 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge'],
     prefer: ['pick', 'pointwiseMulti'],
   },
+  'update-multi-tensor': {
+    // SGD with momentum on three parameters of different shapes (one shared learning rate) and a fourth
+    // parameter whose update differs (no momentum decay constant in common): three groups of one kernel
+    build: (g, r) => {
+      const lr = g.input('lr', []);
+      const shapes = [[dim(r), dim(r)], [dim(r)], [dim(r), 1 + dim(r)]];
+      shapes.forEach((shape, i) => {
+        const p = g.param(`p${i}`, shape);
+        const buf = g.state(`buf${i}`, shape);
+        const next = g.add(g.mul(buf, 0.9), g.input(`g${i}`, shape));
+        g.update(buf, next);
+        g.update(p, g.sub(p, g.mul(next, lr)));
+      });
+      const q = g.param('q', [dim(r)]);
+      const qb = g.state('qb', q.shape);
+      const qn = g.add(g.mul(qb, 0.5), g.input('gq', q.shape));
+      g.update(qb, qn);
+      g.update(q, g.sub(q, g.mul(qn, lr)));
+      // plain SGD on two more parameters: lone pointwise updates, one more group of one result each
+      for (const [i, shape] of [[dim(r)], [dim(r), dim(r)]].entries()) {
+        const s = g.param(`s${i}`, shape);
+        g.update(s, g.sub(s, g.mul(g.input(`gs${i}`, shape), lr)));
+      }
+      return [g.sum(lr)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'update-multi'],
+    prefer: ['pick', 'pointwiseMultiTensor'],
+  },
   'reduce-prologue': {
     // layer norm's statistics as nn builds them: mean, then the mean of the centred square; a bias gradient
     build: (g, r) => {
@@ -230,6 +258,24 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
     prefer: ['pointwiseReduce'],
   },
+  'rowwise-fusion': {
+    // layer norm as ir builds it, a hand-written dx (row sums as [N] reshaped to [N, 1], as autograd's), an RMS norm
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const [n, c] = x.shape;
+      const w = g.input('w', [c]);
+      const dy = g.input('dy', [n, c]);
+      const centred = g.sub(x, g.mean(x, [1], true));
+      const rstd = g.rsqrt(g.add(g.mean(g.square(centred), [1], true), 1e-5));
+      const xhat = g.mul(centred, rstd);
+      const gw = g.mul(dy, w);
+      const rowSum = (t: Tensor) => g.div(g.reshape(g.sum(t, [1]), [n, 1]), c);
+      const dx = g.mul(rstd, g.sub(g.sub(gw, rowSum(gw)), g.mul(xhat, rowSum(g.mul(gw, xhat)))));
+      return [g.layerNorm(x, w, g.input('b', [c])), dx, g.rmsNorm(x, w)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue', 'reduce-epilogue'],
+    prefer: ['rowwise'],
+  },
   'matmul-epilogue': {
     // the GPT block's forms: GELU(x·W + b), a residual add on a biased product, a scale of a batched product
     build: (g, r) => {
@@ -245,6 +291,61 @@ const SAMPLES: Record<string, Sample> = {
     },
     with: ['pointwise-lift', 'pointwise-merge', 'matmul-bias', 'matmul-relu'],
     prefer: ['matmulEpilogue'],
+  },
+  'attention-lse': {
+    // an attention and its backward's log-sum-exp (ragged, causal); the non-causal attention must stay apart
+    build: (g, r) => {
+      const [tq, tk, d] = [dim(r) + 1, dim(r) + 2, dim(r)];
+      const q = g.input('q', [2, tq, d]);
+      const k = g.input('k', [2, tk, d]);
+      const v = g.input('v', [2, tk, dim(r)]);
+      const attrs = { causal: true, scale: 0.7 };
+      return [g.attention(q, k, v, attrs), g.node('attentionLse', [q, k], attrs), g.attention(q, k, v, { ...attrs, causal: false })];
+    },
+    prefer: ['pick', 'attentionWithLse'],
+  },
+  'attention-seq-major': {
+    // the head split and merge around an attention, its log-sum-exp and its three gradients (ragged, causal)
+    build: (g, r) => {
+      const [b, tq, tk, h] = [2, dim(r) + 1, dim(r) + 2, dim(r)];
+      const [d, dv] = [4 * (1 + Math.floor(r() * 2)), 4 * (1 + Math.floor(r() * 2))];
+      const split = (name: string, t: number, n: number) => g.transpose(g.input(name, [b, t, h, n]), [0, 2, 1, 3]);
+      const rows = (name: string) => g.transpose(g.input(name, [b, tq, h]), [0, 2, 1]);
+      const [q, k, v, dO] = [split('q', tq, d), split('k', tk, d), split('v', tk, dv), split('dO', tq, dv)];
+      const attrs = { causal: true, scale: 0.7 };
+      const o = g.attention(q, k, v, attrs);
+      const [lse, delta] = [rows('lse'), rows('delta')];
+      const grads = (['q', 'k', 'v'] as const).map((wrt) => g.transpose(g.node('attentionGrad', [q, k, v, dO, lse, delta], { ...attrs, wrt }), [0, 2, 1, 3]));
+      return [g.transpose(o, [0, 2, 1, 3]), g.node('attentionLse', [q, k], { ...attrs, causal: false }), ...grads];
+    },
+    with: ['transpose-transpose'],
+  },
+  'rowsum-transpose': {
+    // Δ of a seq-major backward: the row sum of two equally transposed operands (two permutations keeping the last axis)
+    build: (g, r) => {
+      const shape = [2, dim(r), dim(r), dim(r)];
+      const [a, b] = [g.input('a', shape), g.input('b', shape)];
+      const t = (x: typeof a, perm: number[]) => g.transpose(x, perm);
+      return [g.sum(g.mul(t(a, [0, 2, 1, 3]), t(b, [0, 2, 1, 3])), -1), g.sum(g.mul(t(a, [2, 0, 1, 3]), t(b, [2, 0, 1, 3])), -1)];
+    },
+  },
+  'attention-grad-kv': {
+    // dk and dv of one causal attention (ragged); a dv of other attributes and a dk whose v is not shaped as k
+    // must stay apart
+    build: (g, r) => {
+      const [tq, tk, d] = [dim(r) + 1, dim(r) + 2, dim(r)];
+      const q = g.input('q', [2, tq, d]);
+      const k = g.input('k', [2, tk, d]);
+      const v = g.input('v', [2, tk, d]);
+      const v2 = g.input('v2', [2, tk, d + 1]);
+      const rows = (name: string) => g.input(name, [2, tq]);
+      const [lse, delta] = [rows('lse'), rows('delta')];
+      const attrs = { causal: true, scale: 0.7 };
+      const dO = new Map([v, v2].map((vv, i) => [vv, g.input(`dO${i}`, [2, tq, vv.shape[2]])]));
+      const grad = (vv: typeof v, wrt: 'k' | 'v', a = attrs) => g.node('attentionGrad', [q, k, vv, dO.get(vv) ?? vv, lse, delta], { ...a, wrt });
+      return [grad(v, 'k'), grad(v, 'v'), grad(v, 'v', { ...attrs, causal: false }), grad(v2, 'k'), grad(v2, 'v')];
+    },
+    prefer: ['pick', 'attentionGradKV'],
   },
   'pointwise-expand': {
     build: (g, r) => {

@@ -13,7 +13,13 @@ export {
   type KernelCost,
   type KernelCtx,
   kernelIllegality,
+  groupOperands,
+  type OperandGroups,
+  multiTensorIllegality,
+  isMultiResultOp,
   kernelOutputs,
+  MULTI_RESULT_OPS,
+  resultType,
   type KernelLimits,
   pwExprSize,
   tensorTypeBytes,
@@ -56,11 +62,12 @@ export {
   type PoolAttrs,
   REDUCE_OPS,
   type ReduceOp,
+  type RowStat,
   type Reduction,
 } from './ops.js';
 export { attrsOf, isOp, withAttrs } from './opWithAttrs.js';
 export { BINARY_FN, castScalar, erf, evalPwExpr, fmtPwExpr, GELU_TANH_K, type PwExpr, pwArity, UNARY_FN } from './pointwiseExpr.js';
-export { fmtPointwiseReduce, type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';
+export { fmtPointwiseReduce, fmtRowwise, type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';
 export {
   broadcastAxes,
   broadcastShapes,
@@ -74,4 +81,4 @@ export {
   type Shape,
   stridesOf,
 } from './shape.js';
-export { initialValue, mulberry32, type TensorData, type TensorValue, tensor } from './tensorValue.js';
+export { f32Data, initialValue, mulberry32, type TensorData, type TensorValue, tensor } from './tensorValue.js';

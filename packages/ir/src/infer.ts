@@ -4,10 +4,11 @@
 import type { DType } from './dtype.js';
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
 import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferPool } from './inferConv.js';
-import { inferAttention, inferAttentionGrad, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
+import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionGradKV, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
-import type { BinaryOp, OpAttrs, OpKind } from './ops.js';
+import { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
+import type { BinaryOp, OpAttrs, OpKind, OpWithAttrs } from './ops.js';
 import { COMPARISON_OPS, perBinaryOp, perUnaryOp } from './elementwise.js';
 import { pwArity } from './pointwiseExpr.js';
 
@@ -159,6 +160,8 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   },
   attention: inferAttention,
   attentionLse: inferAttentionLse,
+  attentionWithLse: inferAttentionWithLse,
+  attentionGradKV: inferAttentionGradKV,
   attentionGrad: inferAttentionGrad,
   rope: inferRope,
   dropout: inferDropout,
@@ -175,6 +178,18 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     if (a.bias && !broadcastsTo(ins[2].shape, t.shape))
       fail('fusedMatmul', `bias ${fmtShape(ins[2].shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
     return t;
+  },
+  rowwise: (ins, a) => {
+    const op = 'rowwise';
+    const n = ins.length;
+    const shape = broadcastShapes(...ins.map((t) => t.shape));
+    if (!shape || shape.length === 0) fail(op, 'input shapes do not broadcast to a shape with rows', ins);
+    a.stats.forEach((s, k) => {
+      if (pwArity(s.expr) > n + k) fail(op, `stat ${k} reads $${pwArity(s.expr) - 1}: only the ${n} operands and the ${k} stats before it`, ins);
+      if (pwArity(s.post) > 1) fail(op, `the epilogue of stat ${k} reads $${pwArity(s.post) - 1}, but sees only the reduced value $0`, ins);
+    });
+    if (pwArity(a.expr) > n + a.stats.length) fail(op, `the expression reads $${pwArity(a.expr) - 1}: there are ${n} operands and ${a.stats.length} stats`, ins);
+    return { shape: shape as number[], dtype: 'f32' };
   },
   matmulEpilogue: (ins, a) => {
     const op = 'matmulEpilogue';
@@ -200,6 +215,24 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     if (!shape) fail('pointwiseMulti', 'input shapes do not broadcast', ins);
     return { shape: shape as number[], dtype: a.dtype };
   },
+  pointwiseMultiTensor: (ins, a) => {
+    const op = 'pointwiseMultiTensor';
+    if (a.exprs.length === 0) fail(op, 'needs at least one expression', ins);
+    const { shared, roles, groups, operand } = groupOperands({ inputs: ins, attrs: a });
+    if (groups === 0) fail(op, 'needs at least one group', ins);
+    if (!(Number.isInteger(shared) && shared >= 0 && Number.isInteger(roles) && roles >= 1))
+      fail(op, `${ins.length} inputs do not split into ${shared} shared operands and ${groups} groups of equal size`, ins);
+    const reads = Math.max(...a.exprs.map((e) => pwArity(e)));
+    if (reads > shared + roles) fail(op, `expressions read ${reads} operands, a group has ${shared + roles}`, ins);
+    for (let i = 0; i < shared; i++) if (ins[i].shape.reduce((p, d) => p * d, 1) !== 1) fail(op, `shared operand ${i} has more than one element`, ins);
+    a.shapes.forEach((shape, g) => {
+      for (let j = shared; j < shared + roles; j++) {
+        const t = ins[operand(g, j)];
+        if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) fail(op, `operand ${operand(g, j)} (group ${g}, role ${j - shared}) is not of its group's shape [${shape}]`, ins);
+      }
+    });
+    return { shape: [...a.shapes[0]], dtype: a.dtype };
+  },
   pointwiseReduce: (ins, a) => {
     const op = 'pointwiseReduce';
     if (ins.length < pwArity(a.expr)) fail(op, `expression reads ${pwArity(a.expr)} inputs`, ins);
@@ -214,13 +247,13 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   },
   pick: (ins, a) => {
     arity('pick', ins, 1);
-    const src = ins[0] as TensorType & { op?: string; attrs?: { exprs?: unknown[] } };
-    // operands seen as graph nodes are checked to be a pointwiseMulti with that result; bare types (the
-    // e-graph's analysis) only carry the type, which every result shares
-    if (src.op !== undefined && src.op !== 'pointwiseMulti') fail('pick', `reads a result of pointwiseMulti, not of ${src.op}`, ins);
-    const k = src.attrs?.exprs?.length;
-    if (!Number.isInteger(a.index) || a.index < 0 || (k !== undefined && a.index >= k)) fail('pick', `result ${a.index} does not exist`, ins);
-    return { shape: [...ins[0].shape], dtype: ins[0].dtype };
+    const src = ins[0] as TensorType & Partial<OpWithAttrs>;
+    // the operand must be seen as a node (a graph node, or the e-graph's analysis passing the multi-result e-node
+    // with its class's type): the result's type depends on the op (e.g. attentionWithLse's log-sum-exp)
+    if (src.op === undefined || !isMultiResultOp(src.op)) fail('pick', `reads a result of a multi-result op (${MULTI_RESULT_OPS.join(', ')}), not of ${src.op ?? 'a bare tensor'}`, ins);
+    const k = kernelOutputs(src as OpWithAttrs);
+    if (!Number.isInteger(a.index) || a.index < 0 || a.index >= k) fail('pick', `result ${a.index} does not exist`, ins);
+    return resultType(src as OpWithAttrs, src, a.index);
   },
   softmaxCrossEntropy: (ins) => {
     arity('softmaxCrossEntropy', ins, 2);

@@ -6,7 +6,15 @@ import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
 import type { OpAttrs } from './ops.js';
 import { fmtShape, sameShape } from './shape.js';
 
-const attentionType = (op: string, ins: readonly TensorType[]): TensorType => {
+/** Axes −3 and −2 swapped (a seq-major operand seen heads-major, or back). */
+export const swapSeqHeads = (s: readonly number[]): number[] => [...s.slice(0, -3), s[s.length - 2], s[s.length - 3], s[s.length - 1]];
+
+const attentionType = (op: string, ins: readonly TensorType[], seqMajor?: boolean): TensorType => {
+  if (seqMajor) {
+    if (ins.slice(0, 3).some((t) => t.shape.length < 3)) fail(op, 'seq-major q, k and v must have rank ≥ 3 ([..., T, H, D])', ins);
+    const o = attentionType(op, ins.slice(0, 3).map((t) => ({ ...t, shape: swapSeqHeads(t.shape) })));
+    return { ...o, shape: swapSeqHeads(o.shape) };
+  }
   const [q, k, v] = ins;
   for (let i = 0; i < 3; i++) float(op, ins, i);
   const r = q.shape.length;
@@ -20,23 +28,23 @@ const attentionType = (op: string, ins: readonly TensorType[]): TensorType => {
 };
 
 /** attention: q, k, v → [..., Tq, Dv]. */
-export const inferAttention: Rule<OpAttrs['attention']> = (ins) => {
+export const inferAttention: Rule<OpAttrs['attention']> = (ins, a) => {
   arity('attention', ins, 3);
-  return attentionType('attention', ins);
+  return attentionType('attention', ins, a.seqMajor);
 };
 
 /** attentionLse: q, k → [..., Tq]. */
-export const inferAttentionLse: Rule<OpAttrs['attentionLse']> = (ins) => {
+export const inferAttentionLse: Rule<OpAttrs['attentionLse']> = (ins, a) => {
   arity('attentionLse', ins, 2);
   const [q, k] = ins;
-  attentionType('attentionLse', [q, k, k]);
+  attentionType('attentionLse', [q, k, k], a.seqMajor);
   return { shape: q.shape.slice(0, -1), dtype: 'f32' };
 };
 
 /** attentionGrad: q, k, v, dOut, lse, delta → the gradient of one operand. */
 export const inferAttentionGrad: Rule<OpAttrs['attentionGrad']> = (ins, a) => {
   arity('attentionGrad', ins, 6);
-  const o = attentionType('attentionGrad', ins);
+  const o = attentionType('attentionGrad', ins, a.seqMajor);
   if (!sameShape(ins[3].shape, o.shape)) fail('attentionGrad', `dOut must be ${fmtShape(o.shape)}, got ${fmtShape(ins[3].shape)}`, ins);
   const rows = o.shape.slice(0, -1);
   for (const [i, name] of [[4, 'lse'], [5, 'delta']] as const) {
@@ -44,6 +52,19 @@ export const inferAttentionGrad: Rule<OpAttrs['attentionGrad']> = (ins, a) => {
     if (!sameShape(ins[i].shape, rows)) fail('attentionGrad', `${name} must be ${fmtShape(rows)} (a value per query row), got ${fmtShape(ins[i].shape)}`, ins);
   }
   return ins[{ q: 0, k: 1, v: 2 }[a.wrt]];
+};
+
+/** attentionWithLse: q, k, v → attention's output [..., Tq, Dv] (result 1, the log-sum-exp, is [..., Tq]). */
+export const inferAttentionWithLse: Rule<OpAttrs['attentionWithLse']> = (ins, a) => {
+  arity('attentionWithLse', ins, 3);
+  return attentionType('attentionWithLse', ins, a.seqMajor);
+};
+
+/** attentionGradKV: attentionGrad's operands, v shaped as k → dk (result 1, dv, has the same type). */
+export const inferAttentionGradKV: Rule<OpAttrs['attentionGradKV']> = (ins, a) => {
+  arity('attentionGradKV', ins, 6);
+  if (!sameShape(ins[1].shape, ins[2].shape)) fail('attentionGradKV', `v must be shaped as k (its two results share a type): k ${fmtShape(ins[1].shape)}, v ${fmtShape(ins[2].shape)}`, ins);
+  return inferAttentionGrad(ins, { ...a, wrt: 'k' });
 };
 
 /** rope: same shape, even last axis. */

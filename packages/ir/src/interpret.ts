@@ -15,10 +15,11 @@ import {
   interpretMaxPool2d,
   interpretMaxPool2dGrad,
 } from './interpretConv.js';
-import { interpretAttention, interpretAttentionGrad, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
+import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, interpretAttentionGradKV, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpKind, ReduceOp } from './ops.js';
+import { groupOperands } from './multiResult.js';
 import { attrsOf } from './opWithAttrs.js';
 import { broadcastStrides, numel, type Shape, stridesOf } from './shape.js';
 import { initialValue, type TensorData, type TensorValue } from './tensorValue.js';
@@ -66,6 +67,15 @@ function pointwiseResult(node: Node, expr: PwExpr, ins: readonly TensorValue[], 
   return out(node, d);
 }
 
+/** Result `index` of a pointwiseMultiTensor: its expression over its group's operands (shared ones first). */
+function multiTensorResult(node: Node<'pointwiseMultiTensor'>, index: number, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
+  const { exprs, shapes } = node.attrs;
+  const g = Math.floor(index / exprs.length);
+  const { shared, roles, operand } = groupOperands(node);
+  const group = Array.from({ length: shared + roles }, (_, j) => ins[operand(g, j)]);
+  return pointwiseResult({ ...node, shape: shapes[g] }, exprs[index % exprs.length], group, ctx);
+}
+
 /** Folds `x` over the reduced axes; `init` and `step` define the reduction. */
 function reduce(node: Node<'sum' | 'mean' | 'reduceMax' | 'reduceMin'>, x: TensorValue, ctx: Ctx, init: number, step: (acc: number, v: number) => number, finish: (acc: number, count: number) => number): TensorValue {
   return out(node, reduceData(node.attrs.axes, node.shape, x, ctx, init, step, finish));
@@ -94,6 +104,44 @@ function pointwiseReduce(node: Node<'pointwiseReduce'>, ins: readonly TensorValu
   const [init, step, finish] = REDUCERS[a.reduce];
   const d = reduceData(a.axes, node.shape, { shape: a.shape, dtype: 'f32', data: pre }, ctx, init, step, finish);
   if (!(a.post.op === 'in' && a.post.index === 0)) for (let i = 0; i < d.length; i++) d[i] = ctx.round(evalPwExpr(a.post, [d[i]], ctx.round));
+  return out(node, d);
+}
+
+/**
+ * `rowwise`: per row, each stat as a `pointwiseReduce` over the row would compute it (prologue values rounded, the
+ * reduction in float64, rounded, then the epilogue), then the expression per element: the unfused nodes' values.
+ */
+function rowwise(node: Node<'rowwise'>, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
+  const { expr, stats } = node.attrs;
+  const shape = node.shape;
+  const C = shape[shape.length - 1];
+  const rows = C === 0 ? 0 : numel(shape) / C;
+  const vals = new Array<number>(ins.length + stats.length).fill(0);
+  // every operand's value at every element, in row-major order of the output (broadcast once)
+  const at: number[][] = ins.map(() => new Array<number>(numel(shape)));
+  broadcastMap(node, ins, (o, idx) => {
+    for (let j = 0; j < ins.length; j++) at[j][o] = ins[j].data[idx[j]];
+  });
+  const d = alloc(shape, 'f32', ctx);
+  const load = (o: number) => {
+    for (let j = 0; j < ins.length; j++) vals[j] = at[j][o];
+  };
+  for (let r = 0; r < rows; r++) {
+    stats.forEach((s, k) => {
+      const [init, step, finish] = REDUCERS[s.reduce];
+      let acc = init;
+      for (let c = 0; c < C; c++) {
+        load(r * C + c);
+        acc = step(acc, ctx.round(evalPwExpr(s.expr, vals, ctx.round)));
+      }
+      const v = ctx.round(finish(acc, C));
+      vals[ins.length + k] = s.post.op === 'in' && s.post.index === 0 ? v : ctx.round(evalPwExpr(s.post, [v], ctx.round));
+    });
+    for (let c = 0; c < C; c++) {
+      load(r * C + c);
+      d[r * C + c] = ctx.round(evalPwExpr(expr, vals, ctx.round));
+    }
+  }
   return out(node, d);
 }
 
@@ -298,6 +346,8 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   attention: interpretAttention,
   attentionLse: interpretAttentionLse,
   attentionGrad: interpretAttentionGrad,
+  attentionWithLse: (node, ins, ctx) => interpretAttentionWithLse(node, node.attrs, ins, 0, ctx),
+  attentionGradKV: (node, ins, ctx) => interpretAttentionGradKV(node, node.attrs, ins, 0, ctx),
   rope: interpretRope,
   dropout: interpretDropout,
   conv2d: interpretConv2d,
@@ -334,10 +384,12 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     return out(node, d);
   },
   pointwiseMulti: (node, ins, ctx) => pointwiseResult(node, node.attrs.exprs[0], ins, ctx),
+  pointwiseMultiTensor: (node, ins, ctx) => multiTensorResult(node, 0, ins, ctx),
   pick: (node) => {
-    throw new Error(`interpret: pick %${node.id} is evaluated from its pointwiseMulti's operands (by interpret itself)`);
+    throw new Error(`interpret: pick %${node.id} is evaluated from its multi-result node's operands (by interpret itself)`);
   },
   pointwiseReduce,
+  rowwise,
   pointwise: (node, ins, ctx) => {
     const d = alloc(node.shape, node.dtype, ctx);
     const vals = new Array<number>(ins.length);
@@ -405,10 +457,13 @@ export function interpret(
       } else v = toPrecision(state[name] ?? initialValue(node.attrs.init, node.shape, node.dtype), ctx);
       if (v.data.length !== numel(node.shape)) throw new Error(`interpret: '${name}' has ${v.data.length} values, expected shape [${node.shape}]`);
     } else if (node.op === 'pick') {
-      // result `index` of a pointwiseMulti: its expression over the multi node's operands
+      // result `index` of a multi-result node, from that node's operands
       const multi = graph.nodes[node.inputs[0]];
-      const expr = attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index];
-      v = pointwiseResult(multi, expr, multi.inputs.map((i) => values.get(i) as TensorValue), ctx);
+      const ins = multi.inputs.map((i) => values.get(i) as TensorValue);
+      if (multi.op === 'attentionWithLse') v = interpretAttentionWithLse(node, attrsOf(multi, 'attentionWithLse'), ins, node.attrs.index, ctx);
+      else if (multi.op === 'pointwiseMultiTensor') v = multiTensorResult(multi, node.attrs.index, ins, ctx);
+      else if (multi.op === 'attentionGradKV') v = interpretAttentionGradKV(node, attrsOf(multi, 'attentionGradKV'), ins, node.attrs.index, ctx);
+      else v = pointwiseResult(multi, attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index], ins, ctx);
     } else {
       v = implOf(node.op)(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);
     }

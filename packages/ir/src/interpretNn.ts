@@ -95,20 +95,74 @@ const rounded = (node: Node, src: Float64Array, ctx: Ctx): TensorValue => {
   return out(node, d);
 };
 
+/**
+ * Axes `ax` and `ax + 1` of `data` (shape `shape`, `ax` counted from the end when negative) swapped: a seq-major
+ * operand ([..., T, H, D], or [..., T, H] for lse and delta) seen heads-major, or a heads-major result put back.
+ */
+function swapAxes(data: ArrayLike<number>, shape: readonly number[], ax: number): { data: Float64Array; shape: number[] } {
+  const a = ax < 0 ? shape.length + ax : ax;
+  const [outer, x, y, inner] = [numel(shape.slice(0, a)), shape[a], shape[a + 1], numel(shape.slice(a + 2))];
+  const res = new Float64Array(data.length);
+  for (let o = 0; o < outer; o++)
+    for (let i = 0; i < x; i++)
+      for (let j = 0; j < y; j++)
+        for (let c = 0; c < inner; c++) res[((o * y + j) * x + i) * inner + c] = data[((o * x + i) * y + j) * inner + c];
+  const sw = [...shape];
+  [sw[a], sw[a + 1]] = [shape[a + 1], shape[a]];
+  return { data: res, shape: sw };
+}
+
+/** The operands heads-major: q, k, v, dOut swap axes −3/−2, lse and delta (rank one less) −2/−1. */
+function headsMajor(ins: readonly TensorValue[], seqMajor: boolean | undefined): TensorValue[] {
+  if (!seqMajor) return [...ins];
+  const rank = ins[0].shape.length;
+  return ins.map((t) => ({ ...t, ...swapAxes(t.data, t.shape, t.shape.length === rank ? -3 : -2) }) as TensorValue);
+}
+
+/** A heads-major result in `node`'s layout: swapped back at axes `ax`, `ax + 1` (−3 for a tensor, −2 for lse). */
+function inLayout(node: Node, res: Float64Array, seqMajor: boolean | undefined, ax: -3 | -2): Float64Array {
+  if (!seqMajor) return res;
+  const a = node.shape.length + ax;
+  const hm = [...node.shape];
+  [hm[a], hm[a + 1]] = [node.shape[a + 1], node.shape[a]];
+  return swapAxes(res, hm, ax).data;
+}
+
+type Attrs = { causal: boolean; scale: number; seqMajor?: boolean };
+
+/** The forward on operands in `attrs`' layout: output and log-sum-exp, heads-major. */
+const forwardOf = ([q, k, v]: readonly TensorValue[], a: Attrs) => {
+  const [hq, hk, hv] = headsMajor(v ? [q, k, v] : [q, k], a.seqMajor);
+  const noValues = { shape: [...hk.shape.slice(0, -1), 0], dtype: hk.dtype, data: new Float64Array(0) } as TensorValue;
+  return attentionForward(hq, hk, hv ?? noValues, a.causal, a.scale);
+};
+
 /** attention: softmax(scale·q·kᵀ (+ causal mask))·v. */
-export function interpretAttention(node: Node<'attention'>, [q, k, v]: readonly TensorValue[], ctx: Ctx): TensorValue {
-  return rounded(node, attentionForward(q, k, v, node.attrs.causal, node.attrs.scale).o, ctx);
+export function interpretAttention(node: Node<'attention'>, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
+  return rounded(node, inLayout(node, forwardOf(ins, node.attrs).o, node.attrs.seqMajor, -3), ctx);
 }
 
 /** attentionLse: log Σ_j exp(scale·q_i·k_j) over each query row's unmasked keys. */
 export function interpretAttentionLse(node: Node<'attentionLse'>, [q, k]: readonly TensorValue[], ctx: Ctx): TensorValue {
-  const noValues = { shape: [...k.shape.slice(0, -1), 0], dtype: k.dtype, data: new Float64Array(0) } as TensorValue;
-  return rounded(node, attentionForward(q, k, noValues, node.attrs.causal, node.attrs.scale).lse, ctx);
+  return rounded(node, inLayout(node, forwardOf([q, k], node.attrs).lse, node.attrs.seqMajor, -2), ctx);
 }
 
 /** attentionGrad: one of dq, dk, dv (from the given log-sum-exp and Δ). */
 export function interpretAttentionGrad(node: Node<'attentionGrad'>, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
-  return rounded(node, attentionGradient(ins, node.attrs.causal, node.attrs.scale, node.attrs.wrt), ctx);
+  const { causal, scale, wrt, seqMajor } = node.attrs;
+  return rounded(node, inLayout(node, attentionGradient(headsMajor(ins, seqMajor), causal, scale, wrt), seqMajor, -3), ctx);
+}
+
+/** attentionWithLse: result 0 attention's output, result 1 the log-sum-exp (`pick`); `node` gives the result's shape. */
+export function interpretAttentionWithLse(node: Node, attrs: Attrs, ins: readonly TensorValue[], index: number, ctx: Ctx): TensorValue {
+  const r = forwardOf(ins, attrs);
+  return rounded(node, index === 0 ? inLayout(node, r.o, attrs.seqMajor, -3) : inLayout(node, r.lse, attrs.seqMajor, -2), ctx);
+}
+
+/** attentionGradKV: result 0 dk, result 1 dv (`pick`); `node` gives the result's shape. */
+export function interpretAttentionGradKV(node: Node, attrs: Attrs, ins: readonly TensorValue[], index: number, ctx: Ctx): TensorValue {
+  const g = attentionGradient(headsMajor(ins, attrs.seqMajor), attrs.causal, attrs.scale, index === 0 ? 'k' : 'v');
+  return rounded(node, inLayout(node, g, attrs.seqMajor, -3), ctx);
 }
 
 /** rope: rotate half-split pairs by position-dependent angles. */

@@ -10,7 +10,9 @@ import { customOpDef } from './customOp.js';
 import { byteSize } from './dtype.js';
 import type { TensorType } from './infer.js';
 import { OP_FACTS, needsKernel } from './opFacts.js';
-import type { OpAttrs, OpKind, OpWithAttrs } from './ops.js';
+export { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, type OperandGroups, resultType } from './multiResult.js';
+import { groupOperands } from './multiResult.js';
+import type { OpAttrs, OpKind } from './ops.js';
 import type { PwExpr } from './pointwiseExpr.js';
 import { numel, type Shape } from './shape.js';
 
@@ -50,10 +52,12 @@ const matmulFlops = (c: KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue'>) 
   return 2 * n(c.out.shape) * k;
 };
 /** Two products (q·kᵀ, p·v) plus the softmax: 2·Tq·Tk·(D + Dv) + 5·Tq·Tk per head. */
-const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad'>) => {
+const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad' | 'attentionWithLse' | 'attentionGradKV'>) => {
   // operands read twice are bound (and listed) once: q = k = v leaves one; attentionLse has [q, k] only
   const s = c.ins.map((t) => t.shape);
-  const [q, k, v] = s.length >= 3 ? [s[0], s[1], s[2]] : s.length === 2 ? [s[0], s[1], s[1]] : [s[0], s[0], s[0]];
+  const seen = s.length >= 3 ? [s[0], s[1], s[2]] : s.length === 2 ? [s[0], s[1], s[1]] : [s[0], s[0], s[0]];
+  // seq-major operands [..., T, H, D] count as heads-major [..., H, T, D]
+  const [q, k, v] = c.attrs.seqMajor ? seen.map((x) => [...x.slice(0, -3), x[x.length - 2], x[x.length - 3], x[x.length - 1]]) : seen;
   const r = q.length;
   return n(q.slice(0, -2)) * q[r - 2] * k[r - 2] * (2 * (q[r - 1] + v[r - 1]) + 5);
 };
@@ -141,6 +145,8 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   attention: { flops: attentionFlops },
   attentionLse: { flops: (c) => attentionFlops(c) / 2 }, // the scores and their softmax sums, no product with v
   attentionGrad: { flops: (c) => 1.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
+  attentionWithLse: { flops: attentionFlops }, // attention's, plus a log per query row
+  attentionGradKV: { flops: (c) => 2 * attentionFlops(c) }, // dk's pass, plus P·dO for dv on the same scores
   rope: perOut(2 + SLOW),
   dropout: perOut(4),
   // 2 flops per multiply-add; each output of conv2d sums C/groups·KH·KW products (the backward ops the same total)
@@ -155,8 +161,11 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   matmulEpilogue: { flops: (c) => matmulFlops(c) + pwExprSize(c.attrs.expr) * n(c.out.shape) },
   pointwise: { flops: (c) => pwExprSize(c.attrs.expr) * n(c.out.shape) },
   pointwiseMulti: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) * n(c.out.shape) },
-  pick: free, // written by its pointwiseMulti's kernel
+  pointwiseMultiTensor: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) * c.attrs.shapes.reduce((s, sh) => s + n(sh), 0) },
+  pick: free, // written by its multi-result node's kernel
   // the prologue per element of the reduced tensor, one combine per element, the epilogue per output
+  // each stat's prologue and combine per element, the expression per element
+  rowwise: { flops: (c) => (pwExprSize(c.attrs.expr) + c.attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + 1, 0)) * n(c.out.shape) },
   pointwiseReduce: { flops: (c) => (pwExprSize(c.attrs.expr) + 1) * n(c.attrs.shape) + pwExprSize(c.attrs.post) * n(c.out.shape) },
   softmaxCrossEntropy: perIn(4 + SLOW),
   softmaxCrossEntropyGrad: perIn(4 + SLOW),
@@ -165,11 +174,6 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
 /** The flops of a kernel of op `op` (0 for an op that runs no kernel). */
 export function kernelFlops<K extends OpKind>(op: K, c: KernelCtx<K>): number {
   return KERNEL_COST[op].flops(c);
-}
-
-/** Results a kernel of this op writes (several for `pointwiseMulti`, each of the output's type). */
-export function kernelOutputs(n: OpWithAttrs): number {
-  return n.op === 'pointwiseMulti' ? n.attrs.exprs.length : 1;
 }
 
 /** Whether nodes of this op run as a kernel (everything but leaves, aliases and `pick`; from OP_FACTS). */
@@ -187,13 +191,37 @@ export function tensorTypeBytes(t: TensorType): number {
  * when it is legal. One binding per distinct operand plus one per result (`results`: see
  * `kernelOutputs`). Only fused ops are refused (see header): over a limit they are illegal, since their primitives remain.
  */
-export function kernelIllegality(op: OpKind, ins: readonly TensorType[], out: TensorType, limits: KernelLimits, results = 1): string | undefined {
+export function kernelIllegality(
+  op: OpKind,
+  ins: readonly TensorType[],
+  out: TensorType,
+  limits: KernelLimits,
+  results = 1,
+  multiTensor?: { readonly attrs: OpAttrs['pointwiseMultiTensor']; readonly inputs: number },
+): string | undefined {
   if (!needsKernel(op) || !OP_FACTS[op].fused) return undefined;
+  if (op === 'pointwiseMultiTensor' && multiTensor) return multiTensorIllegality(multiTensor.attrs, multiTensor.inputs, limits);
   const bindings = ins.length + results; // results written in place bind fewer
   if (bindings > limits.maxStorageBuffersPerShaderStage)
     return `${op} binds ${bindings} storage buffers, over maxStorageBuffersPerShaderStage = ${limits.maxStorageBuffersPerShaderStage}`;
   const big = [...ins, out].find((t) => tensorTypeBytes(t) > limits.maxStorageBufferBindingSize);
   if (big)
     return `${op} binds a tensor of ${tensorTypeBytes(big)} bytes, over maxStorageBufferBindingSize = ${limits.maxStorageBufferBindingSize}`;
+  return undefined;
+}
+
+/**
+ * Why a `pointwiseMultiTensor` kernel is illegal: one dispatch binds the shared operands, one buffer per role
+ * (every group's operand of that role, laid out by the runtime, each start aligned to 256 bytes) and a table; its
+ * results are written in place through the roles (the multi-tensor rule only groups such updates).
+ */
+export function multiTensorIllegality(a: OpAttrs['pointwiseMultiTensor'], inputs: number, limits: KernelLimits): string | undefined {
+  const { shared, roles } = groupOperands({ inputs: { length: inputs } as unknown[], attrs: a });
+  const bindings = shared + roles + 1;
+  if (bindings > limits.maxStorageBuffersPerShaderStage)
+    return `pointwiseMultiTensor binds ${bindings} storage buffers (${shared} shared, ${roles} roles, a table), over maxStorageBuffersPerShaderStage = ${limits.maxStorageBuffersPerShaderStage}`;
+  const roleBytes = a.shapes.reduce((s, sh) => s + Math.ceil((n(sh) * byteSize(a.dtype)) / 256) * 256, 0);
+  if (roleBytes > limits.maxStorageBufferBindingSize)
+    return `pointwiseMultiTensor binds ${roleBytes} bytes per role, over maxStorageBufferBindingSize = ${limits.maxStorageBufferBindingSize}`;
   return undefined;
 }

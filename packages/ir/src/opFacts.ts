@@ -58,7 +58,7 @@ export interface OpFacts<K extends OpKind = OpKind> {
   readonly fused: boolean;
   /** Operands holding labels or indices (empty for most ops). */
   readonly indexOperands: readonly IndexOperand<K>[];
-  /** Its value is a result that operand 0's kernel writes (`pick` of a `pointwiseMulti`): no kernel of its own. */
+  /** Its value is a result that operand 0's kernel writes (`pick` of a multi-result op): no kernel of its own. */
   readonly resultOfOperand?: true;
 }
 
@@ -117,6 +117,8 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   },
   attention: plain('nn'),
   attentionLse: plain('nn'),
+  attentionWithLse: fusedOp('nn'),
+  attentionGradKV: fusedOp('nn'),
   attentionGrad: plain('nn'),
   rope: plain('nn'),
   dropout: plain('nn'),
@@ -131,7 +133,9 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   matmulEpilogue: fusedOp('linalg'),
   pointwise: fusedOp('elementwise'),
   pointwiseMulti: fusedOp('elementwise'),
+  pointwiseMultiTensor: fusedOp('elementwise'),
   pointwiseReduce: fusedOp('reduce'),
+  rowwise: fusedOp('reduce'),
   pick: { ...fusedOp('layout'), resultOfOperand: true },
   softmaxCrossEntropy: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropy') },
   softmaxCrossEntropyGrad: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropyGrad') },

@@ -35,6 +35,9 @@ type ReduceAttrs = {
   keepdims: boolean;
 };
 
+/** A per-row statistic of a `rowwise` node: `post(reduce over the row of expr)`. */
+export type RowStat = { expr: PwExpr; reduce: ReduceOp; post: PwExpr };
+
 /** Attributes of a 2-D convolution: [along H, along W] pairs. */
 export type Conv2dAttrs = {
   stride: [number, number];
@@ -54,6 +57,18 @@ export type PoolAttrs = {
 export type CustomParams = Readonly<Record<string, number | string | boolean | readonly number[]>>;
 
 /** Attributes of every op that is not a plain unary or binary elementwise op. */
+/**
+ * Attributes of the attention ops. `seqMajor`: the head axis follows the sequence axis, so q, k, v, dOut and the
+ * ops' results are [..., T, H, D] (the rows of a [..., T, H·D] projection, no head-split transpose) and lse and
+ * delta [..., T, H]; otherwise (default) [..., H, T, D] and [..., H, T] as documented per op below. Made by the
+ * optimizer's layout rules from transposes around the heads-major op.
+ */
+export type AttentionAttrs = {
+  causal: boolean;
+  scale: number;
+  seqMajor?: boolean;
+};
+
 export interface OtherOpAttrs {
   // leaves
   input: { name: string };
@@ -115,18 +130,28 @@ export interface OtherOpAttrs {
    * inputs [q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv]] (equal leading axes): softmax(scale·q·kᵀ + mask)·v
    * → [..., Tq, Dv]; `causal` masks key j > query i (top-left aligned, as PyTorch's `is_causal`).
    */
-  attention: { causal: boolean; scale: number };
+  attention: AttentionAttrs;
   /**
    * inputs [q [..., Tq, D], k [..., Tk, D]]: the log-sum-exp of each query row's scores, log Σ_j exp(scale·q_i·k_j)
    * over its unmasked keys → [..., Tq] (what attention's backward needs besides its output).
    */
-  attentionLse: { causal: boolean; scale: number };
+  attentionLse: AttentionAttrs;
   /**
    * inputs [q, k, v, dOut, lse [..., Tq], delta [..., Tq]]: the gradient of attention with respect to one operand,
    * from the forward's log-sum-exp L and Δ = rowsum(dOut ⊙ out): P = exp(scale·q·kᵀ − L) (0 where masked),
    * dS = P ⊙ (dOut·vᵀ − Δ); dq = scale·dS·k, dk = scale·dSᵀ·q, dv = Pᵀ·dOut.
    */
-  attentionGrad: { causal: boolean; scale: number; wrt: 'q' | 'k' | 'v' };
+  attentionGrad: AttentionAttrs & { wrt: 'q' | 'k' | 'v' };
+  /**
+   * inputs as attention's: one kernel, two results: attention's output (the node's value) and attentionLse of q
+   * and k ([..., Tq], `pick` 1). Made by the optimizer when a step needs both (the backward reads the log-sum-exp).
+   */
+  attentionWithLse: AttentionAttrs;
+  /**
+   * inputs as attentionGrad's (q, k, v, dOut, lse, delta) with v shaped as k: one kernel, two results: dk (the
+   * node's value) and dv (`pick` 1). Made by the optimizer when a step needs both (FlashAttention-2's backward).
+   */
+  attentionGradKV: AttentionAttrs;
   /**
    * Rotary position embedding of x [..., T, D] (D even), half-split pairs (x[i], x[i + D/2]) rotated by
    * t·base^(−2i/D) for position t (the index along axis −2); `inverse` rotates the other way (its VJP).
@@ -161,6 +186,13 @@ export interface OtherOpAttrs {
    * a residual, a GELU's operands, a scale). One kernel: the product is never written.
    */
   matmulEpilogue: { transA: boolean; transB: boolean; expr: PwExpr };
+  /**
+   * Row-local fusion (layer norm, RMS norm, softmax and their gradients as one kernel): inputs broadcast to the
+   * output shape; per row (the last axis), the `stats` in order, each `post(reduce(expr))` over the row, then
+   * `expr` per element. In every expression `$i` below the operand count n is operand i at the element and
+   * `$n + k` is stat k of the row (a stat reads only the stats before it; `post` reads `$0`, the reduced value).
+   */
+  rowwise: { expr: PwExpr; stats: RowStat[] };
   /** inputs broadcast to the output shape, combined by one expression. */
   pointwise: { expr: PwExpr; dtype: DType };
   /**
@@ -168,6 +200,14 @@ export interface OtherOpAttrs {
    * optimizer updating a parameter and its moments). The node's value is result 0; `pick` reads the others.
    */
   pointwiseMulti: { exprs: PwExpr[]; dtype: DType };
+  /**
+   * The same multi-result expressions over several groups of operands: one kernel updating many parameters and
+   * their optimizer state. Inputs are `shared` one-element operands, then per group g the same number of
+   * operands (its roles) of shape `shapes[g]`; `$i` reads shared operand i (i < shared) or the group's role
+   * i − shared. Result g·R + r (R expressions) is expression r over group g, of shape `shapes[g]`; the node's
+   * value is result 0 and `pick` reads the others (see `groupOperands`).
+   */
+  pointwiseMultiTensor: { exprs: PwExpr[]; dtype: DType; shared: number; shapes: number[][] };
   /** inputs [a pointwiseMulti node]: its result `index` (an alias: no kernel of its own). */
   pick: { index: number };
   /**

@@ -12,10 +12,18 @@ export function fmtPointwiseReduce(a: OpAttrs['pointwiseReduce']): string {
   return a.post.op === 'in' ? red : `${fmtPwExpr(a.post)} ∘ ${red}`;
 }
 
+/** The stats of a `rowwise` then its expression, e.g. `s0 = mean($0); s1 = (rsqrt $0) ∘ mean(square (sub $0 $1)) ⇒ (mul …)`. */
+export function fmtRowwise(a: OpAttrs['rowwise']): string {
+  const stats = a.stats.map((s, k) => `s${k} = ${s.post.op === 'in' ? '' : `${fmtPwExpr(s.post)} ∘ `}${s.reduce}(${fmtPwExpr(s.expr)})`);
+  return `${stats.join('; ')} ⇒ ${fmtPwExpr(a.expr)}`;
+}
+
 function fmtAttrs(n: Node): string {
   if (n.op === 'pointwise') return `{${fmtPwExpr(n.attrs.expr)}}`;
   if (n.op === 'pointwiseMulti') return `{${n.attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}}`;
+  if (n.op === 'pointwiseMultiTensor') return `{${n.attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}} x ${n.attrs.shapes.length} groups`;
   if (n.op === 'pointwiseReduce') return `{${fmtPointwiseReduce(n.attrs)}}`;
+  if (n.op === 'rowwise') return `{${fmtRowwise(n.attrs)}}`;
   const s = JSON.stringify(n.attrs);
   return s === '{}' ? '' : s;
 }

@@ -29,6 +29,12 @@ export function tensor(shape: Shape, data: ArrayLike<number> | TensorData, dtype
   return { shape: [...shape], dtype, data: arr };
 }
 
+/** The data of an f32 value read from a device (a Float32Array), or a TypeError naming `what` and what it holds. */
+export function f32Data(v: TensorValue, what: string): Float32Array {
+  if (v.data instanceof Float32Array) return v.data;
+  throw new TypeError(`${what}: expected f32 data in a Float32Array, got ${v.dtype} in a ${v.data.constructor.name}`);
+}
+
 /** A deterministic PRNG (mulberry32): the same seed gives the same stream on every platform. */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

@@ -51,6 +51,9 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   nllGrad: (g, t) => raw(g, 'nllGrad', [t.f, t.f], { reduction: 'mean', classes: 3 }),
   attention: (g, t) => g.attention(t.q, t.f, t.q),
   attentionLse: (g, t) => raw(g, 'attentionLse', [t.q, t.f], { causal: false, scale: 1 }),
+  // v not shaped as k
+  attentionGradKV: (g, t) => raw(g, 'attentionGradKV', [t.q, t.q, t.f, t.q, t.f, t.f], { causal: false, scale: 1 }),
+  attentionWithLse: (g, t) => raw(g, 'attentionWithLse', [t.q, t.q], { causal: true, scale: 1 }),
   // lse and delta must hold one value per query row, not a whole q
   attentionGrad: (g, t) => raw(g, 'attentionGrad', [t.q, t.q, t.q, t.q, t.q, t.q], { causal: false, scale: 1, wrt: 'q' }),
   rope: (g, t) => g.rope(t.i),
@@ -67,7 +70,11 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   matmulEpilogue: (g, t) => raw(g, 'matmulEpilogue', [t.f, t.f, t.f], { transA: false, transB: false, expr: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 2 } } }),
   pointwise: (g, t) => raw(g, 'pointwise', [t.f], { expr: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 3 } }, dtype: 'f32' }),
   pointwiseMulti: (g, t) => raw(g, 'pointwiseMulti', [t.f], { exprs: [{ op: 'in', index: 0 }, { op: 'in', index: 2 }], dtype: 'f32' }),
-  pick: (g, t) => raw(g, 'pick', [t.f], { index: 0 }), // not a result of a pointwiseMulti
+  // group 1's operand [4, 5] is not of its group's shape [2, 3]
+  pointwiseMultiTensor: (g, t) => raw(g, 'pointwiseMultiTensor', [t.f, t.g3], { exprs: [{ op: 'neg', a: { op: 'in', index: 0 } }], dtype: 'f32', shared: 0, shapes: [[2, 3], [2, 3]] }),
+  pick: (g, t) => raw(g, 'pick', [t.f], { index: 0 }), // not a result of a multi-result op
+  // the stat reads $1, a stat computed after it (one operand: $1 is stat 0 itself)
+  rowwise: (g, t) => raw(g, 'rowwise', [t.f], { expr: { op: 'in', index: 0 }, stats: [{ expr: { op: 'in', index: 1 }, reduce: 'sum', post: { op: 'in', index: 0 } }] }),
   // the input does not broadcast to the prologue's shape
   pointwiseReduce: (g, t) => raw(g, 'pointwiseReduce', [t.f], { expr: { op: 'in', index: 0 }, shape: [7], reduce: 'sum', axes: [0], keepdims: false, post: { op: 'in', index: 0 } }),
   softmaxCrossEntropy: (g, t) => raw(g, 'softmaxCrossEntropy', [t.f, t.f], { reduction: 'mean' }),

@@ -5,7 +5,7 @@
 // Must not be on the default path: a step without anomaly detection never calls into this file.
 // Invariant: an AnomalyError leaves the session's params and state exactly as they were before the step.
 
-import { fmtShape, type Graph, graphFromJson, graphToJson, LEAF_OPS, leafName, type Node, type NodeId, type TensorValue } from '@neura/ir';
+import { fmtShape, type Graph, graphFromJson, graphToJson, isAliasOp, isLeafOp, leafName, type Node, type NodeId, type TensorValue } from '@neura/ir';
 import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
 
 /** The kernel that first produced a non-finite value in a failing step. */
@@ -38,8 +38,6 @@ export class AnomalyError extends Error {
     super(message);
   }
 }
-
-const isLeaf = (n: Node) => LEAF_OPS.includes(n.op);
 
 /** Index of the first NaN/±Infinity in `v`, or -1. */
 function firstNonFinite(v: ArrayLike<number>): number {
@@ -113,25 +111,25 @@ export async function anomalyStep(session: Session, graph: Graph, device: NeuraD
  */
 async function locate(graph: Graph, device: NeuraDevice, state: Record<string, TensorValue>, feeds: Record<string, FeedValue>): Promise<AnomalyKernel | undefined> {
   const dbg = graphFromJson(graphToJson(graph));
-  const kernels = dbg.live().filter((id) => !isLeaf(dbg.nodes[id]) && dbg.nodes[id].op !== 'reshape');
+  const kernels = dbg.live().filter((id) => !isLeafOp(dbg.nodes[id].op) && !isAliasOp(dbg.nodes[id].op));
+  /** The node whose storage `id` views (itself unless it is an alias such as reshape). */
+  const storageNode = (id: NodeId): Node => {
+    let n = dbg.nodes[id];
+    while (isAliasOp(n.op)) n = dbg.nodes[n.inputs[0]];
+    return n;
+  };
   const key = (id: NodeId) => `anomaly#${id}`;
   for (const id of kernels) dbg.output(key(id), dbg.nodes[id]);
   const session = await compile(dbg, device, { initialState: state, label: 'anomaly' });
   try {
     const { outputs } = await session.step(feeds, { read: kernels.map(key) });
     const valueAt = (id: NodeId): ArrayLike<number> | undefined => {
-      let n = dbg.nodes[id];
-      while (n.op === 'reshape') n = dbg.nodes[n.inputs[0]];
+      const n = storageNode(id);
       const name = leafName(n);
       if (n.op === 'const') return [n.attrs.value];
       if (n.op === 'input') return name !== undefined && feeds[name] ? dataOf(feeds[name]) : undefined;
       if (n.op === 'param' || n.op === 'state') return name !== undefined ? state[name]?.data : undefined;
       return outputs[key(n.id)]?.data;
-    };
-    const rootOp = (id: NodeId) => {
-      let n = dbg.nodes[id];
-      while (n.op === 'reshape') n = dbg.nodes[n.inputs[0]];
-      return n.op;
     };
     for (const id of kernels) {
       const out = outputs[key(id)].data;
@@ -141,7 +139,7 @@ async function locate(graph: Graph, device: NeuraDevice, state: Record<string, T
       const bad = (v: ArrayLike<number> | undefined) => v !== undefined && (nan ? hasNaN(v) : firstNonFinite(v) >= 0);
       const badInputs = dbg.nodes[id].inputs.filter((i) => bad(valueAt(i)));
       // it made the value itself, or it is the first kernel to read a fed input or param that already held it
-      const culprit = badInputs.length === 0 || badInputs.some((i) => ['input', 'param', 'state'].includes(rootOp(i)));
+      const culprit = badInputs.length === 0 || badInputs.some((i) => ['input', 'param', 'state'].includes(storageNode(i).op));
       if (!culprit) continue;
       const n = graph.nodes[id];
       return { node: id, op: n.op, shape: n.shape, site: n.site, index: at, value: out[at] };

@@ -9,8 +9,10 @@ import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
 import { clipGradNorm, type Optimizer } from '@neura/optim';
 import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
+import { chooseStep, type Measurement, type MeasureOptions } from './chooseStep.js';
 import { registeredKernelOps } from '@neura/wgsl-kernels';
 import { anomalyStep } from './anomaly.js';
+import { TrainingStepError } from './errors.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileTraining`. */
@@ -29,6 +31,11 @@ export interface TrainingOptions extends StepOptions {
    * off by default, and then nothing of it runs. `step(feeds, { detectAnomaly })` sets it per step.
    */
   detectAnomaly?: boolean;
+  /**
+   * Choose the plan by measurement (opt-in): candidate plans are compiled, checked and timed as whole steps on
+   * this batch, the fastest correct one kept; the decision is cached per adapter and step graph (see chooseStep.ts).
+   */
+  measure?: MeasureOptions;
 }
 
 /** Options of one `TrainingSession.step`. */
@@ -47,8 +54,12 @@ export interface TrainingSession {
   readonly graph: Graph;
   /** The e-graph report (undefined when optimization was off). */
   readonly report?: OptimizeReport;
+  /** What the measured mode did (only with `measure`). */
+  readonly measurement?: Measurement;
   /** Dispatches per step, bytes allocated, … */
   readonly stats: SessionStats;
+  /** Micro-batches per optimizer update the step was built with (`accumulate`, default 1). */
+  readonly accumulate: number;
   /** The underlying runtime session (read/write state, dispose). */
   readonly session: Session;
   /** Current values of all trainable parameters, by name. */
@@ -95,10 +106,10 @@ export interface StepOptions {
  */
 export function buildTrainingStep(graph: Graph, opts: StepOptions): Node<'param'>[] {
   const { loss } = opts;
-  if (loss.shape.length !== 0) throw new Error(`compileTraining: loss must be a scalar, got shape [${loss.shape.join(', ')}]`);
+  if (loss.shape.length !== 0) throw new TrainingStepError(`compileTraining: loss must be a scalar, got shape [${loss.shape.join(', ')}]`);
   graph.output('loss', loss);
   const params = graph.leaves('param');
-  if (params.length === 0) throw new Error('compileTraining: the graph has no parameters to train');
+  if (params.length === 0) throw new TrainingStepError('compileTraining: the graph has no parameters to train');
   const names = params.map((p) => p.attrs.name);
   const groups = groupsOf(names, opts);
   const acc = opts.accumulate ?? 1;
@@ -135,25 +146,25 @@ export function buildTrainingStep(graph: Graph, opts: StepOptions): Node<'param'
 /** Assigns every param to exactly one optimizer. */
 function groupsOf(names: readonly string[], opts: StepOptions): { optimizer: Optimizer; members: number[] }[] {
   if (!opts.groups) {
-    if (!opts.optimizer) throw new Error('compileTraining: give an optimizer or parameter groups');
+    if (!opts.optimizer) throw new TrainingStepError('compileTraining: give an optimizer or parameter groups');
     return [{ optimizer: opts.optimizer, members: names.map((_, i) => i) }];
   }
-  if (opts.optimizer) throw new Error('compileTraining: give either an optimizer or parameter groups, not both');
+  if (opts.optimizer) throw new TrainingStepError('compileTraining: give either an optimizer or parameter groups, not both');
   const owner = new Map<number, number>();
   const out = opts.groups.map((grp, gi) => {
     const has = typeof grp.params === 'function' ? grp.params : (n: string) => (grp.params as readonly string[]).includes(n);
-    if (typeof grp.params !== 'function') for (const n of grp.params) if (!names.includes(n)) throw new Error(`compileTraining: group ${gi} names '${n}', which is not a param of the graph`);
+    if (typeof grp.params !== 'function') for (const n of grp.params) if (!names.includes(n)) throw new TrainingStepError(`compileTraining: group ${gi} names '${n}', which is not a param of the graph`);
     const members: number[] = [];
     names.forEach((n, i) => {
       if (!has(n)) return;
-      if (owner.has(i)) throw new Error(`compileTraining: '${n}' is in parameter groups ${owner.get(i)} and ${gi}`);
+      if (owner.has(i)) throw new TrainingStepError(`compileTraining: '${n}' is in parameter groups ${owner.get(i)} and ${gi}`);
       owner.set(i, gi);
       members.push(i);
     });
     return { optimizer: grp.optimizer, members };
   });
   const orphans = names.filter((_, i) => !owner.has(i));
-  if (orphans.length) throw new Error(`compileTraining: params in no parameter group: ${orphans.join(', ')}`);
+  if (orphans.length) throw new TrainingStepError(`compileTraining: params in no parameter group: ${orphans.join(', ')}`);
   return out.filter((grp) => grp.members.length > 0);
 }
 
@@ -169,16 +180,26 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
 
   let step = graph;
   let report: OptimizeReport | undefined;
-  if (opts.optimize !== false) {
-    ({ graph: step, report } = optimize(graph, { limits: device.caps, customKernelOps: registeredKernelOps() })); // the device's limits; prints its report under NEURA_DEBUG
+  let session: Session;
+  let measurement: Measurement | undefined;
+  if (opts.measure) {
+    if (opts.optimize === false) throw new TrainingStepError('compileTraining: measure chooses among optimized plans; it cannot be combined with optimize: false');
+    const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
+    ({ graph: step, report, session, measurement } = await chooseStep(graph, device, opts.measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps() }));
+  } else {
+    if (opts.optimize !== false) {
+      ({ graph: step, report } = optimize(graph, { limits: device.caps, customKernelOps: registeredKernelOps() })); // the device's limits; prints its report under NEURA_DEBUG
+    }
+    session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step' });
   }
-  const session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step' });
   const paramNames = params.map((p) => p.attrs.name);
   let steps = 0;
   return {
     graph: step,
     report,
+    ...(measurement ? { measurement } : {}),
     session,
+    accumulate: opts.accumulate ?? 1,
     get stats() {
       return session.stats;
     },

@@ -58,23 +58,13 @@ function need<T>(what: string, name: string, v: T | undefined): T {
 function meanOverRows(what: string, name: string, opts: { logits?: string; labels?: string }, perRow: (logits: ArrayLike<number>, row: number, classes: number, label: number) => number): Metric {
   const lName = opts.logits ?? 'logits';
   const yName = opts.labels ?? 'labels';
-  let sum = 0;
-  let n = 0;
-  return {
-    name,
-    reset() {
-      sum = n = 0;
-    },
-    update(outputs, feeds, examples, batchSize) {
-      const logits = need(what, lName, outputs[lName]);
-      const labels = need(what, yName, feeds[yName] ?? outputs[yName]?.data);
-      const rows = realRows(labels, examples, batchSize);
-      const classes = logits.shape[logits.shape.length - 1];
-      for (let r = 0; r < rows; r++) sum += perRow(logits.data, r, classes, labels[r]);
-      n += rows;
-    },
-    value: () => (n ? sum / n : Number.NaN),
-  };
+  return weightedMean(name, (add, outputs, feeds, examples, batchSize) => {
+    const logits = need(what, lName, outputs[lName]);
+    const labels = need(what, yName, feeds[yName] ?? outputs[yName]?.data);
+    const rows = realRows(labels, examples, batchSize);
+    const classes = logits.shape[logits.shape.length - 1];
+    for (let r = 0; r < rows; r++) add(perRow(logits.data, r, classes, labels[r]), 1);
+  });
 }
 
 /** Top-k accuracy of `logits` [rows, C] against i32 `labels` (default names `logits`, `labels`; k = 1). */
@@ -96,17 +86,26 @@ export function crossEntropyMetric(opts: { logits?: string; labels?: string; nam
 
 /** The mean of a scalar output (e.g. `loss`) over batches, weighted by real examples (a padded batch's mean includes its padding). */
 export function meanOutput(output = 'loss', name = output): Metric {
+  return weightedMean(name, (add, outputs, _feeds, examples) => add(need('meanOutput', output, outputs[output]).data[0] * examples, examples));
+}
+
+/** What a weighted-mean metric takes from one batch: it calls `add(value, weight)` for each thing it counts. */
+type Collect = (add: (value: number, weight: number) => void, ...batch: Parameters<Metric['update']>) => void;
+
+/** A metric whose value is Σ values / Σ weights over a pass (NaN before anything was added). */
+function weightedMean(name: string, collect: Collect): Metric {
   let sum = 0;
   let n = 0;
+  const add = (value: number, weight: number) => {
+    sum += value;
+    n += weight;
+  };
   return {
     name,
     reset() {
       sum = n = 0;
     },
-    update(outputs, _feeds, examples) {
-      sum += need('meanOutput', output, outputs[output]).data[0] * examples;
-      n += examples;
-    },
+    update: (...batch) => collect(add, ...batch),
     value: () => (n ? sum / n : Number.NaN),
   };
 }

@@ -4,3 +4,4 @@
 
 export { loadMnist } from './node/loadMnist.js';
 export { loadCheckpointFile, saveCheckpointFile, writeFileAtomic } from './node/checkpointFile.js';
+export { fileDecisionCache } from './node/decisionCacheFile.js';

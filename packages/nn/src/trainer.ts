@@ -10,6 +10,7 @@ import { type Checkpoint, encodeCheckpoint, restoreCheckpoint } from './checkpoi
 import type { InferenceSession } from './compileInference.js';
 import { ACCUMULATE_INPUT, type TrainingSession } from './compileTraining.js';
 import type { Batch } from './data/batches.js';
+import { DivergenceError } from './errors.js';
 import { DROPOUT_OFFSET } from './layers/dropout.js';
 import type { Metric } from './metrics.js';
 import { ProgressBar } from './progressBar.js';
@@ -160,20 +161,31 @@ class IndexStream {
   }
 }
 
+/** The older `fit` input: images of `features` values each and their i32 labels. */
+interface ImageSet {
+  count: number;
+  images: Float32Array;
+  labels: Int32Array;
+}
+
+const isImageSet = (d: Dataset | ImageSet): d is ImageSet => 'images' in d && !('batch' in d);
+
 /** Runs training steps of a compiled session over a dataset. */
 export class Trainer {
   constructor(readonly session: TrainingSession) {}
 
   /** Trains on any Dataset; or, as before, on `{ count, images, labels }` with `features` values per image. */
   fit(data: Dataset, opts: FitOptions): Promise<FitResult>;
-  fit(data: { count: number; images: Float32Array; labels: Int32Array }, features: number, opts: FitOptions): Promise<FitResult>;
-  fit(data: Dataset | { count: number; images: Float32Array; labels: Int32Array }, a: FitOptions | number, b?: FitOptions): Promise<FitResult> {
-    if (typeof a !== 'number') return this.run(data as Dataset, a);
-    const legacy = data as { count: number; images: Float32Array; labels: Int32Array };
-    const opts = b as FitOptions;
-    const ds = tensorDataset({ x: { data: legacy.images, perExample: a }, labels: { data: legacy.labels, perExample: 1 } });
-    const map = opts.feeds;
-    return this.run(map ? { length: ds.length, batch: (i) => { const f = ds.batch(i); return map({ x: f.x as Float32Array, labels: f.labels as Int32Array }); } } : ds, opts);
+  fit(data: ImageSet, features: number, opts: FitOptions): Promise<FitResult>;
+  fit(data: Dataset | ImageSet, a: FitOptions | number, b?: FitOptions): Promise<FitResult> {
+    if (!isImageSet(data)) {
+      if (typeof a === 'number') throw new TypeError('Trainer.fit: fit(dataset, options) takes no feature count (that is fit({ count, images, labels }, features, options))');
+      return this.run(data, a);
+    }
+    if (typeof a !== 'number' || b === undefined) throw new TypeError('Trainer.fit: { count, images, labels } needs the features per image: fit(data, features, options)');
+    const ds = tensorDataset({ x: { data: data.images, perExample: a }, labels: { data: data.labels, perExample: 1 } });
+    const map = b.feeds;
+    return this.run(map ? { length: ds.length, batch: (i) => { const f = ds.batch(i); return map({ x: f.x as Float32Array, labels: f.labels as Int32Array }); } } : ds, b);
   }
 
   /** One pass over a validation set: every example once (a partial last batch padded, its padding not counted). */
@@ -192,102 +204,166 @@ export class Trainer {
   }
 
   private async run(data: Dataset, opts: FitOptions): Promise<FitResult> {
-    const B = opts.batchSize;
-    const acc = opts.accumulate ?? 1;
+    const fit = new FitRun(this.session, data, opts);
+    if (opts.resume) await fit.resume(opts.resume);
+    return fit.loop();
+  }
+}
+
+/**
+ * One `fit`: its settings checked once, the data order, the feeds it fills, and what it collected. `loop` runs
+ * optimizer updates (each `accumulate` micro-batches) until the total, a callback's stop, or an error.
+ */
+class FitRun {
+  private readonly batchSize: number;
+  private readonly acc: number;
+  /** Micro-batches per epoch (fractional with `lastBatch: 'wrap'`). */
+  private readonly perEpoch: number;
+  private readonly total: number;
+  private readonly inputs: Set<string>;
+  private readonly rng: Rng;
+  private readonly stream: IndexStream;
+  private readonly idx: Int32Array;
+  private readonly lrFeed = new Float32Array(1);
+  private readonly applyFeed = new Float32Array(1);
+  private readonly offsetFeed = new Int32Array(1);
+  private readonly losses: FitResult['losses'] = [];
+  private readonly evaluations: FitResult['evaluations'] = [];
+  private bar?: ProgressBar;
+  private step = 0;
+
+  constructor(
+    private readonly session: TrainingSession,
+    private readonly data: Dataset,
+    private readonly opts: FitOptions,
+  ) {
+    const B = (this.batchSize = opts.batchSize);
+    const acc = (this.acc = opts.accumulate ?? 1);
     const mode = opts.lastBatch ?? 'drop';
     if (!(Number.isInteger(B) && B >= 1)) throw new RangeError(`Trainer: batchSize must be a positive integer, got ${B}`);
     if (!(Number.isInteger(acc) && acc >= 1)) throw new RangeError(`Trainer: accumulate must be a positive integer, got ${acc}`);
-    const inputs = new Set(this.session.graph.leaves('input').map((n) => n.attrs.name));
-    if (acc > 1 && !inputs.has(ACCUMULATE_INPUT)) throw new RangeError(`Trainer: accumulate ${acc} needs a step compiled with { accumulate: ${acc} }`);
+    this.inputs = new Set(session.graph.leaves('input').map((n) => n.attrs.name));
+    // the step scales each micro-batch's gradient by 1/accumulate and applies on the last: the counts must agree
+    if (acc !== session.accumulate) throw new RangeError(`Trainer: accumulate ${acc} needs a step compiled with { accumulate: ${acc} } (this one has ${session.accumulate})`);
     if (mode === 'drop' && data.length < B)
       throw new RangeError(`Trainer.fit: ${data.length} examples are fewer than one batch of ${B}: no step would run (incomplete batches are dropped; lastBatch: 'wrap' repeats examples)`);
-    const perEpoch = mode === 'wrap' ? data.length / B : Math.floor(data.length / B); // micro-batches per epoch
-    const total = Math.min(opts.maxSteps ?? Number.POSITIVE_INFINITY, Math.floor(Math.ceil(perEpoch * opts.epochs) / acc));
-    const rng = new Rng(opts.seed ?? opts.shuffleSeed ?? 0);
-    const stream = new IndexStream(data.length, mode, opts.shuffle ?? (opts.seed ?? opts.shuffleSeed) !== undefined, opts.seed ?? opts.shuffleSeed ?? 0);
-    const idx = new Int32Array(B);
-    let step = 0;
-    if (opts.resume) {
-      await restoreCheckpoint(this.session, opts.resume);
-      step = opts.resume.step;
-      if (opts.resume.rng.trainer === undefined) throw new RangeError('Trainer: the checkpoint has no trainer Rng state (was it saved by a Trainer?)');
-      rng.setState(opts.resume.rng.trainer);
-      for (let m = 0; m < step * acc; m++) stream.next(idx); // replay the data order to where it stopped
-    }
-    const epochOf = (micro: number) => Math.floor(micro / perEpoch);
-    const bar = opts.progress === false ? undefined : new ProgressBar();
-    const callbacks = opts.callbacks ?? [];
-    const losses: FitResult['losses'] = [];
-    const evaluations: FitResult['evaluations'] = [];
-    const lrFeed = new Float32Array(1);
-    const applyFeed = new Float32Array(1);
-    const offsetFeed = new Int32Array(1);
-    const fire = async <K extends keyof Callback>(hook: K, info: Parameters<NonNullable<Callback[K]>>[0]) => {
-      let stop = false;
-      for (const c of callbacks) if ((await (c[hook] as ((i: typeof info) => unknown) | undefined)?.call(c, info)) === 'stop') stop = true;
-      return stop;
-    };
-    const validate = async () => {
-      const v = opts.validation;
-      if (!v) return false;
-      await v.session.loadStateDict(await this.session.stateDict());
-      const metrics = await Trainer.evaluate(v);
-      evaluations.push({ step, metrics });
-      const epoch = epochOf(step * acc);
-      opts.jsonLines?.(JSON.stringify({ event: 'eval', step, epoch, ...metrics }));
-      if (opts.lr instanceof ReduceLrOnPlateau) opts.lr.observe(metrics[opts.lr.metric] ?? Number.NaN);
-      return fire('onEvaluate', { step, epoch, totalSteps: total, metrics });
-    };
-    const save = async () => {
-      const c = opts.checkpoint;
-      if (!c) return;
-      await c.save(encodeCheckpoint(await this.session.session.readState(), { step, rng: { trainer: rng.state } }), step);
-    };
+    this.perEpoch = mode === 'wrap' ? data.length / B : Math.floor(data.length / B);
+    this.total = Math.min(opts.maxSteps ?? Number.POSITIVE_INFINITY, Math.floor(Math.ceil(this.perEpoch * opts.epochs) / acc));
+    const seed = opts.seed ?? opts.shuffleSeed;
+    this.rng = new Rng(seed ?? 0);
+    this.stream = new IndexStream(data.length, mode, opts.shuffle ?? seed !== undefined, seed ?? 0);
+    this.idx = new Int32Array(B);
+  }
 
+  /** Restores params, optimizer state, step and Rng from a Trainer checkpoint, and replays the data order to it. */
+  async resume(c: Checkpoint): Promise<void> {
+    await restoreCheckpoint(this.session, c);
+    this.step = c.step;
+    if (c.rng.trainer === undefined) throw new RangeError('Trainer: the checkpoint has no trainer Rng state (was it saved by a Trainer?)');
+    this.rng.setState(c.rng.trainer);
+    for (let m = 0; m < this.step * this.acc; m++) this.stream.next(this.idx);
+  }
+
+  async loop(): Promise<FitResult> {
+    const { opts } = this;
+    this.bar = opts.progress === false ? undefined : new ProgressBar();
     const t0 = performance.now();
-    const first = step;
+    const first = this.step;
     let stopped = false;
-    while (step < total && !stopped) {
-      let loss: number | undefined;
-      let lr: number | undefined;
-      const read = (step + 1) % (opts.logEvery ?? 50) === 0 || step + 1 === total;
-      for (let k = 0; k < acc; k++) {
-        stream.next(idx);
-        const feeds: Feeds = { ...data.batch(idx) };
-        if (opts.lr) {
-          lr = lrFeed[0] = opts.lr instanceof ReduceLrOnPlateau ? opts.lr.value : opts.lr(step, total);
-          feeds.lr = lrFeed;
-        }
-        if (inputs.has(DROPOUT_OFFSET)) {
-          offsetFeed[0] = rng.int(1 << 30);
-          feeds[DROPOUT_OFFSET] = offsetFeed;
-        }
-        if (inputs.has(ACCUMULATE_INPUT)) {
-          applyFeed[0] = k === acc - 1 ? 1 : 0;
-          feeds[ACCUMULATE_INPUT] = applyFeed;
-        }
-        loss = await this.session.step(feeds, { readLoss: read && k === acc - 1, ...(opts.detectAnomaly ? { detectAnomaly: true } : {}) });
-      }
-      step++;
-      const epoch = epochOf(step * acc);
-      if (loss !== undefined) {
-        if (!Number.isFinite(loss)) throw new Error(`training diverged: loss is ${loss} at step ${step}`);
-        losses.push({ step, loss });
-        bar?.update({ step, total, loss, stepsPerSecond: ((step - first) * 1000) / (performance.now() - t0), label: `epoch ${Math.min(epoch + 1, opts.epochs)}/${opts.epochs}` });
-        opts.jsonLines?.(JSON.stringify({ event: 'step', step, epoch, loss, ...(lr === undefined ? {} : { lr }) }));
-      }
-      if (await fire('onStepEnd', { step, epoch, totalSteps: total, loss, lr })) stopped = true;
-      const epochEnded = epoch > epochOf((step - 1) * acc);
-      if (epochEnded && (await fire('onEpochEnd', { step, epoch, totalSteps: total, loss, lr }))) stopped = true;
-      const v = opts.validation;
-      if (v && (v.every ? step % v.every === 0 : epochEnded) && (await validate())) stopped = true;
-      if (opts.checkpoint && step % opts.checkpoint.every === 0) await save();
+    while (this.step < this.total && !stopped) {
+      const { loss, lr } = await this.update();
+      this.step++;
+      if (loss !== undefined) this.logLoss(loss, lr, ((this.step - first) * 1000) / (performance.now() - t0));
+      stopped = await this.afterUpdate(loss, lr);
     }
     await this.session.session.sync();
-    if (opts.validation && evaluations.at(-1)?.step !== step) await validate();
-    if (opts.checkpoint && step % opts.checkpoint.every !== 0) await save();
+    if (opts.validation && this.evaluations.at(-1)?.step !== this.step) await this.validate();
+    if (opts.checkpoint && this.step % opts.checkpoint.every !== 0) await this.save();
     const ms = performance.now() - t0;
-    bar?.done();
+    this.bar?.done();
+    const { step, losses, evaluations } = this;
     return { steps: step, msPerStep: step > first ? ms / (step - first) : 0, losses, evaluations };
+  }
+
+  private epochOf(micro: number): number {
+    return Math.floor(micro / this.perEpoch);
+  }
+
+  /** One optimizer update: `accumulate` micro-batches; the loss is read back on the last one every `logEvery` steps. */
+  private async update(): Promise<{ loss?: number; lr?: number }> {
+    const { opts, acc } = this;
+    const read = (this.step + 1) % (opts.logEvery ?? 50) === 0 || this.step + 1 === this.total;
+    let loss: number | undefined;
+    let lr: number | undefined;
+    for (let k = 0; k < acc; k++) {
+      this.stream.next(this.idx);
+      const feeds: Feeds = { ...this.data.batch(this.idx) };
+      if (opts.lr) {
+        lr = this.lrFeed[0] = opts.lr instanceof ReduceLrOnPlateau ? opts.lr.value : opts.lr(this.step, this.total);
+        feeds.lr = this.lrFeed;
+      }
+      if (this.inputs.has(DROPOUT_OFFSET)) {
+        this.offsetFeed[0] = this.rng.int(1 << 30);
+        feeds[DROPOUT_OFFSET] = this.offsetFeed;
+      }
+      if (this.inputs.has(ACCUMULATE_INPUT)) {
+        this.applyFeed[0] = k === acc - 1 ? 1 : 0;
+        feeds[ACCUMULATE_INPUT] = this.applyFeed;
+      }
+      loss = await this.session.step(feeds, { readLoss: read && k === acc - 1, ...(opts.detectAnomaly ? { detectAnomaly: true } : {}) });
+    }
+    return { loss, lr };
+  }
+
+  /** Records a loss read back after an update (a non-finite one ends the run) on the bar and as a JSON line. */
+  private logLoss(loss: number, lr: number | undefined, stepsPerSecond: number): void {
+    const { step, opts } = this;
+    if (!Number.isFinite(loss)) throw new DivergenceError(step, loss);
+    const epoch = this.epochOf(step * this.acc);
+    this.losses.push({ step, loss });
+    this.bar?.update({ step, total: this.total, loss, stepsPerSecond, label: `epoch ${Math.min(epoch + 1, opts.epochs)}/${opts.epochs}` });
+    opts.jsonLines?.(JSON.stringify({ event: 'step', step, epoch, loss, ...(lr === undefined ? {} : { lr }) }));
+  }
+
+  /** Callbacks, validation and checkpoint after an update; whether a callback asked to stop. */
+  private async afterUpdate(loss: number | undefined, lr: number | undefined): Promise<boolean> {
+    const { step, opts } = this;
+    const epoch = this.epochOf(step * this.acc);
+    const info = { step, epoch, totalSteps: this.total, loss, lr };
+    let stopped = await this.fire('onStepEnd', info);
+    const epochEnded = epoch > this.epochOf((step - 1) * this.acc);
+    if (epochEnded && (await this.fire('onEpochEnd', info))) stopped = true;
+    const v = opts.validation;
+    if (v && (v.every ? step % v.every === 0 : epochEnded) && (await this.validate())) stopped = true;
+    if (opts.checkpoint && step % opts.checkpoint.every === 0) await this.save();
+    return stopped;
+  }
+
+  /** Calls `hook` on every callback (all of them, in order); whether any returned `'stop'`. */
+  private async fire<K extends keyof Callback>(hook: K, info: Parameters<NonNullable<Callback[K]>>[0]): Promise<boolean> {
+    let stop = false;
+    for (const c of this.opts.callbacks ?? []) if ((await (c[hook] as ((i: typeof info) => unknown) | undefined)?.call(c, info)) === 'stop') stop = true;
+    return stop;
+  }
+
+  /** Evaluates the validation set with the current params; whether an `onEvaluate` callback asked to stop. */
+  private async validate(): Promise<boolean> {
+    const v = this.opts.validation;
+    if (!v) return false;
+    const { step, opts } = this;
+    await v.session.loadStateDict(await this.session.stateDict());
+    const metrics = await Trainer.evaluate(v);
+    this.evaluations.push({ step, metrics });
+    const epoch = this.epochOf(step * this.acc);
+    opts.jsonLines?.(JSON.stringify({ event: 'eval', step, epoch, ...metrics }));
+    if (opts.lr instanceof ReduceLrOnPlateau) opts.lr.observe(metrics[opts.lr.metric] ?? Number.NaN);
+    return this.fire('onEvaluate', { step, epoch, totalSteps: this.total, metrics });
+  }
+
+  /** Hands a checkpoint (state, step, the Trainer's Rng) to `checkpoint.save`. */
+  private async save(): Promise<void> {
+    const c = this.opts.checkpoint;
+    if (!c) return;
+    await c.save(encodeCheckpoint(await this.session.session.readState(), { step: this.step, rng: { trainer: this.rng.state } }), this.step);
   }
 }

@@ -1,5 +1,6 @@
 // A registered kernel is respected under compileTraining with the optimizer on: the op becomes a fusion boundary
-// (relu is not folded into the matmul's epilogue or a pointwise kernel), so the user's generator really runs.
+// (relu is not folded into the matmul's epilogue or a pointwise kernel), so the user's generator really runs,
+// and NEURA_DEBUG=1 says so.
 // The test kernel computes 2·relu(x), so the forward loss tells whether it ran: it must match the interpreter
 // on a graph built with 2·relu, and differ from the built-in relu's loss.
 
@@ -9,7 +10,7 @@ import { compileTraining } from '@neura/nn';
 import { sgd } from '@neura/optim';
 import { createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
 import { registerKernel, unregisterKernel } from '@neura/wgsl-kernels';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 let device: NeuraDevice;
 beforeAll(async () => {
@@ -46,15 +47,22 @@ describe('registerKernel under compileTraining with the optimizer on', () => {
     expect(Math.abs(want - builtIn)).toBeGreaterThan(1e-3); // the two kernels are told apart by the loss
 
     registerKernel('relu', doubledRelu);
+    const debug = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    vi.stubEnv('NEURA_DEBUG', '1');
     try {
       const { g, loss } = build((gr, h) => gr.relu(h));
       const train = await compileTraining(g, { loss, optimizer: sgd({ lr: 0.1 }), device });
+      vi.unstubAllEnvs();
       expect(train.graph.nodes.some((n) => n.op === 'relu')).toBe(true); // a fusion boundary: relu stays a node
       expect(train.report?.customKernelOps).toEqual(['relu']);
+      // NEURA_DEBUG=1 prints the e-graph summary, which names the boundary
+      expect(debug.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('custom kernels (fusion boundaries): relu'))).toHaveLength(1);
       const got = await train.step(feeds, { readLoss: true });
       expect(got).toBeAllclose([want], { rtol: 1e-4, atol: 1e-5 });
       train.dispose();
     } finally {
+      vi.unstubAllEnvs();
+      debug.mockRestore();
       unregisterKernel('relu');
     }
     // without the registration relu fuses again and the built-in semantics apply

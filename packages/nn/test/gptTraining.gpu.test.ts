@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => device.destroy());
 
-async function compare(model: () => CausalLM, batch: number, seq: number, expectOps: readonly string[] = ['pointwiseMulti']) {
+async function compare(model: () => CausalLM, batch: number, seq: number, expectOps: readonly string[] = ['pointwiseMultiTensor']) {
   const n = batch * seq;
   const vocab = model().vocab;
   const feeds: Record<string, TensorValue> = {
@@ -36,7 +36,7 @@ async function compare(model: () => CausalLM, batch: number, seq: number, expect
   }
   const gpuState = await session.session.readState();
   for (const [name, v] of Object.entries(state)) expect(gpuState[name].data, name).toBeAllclose(v.data, { rtol: 5e-3, atol: 5e-5 });
-  // the fused forms the e-graph chose ran (and agreed above): AdamW as one multi-result kernel per parameter
+  // the fused forms the e-graph chose ran (and agreed above): AdamW as one multi-tensor kernel for every parameter
   const ops = new Set<string>(session.graph.live().map((id) => session.graph.nodes[id].op));
   for (const op of expectOps) expect(ops.has(op), `the optimized step uses ${op}`).toBe(true);
   session.dispose();

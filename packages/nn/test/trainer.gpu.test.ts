@@ -9,6 +9,7 @@ import {
   compileInference,
   compileTraining,
   cosineLr,
+  DivergenceError,
   crossEntropyMetric,
   Dropout,
   Linear,
@@ -116,5 +117,49 @@ describe('Trainer', () => {
     const got = await resumed.session.readState();
     for (const [n, v] of Object.entries(want)) expect(Array.from(got[n].data), n).toEqual(Array.from(v.data));
     resumed.dispose();
+  });
+
+  it('stops with a DivergenceError naming the step when the loss goes non-finite', async () => {
+    const d = data(8, 2);
+    const train = await session();
+    const ds = tensorDataset({ x: { data: d.x, perExample: F }, labels: { data: d.labels, perExample: 1 } });
+    const err = await new Trainer(train).fit(ds, { epochs: 1, batchSize: B, progress: false, shuffle: false, logEvery: 1, lr: () => Number.NaN }).catch((e: unknown) => e); // NaN params after step 1
+    expect(err).toBeInstanceOf(DivergenceError);
+    expect(err).toMatchObject({ step: 2, loss: Number.NaN, message: 'training diverged: loss is NaN at step 2' });
+    train.dispose();
+  });
+
+  it('accumulates micro-batches per update and logs one JSON line per update with its epoch and lr', async () => {
+    const g = new Graph();
+    const loss = g.crossEntropy(model().eval().forward(g, g.input('x', [B, F])), g.input('labels', [B], 'i32'));
+    const train = await compileTraining(g, { loss, optimizer: adamW({ lr: g.input('lr', []) }), device, accumulate: 2 });
+    const d = data(16, 4); // 4 micro-batches per epoch: 2 updates per epoch
+    const ds = tensorDataset({ x: { data: d.x, perExample: F }, labels: { data: d.labels, perExample: 1 } });
+    const lines: string[] = [];
+    const fit = await new Trainer(train).fit(ds, { epochs: 2, batchSize: B, accumulate: 2, progress: false, logEvery: 1, lr: (step) => 0.01 * (step + 1), jsonLines: (l) => void lines.push(l) });
+    expect(fit.steps).toBe(4);
+    const events = lines.map((l) => JSON.parse(l));
+    expect(events.map((e) => [e.event, e.step, e.epoch, e.lr])).toEqual([
+      ['step', 1, 0, 0.01],
+      ['step', 2, 1, 0.02],
+      ['step', 3, 1, 0.03],
+      ['step', 4, 2, 0.04],
+    ]);
+    expect(events.map((e) => e.loss)).toEqual(fit.losses.map((l) => l.loss));
+    await expect(new Trainer(train).fit(ds, { epochs: 1, batchSize: B, accumulate: 3, progress: false })).rejects.toThrow(/accumulate 3 needs a step compiled with \{ accumulate: 3 \} \(this one has 2\)/);
+    await expect(new Trainer(train).fit(ds, { epochs: 1, batchSize: B, progress: false })).rejects.toThrow(/accumulate 1 needs a step compiled with \{ accumulate: 1 \} \(this one has 2\)/);
+    train.dispose();
+  });
+
+  it('trains on { count, images, labels } with the features per image (the older form), and refuses mixed forms', async () => {
+    const train = await session();
+    const d = data(8, 6);
+    const trainer = new Trainer(train);
+    const fit = await trainer.fit({ count: 8, images: d.x, labels: d.labels }, F, { epochs: 1, batchSize: B, progress: false, lr: () => 0.01 });
+    expect(fit.steps).toBe(2);
+    expect(() => trainer.fit({ count: 8, images: d.x, labels: d.labels } as never, { epochs: 1, batchSize: B })).toThrow(TypeError);
+    const ds = tensorDataset({ x: { data: d.x, perExample: F }, labels: { data: d.labels, perExample: 1 } });
+    expect(() => trainer.fit(ds as never, F, { epochs: 1, batchSize: B })).toThrow(/takes no feature count/);
+    train.dispose();
   });
 });

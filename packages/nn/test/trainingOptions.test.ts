@@ -3,7 +3,7 @@
 // give each group its own optimizer; schedules follow PyTorch's formulas.
 
 import { Graph, interpret, type TensorValue, tensor } from '@neura/ir';
-import { ACCUMULATE_INPUT, buildTrainingStep, Linear, oneCycleLr, ReduceLrOnPlateau, stepLr } from '@neura/nn';
+import { ACCUMULATE_INPUT, buildTrainingStep, Linear, oneCycleLr, ReduceLrOnPlateau, stepLr, TrainingStepError } from '@neura/nn';
 import { adam, sgd } from '@neura/optim';
 import { describe, expect, it } from 'vitest';
 
@@ -61,6 +61,16 @@ describe('buildTrainingStep options', () => {
     expect(Array.from(r['fc2.weight'].data)).not.toEqual(Array.from(init['fc2.weight'].data));
     const bad = net(4);
     expect(() => buildTrainingStep(bad.g, { loss: bad.loss, groups: [{ params: ['fc1.weight'], optimizer: sgd({ lr: 1 }) }] })).toThrow(/in no parameter group: fc1.bias, fc2.weight, fc2.bias/);
+    const none = net(4);
+    const err = (() => {
+      try {
+        buildTrainingStep(none.g, { loss: none.loss });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(TrainingStepError);
+    expect(err).toMatchObject({ name: 'TrainingStepError', message: 'compileTraining: give an optimizer or parameter groups' });
   });
 });
 

@@ -5,8 +5,8 @@
 import { grad } from '@neura/autograd';
 import { optimize } from '@neura/egraph';
 import { Graph, interpret, type TensorValue, tensor } from '@neura/ir';
-import { compileTraining, mlp } from '@neura/nn';
-import { adam, type Optimizer, sgd } from '@neura/optim';
+import { buildTrainingStep, compileTraining, mlp, type TrainingSession } from '@neura/nn';
+import { adam, adamW, type Optimizer, sgd } from '@neura/optim';
 import { compile, createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -34,6 +34,20 @@ function batch(seed: number): { x: Float32Array; labels: Int32Array } {
   return { x: Float32Array.from({ length: B * F }, r), labels: Int32Array.from({ length: B }, (_, i) => (i * 7 + seed) % C) };
 }
 
+/** Runs `steps` steps (batches from seed `firstSeed` on) on the device and in the f64 interpreter on `ref`: same losses, same final state. */
+async function matchesInterpreter(session: TrainingSession, ref: Graph, steps: number, firstSeed: number) {
+  let state: Record<string, TensorValue> = {};
+  for (let s = 0; s < steps; s++) {
+    const b = batch(s + firstSeed);
+    const gpuLoss = await session.step(b, { readLoss: true });
+    const r = interpret(ref, { x: tensor([B, F], b.x), labels: tensor([B], b.labels, 'i32') }, state, 'f64');
+    expect(gpuLoss).toBeAllclose(r.outputs.loss.data, { rtol: 1e-4, atol: 1e-5 });
+    state = { ...state, ...r.updates };
+  }
+  const all = await session.session.readState();
+  for (const [name, v] of Object.entries(state)) expect(all[name].data, name).toBeAllclose(v.data, { rtol: 2e-3, atol: 2e-5 });
+}
+
 async function compare(makeOpt: () => Optimizer, steps: number, on: NeuraDevice = device) {
   const gpu = build();
   const session = await compileTraining(gpu.g, { loss: gpu.loss, optimizer: makeOpt(), device: on });
@@ -41,16 +55,7 @@ async function compare(makeOpt: () => Optimizer, steps: number, on: NeuraDevice 
   ref.g.output('loss', ref.loss);
   const params = ref.g.leaves('param');
   makeOpt().apply(ref.g, params, grad(ref.g, ref.loss, params));
-  let state: Record<string, TensorValue> = {};
-  for (let s = 0; s < steps; s++) {
-    const b = batch(s + 1);
-    const gpuLoss = await session.step(b, { readLoss: true });
-    const r = interpret(ref.g, { x: tensor([B, F], b.x), labels: tensor([B], b.labels, 'i32') }, state, 'f64');
-    expect(gpuLoss).toBeAllclose(r.outputs.loss.data, { rtol: 1e-4, atol: 1e-5 });
-    state = { ...state, ...r.updates };
-  }
-  const all = await session.session.readState();
-  for (const [name, v] of Object.entries(state)) expect(all[name].data, name).toBeAllclose(v.data, { rtol: 2e-3, atol: 2e-5 });
+  await matchesInterpreter(session, ref.g, steps, 1);
   expect(session.stats.dispatchesPerStep).toBeLessThan(session.report?.dispatchesBefore ?? 0);
   session.dispose();
 }
@@ -80,12 +85,37 @@ describe('compileTraining', () => {
     for (const name of Object.keys(pa)) expect(pb[name].data, name).toBeAllclose(pa[name].data, { rtol: 1e-3, atol: 1e-5 });
     expect(b.stats.dispatchesPerStep).toBeLessThan(a.stats.dispatchesPerStep);
     expect(b.stats.bytesAllocated).toBeLessThan(a.stats.bytesAllocated);
-    // Adam's p, m, v updates run as one multi-result kernel per parameter, written in place
-    const multis = b.graph.live().filter((id) => b.graph.nodes[id].op === 'pointwiseMulti');
-    expect(multis.length).toBe(b.graph.leaves('param').length);
+    // Adam's p, m, v updates of every parameter run as one multi-tensor kernel, written in place, in one dispatch
+    // (parameters, moments and gradients each laid out in one buffer)
+    const multis = b.graph.live().filter((id) => b.graph.nodes[id].op === 'pointwiseMultiTensor');
+    expect(multis.length).toBe(1);
+    const mt = b.graph.nodes[multis[0]];
+    expect(mt.op === 'pointwiseMultiTensor' && mt.attrs.shapes.length).toBe(b.graph.leaves('param').length);
+    expect(b.stats.multiTensorArenas).toBe(1);
     expect(b.stats.copiesPerStep).toBe(0);
     a.dispose();
     b.dispose();
+  });
+
+  it('param groups with their own weight decay and gradient clipping: multi-tensor kernels that match the interpreter', async () => {
+    const isBias = (n: string) => n.endsWith('.bias') || n.startsWith('b');
+    const opts = () => ({
+      groups: [
+        { params: (n: string) => !isBias(n), optimizer: adamW({ lr: 1e-2, weightDecay: 0.1 }) },
+        { params: isBias, optimizer: adamW({ lr: 1e-2, weightDecay: 0, name: 'adamWnd' }) },
+      ],
+      clipGradNorm: 0.5,
+    });
+    const gpu = build();
+    const session = await compileTraining(gpu.g, { loss: gpu.loss, ...opts(), device });
+    const ref = build();
+    buildTrainingStep(ref.g, { loss: ref.loss, ...opts() });
+    await matchesInterpreter(session, ref.g, 3, 5);
+    // one multi-tensor kernel per group (their decay constants differ), each one dispatch
+    const multis = session.graph.live().filter((id) => session.graph.nodes[id].op === 'pointwiseMultiTensor');
+    expect(multis.length).toBe(2);
+    expect(session.stats.multiTensorArenas).toBe(2);
+    session.dispose();
   });
 
   it('leaves parameters untouched when a step is fed a label out of range', async () => {
@@ -115,6 +145,7 @@ describe('compileTraining on a device with tight limits', () => {
       const params = g.leaves('param');
       adam({ lr: 1e-2 }).apply(g, params, grad(g, loss, params));
       const wide = optimize(g).graph;
+      expect(wide.live().some((id) => wide.nodes[id].op === 'pointwiseMultiTensor')).toBe(true); // 6 bindings: p, m, v, g, step, table
       await expect(compile(wide, small)).rejects.toThrow(/maxStorageBuffersPerShaderStage = 4/);
     } finally {
       small.destroy();

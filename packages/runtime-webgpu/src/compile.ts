@@ -6,7 +6,8 @@
 import { type Graph, initialValue, leafName, type Node, type NodeId } from '@neura/ir';
 import { generateKernel, type KernelGenerator, type KernelPlan } from '@neura/wgsl-kernels';
 import type { NeuraDevice } from './device.js';
-import { GpuValidationError, InputError } from './errors.js';
+import { ErrorScopes } from './errorScopes.js';
+import { InputError } from './errors.js';
 import { type FeedValue, toDeviceData } from './feeds.js';
 import { alignedBytes } from './memoryPlan.js';
 import { PipelineCache } from './pipelineCache.js';
@@ -35,96 +36,77 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   device.check();
   const gpu = device.gpu;
   const label = opts.label ?? 'neura';
-  const generate = opts.generator ?? generateKernel;
   // pure phases (stepPlan.ts): schedule, kernel plans, storage and memory plan, host index checks
-  const plan = planStep(graph, device.caps, generate);
-  const { writes, copies, plans, rootOf, memory } = plan;
-
-  // Error scopes are a stack shared by everything on the device: a scope must never stay open across an
-  // `await`, or a concurrent compile or step pops it and takes our errors (issue 9, item 7). So each
-  // synchronous stretch of GPU calls gets its own pair of scopes, popped before the next await.
-  const scopeErrors: Promise<GPUError | null>[] = [];
-  let open = false;
-  const openScopes = () => {
-    gpu.pushErrorScope('out-of-memory');
-    gpu.pushErrorScope('validation');
-    open = true;
-  };
-  const closeScopes = () => {
-    if (!open) return;
-    open = false;
-    scopeErrors.push(gpu.popErrorScope(), gpu.popErrorScope());
-  };
-  const checkScopes = async (phase: string) => {
-    closeScopes();
-    const err = (await Promise.all(scopeErrors.splice(0))).find((e) => e);
-    if (err) throw new GpuValidationError(phase, err.message);
-  };
-  openScopes();
-  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-  const buffers = memory.buffers.map((b) =>
-    gpu.createBuffer({ label: `${label}.${b.persistent ? 'persistent' : 'transient'}${b.index}[${b.tensors.slice(0, 4).map((k) => describe(graph, k)).join(',')}${b.tensors.length > 4 ? ',…' : ''}]`, size: b.bytes, usage }),
-  );
-  const bufferFor = (key: string) => buffers[memory.bufferOf.get(key) as number];
-  const storageOf = (id: NodeId) => bufferFor(`n${rootOf(id)}`);
-
+  const plan = planStep(graph, device.caps, opts.generator ?? generateKernel);
+  const scopes = new ErrorScopes(gpu);
+  scopes.begin();
+  const buffers = createBuffers(gpu, graph, plan.memory, label);
+  const bufferFor = (key: string) => buffers[plan.memory.bufferOf.get(key) as number];
+  const storageOf = (id: NodeId) => bufferFor(`n${plan.rootOf(id)}`);
   let session: Session | undefined;
   try {
     // GPU phases: leaves (params/state from their init or initialState, consts once; inputs are written per step)
-    const state = uploadLeaves(gpu, graph, plan, storageOf, { initialState: opts.initialState, label, usage, buffers });
+    const state = uploadLeaves(gpu, graph, plan, storageOf, { initialState: opts.initialState, label, buffers });
+    for (const [id, table] of plan.tables) gpu.queue.writeBuffer(bufferFor(`n${id}.table`), 0, table.buffer, table.byteOffset, table.byteLength);
     const { inputs, deadInputs, outputs } = ioSlots(graph, plan, storageOf);
-
-    // pipelines (async, in parallel, deduplicated) and bind groups
-    const cache = opts.pipelineCache ?? new PipelineCache(gpu);
-    const jobs = bindDispatches(graph, plan, storageOf, bufferFor);
-    closeScopes(); // the pipeline cache scopes its own calls
-    const compiled = await Promise.all(jobs.map((j) => cache.get({ label: j.label, code: j.d.code, bindings: j.d.bindings })));
-    openScopes();
-    const dispatches: RecordedDispatch[] = jobs.map((j, k) => ({
-      label: j.label,
-      pipeline: compiled[k].pipeline,
-      bindGroup: gpu.createBindGroup({ label: j.label, layout: compiled[k].layout, entries: j.entries }),
-      grid: j.d.grid,
-      kernel: j.kernel,
-    }));
-
+    const jobs = bindDispatches(graph, plan, storageOf, bufferFor, buffers);
+    const dispatches = await createDispatches(gpu, jobs, opts.pipelineCache ?? new PipelineCache(gpu), scopes);
     // copies for updates that could not be written in place
-    const { preCopies, postCopies } = recordCopies(graph, copies, storageOf, bufferFor);
-
-    const kernels = plans.size;
-    const stats: SessionStats = {
-      dispatchesPerStep: dispatches.length,
-      kernels,
-      pipelines: new Set(dispatches.map((d) => d.pipeline)).size,
-      bytesAllocated: memory.report.bytesAllocated,
-      bytesIfUnshared: memory.report.bytesIfUnshared,
-      copiesPerStep: preCopies.length + postCopies.length,
-      inPlaceUpdates: writes.size,
-      memory: memory.report,
-    };
-    session = new Session({
-      device,
-      graph,
-      label,
-      inputs,
-      deadInputs,
-      outputs,
-      state,
-      dispatches,
-      preCopies,
-      postCopies,
-      buffers,
-      stats,
-      readbackSlots: opts.readbackSlots ?? 2,
-    });
-    await checkScopes('compile');
+    const { preCopies, postCopies } = recordCopies(graph, plan, plan.copies, storageOf, bufferFor);
+    const stats = sessionStats(plan, dispatches, preCopies.length + postCopies.length);
+    const readbackSlots = opts.readbackSlots ?? 2;
+    session = new Session({ device, graph, label, inputs, deadInputs, outputs, state, dispatches, preCopies, postCopies, buffers, stats, readbackSlots });
+    await scopes.check('compile');
     return session;
   } catch (e) {
-    await checkScopes('compile').catch(() => undefined);
+    await scopes.check('compile').catch(() => undefined);
     if (session) await session.dispose();
     else for (const b of buffers) b.destroy();
     throw e;
   }
+}
+
+// a function, not a constant: in Node the WebGPU globals exist only once a device was created
+const storageUsage = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+
+/** GPU phase: one buffer per buffer of the memory plan, labelled with the first tensors it holds. */
+function createBuffers(gpu: GPUDevice, graph: Graph, memory: StepPlan['memory'], label: string): GPUBuffer[] {
+  return memory.buffers.map((b) => {
+    const held = `${b.tensors.slice(0, 4).map((k) => describe(graph, k)).join(',')}${b.tensors.length > 4 ? ',…' : ''}`;
+    return gpu.createBuffer({ label: `${label}.${b.persistent ? 'persistent' : 'transient'}${b.index}[${held}]`, size: b.bytes, usage: storageUsage() });
+  });
+}
+
+/**
+ * GPU phase: pipelines (async, in parallel, deduplicated by the cache, which scopes its own calls: ours are
+ * closed across the await) and one bind group per dispatch.
+ */
+async function createDispatches(gpu: GPUDevice, jobs: readonly DispatchJob[], cache: PipelineCache, scopes: ErrorScopes): Promise<RecordedDispatch[]> {
+  scopes.end();
+  const compiled = await Promise.all(jobs.map((j) => cache.get({ label: j.label, code: j.d.code, bindings: j.d.bindings })));
+  scopes.begin();
+  return jobs.map((j, k) => ({
+    label: j.label,
+    pipeline: compiled[k].pipeline,
+    bindGroup: gpu.createBindGroup({ label: j.label, layout: compiled[k].layout, entries: j.entries }),
+    grid: j.d.grid,
+    kernel: j.kernel,
+  }));
+}
+
+/** What a session reports about its step: dispatches, kernels, pipelines, memory, copies, in-place updates. */
+function sessionStats(plan: StepPlan, dispatches: readonly RecordedDispatch[], copiesPerStep: number): SessionStats {
+  return {
+    dispatchesPerStep: dispatches.length,
+    kernels: plan.plans.size,
+    pipelines: new Set(dispatches.map((d) => d.pipeline)).size,
+    bytesAllocated: plan.memory.report.bytesAllocated,
+    bytesIfUnshared: plan.memory.report.bytesIfUnshared,
+    copiesPerStep,
+    inPlaceUpdates: plan.writes.size,
+    multiTensorArenas: plan.arenas.size,
+    memory: plan.memory.report,
+  };
 }
 
 /** GPU phase: uploads params/state (from `initialState` or their init) and constants; returns the state by name. */
@@ -133,7 +115,7 @@ function uploadLeaves(
   graph: Graph,
   plan: StepPlan,
   storageOf: (id: NodeId) => GPUBuffer,
-  o: { initialState?: Readonly<Record<string, FeedValue>>; label: string; usage: number; buffers: GPUBuffer[] },
+  o: { initialState?: Readonly<Record<string, FeedValue>>; label: string; buffers: GPUBuffer[] },
 ): Map<string, NamedTensor> {
   const named = new Map<string, Node>();
   for (const n of graph.nodes) if (n.op === 'param' || n.op === 'state' || n.op === 'input') named.set(leafName(n) as string, n);
@@ -146,20 +128,21 @@ function uploadLeaves(
     if (n.op !== 'param' && n.op !== 'state') continue;
     const name = leafName(n) as string;
     // a param/state that is not live still gets a buffer so that it can be read and written by name
-    const buffer = plan.pos.has(n.id) ? storageOf(n.id) : gpu.createBuffer({ label: `${o.label}.unused[${name}]`, size: alignedBytes(tensorBytes(n)), usage: o.usage });
+    const buffer = plan.pos.has(n.id) ? storageOf(n.id) : gpu.createBuffer({ label: `${o.label}.unused[${name}]`, size: alignedBytes(tensorBytes(n)), usage: storageUsage() });
     if (!plan.pos.has(n.id)) o.buffers.push(buffer);
     const given = o.initialState?.[name];
     const init = given ?? initialValue(n.attrs.init, n.shape, n.dtype);
     const data = toDeviceData(name, n, init);
-    gpu.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
-    state.set(name, { name, node: n, buffer, bytes: tensorBytes(n) });
+    const offset = plan.pos.has(n.id) ? offsetIn(plan, n.id) : 0;
+    gpu.queue.writeBuffer(buffer, offset, data.buffer, data.byteOffset, data.byteLength);
+    state.set(name, { name, node: n, buffer, offset, bytes: tensorBytes(n) });
   }
   for (const id of plan.order) {
     const n = graph.nodes[id];
     if (n.op !== 'const') continue;
     const v = initialValue({ kind: 'fill', value: n.attrs.value }, n.shape, n.dtype);
     const data = toDeviceData(`const ${id}`, n, v);
-    gpu.queue.writeBuffer(storageOf(id), 0, data.buffer, data.byteOffset, data.byteLength);
+    gpu.queue.writeBuffer(storageOf(id), offsetIn(plan, id), data.buffer, data.byteOffset, data.byteLength);
   }
   return state;
 }
@@ -171,10 +154,10 @@ function ioSlots(graph: Graph, plan: StepPlan, storageOf: (id: NodeId) => GPUBuf
   for (const n of graph.nodes) {
     if (n.op !== 'input') continue;
     if (!plan.pos.has(n.id)) deadInputs.add(leafName(n) as string);
-    else inputs.push({ name: leafName(n) as string, node: n, buffer: storageOf(n.id), labelChecks: plan.indexChecks.get(n.id) ?? [] });
+    else inputs.push({ name: leafName(n) as string, node: n, buffer: storageOf(n.id), offset: offsetIn(plan, n.id), labelChecks: plan.indexChecks.get(n.id) ?? [] });
   }
   const outputs = new Map<string, NamedTensor>();
-  for (const [name, id] of graph.outputs) outputs.set(name, { name, node: graph.nodes[id], buffer: storageOf(id), bytes: tensorBytes(graph.nodes[id]) });
+  for (const [name, id] of graph.outputs) outputs.set(name, { name, node: graph.nodes[id], buffer: storageOf(id), offset: offsetIn(plan, id), bytes: tensorBytes(graph.nodes[id]) });
   return { inputs, deadInputs, outputs };
 }
 
@@ -191,7 +174,7 @@ interface DispatchJob {
  * GPU phase: the bind group entries of every dispatch, each binding resolved to its buffer (input, output or a
  * result of a multi-result kernel, scratch); refuses one buffer bound writable twice in one dispatch.
  */
-function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) => GPUBuffer, bufferFor: (key: string) => GPUBuffer): DispatchJob[] {
+function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) => GPUBuffer, bufferFor: (key: string) => GPUBuffer, buffers: readonly GPUBuffer[]): DispatchJob[] {
   const jobs: DispatchJob[] = [];
   for (const id of step.order) {
     const plan = step.plans.get(id);
@@ -205,9 +188,11 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
         let buffer: GPUBuffer;
         let size: number;
         let what: string;
+        let offset = 0;
         if (b.source.kind === 'input') {
           const src = n.inputs[b.source.index];
           buffer = storageOf(src);
+          offset = offsetIn(step, src);
           size = tensorBytes(graph.nodes[src]);
           what = `input ${b.source.index}`;
         } else if (b.source.kind === 'output') {
@@ -215,8 +200,20 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
           const holder = r === 0 ? id : step.resultNode.get(id)?.get(r);
           if (holder === undefined) throw new Error(`compile: ${dl} writes result ${r}, which no live node holds`);
           buffer = storageOf(holder);
-          size = tensorBytes(n);
+          offset = offsetIn(step, holder);
+          size = tensorBytes(graph.nodes[holder]); // results may differ in type (attentionWithLse's log-sum-exp)
           what = r === 0 ? 'output' : `result ${r}`;
+        } else if (b.source.kind === 'arena') {
+          // every group's operand of this role, laid out in one buffer from the arena's start (see arenaPlan.ts)
+          const arena = step.memory.arenas.get(step.arenas.get(id)?.[b.source.role]?.key ?? '');
+          if (!arena) throw new Error(`compile: ${dl} binds the arena of role ${b.source.role}, which the memory plan did not make`);
+          buffer = buffers[arena.buffer];
+          size = arena.bytes;
+          what = `arena ${b.source.role}`;
+        } else if (b.source.kind === 'table') {
+          buffer = bufferFor(`n${id}.table`);
+          size = b.source.words * 4;
+          what = 'table';
         } else {
           buffer = bufferFor(`n${id}.s${b.source.index}`);
           size = plan.scratch[b.source.index];
@@ -227,7 +224,7 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
         if (clash)
           throw new Error(`compile: ${dl} binds one buffer as ${clash.what} and ${what} with a writable binding (WebGPU forbids it in one dispatch)`);
         bound.push({ buffer, write, what });
-        return { binding: i, resource: { buffer, offset: 0, size: Math.max(4, Math.ceil(size / 4) * 4) } };
+        return { binding: i, resource: { buffer, offset, size: Math.max(4, Math.ceil(size / 4) * 4) } };
       });
       jobs.push({ id, d, label: dl, entries, kernel });
     });
@@ -238,6 +235,7 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
 /** The copies of updates that could not be written in place (through a temporary when the value is a state). */
 function recordCopies(
   graph: Graph,
+  plan: StepPlan,
   copies: readonly StateCopy[],
   storageOf: (id: NodeId) => GPUBuffer,
   bufferFor: (key: string) => GPUBuffer,
@@ -247,13 +245,19 @@ function recordCopies(
   for (const c of copies) {
     const bytes = tensorBytes(graph.nodes[c.state]);
     const dst = storageOf(c.state);
+    const at = { src: offsetIn(plan, c.value), dst: offsetIn(plan, c.state) };
     if (c.viaTemp) {
       const temp = bufferFor(`copy${c.state}`);
-      preCopies.push({ src: storageOf(c.value), dst: temp, bytes });
-      postCopies.push({ src: temp, dst, bytes });
-    } else postCopies.push({ src: storageOf(c.value), dst, bytes });
+      preCopies.push({ src: storageOf(c.value), srcOffset: at.src, dst: temp, dstOffset: 0, bytes });
+      postCopies.push({ src: temp, srcOffset: 0, dst, dstOffset: at.dst, bytes });
+    } else postCopies.push({ src: storageOf(c.value), srcOffset: at.src, dst, dstOffset: at.dst, bytes });
   }
   return { preCopies, postCopies };
+}
+
+/** Byte offset of a node's value in its buffer (non-zero only for tensors in an arena). */
+function offsetIn(plan: StepPlan, id: NodeId): number {
+  return plan.memory.offsetOf.get(`n${plan.rootOf(id)}`) ?? 0;
 }
 
 function describe(graph: Graph, key: string): string {

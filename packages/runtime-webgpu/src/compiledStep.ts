@@ -19,6 +19,8 @@ export interface InputSlot {
   readonly name: string;
   readonly node: Node;
   readonly buffer: GPUBuffer;
+  /** Byte offset in `buffer` (non-zero for a tensor in an arena). */
+  readonly offset: number;
   /** Host-side checks: this input holds labels or indices that must lie in [0, bound). */
   readonly labelChecks: readonly IndexCheck[];
 }
@@ -28,6 +30,8 @@ export interface NamedTensor {
   readonly name: string;
   readonly node: Node;
   readonly buffer: GPUBuffer;
+  /** Byte offset in `buffer` (non-zero for a tensor in an arena). */
+  readonly offset: number;
   readonly bytes: number;
 }
 
@@ -44,7 +48,9 @@ export interface RecordedDispatch {
 /** One buffer copy of the step. */
 export interface RecordedCopy {
   readonly src: GPUBuffer;
+  readonly srcOffset: number;
   readonly dst: GPUBuffer;
+  readonly dstOffset: number;
   readonly bytes: number;
 }
 
@@ -61,6 +67,8 @@ export interface SessionStats {
   readonly copiesPerStep: number;
   /** State updates written in place by their value's kernel. */
   readonly inPlaceUpdates: number;
+  /** Multi-tensor kernels run as one dispatch, each operand role of every group laid out in one buffer (the others run one dispatch per group). */
+  readonly multiTensorArenas: number;
   readonly memory: MemoryReport;
 }
 

@@ -248,43 +248,12 @@ async function browserAdapter(gpu: GPU, powerPreference?: GPUPowerPreference): P
 
 /** Acquires a WebGPU device (Dawn in Node, `navigator.gpu` in browsers) with the adapter's compute limits. */
 export async function createDevice(opts: CreateDeviceOptions = {}): Promise<NeuraDevice> {
-  const envChoice = isNode() ? process.env.NEURA_ADAPTER : undefined;
-  const choice = (opts.adapter ?? envChoice ?? 'auto') as AdapterChoice;
-  if (!['auto', 'vulkan', 'opengles', 'swiftshader'].includes(choice))
-    throw new Error(`createDevice: NEURA_ADAPTER must be auto|vulkan|opengles|swiftshader, got '${choice}'`);
-
-  let found: Found;
-  if (opts.gpu) found = await browserAdapter(opts.gpu, opts.powerPreference);
-  else if (isNode()) found = await nodeAdapter(choice, opts.powerPreference, opts.dawnOptions ?? (process.env.NEURA_DAWN_OPTIONS?.split(',').filter(Boolean) ?? []));
-  else if (typeof navigator !== 'undefined' && navigator.gpu) found = await browserAdapter(navigator.gpu, opts.powerPreference);
-  else throw new Error('createDevice: WebGPU is not available (no navigator.gpu, and not running in Node)');
-
+  const found = await findAdapter(opts);
   const { adapter, info } = found;
   const keep = { instance: found.instance, adapter };
   KEEP_ALIVE.add(keep);
-  const requiredLimits: Record<string, number> = {};
-  for (const k of COMPUTE_LIMITS) {
-    const v: number | undefined = adapter.limits[k]; // an older adapter may lack a limit
-    if (typeof v === 'number') requiredLimits[k] = v;
-  }
-  const requiredFeatures = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f));
-  const gpu = await adapter.requestDevice({ label: opts.label ?? 'neura', requiredLimits, requiredFeatures });
-
-  const pending: GpuValidationError[] = [];
-  let lost: DeviceLostError | undefined;
-  let destroyed = false;
-  const onUncaptured = (ev: Event) => {
-    const e = new GpuValidationError('uncaptured', (ev as GPUUncapturedErrorEvent).error.message);
-    pending.push(e);
-    opts.onError?.(e);
-  };
-  gpu.addEventListener('uncapturederror', onUncaptured);
-  void gpu.lost.then((li) => {
-    if (destroyed && li.reason === 'destroyed') return; // our own destroy(): not an error
-    lost = new DeviceLostError(li.reason, li.message);
-    opts.onError?.(lost);
-  });
-
+  const gpu = await requestComputeDevice(adapter, opts.label ?? 'neura');
+  const errors = new DeviceErrors(gpu, opts.onError);
   const kind = info.software ? 'software' : 'gpu';
   const short = (info.device || info.architecture || info.description || info.vendor || 'unknown').split(/[\s-]/)[0];
   return {
@@ -293,22 +262,77 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
     adapterInfo: info,
     name: `${short} (${info.backend}, ${kind})`,
     features: new Set([...gpu.features] as string[]),
-    check() {
-      if (lost) throw lost;
-      if (destroyed) throw new DeviceLostError('destroyed', 'NeuraDevice.destroy() was called');
-      const e = pending.shift();
-      if (e) throw e;
-    },
+    check: () => errors.check(),
     get destroyed() {
-      return destroyed;
+      return errors.destroyed;
     },
     destroy() {
-      if (destroyed) return;
-      destroyed = true;
-      // the listener keeps the device (and its ~2.4 MiB) alive in dawn.node after destroy (issue 9, item 10)
-      gpu.removeEventListener('uncapturederror', onUncaptured);
+      if (errors.destroyed) return;
+      errors.close();
       gpu.destroy();
       KEEP_ALIVE.delete(keep);
     },
   };
+}
+
+/** The adapter `opts` ask for: a given `GPU`, Dawn in Node (by `adapter` or NEURA_ADAPTER), or `navigator.gpu`. */
+async function findAdapter(opts: CreateDeviceOptions): Promise<Found> {
+  const envChoice = isNode() ? process.env.NEURA_ADAPTER : undefined;
+  const choice = (opts.adapter ?? envChoice ?? 'auto') as AdapterChoice;
+  if (!['auto', 'vulkan', 'opengles', 'swiftshader'].includes(choice))
+    throw new Error(`createDevice: NEURA_ADAPTER must be auto|vulkan|opengles|swiftshader, got '${choice}'`);
+  if (opts.gpu) return browserAdapter(opts.gpu, opts.powerPreference);
+  if (isNode()) return nodeAdapter(choice, opts.powerPreference, opts.dawnOptions ?? (process.env.NEURA_DAWN_OPTIONS?.split(',').filter(Boolean) ?? []));
+  if (typeof navigator !== 'undefined' && navigator.gpu) return browserAdapter(navigator.gpu, opts.powerPreference);
+  throw new Error('createDevice: WebGPU is not available (no navigator.gpu, and not running in Node)');
+}
+
+/** A device with every compute limit the adapter has (an older adapter may lack some) and the optional features it offers. */
+function requestComputeDevice(adapter: GPUAdapter, label: string): Promise<GPUDevice> {
+  const requiredLimits: Record<string, number> = {};
+  for (const k of COMPUTE_LIMITS) {
+    const v: number | undefined = adapter.limits[k];
+    if (typeof v === 'number') requiredLimits[k] = v;
+  }
+  const requiredFeatures = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f));
+  return adapter.requestDevice({ label, requiredLimits, requiredFeatures });
+}
+
+/** What a device reports outside error scopes: uncaptured errors (each thrown once by `check`) and its loss. */
+class DeviceErrors {
+  private readonly pending: GpuValidationError[] = [];
+  private lost: DeviceLostError | undefined;
+  /** Set by `close`: the owner destroyed the device (its loss is then not an error). */
+  destroyed = false;
+  private readonly onUncaptured = (ev: Event) => {
+    const e = new GpuValidationError('uncaptured', (ev as GPUUncapturedErrorEvent).error.message);
+    this.pending.push(e);
+    this.onError?.(e);
+  };
+
+  constructor(
+    private readonly gpu: GPUDevice,
+    private readonly onError?: (error: GpuValidationError | DeviceLostError) => void,
+  ) {
+    gpu.addEventListener('uncapturederror', this.onUncaptured);
+    void gpu.lost.then((li) => {
+      if (this.destroyed && li.reason === 'destroyed') return; // our own destroy(): not an error
+      this.lost = new DeviceLostError(li.reason, li.message);
+      this.onError?.(this.lost);
+    });
+  }
+
+  /** Throws the loss, a destroyed device, or the oldest uncaptured error not thrown yet. */
+  check(): void {
+    if (this.lost) throw this.lost;
+    if (this.destroyed) throw new DeviceLostError('destroyed', 'NeuraDevice.destroy() was called');
+    const e = this.pending.shift();
+    if (e) throw e;
+  }
+
+  /** Before the owner destroys the device: the listener would keep it (~2.4 MiB) alive in dawn.node (issue 9, item 10). */
+  close(): void {
+    this.destroyed = true;
+    this.gpu.removeEventListener('uncapturederror', this.onUncaptured);
+  }
 }

@@ -45,7 +45,7 @@ export function toDeviceData(name: string, n: Node, value: FeedValue): Float32Ar
 }
 
 /** Throws a RangeError naming the input, position, value and bound if a label or index is outside [0, bound). */
-export function checkLabels(name: string, check: IndexCheck, data: Int32Array): void {
+export function checkLabels(name: string, check: IndexCheck, data: ArrayLike<number>): void {
   const { role, bound, what } = check;
   for (let i = 0; i < data.length; i++) {
     const l = data[i];

@@ -88,4 +88,29 @@ describe('planMemory', () => {
   it('rejects a tensor that ends before it starts', () => {
     expect(() => planMemory([t('x', 4, 3, 1)])).toThrow(/'x' ends \(1\) before it starts \(3\)/);
   });
+
+  it('lays an arena out in one buffer at 256-byte offsets, as one tensor living while any member does', () => {
+    const plan = planMemory(
+      [t('p0', 40, 0, 0, true), t('p1', 300, 0, 0, true), t('g0', 40, 2, 5), t('g1', 8, 4, 5), t('x', 64, 0, 1), t('y', 64, 6, 7)],
+      [
+        { key: 'params', tensors: ['p0', 'p1'] },
+        { key: 'grads', tensors: ['g0', 'g1'] },
+      ],
+    );
+    expect(plan.bufferOf.get('p1')).toBe(plan.bufferOf.get('p0'));
+    expect([plan.offsetOf.get('p0'), plan.offsetOf.get('p1')]).toEqual([0, 256]);
+    expect(plan.arenas.get('params')?.bytes).toBe(768);
+    expect(plan.bufferOf.get('g1')).toBe(plan.bufferOf.get('g0'));
+    expect(plan.offsetOf.get('g1')).toBe(256);
+    // the gradient arena lives over [2, 5]: x (dead at 1) may share its buffer, y (from 6) too; none overlaps it
+    expect(plan.buffers[plan.bufferOf.get('g0') as number].tensors).toEqual(expect.arrayContaining(['g0', 'g1']));
+    expect(plan.bufferOf.get('y')).toBe(plan.bufferOf.get('g0'));
+    expect(plan.buffers[plan.bufferOf.get('g0') as number].bytes).toBeGreaterThanOrEqual(512);
+  });
+
+  it('refuses an arena that mixes persistent and transient tensors, or a tensor in two arenas', () => {
+    const ts = [t('p', 4, 0, 0, true), t('g', 4, 0, 1), t('h', 4, 0, 1)];
+    expect(() => planMemory(ts, [{ key: 'a', tensors: ['p', 'g'] }])).toThrow(/mixes persistent and transient/);
+    expect(() => planMemory(ts, [{ key: 'a', tensors: ['g'] }, { key: 'b', tensors: ['g', 'h'] }])).toThrow(/'g' is in arenas 'a' and 'b'/);
+  });
 });

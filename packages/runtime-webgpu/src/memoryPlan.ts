@@ -1,8 +1,10 @@
 // The memory plan: liveness intervals over the step's schedule → GPU buffers, shared between transient
-// tensors whose intervals do not overlap (best-fit on a free list, growing a free buffer when none fits).
-// Pure: no GPUDevice here. Invariants: persistent tensors (params, state, inputs, consts) get a buffer each;
-// two tensors that share a buffer never have overlapping intervals [start, end] (inclusive: a dispatch may
-// not bind one buffer both as its input and as its output).
+// tensors whose intervals do not overlap (best-fit on a free list, growing a free buffer when none fits). An
+// arena (a multi-tensor kernel's operand role) lays its tensors out in one buffer, each at an offset aligned
+// for binding, and is placed as one tensor living while any of them does.
+// Pure: no GPUDevice here. Invariants: persistent tensors (params, state, inputs, consts) get a buffer each
+// (or their arena's); two tensors that share a buffer never have overlapping intervals [start, end] (inclusive:
+// a dispatch may not bind one buffer both as its input and as its output) unless they sit side by side in an arena.
 
 /** One tensor to place: its size and the schedule positions where it is written first and read last. */
 export interface TensorLifetime {
@@ -38,9 +40,19 @@ export interface MemoryReport {
   readonly reused: number;
 }
 
+/** Tensors laid out side by side in one buffer (all persistent or all transient), in this order. */
+export interface Arena {
+  readonly key: string;
+  readonly tensors: readonly string[];
+}
+
 /** Where each tensor lives, the buffers to create, and the report. */
 export interface MemoryPlan {
   readonly bufferOf: ReadonlyMap<string, number>;
+  /** Byte offset of a tensor in its buffer (arena members; 0 for every other tensor and absent keys). */
+  readonly offsetOf: ReadonlyMap<string, number>;
+  /** Each arena's buffer and byte size (its members from its offset 0). */
+  readonly arenas: ReadonlyMap<string, { readonly buffer: number; readonly bytes: number }>;
   readonly buffers: readonly PlannedBuffer[];
   readonly report: MemoryReport;
 }
@@ -48,19 +60,40 @@ export interface MemoryPlan {
 /** Buffer sizes are rounded up to this many bytes (WebGPU needs multiples of 4; 16 keeps tiny tensors legal). */
 export const BUFFER_ALIGN = 16;
 
+/** Alignment of a tensor's start in an arena: WebGPU's largest `minStorageBufferOffsetAlignment`. */
+export const ARENA_ALIGN = 256;
+
 /** Bytes a tensor of `bytes` occupies in a buffer. */
 export function alignedBytes(bytes: number): number {
   return Math.max(BUFFER_ALIGN, Math.ceil(bytes / BUFFER_ALIGN) * BUFFER_ALIGN);
 }
 
 /** Places tensors into buffers: one per persistent tensor, transient ones shared by liveness. */
-export function planMemory(tensors: readonly TensorLifetime[]): MemoryPlan {
-  const seen = new Set<string>();
+export function planMemory(tensors: readonly TensorLifetime[], arenas: readonly Arena[] = []): MemoryPlan {
+  const seen = new Map<string, TensorLifetime>();
   for (const t of tensors) {
     if (seen.has(t.key)) throw new Error(`planMemory: tensor '${t.key}' appears twice`);
-    seen.add(t.key);
+    seen.set(t.key, t);
     if (!t.persistent && t.end < t.start) throw new Error(`planMemory: tensor '${t.key}' ends (${t.end}) before it starts (${t.start})`);
   }
+  // each arena stands for its members as one tensor; the members' offsets are fixed here
+  const offsetOf = new Map<string, number>();
+  const memberOf = new Map<string, string>();
+  const units: TensorLifetime[] = [];
+  for (const a of arenas) {
+    const members = a.tensors.map((k) => seen.get(k) ?? fail(`planMemory: arena '${a.key}' names '${k}', which is not a tensor`));
+    if (members.length === 0 || members.some((m) => m.persistent !== members[0].persistent)) fail(`planMemory: arena '${a.key}' mixes persistent and transient tensors (or is empty)`);
+    let bytes = 0;
+    for (const m of members) {
+      if (memberOf.has(m.key)) fail(`planMemory: tensor '${m.key}' is in arenas '${memberOf.get(m.key)}' and '${a.key}'`);
+      memberOf.set(m.key, a.key);
+      offsetOf.set(m.key, bytes);
+      bytes += Math.ceil(m.bytes / ARENA_ALIGN) * ARENA_ALIGN;
+    }
+    const start = Math.min(...members.map((m) => m.start));
+    units.push({ key: a.key, bytes, start, end: Math.max(start, ...members.map((m) => m.end)), persistent: members[0].persistent });
+  }
+  const placed = [...tensors.filter((t) => !memberOf.has(t.key)), ...units];
   const sizes: number[] = [];
   const persistentOf: boolean[] = [];
   const members: string[][] = [];
@@ -77,10 +110,10 @@ export function planMemory(tensors: readonly TensorLifetime[]): MemoryPlan {
     members[b].push(t.key);
   };
 
-  for (const t of tensors) if (t.persistent) place(t, newBuffer(alignedBytes(t.bytes), true));
+  for (const t of placed) if (t.persistent) place(t, newBuffer(alignedBytes(t.bytes), true));
 
   // Sweep transient tensors by start; a buffer returns to the free list once its tensor's end is passed.
-  const transient = tensors.filter((t) => !t.persistent).sort((a, b) => a.start - b.start || b.bytes - a.bytes);
+  const transient = placed.filter((t) => !t.persistent).sort((a, b) => a.start - b.start || b.bytes - a.bytes);
   const busy: { buffer: number; end: number }[] = [];
   const free: number[] = [];
   for (const t of transient) {
@@ -105,10 +138,18 @@ export function planMemory(tensors: readonly TensorLifetime[]): MemoryPlan {
     busy.push({ buffer: b, end: t.end });
   }
 
+  const arenaOf = new Map(units.map((u) => [u.key, { buffer: bufferOf.get(u.key) as number, bytes: u.bytes }]));
+  for (const a of arenas) {
+    const b = arenaOf.get(a.key)?.buffer as number;
+    members[b] = members[b].flatMap((k) => (k === a.key ? [...a.tensors] : [k]));
+    for (const k of a.tensors) bufferOf.set(k, b);
+  }
   const buffers: PlannedBuffer[] = sizes.map((bytes, index) => ({ index, bytes, persistent: persistentOf[index], tensors: members[index] }));
   const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
   return {
     bufferOf,
+    offsetOf,
+    arenas: arenaOf,
     buffers,
     report: {
       bytesAllocated: sum(sizes),
@@ -120,4 +161,8 @@ export function planMemory(tensors: readonly TensorLifetime[]): MemoryPlan {
       reused,
     },
   };
+}
+
+function fail(message: string): never {
+  throw new Error(message);
 }

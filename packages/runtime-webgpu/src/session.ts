@@ -152,7 +152,7 @@ export class Session {
     return this.serial(async () => {
       const gpu = this.c.device.gpu;
       gpu.pushErrorScope('validation');
-      for (const { t, data } of writes) gpu.queue.writeBuffer(t.buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+      for (const { t, data } of writes) gpu.queue.writeBuffer(t.buffer, t.offset, data.buffer, data.byteOffset, data.byteLength);
       const err = await gpu.popErrorScope();
       if (err) throw new GpuValidationError(`writeState ${writes.map((w) => w.t.name).join(', ')}`, err.message);
     });
@@ -234,7 +234,7 @@ export class Session {
       const v = feeds[slot.name];
       if (v === undefined) throw new InputError(slot.name, `missing input '${slot.name}' (${fmtType(slot.node)}); expected inputs: ${expected()}`);
       const data = toDeviceData(`input ${slot.name}`, slot.node, v);
-      for (const chk of slot.labelChecks) checkLabels(slot.name, chk, data as Int32Array);
+      for (const chk of slot.labelChecks) checkLabels(slot.name, chk, data);
       return copy ? snapshot(data, v) : data;
     });
   }
@@ -257,10 +257,10 @@ export class Session {
     gpu.pushErrorScope('validation');
     inputs.forEach((slot, i) => {
       const d = data[i];
-      gpu.queue.writeBuffer(slot.buffer, 0, d.buffer, d.byteOffset, d.byteLength);
+      gpu.queue.writeBuffer(slot.buffer, slot.offset, d.buffer, d.byteOffset, d.byteLength);
     });
     const enc = gpu.createCommandEncoder({ label: `${label}.step` });
-    for (const c of preCopies) enc.copyBufferToBuffer(c.src, 0, c.dst, 0, c.bytes);
+    for (const c of preCopies) enc.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.bytes);
     if (timer) timer.encode(enc, dispatches, label);
     else {
       const pass = enc.beginComputePass({ label: `${label}.pass` });
@@ -274,9 +274,9 @@ export class Session {
     // readback copies come before the state copies: an output that is a state's old value stays old
     names.forEach((n, k) => {
       const t = this.c.outputs.get(n) as NamedTensor;
-      enc.copyBufferToBuffer(t.buffer, 0, slots[k].buffer, 0, Math.ceil(t.bytes / 4) * 4);
+      enc.copyBufferToBuffer(t.buffer, t.offset, slots[k].buffer, 0, Math.ceil(t.bytes / 4) * 4);
     });
-    for (const c of postCopies) enc.copyBufferToBuffer(c.src, 0, c.dst, 0, c.bytes);
+    for (const c of postCopies) enc.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.bytes);
     // Measured on llvmpipe/OpenGL ES (Dawn GL backend): submit itself runs the work and blocks (~19 ms for a
     // 64x256-128-10 MLP step); popErrorScope then resolves in ~0.25 ms without waiting for the queue, so the
     // step can name its own validation errors at little cost.
@@ -307,7 +307,7 @@ export class Session {
     gpu.pushErrorScope('validation');
     const enc = gpu.createCommandEncoder({ label: `${this.c.label}.read` });
     ts.forEach((t, k) => {
-      enc.copyBufferToBuffer(t.buffer, 0, slots[k].buffer, 0, Math.ceil(t.bytes / 4) * 4);
+      enc.copyBufferToBuffer(t.buffer, t.offset, slots[k].buffer, 0, Math.ceil(t.bytes / 4) * 4);
     });
     gpu.queue.submit([enc.finish()]);
     const err = await gpu.popErrorScope();

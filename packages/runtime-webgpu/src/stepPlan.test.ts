@@ -38,4 +38,31 @@ describe('stepPlan phases', () => {
     expect(() => planStep(g, tiny, generateKernel)).toThrow(KernelError);
     expect(() => planStep(g, tiny, generateKernel)).toThrow(/^exp node \d+ \(built at .*stepPlan\.test\.ts:\d+:\d+\): /);
   });
+
+  it('lays each role of a multi-tensor update out in one buffer and plans it as one dispatch reading an offset table', () => {
+    const g = new Graph();
+    const lr = g.input('lr', []);
+    const x = g.input('x', [4]);
+    const shapes = [[3, 5], [7], [2, 33]];
+    const ins = [lr];
+    const params = shapes.map((shape, i) => g.param(`p${i}`, shape));
+    const bufs = shapes.map((shape, i) => g.state(`buf${i}`, shape));
+    for (let i = 0; i < shapes.length; i++) ins.push(params[i], bufs[i], g.mul(g.tanh(params[i]), g.sum(x)));
+    const I = (index: number) => ({ op: 'in', index }) as const;
+    const next = { op: 'add', a: { op: 'mul', a: I(2), b: { op: 'const', value: 0.9 } }, b: I(3) } as const;
+    const mt = g.node('pointwiseMultiTensor', ins, { exprs: [{ op: 'sub', a: I(1), b: { op: 'mul', a: next, b: I(0) } }, next], dtype: 'f32', shared: 1, shapes });
+    shapes.forEach((_, i) => {
+      g.update(params[i], i === 0 ? mt : g.node('pick', [mt], { index: 2 * i }));
+      g.update(bufs[i], g.node('pick', [mt], { index: 2 * i + 1 }));
+    });
+    const plan = planStep(g, CAPS, generateKernel);
+    expect(plan.arenas.size).toBe(1);
+    expect(plan.plans.get(mt.id)?.dispatches.length).toBe(1);
+    // roles p, buf, gradient; starts aligned to 256 bytes (64 elements): 15 → 64, 7 → 64, 66 → 128 elements
+    const offsets = [0, 64, 128];
+    const want = shapes.flatMap((shape, gi) => [[0, 15, 22][gi], shape.reduce((a, b) => a * b, 1), offsets[gi], offsets[gi], offsets[gi]]);
+    expect([...(plan.tables.get(mt.id) ?? [])]).toEqual(want);
+    const buf = (key: string) => plan.memory.bufferOf.get(key);
+    expect(new Set(params.map((p) => buf(`n${p.id}`))).size).toBe(1);
+  });
 });

@@ -3,8 +3,9 @@
 // share their root's buffer; a liveness-based memory plan), and the host checks of fed labels and indices. Each
 // phase is a named function, testable without a device. Must not touch WebGPU.
 
-import { type Graph, indexOperandsOf, isAliasOp, isLeafOp, kernelIllegality, type Node, type NodeId, numel } from '@neura/ir';
-import { type DeviceCaps, type KernelGenerator, type KernelPlan, KernelError, type ResultTarget } from '@neura/wgsl-kernels';
+import { type Graph, indexOperandsOf, isAliasOp, isLeafOp, isMultiResultOp, kernelIllegality, kernelOutputs, type Node, type NodeId, numel } from '@neura/ir';
+import { type BindingSource, type DeviceCaps, type KernelGenerator, type KernelPlan, KernelError, type ResultTarget } from '@neura/wgsl-kernels';
+import { type ArenaChoice, arenaClashes, arenaTables, planArenas } from './arenaPlan.js';
 import type { IndexCheck } from './compiledStep.js';
 import { type MemoryPlan, planMemory, type TensorLifetime } from './memoryPlan.js';
 import { planUpdates, type StateCopy, type StateWrite } from './updatePlan.js';
@@ -33,6 +34,10 @@ export interface StepPlan extends StepSchedule {
   readonly memory: MemoryPlan;
   /** Host checks of each fed input read as labels or indices. */
   readonly indexChecks: ReadonlyMap<NodeId, IndexCheck[]>;
+  /** Multi-tensor nodes that run as one dispatch, with the arena of each operand role. */
+  readonly arenas: ArenaChoice;
+  /** The offset table each of those reads (uploaded once, at memory-plan key `n<id>.table`). */
+  readonly tables: ReadonlyMap<NodeId, Uint32Array>;
 }
 
 /** Phase 0: the live nodes in a legal order, the in-place state writes and the copies, and multi-result holders. */
@@ -42,7 +47,7 @@ export function scheduleStep(graph: Graph): StepSchedule {
   const resultNode = new Map<NodeId, Map<number, NodeId>>();
   for (const id of live) {
     const n = graph.nodes[id];
-    if (n.op === 'pointwiseMulti') resultNode.set(id, new Map([[0, id], ...(resultNode.get(id) ?? [])]));
+    if (isMultiResultOp(n.op)) resultNode.set(id, new Map([[0, id], ...(resultNode.get(id) ?? [])]));
     if (n.op !== 'pick') continue;
     const m = resultNode.get(n.inputs[0]) ?? new Map<number, NodeId>();
     m.set(n.attrs.index, id);
@@ -57,7 +62,8 @@ export function scheduleStep(graph: Graph): StepSchedule {
  */
 function checkLegal(graph: Graph, n: Node, caps: DeviceCaps): void {
   const ins = [...new Set(n.inputs)].map((i) => graph.nodes[i]);
-  const why = kernelIllegality(n.op, ins, n, caps);
+  const multiTensor = n.op === 'pointwiseMultiTensor' ? { attrs: n.attrs, inputs: n.inputs.length } : undefined;
+  const why = kernelIllegality(n.op, ins, n, caps, 1, multiTensor);
   if (why) throw new KernelError(`${why} (optimize with this device's limits: optimize(graph, { limits: device.caps }))`);
 }
 
@@ -65,12 +71,12 @@ function checkLegal(graph: Graph, n: Node, caps: DeviceCaps): void {
  * Phase 1: a kernel plan per non-leaf, non-alias node (in place where the update plan allows it; a generator that
  * refuses in-place turns the write into a copy after the pass). Errors name the node and where it was built.
  */
-export function planKernels(graph: Graph, s: StepSchedule, caps: DeviceCaps, generate: KernelGenerator): Map<NodeId, KernelPlan> {
+export function planKernels(graph: Graph, s: StepSchedule, caps: DeviceCaps, generate: KernelGenerator, arenas: ArenaChoice = new Map()): Map<NodeId, KernelPlan> {
   const node = (id: NodeId) => graph.nodes[id];
   const { writes, copies, resultNode } = s;
   /** Where each result of a multi-result node goes: in place into a state, its node's buffer, or nowhere. */
-  const resultsOf = (n: Node<'pointwiseMulti'>): ResultTarget[] =>
-    n.attrs.exprs.map((_, j) => {
+  const resultsOf = (n: Node): ResultTarget[] =>
+    Array.from({ length: kernelOutputs(n) }, (_, j) => {
       const v = resultNode.get(n.id)?.get(j);
       if (v === undefined) return 'unused';
       const w = writes.get(v);
@@ -84,8 +90,8 @@ export function planKernels(graph: Graph, s: StepSchedule, caps: DeviceCaps, gen
     const w = writes.get(id);
     try {
       checkLegal(graph, n, caps);
-      if (n.op === 'pointwiseMulti') {
-        plans.set(id, generate({ node: n, inputs, results: resultsOf(n) }, caps));
+      if (isMultiResultOp(n.op)) {
+        plans.set(id, generate({ node: n, inputs, results: resultsOf(n), ...(arenas.has(id) ? { arenas: true } : {}) }, caps));
         continue;
       }
       if (w?.mode === 'elementwise') {
@@ -115,24 +121,15 @@ export function planKernels(graph: Graph, s: StepSchedule, caps: DeviceCaps, gen
  * the state); roots get liveness intervals (scratch buffers live for their kernel, copy temporaries for the whole
  * step) and the memory plan packs them into buffers.
  */
-export function planStorage(graph: Graph, s: StepSchedule, plans: ReadonlyMap<NodeId, KernelPlan>): Pick<StepPlan, 'rootOf' | 'pos' | 'memory'> {
+export function planStorage(
+  graph: Graph,
+  s: StepSchedule,
+  plans: ReadonlyMap<NodeId, KernelPlan>,
+  arenas: ArenaChoice = new Map(),
+): Pick<StepPlan, 'rootOf' | 'pos' | 'memory'> {
   const node = (id: NodeId) => graph.nodes[id];
-  const { order, writes, copies, resultNode } = s;
-  // iterative and memoised: a chain of 20k reshapes must neither overflow the stack nor cost O(n²) (issue 9, item 12)
-  const roots = new Map<NodeId, NodeId>();
-  const rootOf = (id: NodeId): NodeId => {
-    const path: NodeId[] = [];
-    let r = id;
-    while (isAliasOp(node(r).op) && !roots.has(r)) {
-      path.push(r);
-      r = node(r).inputs[0];
-    }
-    // a multi-result node whose result 0 is held by a pick: its value lives where that pick's does
-    const r0 = node(r).op === 'pointwiseMulti' ? resultNode.get(r)?.get(0) : undefined;
-    const root = r0 !== undefined && r0 !== r ? rootOf(r0) : (roots.get(r) ?? writes.get(r)?.state ?? r);
-    for (const p of path) roots.set(p, root);
-    return root;
-  };
+  const { order, copies } = s;
+  const rootOf = storageRoots(graph, s);
   const pos = new Map<NodeId, number>(order.map((id, i) => [id, i]));
   const end = order.length; // after the pass: outputs and copy sources live until then
   const lastUse = new Map<NodeId, number>();
@@ -155,8 +152,36 @@ export function planStorage(graph: Graph, s: StepSchedule, plans: ReadonlyMap<No
   }
   for (const c of copies)
     if (c.viaTemp) lifetimes.push({ key: `copy${c.state}`, bytes: tensorBytes(node(c.state)), start: -1, end, persistent: false });
-  const memory = planMemory(lifetimes);
+  for (const id of arenas.keys()) {
+    const table = plans.get(id)?.dispatches[0]?.bindings.find((b) => b.source.kind === 'table')?.source;
+    if (table?.kind === 'table') lifetimes.push({ key: `n${id}.table`, bytes: table.words * 4, start: 0, end: 0, persistent: true });
+  }
+  const memory = planMemory(lifetimes, [...arenas.values()].flat());
   return { rootOf, pos, memory };
+}
+
+/**
+ * Where each node's value is stored: its root (an alias → its input, an in-place write → the state, a multi-result
+ * node whose result 0 a pick holds → that pick's root). Iterative and memoised: a chain of 20k reshapes must
+ * neither overflow the stack nor cost O(n²) (issue 9, item 12).
+ */
+export function storageRoots(graph: Graph, s: StepSchedule): (id: NodeId) => NodeId {
+  const node = (id: NodeId) => graph.nodes[id];
+  const { writes, resultNode } = s;
+  const roots = new Map<NodeId, NodeId>();
+  const rootOf = (id: NodeId): NodeId => {
+    const path: NodeId[] = [];
+    let r = id;
+    while (isAliasOp(node(r).op) && !roots.has(r)) {
+      path.push(r);
+      r = node(r).inputs[0];
+    }
+    const r0 = isMultiResultOp(node(r).op) ? resultNode.get(r)?.get(0) : undefined;
+    const root = r0 !== undefined && r0 !== r ? rootOf(r0) : (roots.get(r) ?? writes.get(r)?.state ?? r);
+    for (const p of path) roots.set(p, root);
+    return root;
+  };
+  return rootOf;
 }
 
 /** Phase 3: the host checks of inputs fed directly (through aliases) and read as labels or indices (ir's op facts). */
@@ -177,10 +202,48 @@ export function planIndexChecks(graph: Graph, order: readonly NodeId[], rootOf: 
   return labelChecks;
 }
 
-/** All pure phases in order: schedule, kernels, storage, index checks. */
+/**
+ * All pure phases in order: schedule, arenas, kernels, storage, index checks. A multi-tensor node whose arenas
+ * turn out unusable (roots changed by a refused in-place write, or a clash in another dispatch) is planned again
+ * without them: one dispatch per group.
+ */
 export function planStep(graph: Graph, caps: DeviceCaps, generate: KernelGenerator): StepPlan {
   const s = scheduleStep(graph);
-  const plans = planKernels(graph, s, caps, generate);
-  const storage = planStorage(graph, s, plans);
-  return { ...s, plans, ...storage, indexChecks: planIndexChecks(graph, s.order, storage.rootOf) };
+  const exclude = new Set<NodeId>();
+  for (;;) {
+    const arenas = planArenas(graph, s, storageRoots(graph, s), exclude);
+    const plans = planKernels(graph, s, caps, generate, arenas);
+    const again = planArenas(graph, s, storageRoots(graph, s), exclude);
+    const changed = [...arenas.keys()].filter((id) => JSON.stringify(again.get(id)) !== JSON.stringify(arenas.get(id)));
+    if (changed.length) {
+      for (const id of changed) exclude.add(id);
+      continue;
+    }
+    const storage = planStorage(graph, s, plans, arenas);
+    const clashes = arenaClashes(arenas, plans, storage.memory, (id, b) => bindingBuffer(graph, s, storage, id, b.source));
+    if (clashes.size) {
+      for (const id of clashes) exclude.add(id);
+      continue;
+    }
+    const tables = arenaTables(graph, arenas, storage.memory);
+    return { ...s, plans, ...storage, arenas, tables, indexChecks: planIndexChecks(graph, s.order, storage.rootOf) };
+  }
+}
+
+/** The memory-plan buffer a binding of node `id`'s plan resolves to (undefined for an arena or table binding). */
+function bindingBuffer(graph: Graph, s: StepSchedule, storage: Pick<StepPlan, 'rootOf' | 'memory'>, id: NodeId, src: BindingSource): number | undefined {
+  const { rootOf, memory } = storage;
+  switch (src.kind) {
+    case 'input':
+      return memory.bufferOf.get(`n${rootOf(graph.nodes[id].inputs[src.index])}`);
+    case 'output': {
+      const r = src.index ?? 0;
+      const holder = r === 0 ? id : s.resultNode.get(id)?.get(r);
+      return holder === undefined ? undefined : memory.bufferOf.get(`n${rootOf(holder)}`);
+    }
+    case 'scratch':
+      return memory.bufferOf.get(`n${id}.s${src.index}`);
+    default:
+      return undefined;
+  }
 }

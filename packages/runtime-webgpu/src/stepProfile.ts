@@ -90,8 +90,14 @@ export function fusedOpsOf(n: Node): string {
     }
     case 'pointwiseReduce':
       return `${n.attrs.reduce} of pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`;
+    case 'rowwise': {
+      const ops = n.attrs.stats.reduce((s, st) => exprOps(st.post, exprOps(st.expr, s)), exprOps(n.attrs.expr, new Set()));
+      return `rowwise ${n.attrs.stats.map((s) => s.reduce).join('+')} then pointwise(${[...ops].join(', ')})`;
+    }
     case 'attention':
     case 'attentionLse':
+    case 'attentionWithLse':
+    case 'attentionGradKV':
       return `${n.op}${n.attrs.causal ? ' causal' : ''}`;
     case 'attentionGrad':
       return `attentionGrad d${n.attrs.wrt}${n.attrs.causal ? ' causal' : ''}`;
@@ -163,7 +169,7 @@ export function kernelClassOf(op: string | undefined): string {
   if (op === 'matmul' || op === 'fusedMatmul' || op === 'matmulEpilogue') return 'matmul';
   if (op.startsWith('attention')) return 'attention';
   if (op === 'pointwise') return 'pointwise';
-  if (['sum', 'mean', 'reduceMax', 'reduceMin', 'pointwiseReduce'].includes(op)) return 'reduction';
+  if (['sum', 'mean', 'reduceMax', 'reduceMin', 'pointwiseReduce', 'rowwise'].includes(op)) return 'reduction';
   if (op.startsWith('softmaxCrossEntropy') || op.startsWith('logSoftmax') || op.startsWith('nll')) return 'softmax/CE';
   if (['transpose', 'expand', 'slice', 'concat', 'pad'].includes(op)) return 'layout copy';
   if (['gather', 'scatterAdd', 'oneHot'].includes(op)) return 'gather/scatter';

@@ -50,17 +50,25 @@ export interface UpdatePlan {
 const isLeaf = (n: Node) => isLeafOp(n.op);
 const isAlias = (n: Node) => isAliasOp(n.op);
 
-/** Plans in-place writes for `graph.updates` and the order of `live` that makes them legal. */
-export function planUpdates(graph: Graph, live: readonly NodeId[] = graph.live()): UpdatePlan {
-  const liveSet = new Set(live);
+/** What the phases share: the graph's live nodes, storage roots and the readers of each root. */
+interface LiveFacts {
+  readonly node: (id: NodeId) => Node;
+  /** Storage root through aliases (a reshape is the same buffer as its input: ir's OP_FACTS says which ops alias). */
+  readonly rootOf: (id: NodeId) => NodeId;
+  /** Readers of each root's value: non-alias live nodes with an operand whose root it is. */
+  readonly readers: ReadonlyMap<NodeId, ReadonlySet<NodeId>>;
+  readonly outputRoots: ReadonlySet<NodeId>;
+  readonly updatedStates: ReadonlySet<NodeId>;
+}
+
+/** Phase 1: roots, readers and outputs of the live nodes. */
+function liveFacts(graph: Graph, live: readonly NodeId[]): LiveFacts {
   const node = (id: NodeId) => graph.nodes[id];
-  // storage root through aliases (a reshape is the same buffer as its input: ir's OP_FACTS says which ops alias)
   const rootOf = (id: NodeId): NodeId => {
     let r = id;
     while (isAlias(node(r))) r = node(r).inputs[0];
     return r;
   };
-  // readers of each root's value: non-alias live nodes with an operand whose root it is
   const readers = new Map<NodeId, Set<NodeId>>();
   for (const id of live) {
     const n = node(id);
@@ -73,17 +81,26 @@ export function planUpdates(graph: Graph, live: readonly NodeId[] = graph.live()
     }
   }
   const outputRoots = new Set([...graph.outputs.values()].map(rootOf));
-  const updatedStates = new Set(graph.updates.map((u) => u.state));
+  return { node, rootOf, readers, outputRoots, updatedStates: new Set(graph.updates.map((u) => u.state)) };
+}
 
-  // constraint graph: data edges plus accepted "reader before writer" edges
-  const succ = new Map<NodeId, NodeId[]>();
-  const addEdge = (a: NodeId, b: NodeId) => {
-    let l = succ.get(a);
-    if (!l) succ.set(a, (l = []));
+/** The constraint graph of the schedule: data edges plus accepted "reader before writer" edges. */
+class Constraints {
+  private readonly succ = new Map<NodeId, NodeId[]>();
+  constructor(graph: Graph, live: readonly NodeId[]) {
+    const liveSet = new Set(live);
+    for (const id of live) for (const i of graph.nodes[id].inputs) if (liveSet.has(i)) this.add(i, id);
+  }
+  add(a: NodeId, b: NodeId): void {
+    let l = this.succ.get(a);
+    if (!l) this.succ.set(a, (l = []));
     l.push(b);
-  };
-  for (const id of live) for (const i of node(id).inputs) if (liveSet.has(i)) addEdge(i, id);
-  const reaches = (from: NodeId, targets: ReadonlySet<NodeId>): boolean => {
+  }
+  next(a: NodeId): readonly NodeId[] {
+    return this.succ.get(a) ?? [];
+  }
+  /** Whether `from` reaches any of `targets` along the edges. */
+  reaches(from: NodeId, targets: ReadonlySet<NodeId>): boolean {
     const seen = new Set<NodeId>();
     const stack = [from];
     while (stack.length) {
@@ -91,97 +108,102 @@ export function planUpdates(graph: Graph, live: readonly NodeId[] = graph.live()
       if (targets.has(x)) return true;
       if (seen.has(x)) continue;
       seen.add(x);
-      for (const y of succ.get(x) ?? []) stack.push(y);
+      for (const y of this.next(x)) stack.push(y);
     }
     return false;
-  };
+  }
+}
 
+/** Phase 2, for one update: the in-place write its value's kernel can make, or why it must be a copy. */
+function writeOf(f: LiveFacts, state: NodeId, value: NodeId): StateWrite | string {
+  const s = f.node(state);
+  const v = f.node(value);
+  if (isLeaf(v) || isAlias(v)) return 'the value is a leaf or an alias of one (no kernel writes it)';
+  if (f.outputRoots.has(state)) return 'the old value is a graph output';
+  if (v.op === 'pointwiseMulti' || v.op === 'pointwiseMultiTensor' || v.op === 'pick') {
+    // a result of a multi-result kernel: written in place through the state operand of the multi node
+    const multi = v.op === 'pick' ? f.node(v.inputs[0]) : v;
+    const result = v.op === 'pick' ? v.attrs.index : 0;
+    const k = multi.inputs.indexOf(state);
+    const t = v.op === 'pick' ? v : multi;
+    if (k < 0 || multi.inputs.some((i) => i !== state && f.rootOf(i) === state) || !sameShape(t.shape, s.shape) || t.dtype !== s.dtype)
+      return 'the multi-result kernel does not read the state elementwise (or not at all)';
+    return { state, mode: 'elementwise', input: k, multi: { node: multi.id, result } };
+  }
+  const stateOperands = v.inputs.map((i, k) => (f.rootOf(i) === state ? k : -1)).filter((k) => k >= 0);
+  if (stateOperands.length === 0) return { state, mode: 'direct' };
+  // the generator binds operands that are the same node once, so `mul(s, s)` is still one binding
+  if (isElementwise(v.op) && stateOperands.every((k) => v.inputs[k] === state) && sameShape(v.shape, s.shape) && v.dtype === s.dtype)
+    return { state, mode: 'elementwise', input: stateOperands[0] };
+  return 'the value reads the state at other indices (not elementwise, broadcast, or through an alias)';
+}
+
+/**
+ * Phase 2: every update becomes an in-place write (adding "readers of the old value first" edges, refused when a
+ * reader depends on the new value) or a copy after the pass.
+ */
+function planWrites(graph: Graph, f: LiveFacts, edges: Constraints): Pick<UpdatePlan, 'writes' | 'copies' | 'identities'> {
   const writes = new Map<NodeId, StateWrite>();
   const copies: StateCopy[] = [];
   let identities = 0;
   for (const { state, value } of graph.updates) {
-    const s = node(state);
-    const v = node(value);
-    const vr = rootOf(value);
-    // a leaf value (or an alias of one) that is itself an updated state must be captured before the pass
-    const viaTemp = (isLeaf(v) || isAlias(v)) && updatedStates.has(vr);
-    const copy = (reason: string) => copies.push({ state, value, viaTemp, reason });
+    const v = f.node(value);
+    const vr = f.rootOf(value);
     if (vr === state) {
       identities++;
       continue;
     }
-    if (isLeaf(v) || isAlias(v)) {
-      copy('the value is a leaf or an alias of one (no kernel writes it)');
-      continue;
-    }
-    if (writes.has(value)) {
+    // a leaf value (or an alias of one) that is itself an updated state must be captured before the pass
+    const viaTemp = (isLeaf(v) || isAlias(v)) && f.updatedStates.has(vr);
+    const copy = (reason: string) => copies.push({ state, value, viaTemp, reason });
+    if (writes.has(value) && !isLeaf(v) && !isAlias(v)) {
       copy(`the value already writes state ${writes.get(value)?.state} in place`);
       continue;
     }
-    if (outputRoots.has(state)) {
-      copy('the old value is a graph output');
-      continue;
-    }
-    if (v.op === 'pointwiseMulti' || v.op === 'pick') {
-      // a result of a multi-result kernel: written in place through the state operand of the multi node
-      const multi = v.op === 'pick' ? node(v.inputs[0]) : v;
-      const result = v.op === 'pick' ? v.attrs.index : 0;
-      const k = multi.inputs.indexOf(state);
-      if (k < 0 || multi.inputs.some((i) => i !== state && rootOf(i) === state) || !sameShape(multi.shape, s.shape) || multi.dtype !== s.dtype) {
-        copy('the multi-result kernel does not read the state elementwise (or not at all)');
-        continue;
-      }
-      const others = new Set([...(readers.get(state) ?? [])].filter((r) => r !== multi.id));
-      if (reaches(multi.id, others)) {
-        copy('a reader of the old value depends on the new value');
-        continue;
-      }
-      for (const r of others) addEdge(r, multi.id);
-      writes.set(value, { state, mode: 'elementwise', input: k, multi: { node: multi.id, result } });
-      continue;
-    }
-    const stateOperands = v.inputs.map((i, k) => (rootOf(i) === state ? k : -1)).filter((k) => k >= 0);
-    let w: StateWrite;
-    if (stateOperands.length === 0) w = { state, mode: 'direct' };
-    else if (
-      // the generator binds operands that are the same node once, so `mul(s, s)` is still one binding
-      isElementwise(v.op) &&
-      stateOperands.every((k) => v.inputs[k] === state) &&
-      sameShape(v.shape, s.shape) &&
-      v.dtype === s.dtype
-    )
-      w = { state, mode: 'elementwise', input: stateOperands[0] };
-    else {
-      copy('the value reads the state at other indices (not elementwise, broadcast, or through an alias)');
+    const w = writeOf(f, state, value);
+    if (typeof w === 'string') {
+      copy(w);
       continue;
     }
     // every other reader of the old value must run first; impossible if one of them depends on the value
-    const others = new Set([...(readers.get(state) ?? [])].filter((r) => r !== value));
-    if (reaches(value, others)) {
+    const writer = w.multi?.node ?? value;
+    const others = new Set([...(f.readers.get(state) ?? [])].filter((r) => r !== writer));
+    if (edges.reaches(writer, others)) {
       copy('a reader of the old value depends on the new value');
       continue;
     }
-    for (const r of others) addEdge(r, value);
+    for (const r of others) edges.add(r, writer);
     writes.set(value, w);
   }
+  return { writes, copies, identities };
+}
 
-  // Kahn's algorithm, smallest id first, so the order stays close to the graph's own
+/** Phase 3: Kahn's algorithm over the constraints, smallest id first, so the order stays close to the graph's own. */
+function schedule(live: readonly NodeId[], edges: Constraints): NodeId[] {
   const indeg = new Map<NodeId, number>(live.map((id) => [id, 0]));
-  for (const l of succ.values()) for (const b of l) indeg.set(b, (indeg.get(b) ?? 0) + 1);
+  for (const id of live) for (const b of edges.next(id)) indeg.set(b, (indeg.get(b) ?? 0) + 1);
   const ready = new MinHeap();
   for (const [id, d] of indeg) if (d === 0) ready.push(id);
   const order: NodeId[] = [];
   while (ready.size) {
     const id = ready.pop();
     order.push(id);
-    for (const b of succ.get(id) ?? []) {
+    for (const b of edges.next(id)) {
       const d = (indeg.get(b) as number) - 1;
       indeg.set(b, d);
       if (d === 0) ready.push(b);
     }
   }
   if (order.length !== live.length) throw new Error(`planUpdates: schedule has a cycle (${order.length} of ${live.length} nodes ordered)`);
-  return { order, writes, copies, identities };
+  return order;
+}
+
+/** Plans in-place writes for `graph.updates` and the order of `live` that makes them legal. */
+export function planUpdates(graph: Graph, live: readonly NodeId[] = graph.live()): UpdatePlan {
+  const facts = liveFacts(graph, live);
+  const edges = new Constraints(graph, live);
+  const planned = planWrites(graph, facts, edges);
+  return { order: schedule(live, edges), ...planned };
 }
 
 /** A binary min-heap of node ids. */

@@ -2,7 +2,7 @@ import { Graph, tensor } from '@neura/ir';
 import { generateKernel, type KernelGenerator } from '@neura/wgsl-kernels';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, createDevice, DeviceLostError, GpuValidationError, InputError, KernelCompileError, type NeuraDevice } from '../src/index.js';
-import { mlpFeeds, mlpTrainingGraph } from './graphs.js';
+import { mlpFeeds, mlpTrainingGraph, SMALL_MLP } from './graphs.js';
 
 let device: NeuraDevice;
 beforeAll(async () => {
@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => device?.destroy());
 
-const [B, I, H, C] = [4, 6, 8, 3];
+const [B, I, H, C] = SMALL_MLP;
 
 async function trainingSession() {
   const { g } = mlpTrainingGraph(B, I, H, C);

@@ -15,6 +15,14 @@ export function randoms(n: number, seed: number): Float32Array {
   return out;
 }
 
+/** Batch, in, hidden and classes of the small MLP most GPU tests run (fast on a software adapter). */
+export const SMALL_MLP = [4, 6, 8, 3] as const;
+
+/** The bit patterns of a value's elements: for bit-for-bit comparisons (NaN payloads and -0 included). */
+export function bits(v: TensorValue): number[] {
+  return Array.from(new Uint32Array(v.data.buffer, v.data.byteOffset, v.data.length));
+}
+
 /** An MLP `in → hidden → classes` with cross-entropy loss, its gradients, and SGD updates (lr). */
 export function mlpTrainingGraph(batch: number, inF: number, hidden: number, classes: number, lr = 0.1) {
   const g = new Graph();

@@ -6,7 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, createDevice, GpuValidationError, InputError, type NeuraDevice } from '../src/index.js';
-import { interpretSteps, mlpFeeds, mlpTrainingGraph } from './graphs.js';
+import { bits, interpretSteps, mlpFeeds, mlpTrainingGraph, SMALL_MLP } from './graphs.js';
 
 let device: NeuraDevice;
 beforeAll(async () => {
@@ -14,8 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => device?.destroy());
 
-const [B, I, H, C] = [4, 6, 8, 3];
-const bits = (v: TensorValue) => Array.from(new Uint32Array(v.data.buffer, v.data.byteOffset, v.data.length));
+const [B, I, H, C] = SMALL_MLP;
 
 function gc(): () => void {
   setFlagsFromString('--expose-gc');

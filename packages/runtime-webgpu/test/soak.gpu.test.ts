@@ -5,7 +5,7 @@
 import { tensor, type TensorValue } from '@neura/ir';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile, createDevice, DeviceLostError, type FeedValue, InputError, type NeuraDevice } from '../src/index.js';
-import { mlpFeeds, mlpTrainingGraph } from './graphs.js';
+import { bits, mlpFeeds, mlpTrainingGraph, SMALL_MLP } from './graphs.js';
 
 let device: NeuraDevice;
 beforeAll(async () => {
@@ -13,8 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => device?.destroy());
 
-const [B, I, H, C] = [4, 6, 8, 3];
-const bits = (v: TensorValue) => Array.from(new Uint32Array(v.data.buffer, v.data.byteOffset, v.data.length));
+const [B, I, H, C] = SMALL_MLP;
 
 /** Live-object counts of a device: GPU objects created through it, and buffers not yet destroyed. */
 interface Counts {

@@ -13,8 +13,8 @@
 // storage buffers (more than the WebGPU default of 4: checkPlan names the limit).
 
 import { numel } from '@neura/ir';
-import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
-import { attentionDims, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
+import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { attentionDims, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionWithLsePlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
 import { declareBindings, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** Threads per workgroup: 64 (or the device's most, a power of two). */
@@ -37,80 +37,19 @@ const stage = (dst: string, src: string, off: string, len: number, wg: number) =
 const dotWith = (sh: string, src: string, off: string, row: string, len: number) =>
   `var dacc = 0.0; for (var dc = 0u; dc < ${u32Lit(len)}; dc = dc + 1u) { dacc = fma(${sh}[dc], ${src}[${off} + ${row} * ${u32Lit(len)} + dc], dacc); }`;
 
-/** `attention`: a workgroup per (head, query row), online softmax over key blocks. */
-export function attentionKernel(spec: KernelSpec<'attention'>, caps: DeviceCaps): KernelPlan {
-  const { causal, scale } = spec.node.attrs;
-  const dm = attentionDims(spec);
-  const { heads, tq, tk, d, dv } = dm;
-  if (heads * tq * dv === 0) return { dispatches: [], scratch: [] };
-  if (tk === 0) kernelError(spec, 'attends over zero keys');
-  if (flashEligible(d, dv, caps)) return flashAttentionPlan(spec, caps);
-  const wg = wgOf(caps);
-  const nc = Math.ceil(dv / wg);
-  const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
-  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
-  const code = `${header(spec, `attention: a workgroup of ${wg} per (head, query row), online softmax over blocks of ${wg} keys${causal ? ', causal' : ''}`)}${declareBindings(bindings, ['q', 'k', 'v', 'y'])}
-
-var<workgroup> qs: array<f32, ${d}>;
-var<workgroup> w: array<f32, ${wg}>;
-
-@compute @workgroup_size(${wg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let i = wid.x;
-  let h = wid.y;
-  ${stage('qs', 'q', `(h * ${u32Lit(tq)} + i) * ${u32Lit(d)}`, d, wg)}
-  workgroupBarrier();
-  let kend = ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)};
-  var m = ${MASKED};
-  var l = 0.0;
-  var oacc: array<f32, ${nc}>;
-  for (var j0 = 0u; j0 < kend; j0 = j0 + ${u32Lit(wg)}) {
-    let j = j0 + lid;
-    var s = ${MASKED};
-    if (j < kend) { ${dotWith('qs', 'k', `h * ${u32Lit(tk * d)}`, 'j', d)} s = dacc * ${f32Lit(scale)}; }
-    w[lid] = s;
-    workgroupBarrier();
-    let n = min(${u32Lit(wg)}, kend - j0);
-    // Every thread reads the block's scores (n ≤ WG): block max and sum without a tree reduction.
-    var bm = m;
-    for (var jj = 0u; jj < n; jj = jj + 1u) { bm = max(bm, w[jj]); }
-    let alpha = exp(m - bm);
-    var bs = 0.0;
-    for (var jj = 0u; jj < n; jj = jj + 1u) { bs = bs + exp(w[jj] - bm); }
-    l = l * alpha + bs;
-    m = bm;
-    for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
-      let c = lid + t * ${u32Lit(wg)};
-      if (c < ${u32Lit(dv)}) {
-        var a = oacc[t] * alpha;
-        for (var jj = 0u; jj < n; jj = jj + 1u) { a = fma(exp(w[jj] - bm), v[(h * ${u32Lit(tk)} + j0 + jj) * ${u32Lit(dv)} + c], a); }
-        oacc[t] = a;
-      }
-    }
-    workgroupBarrier();
-  }
-  for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
-    let c = lid + t * ${u32Lit(wg)};
-    if (c < ${u32Lit(dv)}) { y[(h * ${u32Lit(tq)} + i) * ${u32Lit(dv)} + c] = oacc[t] / l; }
-  }
-}
-`;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) }], scratch: [] };
+/** The seq-major layout ([..., T, H, D]) runs only on the flash kernels: a clear error where they do not apply. */
+function checkSeqMajor(spec: KernelSpec, d: number, dv: number, caps: DeviceCaps): void {
+  if ((spec.node.attrs as { seqMajor?: boolean }).seqMajor && !flashEligible(d, dv, caps))
+    kernelError(spec, `runs seq-major ([..., T, H, D]) only on the flash kernels: head sizes D = ${d}, Dv = ${dv} must be multiples of 4 up to 128 and the caps must allow 16 threads and a staged tile`);
 }
 
-/** `attentionLse`: a workgroup per (head, query row), the forward's online max and sum over key blocks. */
-export function attentionLseKernel(spec: KernelSpec<'attentionLse'>, caps: DeviceCaps): KernelPlan {
-  const { causal, scale } = spec.node.attrs;
-  const { heads, tq, tk, d } = attentionDims(spec);
-  if (heads * tq === 0) return { dispatches: [], scratch: [] };
-  if (tk === 0) kernelError(spec, 'attends over zero keys');
-  if (flashEligible(d, d, caps)) return flashAttentionLsePlan(spec, caps);
-  const wg = wgOf(caps);
-  const bindings: Binding[] = [0, 1].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
-  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
-  const code = `${header(spec, `attentionLse: a workgroup of ${wg} per (head, query row), online max and sum over blocks of ${wg} keys${causal ? ', causal' : ''}`)}${declareBindings(bindings, ['q', 'k', 'lse'])}
-
-var<workgroup> qs: array<f32, ${d}>;
+/**
+ * The simple forward kernels' start, a workgroup per query row i of head h (`row` = h·Tq + i): q_i staged in `qs`,
+ * the keys it attends (`kend`), the running max `m` and sum `l`.
+ */
+const queryRowStart = (spec: KernelSpec<'attention' | 'attentionLse' | 'attentionWithLse'>, wg: number): string => {
+  const { tq, tk, d } = attentionDims(spec);
+  return `var<workgroup> qs: array<f32, ${d}>;
 var<workgroup> w: array<f32, ${wg}>;
 
 @compute @workgroup_size(${wg})
@@ -120,48 +59,161 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let row = h * ${u32Lit(tq)} + i;
   ${stage('qs', 'q', `row * ${u32Lit(d)}`, d, wg)}
   workgroupBarrier();
-  let kend = ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)};
+  let kend = ${spec.node.attrs.causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)};
   var m = ${MASKED};
-  var l = 0.0;
-  for (var j0 = 0u; j0 < kend; j0 = j0 + ${u32Lit(wg)}) {
+  var l = 0.0;`;
+};
+
+/**
+ * The simple kernels' key loop for query row i of head h (q_i staged in `qs`, `kend` keys, running max `m` and sum
+ * `l`): per block of WG keys each thread scores one into `w`, then every thread reads the block's scores (n ≤ WG)
+ * for the block max and sum without a tree reduction; `accumulate` then runs with the block max `bm`, the rescale
+ * `alpha`, the block start `j0` and its length `n`.
+ */
+const onlineSoftmaxBlocks = (spec: KernelSpec<'attention' | 'attentionLse' | 'attentionWithLse'>, wg: number, accumulate: string): string => {
+  const { tk, d } = attentionDims(spec);
+  return `for (var j0 = 0u; j0 < kend; j0 = j0 + ${u32Lit(wg)}) {
     let j = j0 + lid;
     var s = ${MASKED};
-    if (j < kend) { ${dotWith('qs', 'k', `h * ${u32Lit(tk * d)}`, 'j', d)} s = dacc * ${f32Lit(scale)}; }
+    if (j < kend) { ${dotWith('qs', 'k', `h * ${u32Lit(tk * d)}`, 'j', d)} s = dacc * ${f32Lit(spec.node.attrs.scale)}; }
     w[lid] = s;
     workgroupBarrier();
     let n = min(${u32Lit(wg)}, kend - j0);
     var bm = m;
     for (var jj = 0u; jj < n; jj = jj + 1u) { bm = max(bm, w[jj]); }
+    let alpha = exp(m - bm);
     var bs = 0.0;
     for (var jj = 0u; jj < n; jj = jj + 1u) { bs = bs + exp(w[jj] - bm); }
-    l = l * exp(m - bm) + bs;
+    l = l * alpha + bs;
     m = bm;
+    ${accumulate}
     workgroupBarrier();
+  }`;
+};
+
+/** `attention`: a workgroup per (head, query row), online softmax over key blocks. */
+export function attentionKernel(spec: KernelSpec<'attention'>, caps: DeviceCaps): KernelPlan {
+  const { heads, tq, tk, d, dv } = attentionDims(spec);
+  if (heads * tq * dv === 0) return { dispatches: [], scratch: [] };
+  if (tk === 0) kernelError(spec, 'attends over zero keys');
+  checkSeqMajor(spec, d, dv, caps);
+  if (flashEligible(d, dv, caps)) return flashAttentionPlan(spec, caps);
+  return { dispatches: [simpleForwardDispatch(spec, caps, 0)], scratch: [] };
+}
+
+/**
+ * `attentionWithLse` (attention's output, then the log-sum-exp as result 1), each result only where the runtime
+ * wants it: one flash dispatch writing both; otherwise the simple forward and log-sum-exp dispatches.
+ */
+export function attentionWithLseKernel(spec: KernelSpec<'attentionWithLse'>, caps: DeviceCaps): KernelPlan {
+  const { heads, tq, tk, d, dv } = attentionDims(spec);
+  const targets = spec.results ?? ['buffer', 'buffer'];
+  if (targets.length !== 2 || targets.some((t) => typeof t === 'object')) kernelError(spec, `writes its two results into buffers, got targets ${JSON.stringify(targets)}`);
+  const writes = { out: targets[0] === 'buffer' && dv > 0, lse: targets[1] === 'buffer' };
+  if (heads * tq === 0) return { dispatches: [], scratch: [] };
+  if (tk === 0) kernelError(spec, 'attends over zero keys');
+  checkSeqMajor(spec, d, dv, caps);
+  if (flashEligible(d, dv, caps)) return flashAttentionWithLsePlan(spec, caps, writes);
+  const dispatches: Dispatch[] = [];
+  if (writes.out) dispatches.push(simpleForwardDispatch(spec, caps, 0));
+  if (writes.lse) dispatches.push(simpleLseDispatch(spec, caps, 1));
+  return { dispatches, scratch: [] };
+}
+
+/** The simple forward kernel, writing attention's output to the node's result `out`. */
+function simpleForwardDispatch(spec: KernelSpec<'attention' | 'attentionWithLse'>, caps: DeviceCaps, out: number): Dispatch {
+  const { causal } = spec.node.attrs;
+  const { heads, tq, tk, dv } = attentionDims(spec);
+  const wg = wgOf(caps);
+  const nc = Math.ceil(dv / wg);
+  const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  bindings.push({ source: { kind: 'output', index: out }, access: 'read_write', dtype: 'f32' });
+  const code = `${header(spec, `attention: a workgroup of ${wg} per (head, query row), online softmax over blocks of ${wg} keys${causal ? ', causal' : ''}`)}${declareBindings(bindings, ['q', 'k', 'v', 'y'])}
+
+${queryRowStart(spec, wg)}
+  var oacc: array<f32, ${nc}>;
+  ${onlineSoftmaxBlocks(spec, wg, `for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
+      let c = lid + t * ${u32Lit(wg)};
+      if (c < ${u32Lit(dv)}) {
+        var a = oacc[t] * alpha;
+        for (var jj = 0u; jj < n; jj = jj + 1u) { a = fma(exp(w[jj] - bm), v[(h * ${u32Lit(tk)} + j0 + jj) * ${u32Lit(dv)} + c], a); }
+        oacc[t] = a;
+      }
+    }`)}
+  for (var t = 0u; t < ${u32Lit(nc)}; t = t + 1u) {
+    let c = lid + t * ${u32Lit(wg)};
+    if (c < ${u32Lit(dv)}) { y[row * ${u32Lit(dv)} + c] = oacc[t] / l; }
   }
+}
+`;
+  return { label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) };
+}
+
+/** `attentionLse`: a workgroup per (head, query row), the forward's online max and sum over key blocks. */
+export function attentionLseKernel(spec: KernelSpec<'attentionLse'>, caps: DeviceCaps): KernelPlan {
+  const { heads, tq, tk, d } = attentionDims(spec);
+  if (heads * tq === 0) return { dispatches: [], scratch: [] };
+  if (tk === 0) kernelError(spec, 'attends over zero keys');
+  checkSeqMajor(spec, d, d, caps);
+  if (flashEligible(d, d, caps)) return flashAttentionLsePlan(spec, caps);
+  return { dispatches: [simpleLseDispatch(spec, caps, 0)], scratch: [] };
+}
+
+/** The simple log-sum-exp kernel (reads q and k only), writing to the node's result `out`. */
+function simpleLseDispatch(spec: KernelSpec<'attentionLse' | 'attentionWithLse'>, caps: DeviceCaps, out: number): Dispatch {
+  const { causal } = spec.node.attrs;
+  const { heads, tq } = attentionDims(spec);
+  const wg = wgOf(caps);
+  const bindings: Binding[] = [0, 1].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+  bindings.push({ source: { kind: 'output', index: out }, access: 'read_write', dtype: 'f32' });
+  const code = `${header(spec, `attentionLse: a workgroup of ${wg} per (head, query row), online max and sum over blocks of ${wg} keys${causal ? ', causal' : ''}`)}${declareBindings(bindings, ['q', 'k', 'lse'])}
+
+${queryRowStart(spec, wg)}
+  ${onlineSoftmaxBlocks(spec, wg, '')}
   if (lid == 0u) { lse[row] = m + log(l); }
 }
 `;
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) }], scratch: [] };
+  return { label: labelOf(spec.node, out > 0 ? `${spec.node.shape.join('x')}:lse` : undefined), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, tq, heads) };
 }
 
 /** `attentionGrad` (wrt q, k or v): a workgroup per anchor row accumulating weighted partner rows. */
 export function attentionGradKernel(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps): KernelPlan {
   const { causal, scale, wrt } = spec.node.attrs;
-  const dm = attentionDims(spec);
-  const { heads, tq, tk, d, dv } = dm;
+  const { tq, tk, d, dv } = attentionDims(spec);
   if (numel(spec.node.shape) === 0) return { dispatches: [], scratch: [] };
-  if (tk === 0 || tq === 0) {
-    // no scores: every gradient is zero
-    kernelError(spec, 'attends over zero keys or queries');
-  }
+  if (tk === 0 || tq === 0) kernelError(spec, 'attends over zero keys or queries');
+  checkSeqMajor(spec, d, dv, caps);
   if (flashEligible(d, dv, caps)) return flashAttentionGradPlan(spec, caps);
+  return { dispatches: [simpleGradDispatch(spec, caps, causal, scale, wrt, 0)], scratch: [] };
+}
+
+/**
+ * `attentionGradKV` (dk as result 0, dv as result 1), each result only where the runtime wants it: one flash
+ * dispatch for both (or the single-gradient flash kernel for one); otherwise a simple dispatch per gradient.
+ */
+export function attentionGradKVKernel(spec: KernelSpec<'attentionGradKV'>, caps: DeviceCaps): KernelPlan {
+  const { causal, scale } = spec.node.attrs;
+  const { tq, tk, d, dv } = attentionDims(spec);
+  const targets = spec.results ?? ['buffer', 'buffer'];
+  if (targets.length !== 2 || targets.some((t) => typeof t === 'object')) kernelError(spec, `writes its two results into buffers, got targets ${JSON.stringify(targets)}`);
+  const wanted = (['k', 'v'] as const).filter((_, r) => targets[r] === 'buffer');
+  if (numel(spec.node.shape) === 0 || wanted.length === 0) return { dispatches: [], scratch: [] };
+  if (tk === 0 || tq === 0) kernelError(spec, 'attends over zero keys or queries');
+  checkSeqMajor(spec, d, dv, caps);
+  if (flashEligible(d, dv, caps)) return flashAttentionGradKVPlan(spec, caps, wanted);
+  return { dispatches: wanted.map((wrt) => simpleGradDispatch(spec, caps, causal, scale, wrt, wrt === 'k' ? 0 : 1)), scratch: [] };
+}
+
+/** The simple kernel of one gradient (wrt q, k or v), written to the node's result `out`. */
+function simpleGradDispatch(spec: KernelSpec, caps: DeviceCaps, causal: boolean, scale: number, wrt: 'q' | 'k' | 'v', out: number): Dispatch {
+  const { heads, tq, tk, d, dv } = attentionDims(spec);
   const wg = wgOf(caps);
   const byQuery = wrt === 'q';
   const outDim = wrt === 'v' ? dv : d;
   const nc = Math.ceil(outDim / wg);
   const sc = f32Lit(scale);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
-  bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  bindings.push({ source: { kind: 'output', index: out }, access: 'read_write', dtype: 'f32' });
   const qOff = `h * ${u32Lit(tq * d)}`;
   const kOff = `h * ${u32Lit(tk * d)}`;
   const vOff = `h * ${u32Lit(tk * dv)}`;
@@ -226,5 +278,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
 }
 `;
-  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, anchors, heads) }], scratch: [] };
+  return { label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, anchors, heads) };
 }

@@ -72,6 +72,12 @@ export interface KernelSpec<K extends OpKind = OpKind> {
    * result into its own buffer.
    */
   readonly results?: readonly ResultTarget[];
+  /**
+   * For `pointwiseMultiTensor`: the runtime has placed each operand role of every group in one buffer (bound whole
+   * as `{ kind: 'arena', role }`) and writes the element offsets into the table binding (`multiTensorTable`), so
+   * one dispatch covers every group. Without it the plan has one dispatch per group.
+   */
+  readonly arenas?: boolean;
 }
 
 /** Whether a spec is of one of these ops (narrows `spec.node`, so a generator for them takes it without a cast). */
@@ -86,7 +92,9 @@ export type ResultTarget = { readonly inPlace: number } | 'buffer' | 'unused';
 export type BindingSource =
   | { readonly kind: 'input'; readonly index: number } // node.inputs[index]
   | { readonly kind: 'output'; readonly index?: number } // the node's result (`index`: of a multi-result node; 0 by default)
-  | { readonly kind: 'scratch'; readonly index: number }; // plan.scratch[index], private to this plan
+  | { readonly kind: 'scratch'; readonly index: number } // plan.scratch[index], private to this plan
+  | { readonly kind: 'arena'; readonly role: number } // pointwiseMultiTensor: the buffer holding role `role` of every group
+  | { readonly kind: 'table'; readonly words: number }; // pointwiseMultiTensor: the runtime's table of `words` u32 (offsets per group)
 
 /** One storage-buffer binding of a dispatch; binding number = position in `Dispatch.bindings`. */
 export interface Binding {

@@ -4,7 +4,7 @@
 // everything else (the extra operands' bindings, their broadcast loads, the WGSL helpers) lives here.
 // Must compute what the interpreter does: the product rounded to f32, then the expression in f32 per op.
 
-import type { Binding, KernelSpec } from './kernel.js';
+import { type Binding, isSpecOf, type KernelSpec } from './kernel.js';
 import type { DType } from '@neura/ir';
 import { fmtPwExpr } from '@neura/ir';
 import { operandLoads } from './elementwise.js';
@@ -27,8 +27,8 @@ const calls = (code: string, fn: string) => new RegExp(`\\b${fn}\\(`).test(code)
 
 /** The hook of a `matmulEpilogue` node, or undefined for `matmul` / `fusedMatmul` (their bias and relu stay in matmul.ts). */
 export function matmulEpilogueHook(spec: KernelSpec): MatmulEpilogueHook | undefined {
-  if (spec.node.op !== 'matmulEpilogue') return undefined;
-  const { expr } = spec.node.attrs as { expr: Parameters<typeof emitPwExpr>[0] };
+  if (!isSpecOf(spec, 'matmulEpilogue')) return undefined;
+  const { expr } = spec.node.attrs;
   const extras = spec.inputs.slice(2);
   const used = new Set<number>();
   const e = emitPwExpr(

@@ -7,10 +7,10 @@
 // incompatible layout makes the second copy throw at load rather than be silently ignored.
 
 import type { ComputeOp, OpKind } from '@neura/ir';
-import { isAliasOp, isElementwise, isLeafOp, perBinaryOp, perUnaryOp } from '@neura/ir';
+import { groupOperands, isAliasOp, isElementwise, isLeafOp, perBinaryOp, perUnaryOp } from '@neura/ir';
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
-import type { DeviceCaps, KernelGenerator, KernelPlan, KernelSpec } from './kernel.js';
-import { attentionGradKernel, attentionKernel, attentionLseKernel } from './attention.js';
+import { type BindingSource, type DeviceCaps, isSpecOf, type KernelGenerator, type KernelPlan, type KernelSpec } from './kernel.js';
+import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionGradKVKernel, attentionWithLseKernel } from './attention.js';
 import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dKernel } from './conv.js';
 import { customKernel } from './customKernel.js';
 import { dropoutKernel } from './dropout.js';
@@ -20,7 +20,9 @@ import { expandKernel, transposeKernel } from './layout.js';
 import { matmulKernel } from './matmul.js';
 import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
+import { pointwiseMultiTensorKernel } from './pointwiseMultiTensor.js';
 import { pointwiseReduceKernel } from './pointwiseReduce.js';
+import { rowwiseKernel } from './rowwise.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
@@ -59,6 +61,8 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   nllGrad: nllGradKernel,
   attention: attentionKernel,
   attentionLse: attentionLseKernel,
+  attentionWithLse: attentionWithLseKernel,
+  attentionGradKV: attentionGradKVKernel,
   attentionGrad: attentionGradKernel,
   rope: ropeKernel,
   dropout: dropoutKernel,
@@ -73,7 +77,9 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   matmulEpilogue: matmulKernel,
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
+  pointwiseMultiTensor: pointwiseMultiTensorKernel,
   pointwiseReduce: pointwiseReduceKernel,
+  rowwise: rowwiseKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,
   softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,
 };
@@ -155,10 +161,10 @@ export function checkPlan(spec: KernelSpec, plan: KernelPlan, caps: DeviceCaps):
       kernelError(spec, `needs ${d.bindings.length} storage buffers${where}, more than maxStorageBuffersPerShaderStage (device value ${caps.maxStorageBuffersPerShaderStage})`);
     for (const b of d.bindings) {
       const s = b.source;
-      const bytes = s.kind === 'input' ? bytesOf(spec.inputs[s.index]) : s.kind === 'output' ? outBytes : plan.scratch[s.index];
+      const bytes = bindingBytes(spec, plan, s, outBytes);
       if (bytes === undefined) kernelError(spec, `binding refers to missing ${s.kind}${where}`);
       if (bytes > caps.maxStorageBufferBindingSize) {
-        const what = s.kind === 'output' ? 'the output' : `${s.kind} ${s.index}`;
+        const what = s.kind === 'output' ? 'the output' : s.kind === 'arena' ? `arena of role ${s.role}` : s.kind === 'table' ? 'the table' : `${s.kind} ${s.index}`;
         kernelError(spec, `binds ${what} of ${bytes} bytes${where}, more than maxStorageBufferBindingSize (device value ${caps.maxStorageBufferBindingSize})`);
       }
     }
@@ -170,5 +176,28 @@ export function checkPlan(spec: KernelSpec, plan: KernelPlan, caps: DeviceCaps):
     for (const g of d.grid)
       if (g > caps.maxComputeWorkgroupsPerDimension)
         kernelError(spec, `grid [${d.grid}]${where} exceeds maxComputeWorkgroupsPerDimension (device value ${caps.maxComputeWorkgroupsPerDimension})`);
+  }
+}
+
+/** Bytes a binding covers (an arena: its role of every group, without the runtime's alignment padding). */
+function bindingBytes(spec: KernelSpec, plan: KernelPlan, s: BindingSource, outBytes: number): number | undefined {
+  switch (s.kind) {
+    case 'input':
+      return spec.inputs[s.index] && bytesOf(spec.inputs[s.index]);
+    case 'output':
+      return outBytes;
+    case 'scratch':
+      return plan.scratch[s.index];
+    case 'arena': {
+      if (!isSpecOf(spec, 'pointwiseMultiTensor')) return undefined;
+      const { operand, groups, shared } = groupOperands(spec.node);
+      let bytes = 0;
+      for (let g = 0; g < groups; g++) bytes += bytesOf(spec.inputs[operand(g, shared + s.role)]);
+      return bytes;
+    }
+    case 'table':
+      return s.words * 4;
+    default:
+      return s satisfies never;
   }
 }

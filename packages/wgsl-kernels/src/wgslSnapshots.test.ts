@@ -46,6 +46,8 @@ const CASES: { readonly [K in GpuOp]: Case<K> | 'skip' } = {
   nllGrad: c<'nllGrad'>([[4], []], { reduction: 'sum', classes: 10 }, ['i32', 'f32']),
   attention: 'skip',
   attentionLse: 'skip',
+  attentionWithLse: 'skip',
+  attentionGradKV: 'skip',
   attentionGrad: 'skip',
   rope: c<'rope'>([[2, 4, 8]], { base: 10000, inverse: false }),
   dropout: c<'dropout'>([[3, 5]], { p: 0.25, seed: 7 }),
@@ -61,7 +63,17 @@ const CASES: { readonly [K in GpuOp]: Case<K> | 'skip' } = {
   pointwise: c<'pointwise'>([[3, 5], [5]], { expr: { op: 'add', a: { op: 'relu', a: x0 }, b: { op: 'pow', a: x1, b: { op: 'const', value: 3 } } }, dtype: 'f32' }),
   // a broadcast [5] operand, rows path with an epilogue
   pointwiseReduce: c<'pointwiseReduce'>([[3, 64], [64]], { expr: { op: 'mul', a: { op: 'sub', a: x0, b: x1 }, b: x0 }, shape: [3, 64], reduce: 'mean', axes: [1], keepdims: true, post: { op: 'rsqrt', a: { op: 'add', a: x0, b: { op: 'const', value: 1e-5 } } } }),
+  // a layer norm: mean, then rstd from the centred square, then (x − mean)·rstd·γ; γ broadcast along rows
+  rowwise: c<'rowwise'>([[3, 64], [64]], {
+    stats: [
+      { expr: x0, reduce: 'mean', post: x0 },
+      { expr: { op: 'square', a: { op: 'sub', a: x0, b: { op: 'in', index: 2 } } }, reduce: 'mean', post: { op: 'rsqrt', a: { op: 'add', a: x0, b: { op: 'const', value: 1e-5 } } } },
+    ],
+    expr: { op: 'mul', a: { op: 'mul', a: { op: 'sub', a: x0, b: { op: 'in', index: 2 } }, b: { op: 'in', index: 3 } }, b: x1 },
+  }),
   pointwiseMulti: c<'pointwiseMulti'>([[3, 5], [5]], { exprs: [{ op: 'mul', a: x0, b: x1 }, { op: 'exp', a: x0 }], dtype: 'f32' }),
+  // one shared scalar, two groups ([3] and [2, 2]) of two roles: without arenas, a pointwiseMulti dispatch per group
+  pointwiseMultiTensor: c<'pointwiseMultiTensor'>([[], [3], [3], [2, 2], [2, 2]], { exprs: [{ op: 'mul', a: { op: 'add', a: x1, b: { op: 'in', index: 2 } }, b: x0 }], dtype: 'f32', shared: 1, shapes: [[3], [2, 2]] }),
   softmaxCrossEntropy: c<'softmaxCrossEntropy'>([[4, 10], [4]], { reduction: 'mean' }, ['f32', 'i32']),
   softmaxCrossEntropyGrad: c<'softmaxCrossEntropyGrad'>([[4, 10], [4], []], { reduction: 'sum' }, ['f32', 'i32', 'f32']),
 };

@@ -5,7 +5,7 @@
 import { optimize } from '@neura/egraph';
 import { Graph } from '@neura/ir';
 import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
-import { type FlashConfig, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
+import { type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
 
 /** One matmul shape: C[M,N] = op(A)·op(B) with reduction K. */
 export interface MatmulShape {
@@ -70,12 +70,12 @@ export const MATMUL_SWEEP: readonly MatmulConfig[] = [
 export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (isSpecOf(spec, 'matmul') ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
 
 /** Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration. */
-export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig, generator?: KernelGenerator): Promise<KernelTiming> {
+export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig): Promise<KernelTiming> {
   const g = new Graph();
   const a = g.param('a', s.transA ? [s.k, s.m] : [s.m, s.k], { kind: 'uniform', low: -1, high: 1, seed: 1 });
   const b = g.param('b', s.transB ? [s.n, s.k] : [s.k, s.n], { kind: 'uniform', low: -1, high: 1, seed: 2 });
   g.output('c', g.matmul(a, b, { transA: s.transA, transB: s.transB }));
-  const session = await compile(g, device, { label: s.name, ...(generator ? { generator } : cfg ? { generator: withMatmulConfig(cfg) } : {}) });
+  const session = await compile(g, device, { label: s.name, ...(cfg ? { generator: withMatmulConfig(cfg) } : {}) });
   const r = await gpuMedian(session, repeats);
   session.dispose();
   return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (2 * s.m * s.n * s.k) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };
@@ -94,7 +94,11 @@ export const withFlashConfig =
         ? flashAttentionLsePlan(spec, caps, cfg)
         : isSpecOf(spec, 'attentionGrad')
           ? flashAttentionGradPlan(spec, caps, cfg)
-          : generateKernel(spec, caps);
+          : isSpecOf(spec, 'attentionWithLse')
+            ? flashAttentionWithLsePlan(spec, caps, { out: spec.results?.[0] !== 'unused', lse: spec.results?.[1] !== 'unused' }, cfg)
+            : isSpecOf(spec, 'attentionGradKV')
+              ? flashAttentionGradKVPlan(spec, caps, (['k', 'v'] as const).filter((_, r) => spec.results?.[r] !== 'unused'), cfg)
+              : generateKernel(spec, caps);
 
 /**
  * Times causal attention forward + backward (B, H, T, D) as autograd builds it: the forward, its log-sum-exp,

@@ -7,13 +7,20 @@
 export type Id = number;
 
 /** JSON-like attribute data that may sit in an e-node and is part of its identity. */
-export type NodeData =
-  | null
-  | boolean
-  | number
-  | string
-  | readonly NodeData[]
-  | { readonly [key: string]: NodeData | undefined };
+export type NodeData = null | boolean | number | string | readonly NodeData[] | DataRecord;
+
+/** Record data: named fields (as opposed to a scalar or a list). */
+export type DataRecord = { readonly [key: string]: NodeData | undefined };
+
+/** Whether data is a list (`Array.isArray` does not narrow a readonly array type). */
+export function isDataList(data: NodeData | undefined): data is readonly NodeData[] {
+  return Array.isArray(data);
+}
+
+/** Whether data is a record of named fields. */
+export function isDataRecord(data: NodeData | undefined): data is DataRecord {
+  return data !== null && typeof data === 'object' && !Array.isArray(data);
+}
 
 /** An e-node: an operator, optional attribute data (part of identity) and child e-class ids. */
 export interface ENode {
@@ -47,13 +54,12 @@ export function dataKey(data: NodeData | undefined): string {
   const hit = dataKeys.get(data);
   if (hit !== undefined) return hit;
   let key: string;
-  if (Array.isArray(data)) key = `[${(data as readonly NodeData[]).map((d) => dataKey(d)).join(',')}]`;
+  if (isDataList(data)) key = `[${data.map((d) => dataKey(d)).join(',')}]`;
   else {
-    const obj = data as { readonly [key: string]: NodeData | undefined };
-    const keys = Object.keys(obj)
-      .filter((k) => obj[k] !== undefined)
+    const keys = Object.keys(data)
+      .filter((k) => data[k] !== undefined)
       .sort();
-    key = `{${keys.map((k) => `${JSON.stringify(k)}:${dataKey(obj[k])}`).join(',')}}`;
+    key = `{${keys.map((k) => `${JSON.stringify(k)}:${dataKey(data[k])}`).join(',')}}`;
   }
   dataKeys.set(data, key);
   return key;

@@ -117,116 +117,150 @@ export class Runner<D> {
    * a rule (or a rejected analysis merge) propagates with the rule's name and leaves the e-graph to rebuild.
    */
   run(rules: readonly Rewrite<D>[]): Report {
-    const names = new Set<string>();
-    for (const r of rules) {
-      if (names.has(r.name)) throw new RuleError(`Runner.run: two rules are named '${r.name}'`);
-      names.add(r.name);
-    }
-    const eg = this.egraph;
+    checkUniqueNames(rules);
     const start = this.now();
-    const matched: Record<string, number> = {};
-    const applied: Record<string, number> = {};
-    for (const r of rules) {
-      matched[r.name] = 0;
-      applied[r.name] = 0;
-    }
-    const log: Iteration[] = [];
-    let searchTime = 0;
-    let applyTime = 0;
-    let rebuildTime = 0;
-    let stop: StopRun | undefined;
-    const checkLimits = () => {
-      const elapsed = this.now() - start;
-      if (elapsed > this.timeLimitMs) throw new StopRun('timeLimit', `time limit ${this.timeLimitMs} ms exceeded (${elapsed.toFixed(1)} ms)`);
-      const nodes = eg.totalNodes;
-      if (nodes > this.nodeLimit) throw new StopRun('nodeLimit', `node limit ${this.nodeLimit} exceeded (${nodes} e-nodes)`);
-    };
+    const tally = newTally(rules);
     this.iterations = 0;
-    if (eg.isDirty) eg.rebuild();
-    for (let i = 0; ; i++) {
-      try {
-        for (const hook of this.hooks) {
-          const msg = hook(this);
-          if (msg !== undefined) throw new StopRun('other', msg);
-        }
-        if (i >= this.iterLimit) throw new StopRun('iterationLimit', `iteration limit ${this.iterLimit} reached`);
-        checkLimits();
-      } catch (e) {
-        if (!(e instanceof StopRun)) throw e;
-        stop = e;
-        break;
-      }
-      const nodesBefore = eg.totalNodes;
-      const classesBefore = eg.numClasses;
-      const iterApplied: Record<string, number> = {};
-      let changed = 0;
-      let tSearch = 0;
-      let tApply = 0;
-      try {
-        const t0 = this.now();
-        const found = rules.map((r) => {
-          const ms = this.scheduler.searchRewrite(i, eg, r);
-          matched[r.name] += ms.reduce((n, m) => n + m.substs.length, 0);
-          return ms;
-        });
-        tSearch = this.now() - t0;
-        checkLimits();
-        const t1 = this.now();
-        try {
-          for (const [k, r] of rules.entries()) {
-            if (found[k].length === 0) continue;
-            const n = r.apply(eg, found[k], this.nodeLimit);
-            if (n > 0) {
-              iterApplied[r.name] = n;
-              applied[r.name] += n;
-              changed += n;
-            }
-            checkLimits();
-          }
-        } finally {
-          tApply = this.now() - t1;
-        }
-      } catch (e) {
-        if (!(e instanceof StopRun)) throw e;
-        stop = e;
-      }
-      const t2 = this.now();
-      const rebuildUnions = eg.rebuild();
-      const tRebuild = this.now() - t2;
-      searchTime += tSearch;
-      applyTime += tApply;
-      rebuildTime += tRebuild;
-      this.iterations = i + 1;
-      log.push({
-        egraphNodes: eg.totalNodes,
-        egraphClasses: eg.numClasses,
-        applied: iterApplied,
-        searchTimeMs: tSearch,
-        applyTimeMs: tApply,
-        rebuildTimeMs: tRebuild,
-        rebuildUnions,
-      });
-      if (stop) break;
-      const grew = eg.totalNodes !== nodesBefore || eg.numClasses !== classesBefore;
-      if (changed === 0 && !grew && this.scheduler.canStop(i)) {
-        stop = new StopRun('saturated', `saturated after ${i + 1} iterations`);
-        break;
-      }
-    }
-    const s = stop as StopRun;
+    if (this.egraph.isDirty) this.egraph.rebuild();
+    let stop: StopRun | undefined;
+    for (let i = 0; stop === undefined; i++) stop = this.stopBefore(i, start) ?? this.iterate(i, rules, tally, start);
+    const eg = this.egraph;
     return {
-      stopReason: s.reason,
-      stopMessage: s.detail,
+      stopReason: stop.reason,
+      stopMessage: stop.detail,
       iterations: this.iterations,
       egraphNodes: eg.totalNodes,
       egraphClasses: eg.numClasses,
-      matched,
-      applied,
+      matched: tally.matched,
+      applied: tally.applied,
       totalTimeMs: this.now() - start,
-      searchTimeMs: searchTime,
-      applyTimeMs: applyTime,
-      rebuildTimeMs: rebuildTime,
-      iterationLog: log,
+      searchTimeMs: tally.searchMs,
+      applyTimeMs: tally.applyMs,
+      rebuildTimeMs: tally.rebuildMs,
+      iterationLog: tally.log,
     };
+  }
+
+  /** Throws a `StopRun` when the run is over its node or time limit. */
+  private checkLimits(start: number): void {
+    const elapsed = this.now() - start;
+    if (elapsed > this.timeLimitMs) throw new StopRun('timeLimit', `time limit ${this.timeLimitMs} ms exceeded (${elapsed.toFixed(1)} ms)`);
+    const nodes = this.egraph.totalNodes;
+    if (nodes > this.nodeLimit) throw new StopRun('nodeLimit', `node limit ${this.nodeLimit} exceeded (${nodes} e-nodes)`);
+  }
+
+  /** Why the run stops before iteration `i` (a hook, the iteration, node or time limit), if it does. */
+  private stopBefore(i: number, start: number): StopRun | undefined {
+    return stopOf(() => {
+      for (const hook of this.hooks) {
+        const msg = hook(this);
+        if (msg !== undefined) throw new StopRun('other', msg);
+      }
+      if (i >= this.iterLimit) throw new StopRun('iterationLimit', `iteration limit ${this.iterLimit} reached`);
+      this.checkLimits(start);
+    });
+  }
+
+  /**
+   * One iteration: search and apply every rule (a limit may stop it midway), then rebuild and log it. Returns
+   * why the run stops after it (that limit, or saturation: nothing changed and the scheduler allows it), if it does.
+   */
+  private iterate(i: number, rules: readonly Rewrite<D>[], tally: Tally, start: number): StopRun | undefined {
+    const eg = this.egraph;
+    const nodesBefore = eg.totalNodes;
+    const classesBefore = eg.numClasses;
+    const it: IterationTally = { applied: {}, changed: 0, searchMs: 0, applyMs: 0 };
+    const stop = stopOf(() => this.searchAndApply(i, rules, tally, it, start));
+    const t0 = this.now();
+    const rebuildUnions = eg.rebuild();
+    const rebuildMs = this.now() - t0;
+    tally.searchMs += it.searchMs;
+    tally.applyMs += it.applyMs;
+    tally.rebuildMs += rebuildMs;
+    this.iterations = i + 1;
+    tally.log.push({
+      egraphNodes: eg.totalNodes,
+      egraphClasses: eg.numClasses,
+      applied: it.applied,
+      searchTimeMs: it.searchMs,
+      applyTimeMs: it.applyMs,
+      rebuildTimeMs: rebuildMs,
+      rebuildUnions,
+    });
+    if (stop) return stop;
+    const grew = eg.totalNodes !== nodesBefore || eg.numClasses !== classesBefore;
+    if (it.changed === 0 && !grew && this.scheduler.canStop(i)) return new StopRun('saturated', `saturated after ${i + 1} iterations`);
+    return undefined;
+  }
+
+  /** Searches every rule (through the scheduler), then applies each rule's matches; counts into the tallies. */
+  private searchAndApply(i: number, rules: readonly Rewrite<D>[], tally: Tally, it: IterationTally, start: number): void {
+    const eg = this.egraph;
+    const t0 = this.now();
+    const found = rules.map((r) => {
+      const ms = this.scheduler.searchRewrite(i, eg, r);
+      tally.matched[r.name] += ms.reduce((n, m) => n + m.substs.length, 0);
+      return ms;
+    });
+    it.searchMs = this.now() - t0;
+    this.checkLimits(start);
+    const t1 = this.now();
+    try {
+      for (const [k, r] of rules.entries()) {
+        if (found[k].length === 0) continue;
+        const n = r.apply(eg, found[k], this.nodeLimit);
+        if (n > 0) {
+          it.applied[r.name] = n;
+          tally.applied[r.name] += n;
+          it.changed += n;
+        }
+        this.checkLimits(start);
+      }
+    } finally {
+      it.applyMs = this.now() - t1;
+    }
+  }
+}
+
+/** Counts of a whole run. */
+interface Tally {
+  readonly matched: Record<string, number>;
+  readonly applied: Record<string, number>;
+  readonly log: Iteration[];
+  searchMs: number;
+  applyMs: number;
+  rebuildMs: number;
+}
+
+/** Counts of one iteration. */
+interface IterationTally {
+  readonly applied: Record<string, number>;
+  changed: number;
+  searchMs: number;
+  applyMs: number;
+}
+
+/** Zero counts for every rule (every rule is listed in the report, matched or not). */
+function newTally(rules: readonly { readonly name: string }[]): Tally {
+  const zeros = () => Object.fromEntries(rules.map((r) => [r.name, 0]));
+  return { matched: zeros(), applied: zeros(), log: [], searchMs: 0, applyMs: 0, rebuildMs: 0 };
+}
+
+function checkUniqueNames(rules: readonly { readonly name: string }[]): void {
+  const names = new Set<string>();
+  for (const r of rules) {
+    if (names.has(r.name)) throw new RuleError(`Runner.run: two rules are named '${r.name}'`);
+    names.add(r.name);
+  }
+}
+
+/** Runs `f`; a `StopRun` it throws is returned (a limit or hook ended the run), any other error propagates. */
+function stopOf(f: () => void): StopRun | undefined {
+  try {
+    f();
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof StopRun)) throw e;
+    return e;
   }
 }

@@ -3,6 +3,7 @@
 // Must not build e-nodes or patterns itself. Invariant: `formatOp` output parses back to the same op and data.
 import { ParseError } from './errors.js';
 import type { ENode, Language, NodeData } from './language.js';
+import { isDataRecord } from './language.js';
 
 /** A parsed s-expression: an atom token or a parenthesised list, with its offset in the source. */
 export type SExp =
@@ -133,12 +134,11 @@ export function formatOp(node: ENode, language: Language): string {
   }
   const data = node.data;
   if (data === undefined) return node.op;
-  if (data !== null && typeof data === 'object' && !Array.isArray(data)) {
-    const obj = data as { readonly [key: string]: NodeData | undefined };
-    const keys = Object.keys(obj)
-      .filter((k) => obj[k] !== undefined)
+  if (isDataRecord(data)) {
+    const keys = Object.keys(data)
+      .filter((k) => data[k] !== undefined)
       .sort();
-    return `${node.op}[${keys.map((k) => `${k}=${JSON.stringify(obj[k])}`).join(',')}]`;
+    return `${node.op}[${keys.map((k) => `${k}=${JSON.stringify(data[k])}`).join(',')}]`;
   }
   return `${node.op}[${JSON.stringify(data)}]`;
 }

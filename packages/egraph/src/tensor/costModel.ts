@@ -5,10 +5,10 @@
 // (DAG extraction).
 
 import type { KernelLimits } from '@neura/ir';
-import { DEFAULT_KERNEL_LIMITS, isKernelOp as irIsKernelOp, kernelFlops, kernelIllegality, kernelOutputs, tensorTypeBytes } from '@neura/ir';
+import { DEFAULT_KERNEL_LIMITS, isKernelOp as irIsKernelOp, isMultiResultOp, kernelFlops, kernelIllegality, kernelOutputs, resultType, tensorTypeBytes } from '@neura/ir';
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
-import { fromENode, isOpKind } from './tensorLanguage.js';
+import { enodeAttrs, fromENode, irENode, isOpKind } from './tensorLanguage.js';
 
 /** Adapter-like figures of the cost model (µs-equivalent units). */
 export interface CostOptions {
@@ -53,15 +53,17 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
   if (!irIsKernelOp(node.op)) return EPSILON;
   const ir = fromENode(node);
   const results = kernelOutputs(ir);
-  if (kernelIllegality(ir.op, ins, out, model.limits, results) !== undefined) return Number.POSITIVE_INFINITY;
-  const bytes = ins.reduce((s, t) => s + tensorBytes(t), 0) + results * tensorBytes(out);
+  const multiTensor = ir.op === 'pointwiseMultiTensor' ? { attrs: ir.attrs, inputs: node.children.length } : undefined;
+  if (kernelIllegality(ir.op, ins, out, model.limits, results, multiTensor) !== undefined) return Number.POSITIVE_INFINITY;
+  let bytes = ins.reduce((s, t) => s + tensorBytes(t), 0);
+  for (let r = 0; r < results; r++) bytes += tensorTypeBytes(resultType(ir, out, r));
   const flops = kernelFlops(ir.op, { attrs: ir.attrs, ins, out });
   return model.dispatchCost + bytes / model.bytesPerUnit + flops / model.flopsPerUnit + EPSILON;
 }
 
 /**
  * The model as a DAG extractor's node cost over a tensor e-graph. A multi-result kernel's cost is shared by its
- * results: each `pick` carries 1/k of the `pointwiseMulti` node's cost (which itself costs nearly nothing), so
+ * results: each `pick` carries 1/k of the multi-result node's cost (which itself costs nearly nothing), so
  * a choice that takes every result pays exactly the kernel once, and the greedy phases see each result at its
  * share (a choice taking only some results is under-charged: the runtime then skips the unused results).
  */
@@ -79,18 +81,39 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
     }
     return ins;
   };
+  /**
+   * A pick's share of its multi-result kernel: 1/k each, except attentionWithLse, whose log-sum-exp result is
+   * charged just under a separate attentionLse kernel (the rest on result 0): taking the log-sum-exp from the
+   * forward must look cheaper than recomputing it, and result 0 alone must not look cheaper than attention.
+   */
+  const resultShare = (multi: ENode, { index }: { index: number }, src: Id): number => {
+    const ir = fromENode(multi);
+    const whole = opCost(multi, insOf(multi), egraph.eclass(src).data, o);
+    if (ir.op === 'pointwiseMultiTensor') {
+      // the dispatch shared by every result, the traffic and work by each result's group (its share of elements):
+      // a small parameter's update is then cheaper in the group than alone, whatever the other groups' sizes
+      const sizes = ir.attrs.shapes.map((s) => s.reduce((p, d) => p * d, 1));
+      const total = sizes.reduce((a, b) => a + b, 0) || 1;
+      const k = kernelOutputs(ir);
+      const g = Math.floor(index / ir.attrs.exprs.length);
+      return o.dispatchCost / k + ((whole - o.dispatchCost) * sizes[g]) / total / ir.attrs.exprs.length;
+    }
+    if (ir.op !== 'attentionWithLse') return whole / kernelOutputs(ir);
+    const lseNode = irENode('attentionLse', ir.attrs, multi.children.slice(0, 2));
+    const lseType = resultType(ir, egraph.eclass(src).data, 1);
+    const lse = Math.min(whole, opCost(lseNode, insOf(lseNode), { shape: lseType.shape, dtype: lseType.dtype }, o)) * (1 - 1e-6);
+    return index === 1 ? lse : whole - lse;
+  };
   return {
     nodeCost(node: ENode, eclass: Id): number {
       const hit = memo.get(node);
       if (hit !== undefined) return hit;
       let c: number;
-      if (node.op === 'pointwiseMulti') c = EPSILON;
+      if (isOpKind(node.op) && isMultiResultOp(node.op)) c = EPSILON;
       else if (node.op === 'pick') {
         const src = egraph.find(node.children[0]);
-        const multi = egraph.eclass(src).nodes.find((n) => n.op === 'pointwiseMulti');
-        c = multi
-          ? opCost(multi, insOf(multi), egraph.eclass(src).data, o) / kernelOutputs(fromENode(multi)) + EPSILON
-          : Number.POSITIVE_INFINITY;
+        const multi = egraph.eclass(src).nodes.find((n) => isOpKind(n.op) && isMultiResultOp(n.op));
+        c = multi ? resultShare(multi, enodeAttrs(node, 'pick'), src) + EPSILON : Number.POSITIVE_INFINITY;
       } else c = opCost(node, insOf(node), egraph.eclass(eclass).data, o);
       memo.set(node, c);
       return c;

@@ -4,23 +4,45 @@
 // node in an e-class that holds a boundary op's node, cost Infinity. Must not change costs when no op is a
 // boundary. Invariant: the boundary op's own node stays finite, so extraction always succeeds.
 
-import type { OpAttrs, OpKind, PwExpr } from '@neura/ir';
+import type { OpAttrs, OpKind, OpWithAttrs, PwExpr } from '@neura/ir';
+import { isOp } from '@neura/ir';
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { fromENode, isOpKind } from './tensorLanguage.js';
 
+/** The fused ops that stand for primitive ops (every fused op but `pick`, a result of another node's kernel). */
+type AbsorbingOp =
+  | 'attentionGradKV'
+  | 'attentionWithLse'
+  | 'fusedMatmul'
+  | 'matmulEpilogue'
+  | 'pointwise'
+  | 'pointwiseMulti'
+  | 'pointwiseMultiTensor'
+  | 'pointwiseReduce'
+  | 'rowwise'
+  | 'softmaxCrossEntropy'
+  | 'softmaxCrossEntropyGrad';
+
 /** The primitive ops a fused op stands for (the ones its fusion rules absorbed), from its attributes. */
 const ABSORBED: {
-  readonly [K in 'fusedMatmul' | 'matmulEpilogue' | 'pointwise' | 'pointwiseMulti' | 'pointwiseReduce' | 'softmaxCrossEntropy' | 'softmaxCrossEntropyGrad']: (a: OpAttrs[K]) => readonly OpKind[];
+  readonly [K in AbsorbingOp]: (a: OpAttrs[K]) => readonly OpKind[];
 } = {
+  attentionGradKV: () => ['attentionGrad'],
+  attentionWithLse: () => ['attention', 'attentionLse'],
   fusedMatmul: (a) => ['matmul', ...(a.bias ? (['add'] as const) : []), ...(a.activation === 'relu' ? (['relu'] as const) : [])],
   matmulEpilogue: (a) => ['matmul', ...exprOps(a.expr)],
   pointwise: (a) => [...exprOps(a.expr)],
   pointwiseMulti: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
+  pointwiseMultiTensor: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
   pointwiseReduce: (a) => [a.reduce, ...exprOps(a.post, exprOps(a.expr))],
+  rowwise: (a) => [...a.stats.reduce((out, s) => exprOps(s.post, exprOps(s.expr, out.add(s.reduce))), exprOps(a.expr))],
   softmaxCrossEntropy: () => ['logSoftmax', 'nll'],
   softmaxCrossEntropyGrad: () => ['logSoftmax', 'logSoftmaxGrad', 'nllGrad'],
 };
+
+/** The fused ops whose absorbed ops are known (a test checks that every fused op is among them). */
+export const ABSORBING_OPS: readonly AbsorbingOp[] = Object.keys(ABSORBED) as AbsorbingOp[];
 
 function exprOps(e: PwExpr, out = new Set<OpKind>()): Set<OpKind> {
   switch (e.op) {
@@ -46,24 +68,11 @@ function exprOps(e: PwExpr, out = new Set<OpKind>()): Set<OpKind> {
 export function absorbedOps(node: ENode): readonly OpKind[] {
   if (!isOpKind(node.op)) return [];
   const ir = fromENode(node);
-  switch (ir.op) {
-    case 'fusedMatmul':
-      return ABSORBED.fusedMatmul(ir.attrs);
-    case 'matmulEpilogue':
-      return ABSORBED.matmulEpilogue(ir.attrs);
-    case 'pointwise':
-      return ABSORBED.pointwise(ir.attrs);
-    case 'pointwiseMulti':
-      return ABSORBED.pointwiseMulti(ir.attrs);
-    case 'pointwiseReduce':
-      return ABSORBED.pointwiseReduce(ir.attrs);
-    case 'softmaxCrossEntropy':
-      return ABSORBED.softmaxCrossEntropy(ir.attrs);
-    case 'softmaxCrossEntropyGrad':
-      return ABSORBED.softmaxCrossEntropyGrad(ir.attrs);
-    default:
-      return [ir.op];
-  }
+  return isOp(ir, ...ABSORBING_OPS) ? absorbedBy(ir) : [ir.op];
+}
+
+function absorbedBy<K extends AbsorbingOp>(x: OpWithAttrs<K>): readonly OpKind[] {
+  return ABSORBED[x.op](x.attrs);
 }
 
 /**

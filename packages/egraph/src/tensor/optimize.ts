@@ -16,17 +16,22 @@
 import type { Graph as GraphT, KernelLimits, NamedLeafOp, Node, NodeId, OpKind } from '@neura/ir';
 import { DEFAULT_KERNEL_LIMITS, Graph } from '@neura/ir';
 import type { DagExtractorOptions, EGraph as EGraphT, ENode, Extraction, Id, Report } from '../core/index.js';
-import { BackoffScheduler, DagExtractor, EGraph, ExtractionError, reachableClasses, Runner } from '../core/index.js';
+import { BackoffScheduler, DagExtractor, EGraph, ExtractionError, reachableClasses, RuleError, Runner } from '../core/index.js';
 import type { CostOptions } from './costModel.js';
 import { costDefaults, tensorCost } from './costModel.js';
 import { OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
 import { algebraRules } from './rules/algebra.js';
+import { attentionGradKVRules } from './rules/attentionGradKV.js';
+import { attentionLayoutRules } from './rules/attentionLayout.js';
+import { attentionLseRules } from './rules/attentionLse.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
+import { multiTensorUpdateRules } from './rules/multiTensorUpdate.js';
 import { multiUpdateRules } from './rules/multiUpdate.js';
 import { matmulEpilogueRules } from './rules/matmulEpilogue.js';
 import { reduceFusionRules } from './rules/reduceFusion.js';
+import { rowwiseFusionRules } from './rules/rowwiseFusion.js';
 import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
@@ -37,16 +42,18 @@ import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
 export const RULE_SETS = {
   algebra: algebraRules,
   layout: layoutRules,
-  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules],
+  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules],
   backward: backwardRules,
-  update: multiUpdateRules,
+  update: [...multiUpdateRules, ...multiTensorUpdateRules],
+  attention: [...attentionLseRules, ...attentionGradKVRules],
+  attentionLayout: attentionLayoutRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */
 export type RuleSetName = keyof typeof RULE_SETS;
 
-/** Every tensor rule, in set order (algebra, layout, fusion, backward). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...backwardRules, ...multiUpdateRules];
+/** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionLayoutRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -62,10 +69,11 @@ export interface PassSpec {
  * fixpoint first means fusion sees one canonical graph instead of re-fusing every rewritten spelling.
  */
 export const DEFAULT_PASSES: readonly PassSpec[] = [
-  { name: 'simplify', ruleSets: ['algebra', 'layout', 'backward'], iterLimit: 12 },
+  { name: 'simplify', ruleSets: ['algebra', 'layout', 'attentionLayout', 'backward'], iterLimit: 12 },
   { name: 'fuse', ruleSets: ['fusion'], iterLimit: 30 },
-  // on the fused expressions: state updates sharing an operand become one multi-result kernel
-  { name: 'group', ruleSets: ['update'], iterLimit: 2 },
+  // on the fused expressions: state updates sharing an operand, and an attention with its backward's
+  // log-sum-exp, and its key and value gradients, become multi-result kernels
+  { name: 'group', ruleSets: ['update', 'attention'], iterLimit: 2 },
 ];
 
 /** Options of `optimize`. */
@@ -76,6 +84,8 @@ export interface OptimizeOptions {
   readonly rules?: readonly TensorRewrite[];
   /** The pass schedule when neither `rules` nor `ruleSets` is given (default `DEFAULT_PASSES`). */
   readonly passes?: readonly PassSpec[];
+  /** Rules left out of every pass, by name (e.g. a measured candidate without `update-multi-tensor`). */
+  readonly withoutRules?: readonly string[];
   /**
    * Totals over all passes: iterations (default 40) and e-nodes (default 50 000). These bounds are deterministic:
    * the same graph gives the same plan on an idle and on a loaded machine.
@@ -201,9 +211,13 @@ export function egraphToGraph(
 
 /** The passes selected by the options, each with its rules. */
 function selectPasses(options: OptimizeOptions): { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[] {
-  if (options.rules) return [{ name: 'rules', rules: options.rules }];
-  if (options.ruleSets) return [{ name: options.ruleSets.join('+'), rules: options.ruleSets.flatMap((s) => RULE_SETS[s]) }];
-  return (options.passes ?? DEFAULT_PASSES).map((p) => ({ name: p.name, rules: p.ruleSets.flatMap((s) => RULE_SETS[s]), spec: p }));
+  const without = new Set(options.withoutRules ?? []);
+  for (const name of without)
+    if (!allRules.some((r) => r.name === name)) throw new RuleError(`optimize: withoutRules names '${name}', which is not a rule (${allRules.map((r) => r.name).join(', ')})`);
+  const keep = (rules: readonly TensorRewrite[]) => rules.filter((r) => !without.has(r.name));
+  if (options.rules) return [{ name: 'rules', rules: keep(options.rules) }];
+  if (options.ruleSets) return [{ name: options.ruleSets.join('+'), rules: keep(options.ruleSets.flatMap((s) => RULE_SETS[s])) }];
+  return (options.passes ?? DEFAULT_PASSES).map((p) => ({ name: p.name, rules: keep(p.ruleSets.flatMap((s) => RULE_SETS[s])), spec: p }));
 }
 
 /** A pass's name and its runner report. */
@@ -281,7 +295,7 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const start = now();
   const limits = options.limits ?? DEFAULT_KERNEL_LIMITS;
   const maxInputs = options.maxPointwiseInputs ?? Math.max(1, limits.maxStorageBuffersPerShaderStage - 1);
-  const analysis = new TensorAnalysis({ maxPointwiseInputs: maxInputs });
+  const analysis = new TensorAnalysis({ maxPointwiseInputs: maxInputs, maxBindingBytes: limits.maxStorageBufferBindingSize });
   const loaded = graphToEGraph(graph, analysis);
   const loadMs = now() - start;
   const { egraph } = loaded;

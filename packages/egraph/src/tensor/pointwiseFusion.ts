@@ -60,8 +60,8 @@ export function primitiveExpr(n: ENode): PwExpr | undefined {
   return undefined;
 }
 
-/** Replaces each `in` leaf by `f(index)`. */
-function mapInputs(e: PwExpr, f: (index: number) => PwExpr): PwExpr {
+/** Replaces each `in` leaf of an expression by `f(index)` (the one substitution every fusion rule uses). */
+export function mapInputs(e: PwExpr, f: (index: number) => PwExpr): PwExpr {
   switch (e.op) {
     case 'in':
       return f(e.index);

@@ -4,7 +4,7 @@
 // only its live nodes.
 
 import type { Graph, NodeId, Shape } from '@neura/ir';
-import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtShape, kernelOutputs } from '@neura/ir';
+import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtRowwise, fmtShape, kernelOutputs, resultType } from '@neura/ir';
 import type { DagExtraction, EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
 import { isKernelOp, tensorBytes } from './costModel.js';
@@ -57,22 +57,29 @@ export function graphFigures(graph: Graph): GraphFigures {
     const n = graph.nodes[id];
     if (!isKernelOp(n.op)) continue;
     dispatches++;
-    bytes += kernelOutputs(n) * tensorBytes(n);
+    for (let r = 0; r < kernelOutputs(n); r++) bytes += tensorBytes(resultType(n, n, r));
   }
   return { dispatches, bytes, nodes: live.length };
 }
+
+/** Attention ops, listed among the fused kernels when they run seq-major (their head split/merge folded in). */
+const ATTENTION_OPS: readonly string[] = ['attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV'];
 
 /** The fused kernels of a graph with their rules (`rulesOf` gives the rules of a node). */
 export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string[]): FusedKernel[] {
   const out: FusedKernel[] = [];
   for (const id of graph.live()) {
     const n = graph.nodes[id];
-    if ((!FUSED_OPS.includes(n.op) && n.op !== 'custom') || n.op === 'pick') continue;
+    const seqMajor = ATTENTION_OPS.includes(n.op) && (n.attrs as { seqMajor?: boolean }).seqMajor === true;
+    if ((!FUSED_OPS.includes(n.op) && n.op !== 'custom' && !seqMajor) || n.op === 'pick') continue;
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
-    if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
+    if (seqMajor) out.push({ ...base, expr: 'seq-major [..., T, H, D] (head split/merge folded)' });
+    else if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
     else if (n.op === 'pointwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ') }); // one kernel, several results
+    else if (n.op === 'pointwiseMultiTensor') out.push({ ...base, expr: `${n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ')} over ${n.attrs.shapes.length} groups` });
     else if (n.op === 'matmulEpilogue') out.push({ ...base, epilogue: `${n.attrs.transA ? 'transA+' : ''}${n.attrs.transB ? 'transB+' : ''}${fmtPwExpr(n.attrs.expr)}` });
     else if (n.op === 'pointwiseReduce') out.push({ ...base, expr: fmtPointwiseReduce(n.attrs) }); // epilogue ∘ reduce(prologue)
+    else if (n.op === 'rowwise') out.push({ ...base, expr: fmtRowwise(n.attrs) }); // row stats ⇒ per-element expression
     else if (n.op === 'custom') out.push({ ...base, custom: n.attrs.name });
     else if (n.op === 'fusedMatmul') {
       const a = n.attrs;

@@ -2,13 +2,13 @@
 // constant. Must not add nodes (constant folding is a rule, so its hits are reported). Invariant: merging two
 // classes of different shape or dtype throws an Error naming both types (a rule claimed a false equality).
 
-import type { DType, Shape, TensorType } from '@neura/ir';
-import { BINARY_FN, castScalar, COMPARISON_OPS, fmtShape, inferType, isBinary, isUnary, sameShape, UNARY_FN } from '@neura/ir';
+import type { DType, OpWithAttrs, Shape, TensorType } from '@neura/ir';
+import { BINARY_FN, castScalar, COMPARISON_OPS, fmtShape, inferType, isBinary, isMultiResultOp, isUnary, sameShape, UNARY_FN } from '@neura/ir';
 import type { Analysis, EGraph, ENode, Id } from '../core/index.js';
 import { dataKey } from '../core/index.js';
 import { TensorTypeError } from './errors.js';
 import { RuleCtx } from './ruleCtx.js';
-import { fromENode, type IrOp, leafTypeOf } from './tensorLanguage.js';
+import { fromENode, type IrOp, isOpKind, leafTypeOf } from './tensorLanguage.js';
 
 /** Analysis data of one e-class. */
 export interface TensorInfo {
@@ -24,6 +24,8 @@ export interface TensorAnalysisOptions {
   readonly maxPointwiseInputs?: number;
   /** Most nodes of a fused pointwise expression tree; default 96. */
   readonly maxExprSize?: number;
+  /** Largest storage binding in bytes (a multi-tensor update binds each operand role of every group as one); default 128 MiB. */
+  readonly maxBindingBytes?: number;
 }
 
 const fmtType = (t: TensorInfo) => `${fmtShape(t.shape)}:${t.dtype}`;
@@ -53,12 +55,26 @@ function constantOf(ir: IrOp, kids: readonly TensorInfo[], out: TensorType): num
   return foldable(r);
 }
 
+/**
+ * A `pick`'s operand as its type rule needs it: the multi-result e-node of the class (a class holding one is
+ * never unioned with another value) with the class's type, which is the node's result 0.
+ */
+function multiOf(egraph: EGraph<TensorInfo>, id: Id): TensorType & OpWithAttrs {
+  const c = egraph.eclass(id);
+  const multi = c.nodes.find((n) => isOpKind(n.op) && isMultiResultOp(n.op));
+  if (!multi) throw new TensorTypeError(`tensor analysis: a pick reads class ${id}, which holds no multi-result node`);
+  const { op, attrs } = fromENode(multi);
+  return { op, attrs, shape: c.data.shape, dtype: c.data.dtype } as TensorType & OpWithAttrs;
+}
+
 /** The shape/dtype/constant analysis; also keeps which rules produced which fused e-nodes (provenance). */
 export class TensorAnalysis implements Analysis<TensorInfo> {
   /** Most distinct inputs of a fused pointwise kernel. */
   readonly maxPointwiseInputs: number;
   /** Most nodes of a fused pointwise expression tree. */
   readonly maxExprSize: number;
+  /** Largest storage binding in bytes. */
+  readonly maxBindingBytes: number;
   /** The rules' per-run state (an analysis serves one optimize run). */
   readonly ctx = new RuleCtx();
   // keyed by op and data (children change with merges); per key, class → rules, re-homed to canonical ids lazily
@@ -78,6 +94,7 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   constructor(opts: TensorAnalysisOptions = {}) {
     this.maxPointwiseInputs = opts.maxPointwiseInputs ?? 7;
     this.maxExprSize = opts.maxExprSize ?? 96;
+    this.maxBindingBytes = opts.maxBindingBytes ?? 128 * 1024 * 1024;
   }
 
   /** Type (and constant) of a class holding only `node`; throws a GraphError for an ill-typed node. */
@@ -85,7 +102,7 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
     const ir = fromENode(node);
     const declared = leafTypeOf(node);
     const kids = node.children.map((c) => egraph.eclass(c).data);
-    const type = declared ?? inferType(ir.op, kids, ir.attrs);
+    const type = declared ?? inferType(ir.op, node.op === 'pick' ? [multiOf(egraph, node.children[0])] : kids, ir.attrs);
     const constant = constantOf(ir, kids, type);
     return constant === undefined ? { shape: type.shape, dtype: type.dtype } : { shape: type.shape, dtype: type.dtype, constant };
   }

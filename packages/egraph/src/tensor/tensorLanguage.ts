@@ -5,7 +5,7 @@
 import type { DType, Init, Node, OpAttrs, OpKind, OpWithAttrs, PwExpr, TensorType } from '@neura/ir';
 import { attrsOf, OP_KINDS, withAttrs } from '@neura/ir';
 import type { ENode, Id, Language, NodeData } from '../core/index.js';
-import { declareDataKey } from '../core/index.js';
+import { declareDataKey, isDataRecord } from '../core/index.js';
 import { TensorLanguageError } from './errors.js';
 
 const OPS: ReadonlySet<string> = new Set(OP_KINDS);
@@ -27,9 +27,9 @@ export function nodeData(ir: OpWithAttrs, type?: TensorType): NodeData {
     // the expression is keyed as one JSON string: e-node keys of deep expressions are computed very often
     const pw = ir.attrs;
     const text = JSON.stringify(pw.expr);
-    remember(text, pw.expr); // `make` reads the expression back: no JSON.parse of what was just written
     const d = { expr: text, dtype: pw.dtype };
     declareDataKey(d, `pw:${pw.dtype}:${text}`); // the text is canonical already: no second escaping pass
+    exprOfData.set(d, pw.expr); // `make` reads the expression back: no JSON.parse of what was just written
     return d;
   }
   if (ir.op === 'input' || ir.op === 'param' || ir.op === 'state' || ir.op === 'const') {
@@ -90,23 +90,16 @@ export function fromENode(n: ENode): IrOp {
   }
 }
 
-const parsed = new Map<string, PwExpr>();
+// The parsed expression of each pointwise data object (immutable, shared by every e-node re-canonicalisation makes
+// of one node): weak, so it lives exactly as long as the e-nodes that hold the data, and no run leaves entries behind.
+const exprOfData = new WeakMap<object, PwExpr>();
 
-function remember(text: string, e: PwExpr): void {
-  if (parsed.size > 50_000) parsed.clear(); // a cache, not a store: bounded
-  parsed.set(text, e);
-}
-
-/** The expression of a `pointwise` e-node (stored as JSON text in the node data; parsed once, cached). */
+/** The expression of a `pointwise` e-node (stored as JSON text in the node data; parsed once per data object). */
 export function pointwiseExprOf(n: ENode): PwExpr {
-  const text = (n.data as { expr?: unknown } | undefined)?.expr;
-  if (typeof text !== 'string') throw new TensorLanguageError(`tensorLanguage: ${n.op} node has no pointwise expression`);
-  let e = parsed.get(text);
-  if (!e) {
-    if (parsed.size > 50_000) parsed.clear(); // a cache, not a store: bounded
-    e = JSON.parse(text) as PwExpr;
-    parsed.set(text, e);
-  }
+  const d = n.data;
+  if (!isDataRecord(d) || typeof d.expr !== 'string') throw new TensorLanguageError(`tensorLanguage: ${n.op} node has no pointwise expression`);
+  let e = exprOfData.get(d);
+  if (!e) exprOfData.set(d, (e = JSON.parse(d.expr) as PwExpr));
   return e;
 }
 
@@ -130,9 +123,10 @@ export const tensorLanguage: Language = {
     return token.trim() !== '' && Number.isFinite(v) ? { op: 'const', data: { value: v } } : { op: token };
   },
   formatLeaf(node) {
-    const d = node.data as Record<string, unknown> | undefined;
-    if (node.op === 'const' && d) return String(d.value);
-    if ((node.op === 'input' || node.op === 'param' || node.op === 'state') && d) return String(d.name);
+    const d = node.data;
+    if (!isDataRecord(d)) return undefined;
+    if (node.op === 'const') return String(d.value);
+    if (node.op === 'input' || node.op === 'param' || node.op === 'state') return String(d.name);
     return undefined;
   },
 };

@@ -4,7 +4,7 @@
 // token ids as an async iterator. When the cache is full it restarts from the last half of the tokens
 // (nanoGPT crops to its block size the same way, recomputing). Must not recompile per token.
 
-import { GraphError, Graph, type Tensor, type TensorValue } from '@neura/ir';
+import { f32Data, GraphError, Graph, type Tensor, type TensorValue } from '@neura/ir';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
 import { compileInference, type InferenceSession } from '../compileInference.js';
 import type { CausalLM } from '../models/causalLm.js';
@@ -101,7 +101,7 @@ export class Generator {
     if (!(Number.isInteger(pos) && pos >= 0 && pos < this.maxLen)) throw new RangeError(`Generator.step: position ${pos} is outside the cache [0, ${this.maxLen})`);
     if (!(Number.isInteger(token) && token >= 0 && token < this.model.vocab)) throw new RangeError(`Generator.step: token ${token} is outside the vocabulary [0, ${this.model.vocab})`);
     const r = await this.session.session.step(decodeFeeds(token, pos, this.maxLen, this.feeds), read ? { read: ['logits'] } : {});
-    return read ? (r.outputs.logits.data as Float32Array) : undefined;
+    return read ? f32Data(r.outputs.logits, 'Generator.step logits') : undefined;
   }
 
   /** Runs `tokens` from position 0; returns the logits after the last one. */

@@ -2,6 +2,7 @@
 // numbers are `num` nodes with the value as data, symbols are leaves named by themselves. Not part of the
 // core's domain-free API; it is a user of it. Invariant: `constantFolding` only folds exact results.
 import type { Analysis } from '../eGraph.js';
+import { EGraphStateError } from '../errors.js';
 import { EGraph } from '../eGraph.js';
 import type { ENode, Id, Language } from '../language.js';
 import type { Rewrite } from '../rewrite.js';
@@ -21,8 +22,13 @@ export const mathLanguage: Language = {
 /** Class data of the constant-folding analysis: the class's value when it is a known constant. */
 export type ConstData = number | undefined;
 
+/** The value a `num` node carries as its data. */
+function numOf(node: ENode): number | undefined {
+  return typeof node.data === 'number' ? node.data : undefined;
+}
+
 function fold(egraph: EGraph<ConstData>, node: ENode): ConstData {
-  if (node.op === 'num') return node.data as number;
+  if (node.op === 'num') return numOf(node);
   const [a, b] = node.children.map((c) => egraph.eclass(c).data);
   if (a === undefined || b === undefined) return undefined;
   switch (node.op) {
@@ -42,7 +48,7 @@ export const constantFolding: Analysis<ConstData> = {
   make: fold,
   merge(a, b) {
     if (a === undefined) return b;
-    if (b !== undefined && a !== b) throw new Error(`constant folding: merging classes valued ${a} and ${b}`);
+    if (b !== undefined && a !== b) throw new EGraphStateError(`constant folding: merging classes valued ${a} and ${b} (an unsound rule)`);
     return a;
   },
   modify(egraph, id) {
@@ -82,7 +88,7 @@ export function mathRules<D = unknown>(): Rewrite<D>[] {
 
 /** The value of a `num` node in the class, if any (no analysis needed). */
 export function numValue<D>(egraph: EGraph<D>, id: Id): number | undefined {
-  for (const n of egraph.eclass(id).nodes) if (n.op === 'num') return n.data as number;
+  for (const n of egraph.eclass(id).nodes) if (n.op === 'num') return numOf(n);
   return undefined;
 }
 

@@ -8,7 +8,7 @@
 import type { PwExpr } from '@neura/ir';
 import { sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
-import { exprOf, exprSize, isPrimaryExpr } from '../pointwiseFusion.js';
+import { exprOf, exprSize, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
@@ -19,21 +19,8 @@ const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
 const PRODUCTS: ReadonlySet<string> = new Set(['matmul', 'fusedMatmul', 'matmulEpilogue']);
 
-/** Replaces each `in` leaf by `f(index)`. */
-function mapIn(e: PwExpr, f: (index: number) => PwExpr): PwExpr {
-  switch (e.op) {
-    case 'in':
-      return f(e.index);
-    case 'const':
-      return e;
-    case 'where':
-      return { op: 'where', c: mapIn(e.c, f), a: mapIn(e.a, f), b: mapIn(e.b, f) };
-    case 'cast':
-      return { op: 'cast', to: e.to, a: mapIn(e.a, f) };
-    default:
-      return 'b' in e ? { op: e.op, a: mapIn(e.a, f), b: mapIn(e.b, f) } : { op: e.op, a: mapIn(e.a, f) };
-  }
-}
+/** `pointwiseFusion`'s `mapInputs` under the name rowwise-fusion imports from here. */
+export const mapIn = mapInputs;
 
 /** A product node as flags, its epilogue over `$0` (the product) and `$1..` (its extra classes), and those classes. */
 function productOf(n: ENode): { transA: boolean; transB: boolean; expr: PwExpr; extras: readonly Id[] } | undefined {

@@ -10,7 +10,7 @@
 import type { PwExpr } from '@neura/ir';
 import { sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
-import { exprOf, exprSize } from '../pointwiseFusion.js';
+import { exprOf, exprSize, mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
@@ -22,21 +22,8 @@ export const MAX_RESULTS = 4;
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 
-/** Replaces each `in` leaf by `f(index)`. */
-function remap(e: PwExpr, f: (index: number) => number): PwExpr {
-  switch (e.op) {
-    case 'in':
-      return { op: 'in', index: f(e.index) };
-    case 'const':
-      return e;
-    case 'where':
-      return { op: 'where', c: remap(e.c, f), a: remap(e.a, f), b: remap(e.b, f) };
-    case 'cast':
-      return { op: 'cast', to: e.to, a: remap(e.a, f) };
-    default:
-      return 'b' in e ? { op: e.op, a: remap(e.a, f), b: remap(e.b, f) } : { op: e.op, a: remap(e.a, f) };
-  }
-}
+/** Renumbers the `in` leaves of an expression. */
+const remap = (e: PwExpr, f: (index: number) => number): PwExpr => mapInputs(e, (i) => ({ op: 'in', index: f(i) }));
 
 /**
  * For a pointwise node in an update value's class: the sibling updates (same shape, each reading its own state,

@@ -8,7 +8,7 @@
 import type { PwExpr, ReduceOp } from '@neura/ir';
 import { pwArity, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
-import { exprOf, exprSize, isPrimaryExpr } from '../pointwiseFusion.js';
+import { exprOf, exprSize, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
@@ -21,20 +21,7 @@ const IDENTITY: PwExpr = { op: 'in', index: 0 };
 const MAX_EPILOGUE_SIZE = 24;
 
 /** `e` with every `$0` replaced by `inner` (the epilogue reads only the reduced value). */
-function compose(e: PwExpr, inner: PwExpr): PwExpr {
-  switch (e.op) {
-    case 'in':
-      return inner;
-    case 'const':
-      return e;
-    case 'where':
-      return { op: 'where', c: compose(e.c, inner), a: compose(e.a, inner), b: compose(e.b, inner) };
-    case 'cast':
-      return { op: 'cast', to: e.to, a: compose(e.a, inner) };
-    default:
-      return 'b' in e ? { op: e.op, a: compose(e.a, inner), b: compose(e.b, inner) } : { op: e.op, a: compose(e.a, inner) };
-  }
-}
+const compose = (e: PwExpr, inner: PwExpr): PwExpr => mapInputs(e, () => inner);
 
 /** The reduction of a class as a `pointwiseReduce` description: its own attributes, or a plain reduce's. */
 function asPointwiseReduce(egraph: EGraph<TensorInfo>, n: ENode) {

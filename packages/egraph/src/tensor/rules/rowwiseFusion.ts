@@ -1,0 +1,168 @@
+// Row-local fusion: a pointwise node that reads statistics of its rows (a reduction over the last axis, kept as
+// [..., 1]) becomes one `rowwise` node that computes those statistics itself, then the expression. Layer norm
+// and RMS norm (forward, and the backward's dx with its row sums), written by nn or by hand from primitives, so
+// become one kernel each. Statistics are resolved recursively: a statistic whose prologue reads an earlier one
+// (the variance reads the mean), a row-scalar pointwise of statistics (rsqrt(var + ε), the backward's
+// -½·r³·Σ…) inlined into the expressions, a reduction seen through the reshape of a `keepdims: false` sum.
+// The cost model decides: the rowwise re-reads the row (one kernel) instead of writing and reading the stats.
+// Must not keep state outside the run's `RuleCtx`. Invariant: a fused node computes exactly its class's value.
+
+import type { PwExpr, ReduceOp, Shape } from '@neura/ir';
+import { broadcastShapes, REDUCE_OPS, sameShape } from '@neura/ir';
+import type { EGraph, ENode, Id } from '../../core/index.js';
+import { exprOf, exprSize } from '../pointwiseFusion.js';
+import type { RuleCtx } from '../ruleCtx.js';
+import type { TensorInfo } from '../tensorAnalysis.js';
+import { tensorAnalysisOf } from '../tensorAnalysis.js';
+import { enodeAttrs, irENode } from '../tensorLanguage.js';
+import { mapIn } from './matmulEpilogue.js';
+import { addRecorded, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+
+const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
+const $ = (index: number): PwExpr => ({ op: 'in', index });
+const IDENTITY: PwExpr = $(0);
+/** Placeholder index of stat k while operands are still being numbered (renumbered to n + k at the end). */
+const STAT_BASE = 1 << 20;
+/** Most stats of one rowwise node (a layer norm's dx needs four). */
+const MAX_STATS = 6;
+
+/** Whether `t` is a per-row scalar of rows of `out`: the same shape with the last axis 1. */
+function isRowScalar(t: Shape, out: Shape): boolean {
+  const r = out.length;
+  return t.length === r && t[r - 1] === 1 && t.every((d, i) => i === r - 1 || d === out[i]);
+}
+
+/** A reduction over the last axis of a tensor of shape `out`, as a stat description and the classes it reads. */
+interface RowReduction {
+  readonly expr: PwExpr;
+  readonly reduce: ReduceOp;
+  readonly post: PwExpr;
+  readonly children: readonly Id[];
+}
+
+/** `n` as a reduction over exactly the last axis of an `out`-shaped prologue (`keepdims` as asked), else undefined. */
+function rowReductionOf(egraph: EGraph<TensorInfo>, n: ENode, out: Shape, keepdims: boolean): RowReduction | undefined {
+  const last = out.length - 1;
+  if (n.op === 'pointwiseReduce') {
+    const a = enodeAttrs(n, 'pointwiseReduce');
+    if (a.keepdims !== keepdims || a.axes.length !== 1 || a.axes[0] !== last || !sameShape(a.shape, out)) return undefined;
+    return { expr: a.expr, reduce: a.reduce, post: a.post, children: n.children };
+  }
+  if (!(REDUCE_OPS as readonly string[]).includes(n.op)) return undefined;
+  const reduce = n.op as ReduceOp;
+  const a = enodeAttrs(n, reduce);
+  if (a.keepdims !== keepdims || a.axes.length !== 1 || a.axes[0] !== last || !sameShape(info(egraph, n.children[0]).shape, out)) return undefined;
+  return { expr: IDENTITY, reduce, post: IDENTITY, children: n.children };
+}
+
+/** The row reductions a row-scalar class holds: directly (`keepdims`), or as the reshape of one without. */
+function rowReductionsIn(egraph: EGraph<TensorInfo>, cls: Id, out: Shape): RowReduction[] {
+  const found: RowReduction[] = [];
+  for (const n of egraph.eclass(cls).nodes) {
+    const direct = rowReductionOf(egraph, n, out, true);
+    if (direct) found.push(direct);
+    else if (n.op === 'reshape' && sameShape(info(egraph, n.children[0]).shape, out.slice(0, -1))) {
+      for (const m of egraph.eclass(n.children[0]).nodes) {
+        const r = rowReductionOf(egraph, m, out, false);
+        if (r) found.push(r);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * `(pointwise f … stat …)` with stats of its rows → `rowwise` computing the stats, then f. Operands and stats are
+ * numbered as they are met; a class is an operand (read at the element, broadcast to the output) unless it is a
+ * constant or a row scalar that resolves to a stat or to an inlined expression of stats.
+ */
+function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx: RuleCtx): Id[] {
+  const out = info(egraph, eclass);
+  const S = out.shape;
+  if (out.dtype !== 'f32' || S.length === 0 || S[S.length - 1] < 2) return [];
+  const analysis = tensorAnalysisOf(egraph);
+  const maxInputs = analysis?.maxPointwiseInputs ?? 7;
+  const maxSize = analysis?.maxExprSize ?? 96;
+  const find = (c: Id) => egraph.find(c);
+  const operands: Id[] = [];
+  const stats: { expr: PwExpr; reduce: ReduceOp; post: PwExpr }[] = [];
+  const slot = new Map<Id, PwExpr>();
+  const visiting = new Set<Id>();
+  const rules = new Set<string>(['rowwise-fusion', ...rulesOf(egraph, eclass, node)]);
+
+  const operand = (id: Id): PwExpr | undefined => {
+    const t = info(egraph, id);
+    const b = broadcastShapes(t.shape, S);
+    if (t.dtype !== 'f32' || !b || !sameShape(b, S)) return undefined;
+    const e = $(operands.push(id) - 1);
+    slot.set(id, e);
+    return e;
+  };
+  // how many new full operands resolving these classes would bind (to pick the reduction variant reading least)
+  const newOperands = (kids: readonly Id[]) => kids.filter((c) => !slot.has(find(c)) && !isRowScalar(info(egraph, find(c)).shape, S) && info(egraph, find(c)).constant === undefined).length;
+  const resolveAll = (kids: readonly Id[]): PwExpr[] | undefined => {
+    const es: PwExpr[] = [];
+    for (const c of kids) {
+      const e = resolve(c);
+      if (!e) return undefined;
+      es.push(e);
+    }
+    return es;
+  };
+  function resolve(c: Id): PwExpr | undefined {
+    const id = find(c);
+    const known = slot.get(id);
+    if (known) return known;
+    const t = info(egraph, id);
+    if (t.constant !== undefined && t.dtype === 'f32') return { op: 'const', value: t.constant };
+    if (!isRowScalar(t.shape, S) || visiting.has(id)) return operand(id);
+    visiting.add(id);
+    try {
+      // a stat: the reduction variant that binds the fewest new operands, then the one that fused the most
+      const reds = rowReductionsIn(egraph, id, S).sort((a, b) => newOperands(a.children) - newOperands(b.children) || exprSize(b.expr) - exprSize(a.expr));
+      if (reds.length && stats.length < MAX_STATS) {
+        const r = reds[0];
+        const kids = resolveAll(r.children);
+        if (kids) {
+          const expr = mapIn(r.expr, (i) => kids[i]);
+          if (exprSize(expr) > maxSize) return undefined;
+          const e = $(STAT_BASE + stats.push({ expr, reduce: r.reduce, post: r.post }) - 1);
+          slot.set(id, e);
+          return e;
+        }
+      }
+      // a row scalar computed from row scalars: inlined where it is read
+      for (const p of egraph.eclass(id).nodes) {
+        if (p.op !== 'pointwise' || !p.children.every((k) => isRowScalar(info(egraph, find(k)).shape, S) || info(egraph, find(k)).constant !== undefined)) continue;
+        const kids = resolveAll(p.children);
+        if (!kids) return undefined;
+        for (const r of rulesOf(egraph, id, p)) rules.add(r);
+        const e = mapIn(exprOf(p), (i) => kids[i]);
+        slot.set(id, e);
+        return e;
+      }
+      return operand(id);
+    } finally {
+      visiting.delete(id);
+    }
+  }
+
+  const kids = resolveAll(node.children);
+  if (!kids || stats.length === 0 || operands.length > maxInputs) return [];
+  const n = operands.length;
+  const renumber = (e: PwExpr) => mapIn(e, (i) => (i >= STAT_BASE ? $(n + i - STAT_BASE) : $(i)));
+  const expr = renumber(mapIn(exprOf(node), (i) => kids[i]));
+  if (exprSize(expr) > maxSize) return [];
+  const attrs = { expr, stats: stats.map((s) => ({ ...s, expr: renumber(s.expr) })) };
+  if (!sameShape(broadcastShapes(...operands.map((o) => info(egraph, o).shape)) ?? [], S)) return [];
+  return [addRecorded(egraph, irENode('rowwise', attrs, operands), rules)];
+}
+
+/** Guard: an f32 pointwise node reading a row scalar of its own rows (what a statistic looks like). */
+function readsRowScalar(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean {
+  const S = egraph.eclass(eclass).data.shape;
+  return S.length > 0 && node.children.some((c) => isRowScalar(egraph.eclass(c).data.shape, S));
+}
+
+/** The row-local fusion rule (runs with the pointwise and reduction fusion rules: it reads what they build). */
+export const rowwiseFusionRules: readonly TensorRewrite[] = [nodeRule('rowwise-fusion', ['pointwise'], rowwiseFusion, { guard: readsRowScalar })];
