@@ -641,7 +641,7 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
 describe('matmul tuning candidates', () => {
   // each candidate (k unrolled, double-buffered) on the device; (false,false) and (true,true) cover both load forms
   // (along k and across it) of each operand: ragged edges (K not a multiple of BK, an odd
-  // slice count), scalar loads, all four transposes, and split-K with the candidate's tile
+  // slice count), scalar loads, and split-K with the candidate's tile
   it.each([[false, false], [true, true]])('every candidate that fits agrees with the interpreter (transA=%s transB=%s)', async (transA, transB) => {
     const caps = await testCaps();
     const fits = MATMUL_CANDIDATES.filter((c) => matmulConfigFits(c, caps));
