@@ -44,7 +44,8 @@ const now: () => number = perf ? () => perf.now() : () => Date.now();
  * cost of the whole acyclic choice, kept incrementally (reference counts): descent by single-class changes,
  * then "kicks" (force one class to another node, descend with it held, keep the result if the total strictly
  * drops, else undo), which finds joint moves like two consumers switching to one shared subterm. Bounded by
- * `improvePasses`, `maxEvaluations` and `timeLimitMs`. Not guaranteed optimal (the problem is NP-hard; an ILP
+ * `improvePasses`, `maxEvaluations` and `timeLimitMs`. (4) One closing sweep outside those bounds that
+ * switches a class to an alternative whose children are all in the DAG already, when that is cheaper. Not guaranteed optimal (the problem is NP-hard; an ILP
  * would be exact), but never worse than phase (1) or (2), and the reported cost is exact.
  */
 export class DagExtractor<D> {
@@ -164,6 +165,7 @@ export class DagExtractor<D> {
     if (this.improvePasses > 0) {
       const search = new LocalSearch(eg, this.costFn, choice, canonRoots, this.maxEvaluations, now() + this.timeLimitMs);
       const stop = search.improve(this.improvePasses);
+      search.reuseShared();
       choice = search.choice;
       best = dagCost(choice, canonRoots, this.costFn, find); // exact, not the running sum
       searchFigures = { evaluations: this.maxEvaluations - search.budgetLeft, stop };
@@ -317,6 +319,22 @@ class LocalSearch<D> {
             break;
           }
         }
+      }
+    }
+  }
+
+  /**
+   * One sweep outside the budget: each class in the DAG tries the alternatives whose children are all in the DAG
+   * already (they add only their own cost). The budgeted search can stop before it reaches these on a large
+   * e-graph, leaving, e.g., one parameter's update in its own kernel beside a multi-tensor kernel that computes it.
+   */
+  reuseShared(): void {
+    for (const id of [...this.refs.keys()]) {
+      if (!this.refs.has(id)) continue;
+      for (const n of this.alternatives(id)) {
+        if (!n.children.every((c) => this.refs.has(this.find(c)))) continue;
+        this.budget++; // tryMove counts a move; this sweep is not part of the search's budget
+        if (this.tryMove(id, n)) break;
       }
     }
   }

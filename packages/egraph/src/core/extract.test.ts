@@ -91,6 +91,24 @@ describe('DagExtractor (shared subterms counted once)', () => {
     expect(new DagExtractor(eg, costs, { improvePasses: 0 }).extract([root]).cost).toBe(13);
   });
 
+  it('after the budget runs out, a class still switches to an alternative built only from classes in the DAG', () => {
+    // root = (pair A B); A = (f S); B = (q) | (g S); S costs 8, q costs 6. Alone B prefers q (6 < 1 + 8), so the
+    // greedy phases pick it; with S already paid for by A, (g S) adds 1. No search budget: the closing sweep finds it.
+    const eg = new EGraph();
+    const s = eg.add(enode('s'));
+    const a = eg.add(enode('f', [s]));
+    const b = eg.add(enode('q'));
+    eg.union(b, eg.add(enode('g', [s])));
+    const root = eg.add(enode('pair', [a, b]));
+    eg.rebuild();
+    const costs = opCosts({ s: 8, q: 6 });
+    expect(new Extractor(eg, costs).extract([root]).choices.get(eg.find(b))?.op).toBe('q');
+    const dag = new DagExtractor(eg, costs, { maxEvaluations: 0 }).extract([root]);
+    expect(dag.search.stop).toBe('evaluationLimit');
+    expect(dag.choices.get(eg.find(b))?.op).toBe('g');
+    expect(dag.cost).toBe(11);
+  });
+
   it('extracts several roots into one RecExpr that shares their common subterm', () => {
     const eg = new EGraph();
     const r1 = eg.addExpr(parseRecExpr('(add (mul x y) 1)', mathLanguage));
