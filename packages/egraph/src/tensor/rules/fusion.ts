@@ -93,6 +93,9 @@ function objectId(ctx: RuleCtx, n: ENode): number {
  */
 function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   if (!liftable(node.op, info(egraph, eclass))) return [];
+  // an identity merged into its operand's class (x·1 ≡ x): its lift would read its own class, and each merge
+  // into a consumer then inlined one more (mul 1 …) level per iteration
+  if (node.children.some((c) => egraph.find(c) === egraph.find(eclass))) return [];
   const liftedWith = ctx.of('fusion:lifted-with', () => new WeakMap<ENode, string>());
   const consts = node.children.map((c) => (info(egraph, c).constant === undefined ? '.' : 'c')).join('');
   if (liftedWith.get(node) === consts) return []; // lifted before: the same node, already in this class
@@ -107,7 +110,8 @@ function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx:
 function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id): ENode[] {
   if (egraph.find(cls) === egraph.find(self)) return [];
   const sized: { n: ENode; size: number }[] = [];
-  for (const n of egraph.eclass(cls).nodes) if (n.op === 'pointwise') sized.push({ n, size: exprSize(exprOf(n)) });
+  const own = egraph.find(cls);
+  for (const n of egraph.eclass(cls).nodes) if (n.op === 'pointwise' && !n.children.some((k) => egraph.find(k) === own)) sized.push({ n, size: exprSize(exprOf(n)) });
   return sized.sort((a, b) => b.size - a.size).map((x) => x.n);
 }
 

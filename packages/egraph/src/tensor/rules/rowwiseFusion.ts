@@ -7,16 +7,15 @@
 // The cost model decides: the rowwise re-reads the row (one kernel) instead of writing and reading the stats.
 // Must not keep state outside the run's `RuleCtx`. Invariant: a fused node computes exactly its class's value.
 
-import type { PwExpr, ReduceOp, Shape } from '@neura/ir';
+import type { OpAttrs, PwExpr, ReduceOp, Shape } from '@neura/ir';
 import { broadcastShapes, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import { exprOf, exprSize } from '../pointwiseFusion.js';
-import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { mapIn } from './matmulEpilogue.js';
-import { addRecorded, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classRule, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
@@ -76,10 +75,10 @@ function rowReductionsIn(egraph: EGraph<TensorInfo>, cls: Id, out: Shape): RowRe
  * numbered as they are met; a class is an operand (read at the element, broadcast to the output) unless it is a
  * constant or a row scalar that resolves to a stat or to an inlined expression of stats.
  */
-function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx: RuleCtx): Id[] {
+function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inlineRows: boolean): Candidate | undefined {
   const out = info(egraph, eclass);
   const S = out.shape;
-  if (out.dtype !== 'f32' || S.length === 0 || S[S.length - 1] < 2) return [];
+  if (out.dtype !== 'f32' || S.length === 0 || S[S.length - 1] < 2) return undefined;
   const analysis = tensorAnalysisOf(egraph);
   const maxInputs = analysis?.maxPointwiseInputs ?? 7;
   const maxSize = analysis?.maxExprSize ?? 96;
@@ -90,16 +89,61 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx
   const visiting = new Set<Id>();
   const rules = new Set<string>(['rowwise-fusion', ...rulesOf(egraph, eclass, node)]);
 
+  // a journal of what resolution bound, so an inlining that goes over the limits is undone
+  const slotLog: Id[] = [];
+  const statLog: string[] = [];
+  const setSlot = (id: Id, e: PwExpr) => {
+    slot.set(id, e);
+    slotLog.push(id);
+  };
+  const mark = () => ({ o: operands.length, s: stats.length, sl: slotLog.length, st: statLog.length });
+  const undo = (m: ReturnType<typeof mark>) => {
+    operands.length = m.o;
+    stats.length = m.s;
+    for (const id of slotLog.splice(m.sl)) slot.delete(id);
+    for (const k of statLog.splice(m.st)) statIndex.delete(k);
+  };
   const operand = (id: Id): PwExpr | undefined => {
     const t = info(egraph, id);
     const b = broadcastShapes(t.shape, S);
     if (t.dtype !== 'f32' || !b || !sameShape(b, S)) return undefined;
     const e = $(operands.push(id) - 1);
-    slot.set(id, e);
+    setSlot(id, e);
     return e;
   };
   // how many new full operands resolving these classes would bind (to pick the reduction variant reading least)
   const newOperands = (kids: readonly Id[]) => kids.filter((c) => !slot.has(find(c)) && !isRowScalar(info(egraph, find(c)).shape, S) && info(egraph, find(c)).constant === undefined).length;
+  // a stat met twice (the variance under two epilogues, a producer's mean) is computed once
+  const statIndex = new Map<string, number>();
+  const addStat = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): PwExpr | undefined => {
+    const at = (k: number) => $(STAT_BASE + k);
+    const base = `${reduce}|${JSON.stringify(expr)}`;
+    const exact = statIndex.get(`${base}|${JSON.stringify(post)}`);
+    if (exact !== undefined) return at(exact);
+    const raw = statIndex.get(`${base}|${JSON.stringify(IDENTITY)}`);
+    if (raw !== undefined) return mapIn(post, () => at(raw));
+    if (stats.length >= MAX_STATS || exprSize(expr) > maxSize) return undefined;
+    const k = stats.push({ expr, reduce, post }) - 1;
+    statIndex.set(`${base}|${JSON.stringify(post)}`, k);
+    statLog.push(`${base}|${JSON.stringify(post)}`);
+    return at(k);
+  };
+  // a producer that is itself row-local: its operands, stats and expression inlined (one kernel for both)
+  const inlineRowwise = (id: Id): PwExpr | undefined => {
+    const r = egraph.eclass(id).nodes.find((n) => n.op === 'rowwise');
+    if (!r) return undefined;
+    const a = enodeAttrs(r, 'rowwise');
+    const kids = resolveAll(r.children);
+    if (!kids) return undefined;
+    const own: PwExpr[] = [];
+    const map = (e: PwExpr) => mapIn(e, (i) => (i < kids.length ? kids[i] : own[i - kids.length]));
+    for (const s of a.stats) {
+      const e = addStat(map(s.expr), s.reduce, s.post);
+      if (!e) return undefined;
+      own.push(e);
+    }
+    return map(a.expr);
+  };
   const resolveAll = (kids: readonly Id[]): PwExpr[] | undefined => {
     const es: PwExpr[] = [];
     for (const c of kids) {
@@ -115,19 +159,31 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx
     if (known) return known;
     const t = info(egraph, id);
     if (t.constant !== undefined && t.dtype === 'f32') return { op: 'const', value: t.constant };
-    if (!isRowScalar(t.shape, S) || visiting.has(id)) return operand(id);
+    if (visiting.has(id)) return operand(id);
+    if (!isRowScalar(t.shape, S)) {
+      if (!inlineRows || !sameShape(t.shape, S)) return operand(id);
+      visiting.add(id);
+      const m = mark();
+      let e = inlineRowwise(id);
+      visiting.delete(id);
+      if (e && (operands.length > maxInputs || exprSize(e) > maxSize)) e = undefined;
+      if (!e) {
+        undo(m);
+        return operand(id);
+      }
+      setSlot(id, e);
+      return e;
+    }
     visiting.add(id);
     try {
       // a stat: the reduction variant that binds the fewest new operands, then the one that fused the most
       const reds = rowReductionsIn(egraph, id, S).sort((a, b) => newOperands(a.children) - newOperands(b.children) || exprSize(b.expr) - exprSize(a.expr));
-      if (reds.length && stats.length < MAX_STATS) {
+      if (reds.length) {
         const r = reds[0];
         const kids = resolveAll(r.children);
-        if (kids) {
-          const expr = mapIn(r.expr, (i) => kids[i]);
-          if (exprSize(expr) > maxSize) return undefined;
-          const e = $(STAT_BASE + stats.push({ expr, reduce: r.reduce, post: r.post }) - 1);
-          slot.set(id, e);
+        const e = kids && addStat(mapIn(r.expr, (i) => kids[i]), r.reduce, r.post);
+        if (e) {
+          setSlot(id, e);
           return e;
         }
       }
@@ -138,7 +194,7 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx
         if (!kids) return undefined;
         for (const r of rulesOf(egraph, id, p)) rules.add(r);
         const e = mapIn(exprOf(p), (i) => kids[i]);
-        slot.set(id, e);
+        setSlot(id, e);
         return e;
       }
       return operand(id);
@@ -148,21 +204,60 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx
   }
 
   const kids = resolveAll(node.children);
-  if (!kids || stats.length === 0 || operands.length > maxInputs) return [];
+  if (!kids || stats.length === 0 || operands.length > maxInputs) return undefined;
   const n = operands.length;
   const renumber = (e: PwExpr) => mapIn(e, (i) => (i >= STAT_BASE ? $(n + i - STAT_BASE) : $(i)));
   const expr = renumber(mapIn(exprOf(node), (i) => kids[i]));
-  if (exprSize(expr) > maxSize) return [];
+  if (exprSize(expr) > maxSize) return undefined;
   const attrs = { expr, stats: stats.map((s) => ({ ...s, expr: renumber(s.expr) })) };
-  if (!sameShape(broadcastShapes(...operands.map((o) => info(egraph, o).shape)) ?? [], S)) return [];
-  return [addRecorded(egraph, irENode('rowwise', attrs, operands), rules)];
+  if (!sameShape(broadcastShapes(...operands.map((o) => info(egraph, o).shape)) ?? [], S)) return undefined;
+  return { attrs, operands, rules, size: exprSize(expr) + attrs.stats.reduce((s, st) => s + exprSize(st.expr) + exprSize(st.post), 0) };
 }
 
-/** Guard: an f32 pointwise node reading a row scalar of its own rows (what a statistic looks like). */
+/** A rowwise node one pointwise variant resolves to, before it is added. */
+interface Candidate {
+  readonly attrs: OpAttrs['rowwise'];
+  readonly operands: readonly Id[];
+  readonly rules: ReadonlySet<string>;
+  /** Expression nodes over all its expressions (per use). */
+  readonly size: number;
+}
+
+/**
+ * Rowwise forms added per class (the fused pointwise variants of a class resolve to many, mostly the same): those
+ * reading the fewest intermediates that would be written only for them, then the fewest operands.
+ */
+const KEEP_PER_CLASS = 8;
+
+/** Whether an f32 pointwise node reads a row scalar of its own rows (what a statistic looks like). */
 function readsRowScalar(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean {
   const S = egraph.eclass(eclass).data.shape;
-  return S.length > 0 && node.children.some((c) => isRowScalar(egraph.eclass(c).data.shape, S));
+  return node.op === 'pointwise' && S.length > 0 && egraph.eclass(eclass).data.dtype === 'f32' && node.children.some((c) => isRowScalar(egraph.eclass(c).data.shape, S));
 }
 
-/** The row-local fusion rule (runs with the pointwise and reduction fusion rules: it reads what they build). */
-export const rowwiseFusionRules: readonly TensorRewrite[] = [nodeRule('rowwise-fusion', ['pointwise'], rowwiseFusion, { guard: readsRowScalar })];
+/** Every pointwise variant of a class that reads row statistics, resolved; the best few added to the class. */
+function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
+  const found = new Map<string, Candidate>();
+  for (const n of egraph.eclass(eclass).nodes) {
+    if (!readsRowScalar(egraph, eclass, n)) continue;
+    for (const inlineRows of [false, true]) {
+      const c = rowwiseOf(egraph, eclass, n, inlineRows);
+      if (!c) continue;
+      const key = `${c.operands.join(',')}|${JSON.stringify(c.attrs)}`;
+      if (!found.has(key)) found.set(key, c);
+    }
+  }
+  // operands that another fused kernel would have to write (a pointwise or row-local result) count first
+  const written = (c: Candidate) => c.operands.filter((o) => egraph.eclass(o).nodes.some((n) => n.op === 'pointwise' || n.op === 'rowwise')).length;
+  const ranked = [...found.values()].map((c) => ({ c, w: written(c) }));
+  const best = ranked.sort((a, b) => a.w - b.w || a.c.operands.length - b.c.operands.length || a.c.size - b.c.size).slice(0, KEEP_PER_CLASS).map((r) => r.c);
+  return best.map((c) => addRecorded(egraph, irENode('rowwise', c.attrs, [...c.operands]), c.rules));
+}
+
+/**
+ * The row-local fusion rule, over classes holding a pointwise node that reads a row scalar. Run it after the
+ * pointwise and reduction fusion rules have saturated: it reads what they build.
+ */
+export const rowwiseFusionRules: readonly TensorRewrite[] = [
+  classRule('rowwise-fusion', (egraph, id) => egraph.eclass(id).nodes.some((n) => readsRowScalar(egraph, id, n)), rowwiseFusion),
+];
