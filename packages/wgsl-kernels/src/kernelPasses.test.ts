@@ -38,7 +38,7 @@ describe('kernelDispatches', () => {
       for (const [shape, axes] of reductions) {
         const [plan, counted] = both(spec('sum', [shape], { axes, keepdims: false }), caps);
         expect(counted, `sum ${JSON.stringify(shape)} axes ${axes}`).toBe(plan);
-        const fused = spec('pointwiseReduce', [shape, shape], { expr: mul, shape, reduce: 'mean', axes, keepdims: false, post: id });
+        const fused = spec('pointwiseReduce', [shape, shape], { expr: mul, shape: [...shape], reduce: 'mean', axes, keepdims: false, post: id });
         expect(both(fused, caps)[1], `pointwiseReduce ${JSON.stringify(shape)} axes ${axes}`).toBe(both(fused, caps)[0]);
       }
     });
