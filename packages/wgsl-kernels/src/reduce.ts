@@ -7,30 +7,14 @@
 // buffer of partials (pass 1: many workgroups each reduce a chunk; pass 2: reduce the partials), so `sum` over
 // 1e6 elements does not run in one workgroup. Accumulates in f32 (the interpreter sums in f64: rounding only).
 
-import { numel, type ReduceOp } from '@neura/ir';
+import { COLUMN_CHUNK, mergeReduceAxes, numel, ROWS_PATH_MIN, type ReduceOp, reduceSplit } from '@neura/ir';
 import type { DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
 import { bindOperands, type BufferVar, perElementDispatch, perElementMain, perWorkgroupMain, planOf, scratchVar, shaderDispatch } from './shader.js';
 import { ceilPow2, f32Lit, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
-/** Reduced extents at least this long use a workgroup per output (rows path); shorter ones a thread per output. */
-export const ROWS_PATH_MIN = 64;
-
-/** Rows path: with fewer outputs than this, a row of at least SPLIT_MIN_ROW elements is split in chunks. */
-export const SPLIT_MAX_ROWS = 128;
-/** Shortest row the rows path splits. */
-export const SPLIT_MIN_ROW = 8192;
 /** Elements one pass-1 workgroup reduces when a rows reduction is split. */
 export const ROW_CHUNK = 4096;
-/**
- * Rows one pass-1 thread reduces when a columns reduction is split. H200, the bias gradients of the GPT step
- * ([16384,384] → [384]): 256-row chunks walked one load at a time ran 127 µs (200 GB/s, latency-bound); 32-row
- * chunks of vec4 columns with four loads in flight give ~50K threads and the bandwidth to stream it.
- */
-export const COLUMN_CHUNK = 32;
-/** Columns path: with fewer outputs than this, a reduction over at least 2·COLUMN_CHUNK rows is split. */
-export const SPLIT_MAX_COLUMNS = 16384;
-
 /** Chunk count for splitting `len` elements about `chunks` ways so that no chunk is empty. */
 const nonEmptyChunks = (len: number, chunks: number) => Math.ceil(len / Math.ceil(len / chunks));
 
@@ -53,19 +37,6 @@ export interface ReduceSource {
 export interface ReduceFinish {
   readonly decls: readonly string[];
   readonly apply: (value: string) => string;
-}
-
-/** Merged axes of a reduction: extents and whether each is reduced, outermost first. */
-export function mergeReduceAxes(shape: readonly number[], axes: readonly number[]): { extent: number; reduced: boolean }[] {
-  const out: { extent: number; reduced: boolean }[] = [];
-  shape.forEach((d, i) => {
-    if (d === 1) return;
-    const reduced = axes.includes(i);
-    const last = out[out.length - 1];
-    if (last && last.reduced === reduced) last.extent *= d;
-    else out.push({ extent: d, reduced });
-  });
-  return out;
 }
 
 const treeOf = (kind: Kind) => (kind === 'reduceMax' ? 'max' : kind === 'reduceMin' ? 'min' : 'sum');
@@ -190,8 +161,10 @@ export function reducePlan(
   const pass1 = { buffers: [...source.buffers, part('read_write')], read: source.read, dst: 'part', decls: source.decls };
   const pass2 = { buffers: [part('read'), y], read: readPart, dst: y.name, decls: finishDecls };
 
+  // the path (one pass or two) is ir's `reduceSplit`, which the e-graph's cost model counts dispatches by
+  const split = reduceSplit(inShape, axes);
   if ((pattern === 'kr' || pattern === 'r') && C >= ROWS_PATH_MIN) {
-    const chunks = R < SPLIT_MAX_ROWS && C >= SPLIT_MIN_ROW ? nonEmptyChunks(C, Math.ceil(C / ROW_CHUNK)) : 1;
+    const chunks = split === 'rows' ? nonEmptyChunks(C, Math.ceil(C / ROW_CHUNK)) : 1;
     if (chunks === 1) {
       const d = rowsDispatch(spec, caps, kind, {
         label,
@@ -211,14 +184,14 @@ export function reducePlan(
     const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `rows, pass 2 of 2: a workgroup per output reduces its ${chunks} partials`, ...pass2, rows: R, rowLen: chunks, chunks: 1, finish });
     return planOf([d1, d2], [R * chunks * 4]);
   }
-  if (pattern === 'rk' && R < SPLIT_MAX_COLUMNS && C >= 2 * COLUMN_CHUNK) {
+  if (split === 'columns') {
     const chunks = nonEmptyChunks(C, Math.ceil(C / COLUMN_CHUNK));
     const d1 = columnPartialsDispatch(spec, caps, kind, { label: `${label}:partials`, source, part: part('read_write'), cols: R, rows: C, chunks });
     const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `columns, pass 2 of 2: a workgroup per output reduces its ${chunks} contiguous partials (tree in shared memory)`, ...pass2, rows: R, rowLen: chunks, chunks: 1, finish });
     return planOf([d1, d2], [R * chunks * 4]);
   }
 
-  if (pattern === 'rkr' && C >= ROWS_PATH_MIN) {
+  if (split === 'outerKeptInner') {
     // per-channel statistics of [N, C, H, W] over N, H, W (BatchNorm and its gradients): the general path would
     // give C threads each walking N·H·W elements; instead rows over H·W, then each output walks its N partials
     const [A, K, B] = merged.map((a) => a.extent);

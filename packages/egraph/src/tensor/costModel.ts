@@ -1,11 +1,11 @@
-// The shape-aware cost model: a kernel costs one dispatch plus the bytes it moves over the bandwidth plus its
+// The shape-aware cost model: a kernel costs its dispatches (two for split reductions and split-K) plus the bytes it moves over the bandwidth plus its
 // flops over the throughput, from adapter-like figures. Which ops are kernels, their flops and their legality
 // under the device's limits come from `@neura/ir`'s kernel facts (the runtime's compile checks the same facts):
 // an illegal node costs Infinity. Must not read the e-graph beyond class types. Invariant: every node costs > 0
 // (DAG extraction).
 
 import type { KernelLimits } from '@neura/ir';
-import { DEFAULT_KERNEL_LIMITS, isKernelOp as irIsKernelOp, isMultiResultOp, kernelFlops, kernelIllegality, kernelOutputs, resultType, tensorTypeBytes } from '@neura/ir';
+import { DEFAULT_KERNEL_LIMITS, isKernelOp as irIsKernelOp, isMultiResultOp, kernelDispatches, kernelFlops, kernelIllegality, kernelOutputs, resultType, tensorTypeBytes } from '@neura/ir';
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { enodeAttrs, fromENode, irENode, isOpKind } from './tensorLanguage.js';
@@ -57,8 +57,10 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
   if (kernelIllegality(ir.op, ins, out, model.limits, results, multiTensor) !== undefined) return Number.POSITIVE_INFINITY;
   let bytes = ins.reduce((s, t) => s + tensorBytes(t), 0);
   for (let r = 0; r < results; r++) bytes += tensorTypeBytes(resultType(ir, out, r));
-  const flops = kernelFlops(ir.op, { attrs: ir.attrs, ins, out });
-  return model.dispatchCost + bytes / model.bytesPerUnit + flops / model.flopsPerUnit + EPSILON;
+  const ctx = { attrs: ir.attrs, ins, out };
+  const flops = kernelFlops(ir.op, ctx);
+  // a split reduction or split-K matmul runs two dispatches (the partials' traffic is small beside its operands')
+  return model.dispatchCost * kernelDispatches(ir.op, ctx) + bytes / model.bytesPerUnit + flops / model.flopsPerUnit + EPSILON;
 }
 
 /**
