@@ -27,6 +27,7 @@ export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
 export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulConfigName, type MatmulOp, matmulKernel, matmulPlanWith, type SkinnyConfig } from './matmul.js';
 export { type AttentionDims, attentionDims, defaultFlashConfig, type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, flashEligible } from './flashAttention.js';
+export { DEFAULT_TILED_GRAD, type TiledGradConfig, tiledGradFits } from './flashAttentionTiledGrad.js';
 export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';
 export {
   bindOperands,
