@@ -16,7 +16,7 @@
 import { type AttentionDims, attentionDims, rowIndex } from './attentionDims.js';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 export { type AttentionDims, attentionDims, rowIndex };
-import { type TiledGradConfig, tiledGradCode, tiledGradFits } from './flashAttentionTiledGrad.js';
+import { chooseTiledGrad, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
 import { checkWorkgroupMemory, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** Largest head dimension the register-resident rows allow. */
@@ -37,7 +37,7 @@ function tileRows(a: number, b: number, caps: DeviceCaps, most = 32): number {
 export interface FlashConfig {
   readonly rows: number;
   readonly tile: number;
-  /** Gradient kernels: 'tiled' (flashAttentionTiledGrad.ts, where its workgroup memory fits; the default) or 'rows'. */
+  /** Gradient kernels: 'tiled' (flashAttentionTiledGrad.ts, where its workgroup memory fits) or 'rows' (default: DEFAULT_FLASH_GRAD). */
   readonly grad?: 'tiled' | 'rows';
   /** The tiled gradients' threads and partner rows per tile (default DEFAULT_TILED_GRAD). */
   readonly tiled?: TiledGradConfig;
@@ -322,16 +322,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   return { code, wg, rows: wg };
 }
 
-/** Whether the gradient runs on the tiled kernels (the default where they fit) rather than a thread per row. */
-const useTiled = (dm: AttentionDims, byQuery: boolean, caps: DeviceCaps, cfg?: FlashConfig): boolean => (cfg?.grad ?? 'tiled') === 'tiled' && tiledGradFits(dm, byQuery, caps, cfg?.tiled);
+/** The gradient kernels used when a config does not say: the row kernels until the tiled ones are measured faster on the H200. */
+export const DEFAULT_FLASH_GRAD: 'tiled' | 'rows' = 'rows';
+
+/** The tiled gradients' shape (the default where one fits), or undefined for the kernels with a thread per row. */
+const tiledShape = (dm: AttentionDims, byQuery: boolean, caps: DeviceCaps, cfg?: FlashConfig): TiledGradConfig | undefined =>
+  (cfg?.grad ?? DEFAULT_FLASH_GRAD) === 'tiled' ? chooseTiledGrad(dm, byQuery, caps, cfg?.tiled) : undefined;
 
 /** Flash `attentionGrad` (see the file header): one dispatch reading the forward's L and Δ. */
 export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale, wrt } = spec.node.attrs;
   const dm = attentionDims(spec);
-  const gr = useTiled(dm, wrt === 'q', caps, cfg)
-    ? tiledGradCode(spec, caps, dm, causal, scale, wrt === 'q' ? { q: true } : { k: wrt === 'k', v: wrt === 'v' }, cfg?.tiled)
-    : gradCode(spec, caps, dm, causal, scale, wrt, cfg);
+  const tiled = tiledShape(dm, wrt === 'q', caps, cfg);
+  const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, wrt === 'q' ? { q: true } : { k: wrt === 'k', v: wrt === 'v' }, tiled) : gradCode(spec, caps, dm, causal, scale, wrt, cfg);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;
@@ -346,9 +349,8 @@ export function flashAttentionGradKVPlan(spec: KernelSpec<'attentionGradKV'>, ca
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
   const wrt: GradWrt = wanted.length === 2 ? 'kv' : wanted[0];
-  const gr = useTiled(dm, false, caps, cfg)
-    ? tiledGradCode(spec, caps, dm, causal, scale, { k: wanted.includes('k'), v: wanted.includes('v') }, cfg?.tiled)
-    : gradCode(spec, caps, dm, causal, scale, wrt, cfg);
+  const tiled = tiledShape(dm, false, caps, cfg);
+  const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, { k: wanted.includes('k'), v: wanted.includes('v') }, tiled) : gradCode(spec, caps, dm, causal, scale, wrt, cfg);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   for (const w of wanted) bindings.push({ source: { kind: 'output', index: w === 'k' ? 0 : 1 }, access: 'read_write', dtype: 'f32' });
   return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, dm.tk, gr.rows, dm.heads) }], scratch: [] };

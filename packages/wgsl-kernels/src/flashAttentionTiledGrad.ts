@@ -26,8 +26,19 @@ export interface TiledGradConfig {
   readonly partners: number;
 }
 
-/** The shipped shape: 128 threads, 16 partner rows per tile (29.1 KiB of workgroup memory at D = Dv = 64). */
-export const DEFAULT_TILED_GRAD: TiledGradConfig = { threads: 128, partners: 16 };
+/**
+ * The shipped shapes, first that fits: 128 threads with 32-row partner tiles (4 anchors × 2 partners a thread;
+ * 42.3 KiB of workgroup memory at D = Dv = 64), then 16-row tiles (29.1 KiB, for 32 KiB devices), then 64 threads
+ * with 8-row tiles.
+ */
+export const TILED_GRAD_CONFIGS: readonly TiledGradConfig[] = [
+  { threads: 128, partners: 32 },
+  { threads: 128, partners: 16 },
+  { threads: 64, partners: 8 },
+];
+
+/** The default shape. */
+export const DEFAULT_TILED_GRAD: TiledGradConfig = TILED_GRAD_CONFIGS[0];
 
 /** Which gradients a tiled pass writes: dq, or dk and/or dv. */
 export type TiledGradWrites = { readonly q: true } | { readonly q?: false; readonly k: boolean; readonly v: boolean };
@@ -37,13 +48,18 @@ export function tiledGradSmem(dm: AttentionDims, byQuery: boolean, cfg: TiledGra
   const { d, dv } = dm;
   const br = cfg.partners;
   const anchors = BC * (d + 4 + dv + 4);
-  const partners = br * (d + dv);
+  const partners = br * (d + 4 + dv + 4);
   const weights = (byQuery ? 1 : 2) * br * BC;
   const stats = 2 * (byQuery ? BC : br);
   return (anchors + partners + weights + stats) * 4;
 }
 
-/** Whether the tiled pass runs on these caps and dimensions (else the row kernels do). */
+/** `cfg` if given and it fits, else the first shipped shape that fits these caps and dimensions (none: the row kernels run). */
+export function chooseTiledGrad(dm: AttentionDims, byQuery: boolean, caps: DeviceCaps, cfg?: TiledGradConfig): TiledGradConfig | undefined {
+  return (cfg ? [cfg] : TILED_GRAD_CONFIGS).find((c) => tiledGradFits(dm, byQuery, caps, c));
+}
+
+/** Whether the tiled pass runs on these caps and dimensions with this shape. */
 export function tiledGradFits(dm: AttentionDims, byQuery: boolean, caps: DeviceCaps, cfg: TiledGradConfig = DEFAULT_TILED_GRAD): boolean {
   const t = cfg.threads;
   return (
@@ -107,7 +123,7 @@ export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionD
       let r = e / ${u32Lit(n4)};
       var val = vec4<f32>();
       if (t0 + r < ${u32Lit(np)}) { val = ${src}[${rowIndex(dm, 't0 + r', np)} * ${u32Lit(n4)} + e % ${u32Lit(n4)}]; }
-      ${sh}[e] = val;
+      ${sh}[r * ${u32Lit(n4 + 1)} + e % ${u32Lit(n4)}] = val;
     }`;
   // stats: L and Δ of the query rows (anchors for dq, once; partners for dk/dv, per tile)
   const stageStats = (n: number, first: string, rows: number) => `for (var e = lid; e < ${u32Lit(n)}; e = e + ${u32Lit(WG)}) {
@@ -116,41 +132,45 @@ export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionD
     st[e] = lv; st[${u32Lit(n)} + e] = dl;
   }`;
   const anchorOf = (r: number) => `g + ${u32Lit(GROUPS * r)}`;
-  // phase A for partner pp (a WGSL u32 expression) of this thread
-  const phaseA = (pp: string) => {
-    const s = range(4).map((r) => `var s${r} = 0.0; var dp${r} = 0.0;`).join(' ');
-    const dots1 = range(4)
-      .map((r) => `s${r} = s${r} + dot(a1s[(${anchorOf(r)}) * ${u32Lit(D4 + 1)} + c], pv);`)
-      .join(' ');
-    const dots2 = range(4)
-      .map((r) => `dp${r} = dp${r} + dot(a2s[(${anchorOf(r)}) * ${u32Lit(V4 + 1)} + c], gv);`)
-      .join(' ');
-    const weights = range(4).map((r) => {
+  // phase A: a register tile of 4 anchors (g + 8r) × PPT partners (pg + PG·p) for both products, then the weights
+  const pIdx = (p: number) => `pg + ${u32Lit(PG * p)}`;
+  const tileDots = (acc: string, as: string, ps: string, n4: number) => `for (var c = 0u; c < ${u32Lit(n4)}; c = c + 1u) {
+        ${range(4)
+          .map((r) => `let x${r} = ${as}[(${anchorOf(r)}) * ${u32Lit(n4 + 1)} + c];`)
+          .join(' ')}
+        ${range(PPT)
+          .map((p) => `let y${p} = ${ps}[(${pIdx(p)}) * ${u32Lit(n4 + 1)} + c];`)
+          .join(' ')}
+        ${range(4)
+          .flatMap((r) => range(PPT).map((p) => `${acc}${r}_${p} = ${acc}${r}_${p} + dot(x${r}, y${p});`))
+          .join(' ')}
+      }`;
+  const weightsOf = (p: number) => {
+    const lines = range(4).map((r) => {
       const anchor = `b0 + ${anchorOf(r)}`;
-      const [qi, kj] = byQuery ? [anchor, 'pt'] : ['pt', anchor];
-      const mask = [`pt < ${u32Lit(np)}`, `${anchor} < ${u32Lit(na)}`, ...(causal ? [`${kj} <= ${qi}`] : [])].join(' && ');
-      const [L, dl] = byQuery ? [`st[${anchorOf(r)}]`, `st[${u32Lit(BC)} + ${anchorOf(r)}]`] : [`st[pl]`, `st[${u32Lit(BR)} + pl]`];
+      const [qi, kj] = byQuery ? [anchor, `pt${p}`] : [`pt${p}`, anchor];
+      const mask = [`pt${p} < ${u32Lit(np)}`, `${anchor} < ${u32Lit(na)}`, ...(causal ? [`${kj} <= ${qi}`] : [])].join(' && ');
+      const pl = pIdx(p);
+      const [L, dl] = byQuery ? [`st[${anchorOf(r)}]`, `st[${u32Lit(BC)} + ${anchorOf(r)}]`] : [`st[${pl}]`, `st[${u32Lit(BR)} + ${pl}]`];
       return `let ok${r} = ${mask};
-      let p${r} = select(0.0, exp(s${r} * ${sc} - ${L}), ok${r});
-      let w${r} = select(0.0, p${r} * (dp${r} - ${dl}), ok${r});`;
+        let e${r} = select(0.0, exp(s${r}_${p} * ${sc} - ${L}), ok${r});
+        let w${r} = select(0.0, e${r} * (dp${r}_${p} - ${dl}), ok${r});`;
     });
     return `{
-      let pl = ${pp};
-      let pt = t0 + pl;
-      ${s}
-      for (var c = 0u; c < ${u32Lit(D4)}; c = c + 1u) {
-        let pv = p1s[pl * ${u32Lit(D4)} + c];
-        ${dots1}
-      }
-      for (var c = 0u; c < ${u32Lit(V4)}; c = c + 1u) {
-        let gv = p2s[pl * ${u32Lit(V4)} + c];
-        ${dots2}
-      }
-      ${weights.join('\n      ')}
-      dss[pl * ${u32Lit(GROUPS)} + g] = vec4<f32>(w0, w1, w2, w3);
-      ${byQuery || !wantV ? '' : 'pss[pl * ' + u32Lit(GROUPS) + ' + g] = vec4<f32>(p0, p1, p2, p3);'}
-    }`;
+        let pt${p} = t0 + ${pIdx(p)};
+        ${lines.join('\n        ')}
+        dss[(${pIdx(p)}) * ${u32Lit(GROUPS)} + g] = vec4<f32>(w0, w1, w2, w3);
+        ${wantV ? `pss[(${pIdx(p)}) * ${u32Lit(GROUPS)} + g] = vec4<f32>(e0, e1, e2, e3);` : ''}
+      }`;
   };
+  const phaseA = `{
+      ${range(4)
+        .flatMap((r) => range(PPT).map((p) => `var s${r}_${p} = 0.0; var dp${r}_${p} = 0.0;`))
+        .join(' ')}
+      ${tileDots('s', 'a1s', 'p1s', D4)}
+      ${tileDots('dp', 'a2s', 'p2s', V4)}
+      ${range(PPT).map(weightsOf).join('\n      ')}
+    }`;
   // phase B accumulators: x<r>_<m> (out1, 4 anchors × M1 vec4 columns) and z<r>_<m> (out2)
   const accDecl = [
     ...range(4).flatMap((r) => range(M1).map((m) => `var x${r}_${m} = vec4<f32>();`)),
@@ -164,12 +184,12 @@ export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionD
           .map((r) => `${acc}${r}_${m} = fma(vec4<f32>(wt.${'xyzw'[r]}), pr, ${acc}${r}_${m});`)
           .join(' ');
         const guard = CL * (m + 1) > n4 ? `if (${col} < ${u32Lit(n4)}) ` : '';
-        return `${guard}{ let pr = ${src}[pi * ${u32Lit(n4)} + ${col}]; let wt = ${weights}; ${body} }`;
+        return `${guard}{ let pr = ${src}[pi * ${u32Lit(n4 + 1)} + ${col}]; let wt = ${weights}; ${body} }`;
       })
       .join('\n        ');
   const phaseB = `for (var pi = 0u; pi < ${u32Lit(BR)}; pi = pi + 1u) {
         ${M1 > 0 ? accumulate('x', M1, out1N4, `dss[pi * ${u32Lit(GROUPS)} + g]`, 'p1s') : ''}
-        ${M2 > 0 ? accumulate('z', M2, out2N4, `${byQuery || !wantV ? 'dss' : 'pss'}[pi * ${u32Lit(GROUPS)} + g]`, 'p2s') : ''}
+        ${M2 > 0 ? accumulate('z', M2, out2N4, `${wantV ? 'pss' : 'dss'}[pi * ${u32Lit(GROUPS)} + g]`, 'p2s') : ''}
       }`;
   const writeOut = (acc: string, M: number, n4: number, dst: string, scaled: boolean) =>
     range(4)
@@ -190,8 +210,8 @@ export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionD
 
 var<workgroup> a1s: array<vec4<f32>, ${BC * (D4 + 1)}>;
 var<workgroup> a2s: array<vec4<f32>, ${BC * (V4 + 1)}>;
-var<workgroup> p1s: array<vec4<f32>, ${BR * D4}>;
-var<workgroup> p2s: array<vec4<f32>, ${BR * V4}>;
+var<workgroup> p1s: array<vec4<f32>, ${BR * (D4 + 1)}>;
+var<workgroup> p2s: array<vec4<f32>, ${BR * (V4 + 1)}>;
 var<workgroup> dss: array<vec4<f32>, ${(BR * BC) / 4}>;
 ${byQuery ? '' : `var<workgroup> pss: array<vec4<f32>, ${(BR * BC) / 4}>;\n`}var<workgroup> st: array<f32, ${2 * (byQuery ? BC : BR)}>;
 
@@ -211,9 +231,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     ${stagePartners('p2s', p2, V4)}
     ${byQuery ? '' : stageStats(BR, 't0', tq)}
     workgroupBarrier();
-    ${range(PPT)
-      .map((r) => phaseA(`pg + ${u32Lit(PG * r)}`))
-      .join('\n    ')}
+    ${phaseA}
     workgroupBarrier();
     ${phaseB}
     workgroupBarrier();
