@@ -18,7 +18,7 @@ export {
 } from './kernel.js';
 export { pointwiseMultiKernel } from './pointwiseMulti.js';
 export { multiTensorTable, pointwiseMultiTensorKernel } from './pointwiseMultiTensor.js';
-export { pointwiseReduceKernel } from './pointwiseReduce.js';
+export { pointwiseReduceKernel, pointwiseReduceMultiKernel } from './pointwiseReduce.js';
 export { rowwiseKernel } from './rowwise.js';
 export { attentionGradKVKernel, attentionWithLseKernel } from './attention.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';

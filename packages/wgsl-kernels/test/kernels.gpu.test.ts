@@ -750,6 +750,7 @@ describe('coverage', () => {
     const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     // its one-dispatch form reads the runtime's arena layout: packages/runtime-webgpu/test/multiTensor.gpu.test.ts runs both forms
     tested.add('pointwiseMultiTensor');
+    tested.add('pointwiseReduceMulti'); // several results: packages/runtime-webgpu/test/reduceMulti.gpu.test.ts checks each through compile
     tested.add('custom'); // a user's kernel: packages/nn/test/customOp.gpu.test.ts runs one in training against the interpreter
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });
