@@ -258,6 +258,18 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
     prefer: ['pointwiseReduce'],
   },
+  'reduce-multi': {
+    // a layer norm's dβ = Σ dY and dγ = Σ dY·x̂ over enough rows to split (columns path), a third sibling with a
+    // prologue of its own, and a row sum of dY (not a column reduction: left alone)
+    build: (g, r) => {
+      const shape = [64 + Math.floor(r() * 8), dim(r)];
+      const dy = g.input('dy', shape);
+      const xh = g.input('xh', shape);
+      return [g.sum(dy, [0]), g.sum(g.mul(dy, xh), [0]), g.sum(g.mul(dy, g.exp(xh)), [0]), g.sum(dy, [1])];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
+    prefer: ['pick', 'pointwiseReduceMulti'],
+  },
   'rowwise-fusion': {
     // layer norm as ir builds it, a hand-written dx (row sums as [N] reshaped to [N, 1], as autograd's), an RMS norm
     build: (g, r) => {

@@ -167,6 +167,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   // each stat's prologue and combine per element, the expression per element
   rowwise: { flops: (c) => (pwExprSize(c.attrs.expr) + c.attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + 1, 0)) * n(c.out.shape) },
   pointwiseReduce: { flops: (c) => (pwExprSize(c.attrs.expr) + 1) * n(c.attrs.shape) + pwExprSize(c.attrs.post) * n(c.out.shape) },
+  pointwiseReduceMulti: { flops: (c) => c.attrs.results.reduce((s, r) => s + (pwExprSize(r.expr) + 1) * n(c.attrs.shape) + pwExprSize(r.post) * n(c.out.shape), 0) },
   softmaxCrossEntropy: perIn(4 + SLOW),
   softmaxCrossEntropyGrad: perIn(4 + SLOW),
 };

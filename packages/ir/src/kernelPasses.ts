@@ -100,6 +100,11 @@ export function kernelDispatches<K extends OpKind>(op: K, c: KernelCtx<K>): numb
       const a = c.attrs as KernelCtx<'pointwiseReduce'>['attrs'];
       return reduceDispatches(a.shape, a.axes);
     }
+    case 'pointwiseReduceMulti': {
+      // split columns share their two passes; other paths run each result's reduction after the other
+      const a = c.attrs as KernelCtx<'pointwiseReduceMulti'>['attrs'];
+      return reduceSplit(a.shape, a.axes) === 'columns' ? 2 : a.results.length * reduceDispatches(a.shape, a.axes);
+    }
     case 'matmul':
     case 'fusedMatmul':
     case 'matmulEpilogue': {
