@@ -39,14 +39,14 @@ if (want('matmul')) {
 }
 for (const w of MLP_WORKLOADS) {
   if (!want(w.name)) continue;
-  const r = await benchMlp(w, dev, { ...(device ? { steps: 300, warmup: 30, blocks: 10 } : { steps: 20, warmup: 3, blocks: 2 }), phases });
+  const r = await benchMlp(w, dev, { ...(device ? { steps: 300, warmup: 30, warmupMs: 1000, blocks: 10 } : { steps: 20, warmup: 3, blocks: 2 }), phases });
   log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, pipelined ${r.pipelined.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches${phaseText(r)}`);
   results[w.name] = r;
 }
 for (const w of GPT_WORKLOADS) {
   if (!want(w.name) || (!device && w.config.width > 128)) continue;
   try {
-    const r = await benchGpt(w, dev, { ...(device ? { steps: 50, warmup: 5 } : { steps: 2, warmup: 1 }), phases });
+    const r = await benchGpt(w, dev, { ...(device ? { steps: 50, warmup: 5, warmupMs: 1000 } : { steps: 2, warmup: 1 }), phases });
     log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches, compile ${r.compileMs.toFixed(0)} ms${phaseText(r)}`);
     results[w.name] = r;
   } catch (e) {
@@ -57,7 +57,7 @@ for (const w of GPT_WORKLOADS) {
 for (const w of CNN_WORKLOADS) {
   if (!want(w.name) || (!device && w.model !== 'lenet')) continue;
   try {
-    const r = await benchCnn(w, dev, { ...(device ? { steps: 100, warmup: 10 } : { steps: 2, warmup: 1 }), phases });
+    const r = await benchCnn(w, dev, { ...(device ? { steps: 100, warmup: 10, warmupMs: 1000 } : { steps: 2, warmup: 1 }), phases });
     log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches, compile ${r.compileMs.toFixed(0)} ms${phaseText(r)}`);
     results[w.name] = r;
   } catch (e) {

@@ -26,7 +26,8 @@ export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js'
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
 export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulConfigName, type MatmulOp, matmulKernel, matmulPlanWith, type SkinnyConfig } from './matmul.js';
-export { type AttentionDims, attentionDims, defaultFlashConfig, type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, flashEligible } from './flashAttention.js';
+export { type AttentionDims, attentionDims, DEFAULT_FLASH_GRAD, defaultFlashConfig, type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, flashEligible } from './flashAttention.js';
+export { chooseTiledGrad, DEFAULT_TILED_GRAD, TILED_GRAD_CONFIGS, type TiledGradConfig, tiledGradFits } from './flashAttentionTiledGrad.js';
 export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';
 export {
   bindOperands,
