@@ -6,7 +6,11 @@ PyTorch at its strongest, so that ratios are honest: every training workload is 
 where the optimizer is AdamW), with torch.compile, and with torch.compile mode="reduce-overhead" (CUDA
 graphs); `best` names the fastest. Peak memory (torch.cuda.max_memory_allocated) is recorded per mode.
 `kernels` times the matmul shapes of the GPT 6x384 step and causal SDPA forward+backward (B64 H6 T256 D64)
-with CUDA events, the same shapes as neura's `--kernels` profile run."""
+with CUDA events, the same shapes as neura's `--kernels` profile run.
+
+`mixed` is the reference for neura's `precision: 'mixed'`: the GPT steps under torch.autocast (fp16 with a
+GradScaler, as PyTorch's AMP recipe has it, and bf16 without), eager / compiled / CUDA graphs, and the GPT
+step's matmul shapes in fp16 and bf16 (tensor cores)."""
 
 import json
 import statistics
@@ -144,6 +148,52 @@ def gpt_step(layers, heads, width, context, batch, vocab, mode):
     return r
 
 
+def gpt_step_amp(layers, heads, width, context, batch, vocab, dtype, mode):
+    """The GPT step under torch.autocast(dtype): fp32 weights and optimizer (fused AdamW), fp16/bf16 matmuls.
+    fp16 scales the loss with a GradScaler (PyTorch's AMP recipe); bf16 needs none. mode as gpt_step's."""
+    torch.manual_seed(0)
+    model = Gpt(layers, heads, width, context, vocab).to(dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.01, fused=True)
+    idx = torch.randint(0, vocab, (batch, context), device=dev)
+    tgt = torch.randint(0, vocab, (batch, context), device=dev)
+    scaler = torch.amp.GradScaler("cuda") if dtype == torch.float16 else None
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=dtype):
+            logits = model(idx)
+            loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), tgt.view(-1))
+        if scaler is None:
+            loss.backward()
+            opt.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        return loss
+
+    fn = step if mode == "eager" else torch.compile(step, mode="reduce-overhead" if mode == "graphs" else None)
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    r = timed(fn, warmup=10, iters=50)
+    r["maxMemoryAllocated"] = torch.cuda.max_memory_allocated()
+    return r
+
+
+def matmul_kernels(dtype):
+    """The GPT step's matmul shapes (and 4096³) in dtype, CUDA events (tensor cores for fp16/bf16)."""
+    out = {}
+    for name, m, n, k, ta, tb in GPT_MATMULS:
+        a = torch.randn(*((k, m) if ta else (m, k)), device=dev, dtype=dtype)
+        b = torch.randn(*((n, k) if tb else (k, n)), device=dev, dtype=dtype)
+        fa = (lambda: a.t()) if ta else (lambda: a)
+        fb = (lambda: b.t()) if tb else (lambda: b)
+        r = event_ms(lambda: fa() @ fb())
+        r["tflops"] = 2 * m * n * k / (r["medianMs"] * 1e-3) / 1e12
+        out[f"matmul-{name}"] = r
+    return out
+
+
 def event_ms(fn, warmup=5, iters=20):
     """Median GPU time of fn in ms, CUDA events around each call."""
     for _ in range(warmup):
@@ -266,7 +316,7 @@ def cnn_step(model_name, batch, mode):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--out=")]
     out_path = next((a[len("--out="):] for a in sys.argv[1:] if a.startswith("--out=")), None)
-    which = set(args) or {"matmul", "mlp", "gpt", "kernels", "cnn"}
+    which = set(args) or {"matmul", "mlp", "gpt", "kernels", "cnn"}  # "mixed" (or mixed-kernels, mixed-gpt) only when named
     out = {
         "framework": "pytorch",
         "version": torch.__version__,
@@ -332,6 +382,29 @@ def main():
     if "kernels" in which and dev == "cuda":
         res["kernels"] = kernels()
         save()
+    if which & {"mixed", "mixed-kernels"} and dev == "cuda":
+        for dtype, tag in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
+            res[f"kernels-{tag}"] = matmul_kernels(dtype)
+            save()
+    if which & {"mixed", "mixed-gpt"} and dev == "cuda":
+        gpts = {
+            "gpt-2x128-ctx64-b16-adamw": (2, 4, 128, 64, 16, 65),
+            "gpt-6x384-ctx256-b64-adamw": (6, 6, 384, 256, 64, 65),
+        }
+        for name, cfg in gpts.items():
+            for dtype, tag in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
+                entry = {}
+                res[f"{name}-autocast-{tag}"] = entry
+                for mode in ("eager", "compiled", "graphs"):
+                    try:
+                        entry[mode] = gpt_step_amp(*cfg, dtype, mode)
+                    except Exception as e:  # CUDA graphs cannot capture the GradScaler's host sync; no toolchain, ...
+                        entry[f"{mode}Error"] = str(e)[:300]
+                    save()
+                timed_modes = [m for m in ("eager", "compiled", "graphs") if m in entry]
+                if timed_modes:
+                    entry["best"] = min(timed_modes, key=lambda m: entry[m]["medianMs"])
+                save()
     json.dump(out, sys.stdout)
     print()
 

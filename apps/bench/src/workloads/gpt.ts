@@ -4,7 +4,7 @@
 import { optimize } from '@neura/egraph';
 import { buildTrainingStep, causalMask, compileTraining, GPT, type GptConfig, type TrainingSession } from '@neura/nn';
 import { adamW } from '@neura/optim';
-import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
+import { compile, type NeuraDevice, type Precision } from '@neura/runtime-webgpu';
 import type { KernelGenerator } from '@neura/wgsl-kernels';
 import { type Timing, timeAsync } from '../timing.js';
 import { benchCompiledStep, type StepFigures } from './stepFigures.js';
@@ -22,10 +22,10 @@ export const GPT_WORKLOADS: GptWorkload[] = [
 ];
 
 /** Builds and compiles one GPT training step, with the feeds of every step. */
-export async function buildGpt(w: GptWorkload, device: NeuraDevice): Promise<{ train: TrainingSession; feeds: Record<string, Int32Array | Float32Array> }> {
+export async function buildGpt(w: GptWorkload, device: NeuraDevice, precision: Precision = 'fp32'): Promise<{ train: TrainingSession; feeds: Record<string, Int32Array | Float32Array> }> {
   const c = w.config;
   const { graph: g, loss } = new GPT(c).trainingGraph(c.batch);
-  const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device });
+  const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device, precision });
   const n = c.batch * c.context;
   const feeds: Record<string, Int32Array | Float32Array> = {
     tokens: Int32Array.from({ length: n }, (_, i) => (i * 31 + 7) % c.vocab),
@@ -63,8 +63,8 @@ export async function timeGptWith(w: GptWorkload, device: NeuraDevice, generator
 }
 
 /** Builds, compiles and times one GPT training step. */
-export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { steps: number; warmup: number }): Promise<StepFigures & { synced: Timing; compileMs: number }> {
+export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { steps: number; warmup: number }, precision: Precision = 'fp32'): Promise<StepFigures & { synced: Timing; compileMs: number }> {
   const t0 = performance.now();
-  const { train, feeds } = await buildGpt(w, device);
+  const { train, feeds } = await buildGpt(w, device, precision);
   return benchCompiledStep(train, feeds, t0, iters);
 }

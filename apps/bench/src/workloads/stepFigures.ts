@@ -31,11 +31,11 @@ export function stepFigures(train: TrainingSession): StepFigures {
  * Figures of a training step compiled from `t0` on: compile time up to the first finished step, then synced
  * steps; disposes the session.
  */
-export async function benchCompiledStep(train: TrainingSession, feeds: Record<string, FeedValue>, t0: number, iters: { steps: number; warmup: number }): Promise<StepFigures & { synced: Timing; compileMs: number }> {
-  await train.step(feeds, { readLoss: true });
+export async function benchCompiledStep(train: TrainingSession, feeds: Record<string, FeedValue>, t0: number, iters: { steps: number; warmup: number }): Promise<StepFigures & { synced: Timing; compileMs: number; firstLoss?: number }> {
+  const firstLoss = await train.step(feeds, { readLoss: true });
   const compileMs = performance.now() - t0;
   const synced = await timeSyncedSteps(train, feeds, iters);
-  const r = { synced, compileMs, ...stepFigures(train) };
+  const r = { synced, compileMs, firstLoss, ...stepFigures(train) };
   train.dispose();
   return r;
 }
