@@ -120,11 +120,11 @@ for (const w of GPT_WORKLOADS) {
   for (const p of ['fp32', 'mixed'] as const) {
     try {
       const t0 = performance.now();
-      const { train, feeds } = await buildGpt(w, dev, p);
+      const { train, batches } = await buildGpt(w, dev, p);
       const losses: number[] = [];
-      for (let i = 0; i < steps; i++) losses.push((await train.step(feeds, { readLoss: true })) as number);
+      for (let i = 0; i < steps; i++) losses.push((await train.step(batches[0], { readLoss: true })) as number);
       const compileAndTrainMs = performance.now() - t0;
-      const synced = await timeSyncedSteps(train, feeds, { steps: 50, warmup: 5 });
+      const synced = await timeSyncedSteps(train, batches, { steps: 50, warmup: 5, warmupMs: 1000 });
       row[p] = { losses, synced, compileAndTrainMs, dispatchesPerStep: train.stats.dispatchesPerStep, bytesAllocated: train.stats.bytesAllocated };
       log(`${w.name} ${p}: synced ${synced.medianMs.toFixed(3)} ms, ${train.stats.dispatchesPerStep} dispatches, losses ${losses.map((l) => l.toFixed(4)).join(' ')}`);
       train.dispose();

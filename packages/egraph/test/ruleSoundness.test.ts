@@ -185,9 +185,11 @@ const SAMPLES: Record<string, Sample> = {
     build: (g, r) => {
       const x = mat(g, 'x', r);
       const y = g.input('y', [x.shape[0], 1]);
-      return [g.mul(g.relu(g.sub(x, y)), g.cast(g.gt(y, 0), 'f32')), g.neg(g.sin(g.cos(x)))];
+      // and a two-op consumer (built by merge) taking a one-op producer: a layer norm dx + s/n reading a + b
+      const b = g.input('b', [...x.shape]);
+      return [g.mul(g.relu(g.sub(x, y)), g.cast(g.gt(y, 0), 'f32')), g.neg(g.sin(g.cos(x))), g.add(g.add(x, b), g.mul(y, 0.25))];
     },
-    with: ['pointwise-lift'],
+    with: ['pointwise-lift', 'pointwise-merge'],
   },
   'update-multi': {
     // Adam's p, m, v updates from one gradient (plus an unrelated update that must stay out of the group)
@@ -257,6 +259,18 @@ const SAMPLES: Record<string, Sample> = {
     },
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
     prefer: ['pointwiseReduce'],
+  },
+  'reduce-multi': {
+    // a layer norm's dβ = Σ dY and dγ = Σ dY·x̂ over enough rows to split (columns path), a third sibling with a
+    // prologue of its own, and a row sum of dY (not a column reduction: left alone)
+    build: (g, r) => {
+      const shape = [64 + Math.floor(r() * 8), dim(r)];
+      const dy = g.input('dy', shape);
+      const xh = g.input('xh', shape);
+      return [g.sum(dy, [0]), g.sum(g.mul(dy, xh), [0]), g.sum(g.mul(dy, g.exp(xh)), [0]), g.sum(dy, [1])];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
+    prefer: ['pick', 'pointwiseReduceMulti'],
   },
   'rowwise-fusion': {
     // layer norm as ir builds it, a hand-written dx (row sums as [N] reshaped to [N, 1], as autograd's), an RMS norm

@@ -216,6 +216,12 @@ export interface OtherOpAttrs {
    * value (`$0` in it; `$0` alone when there is no epilogue). The prologue's tensor is never written.
    */
   pointwiseReduce: { expr: PwExpr; shape: number[]; reduce: ReduceOp; axes: number[]; keepdims: boolean; post: PwExpr };
+  /**
+   * Sibling reductions in one kernel: result r is `pointwiseReduce` with `results[r]`'s prologue and epilogue over
+   * the same inputs, `shape`, `reduce`, `axes` (e.g. a layer norm's dγ = Σ dY·x̂ and dβ = Σ dY, reading dY once).
+   * The node's value is result 0; `pick` reads the others (each of the same type).
+   */
+  pointwiseReduceMulti: { results: { expr: PwExpr; post: PwExpr }[]; shape: number[]; reduce: ReduceOp; axes: number[]; keepdims: boolean };
   /** inputs [logits [N,C], labels [N] i32]: cross-entropy of softmax(logits), reduced to a scalar. */
   softmaxCrossEntropy: { reduction: Reduction };
   /** inputs [logits [N,C], labels [N] i32, dy []]: (softmax(logits) - onehot(labels)) * dy (/ N for mean). */

@@ -13,39 +13,11 @@
 // Causal masks are top-left aligned (key j > query i masked, as the interpreter). attention.ts decides when to
 // use this file (its simple kernels stay for odd D and as the reference shape).
 
-import { numel } from '@neura/ir';
+import { type AttentionDims, attentionDims, rowIndex } from './attentionDims.js';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+export { type AttentionDims, attentionDims, rowIndex };
+import { chooseTiledGrad, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
 import { checkWorkgroupMemory, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
-
-/** Heads (product of the leading axes), query and key lengths, and the q/k and v head sizes of an attention op. */
-export interface AttentionDims {
-  /** Heads in all: the product of the leading axes (seq-major: of those before T, times H). */
-  readonly heads: number;
-  /** Seq-major layout ([..., T, H, D]): H, the heads per sequence; 0 for the heads-major layout. */
-  readonly seqHeads: number;
-  readonly tq: number;
-  readonly tk: number;
-  readonly d: number;
-  readonly dv: number;
-}
-
-/** The dimensions of an attention-family spec (operands q, k[, v, ...]; `attentionLse` has no v: Dv = 0). */
-export function attentionDims(spec: KernelSpec): AttentionDims {
-  const [q, k, v] = spec.inputs;
-  const r = q.shape.length;
-  const dv = v ? v.shape[r - 1] : 0;
-  if ((spec.node.attrs as { seqMajor?: boolean }).seqMajor)
-    return { heads: numel(q.shape.slice(0, -3)) * q.shape[r - 2], seqHeads: q.shape[r - 2], tq: q.shape[r - 3], tk: k.shape[r - 3], d: q.shape[r - 1], dv };
-  return { heads: numel(q.shape.slice(0, -2)), seqHeads: 0, tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv };
-}
-
-/**
- * WGSL for the flat row index of row `t` of head `h` (a WGSL u32 variable) in a tensor of `rows` rows per head:
- * heads-major h·T + t; seq-major (b, n) = (h / H, h % H) at (b·T + t)·H + n. Rows of q, k, v, dOut and the results
- * are D or Dv floats long at that index; lse and delta hold one float there.
- */
-export const rowIndex = (dm: AttentionDims, t: string, rows: number): string =>
-  dm.seqHeads === 0 ? `(h * ${u32Lit(rows)} + ${t})` : `((h / ${u32Lit(dm.seqHeads)}) * ${u32Lit(rows * dm.seqHeads)} + (${t}) * ${u32Lit(dm.seqHeads)} + h % ${u32Lit(dm.seqHeads)})`;
 
 /** Largest head dimension the register-resident rows allow. */
 export const FLASH_MAX_DIM = 128;
@@ -65,6 +37,10 @@ function tileRows(a: number, b: number, caps: DeviceCaps, most = 32): number {
 export interface FlashConfig {
   readonly rows: number;
   readonly tile: number;
+  /** Gradient kernels: 'tiled' (flashAttentionTiledGrad.ts, where its workgroup memory fits) or 'rows' (default: DEFAULT_FLASH_GRAD). */
+  readonly grad?: 'tiled' | 'rows';
+  /** The tiled gradients' threads and partner rows per tile (default DEFAULT_TILED_GRAD). */
+  readonly tiled?: TiledGradConfig;
 }
 
 /**
@@ -229,7 +205,7 @@ type GradWrt = 'q' | 'k' | 'v' | 'kv';
  * Gradient pass for dq (a thread per query row over key tiles) or dk / dv / both (a thread per key row over
  * query tiles: the scores and P are computed once for both gradients when fused).
  */
-function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: GradWrt, cfg?: FlashConfig): { code: string; wg: number } {
+function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: GradWrt, cfg?: FlashConfig): { code: string; wg: number; rows: number } {
   const { tq, tk, d, dv } = dm;
   const { wg, bc: tile } = resolve(caps, d, dv, cfg);
   const D4 = d / 4;
@@ -343,18 +319,26 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   ${body}
 }
 `;
-  return { code, wg };
+  return { code, wg, rows: wg };
 }
+
+/** The gradient kernels used when a config does not say: the row kernels until the tiled ones are measured faster on the H200. */
+export const DEFAULT_FLASH_GRAD: 'tiled' | 'rows' = 'rows';
+
+/** The tiled gradients' shape (the default where one fits), or undefined for the kernels with a thread per row. */
+const tiledShape = (dm: AttentionDims, byQuery: boolean, caps: DeviceCaps, cfg?: FlashConfig): TiledGradConfig | undefined =>
+  (cfg?.grad ?? DEFAULT_FLASH_GRAD) === 'tiled' ? chooseTiledGrad(dm, byQuery, caps, cfg?.tiled) : undefined;
 
 /** Flash `attentionGrad` (see the file header): one dispatch reading the forward's L and Δ. */
 export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale, wrt } = spec.node.attrs;
   const dm = attentionDims(spec);
-  const gr = gradCode(spec, caps, dm, causal, scale, wrt, cfg);
+  const tiled = tiledShape(dm, wrt === 'q', caps, cfg);
+  const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, wrt === 'q' ? { q: true } : { k: wrt === 'k', v: wrt === 'v' }, tiled) : gradCode(spec, caps, dm, causal, scale, wrt, cfg);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;
-  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, rows, gr.wg, dm.heads) }], scratch: [] };
+  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, rows, gr.rows, dm.heads) }], scratch: [] };
 }
 
 /**
@@ -365,8 +349,9 @@ export function flashAttentionGradKVPlan(spec: KernelSpec<'attentionGradKV'>, ca
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
   const wrt: GradWrt = wanted.length === 2 ? 'kv' : wanted[0];
-  const gr = gradCode(spec, caps, dm, causal, scale, wrt, cfg);
+  const tiled = tiledShape(dm, false, caps, cfg);
+  const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, { k: wanted.includes('k'), v: wanted.includes('v') }, tiled) : gradCode(spec, caps, dm, causal, scale, wrt, cfg);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   for (const w of wanted) bindings.push({ source: { kind: 'output', index: w === 'k' ? 0 : 1 }, access: 'read_write', dtype: 'f32' });
-  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, dm.tk, gr.wg, dm.heads) }], scratch: [] };
+  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, dm.tk, gr.rows, dm.heads) }], scratch: [] };
 }

@@ -21,7 +21,7 @@ import { matmulMixedKernel } from './matmulSubgroupMatrix.js';
 import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
 import { pointwiseMultiTensorKernel } from './pointwiseMultiTensor.js';
-import { pointwiseReduceKernel } from './pointwiseReduce.js';
+import { pointwiseReduceKernel, pointwiseReduceMultiKernel } from './pointwiseReduce.js';
 import { rowwiseKernel } from './rowwise.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
@@ -78,6 +78,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
   pointwiseMultiTensor: pointwiseMultiTensorKernel,
+  pointwiseReduceMulti: pointwiseReduceMultiKernel,
   pointwiseReduce: pointwiseReduceKernel,
   rowwise: rowwiseKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,

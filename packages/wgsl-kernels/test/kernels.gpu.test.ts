@@ -33,6 +33,8 @@ import {
   MATMUL_CONFIGS,
   type MatmulConfig,
   chooseSplitK,
+  type FlashConfig,
+  flashAttentionGradKVPlan,
   flashAttentionGradPlan,
   flashAttentionLsePlan,
   flashAttentionPlan,
@@ -577,6 +579,40 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       }
     });
 
+    // the tiled gradients (flashAttentionTiledGrad.ts) in each shape and the row kernels they replace, each forced,
+    // on shapes with ragged anchor blocks and partner tiles, Tq ≠ Tk, column lanes past D (D = 8) and two columns a
+    // lane (D = 64 with 64 threads), heads-major and seq-major
+    it('tiled and row flash gradients agree with the interpreter', async () => {
+      const caps = await getCaps();
+      if (caps.maxStorageBuffersPerShaderStage < 7) return;
+      const tiled = [undefined, { threads: 128, partners: 32 }, { threads: 64, partners: 32 }, { threads: 64, partners: 8 }];
+      const cfgs: FlashConfig[] = [{ rows: 64, tile: 16, grad: 'rows' }, ...tiled.map((t) => ({ rows: 64, tile: 16, grad: 'tiled' as const, ...(t ? { tiled: t } : {}) }))];
+      const shapes: [number[], number, number, number, number][] = [[[2], 45, 37, 8, 12], [[1], 33, 40, 64, 64]];
+      let defaultTiled = 0;
+      for (const cfg of cfgs)
+        for (const [lead, tq, tk, d, dv] of shapes)
+          for (const causal of [true, false]) {
+            const ops = gradOperands(lead, tq, tk, d, dv);
+            for (const wrt of ['q', 'k', 'v'] as const)
+              await check('attentionGrad', ops, { causal, scale: 1 / Math.sqrt(d), wrt }, caps, {
+                rtol: 1e-3,
+                atol: 1e-4,
+                plan: (s, c) => {
+                  const p = flashAttentionGradPlan(s, c, cfg);
+                  if (cfg === cfgs[1] && p.dispatches[0].code.includes('tiled')) defaultTiled++;
+                  return p;
+                },
+              });
+            const plan = (s: KernelSpec<'attentionGradKV'>, c: DeviceCaps) => flashAttentionGradKVPlan({ ...s, results: ['buffer', 'unused'] }, c, ['k'], cfg);
+            if (d === dv) await check('attentionGradKV', ops, { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-3, atol: 1e-4, plan });
+          }
+      const [b, t, h, d] = [2, 41, 3, 16];
+      const seq: Operand[] = [{ shape: [b, t, h, d] }, { shape: [b, t, h, d] }, { shape: [b, t, h, d] }, { shape: [b, t, h, d] }, { shape: [b, t, h] }, { shape: [b, t, h] }];
+      for (const wrt of ['q', 'k', 'v'] as const) await check('attentionGrad', seq, { causal: true, scale: 0.3, seqMajor: true, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfgs[1]) });
+      // a shipped tiled shape fits every cap set with 128 threads and 32 KiB (D = 64 takes the 16-row tiles there)
+      if (caps.maxComputeWorkgroupStorageSize >= 32768 && caps.maxComputeInvocationsPerWorkgroup >= 128) expect(defaultTiled).toBe(2 * 2 * 3);
+    });
+
     it('rope rotates half-split pairs, and its inverse', async () => {
       const caps = await getCaps();
       await check('rope', [{ shape: [2, 7, 8] }], { base: 10000, inverse: false }, caps, { rtol: 1e-4, atol: 1e-4 });
@@ -714,6 +750,7 @@ describe('coverage', () => {
     const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     // its one-dispatch form reads the runtime's arena layout: packages/runtime-webgpu/test/multiTensor.gpu.test.ts runs both forms
     tested.add('pointwiseMultiTensor');
+    tested.add('pointwiseReduceMulti'); // several results: packages/runtime-webgpu/test/reduceMulti.gpu.test.ts checks each through compile
     tested.add('custom'); // a user's kernel: packages/nn/test/customOp.gpu.test.ts runs one in training against the interpreter
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });

@@ -104,16 +104,17 @@ export const withFlashConfig =
  * Times causal attention forward + backward (B, H, T, D) as autograd builds it: the forward, its log-sum-exp,
  * Δ = rowsum(dO ⊙ O) and the three gradients, optimized (Δ's product fuses into its sum) and compiled.
  */
-export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 10, cfg?: FlashConfig): Promise<KernelTiming> {
+export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 10, cfg?: FlashConfig, seqMajor = false): Promise<KernelTiming> {
   const { b, h, t, d } = dims;
   const g = new Graph();
-  const shape = [b, h, t, d];
+  // seq-major ([B, T, H, D]) is the GPT step's layout (head split and merge folded into attention)
+  const shape = seqMajor ? [b, t, h, d] : [b, h, t, d];
   const init = (seed: number) => ({ kind: 'uniform' as const, low: -1, high: 1, seed });
   const q = g.param('q', shape, init(1));
   const k = g.param('k', shape, init(2));
   const v = g.param('v', shape, init(3));
   const dout = g.param('dout', shape, init(4));
-  const attrs = { causal: true, scale: 1 / Math.sqrt(d) };
+  const attrs = { causal: true, scale: 1 / Math.sqrt(d), ...(seqMajor ? { seqMajor } : {}) };
   const o = g.attention(q, k, v, attrs);
   g.output('o', o);
   const lse = g.node('attentionLse', [q, k], attrs);

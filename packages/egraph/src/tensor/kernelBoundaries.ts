@@ -20,6 +20,7 @@ type AbsorbingOp =
   | 'pointwiseMulti'
   | 'pointwiseMultiTensor'
   | 'pointwiseReduce'
+  | 'pointwiseReduceMulti'
   | 'rowwise'
   | 'softmaxCrossEntropy'
   | 'softmaxCrossEntropyGrad';
@@ -36,6 +37,7 @@ const ABSORBED: {
   pointwiseMulti: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
   pointwiseMultiTensor: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
   pointwiseReduce: (a) => [a.reduce, ...exprOps(a.post, exprOps(a.expr))],
+  pointwiseReduceMulti: (a) => [a.reduce, ...a.results.reduce((out, r) => exprOps(r.post, exprOps(r.expr, out)), new Set<OpKind>())],
   rowwise: (a) => [...a.stats.reduce((out, s) => exprOps(s.post, exprOps(s.expr, out.add(s.reduce))), exprOps(a.expr))],
   softmaxCrossEntropy: () => ['logSoftmax', 'nll'],
   softmaxCrossEntropyGrad: () => ['logSoftmax', 'logSoftmaxGrad', 'nllGrad'],

@@ -1,0 +1,57 @@
+// Sibling reductions in one kernel (`pointwiseReduceMulti`) on a real adapter against the interpreter: a layer
+// norm's dβ = Σ dY and dγ = Σ dY·x̂ and a third sum with an epilogue, through compile (each result to its own
+// buffer, read through `pick`): split columns run all of them in two dispatches; other paths run each result's
+// reduction in turn; an unused result is not computed.
+
+import { Graph, interpret, type PwExpr, type Shape, type TensorValue, tensor } from '@neura/ir';
+import { compile, createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let device: NeuraDevice;
+beforeAll(async () => {
+  device = await createDevice();
+});
+afterAll(() => device.destroy());
+
+const I = (index: number): PwExpr => ({ op: 'in', index });
+const results = [
+  { expr: I(0), post: I(0) }, // Σ dY
+  { expr: { op: 'mul', a: I(0), b: I(1) } as PwExpr, post: I(0) }, // Σ dY·x̂
+  { expr: { op: 'mul', a: I(0), b: { op: 'exp', a: I(2) } } as PwExpr, post: { op: 'neg', a: I(0) } as PwExpr }, // −Σ dY·e^b
+];
+
+function build(shape: Shape, axes: number[], bias: Shape, outputs: number[]): Graph {
+  const g = new Graph();
+  const dy = g.input('dy', shape);
+  const xh = g.input('xh', shape);
+  const b = g.input('b', bias);
+  const multi = g.node('pointwiseReduceMulti', [dy, xh, b], { results, shape: [...shape], reduce: 'sum', axes, keepdims: false });
+  for (const j of outputs) g.output(`y${j}`, j === 0 ? multi : g.node('pick', [multi], { index: j }));
+  return g;
+}
+
+const values = (shape: Shape, seed: number) => {
+  const n = shape.reduce((p, d) => p * d, 1);
+  return tensor(shape, Array.from({ length: n }, (_, i) => Math.sin(i * 0.37 + seed) * 0.5));
+};
+
+describe('pointwiseReduceMulti', () => {
+  const cases: { name: string; shape: Shape; axes: number[]; bias: Shape; outputs: number[]; dispatches: number }[] = [
+    { name: 'split columns, every result', shape: [70, 12], axes: [0], bias: [12], outputs: [0, 1, 2], dispatches: 2 },
+    { name: 'split columns, odd width, result 1 unused', shape: [130, 7], axes: [0], bias: [7], outputs: [0, 2], dispatches: 2 },
+    { name: 'rows: one reduction after another', shape: [5, 300], axes: [1], bias: [5, 1], outputs: [0, 1, 2], dispatches: 3 },
+  ];
+  for (const c of cases) {
+    it(`${c.name} matches the interpreter`, async () => {
+      const g = build(c.shape, c.axes, c.bias, c.outputs);
+      const session = await compile(g, device);
+      expect(session.stats.dispatchesPerStep).toBe(c.dispatches);
+      const feeds: Record<string, TensorValue> = { dy: values(c.shape, 1), xh: values(c.shape, 2), b: values(c.bias, 3) };
+      const names = c.outputs.map((j) => `y${j}`);
+      const r = await session.step(feeds, { read: names });
+      const want = interpret(g, feeds, {}, 'f32');
+      for (const n of names) expect(r.outputs[n].data, n).toBeAllclose(want.outputs[n].data, { rtol: 1e-4, atol: 1e-4 });
+      session.dispose();
+    });
+  }
+});
