@@ -15,6 +15,10 @@ export interface HostPhaseFigures {
   idleSyncMs: number;
   /** One event-loop turn (`setImmediate` round trip); dawn.node polls the device once per turn. */
   loopTurnMs: number;
+  /** GPU time of one step right after the loop (timestamps, one pass per dispatch), where the adapter has them. */
+  gpuMs?: number;
+  /** First start to last end of that step's dispatches. */
+  gpuSpanMs?: number;
   samples: number;
 }
 

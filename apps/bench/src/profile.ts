@@ -30,8 +30,8 @@ const summary: Record<string, unknown> = { adapter: dev.adapterInfo, bandwidth: 
 for (const w of GPT_WORKLOADS) {
   if (args.only && !args.only.split(',').some((o) => w.name.startsWith(o))) continue;
   const { train, batches } = await buildGpt(w, dev);
-  // the bench's loop and lengths (GPT: 50 steps after 5 warm-up, a new batch each step), so both report one figure
-  const synced = await timeSyncedSteps(train, batches, { steps: 50, warmup: 5 });
+  // the bench's loop and lengths (GPT: 50 steps after ≥ 1 s of warm-up, a new batch each step), so both report one figure
+  const synced = await timeSyncedSteps(train, batches, { steps: 50, warmup: 5, warmupMs: 1000 });
   const profile = await train.session.profile(batches[0]);
   const s = profile.summary(ceilings);
   const table = profile.table({ top: Number(args.top), ceilings });

@@ -7,7 +7,7 @@ import { compileTraining, mlp } from '@neura/nn';
 import { adam, sgd } from '@neura/optim';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
 import { summarize, type Timing } from '../timing.js';
-import { feedBatches, type StepFigures, stepFigures, type SyncedTiming, timeSyncedSteps } from './stepFigures.js';
+import { feedBatches, type StepFigures, type StepIters, stepFigures, type SyncedTiming, timeSyncedSteps } from './stepFigures.js';
 
 /** One MLP workload. */
 export interface MlpWorkload {
@@ -34,7 +34,7 @@ export interface MlpResult extends StepFigures {
 }
 
 /** Builds, compiles and times one MLP training step. */
-export async function benchMlp(w: MlpWorkload, device: NeuraDevice, iters: { steps: number; warmup: number; blocks: number; phases?: NeuraDevice }): Promise<MlpResult> {
+export async function benchMlp(w: MlpWorkload, device: NeuraDevice, iters: StepIters & { blocks: number }): Promise<MlpResult> {
   const g = new Graph();
   const x = g.input('x', [w.batch, w.sizes[0]]);
   const labels = g.input('labels', [w.batch], 'i32');

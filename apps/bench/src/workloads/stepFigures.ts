@@ -22,6 +22,12 @@ export type FeedBatches = readonly Record<string, FeedValue>[];
 export interface StepIters {
   steps: number;
   warmup: number;
+  /**
+   * Keep warming up (synced steps) until this many ms have passed: the GPU's clocks follow its recent load
+   * (H200: the same 2×128 GPT step ran 1.1 or 3.3–4.8 ms depending on what the process ran before), so the
+   * timed steps should start in the clock state the loop itself settles to, as a long training run does.
+   */
+  warmupMs?: number;
   phases?: NeuraDevice;
 }
 
@@ -45,11 +51,11 @@ export function stepFigures(train: TrainingSession): StepFigures {
  * Figures of a training step compiled from `t0` on: compile time up to the first finished step, then synced
  * steps; disposes the session.
  */
-export async function benchCompiledStep(train: TrainingSession, batches: FeedBatches, t0: number, iters: StepIters): Promise<StepFigures & { synced: SyncedTiming; compileMs: number }> {
-  await train.step(batches[0], { readLoss: true });
+export async function benchCompiledStep(train: TrainingSession, batches: FeedBatches, t0: number, iters: StepIters): Promise<StepFigures & { synced: SyncedTiming; compileMs: number; firstLoss?: number }> {
+  const firstLoss = await train.step(batches[0], { readLoss: true }); // the loss of the initial weights on batch 0
   const compileMs = performance.now() - t0;
   const synced = await timeSyncedSteps(train, batches, iters);
-  const r = { synced, compileMs, ...stepFigures(train) };
+  const r = { synced, compileMs, firstLoss, ...stepFigures(train) };
   train.dispose();
   return r;
 }
@@ -62,7 +68,8 @@ export async function timeSyncedSteps(train: TrainingSession, batches: FeedBatch
   let k = 0;
   const step = () => train.step(batches[k++ % batches.length]);
   const sync = () => train.session.sync();
-  for (let i = 0; i < iters.warmup; i++) {
+  const w0 = performance.now();
+  for (let i = 0; i < iters.warmup || performance.now() - w0 < (iters.warmupMs ?? 0); i++) {
     await step();
     await sync();
   }
@@ -78,7 +85,16 @@ export async function timeSyncedSteps(train: TrainingSession, batches: FeedBatch
     }
   }
   const t = summarize(samples);
-  return phases ? { ...t, phases: await phases.figures() } : t;
+  if (!phases || !iters.phases) return t;
+  const figures = await phases.figures();
+  // (Dawn's null backend offers timestamps too, but they measure nothing)
+  if (iters.phases.features.has('timestamp-query') && !iters.phases.name.startsWith('null')) {
+    // the GPU's share, measured in the same clock state as the loop
+    const s = (await train.session.profile(batches[k++ % batches.length])).summary();
+    figures.gpuMs = s.gpuMs;
+    figures.gpuSpanMs = s.spanMs;
+  }
+  return { ...t, phases: figures };
 }
 
 /** `k` distinct feed batches made by `make(i)`. */
