@@ -143,10 +143,10 @@ export function planStorage(
   const lifetimes: TensorLifetime[] = [];
   for (const id of order) {
     const n = node(id);
-    // scratch lives for its kernel, also when the node's value is stored elsewhere (a multi-result node whose
-    // result 0 a pick holds)
+    // every kernel's scratch, also a multi-result kernel's (whose value is stored in its result 0's pick)
     const scratch = plans.get(id)?.scratch ?? [];
-    for (let k = 0; k < scratch.length; k++) lifetimes.push({ key: `n${id}.s${k}`, bytes: scratch[k], start: pos.get(id) as number, end: pos.get(id) as number, persistent: false });
+    const at = pos.get(id) as number;
+    for (let k = 0; k < scratch.length; k++) lifetimes.push({ key: `n${id}.s${k}`, bytes: scratch[k], start: at, end: at, persistent: false });
     if (rootOf(id) !== id) continue;
     // a pick's buffer is written by its multi-result kernel: it lives from that kernel on
     const start = pos.get(n.op === 'pick' ? n.inputs[0] : id) as number;
