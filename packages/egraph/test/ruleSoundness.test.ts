@@ -185,9 +185,11 @@ const SAMPLES: Record<string, Sample> = {
     build: (g, r) => {
       const x = mat(g, 'x', r);
       const y = g.input('y', [x.shape[0], 1]);
-      return [g.mul(g.relu(g.sub(x, y)), g.cast(g.gt(y, 0), 'f32')), g.neg(g.sin(g.cos(x)))];
+      // and a two-op consumer (built by merge) taking a one-op producer: a layer norm dx + s/n reading a + b
+      const b = g.input('b', [...x.shape]);
+      return [g.mul(g.relu(g.sub(x, y)), g.cast(g.gt(y, 0), 'f32')), g.neg(g.sin(g.cos(x))), g.add(g.add(x, b), g.mul(y, 0.25))];
     },
-    with: ['pointwise-lift'],
+    with: ['pointwise-lift', 'pointwise-merge'],
   },
   'update-multi': {
     // Adam's p, m, v updates from one gradient (plus an unrelated update that must stay out of the group)
