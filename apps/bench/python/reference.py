@@ -8,8 +8,13 @@ graphs); `best` names the fastest. Peak memory (torch.cuda.max_memory_allocated)
 `kernels` times the matmul shapes of the GPT 6x384 step and causal SDPA forward+backward (B64 H6 T256 D64)
 with CUDA events, the same shapes as neura's `--kernels` profile run.
 
-Arguments: groups to run (matmul mlp gpt kernels cnn; default all), `--only=NAME,...` (workloads whose names
-start with one of these), `--modes=eager,graphs,compiled` (modes besides eager; default all), `--out=PATH`."""
+`mixed` is the reference for neura's `precision: 'mixed'` (run only when named; `mixed-kernels` or `mixed-gpt` for
+half of it): the GPT steps under torch.autocast (fp16 with a GradScaler, as PyTorch's AMP recipe has it, and bf16
+without), eager / compiled / CUDA graphs as `--modes` allows, and the GPT step's matmul shapes in fp16 and bf16.
+
+Arguments: groups to run (matmul mlp gpt kernels cnn mixed; default all but mixed), `--only=NAME,...` (workloads
+whose names start with one of these), `--modes=eager,graphs,compiled` (modes besides eager; default all),
+`--out=PATH`."""
 
 import json
 import statistics
@@ -150,6 +155,52 @@ def gpt_step(layers, heads, width, context, batch, vocab, mode):
     if dev == "cuda":
         r["maxMemoryAllocated"] = torch.cuda.max_memory_allocated()
     return r
+
+
+def gpt_step_amp(layers, heads, width, context, batch, vocab, dtype, mode):
+    """The GPT step under torch.autocast(dtype): fp32 weights and optimizer (fused AdamW), fp16/bf16 matmuls.
+    fp16 scales the loss with a GradScaler (PyTorch's AMP recipe); bf16 needs none. mode as gpt_step's."""
+    torch.manual_seed(0)
+    model = Gpt(layers, heads, width, context, vocab).to(dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.01, fused=True)
+    idx = torch.randint(0, vocab, (batch, context), device=dev)
+    tgt = torch.randint(0, vocab, (batch, context), device=dev)
+    scaler = torch.amp.GradScaler("cuda") if dtype == torch.float16 else None
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=dtype):
+            logits = model(idx)
+            loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), tgt.view(-1))
+        if scaler is None:
+            loss.backward()
+            opt.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        return loss
+
+    fn = step if mode == "eager" else torch.compile(step, mode="reduce-overhead" if mode == "graphs" else None)
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    r = timed(fn, warmup=10, iters=50)
+    r["maxMemoryAllocated"] = torch.cuda.max_memory_allocated()
+    return r
+
+
+def matmul_kernels(dtype):
+    """The GPT step's matmul shapes (and 4096³) in dtype, CUDA events (tensor cores for fp16/bf16)."""
+    out = {}
+    for name, m, n, k, ta, tb in GPT_MATMULS:
+        a = torch.randn(*((k, m) if ta else (m, k)), device=dev, dtype=dtype)
+        b = torch.randn(*((n, k) if tb else (k, n)), device=dev, dtype=dtype)
+        fa = (lambda: a.t()) if ta else (lambda: a)
+        fb = (lambda: b.t()) if tb else (lambda: b)
+        r = event_ms(lambda: fa() @ fb())
+        r["tflops"] = 2 * m * n * k / (r["medianMs"] * 1e-3) / 1e12
+        out[f"matmul-{name}"] = r
+    return out
 
 
 def event_ms(fn, warmup=5, iters=20):
@@ -356,6 +407,31 @@ def main():
     if "kernels" in which and dev == "cuda":
         res["kernels"] = kernels()
         save()
+    if which & {"mixed", "mixed-kernels"} and dev == "cuda":
+        for dtype, tag in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
+            res[f"kernels-{tag}"] = matmul_kernels(dtype)
+            save()
+    if which & {"mixed", "mixed-gpt"} and dev == "cuda":
+        gpts = {
+            "gpt-2x128-ctx64-b16-adamw": (2, 4, 128, 64, 16, 65),
+            "gpt-6x384-ctx256-b64-adamw": (6, 6, 384, 256, 64, 65),
+        }
+        for name, cfg in gpts.items():
+            if not wanted(name):
+                continue
+            for dtype, tag in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
+                entry = {}
+                res[f"{name}-autocast-{tag}"] = entry
+                for mode in ["eager"] + [m for m in ("graphs", "compiled") if m in modes]:
+                    try:
+                        entry[mode] = gpt_step_amp(*cfg, dtype, mode)
+                    except Exception as e:  # CUDA graphs cannot capture the GradScaler's host sync; no toolchain, ...
+                        entry[f"{mode}Error"] = str(e)[:300]
+                    save()
+                timed_modes = [m for m in ("eager", "compiled", "graphs") if m in entry]
+                if timed_modes:
+                    entry["best"] = min(timed_modes, key=lambda m: entry[m]["medianMs"])
+                save()
     json.dump(out, sys.stdout)
     print()
 

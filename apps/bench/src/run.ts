@@ -4,14 +4,14 @@
 
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createDevice } from '@neura/runtime-webgpu';
+import { capsFor, createDevice, PrecisionError } from '@neura/runtime-webgpu';
 import { nullGpu } from './nullGpu.js';
 import { benchEgraphSaturation } from './egraphSaturation.js';
 import { benchCnn, CNN_WORKLOADS } from './workloads/cnn.js';
 import { benchMatmul } from './workloads/matmul.js';
-import { benchGpt, GPT_WORKLOADS } from './workloads/gpt.js';
+import { benchGpt, buildGpt, GPT_WORKLOADS } from './workloads/gpt.js';
 import { benchMlp, MLP_WORKLOADS } from './workloads/mlp.js';
-import type { SyncedTiming } from './workloads/stepFigures.js';
+import { stepFigures, type SyncedTiming, timeSyncedSteps } from './workloads/stepFigures.js';
 
 const { values: args } = parseArgs({
   options: { profile: { type: 'string', default: 'local' }, out: { type: 'string' }, only: { type: 'string' }, phases: { type: 'boolean', default: false }, 'null-device': { type: 'boolean', default: false } },
@@ -63,6 +63,46 @@ for (const w of CNN_WORKLOADS) {
   } catch (e) {
     log(`${w.name}: failed: ${e instanceof Error ? e.message : String(e)}`);
     results[w.name] = { error: String(e).slice(0, 500) };
+  }
+}
+// precision: 'mixed' (f16 matmul operands on tensor cores, f32 accumulation) where the adapter offers subgroup
+// matrices: a second device made with the Dawn toggles that expose them, after the fp32 rows (which keep their own
+// device); rows under results.mixed. Each GPT row has its losses over 20 steps on batch 0 (the first is comparable
+// with the fp32 row's `firstLoss`: same initial weights, same batch).
+if (!args['null-device'] && (want('matmul-4096') || GPT_WORKLOADS.some((w) => want(w.name)))) {
+  const mixed: Record<string, unknown> = {};
+  results.mixed = mixed;
+  const mdev = await createDevice({ mixedPrecision: true });
+  try {
+    capsFor(mdev, 'mixed');
+    if (want('matmul-4096')) {
+      const r = await benchMatmul(device ? 4096 : 256, mdev, device ? { blocks: 10, perBlock: 5 } : { blocks: 3, perBlock: 2 }, 'mixed');
+      log(`matmul ${r.n} mixed: ${r.medianMs.toFixed(3)} ms, ${r.tflops.toFixed(2)} TFLOP/s`);
+      mixed[`matmul-${r.n}`] = r;
+    }
+    for (const w of GPT_WORKLOADS) {
+      if (!want(w.name) || (!device && w.config.width > 128)) continue;
+      try {
+        const t0 = performance.now();
+        const { train, batches } = await buildGpt(w, mdev, 'mixed');
+        const losses: number[] = [];
+        for (let i = 0; i < 20; i++) losses.push((await train.step(batches[0], { readLoss: true })) as number);
+        const compileAndTrainMs = performance.now() - t0;
+        const synced = await timeSyncedSteps(train, batches, device ? { steps: 50, warmup: 5, warmupMs: 1000 } : { steps: 2, warmup: 1 });
+        log(`${w.name} mixed: synced ${synced.medianMs.toFixed(3)} ms, ${train.stats.dispatchesPerStep} dispatches, losses ${losses[0].toFixed(4)} → ${losses[losses.length - 1].toFixed(4)}`);
+        mixed[w.name] = { synced, losses, compileAndTrainMs, ...stepFigures(train) };
+        train.dispose();
+      } catch (e) {
+        log(`${w.name} mixed: failed: ${e instanceof Error ? e.message : String(e)}`);
+        mixed[w.name] = { error: String(e).slice(0, 500) };
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof PrecisionError)) throw e;
+    log(`mixed precision not offered here: ${e.message}`);
+    mixed.unavailable = e.message;
+  } finally {
+    mdev.destroy();
   }
 }
 if (want('egraph')) {

@@ -8,7 +8,7 @@ import { grad } from '@neura/autograd';
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
 import { clipGradNorm, type Optimizer } from '@neura/optim';
-import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
+import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session, type SessionStats } from '@neura/runtime-webgpu';
 import { chooseStep, type Measurement, type MeasureOptions } from './chooseStep.js';
 import { registeredKernelOps } from '@neura/wgsl-kernels';
 import { anomalyStep } from './anomaly.js';
@@ -36,6 +36,12 @@ export interface TrainingOptions extends StepOptions {
    * this batch, the fastest correct one kept; the decision is cached per adapter and step graph (see chooseStep.ts).
    */
   measure?: MeasureOptions;
+  /**
+   * `fp32` (default, the reference) or `mixed`: matmuls take f16 operands on tensor cores and accumulate in f32;
+   * params, gradients and optimizer state stay f32. Needs a device made with `createDevice({ mixedPrecision: true })`
+   * on an adapter with `chromium-experimental-subgroup-matrix` and `shader-f16` (else a PrecisionError).
+   */
+  precision?: Precision;
 }
 
 /** Options of one `TrainingSession.step`. */
@@ -174,6 +180,7 @@ function groupsOf(names: readonly string[], opts: StepOptions): { optimizer: Opt
  */
 export async function compileTraining(forward: Graph, opts: TrainingOptions): Promise<TrainingSession> {
   const { device } = opts;
+  const caps = capsFor(device, opts.precision); // before any work: an impossible precision fails here
   const graph = forward.clone();
   const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
   const params = buildTrainingStep(graph, opts);
@@ -185,12 +192,12 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   if (opts.measure) {
     if (opts.optimize === false) throw new TrainingStepError('compileTraining: measure chooses among optimized plans; it cannot be combined with optimize: false');
     const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
-    ({ graph: step, report, session, measurement } = await chooseStep(graph, device, opts.measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps() }));
+    ({ graph: step, report, session, measurement } = await chooseStep(graph, device, opts.measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps(), precision: opts.precision }));
   } else {
     if (opts.optimize !== false) {
-      ({ graph: step, report } = optimize(graph, { limits: device.caps, customKernelOps: registeredKernelOps() })); // the device's limits; prints its report under NEURA_DEBUG
+      ({ graph: step, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps() })); // the device's limits; prints its report under NEURA_DEBUG
     }
-    session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step' });
+    session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step', precision: opts.precision });
   }
   const paramNames = params.map((p) => p.attrs.name);
   let steps = 0;

@@ -14,6 +14,7 @@ export {
   type KernelPlan,
   type KernelSpec,
   type LimitsSource,
+  type NumericCaps,
   type ResultTarget,
 } from './kernel.js';
 export { pointwiseMultiKernel } from './pointwiseMulti.js';
@@ -25,7 +26,8 @@ export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKern
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
-export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulConfigName, type MatmulOp, matmulKernel, matmulPlanWith, type SkinnyConfig } from './matmul.js';
+export { chooseSubgroupMatrixTiling, matmulMixedKernel, SUBGROUP_MATRIX_LANES, type SubgroupMatrixShape, type SubgroupMatrixTiling, subgroupMatrixPlan } from './matmulSubgroupMatrix.js';
+export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulConfigName, type MatmulOp, type MatmulProblem, matmulKernel, matmulProblemOf, matmulPlanWith, type SkinnyConfig } from './matmul.js';
 export { type AttentionDims, attentionDims, DEFAULT_FLASH_GRAD, defaultFlashConfig, type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, flashEligible } from './flashAttention.js';
 export { chooseTiledGrad, DEFAULT_TILED_GRAD, TILED_GRAD_CONFIGS, type TiledGradConfig, tiledGradFits } from './flashAttentionTiledGrad.js';
 export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';

@@ -4,7 +4,7 @@
 import { optimize } from '@neura/egraph';
 import { buildTrainingStep, causalMask, compileTraining, GPT, type GptConfig, type TrainingSession } from '@neura/nn';
 import { adamW } from '@neura/optim';
-import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
+import { compile, type NeuraDevice, type Precision } from '@neura/runtime-webgpu';
 import type { KernelGenerator } from '@neura/wgsl-kernels';
 import { type Timing, timeAsync } from '../timing.js';
 import { benchCompiledStep, type FeedBatches, feedBatches, type StepFigures, type StepIters, type SyncedTiming } from './stepFigures.js';
@@ -36,10 +36,10 @@ export function gptBatches(w: GptWorkload, k = 4): FeedBatches {
 }
 
 /** Builds and compiles one GPT training step, with the feeds of its steps. */
-export async function buildGpt(w: GptWorkload, device: NeuraDevice): Promise<{ train: TrainingSession; batches: FeedBatches }> {
+export async function buildGpt(w: GptWorkload, device: NeuraDevice, precision: Precision = 'fp32'): Promise<{ train: TrainingSession; batches: FeedBatches }> {
   const c = w.config;
   const { graph: g, loss } = new GPT(c).trainingGraph(c.batch);
-  const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device });
+  const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device, precision });
   return { train, batches: gptBatches(w) };
 }
 
@@ -68,8 +68,8 @@ export async function timeGptWith(w: GptWorkload, device: NeuraDevice, generator
 }
 
 /** Builds, compiles and times one GPT training step. */
-export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: StepIters): Promise<StepFigures & { synced: SyncedTiming; compileMs: number }> {
+export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: StepIters, precision: Precision = 'fp32'): Promise<StepFigures & { synced: SyncedTiming; compileMs: number; firstLoss?: number }> {
   const t0 = performance.now();
-  const { train, batches } = await buildGpt(w, device);
+  const { train, batches } = await buildGpt(w, device, precision);
   return benchCompiledStep(train, batches, t0, iters);
 }

@@ -4,7 +4,7 @@
 
 import { optimize } from '@neura/egraph';
 import { Graph } from '@neura/ir';
-import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
+import { compile, type NeuraDevice, type Precision } from '@neura/runtime-webgpu';
 import { type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
 
 /** One matmul shape: C[M,N] = op(A)·op(B) with reduction K. */
@@ -69,13 +69,13 @@ export const MATMUL_SWEEP: readonly MatmulConfig[] = [
 /** A generator that plans every matmul with `cfg` (everything else as usual). */
 export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (isSpecOf(spec, 'matmul') ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
 
-/** Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration. */
-export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig): Promise<KernelTiming> {
+/** Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration or under a precision policy. */
+export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig, precision: Precision = 'fp32'): Promise<KernelTiming> {
   const g = new Graph();
   const a = g.param('a', s.transA ? [s.k, s.m] : [s.m, s.k], { kind: 'uniform', low: -1, high: 1, seed: 1 });
   const b = g.param('b', s.transB ? [s.n, s.k] : [s.k, s.n], { kind: 'uniform', low: -1, high: 1, seed: 2 });
   g.output('c', g.matmul(a, b, { transA: s.transA, transB: s.transB }));
-  const session = await compile(g, device, { label: s.name, ...(cfg ? { generator: withMatmulConfig(cfg) } : {}) });
+  const session = await compile(g, device, { label: s.name, precision, ...(cfg ? { generator: withMatmulConfig(cfg) } : {}) });
   const r = await gpuMedian(session, repeats);
   session.dispose();
   return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (2 * s.m * s.n * s.k) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };

@@ -51,11 +51,11 @@ export function stepFigures(train: TrainingSession): StepFigures {
  * Figures of a training step compiled from `t0` on: compile time up to the first finished step, then synced
  * steps; disposes the session.
  */
-export async function benchCompiledStep(train: TrainingSession, batches: FeedBatches, t0: number, iters: StepIters): Promise<StepFigures & { synced: SyncedTiming; compileMs: number }> {
-  await train.step(batches[0], { readLoss: true });
+export async function benchCompiledStep(train: TrainingSession, batches: FeedBatches, t0: number, iters: StepIters): Promise<StepFigures & { synced: SyncedTiming; compileMs: number; firstLoss?: number }> {
+  const firstLoss = await train.step(batches[0], { readLoss: true }); // the loss of the initial weights on batch 0
   const compileMs = performance.now() - t0;
   const synced = await timeSyncedSteps(train, batches, iters);
-  const r = { synced, compileMs, ...stepFigures(train) };
+  const r = { synced, compileMs, firstLoss, ...stepFigures(train) };
   train.dispose();
   return r;
 }
