@@ -16,7 +16,7 @@
 import { type AttentionDims, attentionDims, rowIndex } from './attentionDims.js';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 export { type AttentionDims, attentionDims, rowIndex };
-import { chooseTiledGrad, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
+import { chooseTiledGrad, DEFAULT_TILED_GRAD, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
 import { checkWorkgroupMemory, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** Largest head dimension the register-resident rows allow. */
@@ -37,7 +37,7 @@ function tileRows(a: number, b: number, caps: DeviceCaps, most = 32): number {
 export interface FlashConfig {
   readonly rows: number;
   readonly tile: number;
-  /** Gradient kernels: 'tiled' (flashAttentionTiledGrad.ts, where its workgroup memory fits) or 'rows' (default: DEFAULT_FLASH_GRAD). */
+  /** Gradient kernels: 'tiled' (flashAttentionTiledGrad.ts, where its workgroup memory fits) or 'rows' (unset: DEFAULT_FLASH_GRAD). */
   readonly grad?: 'tiled' | 'rows';
   /** The tiled gradients' threads and partner rows per tile (default DEFAULT_TILED_GRAD). */
   readonly tiled?: TiledGradConfig;
@@ -322,18 +322,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   return { code, wg, rows: wg };
 }
 
-/** The gradient kernels used when a config does not say: the row kernels until the tiled ones are measured faster on the H200. */
-export const DEFAULT_FLASH_GRAD: 'tiled' | 'rows' = 'rows';
+/**
+ * The gradient kernels used when a config does not say: dk + dv (both wanted) on the tiled kernel in its first
+ * shipped shape where that fits, everything else on the row kernels. H200 (Dawn/Vulkan, 2026-12-04, B64 H6 T256
+ * D64 causal seq-major, GPU ms, median of 20, a fresh process each): rows dq 0.445, dk+dv 0.775; tiled 128x32 dq
+ * 0.742, dk+dv 0.724; 128x16 0.876 / 0.882; 256x32 0.752 / 0.986; 64x32 1.378 / 1.330.
+ */
+export const DEFAULT_FLASH_GRAD = { q: 'rows', kv: 'tiled' } as const;
 
-/** The tiled gradients' shape (the default where one fits), or undefined for the kernels with a thread per row. */
-const tiledShape = (dm: AttentionDims, byQuery: boolean, caps: DeviceCaps, cfg?: FlashConfig): TiledGradConfig | undefined =>
-  (cfg?.grad ?? DEFAULT_FLASH_GRAD) === 'tiled' ? chooseTiledGrad(dm, byQuery, caps, cfg?.tiled) : undefined;
+/** The tiled gradients' shape, or undefined for the kernels with a thread per row (see DEFAULT_FLASH_GRAD). */
+function tiledShape(dm: AttentionDims, wrt: GradWrt, caps: DeviceCaps, cfg?: FlashConfig): TiledGradConfig | undefined {
+  const byQuery = wrt === 'q';
+  if (cfg?.grad === 'rows') return undefined;
+  if (cfg?.grad === 'tiled') return chooseTiledGrad(dm, byQuery, caps, cfg.tiled);
+  if (wrt !== 'kv' || DEFAULT_FLASH_GRAD.kv !== 'tiled') return undefined;
+  return chooseTiledGrad(dm, byQuery, caps, cfg?.tiled ?? DEFAULT_TILED_GRAD);
+}
 
 /** Flash `attentionGrad` (see the file header): one dispatch reading the forward's L and Δ. */
 export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale, wrt } = spec.node.attrs;
   const dm = attentionDims(spec);
-  const tiled = tiledShape(dm, wrt === 'q', caps, cfg);
+  const tiled = tiledShape(dm, wrt, caps, cfg);
   const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, wrt === 'q' ? { q: true } : { k: wrt === 'k', v: wrt === 'v' }, tiled) : gradCode(spec, caps, dm, causal, scale, wrt, cfg);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
@@ -349,7 +359,7 @@ export function flashAttentionGradKVPlan(spec: KernelSpec<'attentionGradKV'>, ca
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
   const wrt: GradWrt = wanted.length === 2 ? 'kv' : wanted[0];
-  const tiled = tiledShape(dm, false, caps, cfg);
+  const tiled = tiledShape(dm, wrt, caps, cfg);
   const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, { k: wanted.includes('k'), v: wanted.includes('v') }, tiled) : gradCode(spec, caps, dm, causal, scale, wrt, cfg);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   for (const w of wanted) bindings.push({ source: { kind: 'output', index: w === 'k' ? 0 : 1 }, access: 'read_write', dtype: 'f32' });
