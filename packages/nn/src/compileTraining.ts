@@ -103,6 +103,15 @@ export interface StepOptions {
   accumulate?: number;
   /** Clip the (accumulated) gradients to this global L2 norm before the optimizer. */
   clipGradNorm?: number;
+  /**
+   * Static loss scaling (a power of two): the backward pass starts from this seed instead of 1 and each gradient is
+   * multiplied by its inverse before accumulation, clipping and the optimizer. For `precision: 'mixed'`, where
+   * matmuls round their operands to f16: a mean loss over many tokens has gradients near f16's smallest normal
+   * (6e-5), which lose bits or vanish; scaled by 2^10 they keep f16's full precision. Exact in f32 (a power of two
+   * commutes with rounding, short of overflow), so fp32 steps are unchanged. Default 1 (PyTorch's GradScaler
+   * does the same dynamically).
+   */
+  lossScale?: number;
 }
 
 /**
@@ -120,7 +129,10 @@ export function buildTrainingStep(graph: Graph, opts: StepOptions): Node<'param'
   const groups = groupsOf(names, opts);
   const acc = opts.accumulate ?? 1;
   if (!(Number.isInteger(acc) && acc >= 1)) throw new RangeError(`compileTraining: accumulate must be a positive integer, got ${acc}`);
-  let grads: Tensor[] = grad(graph, loss, params);
+  const scale = opts.lossScale ?? 1;
+  if (!(scale > 0 && Number.isFinite(scale) && 2 ** Math.round(Math.log2(scale)) === scale))
+    throw new RangeError(`compileTraining: lossScale must be a positive power of two, got ${scale}`);
+  let grads: Tensor[] = scale === 1 ? grad(graph, loss, params) : grad(graph, loss, params, { seed: graph.constant(scale, []) }).map((g) => graph.mul(g, 1 / scale));
   let apply: Tensor | undefined;
   if (acc > 1) {
     apply = graph.gt(graph.input(ACCUMULATE_INPUT, [], 'f32'), 0.5);
