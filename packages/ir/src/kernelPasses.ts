@@ -101,9 +101,10 @@ export function kernelDispatches<K extends OpKind>(op: K, c: KernelCtx<K>): numb
       return reduceDispatches(a.shape, a.axes);
     }
     case 'pointwiseReduceMulti': {
-      // split columns share their two passes; other paths run each result's reduction after the other
+      // split columns: one partials pass for all results, then a combine per result; other paths run each
+      // result's reduction after the other
       const a = c.attrs as KernelCtx<'pointwiseReduceMulti'>['attrs'];
-      return reduceSplit(a.shape, a.axes) === 'columns' ? 2 : a.results.length * reduceDispatches(a.shape, a.axes);
+      return reduceSplit(a.shape, a.axes) === 'columns' ? 1 + a.results.length : a.results.length * reduceDispatches(a.shape, a.axes);
     }
     case 'matmul':
     case 'fusedMatmul':

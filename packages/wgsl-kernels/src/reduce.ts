@@ -61,8 +61,6 @@ function rowsDispatch(
     rowLen: number;
     chunks: number;
     finish: (acc: string) => string;
-    /** The statement storing workgroup `w`'s reduced value (default: `dst[w] = finish(value)`). */
-    store?: (value: string) => string;
   },
 ): Dispatch {
   const chunkLen = Math.ceil(o.rowLen / o.chunks);
@@ -82,7 +80,7 @@ let end = min(base + ${u32Lit(chunkLen)}, (w / ${u32Lit(o.chunks)} + 1u) * ${u32
 var acc = ${kind === 'reduceMax' || kind === 'reduceMin' ? read('base') : '0.0'};
 for (var j = base + lid; j < end; j = j + ${u32Lit(wg)}) { acc = ${combine('acc', read('j'))}; }
 let total = wg_${treeOf(kind)}(acc, lid);
-if (lid == 0u) { ${o.store ? o.store('total') : `${dst}[w] = ${o.finish('total')};`} }`;
+if (lid == 0u) { ${dst}[w] = ${o.finish('total')}; }`;
   const main = perWorkgroupMain(wg, g.index, 'ROWS', body, 'w');
   const decls = [`const ROWS = ${u32Lit(o.rows * o.chunks)};`, ...(o.decls ?? [])];
   return shaderDispatch(spec, { label: o.label, strategy: o.strategy, buffers: o.buffers, decls, main, workgroupSize: wg, grid: g.grid });
@@ -286,9 +284,9 @@ export interface ReduceMember {
 
 /**
  * Sibling reductions of kind `kind` over the same `shape` and `axes`, their elements computed from the shared
- * operand `buffers` (`decls`: the functions the reads call). A split columns reduction computes every member in
- * its two passes (one read of the shared operands); any other path runs each member's plan in turn, sharing
- * the scratch buffer (the passes run in order).
+ * operand `buffers` (`decls`: the functions the reads call). A split columns reduction computes every member's
+ * partials in one pass (one read of the shared operands), then combines each in a small pass of its own; any
+ * other path runs each member's plan in turn, sharing the scratch buffer (the passes run in order).
  */
 export function reduceMultiPlan(
   spec: KernelSpec,
@@ -315,22 +313,21 @@ export function reduceMultiPlan(
   const chunks = nonEmptyChunks(C, Math.ceil(C / COLUMN_CHUNK));
   const source: ReduceSource = { buffers: o.buffers, read: members[0].read, decls: o.decls, plain: false };
   const d1 = columnPartialsDispatch(spec, caps, kind, { label: `${label}:partials`, source, part: scratchVar(0, 'part', 'read_write'), cols: R, rows: C, chunks, reads: members.map((m) => m.read) });
-  // pass 2: workgroup w reduces member w / R's partials of output w % R, then stores through that member's epilogue
-  const finishOf = (m: ReduceMember) => (v: string) => (m.finish?.apply ?? ((x: string) => x))(kind === 'mean' ? `${v} / ${f32Lit(C)}` : v);
-  const store = (v: string) =>
-    members.map((m, j) => `${j === 0 ? '' : 'else '}${j === k - 1 ? '' : `if (w < ${u32Lit((j + 1) * R)}) `}{ ${m.out.name}[w - ${u32Lit(j * R)}] = ${finishOf(m)(v)}; }`).join(' ');
-  const d2 = rowsDispatch(spec, caps, kind, {
-    label: `${label}:combine`,
-    strategy: `columns, pass 2 of 2: a workgroup per (reduction, output) reduces its ${chunks} contiguous partials (tree in shared memory)`,
-    buffers: [scratchVar(0, 'part', 'read'), ...members.map((m) => m.out)],
-    read: (i) => `part[${i}]`,
-    dst: members[0].out.name,
-    decls: members.flatMap((m) => m.finish?.decls ?? []),
-    rows: k * R,
-    rowLen: chunks,
-    chunks: 1,
-    finish: (v) => v,
-    store,
-  });
-  return planOf([d1, d2], [k * R * chunks * 4]);
+  // pass 2, a dispatch per member (each binds one result: results in one buffer, e.g. the gradients a multi-tensor
+  // optimizer reads from one arena, must not be bound writable twice in one dispatch): a workgroup per output
+  const combines = members.map((m, j) =>
+    rowsDispatch(spec, caps, kind, {
+      label: `${label}:combine${j}`,
+      strategy: `columns, pass 2: a workgroup per output of reduction ${j} reduces its ${chunks} contiguous partials (tree in shared memory)`,
+      buffers: [scratchVar(0, 'part', 'read'), m.out],
+      read: (i) => `part[${j === 0 ? '' : `${u32Lit(j * R * chunks)} + `}${i}]`,
+      dst: m.out.name,
+      decls: m.finish?.decls ?? [],
+      rows: R,
+      rowLen: chunks,
+      chunks: 1,
+      finish: (v) => (m.finish?.apply ?? ((x: string) => x))(kind === 'mean' ? `${v} / ${f32Lit(C)}` : v),
+    }),
+  );
+  return planOf([d1, ...combines], [k * R * chunks * 4]);
 }
