@@ -361,6 +361,28 @@ const SAMPLES: Record<string, Sample> = {
     },
     prefer: ['pick', 'attentionGradKV'],
   },
+  'attention-delta-from-out': {
+    // the three gradients and the fused dk + dv of one causal attention (ragged) reading Δ = rowsum(dO ⊙ O); a
+    // gradient whose Δ takes another dO, and one with an odd head size, must keep their Δ
+    build: (g, r) => {
+      const [tq, tk, d] = [dim(r) + 1, dim(r) + 2, 4 * (1 + Math.floor(r() * 2))];
+      const q = g.input('q', [2, tq, d]);
+      const k = g.input('k', [2, tk, d]);
+      const v = g.input('v', [2, tk, d]);
+      const attrs = { causal: true, scale: 0.7 };
+      const o = g.attention(q, k, v, attrs);
+      const lse = g.node('attentionLse', [q, k], attrs);
+      const [dO, dO2] = [g.input('dO', [2, tq, d]), g.input('dO2', [2, tq, d])];
+      const delta = g.sum(g.mul(dO, o), -1);
+      const grads = (['q', 'k', 'v'] as const).map((wrt) => g.node('attentionGrad', [q, k, v, dO, lse, delta], { ...attrs, wrt }));
+      const kv = g.node('attentionGradKV', [q, k, v, dO, lse, delta], attrs);
+      const other = g.node('attentionGrad', [q, k, v, dO2, lse, delta], { ...attrs, wrt: 'q' });
+      const [q3, k3, v3, dO3] = [g.input('q3', [2, tq, 3]), g.input('k3', [2, tk, 3]), g.input('v3', [2, tk, 3]), g.input('dO3', [2, tq, 3])];
+      const o3 = g.attention(q3, k3, v3, attrs);
+      const odd = g.node('attentionGrad', [q3, k3, v3, dO3, g.node('attentionLse', [q3, k3], attrs), g.sum(g.mul(o3, dO3), -1)], { ...attrs, wrt: 'k' });
+      return [...grads, kv, g.node('pick', [kv], { index: 1 }), other, odd];
+    },
+  },
   'pointwise-expand': {
     build: (g, r) => {
       const x = mat(g, 'x', r);

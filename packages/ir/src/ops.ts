@@ -69,6 +69,12 @@ export type AttentionAttrs = {
   seqMajor?: boolean;
 };
 
+/**
+ * attentionGrad / attentionGradKV: with `deltaFromOut`, operand 5 is attention's output O (shaped as dOut) instead
+ * of Δ, and the kernel computes Δ = rowsum(dOut ⊙ O) of the rows it reads (no separate reduction).
+ */
+export type AttentionGradAttrs = AttentionAttrs & { deltaFromOut?: boolean };
+
 export interface OtherOpAttrs {
   // leaves
   input: { name: string };
@@ -141,7 +147,7 @@ export interface OtherOpAttrs {
    * from the forward's log-sum-exp L and Δ = rowsum(dOut ⊙ out): P = exp(scale·q·kᵀ − L) (0 where masked),
    * dS = P ⊙ (dOut·vᵀ − Δ); dq = scale·dS·k, dk = scale·dSᵀ·q, dv = Pᵀ·dOut.
    */
-  attentionGrad: AttentionAttrs & { wrt: 'q' | 'k' | 'v' };
+  attentionGrad: AttentionGradAttrs & { wrt: 'q' | 'k' | 'v' };
   /**
    * inputs as attention's: one kernel, two results: attention's output (the node's value) and attentionLse of q
    * and k ([..., Tq], `pick` 1). Made by the optimizer when a step needs both (the backward reads the log-sum-exp).
@@ -151,7 +157,7 @@ export interface OtherOpAttrs {
    * inputs as attentionGrad's (q, k, v, dOut, lse, delta) with v shaped as k: one kernel, two results: dk (the
    * node's value) and dv (`pick` 1). Made by the optimizer when a step needs both (FlashAttention-2's backward).
    */
-  attentionGradKV: AttentionAttrs;
+  attentionGradKV: AttentionGradAttrs;
   /**
    * Rotary position embedding of x [..., T, D] (D even), half-split pairs (x[i], x[i + D/2]) rotated by
    * t·base^(−2i/D) for position t (the index along axis −2); `inverse` rotates the other way (its VJP).

@@ -35,3 +35,8 @@ export function attentionDims(spec: KernelSpec): AttentionDims {
  */
 export const rowIndex = (dm: AttentionDims, t: string, rows: number): string =>
   dm.seqHeads === 0 ? `(h * ${u32Lit(rows)} + ${t})` : `((h / ${u32Lit(dm.seqHeads)}) * ${u32Lit(rows * dm.seqHeads)} + (${t}) * ${u32Lit(dm.seqHeads)} + h % ${u32Lit(dm.seqHeads)})`;
+
+
+/** `val = Δ` of query row `ri` (a WGSL u32) from its dO and output rows (`dout`, `rowdot` as vec4 arrays), `v4` vec4 each. */
+export const rowDelta = (ri: string, v4: number, dst = 'val') =>
+  `var dsum = 0.0; for (var dc = 0u; dc < ${u32Lit(v4)}; dc = dc + 1u) { dsum = dsum + dot(dout[${ri} * ${u32Lit(v4)} + dc], rowdot[${ri} * ${u32Lit(v4)} + dc]); } ${dst} = dsum;`;

@@ -13,7 +13,7 @@
 // Causal masks are top-left aligned (key j > query i masked, as the interpreter). attention.ts decides when to
 // use this file (its simple kernels stay for odd D and as the reference shape).
 
-import { type AttentionDims, attentionDims, rowIndex } from './attentionDims.js';
+import { type AttentionDims, attentionDims, rowDelta, rowIndex } from './attentionDims.js';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 export { type AttentionDims, attentionDims, rowIndex };
 import { chooseTiledGrad, DEFAULT_TILED_GRAD, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
@@ -205,7 +205,7 @@ type GradWrt = 'q' | 'k' | 'v' | 'kv';
  * Gradient pass for dq (a thread per query row over key tiles) or dk / dv / both (a thread per key row over
  * query tiles: the scores and P are computed once for both gradients when fused).
  */
-function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: GradWrt, cfg?: FlashConfig): { code: string; wg: number; rows: number } {
+function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: GradWrt, cfg?: FlashConfig, deltaFromOut = false): { code: string; wg: number; rows: number } {
   const { tq, tk, d, dv } = dm;
   const { wg, bc: tile } = resolve(caps, d, dv, cfg);
   const D4 = d / 4;
@@ -220,7 +220,8 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     '@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;',
     '@group(0) @binding(3) var<storage, read> dout: array<vec4<f32>>;',
     '@group(0) @binding(4) var<storage, read> lse: array<f32>;',
-    '@group(0) @binding(5) var<storage, read> rowdot: array<f32>;',
+    // rowdot: Δ per query row, or (deltaFromOut) attention's output rows, Δ = dO·O computed here
+    `@group(0) @binding(5) var<storage, read> rowdot: array<${deltaFromOut ? 'vec4<f32>' : 'f32'}>;`,
     '@group(0) @binding(6) var<storage, read_write> y: array<vec4<f32>>;',
     ...(wrt === 'kv' ? ['@group(0) @binding(7) var<storage, read_write> y2: array<vec4<f32>>;'] : []),
   ].join('\n');
@@ -239,7 +240,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
   ${loadRow('q', 'q', `row * ${u32Lit(d)}`, d, 'valid')}
   ${loadRow('g', 'dout', `row * ${u32Lit(dv)}`, dv, 'valid')}
   var L = 0.0; var delta = 0.0;
-  if (valid) { L = lse[row]; delta = rowdot[row]; }
+  if (valid) { L = lse[row]; delta = ${deltaFromOut ? range(V4).map((x) => `dot(g${x}, rowdot[row * ${u32Lit(V4)} + ${u32Lit(x)}])`).join(' + ') : 'rowdot[row]'}; }
   ${acc}
   let kend = select(0u, ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)}, valid);
   let tend = ${causal ? `min((wid.x + 1u) * ${u32Lit(wg)}, ${u32Lit(tk)})` : u32Lit(tk)};
@@ -290,7 +291,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     for (var e = lid; e < ${u32Lit(2 * br)}; e = e + ${u32Lit(wg)}) {
       var val = 0.0;
       let r = i0 + e / 2u;
-      if (r < ${u32Lit(tq)}) { let ri = ${rowIndex(dm, 'r', tq)}; val = select(rowdot[ri], lse[ri], e % 2u == 0u); }
+      if (r < ${u32Lit(tq)}) { let ri = ${rowIndex(dm, 'r', tq)}; ${deltaFromOut ? `if (e % 2u == 0u) { val = lse[ri]; } else { ${rowDelta('ri', V4)} }` : 'val = select(rowdot[ri], lse[ri], e % 2u == 0u);'} }
       st[e] = val;
     }
     workgroupBarrier();
@@ -341,10 +342,10 @@ function tiledShape(dm: AttentionDims, wrt: GradWrt, caps: DeviceCaps, cfg?: Fla
 
 /** Flash `attentionGrad` (see the file header): one dispatch reading the forward's L and Δ. */
 export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { causal, scale, wrt } = spec.node.attrs;
+  const { causal, scale, wrt, deltaFromOut = false } = spec.node.attrs;
   const dm = attentionDims(spec);
   const tiled = tiledShape(dm, wrt, caps, cfg);
-  const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, wrt === 'q' ? { q: true } : { k: wrt === 'k', v: wrt === 'v' }, tiled) : gradCode(spec, caps, dm, causal, scale, wrt, cfg);
+  const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, wrt === 'q' ? { q: true } : { k: wrt === 'k', v: wrt === 'v' }, tiled, deltaFromOut) : gradCode(spec, caps, dm, causal, scale, wrt, cfg, deltaFromOut);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;
@@ -356,11 +357,11 @@ export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: 
  * tiles, or the single-gradient pass when only one is wanted.
  */
 export function flashAttentionGradKVPlan(spec: KernelSpec<'attentionGradKV'>, caps: DeviceCaps, wanted: readonly ('k' | 'v')[], cfg?: FlashConfig): KernelPlan {
-  const { causal, scale } = spec.node.attrs;
+  const { causal, scale, deltaFromOut = false } = spec.node.attrs;
   const dm = attentionDims(spec);
   const wrt: GradWrt = wanted.length === 2 ? 'kv' : wanted[0];
   const tiled = tiledShape(dm, wrt, caps, cfg);
-  const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, { k: wanted.includes('k'), v: wanted.includes('v') }, tiled) : gradCode(spec, caps, dm, causal, scale, wrt, cfg);
+  const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, { k: wanted.includes('k'), v: wanted.includes('v') }, tiled, deltaFromOut) : gradCode(spec, caps, dm, causal, scale, wrt, cfg, deltaFromOut);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   for (const w of wanted) bindings.push({ source: { kind: 'output', index: w === 'k' ? 0 : 1 }, access: 'read_write', dtype: 'f32' });
   return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, dm.tk, gr.rows, dm.heads) }], scratch: [] };

@@ -12,7 +12,7 @@
 // j > query i masked). flashAttention.ts's row kernels stay selectable (`FlashConfig.grad = 'rows'`) and run where
 // this one's workgroup memory does not fit.
 
-import { type AttentionDims, rowIndex } from './attentionDims.js';
+import { type AttentionDims, rowDelta, rowIndex } from './attentionDims.js';
 import type { DeviceCaps, KernelSpec } from './kernel.js';
 import { checkWorkgroupMemory, f32Lit, header, u32Lit } from './wgsl.js';
 
@@ -78,7 +78,7 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i);
  * WGSL of the tiled gradient pass. Bindings: q, k, v, dout, lse, rowdot, then y (dq, or dk when written), then y2
  * (dv when dk and dv are both written; alone, dv is y).
  */
-export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, writes: TiledGradWrites, cfg: TiledGradConfig = DEFAULT_TILED_GRAD): { code: string; wg: number; rows: number } {
+export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, writes: TiledGradWrites, cfg: TiledGradConfig = DEFAULT_TILED_GRAD, deltaFromOut = false): { code: string; wg: number; rows: number } {
   const { tq, tk, d, dv } = dm;
   const WG = cfg.threads;
   const BR = cfg.partners;
@@ -106,7 +106,8 @@ export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionD
     '@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;',
     '@group(0) @binding(3) var<storage, read> dout: array<vec4<f32>>;',
     '@group(0) @binding(4) var<storage, read> lse: array<f32>;',
-    '@group(0) @binding(5) var<storage, read> rowdot: array<f32>;',
+    // Δ per query row, or (deltaFromOut) attention's output rows: Δ = dO·O computed when the rows' stats are staged
+    `@group(0) @binding(5) var<storage, read> rowdot: array<${deltaFromOut ? 'vec4<f32>' : 'f32'}>;`,
     ...(out1N4 > 0 ? ['@group(0) @binding(6) var<storage, read_write> y: array<vec4<f32>>;'] : []),
     ...(out2N4 > 0 ? [`@group(0) @binding(${out1N4 > 0 ? 7 : 6}) var<storage, read_write> ${out1N4 > 0 ? 'y2' : 'y'}: array<vec4<f32>>;`] : []),
   ].join('\n');
@@ -128,7 +129,7 @@ export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionD
   // stats: L and Δ of the query rows (anchors for dq, once; partners for dk/dv, per tile)
   const stageStats = (n: number, first: string, rows: number) => `for (var e = lid; e < ${u32Lit(n)}; e = e + ${u32Lit(WG)}) {
     var lv = 0.0; var dl = 0.0;
-    if (${first} + e < ${u32Lit(rows)}) { let ri = ${rowIndex(dm, `${first} + e`, rows)}; lv = lse[ri]; dl = rowdot[ri]; }
+    if (${first} + e < ${u32Lit(rows)}) { let ri = ${rowIndex(dm, `${first} + e`, rows)}; lv = lse[ri]; ${deltaFromOut ? rowDelta('ri', V4, 'dl') : 'dl = rowdot[ri];'} }
     st[e] = lv; st[${u32Lit(n)} + e] = dl;
   }`;
   const anchorOf = (r: number) => `g + ${u32Lit(GROUPS * r)}`;

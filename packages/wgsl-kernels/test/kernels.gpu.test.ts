@@ -613,6 +613,29 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       if (caps.maxComputeWorkgroupStorageSize >= 32768 && caps.maxComputeInvocationsPerWorkgroup >= 128) expect(defaultTiled).toBe(2 * 2 * 3);
     });
 
+    // deltaFromOut: operand 5 is attention's output O and each kernel computes Δ = rowsum(dO ⊙ O) of its rows
+    it('flash gradients computing Δ from the output (deltaFromOut) agree with the interpreter', async () => {
+      const caps = await getCaps();
+      if (caps.maxStorageBuffersPerShaderStage < 7) return;
+      const cfgs: FlashConfig[] = [{ rows: 64, tile: 16, grad: 'rows' }, { rows: 64, tile: 16, grad: 'tiled' }];
+      for (const cfg of cfgs)
+        for (const [lead, tq, tk, d, dv, seqMajor] of [[[2], 37, 29, 8, 12, false], [[2], 21, 21, 16, 8, true]] as const) {
+          const rows = seqMajor ? [lead[0], tq, 3] : [...lead, tq];
+          const t = (n: number, m: number) => (seqMajor ? [lead[0], n, 3, m] : [...lead, n, m]);
+          const ops: Operand[] = [{ shape: t(tq, d) }, { shape: t(tk, d) }, { shape: t(tk, dv) }, { shape: t(tq, dv) }, { shape: rows }, { shape: t(tq, dv) }];
+          const attrs = { causal: true, scale: 0.3, deltaFromOut: true, ...(seqMajor ? { seqMajor } : {}) };
+          for (const wrt of ['q', 'k', 'v'] as const) await check('attentionGrad', ops, { ...attrs, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfg) });
+          const kv = ops.map((o, i) => (i === 2 ? { shape: t(tk, d) } : i === 3 || i === 5 ? { shape: t(tq, d) } : o));
+          const plan = (s: KernelSpec<'attentionGradKV'>, c: DeviceCaps) => flashAttentionGradKVPlan({ ...s, results: ['buffer', 'unused'] }, c, ['k'], cfg);
+          await check('attentionGradKV', kv, attrs, caps, { rtol: 1e-3, atol: 1e-4, plan });
+        }
+      // odd head sizes have no flash kernel: a clear refusal, not a wrong Δ
+      const g = new Graph();
+      const shapes = [[2, 5, 6], [2, 5, 6], [2, 5, 6], [2, 5, 6], [2, 5], [2, 5, 6]];
+      const node = g.node('attentionGrad', shapes.map((s, i) => g.input(`x${i}`, s)), { causal: false, scale: 0.5, wrt: 'q', deltaFromOut: true });
+      expect(() => generateKernel({ node, inputs: shapes.map((s) => ({ shape: s, dtype: 'f32' as const })) }, caps)).toThrow(/deltaFromOut.*flash/);
+    });
+
     it('rope rotates half-split pairs, and its inverse', async () => {
       const caps = await getCaps();
       await check('rope', [{ shape: [2, 7, 8] }], { base: 10000, inverse: false }, caps, { rtol: 1e-4, atol: 1e-4 });

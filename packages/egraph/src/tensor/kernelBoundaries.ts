@@ -70,7 +70,9 @@ function exprOps(e: PwExpr, out = new Set<OpKind>()): Set<OpKind> {
 export function absorbedOps(node: ENode): readonly OpKind[] {
   if (!isOpKind(node.op)) return [];
   const ir = fromENode(node);
-  return isOp(ir, ...ABSORBING_OPS) ? absorbedBy(ir) : [ir.op];
+  const ops = isOp(ir, ...ABSORBING_OPS) ? absorbedBy(ir) : [ir.op];
+  // a gradient computing Δ from attention's output also stands for Δ's sum(mul(dOut, out)) (attention-delta-from-out)
+  return isOp(ir, 'attentionGrad', 'attentionGradKV') && ir.attrs.deltaFromOut ? [...ops, 'sum', 'mul'] : ops;
 }
 
 function absorbedBy<K extends AbsorbingOp>(x: OpWithAttrs<K>): readonly OpKind[] {
@@ -91,7 +93,7 @@ export function withKernelBoundaries(inner: NodeCostFunction, egraph: EGraph<Ten
   };
   return {
     nodeCost(node: ENode, eclass: Id): number {
-      if (isOpKind(node.op) && boundaries.has(node.op)) return inner.nodeCost(node, eclass);
+      if (isOpKind(node.op) && boundaries.has(node.op) && absorbedOps(node).every((op) => op === node.op)) return inner.nodeCost(node, eclass);
       if (hasBoundary(egraph.find(eclass))) return Number.POSITIVE_INFINITY; // the class must be the user's kernel
       if (absorbedOps(node).some((op) => boundaries.has(op))) return Number.POSITIVE_INFINITY; // would hide it
       return inner.nodeCost(node, eclass);

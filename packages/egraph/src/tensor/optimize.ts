@@ -21,6 +21,7 @@ import type { CostOptions } from './costModel.js';
 import { costDefaults, tensorCost } from './costModel.js';
 import { OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
 import { algebraRules } from './rules/algebra.js';
+import { attentionDeltaRules } from './rules/attentionDelta.js';
 import { attentionGradKVRules } from './rules/attentionGradKV.js';
 import { attentionLayoutRules } from './rules/attentionLayout.js';
 import { attentionLseRules } from './rules/attentionLse.js';
@@ -46,7 +47,7 @@ export const RULE_SETS = {
   fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules],
   backward: backwardRules,
   update: [...multiUpdateRules, ...multiTensorUpdateRules],
-  attention: [...attentionLseRules, ...attentionGradKVRules],
+  attention: [...attentionLseRules, ...attentionGradKVRules, ...attentionDeltaRules],
   attentionLayout: attentionLayoutRules,
   reduceMulti: reduceMultiRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
@@ -55,7 +56,7 @@ export const RULE_SETS = {
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionLayoutRules, ...reduceMultiRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...reduceMultiRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {

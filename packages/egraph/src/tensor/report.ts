@@ -63,7 +63,7 @@ export function graphFigures(graph: Graph): GraphFigures {
   return { dispatches, bytes, nodes: live.length };
 }
 
-/** Attention ops, listed among the fused kernels when they run seq-major (their head split/merge folded in). */
+/** Attention ops, listed among the fused kernels when they run seq-major (their head split/merge folded in) or compute Δ. */
 const ATTENTION_OPS: readonly string[] = ['attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV'];
 
 /** The fused kernels of a graph with their rules (`rulesOf` gives the rules of a node). */
@@ -71,10 +71,13 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
   const out: FusedKernel[] = [];
   for (const id of graph.live()) {
     const n = graph.nodes[id];
-    const seqMajor = ATTENTION_OPS.includes(n.op) && (n.attrs as { seqMajor?: boolean }).seqMajor === true;
-    if ((!FUSED_OPS.includes(n.op) && n.op !== 'custom' && !seqMajor) || n.op === 'pick') continue;
+    const a = n.attrs as { seqMajor?: boolean; deltaFromOut?: boolean };
+    const seqMajor = ATTENTION_OPS.includes(n.op) && a.seqMajor === true;
+    const deltaFromOut = ATTENTION_OPS.includes(n.op) && a.deltaFromOut === true;
+    if ((!FUSED_OPS.includes(n.op) && n.op !== 'custom' && !seqMajor && !deltaFromOut) || n.op === 'pick') continue;
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
-    if (seqMajor) out.push({ ...base, expr: 'seq-major [..., T, H, D] (head split/merge folded)' });
+    const forms = [...(seqMajor ? ['seq-major [..., T, H, D] (head split/merge folded)'] : []), ...(deltaFromOut ? ['Δ = rowsum(dOut ⊙ out) computed in the kernel'] : [])];
+    if (forms.length > 0) out.push({ ...base, expr: forms.join('; ') });
     else if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
     else if (n.op === 'pointwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ') }); // one kernel, several results
     else if (n.op === 'pointwiseMultiTensor') out.push({ ...base, expr: `${n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ')} over ${n.attrs.shapes.length} groups` });
