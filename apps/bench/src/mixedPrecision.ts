@@ -3,17 +3,31 @@
 // the interpreter on f16-rounded operands, (2) the GPT steps: the first loss of mixed against fp32 from the same
 // weights, losses over training steps on one batch, synced step times, (3) each GPT 6x384 matmul shape and 4096³
 // in fp32 and mixed (GPU timestamps; 4096³ first). python/reference.py `mixed` is the PyTorch side (autocast).
-// Run: node mixed.mjs [--out=FILE] [--steps=N] [--only=check,gpt-6x384,kernels]
+// (4) a sweep of kernel tilings (double buffering, deeper slices). Run: node mixed.mjs [--out=FILE] [--steps=N]
+// [--only=check,gpt-6x384,sweep,kernels]
 
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Graph, interpret, type PwExpr, type TensorValue, tensor } from '@neura/ir';
 import { capsFor, compile, createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
+import { generateKernel, isSpecOf, type KernelGenerator, matmulProblemOf, type SubgroupMatrixTiling, subgroupMatrixPlan } from '@neura/wgsl-kernels';
 import { timeSyncedSteps } from './workloads/stepFigures.js';
 import { buildGpt, GPT_WORKLOADS } from './workloads/gpt.js';
 import { benchMatmulShape, GPT_MATMULS } from './workloads/kernels.js';
 
 const { values: args } = parseArgs({ options: { out: { type: 'string' }, steps: { type: 'string', default: '20' }, only: { type: 'string' } } });
+/** A generator that plans every matmul on subgroup matrices with tiling `t` (everything else as usual). */
+const withTiling =
+  (t: SubgroupMatrixTiling): KernelGenerator =>
+  (spec, caps) =>
+    isSpecOf(spec, 'matmul', 'fusedMatmul', 'matmulEpilogue') && caps.mixedMatmul ? (subgroupMatrixPlan(matmulProblemOf(spec), caps, t) ?? generateKernel(spec, caps)) : generateKernel(spec, caps);
+/** Tilings the sweep compares (the shipped default first). */
+const SWEEP: readonly SubgroupMatrixTiling[] = [
+  { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32 },
+  { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32, db: true },
+  { sgm: 2, sgn: 2, fm: 2, fn: 4, bk: 32, db: true },
+  { sgm: 2, sgn: 2, fm: 2, fn: 4, bk: 64 },
+];
 const want = (x: string) => !args.only || args.only.split(',').some((o) => x.startsWith(o));
 const log = (s: string) => console.error(`[mixed] ${s}`);
 const results: Record<string, unknown> = {};
@@ -53,7 +67,10 @@ function f16(x: number): number {
 
 // (1) correctness: the forms of the GPU test (runtime-webgpu/test/mixedPrecision.gpu.test.ts) plus GPT-sized ones
 if (want('check')) {
-  const cases: { name: string; a: number[]; b: number[]; transA?: boolean; transB?: boolean; epilogue?: boolean }[] = [
+  const cases: { name: string; a: number[]; b: number[]; transA?: boolean; transB?: boolean; epilogue?: boolean; tiling?: SubgroupMatrixTiling }[] = [
+    { name: 'double-buffered, Aᵀ·B + GELU', a: [200, 136], b: [200, 96], transA: true, epilogue: true, tiling: SWEEP[1] },
+    { name: 'double-buffered, odd sizes', a: [97, 37], b: [65, 37], transB: true, tiling: SWEEP[2] },
+    { name: 'BK 64, A·B', a: [130, 200], b: [200, 72], tiling: SWEEP[3] },
     { name: 'A·B partial tiles', a: [200, 96], b: [96, 136] },
     { name: 'Aᵀ·B', a: [96, 130], b: [96, 72], transA: true },
     { name: 'A·Bᵀ', a: [130, 64], b: [72, 64], transB: true },
@@ -84,7 +101,7 @@ if (want('check')) {
     } else y = g.matmul(a, b, attrs);
     g.output('y', y);
     try {
-      const session = await compile(g, dev, { precision: 'mixed', label: c.name });
+      const session = await compile(g, dev, { precision: 'mixed', label: c.name, ...(c.tiling ? { generator: withTiling(c.tiling) } : {}) });
       const gpu = (await session.step(feeds, { read: ['y'] })).outputs.y.data;
       session.dispose();
       const round = (v: TensorValue) => tensor(v.shape, Array.from(v.data, f16));
@@ -135,6 +152,26 @@ for (const w of GPT_WORKLOADS) {
     save();
   }
 }
+// (4) tilings of the subgroup-matrix kernel (double buffering, deeper slices) on 4096³ and three GPT shapes
+if (want('sweep')) {
+  const out: Record<string, unknown> = {};
+  const shapes = GPT_MATMULS.filter((s) => ['square-4096', 'fwd-proj-16384x384x1536', 'dx-16384x1536x384-Bt', 'fwd-fc-16384x1536x384'].includes(s.name));
+  for (const s of shapes)
+    for (const t of SWEEP) {
+      const key = `${s.name} ${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.db ? '+db' : ''}`;
+      try {
+        const r = await benchMatmulShape(s, dev, 10, undefined, 'mixed', withTiling(t));
+        out[key] = r;
+        log(`sweep ${key}: ${r.medianMs.toFixed(4)} ms, ${r.tflops?.toFixed(1)} TFLOP/s`);
+      } catch (e) {
+        out[key] = { error: String(e).slice(0, 600) };
+        log(`sweep ${key}: ERROR ${String(e).slice(0, 600)}`);
+      }
+      results.sweep = out;
+      save();
+    }
+}
+
 // (3) matmul shapes: fp32 vs mixed
 if (want('kernels')) {
   const k: Record<string, unknown> = {};

@@ -7,6 +7,7 @@
 import { Graph, interpret, type PwExpr, type TensorValue, tensor } from '@neura/ir';
 import { afterAll, describe, expect, it } from 'vitest';
 import { capsFor, compile, createDevice, type NeuraDevice, PrecisionError, SUBGROUP_MATRIX_FEATURE } from '../src/index.js';
+import { generateKernel, isSpecOf, type KernelGenerator, matmulProblemOf, type SubgroupMatrixTiling, subgroupMatrixPlan } from '@neura/wgsl-kernels';
 import { randoms } from './graphs.js';
 
 // at module level: `skipIf` reads it while the tests are collected
@@ -42,6 +43,8 @@ interface Case {
   readonly transA?: boolean;
   readonly transB?: boolean;
   readonly epilogue?: boolean;
+  /** A tiling other than the one chosen for the shape. */
+  readonly tiling?: SubgroupMatrixTiling;
 }
 
 /** Runs one matmul case under `mixed`; returns the GPU result, the interpreter's on f16-rounded A and B, and on the raw ones. */
@@ -61,7 +64,11 @@ async function run(c: Case): Promise<{ gpu: Float32Array; rounded: Float32Array;
     y = g.node('matmulEpilogue', [a, b, bias], { ...attrs, expr });
   } else y = g.matmul(a, b, attrs);
   g.output('y', y);
-  const session = await compile(g, device, { precision: 'mixed', label: c.name });
+  const tiling = c.tiling;
+  const generator: KernelGenerator | undefined = tiling
+    ? (spec, caps) => (isSpecOf(spec, 'matmul', 'matmulEpilogue') ? (subgroupMatrixPlan(matmulProblemOf(spec), caps, tiling) ?? generateKernel(spec, caps)) : generateKernel(spec, caps))
+    : undefined;
+  const session = await compile(g, device, { precision: 'mixed', label: c.name, ...(generator ? { generator } : {}) });
   const gpu = (await session.step(feeds, { read: ['y'] })).outputs.y.data as Float32Array;
   session.dispose();
   const round = (v: TensorValue) => tensor(v.shape, Array.from(v.data, f16));
@@ -72,14 +79,16 @@ async function run(c: Case): Promise<{ gpu: Float32Array; rounded: Float32Array;
 
 const CASES: Case[] = [
   { name: 'A·B, partial tiles', a: [200, 96], b: [96, 136] },
-  { name: 'Aᵀ·B', a: [96, 130], b: [96, 72] },
-  { name: 'A·Bᵀ', a: [130, 64], b: [72, 64] },
-  { name: 'Aᵀ·Bᵀ', a: [64, 130], b: [72, 64] },
+  { name: 'Aᵀ·B', a: [96, 130], b: [96, 72], transA: true },
+  { name: 'A·Bᵀ', a: [130, 64], b: [72, 64], transB: true },
+  { name: 'Aᵀ·Bᵀ', a: [64, 130], b: [72, 64], transA: true, transB: true },
   { name: 'odd sizes: scalar loads, scalar stores', a: [97, 37], b: [37, 65] },
   { name: 'bias + GELU epilogue', a: [160, 48], b: [48, 100], epilogue: true },
   { name: 'bias + GELU epilogue, Bᵀ', a: [160, 48], b: [100, 48], transB: true, epilogue: true },
   { name: 'batched', a: [3, 80, 24], b: [3, 24, 40] },
   { name: 'split-K (long reduction, few tiles)', a: [2100, 96], b: [2100, 40], transA: true },
+  { name: 'double-buffered slices, Aᵀ·B + epilogue', a: [200, 136], b: [200, 96], transA: true, epilogue: true, tiling: { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32, db: true } },
+  { name: 'double-buffered slices, odd sizes, Bᵀ', a: [97, 37], b: [65, 37], transB: true, tiling: { sgm: 2, sgn: 2, fm: 2, fn: 4, bk: 32, db: true } },
 ];
 
 describe("precision: 'mixed'", () => {

@@ -5,7 +5,8 @@ import { Graph, type PwExpr } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, type DeviceCaps, type KernelSpec } from './kernel.js';
 import type { MatmulOp } from './matmul.js';
-import { chooseSubgroupMatrixTiling, matmulMixedKernel } from './matmulSubgroupMatrix.js';
+import { matmulProblemOf } from './matmul.js';
+import { chooseSubgroupMatrixTiling, matmulMixedKernel, subgroupMatrixPlan } from './matmulSubgroupMatrix.js';
 
 const H200: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupStorageSize: 49152, maxStorageBuffersPerShaderStage: 10, maxStorageBufferBindingSize: 2 ** 31, subgroups: true, shaderF16: true };
 const MIXED: DeviceCaps = { ...H200, mixedMatmul: { m: 16, n: 16, k: 16 } };
@@ -66,6 +67,19 @@ describe('matmul under precision: mixed', () => {
     expect(dw.dispatches.map((d) => d.label)).toEqual([expect.stringMatching(/:split\d+$/), expect.stringMatching(/:reduce$/)]);
     expect(dw.dispatches[0].code).toContain('subgroupMatrixMultiplyAccumulate');
     expect(matmulMixedKernel(spec(32, 128, 784), MIXED).dispatches[0].code).not.toContain('subgroup_matrix');
+  });
+
+  it('double-buffers slices on request: twice the slice memory, one barrier per slice', () => {
+    const t = { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32 };
+    const single = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096)), MIXED, t)?.dispatches[0].code ?? '';
+    const db = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096)), MIXED, { ...t, db: true })?.dispatches[0].code ?? '';
+    expect(db).toContain('var<workgroup> As: array<f16, 8192>;');
+    const loop = (code: string) => code.slice(code.indexOf('for (var k0'), code.indexOf('subgroupMatrixStore'));
+    expect(loop(single).match(/workgroupBarrier/g)).toHaveLength(2);
+    expect(loop(db).match(/workgroupBarrier/g)).toHaveLength(1);
+    expect(db).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>\(&As, rA \+ /);
+    // 32 KiB of slices + 16 KiB of staging: over a 32 KiB device it does not fit
+    expect(() => subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096, { epilogue: true })), { ...MIXED, maxComputeWorkgroupStorageSize: 32768 }, { ...t, db: true })).toThrow(/does not fit/);
   });
 
   it('picks smaller tiles when big ones would leave the GPU idle, and none when the device is too small', () => {

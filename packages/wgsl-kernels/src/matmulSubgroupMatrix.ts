@@ -34,6 +34,11 @@ export interface SubgroupMatrixTiling {
   readonly fm: number;
   readonly fn: number;
   readonly bk: number;
+  /**
+   * Two workgroup-memory slices: the next slice is stored while this one is computed, one barrier per slice
+   * instead of two. Not in the shipped tilings yet (unmeasured); a candidate for `subgroupMatrixPlan(p, caps, t)`.
+   */
+  readonly db?: boolean;
 }
 
 /** Lanes per subgroup the kernel assumes (NVIDIA: 32; the runtime checks the adapter's subgroup size). */
@@ -54,7 +59,7 @@ const tileOf = (t: SubgroupMatrixTiling, s: SubgroupMatrixShape) => ({ bm: t.sgm
 /** Workgroup memory of a tiling: the f16 slices of A and B, and the f32 staging of one row of result matrices. */
 const bytesOf = (t: SubgroupMatrixTiling, s: SubgroupMatrixShape) => {
   const { bm, bn } = tileOf(t, s);
-  return (bm + bn) * t.bk * 2 + t.sgm * t.sgn * t.fn * s.m * s.n * 4;
+  return (bm + bn) * t.bk * 2 * (t.db ? 2 : 1) + t.sgm * t.sgn * t.fn * s.m * s.n * 4;
 };
 
 /** Whether a tiling fits the device's limits. */
@@ -158,7 +163,8 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
       fetch.push(`${guard}{ ${at} ${r} = ${ty}(); if (${g0} + ${x} < ${ext} && kt + ${k} < K) { ${r} = ${ty}(${buf}[${vec ? `(${index}) / 4u` : index}]); } }`);
       const sh = isA ? 'As' : 'Bs';
       const put = vec ? [0, 1, 2, 3].map((q) => `${sh}[s + ${u32Lit(q)}] = ${r}.${'xyzw'[q]};`).join(' ') : `${sh}[s] = ${r};`;
-      store.push(`${guard}{ ${at} let s = o * ${u32Lit(inner)} + i0; ${put} }`);
+      // double buffering: the slice being stored starts at sA / sB (0 or one slice)
+      store.push(`${guard}{ ${at} let s = ${t.db ? `${isA ? 'sA' : 'sB'} + ` : ''}o * ${u32Lit(inner)} + i0; ${put} }`);
     }
   };
   operand(true);
@@ -167,7 +173,11 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   const L = `subgroup_matrix_left<f16, ${s.k}, ${s.m}>`;
   const R = `subgroup_matrix_right<f16, ${s.n}, ${s.k}>`;
   const C = `subgroup_matrix_result<f32, ${s.n}, ${s.m}>`;
-  const load = (ty: string, off: string, colMajor: boolean, stride: number) => `subgroupMatrixLoad<${ty}, ${colMajor ? 'col_major' : 'row_major'}>(&${ty.includes('left') ? 'As' : 'Bs'}, ${off}, ${u32Lit(stride)})`;
+  // double buffering: the slice being computed starts at rA / rB
+  const load = (ty: string, off: string, colMajor: boolean, stride: number) => {
+    const left = ty.includes('left');
+    return `subgroupMatrixLoad<${ty}, ${colMajor ? 'col_major' : 'row_major'}>(&${left ? 'As' : 'Bs'}, ${t.db ? `${left ? 'rA' : 'rB'} + ` : ''}${off}, ${u32Lit(stride)})`;
+  };
   const lines: string[] = [];
   const emit = (x: string, d = 1) => lines.push(`${'  '.repeat(d)}${x}`);
   for (let i = 0; i < fm; i++) for (let j = 0; j < fn; j++) emit(`var c${i}_${j}: ${C};`);
@@ -176,27 +186,57 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   emit('{ let kt = kbeg;');
   for (const f of fetch) emit(f, 2);
   emit('}');
-  emit(`for (var k0 = kbeg; k0 < kend; k0 = k0 + ${u32Lit(bk)}) {`);
-  for (const x of store) emit(x, 2);
-  emit('workgroupBarrier();', 2);
-  emit(`if (k0 + ${u32Lit(bk)} < kend) { let kt = k0 + ${u32Lit(bk)};`, 2);
-  for (const f of fetch) emit(f, 3);
-  emit('}', 2);
-  for (let kk = 0; kk < bk; kk += s.k) {
-    emit('{', 2);
-    for (let i = 0; i < fm; i++) {
-      const m = `sm * ${u32Lit(fm * s.m)} + ${u32Lit(i * s.m)}`;
-      emit(`let l${i} = ${transA ? load(L, `${u32Lit(kk * bm)} + ${m}`, true, bm) : load(L, `(${m}) * ${u32Lit(bk)} + ${u32Lit(kk)}`, false, bk)};`, 3);
+  const compute = () => {
+    for (let kk = 0; kk < bk; kk += s.k) {
+      emit('{', 2);
+      for (let i = 0; i < fm; i++) {
+        const m = `sm * ${u32Lit(fm * s.m)} + ${u32Lit(i * s.m)}`;
+        emit(`let l${i} = ${transA ? load(L, `${u32Lit(kk * bm)} + ${m}`, true, bm) : load(L, `(${m}) * ${u32Lit(bk)} + ${u32Lit(kk)}`, false, bk)};`, 3);
+      }
+      for (let j = 0; j < fn; j++) {
+        const n = `sn * ${u32Lit(fn * s.n)} + ${u32Lit(j * s.n)}`;
+        emit(`let r${j} = ${transB ? load(R, `(${n}) * ${u32Lit(bk)} + ${u32Lit(kk)}`, true, bk) : load(R, `${u32Lit(kk * bn)} + ${n}`, false, bn)};`, 3);
+      }
+      for (let i = 0; i < fm; i++) for (let j = 0; j < fn; j++) emit(`c${i}_${j} = subgroupMatrixMultiplyAccumulate(l${i}, r${j}, c${i}_${j});`, 3);
+      emit('}', 2);
     }
-    for (let j = 0; j < fn; j++) {
-      const n = `sn * ${u32Lit(fn * s.n)} + ${u32Lit(j * s.n)}`;
-      emit(`let r${j} = ${transB ? load(R, `(${n}) * ${u32Lit(bk)} + ${u32Lit(kk)}`, true, bk) : load(R, `${u32Lit(kk * bn)} + ${n}`, false, bn)};`, 3);
-    }
-    for (let i = 0; i < fm; i++) for (let j = 0; j < fn; j++) emit(`c${i}_${j} = subgroupMatrixMultiplyAccumulate(l${i}, r${j}, c${i}_${j});`, 3);
+  };
+  if (!t.db) {
+    emit(`for (var k0 = kbeg; k0 < kend; k0 = k0 + ${u32Lit(bk)}) {`);
+    for (const x of store) emit(x, 2);
+    emit('workgroupBarrier();', 2);
+    emit(`if (k0 + ${u32Lit(bk)} < kend) { let kt = k0 + ${u32Lit(bk)};`, 2);
+    for (const f of fetch) emit(f, 3);
     emit('}', 2);
+    compute();
+    emit('workgroupBarrier();', 2);
+    emit('}');
+  } else {
+    // slice 0 stored before the loop; each step stores slice i+1 into the other half, fetches slice i+2 into
+    // registers, computes slice i, then one barrier
+    const sa = u32Lit(bm * bk);
+    const sb = u32Lit(bk * bn);
+    emit('{ let sA = 0u; let sB = 0u;');
+    for (const x of store) emit(x, 2);
+    emit('}');
+    emit(`if (kbeg + ${u32Lit(bk)} < kend) { let kt = kbeg + ${u32Lit(bk)};`);
+    for (const f of fetch) emit(f, 2);
+    emit('}');
+    emit('workgroupBarrier();');
+    emit('var cur = 0u;');
+    emit(`for (var k0 = kbeg; k0 < kend; k0 = k0 + ${u32Lit(bk)}) {`);
+    emit(`let rA = cur * ${sa}; let rB = cur * ${sb}; let sA = ${sa} - rA; let sB = ${sb} - rB;`, 2);
+    emit(`if (k0 + ${u32Lit(bk)} < kend) {`, 2);
+    for (const x of store) emit(x, 3);
+    emit('}', 2);
+    emit(`if (k0 + ${u32Lit(2 * bk)} < kend) { let kt = k0 + ${u32Lit(2 * bk)};`, 2);
+    for (const f of fetch) emit(f, 3);
+    emit('}', 2);
+    compute();
+    emit('workgroupBarrier();', 2);
+    emit('cur = 1u - cur;', 2);
+    emit('}');
   }
-  emit('workgroupBarrier();', 2);
-  emit('}');
 
   // Results. Rows of result matrix (i, j) start at row0 + sm·FM·m + i·m, columns at col0 + sn·FN·n + j·n.
   const r0 = (i: number) => `row0 + sm * ${u32Lit(fm * s.m)} + ${u32Lit(i * s.m)}`;
@@ -228,7 +268,7 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
     }
   }
   const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
-  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices, ${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads, ${direct ? 'results stored directly' : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
+  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices${t.db ? ', double-buffered' : ''}, ${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads, ${direct ? 'results stored directly' : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
 enable subgroups;
 enable chromium_experimental_subgroup_matrix;
 diagnostic(off, chromium.subgroup_matrix_uniformity);
@@ -237,8 +277,8 @@ ${decl.join('\n')}
 const M = ${u32Lit(M)};
 const N = ${u32Lit(N)};
 const K = ${u32Lit(K)};
-var<workgroup> As: array<f16, ${bm * bk}>;
-var<workgroup> Bs: array<f16, ${bk * bn}>;
+var<workgroup> As: array<f16, ${bm * bk * (t.db ? 2 : 1)}>;
+var<workgroup> Bs: array<f16, ${bk * bn * (t.db ? 2 : 1)}>;
 ${direct ? '' : `var<workgroup> Cs: array<f32, ${sgm * sgn * s.m * fn * s.n}>;\n`}
 @compute @workgroup_size(${nt})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {

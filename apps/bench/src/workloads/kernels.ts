@@ -70,12 +70,13 @@ export const MATMUL_SWEEP: readonly MatmulConfig[] = [
 export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (isSpecOf(spec, 'matmul') ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
 
 /** Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration or under a precision policy. */
-export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig, precision: Precision = 'fp32'): Promise<KernelTiming> {
+export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig, precision: Precision = 'fp32', generator?: KernelGenerator): Promise<KernelTiming> {
   const g = new Graph();
   const a = g.param('a', s.transA ? [s.k, s.m] : [s.m, s.k], { kind: 'uniform', low: -1, high: 1, seed: 1 });
   const b = g.param('b', s.transB ? [s.n, s.k] : [s.k, s.n], { kind: 'uniform', low: -1, high: 1, seed: 2 });
   g.output('c', g.matmul(a, b, { transA: s.transA, transB: s.transB }));
-  const session = await compile(g, device, { label: s.name, precision, ...(cfg ? { generator: withMatmulConfig(cfg) } : {}) });
+  const gen = generator ?? (cfg ? withMatmulConfig(cfg) : undefined);
+  const session = await compile(g, device, { label: s.name, precision, ...(gen ? { generator: gen } : {}) });
   const r = await gpuMedian(session, repeats);
   session.dispose();
   return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (2 * s.m * s.n * s.k) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };
