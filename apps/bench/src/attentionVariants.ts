@@ -65,7 +65,7 @@ if (!args['skip-gpt']) {
   }
   const inStep = Object.fromEntries(Object.entries(per).map(([k, v]) => [k, v.reduce((s, x) => s + x, 0) / v.length]));
   out.gpt = { syncedMs: t.medianMs, dispatches: session.stats.dispatchesPerStep, attentionInStepMs: inStep };
-  console.log(`${name}: GPT 6x384 synced ${t.medianMs.toFixed(3)} ms, ${session.stats.dispatchesPerStep} dispatches; attention in step (ms per dispatch): ${Object.entries(inStep).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')}`);
+  console.log(`${name}: ${w.name} synced ${t.medianMs.toFixed(3)} ms, ${session.stats.dispatchesPerStep} dispatches; attention in step (ms per dispatch): ${Object.entries(inStep).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')}`);
   session.dispose();
 }
 appendFileSync(args.out as string, `${JSON.stringify(out)}\n`);
