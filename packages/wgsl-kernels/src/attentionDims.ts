@@ -37,6 +37,9 @@ export const rowIndex = (dm: AttentionDims, t: string, rows: number): string =>
   dm.seqHeads === 0 ? `(h * ${u32Lit(rows)} + ${t})` : `((h / ${u32Lit(dm.seqHeads)}) * ${u32Lit(rows * dm.seqHeads)} + (${t}) * ${u32Lit(dm.seqHeads)} + h % ${u32Lit(dm.seqHeads)})`;
 
 
-/** `val = Δ` of query row `ri` (a WGSL u32) from its dO and output rows (`dout`, `rowdot` as vec4 arrays), `v4` vec4 each. */
+/**
+ * `dst = Δ` of query row `ri` (a WGSL u32) from its dO and output rows (`dout`, `rowdot` as vec4 arrays, `v4` vec4
+ * each), written out so that all its loads are in flight at once (a loop would wait on each pair in turn).
+ */
 export const rowDelta = (ri: string, v4: number, dst = 'val') =>
-  `var dsum = 0.0; for (var dc = 0u; dc < ${u32Lit(v4)}; dc = dc + 1u) { dsum = dsum + dot(dout[${ri} * ${u32Lit(v4)} + dc], rowdot[${ri} * ${u32Lit(v4)} + dc]); } ${dst} = dsum;`;
+  `${dst} = ${Array.from({ length: v4 }, (_, c) => `dot(dout[${ri} * ${u32Lit(v4)} + ${u32Lit(c)}], rowdot[${ri} * ${u32Lit(v4)} + ${u32Lit(c)}])`).join(' + ')};`;
