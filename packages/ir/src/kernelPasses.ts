@@ -1,5 +1,6 @@
 // How many dispatches a kernel runs: one, except reductions that split into partials and a combine pass,
-// split-K matmuls (partial products, then a reduce pass) and the cross-entropy loss (row losses, then their sum). The e-graph's cost model counts these (a dispatch costs
+// split-K matmuls (partial products, then a reduce pass), the cross-entropy loss (row losses, then their sum) and a
+// scatterAdd of many indices. The e-graph's cost model counts these (a dispatch costs
 // the same whether it is a kernel's first or second), and the runtime's reduction generator takes its path from
 // `reduceSplit`, so both count the same passes. Must not know WGSL (shapes and attributes only).
 
@@ -52,6 +53,9 @@ export function reduceSplit(shape: readonly number[], axes: readonly number[]): 
   if (pattern === 'rkr' && reduced >= ROWS_PATH_MIN) return 'outerKeptInner';
   return undefined;
 }
+
+/** Index counts up to this scatterAdd runs gather-style in one pass; more take two (wgsl-kernels indexing.ts). */
+export const SCATTER_LOOP_MAX_INDICES = 256;
 
 /** Below this K a matmul is never split (wgsl-kernels matmul.ts SPLIT_K_MIN_K). */
 const SPLIT_K_MIN_K = 512;
@@ -114,6 +118,8 @@ export function kernelDispatches<K extends OpKind>(op: K, c: KernelCtx<K>): numb
     }
     case 'softmaxCrossEntropy':
       return 2; // per-row losses, then their sum
+    case 'scatterAdd':
+      return numel(c.ins[1]?.shape ?? []) > SCATTER_LOOP_MAX_INDICES ? 2 : 1; // segmented or atomic: two passes
     default:
       return 1;
   }

@@ -6,7 +6,7 @@
 // index hits its row: deterministic, O(targets x indices)) when the index count is small, else a copy of the
 // target followed by a compare-exchange loop on `atomic<u32>` bit patterns per update (order-dependent rounding).
 
-import { numel, stridesOf } from '@neura/ir';
+import { numel, SCATTER_LOOP_MAX_INDICES, stridesOf } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
 import { elementwisePlan } from './elementwise.js';
@@ -138,8 +138,8 @@ y[o] = ${name(0)}[(a * ${u32Lit(extent)} + r) * ${u32Lit(inner)} + b];`;
   return planOf([perElementDispatch(spec, caps, { strategy: `gather along axis ${axis}: ${k} indices into ${extent} rows of ${inner} (indices clamped)`, buffers, n, body })]);
 }
 
-/** Index counts up to this use the deterministic gather-style scatterAdd; more use compare-exchange atomics. */
-export const SCATTER_LOOP_MAX_INDICES = 256;
+// index counts up to ir's SCATTER_LOOP_MAX_INDICES run gather-style (one pass; the cost model counts the passes)
+export { SCATTER_LOOP_MAX_INDICES } from '@neura/ir';
 
 /** `scatterAdd`: target + updates summed at indices (out-of-range indices are skipped). */
 export function scatterAddKernel(spec: KernelSpec<'scatterAdd'>, caps: DeviceCaps): KernelPlan {

@@ -61,6 +61,15 @@ describe('kernelDispatches', () => {
     });
   }
 
+  it('counts scatterAdd of many indices as two passes, of few as one', () => {
+    for (const [k, rows] of [[8, 10], [1000, 10], [1000, 1000]])
+      for (const caps of [DEFAULT_CAPS, H200]) {
+        const s = spec('scatterAdd', [[rows, 4], [k], [k, 4]], { axis: 0 }, ['f32', 'i32', 'f32']);
+        const [plan, counted] = both(s, caps);
+        expect(counted, `scatterAdd of ${k} indices into ${rows} rows`).toBe(plan);
+      }
+  });
+
   it('counts the cross-entropy loss as its two passes', () => {
     const s = spec('softmaxCrossEntropy', [[64, 65], [64]], { reduction: 'mean' }, ['f32', 'i32']);
     const [plan, counted] = both(s, DEFAULT_CAPS);
