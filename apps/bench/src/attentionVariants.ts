@@ -2,7 +2,8 @@
 // (`--variant NAME`; fresh processes, since standalone timings late in a process read slow): attention forward +
 // backward at B64 H6 T256 D64 causal in the GPT step's seq-major layout (GPU time per dispatch, median of
 // repeats), then the GPT 6x384 step compiled with that variant: synced step time and the attention kernels'
-// in-step GPU time (one profiled step). Appends a JSON line to --out. `--list` prints the variant names.
+// in-step GPU time (one profiled step). Appends a JSON line to --out. `--list` prints the variant names;
+// `--forward FORM` times one forward kernel alone instead.
 
 import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -13,7 +14,7 @@ import { compile, createDevice } from '@neura/runtime-webgpu';
 import { type FlashConfig, generateKernel, type KernelGenerator } from '@neura/wgsl-kernels';
 import { timeAsync } from './timing.js';
 import { GPT_WORKLOADS } from './workloads/gpt.js';
-import { benchAttention, withFlashConfig } from './workloads/kernels.js';
+import { type AttentionForwardForm, benchAttention, benchAttentionForward, withFlashConfig } from './workloads/kernels.js';
 
 const VARIANTS: Record<string, FlashConfig | undefined> = {
   shipped: undefined,
@@ -24,9 +25,20 @@ const VARIANTS: Record<string, FlashConfig | undefined> = {
   'grad tiled 256x32': { rows: 64, tile: 16, grad: 'tiled', tiled: { threads: 256, partners: 32 } },
 };
 
-const { values: args } = parseArgs({ options: { out: { type: 'string', default: 'attention-variants.jsonl' }, variant: { type: 'string', default: 'shipped' }, list: { type: 'boolean', default: false }, 'skip-gpt': { type: 'boolean', default: false }, workload: { type: 'string', default: 'gpt-6x384' }, small: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({ options: { out: { type: 'string', default: 'attention-variants.jsonl' }, variant: { type: 'string', default: 'shipped' }, list: { type: 'boolean', default: false }, 'skip-gpt': { type: 'boolean', default: false }, workload: { type: 'string', default: 'gpt-6x384' }, small: { type: 'boolean', default: false }, forward: { type: 'string' }, 'heads-major': { type: 'boolean', default: false } } });
 if (args.list) {
   console.log(Object.keys(VARIANTS).join('\n'));
+  process.exit(0);
+}
+// --forward FORM [--heads-major]: one forward kernel alone (attention, attentionLse or attentionWithLse), then exit
+if (args.forward) {
+  const form = args.forward as AttentionForwardForm;
+  if (!['attention', 'attentionLse', 'attentionWithLse'].includes(form)) throw new Error(`attentionVariants: --forward takes attention, attentionLse or attentionWithLse, got '${form}'`);
+  const dev = await createDevice({ dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
+  const r = await benchAttentionForward(dev, form, !args['heads-major']);
+  console.log(`forward ${form} ${args['heads-major'] ? 'heads-major' : 'seq-major'}: ${r.medianMs.toFixed(3)} ms (${r.plan} = ${r.dispatchMs.map((x) => x.toFixed(3)).join(' + ')})`);
+  appendFileSync(args.out as string, `${JSON.stringify({ forward: form, headsMajor: args['heads-major'], ...r })}\n`);
+  dev.destroy();
   process.exit(0);
 }
 const name = args.variant as string;

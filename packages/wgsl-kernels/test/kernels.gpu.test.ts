@@ -456,11 +456,22 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       await check('oneHot', [{ shape: [2, 5], dtype: 'i32', gen: 'labels', classes: 7 }], { classes: 7 }, caps);
     });
 
-    it('scatterAdd accumulates repeated indices, gather-style and with compare-exchange atomics', async () => {
+    it('scatterAdd accumulates repeated indices, gather-style, segmented (two passes) and with compare-exchange atomics', async () => {
       const caps = await getCaps();
       await check('scatterAdd', [{ shape: [6, 4] }, { shape: [9], dtype: 'i32', gen: 'labels', classes: 6 }, { shape: [9, 4] }], { axis: 0 }, caps);
       await check('scatterAdd', [{ shape: [2, 5, 3] }, { shape: [2, 4], dtype: 'i32', gen: 'labels', classes: 5 }, { shape: [2, 2, 4, 3] }], { axis: 1 }, caps);
+      // many indices into few rows: segmented (a partial last chunk; outer 2 and 70 columns: two column blocks)
+      const planOf = (t: Shape, i: Shape, u: Shape, axis: number) => {
+        const g = new Graph();
+        const node = g.node('scatterAdd', [g.input('t', t), g.input('i', i, 'i32'), g.input('u', u)], { axis });
+        return generateKernel({ node, inputs: [{ shape: t, dtype: 'f32' }, { shape: i, dtype: 'i32' }, { shape: u, dtype: 'f32' }] }, caps);
+      };
+      expect(planOf([7, 5], [600], [600, 5], 0).dispatches.map((d) => d.label.split(':')[1].replace(']', ''))).toEqual(['partials', 'combine']);
       await check('scatterAdd', [{ shape: [7, 5] }, { shape: [600], dtype: 'i32', gen: 'labels', classes: 7 }, { shape: [600, 5] }], { axis: 0 }, caps, { rtol: 1e-4, atol: 1e-4 });
+      await check('scatterAdd', [{ shape: [2, 5, 70] }, { shape: [300], dtype: 'i32', gen: 'labels', classes: 5 }, { shape: [2, 300, 70] }], { axis: 1 }, caps, { rtol: 1e-4, atol: 1e-4 });
+      // too many rows for the sums in workgroup memory: compare-exchange atomics
+      expect(planOf([600, 2], [700], [700, 2], 0).dispatches.map((d) => d.label.split(':')[1].replace(']', ''))).toEqual(['copy', 'add']);
+      await check('scatterAdd', [{ shape: [600, 2] }, { shape: [700], dtype: 'i32', gen: 'labels', classes: 600 }, { shape: [700, 2] }], { axis: 0 }, caps, { rtol: 1e-4, atol: 1e-4 });
     });
 
     it('argmax finds the first maximum and stopGradient copies', async () => {

@@ -129,3 +129,31 @@ export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, 
   const fwd = 4 * b * h * (t * t) / 2 * d;
   return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (3.5 * fwd) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };
 }
+
+/** Attention's forward kernels, one op each (not optimized: the op runs as built). */
+export type AttentionForwardForm = 'attention' | 'attentionLse' | 'attentionWithLse';
+
+/**
+ * Times one forward kernel of causal attention (B, H, T, D) alone: attention's output, the log-sum-exp, or both
+ * from one kernel (`attentionWithLse`, both results read). In-step, attentionWithLse took 0.335 ms where the
+ * seq-major bench's separate attention and attentionLse took 0.186 + 0.162 (H200, 2026-12-04): this isolates it.
+ */
+export async function benchAttentionForward(device: NeuraDevice, form: AttentionForwardForm, seqMajor: boolean, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 20): Promise<KernelTiming> {
+  const { b, h, t, d } = dims;
+  const g = new Graph();
+  const shape = seqMajor ? [b, t, h, d] : [b, h, t, d];
+  const init = (seed: number) => ({ kind: 'uniform' as const, low: -1, high: 1, seed });
+  const [q, k, v] = [1, 2, 3].map((seed) => g.param(`x${seed}`, shape, init(seed)));
+  const attrs = { causal: true, scale: 1 / Math.sqrt(d), ...(seqMajor ? { seqMajor } : {}) };
+  if (form === 'attentionLse') g.output('lse', g.node('attentionLse', [q, k], attrs));
+  else {
+    const m = g.node(form, [q, k, v], attrs);
+    g.output('o', m);
+    if (form === 'attentionWithLse') g.output('lse', g.node('pick', [m], { index: 1 }));
+  }
+  const session = await compile(g, device, { label: `attention-forward-${form}` });
+  const r = await gpuMedian(session, repeats);
+  session.dispose();
+  const flops = (form === 'attentionLse' ? 2 : 4) * b * h * ((t * t) / 2) * d;
+  return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: flops / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };
+}
