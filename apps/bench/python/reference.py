@@ -6,7 +6,15 @@ PyTorch at its strongest, so that ratios are honest: every training workload is 
 where the optimizer is AdamW), with torch.compile, and with torch.compile mode="reduce-overhead" (CUDA
 graphs); `best` names the fastest. Peak memory (torch.cuda.max_memory_allocated) is recorded per mode.
 `kernels` times the matmul shapes of the GPT 6x384 step and causal SDPA forward+backward (B64 H6 T256 D64)
-with CUDA events, the same shapes as neura's `--kernels` profile run."""
+with CUDA events, the same shapes as neura's `--kernels` profile run.
+
+`mixed` is the reference for neura's `precision: 'mixed'` (run only when named; `mixed-kernels` or `mixed-gpt` for
+half of it): the GPT steps under torch.autocast (fp16 with a GradScaler, as PyTorch's AMP recipe has it, and bf16
+without), eager / compiled / CUDA graphs as `--modes` allows, and the GPT step's matmul shapes in fp16 and bf16.
+
+Arguments: groups to run (matmul mlp gpt kernels cnn mixed; default all but mixed), `--only=NAME,...` (workloads
+whose names start with one of these), `--modes=eager,graphs,compiled` (modes besides eager; default all),
+`--out=PATH`."""
 
 import json
 import statistics
@@ -21,11 +29,16 @@ torch.backends.cudnn.allow_tf32 = False
 dev = "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def timed(fn, warmup=20, iters=200, inner=1):
-    for _ in range(warmup):
+def timed(fn, warmup=20, iters=200, inner=1, warmup_s=1.0):
+    """Median of `iters` synchronised samples, after `warmup` calls and at least `warmup_s` seconds of synchronised
+    calls (the GPU's clocks follow its recent load; neura's bench warms up the same way)."""
+    t0 = time.perf_counter()
+    i = 0
+    while i < warmup or time.perf_counter() - t0 < warmup_s:
         fn()
-    if dev == "cuda":
-        torch.cuda.synchronize()
+        if dev == "cuda":
+            torch.cuda.synchronize()
+        i += 1
     samples = []
     for _ in range(iters):
         t0 = time.perf_counter()
@@ -142,6 +155,52 @@ def gpt_step(layers, heads, width, context, batch, vocab, mode):
     if dev == "cuda":
         r["maxMemoryAllocated"] = torch.cuda.max_memory_allocated()
     return r
+
+
+def gpt_step_amp(layers, heads, width, context, batch, vocab, dtype, mode):
+    """The GPT step under torch.autocast(dtype): fp32 weights and optimizer (fused AdamW), fp16/bf16 matmuls.
+    fp16 scales the loss with a GradScaler (PyTorch's AMP recipe); bf16 needs none. mode as gpt_step's."""
+    torch.manual_seed(0)
+    model = Gpt(layers, heads, width, context, vocab).to(dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.01, fused=True)
+    idx = torch.randint(0, vocab, (batch, context), device=dev)
+    tgt = torch.randint(0, vocab, (batch, context), device=dev)
+    scaler = torch.amp.GradScaler("cuda") if dtype == torch.float16 else None
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=dtype):
+            logits = model(idx)
+            loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), tgt.view(-1))
+        if scaler is None:
+            loss.backward()
+            opt.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        return loss
+
+    fn = step if mode == "eager" else torch.compile(step, mode="reduce-overhead" if mode == "graphs" else None)
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    r = timed(fn, warmup=10, iters=50)
+    r["maxMemoryAllocated"] = torch.cuda.max_memory_allocated()
+    return r
+
+
+def matmul_kernels(dtype):
+    """The GPT step's matmul shapes (and 4096³) in dtype, CUDA events (tensor cores for fp16/bf16)."""
+    out = {}
+    for name, m, n, k, ta, tb in GPT_MATMULS:
+        a = torch.randn(*((k, m) if ta else (m, k)), device=dev, dtype=dtype)
+        b = torch.randn(*((n, k) if tb else (k, n)), device=dev, dtype=dtype)
+        fa = (lambda: a.t()) if ta else (lambda: a)
+        fb = (lambda: b.t()) if tb else (lambda: b)
+        r = event_ms(lambda: fa() @ fb())
+        r["tflops"] = 2 * m * n * k / (r["medianMs"] * 1e-3) / 1e12
+        out[f"matmul-{name}"] = r
+    return out
 
 
 def event_ms(fn, warmup=5, iters=20):
@@ -264,9 +323,18 @@ def cnn_step(model_name, batch, mode):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--out=")]
-    out_path = next((a[len("--out="):] for a in sys.argv[1:] if a.startswith("--out=")), None)
+    def flag(name):
+        return next((a[len(name) + 3 :] for a in sys.argv[1:] if a.startswith(f"--{name}=")), None)
+
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    out_path = flag("out")
+    only = flag("only")
+    only = only.split(",") if only else None
+    modes = set((flag("modes") or "eager,graphs,compiled").split(","))
     which = set(args) or {"matmul", "mlp", "gpt", "kernels", "cnn"}
+
+    def wanted(name):
+        return only is None or any(name.startswith(o) for o in only)
     out = {
         "framework": "pytorch",
         "version": torch.__version__,
@@ -292,9 +360,12 @@ def main():
             "mlp-16-128-64-64-10-b16-sgd": ([16, 128, 64, 64, 10], 16, "sgd"),
         }
         for name, (sizes, batch, opt) in workloads.items():
+            if not wanted(name):
+                continue
             entry = {"eager": mlp_step(sizes, batch, opt, False)}
             try:
-                entry["compiled"] = mlp_step(sizes, batch, opt, True)
+                if "compiled" in modes:
+                    entry["compiled"] = mlp_step(sizes, batch, opt, True)
             except Exception as e:  # torch.compile can fail where no compiler toolchain exists
                 entry["compiledError"] = str(e)[:300]
             res[name] = entry
@@ -305,10 +376,12 @@ def main():
             "gpt-6x384-ctx256-b64-adamw": (6, 6, 384, 256, 64, 65),
         }
         for name, cfg in gpts.items():
+            if not wanted(name):
+                continue
             entry = {"eager": gpt_step(*cfg, "eager")}
             res[name] = entry
             save()
-            for mode in ("graphs", "compiled"):
+            for mode in [m for m in ("graphs", "compiled") if m in modes]:
                 try:
                     entry[mode] = gpt_step(*cfg, mode)
                 except Exception as e:  # torch.compile can fail where no compiler toolchain exists
@@ -320,8 +393,10 @@ def main():
             save()
     if "cnn" in which:
         for name, (model_name, batch) in {"cnn-lenet5-b64-adam": ("lenet", 64), "cnn-resnet8-b128-adam": ("resnet", 128)}.items():
+            if not wanted(name):
+                continue
             entry = {"eager": cnn_step(model_name, batch, "eager")}
-            for mode in ("compiled", "graphs"):
+            for mode in [m for m in ("compiled", "graphs") if m in modes]:
                 try:
                     entry[mode] = cnn_step(model_name, batch, mode)
                 except Exception as e:  # torch.compile can fail where no compiler toolchain exists
@@ -332,6 +407,31 @@ def main():
     if "kernels" in which and dev == "cuda":
         res["kernels"] = kernels()
         save()
+    if which & {"mixed", "mixed-kernels"} and dev == "cuda":
+        for dtype, tag in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
+            res[f"kernels-{tag}"] = matmul_kernels(dtype)
+            save()
+    if which & {"mixed", "mixed-gpt"} and dev == "cuda":
+        gpts = {
+            "gpt-2x128-ctx64-b16-adamw": (2, 4, 128, 64, 16, 65),
+            "gpt-6x384-ctx256-b64-adamw": (6, 6, 384, 256, 64, 65),
+        }
+        for name, cfg in gpts.items():
+            if not wanted(name):
+                continue
+            for dtype, tag in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
+                entry = {}
+                res[f"{name}-autocast-{tag}"] = entry
+                for mode in ["eager"] + [m for m in ("graphs", "compiled") if m in modes]:
+                    try:
+                        entry[mode] = gpt_step_amp(*cfg, dtype, mode)
+                    except Exception as e:  # CUDA graphs cannot capture the GradScaler's host sync; no toolchain, ...
+                        entry[f"{mode}Error"] = str(e)[:300]
+                    save()
+                timed_modes = [m for m in ("eager", "compiled", "graphs") if m in entry]
+                if timed_modes:
+                    entry["best"] = min(timed_modes, key=lambda m: entry[m]["medianMs"])
+                save()
     json.dump(out, sys.stdout)
     print()
 

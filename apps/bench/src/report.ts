@@ -57,6 +57,26 @@ for (const [name, r] of Object.entries(ours.results)) {
   lines.push(`| ${r.n} | ${r.tflops.toFixed(1)} | ${ref ? ref.tflops.toFixed(1) : '—'} | ${ref ? (r.tflops / ref.tflops).toFixed(2) : '—'} |`);
 }
 lines.push('');
+// precision: 'mixed' (run.ts results.mixed; PyTorch's autocast rows and fp16/bf16 kernels from `reference.py mixed`)
+const mixed = ours.results.mixed as Record<string, any> | undefined;
+if (mixed && !mixed.unavailable) {
+  lines.push('## Mixed precision: f16 operands on tensor cores, f32 accumulation (neura `precision: \'mixed\'`, PyTorch autocast)', '');
+  const m4096 = mixed['matmul-4096'];
+  const fp16 = torch.results['kernels-fp16']?.['matmul-square-4096'];
+  if (m4096) lines.push(`Matmul 4096³: neura ${m4096.tflops.toFixed(1)} TFLOP/s (fp32 ${ours.results['matmul-4096']?.tflops?.toFixed(1) ?? '—'}); cuBLAS fp16 ${fp16 ? fp16.tflops.toFixed(1) : '—'}.`, '');
+  lines.push('| workload | neura mixed | neura fp32 | PyTorch autocast fp16 (best) | PyTorch autocast bf16 (best) | loss: fp32 step 1 / mixed step 1 → 20 |', '| --- | --- | --- | --- | --- | --- |');
+  for (const [name, r] of Object.entries(mixed)) {
+    if (!name.startsWith('gpt') || !r.synced) continue;
+    const best = (tag: string) => {
+      const e = torch.results[`${name}-autocast-${tag}`];
+      return e?.best ? `${ms(e[e.best])} ${e.best}` : '—';
+    };
+    const fp32 = ours.results[name];
+    const losses: number[] = r.losses ?? [];
+    lines.push(`| ${name} | ${ms(r.synced)} | ${ms(fp32?.synced)} | ${best('fp16')} | ${best('bf16')} | ${fp32?.firstLoss?.toFixed(4) ?? '—'} / ${losses[0]?.toFixed(4) ?? '—'} → ${losses[losses.length - 1]?.toFixed(4) ?? '—'} |`);
+  }
+  lines.push('');
+}
 lines.push('## Compile, memory and e-graph (neura)', '');
 lines.push('| workload | graph → first finished step (ms) | e-graph run (ms) | kernel nodes unoptimized → dispatches per step | bytes allocated | sum of all tensors |', '| --- | --- | --- | --- | --- | --- |');
 for (const [name, r] of Object.entries(ours.results)) {

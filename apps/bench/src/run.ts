@@ -4,22 +4,29 @@
 
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createDevice } from '@neura/runtime-webgpu';
+import { capsFor, createDevice, PrecisionError } from '@neura/runtime-webgpu';
+import { nullGpu } from './nullGpu.js';
 import { benchEgraphSaturation } from './egraphSaturation.js';
 import { benchCnn, CNN_WORKLOADS } from './workloads/cnn.js';
 import { benchMatmul } from './workloads/matmul.js';
-import { benchGpt, GPT_WORKLOADS } from './workloads/gpt.js';
+import { benchGpt, buildGpt, GPT_WORKLOADS } from './workloads/gpt.js';
 import { benchMlp, MLP_WORKLOADS } from './workloads/mlp.js';
+import { stepFigures, type SyncedTiming, timeSyncedSteps } from './workloads/stepFigures.js';
 
 const { values: args } = parseArgs({
-  options: { profile: { type: 'string', default: 'local' }, out: { type: 'string' }, only: { type: 'string' } },
+  options: { profile: { type: 'string', default: 'local' }, out: { type: 'string' }, only: { type: 'string' }, phases: { type: 'boolean', default: false }, 'null-device': { type: 'boolean', default: false } },
 });
 const device = args.profile === 'device';
 const only = args.only?.split(',');
 const want = (name: string) => !only || only.some((o) => name.startsWith(o));
 
-const dev = await createDevice();
+// --null-device: Dawn's null backend, which runs no GPU work: every figure is host time (feeds, encoding, submit)
+const dev = args['null-device'] ? await createDevice({ gpu: await nullGpu() }) : await createDevice();
 const log = (s: string) => console.error(`[bench] ${s}`);
+// --phases: where the host time of each synced step goes (hostPhases.ts)
+const phases = args.phases ? dev : undefined;
+const phaseText = (r: { synced: SyncedTiming }) =>
+  r.synced.phases ? ` [${Object.entries(r.synced.phases).map(([k, v]) => `${k} ${k === 'samples' ? v : v.toFixed(3)}`).join(', ')}]` : '';
 log(`adapter ${dev.name}`);
 const results: Record<string, unknown> = {};
 
@@ -32,15 +39,15 @@ if (want('matmul')) {
 }
 for (const w of MLP_WORKLOADS) {
   if (!want(w.name)) continue;
-  const r = await benchMlp(w, dev, device ? { steps: 300, warmup: 30, blocks: 10 } : { steps: 20, warmup: 3, blocks: 2 });
-  log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, pipelined ${r.pipelined.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches`);
+  const r = await benchMlp(w, dev, { ...(device ? { steps: 300, warmup: 30, warmupMs: 1000, blocks: 10 } : { steps: 20, warmup: 3, blocks: 2 }), phases });
+  log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, pipelined ${r.pipelined.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches${phaseText(r)}`);
   results[w.name] = r;
 }
 for (const w of GPT_WORKLOADS) {
   if (!want(w.name) || (!device && w.config.width > 128)) continue;
   try {
-    const r = await benchGpt(w, dev, device ? { steps: 50, warmup: 5 } : { steps: 2, warmup: 1 });
-    log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches, compile ${r.compileMs.toFixed(0)} ms`);
+    const r = await benchGpt(w, dev, { ...(device ? { steps: 50, warmup: 5, warmupMs: 1000 } : { steps: 2, warmup: 1 }), phases });
+    log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches, compile ${r.compileMs.toFixed(0)} ms${phaseText(r)}`);
     results[w.name] = r;
   } catch (e) {
     log(`${w.name}: failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -50,12 +57,52 @@ for (const w of GPT_WORKLOADS) {
 for (const w of CNN_WORKLOADS) {
   if (!want(w.name) || (!device && w.model !== 'lenet')) continue;
   try {
-    const r = await benchCnn(w, dev, device ? { steps: 100, warmup: 10 } : { steps: 2, warmup: 1 });
-    log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches, compile ${r.compileMs.toFixed(0)} ms`);
+    const r = await benchCnn(w, dev, { ...(device ? { steps: 100, warmup: 10, warmupMs: 1000 } : { steps: 2, warmup: 1 }), phases });
+    log(`${w.name}: synced ${r.synced.medianMs.toFixed(3)} ms, ${r.dispatchesPerStep} dispatches, compile ${r.compileMs.toFixed(0)} ms${phaseText(r)}`);
     results[w.name] = r;
   } catch (e) {
     log(`${w.name}: failed: ${e instanceof Error ? e.message : String(e)}`);
     results[w.name] = { error: String(e).slice(0, 500) };
+  }
+}
+// precision: 'mixed' (f16 matmul operands on tensor cores, f32 accumulation) where the adapter offers subgroup
+// matrices: a second device made with the Dawn toggles that expose them, after the fp32 rows (which keep their own
+// device); rows under results.mixed. Each GPT row has its losses over 20 steps on batch 0 (the first is comparable
+// with the fp32 row's `firstLoss`: same initial weights, same batch).
+if (!args['null-device'] && (want('matmul-4096') || GPT_WORKLOADS.some((w) => want(w.name)))) {
+  const mixed: Record<string, unknown> = {};
+  results.mixed = mixed;
+  const mdev = await createDevice({ mixedPrecision: true });
+  try {
+    capsFor(mdev, 'mixed');
+    if (want('matmul-4096')) {
+      const r = await benchMatmul(device ? 4096 : 256, mdev, device ? { blocks: 10, perBlock: 5 } : { blocks: 3, perBlock: 2 }, 'mixed');
+      log(`matmul ${r.n} mixed: ${r.medianMs.toFixed(3)} ms, ${r.tflops.toFixed(2)} TFLOP/s`);
+      mixed[`matmul-${r.n}`] = r;
+    }
+    for (const w of GPT_WORKLOADS) {
+      if (!want(w.name) || (!device && w.config.width > 128)) continue;
+      try {
+        const t0 = performance.now();
+        const { train, batches } = await buildGpt(w, mdev, 'mixed');
+        const losses: number[] = [];
+        for (let i = 0; i < 20; i++) losses.push((await train.step(batches[0], { readLoss: true })) as number);
+        const compileAndTrainMs = performance.now() - t0;
+        const synced = await timeSyncedSteps(train, batches, device ? { steps: 50, warmup: 5, warmupMs: 1000 } : { steps: 2, warmup: 1 });
+        log(`${w.name} mixed: synced ${synced.medianMs.toFixed(3)} ms, ${train.stats.dispatchesPerStep} dispatches, losses ${losses[0].toFixed(4)} → ${losses[losses.length - 1].toFixed(4)}`);
+        mixed[w.name] = { synced, losses, compileAndTrainMs, ...stepFigures(train) };
+        train.dispose();
+      } catch (e) {
+        log(`${w.name} mixed: failed: ${e instanceof Error ? e.message : String(e)}`);
+        mixed[w.name] = { error: String(e).slice(0, 500) };
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof PrecisionError)) throw e;
+    log(`mixed precision not offered here: ${e.message}`);
+    mixed.unavailable = e.message;
+  } finally {
+    mdev.destroy();
   }
 }
 if (want('egraph')) {

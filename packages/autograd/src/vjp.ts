@@ -288,6 +288,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   pointwiseMulti: fusedOnly,
   pointwiseMultiTensor: fusedOnly,
   pointwiseReduce: fusedOnly,
+  pointwiseReduceMulti: fusedOnly,
   matmulEpilogue: fusedOnly,
   rowwise: fusedOnly,
   pick: fusedOnly,

@@ -55,4 +55,20 @@ describe('custom-kernel ops are fusion boundaries', () => {
     expect(kept.has('attentionWithLse') || kept.has('attentionGradKV')).toBe(false);
     expect(kept.has('attention') && kept.has('attentionGrad')).toBe(true);
   });
+
+  it('a boundary on attentionGrad or on sum keeps Δ = rowsum(dO ⊙ O) out of the gradients (no deltaFromOut)', () => {
+    const build = () => {
+      const g = new Graph();
+      const [q, k, v, dO] = ['q', 'k', 'v', 'dO'].map((n) => g.input(n, [2, 5, 4]));
+      const attrs = { causal: true, scale: 0.5 };
+      const o = g.attention(q, k, v, attrs);
+      const [lse, delta] = [g.node('attentionLse', [q, k], attrs), g.sum(g.mul(dO, o), -1)];
+      g.output('o', o);
+      for (const wrt of ['q', 'k', 'v'] as const) g.output(`d${wrt}`, g.node('attentionGrad', [q, k, v, dO, lse, delta], { ...attrs, wrt }));
+      return g;
+    };
+    const fromOut = (g: Graph) => g.nodes.some((n) => (n.op === 'attentionGrad' || n.op === 'attentionGradKV') && n.attrs.deltaFromOut);
+    expect(fromOut(optimize(build()).graph)).toBe(true); // the rule fires without boundaries
+    for (const b of [['attentionGrad'], ['sum']] as const) expect(fromOut(optimize(build(), { customKernelOps: [...b] }).graph), b[0]).toBe(false);
+  });
 });

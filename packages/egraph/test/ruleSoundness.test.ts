@@ -185,9 +185,11 @@ const SAMPLES: Record<string, Sample> = {
     build: (g, r) => {
       const x = mat(g, 'x', r);
       const y = g.input('y', [x.shape[0], 1]);
-      return [g.mul(g.relu(g.sub(x, y)), g.cast(g.gt(y, 0), 'f32')), g.neg(g.sin(g.cos(x)))];
+      // and a two-op consumer (built by merge) taking a one-op producer: a layer norm dx + s/n reading a + b
+      const b = g.input('b', [...x.shape]);
+      return [g.mul(g.relu(g.sub(x, y)), g.cast(g.gt(y, 0), 'f32')), g.neg(g.sin(g.cos(x))), g.add(g.add(x, b), g.mul(y, 0.25))];
     },
-    with: ['pointwise-lift'],
+    with: ['pointwise-lift', 'pointwise-merge'],
   },
   'update-multi': {
     // Adam's p, m, v updates from one gradient (plus an unrelated update that must stay out of the group)
@@ -257,6 +259,18 @@ const SAMPLES: Record<string, Sample> = {
     },
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
     prefer: ['pointwiseReduce'],
+  },
+  'reduce-multi': {
+    // a layer norm's dβ = Σ dY and dγ = Σ dY·x̂ over enough rows to split (columns path), a third sibling with a
+    // prologue of its own, and a row sum of dY (not a column reduction: left alone)
+    build: (g, r) => {
+      const shape = [64 + Math.floor(r() * 8), dim(r)];
+      const dy = g.input('dy', shape);
+      const xh = g.input('xh', shape);
+      return [g.sum(dy, [0]), g.sum(g.mul(dy, xh), [0]), g.sum(g.mul(dy, g.exp(xh)), [0]), g.sum(dy, [1])];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
+    prefer: ['pick', 'pointwiseReduceMulti'],
   },
   'rowwise-fusion': {
     // layer norm as ir builds it, a hand-written dx (row sums as [N] reshaped to [N, 1], as autograd's), an RMS norm
@@ -346,6 +360,28 @@ const SAMPLES: Record<string, Sample> = {
       return [grad(v, 'k'), grad(v, 'v'), grad(v, 'v', { ...attrs, causal: false }), grad(v2, 'k'), grad(v2, 'v')];
     },
     prefer: ['pick', 'attentionGradKV'],
+  },
+  'attention-delta-from-out': {
+    // the three gradients and the fused dk + dv of one causal attention (ragged) reading Δ = rowsum(dO ⊙ O); a
+    // gradient whose Δ takes another dO, and one with an odd head size, must keep their Δ
+    build: (g, r) => {
+      const [tq, tk, d] = [dim(r) + 1, dim(r) + 2, 4 * (1 + Math.floor(r() * 2))];
+      const q = g.input('q', [2, tq, d]);
+      const k = g.input('k', [2, tk, d]);
+      const v = g.input('v', [2, tk, d]);
+      const attrs = { causal: true, scale: 0.7 };
+      const o = g.attention(q, k, v, attrs);
+      const lse = g.node('attentionLse', [q, k], attrs);
+      const [dO, dO2] = [g.input('dO', [2, tq, d]), g.input('dO2', [2, tq, d])];
+      const delta = g.sum(g.mul(dO, o), -1);
+      const grads = (['q', 'k', 'v'] as const).map((wrt) => g.node('attentionGrad', [q, k, v, dO, lse, delta], { ...attrs, wrt }));
+      const kv = g.node('attentionGradKV', [q, k, v, dO, lse, delta], attrs);
+      const other = g.node('attentionGrad', [q, k, v, dO2, lse, delta], { ...attrs, wrt: 'q' });
+      const [q3, k3, v3, dO3] = [g.input('q3', [2, tq, 3]), g.input('k3', [2, tk, 3]), g.input('v3', [2, tk, 3]), g.input('dO3', [2, tq, 3])];
+      const o3 = g.attention(q3, k3, v3, attrs);
+      const odd = g.node('attentionGrad', [q3, k3, v3, dO3, g.node('attentionLse', [q3, k3], attrs), g.sum(g.mul(o3, dO3), -1)], { ...attrs, wrt: 'k' });
+      return [...grads, kv, g.node('pick', [kv], { index: 1 }), other, odd];
+    },
   },
   'pointwise-expand': {
     build: (g, r) => {

@@ -71,6 +71,19 @@ const matmulType = (op: string, ins: readonly TensorType[], transA: boolean, tra
 
 const leaf: Rule<unknown> = (_ins, _a, type) => type ?? { shape: [], dtype: 'f32' };
 
+/** A `pointwiseReduce`'s type (and a `pointwiseReduceMulti` result's, errors naming `op`). */
+function inferPointwiseReduce(op: 'pointwiseReduce' | 'pointwiseReduceMulti', ins: readonly TensorType[], a: OpAttrs['pointwiseReduce']): TensorType {
+  if (ins.length < pwArity(a.expr)) fail(op, `expression reads ${pwArity(a.expr)} inputs`, ins);
+  if (pwArity(a.post) > 1) fail(op, `the epilogue reads $${pwArity(a.post) - 1}, but sees only the reduced value $0`, ins);
+  if (!ins.every((t) => t.dtype !== 'i32' || a.expr.op !== 'in')) fail(op, 'reduces f32 values: an i32 operand must go through the expression', ins);
+  if (a.shape.some((d) => !Number.isInteger(d) || d < 0)) fail(op, `shape [${a.shape}] is not a list of extents`, ins);
+  const b = broadcastShapes(...ins.map((t) => t.shape), a.shape);
+  if (!b || b.length !== a.shape.length || b.some((d, i) => d !== a.shape[i])) fail(op, `inputs do not broadcast to the prologue's shape ${fmtShape(a.shape)}`, ins);
+  const rank = a.shape.length;
+  if (a.axes.some((x) => x < 0 || x >= rank) || a.axes.some((x, i) => i > 0 && x <= a.axes[i - 1])) fail(op, `axes [${a.axes}] are not sorted, distinct and within rank ${rank}`, ins);
+  return { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: 'f32' };
+}
+
 /** Shape and dtype inference for every op. `leafType` carries the declared type of leaves. */
 export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   input: leaf,
@@ -233,17 +246,12 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     });
     return { shape: [...a.shapes[0]], dtype: a.dtype };
   },
-  pointwiseReduce: (ins, a) => {
-    const op = 'pointwiseReduce';
-    if (ins.length < pwArity(a.expr)) fail(op, `expression reads ${pwArity(a.expr)} inputs`, ins);
-    if (pwArity(a.post) > 1) fail(op, `the epilogue reads $${pwArity(a.post) - 1}, but sees only the reduced value $0`, ins);
-    if (!ins.every((t) => t.dtype !== 'i32' || a.expr.op !== 'in')) fail(op, 'reduces f32 values: an i32 operand must go through the expression', ins);
-    if (a.shape.some((d) => !Number.isInteger(d) || d < 0)) fail(op, `shape [${a.shape}] is not a list of extents`, ins);
-    const b = broadcastShapes(...ins.map((t) => t.shape), a.shape);
-    if (!b || b.length !== a.shape.length || b.some((d, i) => d !== a.shape[i])) fail(op, `inputs do not broadcast to the prologue's shape ${fmtShape(a.shape)}`, ins);
-    const rank = a.shape.length;
-    if (a.axes.some((x) => x < 0 || x >= rank) || a.axes.some((x, i) => i > 0 && x <= a.axes[i - 1])) fail(op, `axes [${a.axes}] are not sorted, distinct and within rank ${rank}`, ins);
-    return { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: 'f32' };
+  pointwiseReduce: (ins, a) => inferPointwiseReduce('pointwiseReduce', ins, a),
+  pointwiseReduceMulti: (ins, a) => {
+    if (a.results.length === 0) fail('pointwiseReduceMulti', 'needs at least one result', ins);
+    const { results, ...rest } = a;
+    // every result is checked; all share result 0's type (the same shape, axes and keepdims)
+    return results.map((r) => inferPointwiseReduce('pointwiseReduceMulti', ins, { ...rest, ...r }))[0];
   },
   pick: (ins, a) => {
     arity('pick', ins, 1);

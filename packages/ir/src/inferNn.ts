@@ -49,7 +49,9 @@ export const inferAttentionGrad: Rule<OpAttrs['attentionGrad']> = (ins, a) => {
   const rows = o.shape.slice(0, -1);
   for (const [i, name] of [[4, 'lse'], [5, 'delta']] as const) {
     float('attentionGrad', ins, i);
-    if (!sameShape(ins[i].shape, rows)) fail('attentionGrad', `${name} must be ${fmtShape(rows)} (a value per query row), got ${fmtShape(ins[i].shape)}`, ins);
+    if (i === 5 && a.deltaFromOut) {
+      if (!sameShape(ins[i].shape, o.shape)) fail('attentionGrad', `out (operand 5 with deltaFromOut) must be ${fmtShape(o.shape)} as dOut, got ${fmtShape(ins[i].shape)}`, ins);
+    } else if (!sameShape(ins[i].shape, rows)) fail('attentionGrad', `${name} must be ${fmtShape(rows)} (a value per query row), got ${fmtShape(ins[i].shape)}`, ins);
   }
   return ins[{ q: 0, k: 1, v: 2 }[a.wrt]];
 };

@@ -107,6 +107,12 @@ function pointwiseReduce(node: Node<'pointwiseReduce'>, ins: readonly TensorValu
   return out(node, d);
 }
 
+/** Result `index` of a `pointwiseReduceMulti`: that result's `pointwiseReduce` (`node` gives the result's type). */
+function reduceMultiResult(node: Node, index: number, ins: readonly TensorValue[], ctx: Ctx, multi: Node<'pointwiseReduceMulti'> = node as Node<'pointwiseReduceMulti'>): TensorValue {
+  const { results, ...rest } = multi.attrs;
+  return pointwiseReduce({ ...node, op: 'pointwiseReduce', attrs: { ...rest, ...results[index] } } as Node<'pointwiseReduce'>, ins, ctx);
+}
+
 /**
  * `rowwise`: per row, each stat as a `pointwiseReduce` over the row would compute it (prologue values rounded, the
  * reduction in float64, rounded, then the epilogue), then the expression per element: the unfused nodes' values.
@@ -389,6 +395,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     throw new Error(`interpret: pick %${node.id} is evaluated from its multi-result node's operands (by interpret itself)`);
   },
   pointwiseReduce,
+  pointwiseReduceMulti: (node, ins, ctx) => reduceMultiResult(node, 0, ins, ctx),
   rowwise,
   pointwise: (node, ins, ctx) => {
     const d = alloc(node.shape, node.dtype, ctx);
@@ -462,6 +469,7 @@ export function interpret(
       const ins = multi.inputs.map((i) => values.get(i) as TensorValue);
       if (multi.op === 'attentionWithLse') v = interpretAttentionWithLse(node, attrsOf(multi, 'attentionWithLse'), ins, node.attrs.index, ctx);
       else if (multi.op === 'pointwiseMultiTensor') v = multiTensorResult(multi, node.attrs.index, ins, ctx);
+      else if (multi.op === 'pointwiseReduceMulti') v = reduceMultiResult(node, node.attrs.index, ins, ctx, multi as Node<'pointwiseReduceMulti'>);
       else if (multi.op === 'attentionGradKV') v = interpretAttentionGradKV(node, attrsOf(multi, 'attentionGradKV'), ins, node.attrs.index, ctx);
       else v = pointwiseResult(multi, attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index], ins, ctx);
     } else {

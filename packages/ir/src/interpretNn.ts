@@ -128,7 +128,7 @@ function inLayout(node: Node, res: Float64Array, seqMajor: boolean | undefined, 
   return swapAxes(res, hm, ax).data;
 }
 
-type Attrs = { causal: boolean; scale: number; seqMajor?: boolean };
+type Attrs = { causal: boolean; scale: number; seqMajor?: boolean; deltaFromOut?: boolean };
 
 /** The forward on operands in `attrs`' layout: output and log-sum-exp, heads-major. */
 const forwardOf = ([q, k, v]: readonly TensorValue[], a: Attrs) => {
@@ -147,10 +147,24 @@ export function interpretAttentionLse(node: Node<'attentionLse'>, [q, k]: readon
   return rounded(node, inLayout(node, forwardOf([q, k], node.attrs).lse, node.attrs.seqMajor, -2), ctx);
 }
 
+/** The gradients' operands with Δ: operand 5 as given, or (`deltaFromOut`) rowsum(dOut ⊙ O) of the output O there. */
+function withDelta(ins: readonly TensorValue[], deltaFromOut: boolean | undefined): TensorValue[] {
+  if (!deltaFromOut) return [...ins];
+  const [dO, o] = [ins[3], ins[5]];
+  const n = dO.shape[dO.shape.length - 1];
+  const delta = new Float64Array(n === 0 ? 0 : dO.data.length / n);
+  for (let r = 0; r < delta.length; r++) {
+    let acc = 0;
+    for (let c = 0; c < n; c++) acc += dO.data[r * n + c] * o.data[r * n + c];
+    delta[r] = acc;
+  }
+  return [...ins.slice(0, 5), { shape: dO.shape.slice(0, -1), dtype: 'f32', data: delta } as TensorValue];
+}
+
 /** attentionGrad: one of dq, dk, dv (from the given log-sum-exp and Δ). */
 export function interpretAttentionGrad(node: Node<'attentionGrad'>, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
-  const { causal, scale, wrt, seqMajor } = node.attrs;
-  return rounded(node, inLayout(node, attentionGradient(headsMajor(ins, seqMajor), causal, scale, wrt), seqMajor, -3), ctx);
+  const { causal, scale, wrt, seqMajor, deltaFromOut } = node.attrs;
+  return rounded(node, inLayout(node, attentionGradient(headsMajor(withDelta(ins, deltaFromOut), seqMajor), causal, scale, wrt), seqMajor, -3), ctx);
 }
 
 /** attentionWithLse: result 0 attention's output, result 1 the log-sum-exp (`pick`); `node` gives the result's shape. */
@@ -161,7 +175,7 @@ export function interpretAttentionWithLse(node: Node, attrs: Attrs, ins: readonl
 
 /** attentionGradKV: result 0 dk, result 1 dv (`pick`); `node` gives the result's shape. */
 export function interpretAttentionGradKV(node: Node, attrs: Attrs, ins: readonly TensorValue[], index: number, ctx: Ctx): TensorValue {
-  const g = attentionGradient(headsMajor(ins, attrs.seqMajor), attrs.causal, attrs.scale, index === 0 ? 'k' : 'v');
+  const g = attentionGradient(headsMajor(withDelta(ins, attrs.deltaFromOut), attrs.seqMajor), attrs.causal, attrs.scale, index === 0 ? 'k' : 'v');
   return rounded(node, inLayout(node, g, attrs.seqMajor, -3), ctx);
 }
 

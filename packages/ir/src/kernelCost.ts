@@ -83,6 +83,21 @@ export function pwExprSize(e: PwExpr): number {
   }
 }
 
+/** Operations of a pointwise expression (its nodes but the leaves `in` and `const`): what it adds per element. */
+export function pwExprOps(e: PwExpr): number {
+  switch (e.op) {
+    case 'in':
+    case 'const':
+      return 0;
+    case 'where':
+      return 1 + pwExprOps(e.c) + pwExprOps(e.a) + pwExprOps(e.b);
+    case 'cast':
+      return 1 + pwExprOps(e.a);
+    default:
+      return 'b' in e ? 1 + pwExprOps(e.a) + pwExprOps(e.b) : 1 + pwExprOps(e.a);
+  }
+}
+
 /** The kernel cost of every op, typed per op (free for ops that run no kernel: leaves, aliases, `pick`). */
 export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   input: free,
@@ -166,7 +181,10 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   // the prologue per element of the reduced tensor, one combine per element, the epilogue per output
   // each stat's prologue and combine per element, the expression per element
   rowwise: { flops: (c) => (pwExprSize(c.attrs.expr) + c.attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + 1, 0)) * n(c.out.shape) },
-  pointwiseReduce: { flops: (c) => (pwExprSize(c.attrs.expr) + 1) * n(c.attrs.shape) + pwExprSize(c.attrs.post) * n(c.out.shape) },
+  // the prologue's operations and one combine per element, the epilogue's per output: an identity prologue costs
+  // what the plain reduction does (else folding an epilogue into a sum looked dearer than a separate kernel)
+  pointwiseReduce: { flops: (c) => (pwExprOps(c.attrs.expr) + 1) * n(c.attrs.shape) + pwExprOps(c.attrs.post) * n(c.out.shape) },
+  pointwiseReduceMulti: { flops: (c) => c.attrs.results.reduce((s, r) => s + (pwExprOps(r.expr) + 1) * n(c.attrs.shape) + pwExprOps(r.post) * n(c.out.shape), 0) },
   softmaxCrossEntropy: perIn(4 + SLOW),
   softmaxCrossEntropyGrad: perIn(4 + SLOW),
 };

@@ -135,6 +135,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   pointwiseMulti: fusedOp('elementwise'),
   pointwiseMultiTensor: fusedOp('elementwise'),
   pointwiseReduce: fusedOp('reduce'),
+  pointwiseReduceMulti: fusedOp('reduce'),
   rowwise: fusedOp('reduce'),
   pick: { ...fusedOp('layout'), resultOfOperand: true },
   softmaxCrossEntropy: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropy') },

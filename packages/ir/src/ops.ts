@@ -69,6 +69,12 @@ export type AttentionAttrs = {
   seqMajor?: boolean;
 };
 
+/**
+ * attentionGrad / attentionGradKV: with `deltaFromOut`, operand 5 is attention's output O (shaped as dOut) instead
+ * of Δ, and the kernel computes Δ = rowsum(dOut ⊙ O) of the rows it reads (no separate reduction).
+ */
+export type AttentionGradAttrs = AttentionAttrs & { deltaFromOut?: boolean };
+
 export interface OtherOpAttrs {
   // leaves
   input: { name: string };
@@ -141,7 +147,7 @@ export interface OtherOpAttrs {
    * from the forward's log-sum-exp L and Δ = rowsum(dOut ⊙ out): P = exp(scale·q·kᵀ − L) (0 where masked),
    * dS = P ⊙ (dOut·vᵀ − Δ); dq = scale·dS·k, dk = scale·dSᵀ·q, dv = Pᵀ·dOut.
    */
-  attentionGrad: AttentionAttrs & { wrt: 'q' | 'k' | 'v' };
+  attentionGrad: AttentionGradAttrs & { wrt: 'q' | 'k' | 'v' };
   /**
    * inputs as attention's: one kernel, two results: attention's output (the node's value) and attentionLse of q
    * and k ([..., Tq], `pick` 1). Made by the optimizer when a step needs both (the backward reads the log-sum-exp).
@@ -151,7 +157,7 @@ export interface OtherOpAttrs {
    * inputs as attentionGrad's (q, k, v, dOut, lse, delta) with v shaped as k: one kernel, two results: dk (the
    * node's value) and dv (`pick` 1). Made by the optimizer when a step needs both (FlashAttention-2's backward).
    */
-  attentionGradKV: AttentionAttrs;
+  attentionGradKV: AttentionGradAttrs;
   /**
    * Rotary position embedding of x [..., T, D] (D even), half-split pairs (x[i], x[i + D/2]) rotated by
    * t·base^(−2i/D) for position t (the index along axis −2); `inverse` rotates the other way (its VJP).
@@ -216,6 +222,12 @@ export interface OtherOpAttrs {
    * value (`$0` in it; `$0` alone when there is no epilogue). The prologue's tensor is never written.
    */
   pointwiseReduce: { expr: PwExpr; shape: number[]; reduce: ReduceOp; axes: number[]; keepdims: boolean; post: PwExpr };
+  /**
+   * Sibling reductions in one kernel: result r is `pointwiseReduce` with `results[r]`'s prologue and epilogue over
+   * the same inputs, `shape`, `reduce`, `axes` (e.g. a layer norm's dγ = Σ dY·x̂ and dβ = Σ dY, reading dY once).
+   * The node's value is result 0; `pick` reads the others (each of the same type).
+   */
+  pointwiseReduceMulti: { results: { expr: PwExpr; post: PwExpr }[]; shape: number[]; reduce: ReduceOp; axes: number[]; keepdims: boolean };
   /** inputs [logits [N,C], labels [N] i32]: cross-entropy of softmax(logits), reduced to a scalar. */
   softmaxCrossEntropy: { reduction: Reduction };
   /** inputs [logits [N,C], labels [N] i32, dy []]: (softmax(logits) - onehot(labels)) * dy (/ N for mean). */

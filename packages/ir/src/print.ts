@@ -23,6 +23,7 @@ function fmtAttrs(n: Node): string {
   if (n.op === 'pointwiseMulti') return `{${n.attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}}`;
   if (n.op === 'pointwiseMultiTensor') return `{${n.attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}} x ${n.attrs.shapes.length} groups`;
   if (n.op === 'pointwiseReduce') return `{${fmtPointwiseReduce(n.attrs)}}`;
+  if (n.op === 'pointwiseReduceMulti') return `{${n.attrs.results.map((r) => fmtPointwiseReduce({ ...n.attrs, ...r })).join('; ')}}`;
   if (n.op === 'rowwise') return `{${fmtRowwise(n.attrs)}}`;
   const s = JSON.stringify(n.attrs);
   return s === '{}' ? '' : s;

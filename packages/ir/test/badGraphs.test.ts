@@ -77,6 +77,9 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   rowwise: (g, t) => raw(g, 'rowwise', [t.f], { expr: { op: 'in', index: 0 }, stats: [{ expr: { op: 'in', index: 1 }, reduce: 'sum', post: { op: 'in', index: 0 } }] }),
   // the input does not broadcast to the prologue's shape
   pointwiseReduce: (g, t) => raw(g, 'pointwiseReduce', [t.f], { expr: { op: 'in', index: 0 }, shape: [7], reduce: 'sum', axes: [0], keepdims: false, post: { op: 'in', index: 0 } }),
+  // result 1's prologue reads $1, but there is one operand
+  pointwiseReduceMulti: (g, t) =>
+    raw(g, 'pointwiseReduceMulti', [t.f], { results: [{ expr: { op: 'in', index: 0 }, post: { op: 'in', index: 0 } }, { expr: { op: 'in', index: 1 }, post: { op: 'in', index: 0 } }], shape: [2, 3], reduce: 'sum', axes: [0], keepdims: false }),
   softmaxCrossEntropy: (g, t) => raw(g, 'softmaxCrossEntropy', [t.f, t.f], { reduction: 'mean' }),
   softmaxCrossEntropyGrad: (g, t) => raw(g, 'softmaxCrossEntropyGrad', [t.f, t.f, t.f], { reduction: 'mean' }),
 };

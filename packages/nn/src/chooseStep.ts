@@ -7,7 +7,7 @@
 
 import { type CostOptions, type OptimizeReport, optimize } from '@neura/egraph';
 import { type Graph, hashName, interpret, type OpKind, printGraph, type TensorValue, tensor } from '@neura/ir';
-import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
+import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session } from '@neura/runtime-webgpu';
 import { TrainingStepError } from './errors.js';
 
 /** A candidate plan: the step optimized with these cost figures (or not optimized at all). */
@@ -71,12 +71,12 @@ export interface Measurement {
 
 const processCache = memoryDecisionCache();
 
-/** The cache key: the adapter (vendor, architecture, device, description, backend) and a hash of the step graph. */
-export function decisionKey(device: NeuraDevice, step: Graph): string {
+/** The cache key: the adapter (vendor, architecture, device, description, backend), the precision and a hash of the step graph. */
+export function decisionKey(device: NeuraDevice, step: Graph, precision: Precision = 'fp32'): string {
   const a = device.adapterInfo;
   const outs = [...step.outputs].map(([n, id]) => `${n}=${id}`).join(',');
   const ups = step.updates.map((u) => `${u.state}<-${u.value}`).join(',');
-  return `${a.vendor}|${a.architecture}|${a.device}|${a.description}|${a.backend}|${hashName(`${printGraph(step)}\n${outs}\n${ups}`).toString(36)}`;
+  return `${a.vendor}|${a.architecture}|${a.device}|${a.description}|${a.backend}|${precision === 'fp32' ? '' : `${precision}|`}${hashName(`${printGraph(step)}\n${outs}\n${ups}`).toString(36)}`;
 }
 
 /** Largest |a − b| beyond `atol + rtol·|b|`, as a message, or undefined when they agree. */
@@ -105,9 +105,9 @@ interface Plan {
   readonly report?: OptimizeReport;
 }
 
-function planOf(step: Graph, c: Candidate, device: NeuraDevice, customKernelOps: ReadonlySet<OpKind>): Plan {
+function planOf(step: Graph, c: Candidate, device: NeuraDevice, customKernelOps: ReadonlySet<OpKind>, precision?: Precision): Plan {
   if (c.optimize === false) return { candidate: c, graph: step };
-  const { graph, report } = optimize(step, { limits: device.caps, customKernelOps, ...(c.cost ? { cost: c.cost } : {}), ...(c.withoutRules ? { withoutRules: c.withoutRules } : {}) });
+  const { graph, report } = optimize(step, { limits: capsFor(device, precision), customKernelOps, ...(c.cost ? { cost: c.cost } : {}), ...(c.withoutRules ? { withoutRules: c.withoutRules } : {}) });
   return { candidate: c, graph, report };
 }
 
@@ -119,24 +119,24 @@ export async function chooseStep(
   step: Graph,
   device: NeuraDevice,
   opts: MeasureOptions,
-  compileOpts: { initialState: (plan: Graph) => Record<string, TensorValue> | undefined; label: string; customKernelOps: ReadonlySet<OpKind> },
+  compileOpts: { initialState: (plan: Graph) => Record<string, TensorValue> | undefined; label: string; customKernelOps: ReadonlySet<OpKind>; precision?: Precision },
 ): Promise<{ graph: Graph; report?: OptimizeReport; session: Session; measurement: Measurement }> {
   const candidates = opts.candidates ?? CANDIDATES;
   if (candidates.length === 0) throw new TrainingStepError('compileTraining: measure.candidates is empty');
   const cache = opts.cache ?? processCache;
-  const key = decisionKey(device, step);
-  const compileOne = (p: Plan) => compile(p.graph, device, { initialState: compileOpts.initialState(p.graph), label: compileOpts.label });
+  const key = decisionKey(device, step, compileOpts.precision);
+  const compileOne = (p: Plan) => compile(p.graph, device, { initialState: compileOpts.initialState(p.graph), label: compileOpts.label, precision: compileOpts.precision });
   const cachedName = await cache.get(key);
   const cachedCandidate = candidates.find((c) => c.name === cachedName);
   if (cachedCandidate) {
-    const p = planOf(step, cachedCandidate, device, compileOpts.customKernelOps);
+    const p = planOf(step, cachedCandidate, device, compileOpts.customKernelOps, compileOpts.precision);
     return { graph: p.graph, report: p.report, session: await compileOne(p), measurement: { key, choice: cachedCandidate.name, cached: true, candidates: [] } };
   }
   // distinct plans only: candidates that lead to the same graph are measured once
   const plans: Plan[] = [];
   const seen = new Set<string>();
   for (const c of candidates) {
-    const p = planOf(step, c, device, compileOpts.customKernelOps);
+    const p = planOf(step, c, device, compileOpts.customKernelOps, compileOpts.precision);
     const text = printGraph(p.graph);
     if (seen.has(text)) continue;
     seen.add(text);

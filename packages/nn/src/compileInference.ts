@@ -4,7 +4,7 @@
 
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
-import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/runtime-webgpu';
+import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session } from '@neura/runtime-webgpu';
 import { registeredKernelOps } from '@neura/wgsl-kernels';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
@@ -15,6 +15,8 @@ export interface InferenceOptions {
   device: NeuraDevice;
   optimize?: boolean;
   initialState?: Record<string, TensorValue>;
+  /** `fp32` (default) or `mixed` (f16 matmul operands on tensor cores, f32 accumulation); see `TrainingOptions`. */
+  precision?: Precision;
 }
 
 /** A compiled forward pass. */
@@ -38,15 +40,16 @@ export interface InferenceSession {
 
 /** Optimizes and compiles a forward graph. The graph is not changed (its outputs are named on a copy). */
 export async function compileInference(model: Graph, opts: InferenceOptions): Promise<InferenceSession> {
+  const caps = capsFor(opts.device, opts.precision); // an impossible precision fails before any work
   const graph = model.clone();
   for (const [name, t] of Object.entries(opts.outputs)) graph.output(name, t);
   const modelTypes = graphStateTypes(graph);
   let g = graph;
   let report: OptimizeReport | undefined;
   if (opts.optimize !== false) {
-    ({ graph: g, report } = optimize(graph, { limits: opts.device.caps, customKernelOps: registeredKernelOps() }));
+    ({ graph: g, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps() }));
   }
-  const session = await compile(g, opts.device, { initialState: compilableState(opts.initialState, modelTypes, g), label: 'inference' });
+  const session = await compile(g, opts.device, { initialState: compilableState(opts.initialState, modelTypes, g), label: 'inference', precision: opts.precision });
   const names = Object.keys(opts.outputs);
   const state = sessionStateDict(graph, modelTypes, session, 'InferenceSession.loadStateDict', opts.initialState);
   return {

@@ -8,7 +8,7 @@ import { grad } from '@neura/autograd';
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
 import { clipGradNorm, type Optimizer } from '@neura/optim';
-import { compile, type FeedValue, type NeuraDevice, type Session, type SessionStats } from '@neura/runtime-webgpu';
+import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session, type SessionStats } from '@neura/runtime-webgpu';
 import { chooseStep, type Measurement, type MeasureOptions } from './chooseStep.js';
 import { registeredKernelOps } from '@neura/wgsl-kernels';
 import { anomalyStep } from './anomaly.js';
@@ -36,6 +36,12 @@ export interface TrainingOptions extends StepOptions {
    * this batch, the fastest correct one kept; the decision is cached per adapter and step graph (see chooseStep.ts).
    */
   measure?: MeasureOptions;
+  /**
+   * `fp32` (default, the reference) or `mixed`: matmuls take f16 operands on tensor cores and accumulate in f32;
+   * params, gradients and optimizer state stay f32. Needs a device made with `createDevice({ mixedPrecision: true })`
+   * on an adapter with `chromium-experimental-subgroup-matrix` and `shader-f16` (else a PrecisionError).
+   */
+  precision?: Precision;
 }
 
 /** Options of one `TrainingSession.step`. */
@@ -97,6 +103,15 @@ export interface StepOptions {
   accumulate?: number;
   /** Clip the (accumulated) gradients to this global L2 norm before the optimizer. */
   clipGradNorm?: number;
+  /**
+   * Static loss scaling (a power of two): the backward pass starts from this seed instead of 1 and each gradient is
+   * multiplied by its inverse before accumulation, clipping and the optimizer. For `precision: 'mixed'`, where
+   * matmuls round their operands to f16: a mean loss over many tokens has gradients near f16's smallest normal
+   * (6e-5), which lose bits or vanish; scaled by 2^10 they keep f16's full precision. Exact in f32 (a power of two
+   * commutes with rounding, short of overflow), so fp32 steps are unchanged. Default 1 (PyTorch's GradScaler
+   * does the same dynamically).
+   */
+  lossScale?: number;
 }
 
 /**
@@ -114,7 +129,10 @@ export function buildTrainingStep(graph: Graph, opts: StepOptions): Node<'param'
   const groups = groupsOf(names, opts);
   const acc = opts.accumulate ?? 1;
   if (!(Number.isInteger(acc) && acc >= 1)) throw new RangeError(`compileTraining: accumulate must be a positive integer, got ${acc}`);
-  let grads: Tensor[] = grad(graph, loss, params);
+  const scale = opts.lossScale ?? 1;
+  if (!(scale > 0 && Number.isFinite(scale) && 2 ** Math.round(Math.log2(scale)) === scale))
+    throw new RangeError(`compileTraining: lossScale must be a positive power of two, got ${scale}`);
+  let grads: Tensor[] = scale === 1 ? grad(graph, loss, params) : grad(graph, loss, params, { seed: graph.constant(scale, []) }).map((g) => graph.mul(g, 1 / scale));
   let apply: Tensor | undefined;
   if (acc > 1) {
     apply = graph.gt(graph.input(ACCUMULATE_INPUT, [], 'f32'), 0.5);
@@ -174,6 +192,7 @@ function groupsOf(names: readonly string[], opts: StepOptions): { optimizer: Opt
  */
 export async function compileTraining(forward: Graph, opts: TrainingOptions): Promise<TrainingSession> {
   const { device } = opts;
+  const caps = capsFor(device, opts.precision); // before any work: an impossible precision fails here
   const graph = forward.clone();
   const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
   const params = buildTrainingStep(graph, opts);
@@ -185,12 +204,12 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   if (opts.measure) {
     if (opts.optimize === false) throw new TrainingStepError('compileTraining: measure chooses among optimized plans; it cannot be combined with optimize: false');
     const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
-    ({ graph: step, report, session, measurement } = await chooseStep(graph, device, opts.measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps() }));
+    ({ graph: step, report, session, measurement } = await chooseStep(graph, device, opts.measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps(), precision: opts.precision }));
   } else {
     if (opts.optimize !== false) {
-      ({ graph: step, report } = optimize(graph, { limits: device.caps, customKernelOps: registeredKernelOps() })); // the device's limits; prints its report under NEURA_DEBUG
+      ({ graph: step, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps() })); // the device's limits; prints its report under NEURA_DEBUG
     }
-    session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step' });
+    session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step', precision: opts.precision });
   }
   const paramNames = params.map((p) => p.attrs.name);
   let steps = 0;

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => device.destroy());
 
-async function compare(model: () => CausalLM, batch: number, seq: number, expectOps: readonly string[] = ['pointwiseMultiTensor']) {
+async function compare(model: () => CausalLM, batch: number, seq: number, expectOps: readonly string[] = ['pointwiseMultiTensor'], expectGraph?: (g: Graph) => void) {
   const n = batch * seq;
   const vocab = model().vocab;
   const feeds: Record<string, TensorValue> = {
@@ -39,13 +39,16 @@ async function compare(model: () => CausalLM, batch: number, seq: number, expect
   // the fused forms the e-graph chose ran (and agreed above): AdamW as one multi-tensor kernel for every parameter
   const ops = new Set<string>(session.graph.live().map((id) => session.graph.nodes[id].op));
   for (const op of expectOps) expect(ops.has(op), `the optimized step uses ${op}`).toBe(true);
+  expectGraph?.(session.graph);
   session.dispose();
 }
 
 describe('GPT training step on the GPU', () => {
   const base = { layers: 1, heads: 2, width: 8, context: 4, vocab: 7 } as const;
   it('matches the interpreter with the fused attention op', async () => {
-    await compare(() => new GPT({ ...base, attention: 'op' }), 2, 4);
+    // the attention gradients compute Δ from attention's output themselves (attention-delta-from-out)
+    const deltaFromOut = (g: Graph) => expect(g.live().some((id) => { const n = g.nodes[id]; return (n.op === 'attentionGrad' || n.op === 'attentionGradKV') && n.attrs.deltaFromOut === true; })).toBe(true);
+    await compare(() => new GPT({ ...base, attention: 'op' }), 2, 4, ['pointwiseMultiTensor', 'attentionGradKV'], deltaFromOut);
   });
   it('matches the interpreter with decomposed attention and a tied head', async () => {
     await compare(() => new GPT({ ...base, attention: 'decomposed', tiedHead: true }), 2, 4);

@@ -37,6 +37,19 @@ describe('buildTrainingStep options', () => {
     for (const [n, v] of Object.entries(state)) if (n.startsWith('accumulate/')) expect(Array.from(v.data).every((e) => e === 0), n).toBe(true);
   });
 
+  it('loss scaling by a power of two leaves the step unchanged in f32, and refuses other scales', () => {
+    const feeds = { x: tensor([4, 3], xs), labels: tensor([4], ys, 'i32') };
+    const plain = net(4);
+    buildTrainingStep(plain.g, { loss: plain.loss, optimizer: sgd({ lr: 0.1 }) });
+    const want = interpret(plain.g, feeds, {}, 'f32').updates;
+    const scaled = net(4);
+    buildTrainingStep(scaled.g, { loss: scaled.loss, optimizer: sgd({ lr: 0.1 }), lossScale: 1024 });
+    const got = interpret(scaled.g, feeds, {}, 'f32').updates;
+    for (const [n, v] of Object.entries(want)) expect(got[n].data, n).toBeAllclose(v.data, { rtol: 1e-6, atol: 1e-7 });
+    const bad = net(4);
+    expect(() => buildTrainingStep(bad.g, { loss: bad.loss, optimizer: sgd({ lr: 0.1 }), lossScale: 1000 })).toThrow(/lossScale must be a positive power of two, got 1000/);
+  });
+
   it('clips the gradient by its global norm', () => {
     const feeds = { x: tensor([4, 3], xs), labels: tensor([4], ys, 'i32') };
     const init = { ...new Linear(3, 4).initialState('fc1'), ...new Linear(4, 2).initialState('fc2') };

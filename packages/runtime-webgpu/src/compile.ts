@@ -11,6 +11,7 @@ import { InputError } from './errors.js';
 import { type FeedValue, toDeviceData } from './feeds.js';
 import { alignedBytes } from './memoryPlan.js';
 import { PipelineCache } from './pipelineCache.js';
+import { capsFor, type Precision } from './precision.js';
 import type { InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 import { Session } from './session.js';
 import { type KernelInfo, kernelInfoOf } from './stepProfile.js';
@@ -29,6 +30,8 @@ export interface CompileOptions {
   readonly readbackSlots?: number;
   /** A pipeline cache to share between sessions on the same device. */
   readonly pipelineCache?: PipelineCache;
+  /** `fp32` (default) or `mixed`: f16 matmul operands on tensor cores, f32 accumulation (see precision.ts). */
+  readonly precision?: Precision;
 }
 
 /** Compiles the live part of a graph for a device: kernels, memory plan, pipelines, bind groups. */
@@ -37,7 +40,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   const gpu = device.gpu;
   const label = opts.label ?? 'neura';
   // pure phases (stepPlan.ts): schedule, kernel plans, storage and memory plan, host index checks
-  const plan = planStep(graph, device.caps, opts.generator ?? generateKernel);
+  const plan = planStep(graph, capsFor(device, opts.precision), opts.generator ?? generateKernel);
   const scopes = new ErrorScopes(gpu);
   scopes.begin();
   const buffers = createBuffers(gpu, graph, plan.memory, label);

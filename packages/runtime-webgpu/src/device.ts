@@ -3,8 +3,11 @@
 // statically (a browser bundle must not need it). Invariant: device loss and uncaptured errors are recorded
 // here, where the device is created, and surface as typed errors on the next runtime call, never silently.
 
-import { capsOf, type DeviceCaps } from '@neura/wgsl-kernels';
+import { capsOf, type DeviceCaps, type NumericCaps } from '@neura/wgsl-kernels';
 import { DeviceLostError, GpuValidationError } from './errors.js';
+
+/** The feature tensor-core matmuls need (Dawn: offered only with the `allow_unsafe_apis` toggle). */
+export const SUBGROUP_MATRIX_FEATURE = 'chromium-experimental-subgroup-matrix';
 
 /** Which adapter to use: `auto` = real GPU through Vulkan if any, else llvmpipe, else SwiftShader. */
 export type AdapterChoice = 'auto' | 'vulkan' | 'opengles' | 'swiftshader';
@@ -31,10 +34,40 @@ export interface CreateDeviceOptions {
    * device's and these, to plan as for a smaller device (e.g. a phone's `maxStorageBuffersPerShaderStage`).
    */
   readonly limitCaps?: Partial<Record<NumericCap, number>>;
+  /**
+   * Ask for what `precision: 'mixed'` needs (tensor-core matmuls): the `chromium-experimental-subgroup-matrix` and
+   * `shader-f16` features where the adapter offers them; in Node also the Dawn toggles that expose them
+   * (`allow_unsafe_apis`; `vulkan_enable_f16_on_nvidia`, since Dawn hides f16 on NVIDIA Vulkan by default).
+   * Experimental: off by default.
+   */
+  readonly mixedPrecision?: boolean;
+}
+
+/** The Dawn toggles `mixedPrecision` adds in Node. */
+export const MIXED_PRECISION_TOGGLES = ['allow_unsafe_apis', 'vulkan_enable_f16_on_nvidia'] as const;
+
+/** `options` with `toggles` added to its `enable-dawn-features=` entry (one is made if there is none). */
+export function withDawnToggles(options: readonly string[], toggles: readonly string[]): string[] {
+  const key = 'enable-dawn-features=';
+  const at = options.findIndex((o) => o.startsWith(key));
+  if (at < 0) return [...options, `${key}${toggles.join(',')}`];
+  const have = options[at].slice(key.length).split(',').filter(Boolean);
+  const out = [...options];
+  out[at] = `${key}${[...have, ...toggles.filter((t) => !have.includes(t))].join(',')}`;
+  return out;
+}
+
+/** One subgroup-matrix configuration of the adapter (Dawn's `GPUSubgroupMatrixConfig`). */
+export interface SubgroupMatrixConfig {
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+  readonly componentType: string;
+  readonly resultComponentType: string;
 }
 
 /** The numeric fields of `DeviceCaps`. */
-export type NumericCap = Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16'>;
+export type NumericCap = NumericCaps;
 
 /** `caps` lowered to `limit` where `limit` is smaller (never raised). */
 function lowerCaps(caps: DeviceCaps, limit: Partial<Record<NumericCap, number>> = {}): DeviceCaps {
@@ -53,6 +86,10 @@ export interface AdapterInfo {
   /** `vulkan`, `opengles`, `swiftshader` (Vulkan) or `browser`. */
   readonly backend: string;
   readonly software: boolean;
+  /** Subgroup-matrix configurations (empty unless the adapter offers `chromium-experimental-subgroup-matrix`). */
+  readonly subgroupMatrixConfigs: readonly SubgroupMatrixConfig[];
+  /** Smallest and largest subgroup size, where the adapter says. */
+  readonly subgroupSizes?: readonly [number, number];
 }
 
 /** A WebGPU device with its capabilities and health, as the runtime uses it. */
@@ -147,10 +184,19 @@ async function vulkanLoaderFound(): Promise<boolean> {
   }
 }
 
+/** The experimental parts of `GPUAdapterInfo` this file reads (absent from @webgpu/types). */
+interface ExperimentalAdapterInfo {
+  readonly isFallbackAdapter?: boolean;
+  readonly subgroupMinSize?: number;
+  readonly subgroupMaxSize?: number;
+  readonly subgroupMatrixConfigs?: Iterable<{ M: number; N: number; K: number; componentType: string; resultComponentType: string }>;
+}
+
 function infoOf(adapter: GPUAdapter, backend: string): AdapterInfo {
-  const i = adapter.info;
+  const i = adapter.info as GPUAdapterInfo & ExperimentalAdapterInfo;
   const text = `${i.vendor} ${i.architecture} ${i.device} ${i.description}`;
-  const fallback = (i as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
+  const fallback = i.isFallbackAdapter === true;
+  const subgroupMatrixConfigs = [...(i.subgroupMatrixConfigs ?? [])].map((c) => ({ m: c.M, n: c.N, k: c.K, componentType: c.componentType, resultComponentType: c.resultComponentType }));
   return {
     vendor: i.vendor,
     architecture: i.architecture,
@@ -158,6 +204,8 @@ function infoOf(adapter: GPUAdapter, backend: string): AdapterInfo {
     description: i.description,
     backend,
     software: fallback || SOFTWARE.test(text) || backend === 'swiftshader',
+    subgroupMatrixConfigs,
+    ...(typeof i.subgroupMinSize === 'number' && typeof i.subgroupMaxSize === 'number' ? { subgroupSizes: [i.subgroupMinSize, i.subgroupMaxSize] as const } : {}),
   };
 }
 
@@ -252,7 +300,7 @@ export async function createDevice(opts: CreateDeviceOptions = {}): Promise<Neur
   const { adapter, info } = found;
   const keep = { instance: found.instance, adapter };
   KEEP_ALIVE.add(keep);
-  const gpu = await requestComputeDevice(adapter, opts.label ?? 'neura');
+  const gpu = await requestComputeDevice(adapter, opts.label ?? 'neura', opts.mixedPrecision === true);
   const errors = new DeviceErrors(gpu, opts.onError);
   const kind = info.software ? 'software' : 'gpu';
   const short = (info.device || info.architecture || info.description || info.vendor || 'unknown').split(/[\s-]/)[0];
@@ -282,19 +330,26 @@ async function findAdapter(opts: CreateDeviceOptions): Promise<Found> {
   if (!['auto', 'vulkan', 'opengles', 'swiftshader'].includes(choice))
     throw new Error(`createDevice: NEURA_ADAPTER must be auto|vulkan|opengles|swiftshader, got '${choice}'`);
   if (opts.gpu) return browserAdapter(opts.gpu, opts.powerPreference);
-  if (isNode()) return nodeAdapter(choice, opts.powerPreference, opts.dawnOptions ?? (process.env.NEURA_DAWN_OPTIONS?.split(',').filter(Boolean) ?? []));
+  if (isNode()) {
+    const dawnOptions = opts.dawnOptions ?? (process.env.NEURA_DAWN_OPTIONS?.split(',').filter(Boolean) ?? []);
+    return nodeAdapter(choice, opts.powerPreference, opts.mixedPrecision ? withDawnToggles(dawnOptions, MIXED_PRECISION_TOGGLES) : dawnOptions);
+  }
   if (typeof navigator !== 'undefined' && navigator.gpu) return browserAdapter(navigator.gpu, opts.powerPreference);
   throw new Error('createDevice: WebGPU is not available (no navigator.gpu, and not running in Node)');
 }
 
-/** A device with every compute limit the adapter has (an older adapter may lack some) and the optional features it offers. */
-function requestComputeDevice(adapter: GPUAdapter, label: string): Promise<GPUDevice> {
+/**
+ * A device with every compute limit the adapter has (an older adapter may lack some) and the optional features it
+ * offers; with `mixed`, also the subgroup-matrix feature where offered.
+ */
+function requestComputeDevice(adapter: GPUAdapter, label: string, mixed: boolean): Promise<GPUDevice> {
   const requiredLimits: Record<string, number> = {};
   for (const k of COMPUTE_LIMITS) {
     const v: number | undefined = adapter.limits[k];
     if (typeof v === 'number') requiredLimits[k] = v;
   }
-  const requiredFeatures = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f));
+  const wanted = mixed ? [...OPTIONAL_FEATURES, SUBGROUP_MATRIX_FEATURE as GPUFeatureName] : OPTIONAL_FEATURES;
+  const requiredFeatures = wanted.filter((f) => adapter.features.has(f));
   return adapter.requestDevice({ label, requiredLimits, requiredFeatures });
 }
 

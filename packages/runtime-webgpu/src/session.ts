@@ -1,10 +1,13 @@
 // A compiled training/inference step on a device: `step(feeds)` checks the feeds on the host, writes the
-// inputs and replays every dispatch in ONE command encoder, ONE compute pass and ONE submit; results are read
-// back only when asked, through pre-allocated readback rings. Must not create buffers, pipelines or bind
-// groups per step. Invariants: calls run in the order they were made (an internal queue); feeds are checked
-// and copied when `step()` is called (the caller may reuse its arrays at once); a rejected feed leaves the
-// device untouched; no error scope stays open across an await (errors stay in the call that caused them);
-// device loss and validation errors surface as typed errors.
+// inputs and replays every dispatch in ONE compute pass and ONE submit; results are read back only when asked,
+// through pre-allocated readback rings. Must not create buffers, pipelines or bind groups per step. The
+// replay's command buffers are encoded ahead: right after a step is submitted, the next step's are encoded
+// while the GPU runs (encoding ~128 dispatches costs a few hundred µs of host time that would otherwise sit
+// between the feeds and the submit). Invariants: calls run in the order they were made (an internal queue);
+// feeds are checked and taken when `step()` is called (the caller may reuse its arrays at once): written to
+// the device at once when nothing is queued before the step, else copied; a rejected feed leaves the device
+// untouched; no error scope stays open across an await (errors stay in the call that caused them); device
+// loss and validation errors surface as typed errors.
 
 import type { TensorValue } from '@neura/ir';
 import type { CompiledStep, NamedTensor, SessionStats } from './compiledStep.js';
@@ -36,6 +39,10 @@ export class Session {
   private readonly c: CompiledStep;
   private readonly rings = new Map<NamedTensor, ReadbackRing>();
   private tail: Promise<unknown> = Promise.resolve();
+  /** Calls queued or running in `serial` (0: a new step may write its feeds to the device at once). */
+  private queued = 0;
+  /** The next step's replay, encoded ahead (undefined until the first step, and while a step consumes it). */
+  private replay?: EncodedReplay;
   private steps = 0;
   private disposed = false;
   private freed?: Promise<void>;
@@ -101,12 +108,12 @@ export class Session {
   profile(feeds: Readonly<Record<string, FeedValue>>, opts: { repeats?: number } = {}): Promise<StepProfile> {
     let prepared: PreparedStep;
     try {
+      checkProfilable(this.c.device); // before `prepare`, which may write the feeds at once
       prepared = this.prepare(feeds, {});
     } catch (e) {
       return Promise.reject(e);
     }
     return this.serial(async () => {
-      checkProfilable(this.c.device);
       const timer = new DispatchTimer(this.c.device, this.c.dispatches.length, this.c.label, opts.repeats);
       try {
         await this.runStep(prepared, timer);
@@ -189,13 +196,61 @@ export class Session {
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(() => {
-      if (this.disposed) throw new Error(`session '${this.c.label}' is disposed`);
-      this.c.device.check();
-      return fn();
+    this.queued++;
+    const run = this.tail.then(async () => {
+      try {
+        if (this.disposed) throw new Error(`session '${this.c.label}' is disposed`);
+        this.c.device.check();
+        return await fn();
+      } finally {
+        this.queued--; // before `run` settles, so a step called right after it sees an idle queue
+      }
     });
     this.tail = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Encodes the step's fixed work as command buffers: the pre-copies and every dispatch in one compute pass
+   * (`main`), and the state copies that follow the readback copies (`post`). Its error scope is popped at once;
+   * the step that submits it reports an encoding error.
+   */
+  private encodeReplay(): EncodedReplay {
+    const { device, dispatches, preCopies, postCopies, label } = this.c;
+    const gpu = device.gpu;
+    gpu.pushErrorScope('validation');
+    const enc = gpu.createCommandEncoder({ label: `${label}.step` });
+    for (const c of preCopies) enc.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.bytes);
+    const pass = enc.beginComputePass({ label: `${label}.pass` });
+    for (const d of dispatches) {
+      pass.setPipeline(d.pipeline);
+      pass.setBindGroup(0, d.bindGroup);
+      pass.dispatchWorkgroups(d.grid[0], d.grid[1], d.grid[2]);
+    }
+    pass.end();
+    const main = enc.finish();
+    let post: GPUCommandBuffer | undefined;
+    if (postCopies.length) {
+      const pe = gpu.createCommandEncoder({ label: `${label}.stateCopies` });
+      for (const c of postCopies) pe.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.bytes);
+      post = pe.finish();
+    }
+    const error = gpu.popErrorScope();
+    error.catch(() => undefined); // a replay never submitted (dispose) must not leave an unhandled rejection
+    return { main, post, error };
+  }
+
+  /** Writes checked feeds to the input buffers now, in an error scope popped at once. */
+  private writeInputs(data: readonly (Float32Array | Int32Array)[]): Promise<GPUError | null> {
+    const gpu = this.c.device.gpu;
+    gpu.pushErrorScope('validation');
+    this.c.inputs.forEach((slot, i) => {
+      const d = data[i];
+      gpu.queue.writeBuffer(slot.buffer, slot.offset, d.buffer, d.byteOffset, d.byteLength);
+    });
+    const error = gpu.popErrorScope();
+    error.catch(() => undefined);
+    return error;
   }
 
   private ringFor(t: NamedTensor): ReadbackRing {
@@ -239,50 +294,67 @@ export class Session {
     });
   }
 
-  /** What `step` takes at call time: checked copies of the feeds and the outputs to copy out, each once. */
+  /**
+   * What `step` takes at call time: the checked feeds and the outputs to copy out, each once. With nothing
+   * queued before it the feeds go to the device now (`writeBuffer` copies them: no host copy, and no earlier
+   * step is left to read the input buffers); otherwise they are copied, to be written when the step runs.
+   */
   private prepare(feeds: Readonly<Record<string, FeedValue>>, opts: StepOptions): PreparedStep {
     if (this.disposed) throw new Error(`session '${this.c.label}' is disposed`);
-    return { data: this.checkFeeds(feeds, true), readNames: this.outputList(opts.read ?? []), fetchNames: this.outputList(opts.fetch ?? []) };
+    const readNames = this.outputList(opts.read ?? []);
+    const fetchNames = this.outputList(opts.fetch ?? []);
+    if (this.queued === 0) return { written: this.writeInputs(this.checkFeeds(feeds)), readNames, fetchNames };
+    return { data: this.checkFeeds(feeds, true), readNames, fetchNames };
   }
 
-  private async runStep({ data, readNames, fetchNames }: PreparedStep, timer?: DispatchTimer): Promise<StepResult> {
-    const { device, inputs, dispatches, preCopies, postCopies, label } = this.c;
+  private async runStep({ data, written, readNames, fetchNames }: PreparedStep, timer?: DispatchTimer): Promise<StepResult> {
+    const { device, dispatches, label } = this.c;
     const gpu = device.gpu;
     // an output both read and fetched is copied once and serves both
     const names = [...new Set([...readNames, ...fetchNames])];
     // acquire readback slots before writing anything, so nothing below awaits until the submit
-    const slots = await Promise.all(names.map((n) => this.ringFor(this.c.outputs.get(n) as NamedTensor).acquire()));
+    const slots = names.length ? await Promise.all(names.map((n) => this.ringFor(this.c.outputs.get(n) as NamedTensor).acquire())) : [];
 
     const index = this.steps++;
+    const writeError = written ?? this.writeInputs(data ?? []);
+    const replay = this.replay ?? this.encodeReplay();
+    this.replay = undefined;
     gpu.pushErrorScope('validation');
-    inputs.forEach((slot, i) => {
-      const d = data[i];
-      gpu.queue.writeBuffer(slot.buffer, slot.offset, d.buffer, d.byteOffset, d.byteLength);
-    });
-    const enc = gpu.createCommandEncoder({ label: `${label}.step` });
-    for (const c of preCopies) enc.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.bytes);
-    if (timer) timer.encode(enc, dispatches, label);
-    else {
-      const pass = enc.beginComputePass({ label: `${label}.pass` });
-      for (const d of dispatches) {
-        pass.setPipeline(d.pipeline);
-        pass.setBindGroup(0, d.bindGroup);
-        pass.dispatchWorkgroups(d.grid[0], d.grid[1], d.grid[2]);
-      }
-      pass.end();
-    }
+    const buffers: GPUCommandBuffer[] = [];
+    if (timer) {
+      // profile mode: one pass per dispatch with timestamps, encoded now; the replay stays for the next step
+      this.replay = replay;
+      const enc = gpu.createCommandEncoder({ label: `${label}.profile` });
+      for (const c of this.c.preCopies) enc.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.bytes);
+      timer.encode(enc, dispatches, label);
+      buffers.push(enc.finish());
+    } else buffers.push(replay.main);
     // readback copies come before the state copies: an output that is a state's old value stays old
-    names.forEach((n, k) => {
-      const t = this.c.outputs.get(n) as NamedTensor;
-      enc.copyBufferToBuffer(t.buffer, t.offset, slots[k].buffer, 0, Math.ceil(t.bytes / 4) * 4);
-    });
-    for (const c of postCopies) enc.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.bytes);
+    if (names.length) {
+      const enc = gpu.createCommandEncoder({ label: `${label}.readback` });
+      names.forEach((n, k) => {
+        const t = this.c.outputs.get(n) as NamedTensor;
+        enc.copyBufferToBuffer(t.buffer, t.offset, slots[k].buffer, 0, Math.ceil(t.bytes / 4) * 4);
+      });
+      buffers.push(enc.finish());
+    }
+    if (timer) {
+      if (this.c.postCopies.length) {
+        const enc = gpu.createCommandEncoder({ label: `${label}.stateCopies` });
+        for (const c of this.c.postCopies) enc.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.bytes);
+        buffers.push(enc.finish());
+      }
+    } else if (replay.post) buffers.push(replay.post);
     // Measured on llvmpipe/OpenGL ES (Dawn GL backend): submit itself runs the work and blocks (~19 ms for a
     // 64x256-128-10 MLP step); popErrorScope then resolves in ~0.25 ms without waiting for the queue, so the
     // step can name its own validation errors at little cost.
-    gpu.queue.submit([enc.finish()]);
-    const err = await gpu.popErrorScope();
-    if (err) throw new GpuValidationError(`step ${index}`, err.message);
+    gpu.queue.submit(buffers);
+    const stepError = gpu.popErrorScope();
+    // the next step's replay is encoded while the GPU runs this one
+    if (!this.replay && !this.disposed) this.replay = this.encodeReplay();
+    const [err, encodeErr, feedErr] = await Promise.all([stepError, timer ? null : replay.error, writeError]);
+    const cause = feedErr ?? encodeErr ?? err;
+    if (cause) throw new GpuValidationError(`step ${index}`, cause.message);
 
     const mapped = new Map(names.map((n, k) => [n, this.ringFor(this.c.outputs.get(n) as NamedTensor).arm(slots[k].index)]));
     const collect = async (which: readonly string[]) => {
@@ -321,11 +393,21 @@ export class Session {
   }
 }
 
-/** A step's checked inputs, taken when `step` is called. */
+/** A step's checked inputs, taken when `step` is called: already written (`written`) or copies to write (`data`). */
 interface PreparedStep {
-  readonly data: readonly (Float32Array | Int32Array)[];
+  readonly data?: readonly (Float32Array | Int32Array)[];
+  /** The error scope of the feeds' writes, when they were written at call time. */
+  readonly written?: Promise<GPUError | null>;
   readonly readNames: readonly string[];
   readonly fetchNames: readonly string[];
+}
+
+/** A step's fixed command buffers, encoded ahead of the step that submits them (each submitted once). */
+interface EncodedReplay {
+  readonly main: GPUCommandBuffer;
+  readonly post?: GPUCommandBuffer;
+  /** The error scope of the encoding. */
+  readonly error: Promise<GPUError | null>;
 }
 
 /** `data` itself when it was made for the upload, else a copy: never keep a reference to the caller's array. */

@@ -143,12 +143,14 @@ export function planStorage(
   const lifetimes: TensorLifetime[] = [];
   for (const id of order) {
     const n = node(id);
+    // every kernel's scratch, also a multi-result kernel's (whose value is stored in its result 0's pick)
+    const scratch = plans.get(id)?.scratch ?? [];
+    const at = pos.get(id) as number;
+    for (let k = 0; k < scratch.length; k++) lifetimes.push({ key: `n${id}.s${k}`, bytes: scratch[k], start: at, end: at, persistent: false });
     if (rootOf(id) !== id) continue;
     // a pick's buffer is written by its multi-result kernel: it lives from that kernel on
     const start = pos.get(n.op === 'pick' ? n.inputs[0] : id) as number;
     lifetimes.push({ key: `n${id}`, bytes: tensorBytes(n), start, end: Math.max(start, lastUse.get(id) ?? start), persistent: isLeaf(n) });
-    const scratch = plans.get(id)?.scratch ?? [];
-    for (let k = 0; k < scratch.length; k++) lifetimes.push({ key: `n${id}.s${k}`, bytes: scratch[k], start, end: start, persistent: false });
   }
   for (const c of copies)
     if (c.viaTemp) lifetimes.push({ key: `copy${c.state}`, bytes: tensorBytes(node(c.state)), start: -1, end, persistent: false });

@@ -90,6 +90,8 @@ export function fusedOpsOf(n: Node): string {
     }
     case 'pointwiseReduce':
       return `${n.attrs.reduce} of pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`;
+    case 'pointwiseReduceMulti':
+      return `${n.attrs.results.length} ${n.attrs.reduce}s of pointwise(${[...n.attrs.results.reduce((s, r) => exprOps(r.expr, s), new Set<string>())].join(', ')})`;
     case 'rowwise': {
       const ops = n.attrs.stats.reduce((s, st) => exprOps(st.post, exprOps(st.expr, s)), exprOps(n.attrs.expr, new Set()));
       return `rowwise ${n.attrs.stats.map((s) => s.reduce).join('+')} then pointwise(${[...ops].join(', ')})`;
@@ -169,7 +171,7 @@ export function kernelClassOf(op: string | undefined): string {
   if (op === 'matmul' || op === 'fusedMatmul' || op === 'matmulEpilogue') return 'matmul';
   if (op.startsWith('attention')) return 'attention';
   if (op === 'pointwise') return 'pointwise';
-  if (['sum', 'mean', 'reduceMax', 'reduceMin', 'pointwiseReduce', 'rowwise'].includes(op)) return 'reduction';
+  if (['sum', 'mean', 'reduceMax', 'reduceMin', 'pointwiseReduce', 'pointwiseReduceMulti', 'rowwise'].includes(op)) return 'reduction';
   if (op.startsWith('softmaxCrossEntropy') || op.startsWith('logSoftmax') || op.startsWith('nll')) return 'softmax/CE';
   if (['transpose', 'expand', 'slice', 'concat', 'pad'].includes(op)) return 'layout copy';
   if (['gather', 'scatterAdd', 'oneHot'].includes(op)) return 'gather/scatter';

@@ -43,6 +43,28 @@ describe('feeds are snapshotted when step() is called (item 1)', () => {
     session.dispose();
   });
 
+  it('a step called on an idle queue takes its feeds at once: refilling the arrays right after each call changes nothing', async () => {
+    const { g } = mlpTrainingGraph(B, I, H, C);
+    const session = await compile(g, device);
+    const feeds = [mlpFeeds(B, I, C, 1), mlpFeeds(B, I, C, 2), mlpFeeds(B, I, C, 3), mlpFeeds(B, I, C, 4)];
+    const want = interpretSteps(g, feeds).outputs.map((o) => o.loss.data[0]);
+    const x = new Float32Array(B * I);
+    const labels = new Int32Array(B);
+    const got: number[] = [];
+    for (const [k, f] of feeds.entries()) {
+      x.set(f.x.data);
+      labels.set(f.labels.data);
+      // awaited one by one (nothing queued when called), every other one reading its loss
+      const step = session.step({ x, labels }, k % 2 ? { read: ['loss'] } : { fetch: ['loss'] });
+      x.fill(0);
+      labels.fill(0);
+      const r = await step;
+      got.push((k % 2 ? r.outputs.loss : (await r.fetched)?.loss)?.data[0] ?? Number.NaN);
+    }
+    expect(got).toBeAllclose(want, { rtol: 1e-4, atol: 1e-5 });
+    session.dispose();
+  });
+
   it('a bad feed is refused at call time, even when the step would run later', async () => {
     const { g } = mlpTrainingGraph(B, I, H, C);
     const session = await compile(g, device);

@@ -37,10 +37,12 @@ const stage = (dst: string, src: string, off: string, len: number, wg: number) =
 const dotWith = (sh: string, src: string, off: string, row: string, len: number) =>
   `var dacc = 0.0; for (var dc = 0u; dc < ${u32Lit(len)}; dc = dc + 1u) { dacc = fma(${sh}[dc], ${src}[${off} + ${row} * ${u32Lit(len)} + dc], dacc); }`;
 
-/** The seq-major layout ([..., T, H, D]) runs only on the flash kernels: a clear error where they do not apply. */
+/** The seq-major layout ([..., T, H, D]) and deltaFromOut run only on the flash kernels: a clear error where they do not apply. */
 function checkSeqMajor(spec: KernelSpec, d: number, dv: number, caps: DeviceCaps): void {
-  if ((spec.node.attrs as { seqMajor?: boolean }).seqMajor && !flashEligible(d, dv, caps))
-    kernelError(spec, `runs seq-major ([..., T, H, D]) only on the flash kernels: head sizes D = ${d}, Dv = ${dv} must be multiples of 4 up to 128 and the caps must allow 16 threads and a staged tile`);
+  const attrs = spec.node.attrs as { seqMajor?: boolean; deltaFromOut?: boolean };
+  const form = attrs.seqMajor ? 'seq-major ([..., T, H, D])' : attrs.deltaFromOut ? 'with deltaFromOut (Δ from the output)' : undefined;
+  if (form && !flashEligible(d, dv, caps))
+    kernelError(spec, `runs ${form} only on the flash kernels: head sizes D = ${d}, Dv = ${dv} must be multiples of 4 up to 128 and the caps must allow 16 threads and a staged tile`);
 }
 
 /**

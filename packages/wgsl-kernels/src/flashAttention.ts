@@ -13,39 +13,11 @@
 // Causal masks are top-left aligned (key j > query i masked, as the interpreter). attention.ts decides when to
 // use this file (its simple kernels stay for odd D and as the reference shape).
 
-import { numel } from '@neura/ir';
+import { type AttentionDims, attentionDims, rowDelta, rowIndex } from './attentionDims.js';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+export { type AttentionDims, attentionDims, rowIndex };
+import { chooseTiledGrad, DEFAULT_TILED_GRAD, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
 import { checkWorkgroupMemory, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
-
-/** Heads (product of the leading axes), query and key lengths, and the q/k and v head sizes of an attention op. */
-export interface AttentionDims {
-  /** Heads in all: the product of the leading axes (seq-major: of those before T, times H). */
-  readonly heads: number;
-  /** Seq-major layout ([..., T, H, D]): H, the heads per sequence; 0 for the heads-major layout. */
-  readonly seqHeads: number;
-  readonly tq: number;
-  readonly tk: number;
-  readonly d: number;
-  readonly dv: number;
-}
-
-/** The dimensions of an attention-family spec (operands q, k[, v, ...]; `attentionLse` has no v: Dv = 0). */
-export function attentionDims(spec: KernelSpec): AttentionDims {
-  const [q, k, v] = spec.inputs;
-  const r = q.shape.length;
-  const dv = v ? v.shape[r - 1] : 0;
-  if ((spec.node.attrs as { seqMajor?: boolean }).seqMajor)
-    return { heads: numel(q.shape.slice(0, -3)) * q.shape[r - 2], seqHeads: q.shape[r - 2], tq: q.shape[r - 3], tk: k.shape[r - 3], d: q.shape[r - 1], dv };
-  return { heads: numel(q.shape.slice(0, -2)), seqHeads: 0, tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv };
-}
-
-/**
- * WGSL for the flat row index of row `t` of head `h` (a WGSL u32 variable) in a tensor of `rows` rows per head:
- * heads-major h·T + t; seq-major (b, n) = (h / H, h % H) at (b·T + t)·H + n. Rows of q, k, v, dOut and the results
- * are D or Dv floats long at that index; lse and delta hold one float there.
- */
-export const rowIndex = (dm: AttentionDims, t: string, rows: number): string =>
-  dm.seqHeads === 0 ? `(h * ${u32Lit(rows)} + ${t})` : `((h / ${u32Lit(dm.seqHeads)}) * ${u32Lit(rows * dm.seqHeads)} + (${t}) * ${u32Lit(dm.seqHeads)} + h % ${u32Lit(dm.seqHeads)})`;
 
 /** Largest head dimension the register-resident rows allow. */
 export const FLASH_MAX_DIM = 128;
@@ -65,6 +37,10 @@ function tileRows(a: number, b: number, caps: DeviceCaps, most = 32): number {
 export interface FlashConfig {
   readonly rows: number;
   readonly tile: number;
+  /** Gradient kernels: 'tiled' (flashAttentionTiledGrad.ts, where its workgroup memory fits) or 'rows' (unset: DEFAULT_FLASH_GRAD). */
+  readonly grad?: 'tiled' | 'rows';
+  /** The tiled gradients' threads and partner rows per tile (default DEFAULT_TILED_GRAD). */
+  readonly tiled?: TiledGradConfig;
 }
 
 /**
@@ -229,7 +205,7 @@ type GradWrt = 'q' | 'k' | 'v' | 'kv';
  * Gradient pass for dq (a thread per query row over key tiles) or dk / dv / both (a thread per key row over
  * query tiles: the scores and P are computed once for both gradients when fused).
  */
-function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: GradWrt, cfg?: FlashConfig): { code: string; wg: number } {
+function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: GradWrt, cfg?: FlashConfig, deltaFromOut = false): { code: string; wg: number; rows: number } {
   const { tq, tk, d, dv } = dm;
   const { wg, bc: tile } = resolve(caps, d, dv, cfg);
   const D4 = d / 4;
@@ -244,7 +220,8 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     '@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;',
     '@group(0) @binding(3) var<storage, read> dout: array<vec4<f32>>;',
     '@group(0) @binding(4) var<storage, read> lse: array<f32>;',
-    '@group(0) @binding(5) var<storage, read> rowdot: array<f32>;',
+    // rowdot: Δ per query row, or (deltaFromOut) attention's output rows, Δ = dO·O computed here
+    `@group(0) @binding(5) var<storage, read> rowdot: array<${deltaFromOut ? 'vec4<f32>' : 'f32'}>;`,
     '@group(0) @binding(6) var<storage, read_write> y: array<vec4<f32>>;',
     ...(wrt === 'kv' ? ['@group(0) @binding(7) var<storage, read_write> y2: array<vec4<f32>>;'] : []),
   ].join('\n');
@@ -263,7 +240,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
   ${loadRow('q', 'q', `row * ${u32Lit(d)}`, d, 'valid')}
   ${loadRow('g', 'dout', `row * ${u32Lit(dv)}`, dv, 'valid')}
   var L = 0.0; var delta = 0.0;
-  if (valid) { L = lse[row]; delta = rowdot[row]; }
+  if (valid) { L = lse[row]; delta = ${deltaFromOut ? range(V4).map((x) => `dot(g${x}, rowdot[row * ${u32Lit(V4)} + ${u32Lit(x)}])`).join(' + ') : 'rowdot[row]'}; }
   ${acc}
   let kend = select(0u, ${causal ? `min(i + 1u, ${u32Lit(tk)})` : u32Lit(tk)}, valid);
   let tend = ${causal ? `min((wid.x + 1u) * ${u32Lit(wg)}, ${u32Lit(tk)})` : u32Lit(tk)};
@@ -314,7 +291,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     for (var e = lid; e < ${u32Lit(2 * br)}; e = e + ${u32Lit(wg)}) {
       var val = 0.0;
       let r = i0 + e / 2u;
-      if (r < ${u32Lit(tq)}) { let ri = ${rowIndex(dm, 'r', tq)}; val = select(rowdot[ri], lse[ri], e % 2u == 0u); }
+      if (r < ${u32Lit(tq)}) { let ri = ${rowIndex(dm, 'r', tq)}; ${deltaFromOut ? `if (e % 2u == 0u) { val = lse[ri]; } else { ${rowDelta('ri', V4)} }` : 'val = select(rowdot[ri], lse[ri], e % 2u == 0u);'} }
       st[e] = val;
     }
     workgroupBarrier();
@@ -343,18 +320,36 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   ${body}
 }
 `;
-  return { code, wg };
+  return { code, wg, rows: wg };
+}
+
+/**
+ * The gradient kernels used when a config does not say: dk + dv (both wanted) on the tiled kernel in its first
+ * shipped shape where that fits, everything else on the row kernels. H200 (Dawn/Vulkan, 2026-12-04, B64 H6 T256
+ * D64 causal seq-major, GPU ms, median of 20, a fresh process each): rows dq 0.445, dk+dv 0.775; tiled 128x32 dq
+ * 0.742, dk+dv 0.724; 128x16 0.876 / 0.882; 256x32 0.752 / 0.986; 64x32 1.378 / 1.330.
+ */
+export const DEFAULT_FLASH_GRAD = { q: 'rows', kv: 'tiled' } as const;
+
+/** The tiled gradients' shape, or undefined for the kernels with a thread per row (see DEFAULT_FLASH_GRAD). */
+function tiledShape(dm: AttentionDims, wrt: GradWrt, caps: DeviceCaps, cfg?: FlashConfig): TiledGradConfig | undefined {
+  const byQuery = wrt === 'q';
+  if (cfg?.grad === 'rows') return undefined;
+  if (cfg?.grad === 'tiled') return chooseTiledGrad(dm, byQuery, caps, cfg.tiled);
+  if (wrt !== 'kv' || DEFAULT_FLASH_GRAD.kv !== 'tiled') return undefined;
+  return chooseTiledGrad(dm, byQuery, caps, cfg?.tiled ?? DEFAULT_TILED_GRAD);
 }
 
 /** Flash `attentionGrad` (see the file header): one dispatch reading the forward's L and Δ. */
 export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { causal, scale, wrt } = spec.node.attrs;
+  const { causal, scale, wrt, deltaFromOut = false } = spec.node.attrs;
   const dm = attentionDims(spec);
-  const gr = gradCode(spec, caps, dm, causal, scale, wrt, cfg);
+  const tiled = tiledShape(dm, wrt, caps, cfg);
+  const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, wrt === 'q' ? { q: true } : { k: wrt === 'k', v: wrt === 'v' }, tiled, deltaFromOut) : gradCode(spec, caps, dm, causal, scale, wrt, cfg, deltaFromOut);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;
-  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, rows, gr.wg, dm.heads) }], scratch: [] };
+  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, rows, gr.rows, dm.heads) }], scratch: [] };
 }
 
 /**
@@ -362,11 +357,12 @@ export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: 
  * tiles, or the single-gradient pass when only one is wanted.
  */
 export function flashAttentionGradKVPlan(spec: KernelSpec<'attentionGradKV'>, caps: DeviceCaps, wanted: readonly ('k' | 'v')[], cfg?: FlashConfig): KernelPlan {
-  const { causal, scale } = spec.node.attrs;
+  const { causal, scale, deltaFromOut = false } = spec.node.attrs;
   const dm = attentionDims(spec);
   const wrt: GradWrt = wanted.length === 2 ? 'kv' : wanted[0];
-  const gr = gradCode(spec, caps, dm, causal, scale, wrt, cfg);
+  const tiled = tiledShape(dm, wrt, caps, cfg);
+  const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, { k: wanted.includes('k'), v: wanted.includes('v') }, tiled, deltaFromOut) : gradCode(spec, caps, dm, causal, scale, wrt, cfg, deltaFromOut);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   for (const w of wanted) bindings.push({ source: { kind: 'output', index: w === 'k' ? 0 : 1 }, access: 'read_write', dtype: 'f32' });
-  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, dm.tk, gr.wg, dm.heads) }], scratch: [] };
+  return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, dm.tk, gr.rows, dm.heads) }], scratch: [] };
 }

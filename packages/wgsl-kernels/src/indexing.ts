@@ -6,12 +6,12 @@
 // index hits its row: deterministic, O(targets x indices)) when the index count is small, else a copy of the
 // target followed by a compare-exchange loop on `atomic<u32>` bit patterns per update (order-dependent rounding).
 
-import { numel, stridesOf } from '@neura/ir';
+import { numel, SCATTER_LOOP_MAX_INDICES, stridesOf } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
 import { elementwisePlan } from './elementwise.js';
-import { bindOperands, inputVar, outputVar, perElementDispatch, planOf } from './shader.js';
-import { collapseAxes, f32Lit, indexMath, kernelError, labelOf, u32Lit, wgslType } from './wgsl.js';
+import { bindOperands, inputVar, outputVar, perElementDispatch, perWorkgroupMain, planOf, scratchVar, shaderDispatch } from './shader.js';
+import { collapseAxes, f32Lit, indexMath, kernelError, labelOf, linearGrid, u32Lit, wgslType } from './wgsl.js';
 
 
 /** A constant of the node's storage type (non-finite f32 spelled through a runtime zero: WGSL rejects them as constants). */
@@ -138,8 +138,8 @@ y[o] = ${name(0)}[(a * ${u32Lit(extent)} + r) * ${u32Lit(inner)} + b];`;
   return planOf([perElementDispatch(spec, caps, { strategy: `gather along axis ${axis}: ${k} indices into ${extent} rows of ${inner} (indices clamped)`, buffers, n, body })]);
 }
 
-/** Index counts up to this use the deterministic gather-style scatterAdd; more use compare-exchange atomics. */
-export const SCATTER_LOOP_MAX_INDICES = 256;
+// index counts up to ir's SCATTER_LOOP_MAX_INDICES run gather-style (one pass; the cost model counts the passes)
+export { SCATTER_LOOP_MAX_INDICES } from '@neura/ir';
 
 /** `scatterAdd`: target + updates summed at indices (out-of-range indices are skipped). */
 export function scatterAddKernel(spec: KernelSpec<'scatterAdd'>, caps: DeviceCaps): KernelPlan {
@@ -161,6 +161,8 @@ for (var j = 0u; j < ${u32Lit(k)}; j = j + 1u) {
 y[o] = acc;`;
     return planOf([perElementDispatch(spec, caps, { strategy: `scatterAdd (gather-style): each target element sums the updates of the ${k} indices that hit its row`, buffers, n, body })]);
   }
+  const segmented = segmentedScatterAdd(spec, caps, { outer, inner, extent, k });
+  if (segmented) return segmented;
   // Pass 1: y = target. Pass 2: a thread per update element adds it with a compare-exchange loop on the bits.
   const copy = elementwisePlan(spec, caps, 'scatterAdd pass 1 of 2: copy the target', (load) => ({ code: '', result: load(0) })).dispatches[0];
   const body = `let b = o % ${u32Lit(inner)};
@@ -185,6 +187,67 @@ loop {
     body,
   });
   return planOf([{ ...copy, label: labelOf(node, `${node.shape.join('x')}:copy`) }, add]);
+}
+
+/** Indices one workgroup of the segmented scatterAdd walks (its partials are one chunk). */
+export const SCATTER_CHUNK = 128;
+
+/**
+ * scatterAdd over many indices into few target rows (an embedding's gradient: 16 384 tokens into a 65-row table),
+ * deterministic, in two passes. Pass 1: a workgroup per (outer, chunk of SCATTER_CHUNK indices, block of `cols`
+ * columns) keeps a row of sums per target row in workgroup memory; each thread owns one column (no two threads
+ * touch one slot: no barrier, no atomics) and walks the chunk's indices, reading the updates coalesced; the sums
+ * go to scratch. Pass 2: a thread per target element adds the target and its chunks' sums in order. Undefined
+ * (the atomic form runs) when the rows of sums or the partials do not fit the device. H200, GPT 6×384: the
+ * compare-exchange form took 0.58 ms (contended atomics on 65 rows).
+ */
+function segmentedScatterAdd(spec: KernelSpec<'scatterAdd'>, caps: DeviceCaps, d: { outer: number; inner: number; extent: number; k: number }): KernelPlan | undefined {
+  const { outer, inner, extent, k } = d;
+  const node = spec.node;
+  const cols = [64, 32].find((c) => extent * c * 4 <= caps.maxComputeWorkgroupStorageSize && c <= caps.maxComputeInvocationsPerWorkgroup && c <= caps.maxComputeWorkgroupSizeX);
+  const chunks = Math.ceil(k / SCATTER_CHUNK);
+  const partBytes = outer * chunks * extent * inner * 4;
+  if (!cols || partBytes > caps.maxStorageBufferBindingSize || spec.inputs[2].dtype !== 'f32') return undefined;
+  const blocks = Math.ceil(inner / cols);
+  const g1 = linearGrid(spec, outer * chunks * blocks, caps);
+  const body1 = `let cb = w % ${u32Lit(blocks)};
+let c = (w / ${u32Lit(blocks)}) % ${u32Lit(chunks)};
+let a = w / ${u32Lit(blocks * chunks)};
+let b = cb * ${u32Lit(cols)} + lid;
+for (var r = 0u; r < ${u32Lit(extent)}; r = r + 1u) { sums[r * ${u32Lit(cols)} + lid] = 0.0; }
+if (b < ${u32Lit(inner)}) {
+  let j1 = min((c + 1u) * ${u32Lit(SCATTER_CHUNK)}, ${u32Lit(k)});
+  for (var j = c * ${u32Lit(SCATTER_CHUNK)}; j < j1; j = j + 1u) {
+    let r = idx[j];
+    if (r >= 0i && r < ${extent}i) { sums[u32(r) * ${u32Lit(cols)} + lid] = sums[u32(r) * ${u32Lit(cols)} + lid] + upd[(a * ${u32Lit(k)} + j) * ${u32Lit(inner)} + b]; }
+  }
+  let base = (a * ${u32Lit(chunks)} + c) * ${u32Lit(extent * inner)} + b;
+  for (var r = 0u; r < ${u32Lit(extent)}; r = r + 1u) { part[base + r * ${u32Lit(inner)}] = sums[r * ${u32Lit(cols)} + lid]; }
+}`;
+  const d1 = shaderDispatch(spec, {
+    label: labelOf(node, `${node.shape.join('x')}:partials`),
+    strategy: `scatterAdd pass 1 of 2 (segmented): a workgroup per (chunk of ${SCATTER_CHUNK} indices, ${cols} columns) sums the updates per target row in workgroup memory, a thread per column`,
+    buffers: [inputVar(spec, 1, 'idx'), inputVar(spec, 2, 'upd'), scratchVar(0, 'part', 'read_write')],
+    decls: [`var<workgroup> sums: array<f32, ${extent * cols}>;`],
+    main: perWorkgroupMain(cols, g1.index, u32Lit(outer * chunks * blocks), body1, 'w'),
+    workgroupSize: cols,
+    grid: g1.grid,
+  });
+  const body2 = `let b = o % ${u32Lit(inner)};
+let ar = o / ${u32Lit(inner)};
+let a = ar / ${u32Lit(extent)};
+let r = ar % ${u32Lit(extent)};
+var acc = tgt[o];
+for (var c = 0u; c < ${u32Lit(chunks)}; c = c + 1u) { acc = acc + part[((a * ${u32Lit(chunks)} + c) * ${u32Lit(extent)} + r) * ${u32Lit(inner)} + b]; }
+y[o] = acc;`;
+  const d2 = perElementDispatch(spec, caps, {
+    label: labelOf(node, `${node.shape.join('x')}:combine`),
+    strategy: `scatterAdd pass 2 of 2 (segmented): a thread per target element adds its ${chunks} chunk sums in order`,
+    buffers: [inputVar(spec, 0, 'tgt'), scratchVar(0, 'part', 'read'), outputVar(spec)],
+    n: outer * extent * inner,
+    body: body2,
+  });
+  return planOf([d1, d2], [partBytes]);
 }
 
 /** `oneHot`: labels [...] → f32 [..., classes]; a label outside [0, classes) gives a zero row. */

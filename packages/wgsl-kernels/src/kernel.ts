@@ -17,7 +17,16 @@ export interface DeviceCaps {
   readonly subgroups: boolean;
   /** `shader-f16` feature enabled on the device. */
   readonly shaderF16: boolean;
+  /**
+   * The mixed-precision policy (`precision: 'mixed'`), set by the runtime only on a device that can run it: matmuls
+   * take f16 operands and accumulate in f32 on subgroup matrices of this shape (left m x k, right k x n). Absent:
+   * fp32 everywhere (the default and the correctness reference).
+   */
+  readonly mixedMatmul?: { readonly m: number; readonly n: number; readonly k: number };
 }
+
+/** The numeric fields of `DeviceCaps` (device limits). */
+export type NumericCaps = Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16' | 'mixedMatmul'>;
 
 /** The WebGPU default limits (what every adapter offers without asking). */
 export const DEFAULT_CAPS: DeviceCaps = {
@@ -34,7 +43,7 @@ export const DEFAULT_CAPS: DeviceCaps = {
 
 /** The parts of a GPUDevice that caps are read from (structural, so no WebGPU types are needed here). */
 export interface LimitsSource {
-  readonly limits: { readonly [K in Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16'>]: number };
+  readonly limits: { readonly [K in NumericCaps]: number };
   readonly features: { has(name: string): boolean };
 }
 

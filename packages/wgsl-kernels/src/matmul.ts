@@ -130,7 +130,8 @@ export function chooseSkinnyConfig(m: number, transB: boolean, caps: DeviceCaps)
   return rm * nt * 4 <= caps.maxComputeWorkgroupStorageSize ? cfg : undefined;
 }
 
-interface Problem {
+/** A matmul node as its kernels see it (shapes, transposes, epilogue, batch offsets). */
+export interface MatmulProblem {
   readonly spec: KernelSpec<MatmulOp>;
   readonly M: number;
   readonly N: number;
@@ -151,7 +152,8 @@ interface Problem {
 /** The ops a matmul kernel computes. */
 export type MatmulOp = 'matmul' | 'fusedMatmul' | 'matmulEpilogue';
 
-function problemOf(spec: KernelSpec<MatmulOp>): Problem {
+/** The problem of a matmul node. */
+export function matmulProblemOf(spec: KernelSpec<MatmulOp>): MatmulProblem {
   const { node } = spec;
   const attrs = node.attrs;
   const hasBias = node.op === 'fusedMatmul' && node.attrs.bias;
@@ -205,7 +207,7 @@ export function chooseSplitK(m: number, n: number, k: number, batches: number, c
 
 /** `matmul` and `fusedMatmul` (bias, relu epilogue): skinny for small M, split-K for long K over few tiles, else tiled. */
 export function matmulKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): KernelPlan {
-  const p = problemOf(spec);
+  const p = matmulProblemOf(spec);
   if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [] };
   if (prefersSkinny(p.M, p.N * p.batches, p.transA, p.transB)) {
     const s = chooseSkinnyConfig(p.M, p.transB, caps);
@@ -224,7 +226,7 @@ export function matmulKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, confi
 
 /** A matmul plan with a given configuration (for benchmarks and tests); throws if it does not fit. */
 export function matmulPlanWith(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, cfg: MatmulConfig | SkinnyConfig): KernelPlan {
-  const p = problemOf(spec);
+  const p = matmulProblemOf(spec);
   if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [] };
   if ('rm' in cfg) return skinnyPlan(p, cfg, caps);
   if (!matmulConfigFits(cfg, caps)) kernelError(spec, `configuration ${JSON.stringify(cfg)} does not fit the device`);
@@ -232,7 +234,7 @@ export function matmulPlanWith(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, cfg
 }
 
 /** Operand bindings; A and B may be one node (one binding, then read as scalars). */
-function bindMatmul(p: Problem, vecA: boolean, vecB: boolean, withEpilogue = true) {
+export function bindMatmul(p: MatmulProblem, vecA: boolean, vecB: boolean, withEpilogue = true) {
   const { spec } = p;
   const same = spec.node.inputs[0] === spec.node.inputs[1];
   const va = vecA && !same;
@@ -256,7 +258,7 @@ function bindMatmul(p: Problem, vecA: boolean, vecB: boolean, withEpilogue = tru
 }
 
 /** WGSL expression of the bias at (r, c), or '' without bias. */
-function biasAt(p: Problem, r: string, c: string): string {
+export function biasAt(p: MatmulProblem, r: string, c: string): string {
   if (!p.hasBias) return '';
   const st = broadcastStrides(p.spec.inputs[2].shape, p.spec.node.shape);
   const [bs0, bs1] = st.slice(st.length - 2);
@@ -264,9 +266,10 @@ function biasAt(p: Problem, r: string, c: string): string {
   return `bias[${terms.join(' + ') || '0u'}]`;
 }
 
-const what = (p: Problem) => `${p.transA ? 'Aᵀ' : 'A'}·${p.transB ? 'Bᵀ' : 'B'}${p.hasBias ? ' + bias' : ''}${p.relu ? ', relu' : ''}${p.epi ? `, ${p.epi.what}` : ''}`;
+/** What a matmul computes, for kernel header comments. */
+export const matmulWhat = (p: MatmulProblem) => `${p.transA ? 'Aᵀ' : 'A'}·${p.transB ? 'Bᵀ' : 'B'}${p.hasBias ? ' + bias' : ''}${p.relu ? ', relu' : ''}${p.epi ? `, ${p.epi.what}` : ''}`;
 
-function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { splits: number; chunk: number }): KernelPlan {
+function tiledPlan(p: MatmulProblem, cfg: MatmulConfig, caps: DeviceCaps, split?: { splits: number; chunk: number }): KernelPlan {
   const { spec, M, N, K, transA, transB } = p;
   const { bm, bn, bk, tm, tn } = cfg;
   const tx = bn / tn;
@@ -415,7 +418,7 @@ function tiledPlan(p: Problem, cfg: MatmulConfig, caps: DeviceCaps, split?: { sp
     }
   const body = lines.join('\n');
   const loads = `${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads, ${vecOut ? 'vec4' : 'scalar'} stores`;
-  const code = `${header(spec, `tiled matmul ${what(p)}: M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}${cfg.db ? ' double-buffered' : ''}${cfg.unroll ? ', k unrolled' : ''}, ${tm}x${tn} per thread, ${tx}x${ty} threads, ${loads}`)}${decl.join('\n')}
+  const code = `${header(spec, `tiled matmul ${matmulWhat(p)}: M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}${cfg.db ? ' double-buffered' : ''}${cfg.unroll ? ', k unrolled' : ''}, ${tm}x${tn} per thread, ${tx}x${ty} threads, ${loads}`)}${decl.join('\n')}
 
 const M = ${u32Lit(M)};
 const N = ${u32Lit(N)};
@@ -443,7 +446,7 @@ ${body}
 }
 
 /** Split-K's second pass: y = act(Σ_s partial[s] + bias), a thread per output vec4 (or element). */
-function splitReduce(p: Problem, splits: number, caps: DeviceCaps, label: string): Dispatch {
+export function splitReduce(p: MatmulProblem, splits: number, caps: DeviceCaps, label: string): Dispatch {
   const { spec, M, N } = p;
   const vec = N % 4 === 0;
   const w = vec ? 4 : 1;
@@ -494,7 +497,7 @@ function epiSplit(epi: MatmulEpilogueHook, vec: boolean): string {
   return `vec4<f32>(${[0, 1, 2, 3].map((x) => epi.at(`v.${'xyzw'[x]}`, `e * 4u + ${u32Lit(x)}`)).join(', ')})`;
 }
 
-function skinnyPlan(p: Problem, cfg: SkinnyConfig, caps: DeviceCaps): KernelPlan {
+function skinnyPlan(p: MatmulProblem, cfg: SkinnyConfig, caps: DeviceCaps): KernelPlan {
   const { spec, M, N, K, transA, transB } = p;
   const { rm, wn, s } = cfg;
   const nt = wn * s;
@@ -516,7 +519,7 @@ function skinnyPlan(p: Problem, cfg: SkinnyConfig, caps: DeviceCaps): KernelPlan
   const fmas = rows.map((r) => (full ? `acc${r} = fma(${aAt(r)}, bv, acc${r});` : `if (m0 + ${u32Lit(r)} < M) { acc${r} = fma(${aAt(r)}, bv, acc${r}); }`)).join('\n      ');
   const parts = rows.map((r) => `part[${u32Lit(r * nt)} + lid] = acc${r};`).join(' ');
   const bias = biasAt(p, 'm', 'n');
-  const code = `${header(spec, `skinny matmul ${what(p)}: M=${M} N=${N} K=${K}, ${rm} rows x ${wn} columns per workgroup, K split ${s} ways (${transB ? 'k' : 'column'} lanes fastest), partials summed in workgroup memory`)}${decl.join('\n')}
+  const code = `${header(spec, `skinny matmul ${matmulWhat(p)}: M=${M} N=${N} K=${K}, ${rm} rows x ${wn} columns per workgroup, K split ${s} ways (${transB ? 'k' : 'column'} lanes fastest), partials summed in workgroup memory`)}${decl.join('\n')}
 
 const M = ${u32Lit(M)};
 const N = ${u32Lit(N)};

@@ -7,30 +7,14 @@
 // buffer of partials (pass 1: many workgroups each reduce a chunk; pass 2: reduce the partials), so `sum` over
 // 1e6 elements does not run in one workgroup. Accumulates in f32 (the interpreter sums in f64: rounding only).
 
-import { numel, type ReduceOp } from '@neura/ir';
+import { COLUMN_CHUNK, mergeReduceAxes, numel, ROWS_PATH_MIN, type ReduceOp, reduceSplit } from '@neura/ir';
 import type { DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
 import { bindOperands, type BufferVar, perElementDispatch, perElementMain, perWorkgroupMain, planOf, scratchVar, shaderDispatch } from './shader.js';
 import { ceilPow2, f32Lit, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
-/** Reduced extents at least this long use a workgroup per output (rows path); shorter ones a thread per output. */
-export const ROWS_PATH_MIN = 64;
-
-/** Rows path: with fewer outputs than this, a row of at least SPLIT_MIN_ROW elements is split in chunks. */
-export const SPLIT_MAX_ROWS = 128;
-/** Shortest row the rows path splits. */
-export const SPLIT_MIN_ROW = 8192;
 /** Elements one pass-1 workgroup reduces when a rows reduction is split. */
 export const ROW_CHUNK = 4096;
-/**
- * Rows one pass-1 thread reduces when a columns reduction is split. H200, the bias gradients of the GPT step
- * ([16384,384] → [384]): 256-row chunks walked one load at a time ran 127 µs (200 GB/s, latency-bound); 32-row
- * chunks of vec4 columns with four loads in flight give ~50K threads and the bandwidth to stream it.
- */
-export const COLUMN_CHUNK = 32;
-/** Columns path: with fewer outputs than this, a reduction over at least 2·COLUMN_CHUNK rows is split. */
-export const SPLIT_MAX_COLUMNS = 16384;
-
 /** Chunk count for splitting `len` elements about `chunks` ways so that no chunk is empty. */
 const nonEmptyChunks = (len: number, chunks: number) => Math.ceil(len / Math.ceil(len / chunks));
 
@@ -55,19 +39,6 @@ export interface ReduceFinish {
   readonly apply: (value: string) => string;
 }
 
-/** Merged axes of a reduction: extents and whether each is reduced, outermost first. */
-export function mergeReduceAxes(shape: readonly number[], axes: readonly number[]): { extent: number; reduced: boolean }[] {
-  const out: { extent: number; reduced: boolean }[] = [];
-  shape.forEach((d, i) => {
-    if (d === 1) return;
-    const reduced = axes.includes(i);
-    const last = out[out.length - 1];
-    if (last && last.reduced === reduced) last.extent *= d;
-    else out.push({ extent: d, reduced });
-  });
-  return out;
-}
-
 const treeOf = (kind: Kind) => (kind === 'reduceMax' ? 'max' : kind === 'reduceMin' ? 'min' : 'sum');
 const combineOf = (kind: Kind) => (acc: string, v: string) => (kind === 'reduceMax' ? `max(${acc}, ${v})` : kind === 'reduceMin' ? `min(${acc}, ${v})` : `${acc} + ${v}`);
 
@@ -79,7 +50,18 @@ function rowsDispatch(
   spec: KernelSpec,
   caps: DeviceCaps,
   kind: Kind,
-  o: { label: string; strategy: string; buffers: readonly BufferVar[]; read: (index: string) => string; dst: string; decls?: readonly string[]; rows: number; rowLen: number; chunks: number; finish: (acc: string) => string },
+  o: {
+    label: string;
+    strategy: string;
+    buffers: readonly BufferVar[];
+    read: (index: string) => string;
+    dst: string;
+    decls?: readonly string[];
+    rows: number;
+    rowLen: number;
+    chunks: number;
+    finish: (acc: string) => string;
+  },
 ): Dispatch {
   const chunkLen = Math.ceil(o.rowLen / o.chunks);
   // about 8 elements per thread (at least 32 threads): a 384-wide row (layer-norm statistics) takes 64 threads with
@@ -108,10 +90,17 @@ if (lid == 0u) { ${dst}[w] = ${o.finish('total')}; }`;
  * Split columns, pass 1: thread (o4, p) reduces rows [p·CH, (p+1)·CH) of `w` adjacent columns (vec4 when the
  * row length is a multiple of 4) with four independent loads in flight, and writes its partials transposed,
  * part[col · chunks + p], so that pass 2 is a rows reduction (a workgroup per output, contiguous partials).
+ * With several sibling reductions (`reads`, one per result; scalar columns), result j's partials follow at
+ * part[(j · cols + col) · chunks + p]: the operands they share are loaded once per element.
  */
-function columnPartialsDispatch(spec: KernelSpec, caps: DeviceCaps, kind: Kind, o: { label: string; source: ReduceSource; part: BufferVar; cols: number; rows: number; chunks: number }): Dispatch {
-  const w = o.source.plain && o.cols % 4 === 0 ? 4 : 1;
-  const read = w === 4 ? (i: string) => `x[${i}]` : o.source.read;
+function columnPartialsDispatch(
+  spec: KernelSpec,
+  caps: DeviceCaps,
+  kind: Kind,
+  o: { label: string; source: ReduceSource; part: BufferVar; cols: number; rows: number; chunks: number; reads?: readonly ((index: string) => string)[] },
+): Dispatch {
+  const reads = o.reads ?? [o.source.read];
+  const w = o.source.plain && reads.length === 1 && o.cols % 4 === 0 ? 4 : 1;
   const ty = w === 4 ? 'vec4<f32>' : 'f32';
   const units = o.cols / w;
   const wg = linearWorkgroupSize(caps);
@@ -119,30 +108,42 @@ function columnPartialsDispatch(spec: KernelSpec, caps: DeviceCaps, kind: Kind, 
   const g = linearGrid(spec, Math.ceil(threads / wg), caps);
   const ch = Math.ceil(o.rows / o.chunks);
   const combine = combineOf(kind);
+  const at = (row: string) => `${row} * ${u32Lit(units)} + o4`;
+  const zero = kind === 'sum' || kind === 'mean';
+  const member = (j: number, read: (index: string) => string) => {
+    const r = w === 4 ? (i: string) => `x[${i}]` : read;
+    const a = (q: number) => (reads.length === 1 ? `a${q}` : `a${j}_${q}`); // one reduction: its usual names
+    return {
+      init: `var ${a(0)} = ${r(at('i0'))};
+${zero ? `var ${a(1)} = ${ty}(); var ${a(2)} = ${ty}(); var ${a(3)} = ${ty}();` : `var ${a(1)} = ${a(0)}; var ${a(2)} = ${a(0)}; var ${a(3)} = ${a(0)};`}`,
+      step4: [0, 1, 2, 3].map((q) => `  ${a(q)} = ${combine(a(q), r(at(q === 0 ? 'i' : `(i + ${q}u)`)))};`).join('\n'),
+      step1: `${a(0)} = ${combine(a(0), r(at('i')))};`,
+      acc: combine(combine(a(0), a(1)), combine(a(2), a(3))),
+    };
+  };
+  const ms = reads.map((r, j) => member(j, r));
+  const base = (j: number) => (j === 0 ? '' : `${u32Lit(j * o.cols)} + `);
+  const acc = (j: number) => (reads.length === 1 ? 'acc' : `acc${j}`);
   const stores =
     w === 4
       ? ['x', 'y', 'z', 'w'].map((c, q) => `part[(o4 * 4u + ${u32Lit(q)}) * ${u32Lit(o.chunks)} + p] = acc.${c};`).join(' ')
-      : `part[o4 * ${u32Lit(o.chunks)} + p] = acc;`;
+      : ms.map((_, j) => `part[${j === 0 ? 'o4' : `(${base(j)}o4)`} * ${u32Lit(o.chunks)} + p] = ${acc(j)};`).join('\n');
   const body = `let o4 = t % ${u32Lit(units)};
 let p = t / ${u32Lit(units)};
 let i0 = p * ${u32Lit(ch)};
 let i1 = min(i0 + ${u32Lit(ch)}, ${u32Lit(o.rows)});
-var a0 = ${read(`i0 * ${u32Lit(units)} + o4`)};
-${kind === 'sum' || kind === 'mean' ? `var a1 = ${ty}(); var a2 = ${ty}(); var a3 = ${ty}();` : 'var a1 = a0; var a2 = a0; var a3 = a0;'}
+${ms.map((m) => m.init).join('\n')}
 var i = i0 + 1u;
 for (; i + 3u < i1; i = i + 4u) {
-  a0 = ${combine('a0', read(`i * ${u32Lit(units)} + o4`))};
-  a1 = ${combine('a1', read(`(i + 1u) * ${u32Lit(units)} + o4`))};
-  a2 = ${combine('a2', read(`(i + 2u) * ${u32Lit(units)} + o4`))};
-  a3 = ${combine('a3', read(`(i + 3u) * ${u32Lit(units)} + o4`))};
+${ms.map((m) => m.step4).join('\n')}
 }
-for (; i < i1; i = i + 1u) { a0 = ${combine('a0', read(`i * ${u32Lit(units)} + o4`))}; }
-let acc = ${combine(combine('a0', 'a1'), combine('a2', 'a3'))};
+for (; i < i1; i = i + 1u) { ${ms.map((m) => m.step1).join(' ')} }
+${ms.map((m, j) => `let ${acc(j)} = ${m.acc};`).join('\n')}
 ${stores}`;
   const inputs = w === 4 ? o.source.buffers.map((b) => ({ ...b, element: ty })) : o.source.buffers;
   return shaderDispatch(spec, {
     label: o.label,
-    strategy: `columns, pass 1 of 2: a thread per (${w === 4 ? 'vec4 of outputs' : 'output'}, chunk of ${ch} rows), ${o.chunks} chunks, four loads in flight, partials transposed into scratch`,
+    strategy: `columns, pass 1 of 2: a thread per (${w === 4 ? 'vec4 of outputs' : 'output'}, chunk of ${ch} rows), ${o.chunks} chunks, four loads in flight${reads.length > 1 ? ` for each of ${reads.length} reductions` : ''}, partials transposed into scratch`,
     buffers: [...inputs, o.part],
     decls: o.source.decls,
     main: perElementMain(wg, g.index, u32Lit(threads), body, 't'),
@@ -190,8 +191,10 @@ export function reducePlan(
   const pass1 = { buffers: [...source.buffers, part('read_write')], read: source.read, dst: 'part', decls: source.decls };
   const pass2 = { buffers: [part('read'), y], read: readPart, dst: y.name, decls: finishDecls };
 
+  // the path (one pass or two) is ir's `reduceSplit`, which the e-graph's cost model counts dispatches by
+  const split = reduceSplit(inShape, axes);
   if ((pattern === 'kr' || pattern === 'r') && C >= ROWS_PATH_MIN) {
-    const chunks = R < SPLIT_MAX_ROWS && C >= SPLIT_MIN_ROW ? nonEmptyChunks(C, Math.ceil(C / ROW_CHUNK)) : 1;
+    const chunks = split === 'rows' ? nonEmptyChunks(C, Math.ceil(C / ROW_CHUNK)) : 1;
     if (chunks === 1) {
       const d = rowsDispatch(spec, caps, kind, {
         label,
@@ -211,14 +214,14 @@ export function reducePlan(
     const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `rows, pass 2 of 2: a workgroup per output reduces its ${chunks} partials`, ...pass2, rows: R, rowLen: chunks, chunks: 1, finish });
     return planOf([d1, d2], [R * chunks * 4]);
   }
-  if (pattern === 'rk' && R < SPLIT_MAX_COLUMNS && C >= 2 * COLUMN_CHUNK) {
+  if (split === 'columns') {
     const chunks = nonEmptyChunks(C, Math.ceil(C / COLUMN_CHUNK));
     const d1 = columnPartialsDispatch(spec, caps, kind, { label: `${label}:partials`, source, part: part('read_write'), cols: R, rows: C, chunks });
     const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `columns, pass 2 of 2: a workgroup per output reduces its ${chunks} contiguous partials (tree in shared memory)`, ...pass2, rows: R, rowLen: chunks, chunks: 1, finish });
     return planOf([d1, d2], [R * chunks * 4]);
   }
 
-  if (pattern === 'rkr' && C >= ROWS_PATH_MIN) {
+  if (split === 'outerKeptInner') {
     // per-channel statistics of [N, C, H, W] over N, H, W (BatchNorm and its gradients): the general path would
     // give C threads each walking N·H·W elements; instead rows over H·W, then each output walks its N partials
     const [A, K, B] = merged.map((a) => a.extent);
@@ -270,4 +273,61 @@ ${indent(inner)}
   }
   const decls = [...source.decls, ...finishDecls];
   return planOf([perElementDispatch(spec, caps, { label, strategy, buffers: [...source.buffers, y], n: R, count: 'R', decls: decls.length ? decls : undefined, body: `${body}\n${y.name}[o] = ${finish('acc')};` })]);
+}
+
+/** One of several sibling reductions: its elements (`read`), where it is stored (none: unused) and its epilogue. */
+export interface ReduceMember {
+  readonly read: (index: string) => string;
+  readonly out: BufferVar | undefined;
+  readonly finish?: ReduceFinish;
+}
+
+/**
+ * Sibling reductions of kind `kind` over the same `shape` and `axes`, their elements computed from the shared
+ * operand `buffers` (`decls`: the functions the reads call). A split columns reduction computes every member's
+ * partials in one pass (one read of the shared operands), then combines each in a small pass of its own; any
+ * other path runs each member's plan in turn, sharing the scratch buffer (the passes run in order).
+ */
+export function reduceMultiPlan(
+  spec: KernelSpec,
+  caps: DeviceCaps,
+  kind: Kind,
+  o: { shape: readonly number[]; axes: readonly number[]; buffers: readonly BufferVar[]; decls: readonly string[]; members: readonly ReduceMember[] },
+): KernelPlan {
+  const { node } = spec;
+  const { shape, axes } = o;
+  const members = o.members.filter((m): m is ReduceMember & { out: BufferVar } => m.out !== undefined);
+  const R = numel(node.shape);
+  const C = axes.reduce((p, a) => p * shape[a], 1);
+  if (R === 0 || members.length === 0) return EMPTY_PLAN;
+  if (C === 0) kernelError(spec, 'reduces over an empty axis');
+  if (reduceSplit(shape, axes) !== 'columns') {
+    const plans = members.map((m) => reducePlan(spec, caps, kind, { shape, axes, source: { buffers: o.buffers, read: m.read, decls: o.decls, plain: false }, out: m.out, finish: m.finish }));
+    return planOf(
+      plans.flatMap((p) => p.dispatches),
+      [Math.max(0, ...plans.map((p) => p.scratch[0] ?? 0))].filter((b) => b > 0),
+    );
+  }
+  const k = members.length;
+  const label = labelOf(node, `${shape.join('x')}->${node.shape.join('x')}x${k}`);
+  const chunks = nonEmptyChunks(C, Math.ceil(C / COLUMN_CHUNK));
+  const source: ReduceSource = { buffers: o.buffers, read: members[0].read, decls: o.decls, plain: false };
+  const d1 = columnPartialsDispatch(spec, caps, kind, { label: `${label}:partials`, source, part: scratchVar(0, 'part', 'read_write'), cols: R, rows: C, chunks, reads: members.map((m) => m.read) });
+  // pass 2, a dispatch per member (each binds one result: results in one buffer, e.g. the gradients a multi-tensor
+  // optimizer reads from one arena, must not be bound writable twice in one dispatch): a workgroup per output
+  const combines = members.map((m, j) =>
+    rowsDispatch(spec, caps, kind, {
+      label: `${label}:combine${j}`,
+      strategy: `columns, pass 2: a workgroup per output of reduction ${j} reduces its ${chunks} contiguous partials (tree in shared memory)`,
+      buffers: [scratchVar(0, 'part', 'read'), m.out],
+      read: (i) => `part[${j === 0 ? '' : `${u32Lit(j * R * chunks)} + `}${i}]`,
+      dst: m.out.name,
+      decls: m.finish?.decls ?? [],
+      rows: R,
+      rowLen: chunks,
+      chunks: 1,
+      finish: (v) => (m.finish?.apply ?? ((x: string) => x))(kind === 'mean' ? `${v} / ${f32Lit(C)}` : v),
+    }),
+  );
+  return planOf([d1, ...combines], [k * R * chunks * 4]);
 }

@@ -168,10 +168,14 @@ describe('multi-dispatch plans', () => {
     expect(generateKernel(spec('sum', [[4, 1000]], { axes: [1], keepdims: false }), BIG).dispatches).toHaveLength(1);
   });
 
-  it('scatterAdd loops over few indices and uses compare-exchange atomics for many', () => {
+  it('scatterAdd loops over few indices, sums many into few rows in two passes, and uses compare-exchange atomics for many rows', () => {
     const few = generateKernel(spec('scatterAdd', [[10, 4], [8], [8, 4]], { axis: 0 }, ['f32', 'i32', 'f32']), BIG);
     expect(few.dispatches).toHaveLength(1);
-    const many = generateKernel(spec('scatterAdd', [[10, 4], [1000], [1000, 4]], { axis: 0 }, ['f32', 'i32', 'f32']), BIG);
+    const segmented = generateKernel(spec('scatterAdd', [[10, 4], [1000], [1000, 4]], { axis: 0 }, ['f32', 'i32', 'f32']), BIG);
+    expect(segmented.dispatches).toHaveLength(2);
+    expect(segmented.dispatches[0].code).not.toContain('atomic');
+    expect(segmented.scratch).toEqual([8 * 10 * 4 * 4]); // 8 chunks of 128 indices, a sum per (chunk, row, column)
+    const many = generateKernel(spec('scatterAdd', [[1000, 4], [1000], [1000, 4]], { axis: 0 }, ['f32', 'i32', 'f32']), BIG);
     expect(many.dispatches).toHaveLength(2);
     expect(many.dispatches[1].code).toContain('atomicCompareExchangeWeak');
   });

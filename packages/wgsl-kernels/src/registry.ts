@@ -17,11 +17,11 @@ import { dropoutKernel } from './dropout.js';
 import { ropeKernel } from './rope.js';
 import { argmaxKernel, concatKernel, gatherKernel, oneHotKernel, padKernel, scatterAddKernel, sliceKernel, stopGradientKernel } from './indexing.js';
 import { expandKernel, transposeKernel } from './layout.js';
-import { matmulKernel } from './matmul.js';
+import { matmulMixedKernel } from './matmulSubgroupMatrix.js';
 import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
 import { pointwiseMultiTensorKernel } from './pointwiseMultiTensor.js';
-import { pointwiseReduceKernel } from './pointwiseReduce.js';
+import { pointwiseReduceKernel, pointwiseReduceMultiKernel } from './pointwiseReduce.js';
 import { rowwiseKernel } from './rowwise.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
@@ -54,7 +54,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   oneHot: oneHotKernel,
   stopGradient: stopGradientKernel,
   custom: customKernel,
-  matmul: matmulKernel,
+  matmul: matmulMixedKernel,
   logSoftmax: logSoftmaxKernel,
   logSoftmaxGrad: logSoftmaxGradKernel,
   nll: nllKernel,
@@ -73,11 +73,12 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   maxPool2dGrad: maxPool2dGradKernel,
   avgPool2d: avgPool2dKernel,
   avgPool2dGrad: avgPool2dGradKernel,
-  fusedMatmul: matmulKernel,
-  matmulEpilogue: matmulKernel,
+  fusedMatmul: matmulMixedKernel,
+  matmulEpilogue: matmulMixedKernel,
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
   pointwiseMultiTensor: pointwiseMultiTensorKernel,
+  pointwiseReduceMulti: pointwiseReduceMultiKernel,
   pointwiseReduce: pointwiseReduceKernel,
   rowwise: rowwiseKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,

@@ -63,6 +63,8 @@ const CASES: { readonly [K in GpuOp]: Case<K> | 'skip' } = {
   pointwise: c<'pointwise'>([[3, 5], [5]], { expr: { op: 'add', a: { op: 'relu', a: x0 }, b: { op: 'pow', a: x1, b: { op: 'const', value: 3 } } }, dtype: 'f32' }),
   // a broadcast [5] operand, rows path with an epilogue
   pointwiseReduce: c<'pointwiseReduce'>([[3, 64], [64]], { expr: { op: 'mul', a: { op: 'sub', a: x0, b: x1 }, b: x0 }, shape: [3, 64], reduce: 'mean', axes: [1], keepdims: true, post: { op: 'rsqrt', a: { op: 'add', a: x0, b: { op: 'const', value: 1e-5 } } } }),
+  // dβ = Σ dY and dγ = Σ dY·x̂ (negated) over 70 rows: split columns, both in the same two dispatches
+  pointwiseReduceMulti: c<'pointwiseReduceMulti'>([[70, 8], [70, 8]], { results: [{ expr: x0, post: x0 }, { expr: { op: 'mul', a: x0, b: x1 }, post: { op: 'neg', a: x0 } }], shape: [70, 8], reduce: 'sum', axes: [0], keepdims: false }),
   // a layer norm: mean, then rstd from the centred square, then (x − mean)·rstd·γ; γ broadcast along rows
   rowwise: c<'rowwise'>([[3, 64], [64]], {
     stats: [

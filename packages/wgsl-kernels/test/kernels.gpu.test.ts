@@ -33,6 +33,8 @@ import {
   MATMUL_CONFIGS,
   type MatmulConfig,
   chooseSplitK,
+  type FlashConfig,
+  flashAttentionGradKVPlan,
   flashAttentionGradPlan,
   flashAttentionLsePlan,
   flashAttentionPlan,
@@ -454,11 +456,22 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       await check('oneHot', [{ shape: [2, 5], dtype: 'i32', gen: 'labels', classes: 7 }], { classes: 7 }, caps);
     });
 
-    it('scatterAdd accumulates repeated indices, gather-style and with compare-exchange atomics', async () => {
+    it('scatterAdd accumulates repeated indices, gather-style, segmented (two passes) and with compare-exchange atomics', async () => {
       const caps = await getCaps();
       await check('scatterAdd', [{ shape: [6, 4] }, { shape: [9], dtype: 'i32', gen: 'labels', classes: 6 }, { shape: [9, 4] }], { axis: 0 }, caps);
       await check('scatterAdd', [{ shape: [2, 5, 3] }, { shape: [2, 4], dtype: 'i32', gen: 'labels', classes: 5 }, { shape: [2, 2, 4, 3] }], { axis: 1 }, caps);
+      // many indices into few rows: segmented (a partial last chunk; outer 2 and 70 columns: two column blocks)
+      const planOf = (t: Shape, i: Shape, u: Shape, axis: number) => {
+        const g = new Graph();
+        const node = g.node('scatterAdd', [g.input('t', t), g.input('i', i, 'i32'), g.input('u', u)], { axis });
+        return generateKernel({ node, inputs: [{ shape: t, dtype: 'f32' }, { shape: i, dtype: 'i32' }, { shape: u, dtype: 'f32' }] }, caps);
+      };
+      expect(planOf([7, 5], [600], [600, 5], 0).dispatches.map((d) => d.label.split(':')[1].replace(']', ''))).toEqual(['partials', 'combine']);
       await check('scatterAdd', [{ shape: [7, 5] }, { shape: [600], dtype: 'i32', gen: 'labels', classes: 7 }, { shape: [600, 5] }], { axis: 0 }, caps, { rtol: 1e-4, atol: 1e-4 });
+      await check('scatterAdd', [{ shape: [2, 5, 70] }, { shape: [300], dtype: 'i32', gen: 'labels', classes: 5 }, { shape: [2, 300, 70] }], { axis: 1 }, caps, { rtol: 1e-4, atol: 1e-4 });
+      // too many rows for the sums in workgroup memory: compare-exchange atomics
+      expect(planOf([600, 2], [700], [700, 2], 0).dispatches.map((d) => d.label.split(':')[1].replace(']', ''))).toEqual(['copy', 'add']);
+      await check('scatterAdd', [{ shape: [600, 2] }, { shape: [700], dtype: 'i32', gen: 'labels', classes: 600 }, { shape: [700, 2] }], { axis: 0 }, caps, { rtol: 1e-4, atol: 1e-4 });
     });
 
     it('argmax finds the first maximum and stopGradient copies', async () => {
@@ -575,6 +588,63 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
           for (const wrt of ['q', 'k', 'v'] as const)
             await check('attentionGrad', ops, { causal: true, scale: 0.3, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfg) });
       }
+    });
+
+    // the tiled gradients (flashAttentionTiledGrad.ts) in each shape and the row kernels they replace, each forced,
+    // on shapes with ragged anchor blocks and partner tiles, Tq ≠ Tk, column lanes past D (D = 8) and two columns a
+    // lane (D = 64 with 64 threads), heads-major and seq-major
+    it('tiled and row flash gradients agree with the interpreter', async () => {
+      const caps = await getCaps();
+      if (caps.maxStorageBuffersPerShaderStage < 7) return;
+      const tiled = [undefined, { threads: 128, partners: 32 }, { threads: 64, partners: 32 }, { threads: 64, partners: 8 }];
+      const cfgs: FlashConfig[] = [{ rows: 64, tile: 16, grad: 'rows' }, ...tiled.map((t) => ({ rows: 64, tile: 16, grad: 'tiled' as const, ...(t ? { tiled: t } : {}) }))];
+      const shapes: [number[], number, number, number, number][] = [[[2], 45, 37, 8, 12], [[1], 33, 40, 64, 64]];
+      let defaultTiled = 0;
+      for (const cfg of cfgs)
+        for (const [lead, tq, tk, d, dv] of shapes)
+          for (const causal of [true, false]) {
+            const ops = gradOperands(lead, tq, tk, d, dv);
+            for (const wrt of ['q', 'k', 'v'] as const)
+              await check('attentionGrad', ops, { causal, scale: 1 / Math.sqrt(d), wrt }, caps, {
+                rtol: 1e-3,
+                atol: 1e-4,
+                plan: (s, c) => {
+                  const p = flashAttentionGradPlan(s, c, cfg);
+                  if (cfg === cfgs[1] && p.dispatches[0].code.includes('tiled')) defaultTiled++;
+                  return p;
+                },
+              });
+            const plan = (s: KernelSpec<'attentionGradKV'>, c: DeviceCaps) => flashAttentionGradKVPlan({ ...s, results: ['buffer', 'unused'] }, c, ['k'], cfg);
+            if (d === dv) await check('attentionGradKV', ops, { causal, scale: 1 / Math.sqrt(d) }, caps, { rtol: 1e-3, atol: 1e-4, plan });
+          }
+      const [b, t, h, d] = [2, 41, 3, 16];
+      const seq: Operand[] = [{ shape: [b, t, h, d] }, { shape: [b, t, h, d] }, { shape: [b, t, h, d] }, { shape: [b, t, h, d] }, { shape: [b, t, h] }, { shape: [b, t, h] }];
+      for (const wrt of ['q', 'k', 'v'] as const) await check('attentionGrad', seq, { causal: true, scale: 0.3, seqMajor: true, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfgs[1]) });
+      // a shipped tiled shape fits every cap set with 128 threads and 32 KiB (D = 64 takes the 16-row tiles there)
+      if (caps.maxComputeWorkgroupStorageSize >= 32768 && caps.maxComputeInvocationsPerWorkgroup >= 128) expect(defaultTiled).toBe(2 * 2 * 3);
+    });
+
+    // deltaFromOut: operand 5 is attention's output O and each kernel computes Δ = rowsum(dO ⊙ O) of its rows
+    it('flash gradients computing Δ from the output (deltaFromOut) agree with the interpreter', async () => {
+      const caps = await getCaps();
+      if (caps.maxStorageBuffersPerShaderStage < 7) return;
+      const cfgs: FlashConfig[] = [{ rows: 64, tile: 16, grad: 'rows' }, { rows: 64, tile: 16, grad: 'tiled' }];
+      for (const cfg of cfgs)
+        for (const [lead, tq, tk, d, dv, seqMajor] of [[[2], 37, 29, 8, 12, false], [[2], 21, 21, 16, 8, true]] as const) {
+          const rows = seqMajor ? [lead[0], tq, 3] : [...lead, tq];
+          const t = (n: number, m: number) => (seqMajor ? [lead[0], n, 3, m] : [...lead, n, m]);
+          const ops: Operand[] = [{ shape: t(tq, d) }, { shape: t(tk, d) }, { shape: t(tk, dv) }, { shape: t(tq, dv) }, { shape: rows }, { shape: t(tq, dv) }];
+          const attrs = { causal: true, scale: 0.3, deltaFromOut: true, ...(seqMajor ? { seqMajor } : {}) };
+          for (const wrt of ['q', 'k', 'v'] as const) await check('attentionGrad', ops, { ...attrs, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfg) });
+          const kv = ops.map((o, i) => (i === 2 ? { shape: t(tk, d) } : i === 3 || i === 5 ? { shape: t(tq, d) } : o));
+          const plan = (s: KernelSpec<'attentionGradKV'>, c: DeviceCaps) => flashAttentionGradKVPlan({ ...s, results: ['buffer', 'unused'] }, c, ['k'], cfg);
+          await check('attentionGradKV', kv, attrs, caps, { rtol: 1e-3, atol: 1e-4, plan });
+        }
+      // odd head sizes have no flash kernel: a clear refusal, not a wrong Δ
+      const g = new Graph();
+      const shapes = [[2, 5, 6], [2, 5, 6], [2, 5, 6], [2, 5, 6], [2, 5], [2, 5, 6]];
+      const node = g.node('attentionGrad', shapes.map((s, i) => g.input(`x${i}`, s)), { causal: false, scale: 0.5, wrt: 'q', deltaFromOut: true });
+      expect(() => generateKernel({ node, inputs: shapes.map((s) => ({ shape: s, dtype: 'f32' as const })) }, caps)).toThrow(/deltaFromOut.*flash/);
     });
 
     it('rope rotates half-split pairs, and its inverse', async () => {
@@ -714,6 +784,7 @@ describe('coverage', () => {
     const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     // its one-dispatch form reads the runtime's arena layout: packages/runtime-webgpu/test/multiTensor.gpu.test.ts runs both forms
     tested.add('pointwiseMultiTensor');
+    tested.add('pointwiseReduceMulti'); // several results: packages/runtime-webgpu/test/reduceMulti.gpu.test.ts checks each through compile
     tested.add('custom'); // a user's kernel: packages/nn/test/customOp.gpu.test.ts runs one in training against the interpreter
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });

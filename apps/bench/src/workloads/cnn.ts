@@ -6,8 +6,7 @@ import { Graph } from '@neura/ir';
 import { compileTraining, LeNet5, type Module, SmallResNet } from '@neura/nn';
 import { adam } from '@neura/optim';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
-import type { Timing } from '../timing.js';
-import { benchCompiledStep, type StepFigures } from './stepFigures.js';
+import { benchCompiledStep, feedBatches, type StepFigures, type StepIters, type SyncedTiming } from './stepFigures.js';
 
 /** One CNN workload. */
 export interface CnnWorkload {
@@ -23,15 +22,15 @@ export const CNN_WORKLOADS: CnnWorkload[] = [
 ];
 
 /** Builds, compiles and times one CNN training step. */
-export async function benchCnn(w: CnnWorkload, device: NeuraDevice, iters: { steps: number; warmup: number }): Promise<StepFigures & { synced: Timing; compileMs: number }> {
+export async function benchCnn(w: CnnWorkload, device: NeuraDevice, iters: StepIters): Promise<StepFigures & { synced: SyncedTiming; compileMs: number }> {
   const model: Module = w.model === 'lenet' ? new LeNet5() : new SmallResNet();
   const g = new Graph();
   const loss = g.crossEntropy(model.forward(g, g.input('x', [w.batch, 1, 28, 28])), g.input('labels', [w.batch], 'i32'));
   const t0 = performance.now();
   const train = await compileTraining(g, { loss, optimizer: adam({ lr: 1e-3 }), device });
-  const feeds = {
-    x: Float32Array.from({ length: w.batch * 784 }, (_, i) => Math.sin(i * 0.37)),
-    labels: Int32Array.from({ length: w.batch }, (_, i) => (i * 7) % 10),
-  };
-  return benchCompiledStep(train, feeds, t0, iters);
+  const batches = feedBatches(4, (b) => ({
+    x: Float32Array.from({ length: w.batch * 784 }, (_, i) => Math.sin(i * 0.37 + b)),
+    labels: Int32Array.from({ length: w.batch }, (_, i) => (i * 7 + b) % 10),
+  }));
+  return benchCompiledStep(train, batches, t0, iters);
 }

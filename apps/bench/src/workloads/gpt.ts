@@ -4,10 +4,10 @@
 import { optimize } from '@neura/egraph';
 import { buildTrainingStep, causalMask, compileTraining, GPT, type GptConfig, type TrainingSession } from '@neura/nn';
 import { adamW } from '@neura/optim';
-import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
+import { compile, type NeuraDevice, type Precision } from '@neura/runtime-webgpu';
 import type { KernelGenerator } from '@neura/wgsl-kernels';
 import { type Timing, timeAsync } from '../timing.js';
-import { benchCompiledStep, type StepFigures } from './stepFigures.js';
+import { benchCompiledStep, type FeedBatches, feedBatches, type StepFigures, type StepIters, type SyncedTiming } from './stepFigures.js';
 
 /** One GPT workload. */
 export interface GptWorkload {
@@ -21,18 +21,29 @@ export const GPT_WORKLOADS: GptWorkload[] = [
   { name: 'gpt-6x384-ctx256-b64-adamw', config: { layers: 6, heads: 6, width: 384, context: 256, batch: 64, vocab: 65, attention: 'op' } },
 ];
 
-/** Builds and compiles one GPT training step, with the feeds of every step. */
-export async function buildGpt(w: GptWorkload, device: NeuraDevice): Promise<{ train: TrainingSession; feeds: Record<string, Int32Array | Float32Array> }> {
+/** `k` distinct batches of token ids and next-token targets for workload `w`. */
+export function gptBatches(w: GptWorkload, k = 4): FeedBatches {
+  const c = w.config;
+  const n = c.batch * c.context;
+  return feedBatches(k, (b) => {
+    const f: Record<string, Int32Array | Float32Array> = {
+      tokens: Int32Array.from({ length: n }, (_, i) => (i * 31 + 7 + b * 13) % c.vocab),
+      targets: Int32Array.from({ length: n }, (_, i) => (i * 17 + 3 + b * 5) % c.vocab),
+    };
+    if (c.attention !== 'op') f.mask = Float32Array.from(causalMask(c.context).data); // the op masks itself
+    return f;
+  });
+}
+
+/** The static loss scale of mixed-precision GPT steps: keeps the mean loss's small gradients in f16's normal range. */
+export const MIXED_LOSS_SCALE = 1024;
+
+/** Builds and compiles one GPT training step, with the feeds of its steps (mixed precision: loss scaled by MIXED_LOSS_SCALE). */
+export async function buildGpt(w: GptWorkload, device: NeuraDevice, precision: Precision = 'fp32'): Promise<{ train: TrainingSession; batches: FeedBatches }> {
   const c = w.config;
   const { graph: g, loss } = new GPT(c).trainingGraph(c.batch);
-  const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device });
-  const n = c.batch * c.context;
-  const feeds: Record<string, Int32Array | Float32Array> = {
-    tokens: Int32Array.from({ length: n }, (_, i) => (i * 31 + 7) % c.vocab),
-    targets: Int32Array.from({ length: n }, (_, i) => (i * 17 + 3) % c.vocab),
-  };
-  if (c.attention !== 'op') feeds.mask = Float32Array.from(causalMask(c.context).data); // the op masks itself
-  return { train, feeds };
+  const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device, precision, ...(precision === 'mixed' ? { lossScale: MIXED_LOSS_SCALE } : {}) });
+  return { train, batches: gptBatches(w) };
 }
 
 /**
@@ -45,14 +56,11 @@ export async function timeGptWith(w: GptWorkload, device: NeuraDevice, generator
   buildTrainingStep(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }) });
   const { graph } = optimize(g, { limits: device.caps });
   const session = await compile(graph, device, { label: `${w.name}-variant`, generator });
-  const n = c.batch * c.context;
-  const feeds = {
-    tokens: Int32Array.from({ length: n }, (_, i) => (i * 31 + 7) % c.vocab),
-    targets: Int32Array.from({ length: n }, (_, i) => (i * 17 + 3) % c.vocab),
-  };
+  const batches = gptBatches(w);
+  let k = 0;
   const t = await timeAsync(
     async () => {
-      await session.step(feeds);
+      await session.step(batches[k++ % batches.length]);
       await session.sync();
     },
     iters.steps,
@@ -63,8 +71,8 @@ export async function timeGptWith(w: GptWorkload, device: NeuraDevice, generator
 }
 
 /** Builds, compiles and times one GPT training step. */
-export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: { steps: number; warmup: number }): Promise<StepFigures & { synced: Timing; compileMs: number }> {
+export async function benchGpt(w: GptWorkload, device: NeuraDevice, iters: StepIters, precision: Precision = 'fp32'): Promise<StepFigures & { synced: SyncedTiming; compileMs: number; firstLoss?: number }> {
   const t0 = performance.now();
-  const { train, feeds } = await buildGpt(w, device);
-  return benchCompiledStep(train, feeds, t0, iters);
+  const { train, batches } = await buildGpt(w, device, precision);
+  return benchCompiledStep(train, batches, t0, iters);
 }

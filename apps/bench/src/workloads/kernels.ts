@@ -4,7 +4,7 @@
 
 import { optimize } from '@neura/egraph';
 import { Graph } from '@neura/ir';
-import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
+import { compile, type NeuraDevice, type Precision } from '@neura/runtime-webgpu';
 import { type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
 
 /** One matmul shape: C[M,N] = op(A)·op(B) with reduction K. */
@@ -69,13 +69,14 @@ export const MATMUL_SWEEP: readonly MatmulConfig[] = [
 /** A generator that plans every matmul with `cfg` (everything else as usual). */
 export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (isSpecOf(spec, 'matmul') ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
 
-/** Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration. */
-export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig): Promise<KernelTiming> {
+/** Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration or under a precision policy. */
+export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig, precision: Precision = 'fp32', generator?: KernelGenerator): Promise<KernelTiming> {
   const g = new Graph();
   const a = g.param('a', s.transA ? [s.k, s.m] : [s.m, s.k], { kind: 'uniform', low: -1, high: 1, seed: 1 });
   const b = g.param('b', s.transB ? [s.n, s.k] : [s.k, s.n], { kind: 'uniform', low: -1, high: 1, seed: 2 });
   g.output('c', g.matmul(a, b, { transA: s.transA, transB: s.transB }));
-  const session = await compile(g, device, { label: s.name, ...(cfg ? { generator: withMatmulConfig(cfg) } : {}) });
+  const gen = generator ?? (cfg ? withMatmulConfig(cfg) : undefined);
+  const session = await compile(g, device, { label: s.name, precision, ...(gen ? { generator: gen } : {}) });
   const r = await gpuMedian(session, repeats);
   session.dispose();
   return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (2 * s.m * s.n * s.k) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };
@@ -104,16 +105,17 @@ export const withFlashConfig =
  * Times causal attention forward + backward (B, H, T, D) as autograd builds it: the forward, its log-sum-exp,
  * Δ = rowsum(dO ⊙ O) and the three gradients, optimized (Δ's product fuses into its sum) and compiled.
  */
-export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 10, cfg?: FlashConfig): Promise<KernelTiming> {
+export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 10, cfg?: FlashConfig, seqMajor = false): Promise<KernelTiming> {
   const { b, h, t, d } = dims;
   const g = new Graph();
-  const shape = [b, h, t, d];
+  // seq-major ([B, T, H, D]) is the GPT step's layout (head split and merge folded into attention)
+  const shape = seqMajor ? [b, t, h, d] : [b, h, t, d];
   const init = (seed: number) => ({ kind: 'uniform' as const, low: -1, high: 1, seed });
   const q = g.param('q', shape, init(1));
   const k = g.param('k', shape, init(2));
   const v = g.param('v', shape, init(3));
   const dout = g.param('dout', shape, init(4));
-  const attrs = { causal: true, scale: 1 / Math.sqrt(d) };
+  const attrs = { causal: true, scale: 1 / Math.sqrt(d), ...(seqMajor ? { seqMajor } : {}) };
   const o = g.attention(q, k, v, attrs);
   g.output('o', o);
   const lse = g.node('attentionLse', [q, k], attrs);
@@ -126,4 +128,32 @@ export async function benchAttention(device: NeuraDevice, dims = { b: 64, h: 6, 
   // causal fwd ≈ 2·(2·T²/2·D) per head, bwd ≈ 2.5× fwd (the FLOP count FlashAttention papers use)
   const fwd = 4 * b * h * (t * t) / 2 * d;
   return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (3.5 * fwd) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };
+}
+
+/** Attention's forward kernels, one op each (not optimized: the op runs as built). */
+export type AttentionForwardForm = 'attention' | 'attentionLse' | 'attentionWithLse';
+
+/**
+ * Times one forward kernel of causal attention (B, H, T, D) alone: attention's output, the log-sum-exp, or both
+ * from one kernel (`attentionWithLse`, both results read). In-step, attentionWithLse took 0.335 ms where the
+ * seq-major bench's separate attention and attentionLse took 0.186 + 0.162 (H200, 2026-12-04): this isolates it.
+ */
+export async function benchAttentionForward(device: NeuraDevice, form: AttentionForwardForm, seqMajor: boolean, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 20): Promise<KernelTiming> {
+  const { b, h, t, d } = dims;
+  const g = new Graph();
+  const shape = seqMajor ? [b, t, h, d] : [b, h, t, d];
+  const init = (seed: number) => ({ kind: 'uniform' as const, low: -1, high: 1, seed });
+  const [q, k, v] = [1, 2, 3].map((seed) => g.param(`x${seed}`, shape, init(seed)));
+  const attrs = { causal: true, scale: 1 / Math.sqrt(d), ...(seqMajor ? { seqMajor } : {}) };
+  if (form === 'attentionLse') g.output('lse', g.node('attentionLse', [q, k], attrs));
+  else {
+    const m = g.node(form, [q, k, v], attrs);
+    g.output('o', m);
+    if (form === 'attentionWithLse') g.output('lse', g.node('pick', [m], { index: 1 }));
+  }
+  const session = await compile(g, device, { label: `attention-forward-${form}` });
+  const r = await gpuMedian(session, repeats);
+  session.dispose();
+  const flops = (form === 'attentionLse' ? 2 : 4) * b * h * ((t * t) / 2) * d;
+  return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: flops / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };
 }

@@ -52,7 +52,7 @@ export function egraphPanelHtml(before: Graph, after: Graph, report: OptimizeRep
   const groups = kernelGroups(report);
   const fused = groups.reduce((s, g) => s + g.count, 0);
   return [
-    `<p class="big">${report.dispatchesBefore} kernels → <b>${report.dispatchesAfter}</b> dispatches per step; intermediates ${bytes(report.bytesBefore)} → <b>${bytes(report.bytesAfter)}</b></p>`,
+    `<p class="big">${report.dispatchesBefore} → <b>${report.dispatchesAfter}</b> dispatches per step; intermediates ${bytes(report.bytesBefore)} → <b>${bytes(report.bytesAfter)}</b></p>`,
     `<p class="muted">e-graph: ${e.enodes} e-nodes, ${e.eclasses} e-classes, ${e.iterations} iterations (${esc(e.stopReason)}); optimize took ${ms(report.totalTimeMs)}. Passes: ${report.passes
       .map((p) => `${esc(p.name)} (${p.report.iterations} it, ${esc(p.report.stopReason)})`)
       .join(' → ')}</p>`,

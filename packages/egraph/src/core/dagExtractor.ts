@@ -22,6 +22,13 @@ export interface DagExtractorOptions {
    * machine's load (different, worse plans on a busy machine): prefer `maxEvaluations`, which is deterministic.
    */
   readonly timeLimitMs?: number;
+  /**
+   * A choice to start from instead of the tree and greedy DAG choices (e.g. an extraction without some late
+   * alternatives, plus the classes those need), used when its cost is finite: first each `focus` class in the DAG
+   * tries its alternatives whose children have a choice, then the local search (`improvePasses`) and the closing
+   * sweep run as usual.
+   */
+  readonly start?: { readonly choice: ReadonlyMap<Id, ENode>; readonly focus: readonly Id[] };
 }
 
 /** Why the local search stopped: no move improved, the kick rounds ran out, or a budget ran out. */
@@ -55,6 +62,7 @@ export class DagExtractor<D> {
   private readonly maxEvaluations: number;
   private readonly greedyDagClassLimit: number;
   private readonly timeLimitMs: number;
+  private readonly start: DagExtractorOptions['start'];
 
   /** Prepares extraction over a rebuilt e-graph. */
   constructor(egraph: EGraph<D>, costFn: NodeCostFunction, opts: DagExtractorOptions = {}) {
@@ -65,6 +73,7 @@ export class DagExtractor<D> {
     this.maxEvaluations = opts.maxEvaluations ?? 20_000;
     this.greedyDagClassLimit = opts.greedyDagClassLimit ?? 20_000;
     this.timeLimitMs = opts.timeLimitMs ?? Number.POSITIVE_INFINITY;
+    this.start = opts.start;
   }
 
   /**
@@ -137,11 +146,26 @@ export class DagExtractor<D> {
     return out;
   }
 
+  /** The local search from `start` (see `DagExtractorOptions.start`), or undefined when `start` costs Infinity. */
+  private fromStart(start: ReadonlyMap<Id, ENode>, focus: readonly Id[], roots: readonly Id[]): DagExtraction | undefined {
+    const find = (id: Id) => this.egraph.find(id);
+    if (!Number.isFinite(dagCost(start, roots, this.costFn, find))) return undefined;
+    const search = new LocalSearch(this.egraph, this.costFn, start, roots, this.maxEvaluations, now() + this.timeLimitMs);
+    search.sweep(focus.map(find));
+    const stop = this.improvePasses > 0 ? search.improve(this.improvePasses) : 'off';
+    search.reuseShared();
+    const choice = search.choice;
+    const searchFigures = { evaluations: this.maxEvaluations - search.budgetLeft, stop };
+    return { roots, choices: collectChoices(this.egraph, choice, roots), cost: dagCost(choice, roots, this.costFn, find), search: searchFigures };
+  }
+
   /** Extracts one node per class reachable from `roots`; `cost` is the exact DAG cost. */
   extract(roots: readonly Id[]): DagExtraction {
     const eg = this.egraph;
     const find = (id: Id) => eg.find(id);
     const canonRoots = roots.map(find);
+    const started = this.start && this.fromStart(this.start.choice, this.start.focus, canonRoots);
+    if (started) return started;
     const tree = new Extractor(eg, treeCost(this.costFn));
     const treeChoice = new Map<Id, ENode>();
     for (const c of eg.classes()) {
@@ -334,6 +358,17 @@ class LocalSearch<D> {
       for (const n of this.alternatives(id)) {
         if (!n.children.every((c) => this.refs.has(this.find(c)))) continue;
         this.budget++; // tryMove counts a move; this sweep is not part of the search's budget
+        if (this.tryMove(id, n)) break;
+      }
+    }
+  }
+
+  /** One sweep outside the budget: each of `ids` in the DAG takes the first alternative that lowers the total. */
+  sweep(ids: readonly Id[]): void {
+    for (const id of ids) {
+      if (!this.refs.has(id)) continue;
+      for (const n of this.alternatives(id)) {
+        this.budget++; // not part of the search's budget
         if (this.tryMove(id, n)) break;
       }
     }

@@ -109,6 +109,31 @@ describe('DagExtractor (shared subterms counted once)', () => {
     expect(dag.cost).toBe(11);
   });
 
+  it('from a given start, a focus class takes an alternative whose child has a choice but is not in the DAG', () => {
+    // root = (pair A B); A = p | (f M); M = (m) costs 5, p costs 9: from the start {A: p, M: m}, A's sweep takes
+    // (f M) (1 + 5 < 9); without A in the focus and without search, the start stays
+    const eg = new EGraph();
+    const m = eg.add(enode('m'));
+    const a = eg.add(enode('p'));
+    eg.union(a, eg.add(enode('f', [m])));
+    const b = eg.add(enode('q'));
+    const root = eg.add(enode('pair', [a, b]));
+    eg.rebuild();
+    const costs = opCosts({ p: 9, m: 5 });
+    const choice = new Map([
+      [eg.find(root), enode('pair', [eg.find(a), eg.find(b)])],
+      [eg.find(a), enode('p')],
+      [eg.find(b), enode('q')],
+      [eg.find(m), enode('m')],
+    ]);
+    const swept = new DagExtractor(eg, costs, { improvePasses: 0, start: { choice, focus: [a] } }).extract([root]);
+    expect(swept.choices.get(eg.find(a))?.op).toBe('f');
+    expect(swept.cost).toBe(1 + 1 + 5 + 1);
+    const kept = new DagExtractor(eg, costs, { improvePasses: 0, start: { choice, focus: [] } }).extract([root]);
+    expect(kept.choices.get(eg.find(a))?.op).toBe('p');
+    expect(kept.cost).toBe(1 + 9 + 1);
+  });
+
   it('extracts several roots into one RecExpr that shares their common subterm', () => {
     const eg = new EGraph();
     const r1 = eg.addExpr(parseRecExpr('(add (mul x y) 1)', mathLanguage));

@@ -1,13 +1,15 @@
-// The shape-aware cost model: a kernel costs one dispatch plus the bytes it moves over the bandwidth plus its
+// The shape-aware cost model: a kernel costs its dispatches (two for split reductions and split-K) plus the bytes it moves over the bandwidth plus its
 // flops over the throughput, from adapter-like figures. Which ops are kernels, their flops and their legality
 // under the device's limits come from `@neura/ir`'s kernel facts (the runtime's compile checks the same facts):
 // an illegal node costs Infinity. Must not read the e-graph beyond class types. Invariant: every node costs > 0
 // (DAG extraction).
 
 import type { KernelLimits } from '@neura/ir';
-import { DEFAULT_KERNEL_LIMITS, isKernelOp as irIsKernelOp, isMultiResultOp, kernelFlops, kernelIllegality, kernelOutputs, resultType, tensorTypeBytes } from '@neura/ir';
+import type { OpAttrs, PwExpr } from '@neura/ir';
+import { DEFAULT_KERNEL_LIMITS, isKernelOp as irIsKernelOp, isMultiResultOp, kernelDispatches, kernelFlops, reducedShape, kernelIllegality, kernelOutputs, resultType, tensorTypeBytes } from '@neura/ir';
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
+import { mapInputs } from './pointwiseFusion.js';
 import { enodeAttrs, fromENode, irENode, isOpKind } from './tensorLanguage.js';
 
 /** Adapter-like figures of the cost model (µs-equivalent units). */
@@ -57,8 +59,10 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
   if (kernelIllegality(ir.op, ins, out, model.limits, results, multiTensor) !== undefined) return Number.POSITIVE_INFINITY;
   let bytes = ins.reduce((s, t) => s + tensorBytes(t), 0);
   for (let r = 0; r < results; r++) bytes += tensorTypeBytes(resultType(ir, out, r));
-  const flops = kernelFlops(ir.op, { attrs: ir.attrs, ins, out });
-  return model.dispatchCost + bytes / model.bytesPerUnit + flops / model.flopsPerUnit + EPSILON;
+  const ctx = { attrs: ir.attrs, ins, out };
+  const flops = kernelFlops(ir.op, ctx);
+  // a split reduction or split-K matmul runs two dispatches (the partials' traffic is small beside its operands')
+  return model.dispatchCost * kernelDispatches(ir.op, ctx) + bytes / model.bytesPerUnit + flops / model.flopsPerUnit + EPSILON;
 }
 
 /**
@@ -81,6 +85,18 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
     }
     return ins;
   };
+  /** The cost of one result of a `pointwiseReduceMulti` as its own `pointwiseReduce` over the operands it reads. */
+  const aloneCost = (multi: ENode, r: { expr: PwExpr; post: PwExpr }, a: OpAttrs['pointwiseReduceMulti']): number => {
+    const reads: number[] = [];
+    mapInputs(r.expr, (i) => {
+      if (!reads.includes(i)) reads.push(i);
+      return { op: 'in', index: i };
+    });
+    const expr = mapInputs(r.expr, (i) => ({ op: 'in', index: reads.indexOf(i) }));
+    const { results: _, ...rest } = a;
+    const node = irENode('pointwiseReduce', { ...rest, expr, post: r.post }, reads.map((i) => multi.children[i]));
+    return opCost(node, insOf(node), { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: 'f32' }, o);
+  };
   /**
    * A pick's share of its multi-result kernel: 1/k each, except attentionWithLse, whose log-sum-exp result is
    * charged just under a separate attentionLse kernel (the rest on result 0): taking the log-sum-exp from the
@@ -97,6 +113,13 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
       const k = kernelOutputs(ir);
       const g = Math.floor(index / ir.attrs.exprs.length);
       return o.dispatchCost / k + ((whole - o.dispatchCost) * sizes[g]) / total / ir.attrs.exprs.length;
+    }
+    if (ir.op === 'pointwiseReduceMulti') {
+      // each result pays in proportion to its reduction alone: any single result moved into the kernel is then
+      // cheaper than its own kernel whenever the group is, so a search taking them one at a time takes them all
+      const alone = ir.attrs.results.map((r) => aloneCost(multi, r, ir.attrs));
+      const total = alone.reduce((a, b) => a + b, 0);
+      return total > 0 && Number.isFinite(total) ? (whole * alone[index]) / total : whole / alone.length;
     }
     if (ir.op !== 'attentionWithLse') return whole / kernelOutputs(ir);
     const lseNode = irENode('attentionLse', ir.attrs, multi.children.slice(0, 2));

@@ -20,6 +20,7 @@ type AbsorbingOp =
   | 'pointwiseMulti'
   | 'pointwiseMultiTensor'
   | 'pointwiseReduce'
+  | 'pointwiseReduceMulti'
   | 'rowwise'
   | 'softmaxCrossEntropy'
   | 'softmaxCrossEntropyGrad';
@@ -36,6 +37,7 @@ const ABSORBED: {
   pointwiseMulti: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
   pointwiseMultiTensor: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
   pointwiseReduce: (a) => [a.reduce, ...exprOps(a.post, exprOps(a.expr))],
+  pointwiseReduceMulti: (a) => [a.reduce, ...a.results.reduce((out, r) => exprOps(r.post, exprOps(r.expr, out)), new Set<OpKind>())],
   rowwise: (a) => [...a.stats.reduce((out, s) => exprOps(s.post, exprOps(s.expr, out.add(s.reduce))), exprOps(a.expr))],
   softmaxCrossEntropy: () => ['logSoftmax', 'nll'],
   softmaxCrossEntropyGrad: () => ['logSoftmax', 'logSoftmaxGrad', 'nllGrad'],
@@ -68,7 +70,9 @@ function exprOps(e: PwExpr, out = new Set<OpKind>()): Set<OpKind> {
 export function absorbedOps(node: ENode): readonly OpKind[] {
   if (!isOpKind(node.op)) return [];
   const ir = fromENode(node);
-  return isOp(ir, ...ABSORBING_OPS) ? absorbedBy(ir) : [ir.op];
+  const ops = isOp(ir, ...ABSORBING_OPS) ? absorbedBy(ir) : [ir.op];
+  // a gradient computing Δ from attention's output also stands for Δ's sum(mul(dOut, out)) (attention-delta-from-out)
+  return isOp(ir, 'attentionGrad', 'attentionGradKV') && ir.attrs.deltaFromOut ? [...ops, 'sum', 'mul'] : ops;
 }
 
 function absorbedBy<K extends AbsorbingOp>(x: OpWithAttrs<K>): readonly OpKind[] {
@@ -89,7 +93,7 @@ export function withKernelBoundaries(inner: NodeCostFunction, egraph: EGraph<Ten
   };
   return {
     nodeCost(node: ENode, eclass: Id): number {
-      if (isOpKind(node.op) && boundaries.has(node.op)) return inner.nodeCost(node, eclass);
+      if (isOpKind(node.op) && boundaries.has(node.op) && absorbedOps(node).every((op) => op === node.op)) return inner.nodeCost(node, eclass);
       if (hasBoundary(egraph.find(eclass))) return Number.POSITIVE_INFINITY; // the class must be the user's kernel
       if (absorbedOps(node).some((op) => boundaries.has(op))) return Number.POSITIVE_INFINITY; // would hide it
       return inner.nodeCost(node, eclass);

@@ -4,7 +4,7 @@
 // only its live nodes.
 
 import type { Graph, NodeId, Shape } from '@neura/ir';
-import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtRowwise, fmtShape, kernelOutputs, resultType } from '@neura/ir';
+import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtRowwise, fmtShape, kernelDispatches, kernelOutputs, resultType } from '@neura/ir';
 import type { DagExtraction, EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
 import { isKernelOp, tensorBytes } from './costModel.js';
@@ -13,7 +13,7 @@ import { pointwiseExprOf, tensorLanguage } from './tensorLanguage.js';
 
 /** Kernel count and intermediate bytes of a graph. */
 export interface GraphFigures {
-  /** Nodes needing a kernel: everything but input/param/state/const/reshape. */
+  /** Dispatches of the nodes needing a kernel (everything but input/param/state/const/reshape; see kernelDispatches). */
   readonly dispatches: number;
   /** Sum of the output bytes of kernel nodes. */
   readonly bytes: number;
@@ -48,7 +48,7 @@ export interface EGraphFigures {
   readonly ruleHits: Readonly<Record<string, number>>;
 }
 
-/** Counts the dispatches and intermediate bytes of a graph's live nodes. */
+/** Counts the dispatches (two for a split reduction or split-K matmul) and intermediate bytes of a graph's live nodes. */
 export function graphFigures(graph: Graph): GraphFigures {
   let dispatches = 0;
   let bytes = 0;
@@ -56,13 +56,14 @@ export function graphFigures(graph: Graph): GraphFigures {
   for (const id of live) {
     const n = graph.nodes[id];
     if (!isKernelOp(n.op)) continue;
-    dispatches++;
+    const ins = n.inputs.map((i) => graph.nodes[i]);
+    dispatches += kernelDispatches(n.op, { attrs: n.attrs, ins, out: n });
     for (let r = 0; r < kernelOutputs(n); r++) bytes += tensorBytes(resultType(n, n, r));
   }
   return { dispatches, bytes, nodes: live.length };
 }
 
-/** Attention ops, listed among the fused kernels when they run seq-major (their head split/merge folded in). */
+/** Attention ops, listed among the fused kernels when they run seq-major (their head split/merge folded in) or compute Δ. */
 const ATTENTION_OPS: readonly string[] = ['attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV'];
 
 /** The fused kernels of a graph with their rules (`rulesOf` gives the rules of a node). */
@@ -70,15 +71,19 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
   const out: FusedKernel[] = [];
   for (const id of graph.live()) {
     const n = graph.nodes[id];
-    const seqMajor = ATTENTION_OPS.includes(n.op) && (n.attrs as { seqMajor?: boolean }).seqMajor === true;
-    if ((!FUSED_OPS.includes(n.op) && n.op !== 'custom' && !seqMajor) || n.op === 'pick') continue;
+    const a = n.attrs as { seqMajor?: boolean; deltaFromOut?: boolean };
+    const seqMajor = ATTENTION_OPS.includes(n.op) && a.seqMajor === true;
+    const deltaFromOut = ATTENTION_OPS.includes(n.op) && a.deltaFromOut === true;
+    if ((!FUSED_OPS.includes(n.op) && n.op !== 'custom' && !seqMajor && !deltaFromOut) || n.op === 'pick') continue;
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
-    if (seqMajor) out.push({ ...base, expr: 'seq-major [..., T, H, D] (head split/merge folded)' });
+    const forms = [...(seqMajor ? ['seq-major [..., T, H, D] (head split/merge folded)'] : []), ...(deltaFromOut ? ['Δ = rowsum(dOut ⊙ out) computed in the kernel'] : [])];
+    if (forms.length > 0) out.push({ ...base, expr: forms.join('; ') });
     else if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
     else if (n.op === 'pointwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ') }); // one kernel, several results
     else if (n.op === 'pointwiseMultiTensor') out.push({ ...base, expr: `${n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ')} over ${n.attrs.shapes.length} groups` });
     else if (n.op === 'matmulEpilogue') out.push({ ...base, epilogue: `${n.attrs.transA ? 'transA+' : ''}${n.attrs.transB ? 'transB+' : ''}${fmtPwExpr(n.attrs.expr)}` });
     else if (n.op === 'pointwiseReduce') out.push({ ...base, expr: fmtPointwiseReduce(n.attrs) }); // epilogue ∘ reduce(prologue)
+    else if (n.op === 'pointwiseReduceMulti') out.push({ ...base, expr: n.attrs.results.map((r) => fmtPointwiseReduce({ ...n.attrs, ...r })).join(' ; ') }); // sibling reductions, one kernel
     else if (n.op === 'rowwise') out.push({ ...base, expr: fmtRowwise(n.attrs) }); // row stats ⇒ per-element expression
     else if (n.op === 'custom') out.push({ ...base, custom: n.attrs.name });
     else if (n.op === 'fusedMatmul') {

@@ -17,15 +17,16 @@ const RULE = 'attention-grad-kv';
 function attentionGradKV(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
   const dk = fromENode(node);
   if (dk.op !== 'attentionGrad' || dk.attrs.wrt !== 'k') return [];
-  const { causal, scale, seqMajor } = dk.attrs;
+  const { causal, scale, seqMajor, deltaFromOut } = dk.attrs;
   const kids = node.children.map((c) => egraph.find(c));
   if (!sameShape(egraph.eclass(kids[1]).data.shape, egraph.eclass(kids[2]).data.shape)) return [];
   for (const [parent, cls] of egraph.eclass(kids[2]).parents) {
     const dv = fromENode(parent);
-    if (dv.op !== 'attentionGrad' || dv.attrs.wrt !== 'v' || dv.attrs.causal !== causal || dv.attrs.scale !== scale || !dv.attrs.seqMajor !== !seqMajor) continue;
+    if (dv.op !== 'attentionGrad' || dv.attrs.wrt !== 'v' || dv.attrs.causal !== causal || dv.attrs.scale !== scale || !dv.attrs.seqMajor !== !seqMajor || !dv.attrs.deltaFromOut !== !deltaFromOut) continue;
     if (parent.children.some((c, i) => egraph.find(c) !== kids[i])) continue;
     const made = new Set([RULE, ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, parent)]); // for the report
-    const m = addRecorded(egraph, irENode('attentionGradKV', seqMajor ? { causal, scale, seqMajor } : { causal, scale }, kids), made);
+    const attrs = { causal, scale, ...(seqMajor ? { seqMajor } : {}), ...(deltaFromOut ? { deltaFromOut } : {}) };
+    const m = addRecorded(egraph, irENode('attentionGradKV', attrs, kids), made);
     egraph.union(egraph.find(cls), addRecorded(egraph, irENode('pick', { index: 1 }, [m]), [RULE]));
     return [addRecorded(egraph, irENode('pick', { index: 0 }, [m]), [RULE])];
   }

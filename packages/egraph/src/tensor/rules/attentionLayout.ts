@@ -31,7 +31,8 @@ function untransposed(egraph: EGraph<TensorInfo>, c: Id, perm: readonly number[]
   return egraph.eclass(c).nodes.find((n) => samePerm(n, perm))?.children[0];
 }
 
-const flashDim = (n: number) => n > 0 && n % 4 === 0 && n <= FLASH_MAX_DIM;
+/** A head size the flash kernels take. */
+export const flashDim = (n: number) => n > 0 && n % 4 === 0 && n <= FLASH_MAX_DIM;
 
 /** attention / attentionLse / attentionGrad over head-split transposes → the transposed seq-major op. */
 function seqMajor(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] {
@@ -43,8 +44,10 @@ function seqMajor(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] {
   const tensor = swapPerm(r, r - 3);
   const rows = swapPerm(r - 1, r - 3);
   const kids: Id[] = [];
+  // operand 5 is Δ (a row per query), or attention's output when the gradient computes Δ itself (deltaFromOut)
+  const fullRank = (i: number) => i < 4 || (i === 5 && ir.op === 'attentionGrad' && ir.attrs.deltaFromOut === true);
   for (const [i, c] of node.children.entries()) {
-    const x = untransposed(egraph, c, i < 4 ? tensor : rows);
+    const x = untransposed(egraph, c, fullRank(i) ? tensor : rows);
     if (x === undefined) return [];
     kids.push(x);
   }

@@ -189,20 +189,28 @@ function materialised(egraph: EGraph<TensorInfo>, cls: Id): boolean {
 
 /** Largest producer expression (in nodes) that `pointwise-inline` inlines. */
 const INLINE_ONE_MAX_SIZE = 4;
+/**
+ * Largest consumer expression (in nodes) `pointwise-inline` inlines a one-op producer into, beyond one-op
+ * consumers: the class's largest variant alone merges on, so a small stopping point would otherwise never take a
+ * small producer, e.g. a layer norm backward's dx + (−Σ…)/n reading the residual sum a + b (GPT: a separate add
+ * kernel per layer).
+ */
+const INLINE_ONE_MAX_CONSUMER = 8;
 
 /**
  * Single inlines into one-op pointwise nodes: for each input, each producer of that input's class. This gives
  * the cost model chains that stop at an input that is materialised anyway (e.g. a matmul's relu output).
  */
 function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
-  if (!isPrimaryExpr(exprOf(node))) return [];
+  const primary = isPrimaryExpr(exprOf(node));
+  if (!primary && exprSize(exprOf(node)) > INLINE_ONE_MAX_CONSUMER) return [];
   const inlined = ctx.of('fusion:inlined', () => new WeakMap<ENode, Set<string>>()); // per consumer: pairs built
   const out: Id[] = [];
   node.children.forEach((c, j) => {
     // only small producers: inlining every fused variant of a producer class was combinatorial (5 758 nodes
     // on the small GPT step); small ones keep the short chains that matter (relu's mask `cast(gt(relu z, 0))`)
     for (const p of producers(egraph, c, eclass)) {
-      if (exprSize(exprOf(p)) > INLINE_ONE_MAX_SIZE || !p.children.every((k) => materialised(egraph, k))) continue;
+      if (exprSize(exprOf(p)) > INLINE_ONE_MAX_SIZE || (!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
       const key = `${j}:${objectId(ctx, p)}`;
       let done = inlined.get(node);
       if (!done) inlined.set(node, (done = new Set()));

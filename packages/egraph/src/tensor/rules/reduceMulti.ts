@@ -1,0 +1,112 @@
+// Sibling reductions: reductions of the same kind over the same prologue shape and axes that read a common
+// operand (a layer norm's dγ = Σ dY·x̂ and dβ = Σ dY; a bias gradient beside them) become one
+// `pointwiseReduceMulti` kernel that reads the shared operands once; each joins its class as a `pick` of the multi
+// node, which keeps a class of its own. Only split column reductions (`reduceSplit` = columns) are grouped: there
+// the kernel computes every member in the same two passes; on other paths it would run them one after another,
+// which the cost model cannot see as slower. Members have no epilogue (see sameReduction). Must not choose: extraction decides (the kernel is paid once).
+// Invariants: every result is exactly a reduction already in its class; no member reads a class of the group.
+
+import type { PwExpr } from '@neura/ir';
+import { REDUCE_OPS, reduceSplit, sameShape } from '@neura/ir';
+import type { EGraph, ENode, Id } from '../../core/index.js';
+import { mapInputs } from '../pointwiseFusion.js';
+import type { RuleCtx } from '../ruleCtx.js';
+import type { TensorInfo } from '../tensorAnalysis.js';
+import { tensorAnalysisOf } from '../tensorAnalysis.js';
+import { enodeAttrs, irENode } from '../tensorLanguage.js';
+import { addRecorded, nodeRule, type TensorRewrite } from './ruleKit.js';
+
+/** Most reductions in one kernel (each result is a binding: the operands and results share the device limit). */
+export const MAX_SIBLINGS = 4;
+
+const RULE = 'reduce-multi';
+const IDENTITY: PwExpr = { op: 'in', index: 0 };
+const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
+
+/** A reduction node as prologue, epilogue and reduction attributes (a plain reduction's prologue reads `$0`). */
+function reductionOf(egraph: EGraph<TensorInfo>, n: ENode) {
+  if (n.op === 'pointwiseReduce') return enodeAttrs(n, 'pointwiseReduce');
+  if (!(REDUCE_OPS as readonly string[]).includes(n.op)) return undefined;
+  const a = enodeAttrs(n, n.op as (typeof REDUCE_OPS)[number]);
+  return { expr: IDENTITY, post: IDENTITY, shape: [...info(egraph, n.children[0]).shape], reduce: n.op as (typeof REDUCE_OPS)[number], axes: a.axes, keepdims: a.keepdims };
+}
+
+type Reduction = NonNullable<ReturnType<typeof reductionOf>>;
+const isIdentity = (e: PwExpr) => e.op === 'in' && e.index === 0;
+/**
+ * Same reduction, and no epilogue: a reduction's class with an epilogue is mostly a consumer's scaling fused in
+ * (AdamW's (1 − β₁)·g), which would group a sum with its own multiples and take the update rules' classes.
+ */
+const sameReduction = (a: Reduction, b: Reduction) => isIdentity(a.post) && isIdentity(b.post) && a.reduce === b.reduce && a.keepdims === b.keepdims && sameShape(a.shape, b.shape) && sameShape(a.axes, b.axes);
+
+/** The reduction variant of a class reading the fewest operands (among those `accept` takes), or undefined. */
+function fewestOperands(egraph: EGraph<TensorInfo>, cls: Id, accept: (n: ENode, r: Reduction) => boolean): { node: ENode; r: Reduction } | undefined {
+  let best: { node: ENode; r: Reduction } | undefined;
+  for (const n of egraph.eclass(cls).nodes) {
+    const r = reductionOf(egraph, n);
+    if (r && accept(n, r) && (!best || n.children.length < best.node.children.length)) best = { node: n, r };
+  }
+  return best;
+}
+
+/**
+ * For a split column reduction: per operand class `c` it reads, the reductions reading `c` (this one's class and
+ * its siblings: the same reduction without epilogue), each class by its variant reading `c` with the fewest
+ * operands, become one `pointwiseReduceMulti` over the union of their operands, within the binding limit. The
+ * group depends on `c` and the reduction only (not on which variant triggered it), so each is built once.
+ */
+function reduceMulti(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
+  const r = reductionOf(egraph, node);
+  if (!r || !isIdentity(r.post) || reduceSplit(r.shape, r.axes) !== 'columns' || info(egraph, eclass).dtype !== 'f32') return [];
+  const find = (id: Id) => egraph.find(id);
+  const C = find(eclass);
+  // distinct operands plus one binding per result must fit the device's storage buffers (as a pointwise kernel's)
+  const maxBindings = (tensorAnalysisOf(egraph)?.maxPointwiseInputs ?? 7) + 1;
+  const done = ctx.of(`${RULE}:scanned`, () => new Set<string>()); // operand classes whose readers were grouped
+  const out: Id[] = [];
+  const signature = `${r.reduce}|${r.shape}|${r.axes}|${r.keepdims}`;
+  for (const c0 of node.children) {
+    const c = find(c0);
+    // the group over `c` is the same from every reduction reading it: scan its parents once per run
+    const scanned = `${c}|${signature}`;
+    if (done.has(scanned)) continue;
+    done.add(scanned);
+    const readsC = (n: ENode, s: Reduction) => sameReduction(s, r) && n.children.some((k) => find(k) === c);
+    const group = new Map<Id, { node: ENode; r: Reduction }>();
+    const operands = new Set<Id>();
+    // the readers of `c` by their variant with the fewest operands, those reading least first (then by class)
+    const readers = [...new Set([C, ...egraph.eclass(c).parents.map(([, p]) => find(p))])]
+      .filter((D) => info(egraph, D).dtype === 'f32')
+      .map((D) => ({ D, best: fewestOperands(egraph, D, readsC) }))
+      .filter((x): x is { D: Id; best: { node: ENode; r: Reduction } } => x.best !== undefined)
+      .sort((a, b) => a.best.node.children.length - b.best.node.children.length || a.D - b.D);
+    for (const { D, best } of readers) {
+      if (group.size >= MAX_SIBLINGS) break;
+      const more = new Set([...operands, ...best.node.children.map(find)]);
+      if (more.size + group.size + 1 > maxBindings) continue;
+      group.set(D, best);
+      for (const k of more) operands.add(k);
+    }
+    // no member may read a class of the group (the multi node would depend on itself)
+    for (const [D, m] of group) if (m.node.children.some((k) => group.has(find(k)))) group.delete(D);
+    if (group.size < 2) continue;
+    const members = [...group].sort((a, b) => a[0] - b[0]); // canonical order: every member builds the same node
+    const inputs: Id[] = [];
+    const slot = (cls: Id) => {
+      const k = inputs.indexOf(cls);
+      return k >= 0 ? k : inputs.push(cls) - 1;
+    };
+    const results = members.map(([, m]) => ({ expr: mapInputs(m.r.expr, (i) => ({ op: 'in', index: slot(find(m.node.children[i])) })), post: m.r.post }));
+    const multi = irENode('pointwiseReduceMulti', { results, shape: [...r.shape], reduce: r.reduce, axes: [...r.axes], keepdims: r.keepdims }, inputs);
+    const m = addRecorded(egraph, multi, [RULE]);
+    members.forEach(([D], j) => {
+      const pick = addRecorded(egraph, irENode('pick', { index: j }, [m]), [RULE]);
+      if (D === C) out.push(pick);
+      else egraph.union(D, pick);
+    });
+  }
+  return out;
+}
+
+/** The sibling-reduction rule set (run after fusion: it groups the fused reductions). */
+export const reduceMultiRules: readonly TensorRewrite[] = [nodeRule(RULE, [...REDUCE_OPS, 'pointwiseReduce'], reduceMulti)];

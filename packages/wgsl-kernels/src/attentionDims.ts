@@ -1,0 +1,45 @@
+// The dimensions of an attention-family op (heads, query and key lengths, head sizes) and the WGSL row index of
+// its two layouts, shared by the flash kernels (flashAttention.ts) and the tiled gradients
+// (flashAttentionTiledGrad.ts).
+
+import { numel } from '@neura/ir';
+import type { KernelSpec } from './kernel.js';
+import { u32Lit } from './wgsl.js';
+
+/** Heads (product of the leading axes), query and key lengths, and the q/k and v head sizes of an attention op. */
+export interface AttentionDims {
+  /** Heads in all: the product of the leading axes (seq-major: of those before T, times H). */
+  readonly heads: number;
+  /** Seq-major layout ([..., T, H, D]): H, the heads per sequence; 0 for the heads-major layout. */
+  readonly seqHeads: number;
+  readonly tq: number;
+  readonly tk: number;
+  readonly d: number;
+  readonly dv: number;
+}
+
+/** The dimensions of an attention-family spec (operands q, k[, v, ...]; `attentionLse` has no v: Dv = 0). */
+export function attentionDims(spec: KernelSpec): AttentionDims {
+  const [q, k, v] = spec.inputs;
+  const r = q.shape.length;
+  const dv = v ? v.shape[r - 1] : 0;
+  if ((spec.node.attrs as { seqMajor?: boolean }).seqMajor)
+    return { heads: numel(q.shape.slice(0, -3)) * q.shape[r - 2], seqHeads: q.shape[r - 2], tq: q.shape[r - 3], tk: k.shape[r - 3], d: q.shape[r - 1], dv };
+  return { heads: numel(q.shape.slice(0, -2)), seqHeads: 0, tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv };
+}
+
+/**
+ * WGSL for the flat row index of row `t` of head `h` (a WGSL u32 variable) in a tensor of `rows` rows per head:
+ * heads-major h·T + t; seq-major (b, n) = (h / H, h % H) at (b·T + t)·H + n. Rows of q, k, v, dOut and the results
+ * are D or Dv floats long at that index; lse and delta hold one float there.
+ */
+export const rowIndex = (dm: AttentionDims, t: string, rows: number): string =>
+  dm.seqHeads === 0 ? `(h * ${u32Lit(rows)} + ${t})` : `((h / ${u32Lit(dm.seqHeads)}) * ${u32Lit(rows * dm.seqHeads)} + (${t}) * ${u32Lit(dm.seqHeads)} + h % ${u32Lit(dm.seqHeads)})`;
+
+
+/**
+ * `dst = Δ` of query row `ri` (a WGSL u32) from its dO and output rows (`dout`, `rowdot` as vec4 arrays, `v4` vec4
+ * each), written out so that all its loads are in flight at once (a loop would wait on each pair in turn).
+ */
+export const rowDelta = (ri: string, v4: number, dst = 'val') =>
+  `${dst} = ${Array.from({ length: v4 }, (_, c) => `dot(dout[${ri} * ${u32Lit(v4)} + ${u32Lit(c)}], rowdot[${ri} * ${u32Lit(v4)} + ${u32Lit(c)}])`).join(' + ')};`;

@@ -1,0 +1,91 @@
+// Which kernel a matmul gets under the mixed-precision policy, and the parts of the WGSL that carry it (f16
+// staging, the load layout per transpose, the epilogue path). Numerics are checked on a GPU that has the feature
+// (runtime-webgpu/test/mixedPrecision.gpu.test.ts).
+import { Graph, type PwExpr } from '@neura/ir';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CAPS, type DeviceCaps, type KernelSpec } from './kernel.js';
+import type { MatmulOp } from './matmul.js';
+import { matmulProblemOf } from './matmul.js';
+import { chooseSubgroupMatrixTiling, matmulMixedKernel, subgroupMatrixPlan } from './matmulSubgroupMatrix.js';
+
+const H200: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupStorageSize: 49152, maxStorageBuffersPerShaderStage: 10, maxStorageBufferBindingSize: 2 ** 31, subgroups: true, shaderF16: true };
+const MIXED: DeviceCaps = { ...H200, mixedMatmul: { m: 16, n: 16, k: 16 } };
+
+function spec(m: number, n: number, k: number, o: { transA?: boolean; transB?: boolean; epilogue?: boolean } = {}): KernelSpec<MatmulOp> {
+  const g = new Graph();
+  const transA = o.transA ?? false;
+  const transB = o.transB ?? false;
+  const a = g.input('a', transA ? [k, m] : [m, k]);
+  const b = g.input('b', transB ? [n, k] : [k, n]);
+  const bias = g.input('bias', [n]);
+  const expr: PwExpr = { op: 'geluTanh', a: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 1 } } };
+  const node = o.epilogue ? g.node('matmulEpilogue', [a, b, bias], { transA, transB, expr }) : g.node('matmul', [a, b], { transA, transB });
+  const inputs = node.inputs.map((id) => ({ shape: g.get(id).shape, dtype: g.get(id).dtype }));
+  return { node, inputs } as KernelSpec<MatmulOp>;
+}
+
+describe('matmul under precision: mixed', () => {
+  it('leaves fp32 kernels alone without the policy', () => {
+    const code = matmulMixedKernel(spec(512, 384, 384), H200).dispatches[0].code;
+    expect(code).not.toMatch(/subgroup_matrix|f16/);
+  });
+
+  it('takes subgroup matrices with f16 staging, stored straight from the matrices for a plain product of whole blocks', () => {
+    const plan = matmulMixedKernel(spec(4096, 4096, 4096), MIXED);
+    expect(plan.dispatches).toHaveLength(1);
+    const code = plan.dispatches[0].code;
+    expect(code).toContain('enable chromium_experimental_subgroup_matrix;');
+    expect(code).toContain('diagnostic(off, chromium.subgroup_matrix_uniformity);');
+    expect(code).toContain('var<workgroup> As: array<f16, 4096>;'); // 128 x 32
+    expect(code).toMatch(/subgroupMatrixMultiplyAccumulate\(l0, r0, c0_0\)/);
+    expect(code).toMatch(/subgroupMatrixStore<row_major>\(&y, yoff/);
+    expect(code).not.toContain('Cs');
+    expect(plan.dispatches[0].workgroupSize).toEqual([128, 1, 1]);
+    expect(plan.dispatches[0].grid).toEqual([32, 32, 1]);
+  });
+
+  it('flips the load layout for transposed operands', () => {
+    const at = matmulMixedKernel(spec(384, 1536, 384, { transA: true }), MIXED).dispatches[0].code;
+    expect(at).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>/);
+    expect(at).toMatch(/subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>/);
+    const bt = matmulMixedKernel(spec(16384, 384, 1536, { transB: true }), MIXED).dispatches[0].code;
+    expect(bt).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>/);
+    expect(bt).toMatch(/subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>/);
+  });
+
+  it('stages results through workgroup memory for an epilogue or a ragged shape', () => {
+    const epi = matmulMixedKernel(spec(16384, 1536, 384, { epilogue: true }), MIXED).dispatches[0].code;
+    expect(epi).toContain('var<workgroup> Cs: array<f32,');
+    expect(epi).toMatch(/epilogue\(v\.x, /);
+    const ragged = matmulMixedKernel(spec(1000, 65, 384), MIXED).dispatches[0].code;
+    expect(ragged).toContain('Cs');
+    expect(ragged).toMatch(/if \(c \+ 3u < N\)/); // scalar, bounds-checked stores (N = 65)
+  });
+
+  it('splits long reductions over few tiles and keeps skinny shapes on the fp32 kernel', () => {
+    const dw = matmulMixedKernel(spec(384, 384, 16384, { transA: true }), MIXED);
+    expect(dw.dispatches.map((d) => d.label)).toEqual([expect.stringMatching(/:split\d+$/), expect.stringMatching(/:reduce$/)]);
+    expect(dw.dispatches[0].code).toContain('subgroupMatrixMultiplyAccumulate');
+    expect(matmulMixedKernel(spec(32, 128, 784), MIXED).dispatches[0].code).not.toContain('subgroup_matrix');
+  });
+
+  it('double-buffers slices on request: twice the slice memory, one barrier per slice', () => {
+    const t = { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32 };
+    const single = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096)), MIXED, t)?.dispatches[0].code ?? '';
+    const db = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096)), MIXED, { ...t, db: true })?.dispatches[0].code ?? '';
+    expect(db).toContain('var<workgroup> As: array<f16, 8192>;');
+    const loop = (code: string) => code.slice(code.indexOf('for (var k0'), code.indexOf('subgroupMatrixStore'));
+    expect(loop(single).match(/workgroupBarrier/g)).toHaveLength(2);
+    expect(loop(db).match(/workgroupBarrier/g)).toHaveLength(1);
+    expect(db).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>\(&As, rA \+ /);
+    // 32 KiB of slices + 16 KiB of staging: over a 32 KiB device it does not fit
+    expect(() => subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096, { epilogue: true })), { ...MIXED, maxComputeWorkgroupStorageSize: 32768 }, { ...t, db: true })).toThrow(/does not fit/);
+  });
+
+  it('picks smaller tiles when big ones would leave the GPU idle, and none when the device is too small', () => {
+    const s = { m: 16, n: 16, k: 16 };
+    expect(chooseSubgroupMatrixTiling(4096, 4096, s, MIXED)).toMatchObject({ fm: 4, fn: 4 });
+    expect(chooseSubgroupMatrixTiling(256, 384, s, MIXED)).toMatchObject({ fm: 2, fn: 2 });
+    expect(chooseSubgroupMatrixTiling(4096, 4096, s, { ...MIXED, maxComputeWorkgroupStorageSize: 8192 })).toBeUndefined();
+  });
+});

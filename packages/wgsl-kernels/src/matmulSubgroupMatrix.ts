@@ -1,0 +1,296 @@
+// Mixed-precision matmul on subgroup matrices (Dawn's `chromium-experimental-subgroup-matrix`: tensor cores on
+// NVIDIA through VK_KHR_cooperative_matrix): f16 operands, f32 accumulation, f32 in memory. Chosen only under
+// the `precision: 'mixed'` policy (`caps.mixedMatmul` set by the runtime); fp32 stays the default.
+// - A workgroup of SGM x SGN subgroups (32 lanes each) computes a BM x BN tile; each subgroup FM x FN result
+//   matrices of m x n. K is stepped in BK slices: each operand's slice is read from global memory (vec4 where the
+//   contiguous dimension allows), rounded to f16 as it is read, and staged in workgroup memory in the operand's own layout, so
+//   the transposed forms only flip the row/column-major flag of `subgroupMatrixLoad` (Aᵀ: the left matrix is
+//   loaded column-major; Bᵀ: the right one). The next slice is fetched into registers while this one computes.
+// - Results leave through workgroup memory (one FM row of result matrices at a time), where each lane applies
+//   bias / relu / the `matmulEpilogue` expression per element and stores with bounds checks; a plain product on
+//   a shape of whole m x n blocks is stored straight from the result matrices instead (faster: H200, 4096³, 79.7
+//   vs 52.1 TFLOP/s with one matrix per round staged).
+// - Split-K (weight gradients: K = batch·context over few output tiles) writes partial products to scratch and
+//   reuses matmul.ts's reduction pass (which applies the epilogue).
+// Subgroup-matrix offsets depend on the subgroup index, which WGSL's uniformity analysis cannot prove uniform
+// per subgroup: `diagnostic(off, chromium.subgroup_matrix_uniformity)` (every lane of a subgroup computes the
+// same offsets). Needs `shader-f16`, `subgroups` and the feature; the runtime checks them before setting caps.
+
+import type { DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { bindMatmul, biasAt, type MatmulOp, type MatmulProblem, matmulKernel, matmulProblemOf, matmulWhat, prefersSkinny, splitReduce } from './matmul.js';
+import { header, kernelError, labelOf, u32Lit } from './wgsl.js';
+
+/** A subgroup-matrix shape the device offers for f16 operands and f32 results (left m x k, right k x n). */
+export interface SubgroupMatrixShape {
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+}
+
+/** A subgroup-matrix tiling: SGM x SGN subgroups, each FM x FN result matrices, K slices of BK. */
+export interface SubgroupMatrixTiling {
+  readonly sgm: number;
+  readonly sgn: number;
+  readonly fm: number;
+  readonly fn: number;
+  readonly bk: number;
+  /**
+   * Two workgroup-memory slices: the next slice is stored while this one is computed, one barrier per slice
+   * instead of two. Not in the shipped tilings yet (unmeasured); a candidate for `subgroupMatrixPlan(p, caps, t)`.
+   */
+  readonly db?: boolean;
+}
+
+/** Lanes per subgroup the kernel assumes (NVIDIA: 32; the runtime checks the adapter's subgroup size). */
+export const SUBGROUP_MATRIX_LANES = 32;
+
+/**
+ * Tilings, preferred first (H200, 16x16x16 f16, 4096³ measured by the probe: 128x128x32 with 2x2 subgroups of 4x4
+ * matrices 79.7 TFLOP/s stored directly; 64x128 and 64x64 tiles slower). A big tile is used only when the output
+ * has enough of them to fill the GPU; else the next.
+ */
+const TILINGS: readonly (SubgroupMatrixTiling & { minTiles: number })[] = [
+  { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32, minTiles: 256 },
+  { sgm: 2, sgn: 2, fm: 2, fn: 4, bk: 32, minTiles: 128 },
+  { sgm: 2, sgn: 2, fm: 2, fn: 2, bk: 32, minTiles: 0 },
+];
+
+const tileOf = (t: SubgroupMatrixTiling, s: SubgroupMatrixShape) => ({ bm: t.sgm * t.fm * s.m, bn: t.sgn * t.fn * s.n, nt: t.sgm * t.sgn * SUBGROUP_MATRIX_LANES });
+/** Workgroup memory of a tiling: the f16 slices of A and B, and the f32 staging of one row of result matrices. */
+const bytesOf = (t: SubgroupMatrixTiling, s: SubgroupMatrixShape) => {
+  const { bm, bn } = tileOf(t, s);
+  return (bm + bn) * t.bk * 2 * (t.db ? 2 : 1) + t.sgm * t.sgn * t.fn * s.m * s.n * 4;
+};
+
+/** Whether a tiling fits the device's limits. */
+function fits(t: SubgroupMatrixTiling, s: SubgroupMatrixShape, caps: DeviceCaps): boolean {
+  return tileOf(t, s).nt <= caps.maxComputeInvocationsPerWorkgroup && tileOf(t, s).nt <= caps.maxComputeWorkgroupSizeX && bytesOf(t, s) <= caps.maxComputeWorkgroupStorageSize && t.bk % s.k === 0;
+}
+
+/** The tiling for an M x N output (batches included in N's count), or undefined when none fits the device. */
+export function chooseSubgroupMatrixTiling(m: number, n: number, s: SubgroupMatrixShape, caps: DeviceCaps): SubgroupMatrixTiling | undefined {
+  const ok = TILINGS.filter((t) => fits(t, s, caps));
+  return ok.find((t) => Math.ceil(m / tileOf(t, s).bm) * Math.ceil(n / tileOf(t, s).bn) >= t.minTiles) ?? ok[ok.length - 1];
+}
+
+/** Split-K for long reductions over few tiles (as matmul.ts's chooseSplitK, for this tile): splits and chunk, or undefined. */
+function splitOf(p: MatmulProblem, t: SubgroupMatrixTiling, s: SubgroupMatrixShape, caps: DeviceCaps): { splits: number; chunk: number } | undefined {
+  const { M, N, K } = p;
+  if (p.batches !== 1 || K < 512 || K < 4 * Math.max(M, N)) return undefined;
+  const { bm, bn } = tileOf(t, s);
+  const tiles = Math.ceil(M / bm) * Math.ceil(N / bn);
+  if (tiles >= 128) return undefined;
+  let splits = Math.min(Math.ceil(512 / tiles), Math.floor(K / 128), Math.floor(caps.maxStorageBufferBindingSize / (M * N * 4)), caps.maxComputeWorkgroupsPerDimension);
+  if (splits < 2) return undefined;
+  const chunk = Math.ceil(K / splits / t.bk) * t.bk;
+  splits = Math.ceil(K / chunk);
+  return splits < 2 ? undefined : { splits, chunk };
+}
+
+/**
+ * The matmul generator of the registry: under the mixed-precision policy (`caps.mixedMatmul`) a subgroup-matrix
+ * plan, except for shapes that take the skinny kernel (M ≤ 64: latency-bound, no tile to fill) or that no tiling
+ * fits; otherwise, and always without the policy, matmul.ts's fp32 kernels.
+ */
+export function matmulMixedKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps): KernelPlan {
+  if (!caps.mixedMatmul) return matmulKernel(spec, caps);
+  const p = matmulProblemOf(spec);
+  if (p.M === 0 || p.N === 0 || p.batches === 0 || prefersSkinny(p.M, p.N * p.batches, p.transA, p.transB)) return matmulKernel(spec, caps);
+  return subgroupMatrixPlan(p, caps) ?? matmulKernel(spec, caps);
+}
+
+/** The mixed-precision plan of a matmul (tiling chosen per shape unless given), or undefined when no tiling fits. */
+export function subgroupMatrixPlan(p: MatmulProblem, caps: DeviceCaps, given?: SubgroupMatrixTiling): KernelPlan | undefined {
+  const s = caps.mixedMatmul;
+  if (!s) return kernelError(p.spec, 'a subgroup-matrix plan needs caps.mixedMatmul (precision: mixed)');
+  const t = given ?? chooseSubgroupMatrixTiling(p.M, p.N * p.batches, s, caps);
+  if (!t) return undefined;
+  if (given && !fits(given, s, caps)) kernelError(p.spec, `subgroup-matrix tiling ${JSON.stringify(given)} does not fit the device`);
+  const split = splitOf(p, t, s, caps);
+  const main = mainDispatch(p, s, t, caps, split);
+  if (!split) return { dispatches: [main], scratch: [] };
+  return { dispatches: [main, splitReduce(p, split.splits, caps, main.label.replace(/:split\d+$/, ''))], scratch: [split.splits * p.M * p.N * 4] };
+}
+
+function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatrixTiling, caps: DeviceCaps, split?: { splits: number; chunk: number }): Dispatch {
+  const { spec, M, N, K, transA, transB } = p;
+  const { sgm, sgn, fm, fn, bk } = t;
+  const { bm, bn, nt } = tileOf(t, s);
+  const grid: [number, number, number] = [Math.ceil(N / bn), Math.ceil(M / bm), split ? split.splits : p.batches];
+  const max = caps.maxComputeWorkgroupsPerDimension;
+  if (grid.some((g) => g > max)) kernelError(spec, `needs a ${grid.join('x')} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
+  const epilogue = !split && (p.hasBias || p.relu || p.epi !== undefined);
+  // straight stores need whole m x n result matrices (a matrix is wholly inside the output or wholly outside)
+  const direct = !epilogue && M % s.m === 0 && N % s.n === 0;
+  const vecA = transA ? M % 4 === 0 : K % 4 === 0;
+  const vecB = transB ? K % 4 === 0 : N % 4 === 0;
+  const { bindings, decl, A, B, va, vb } = bindMatmul(p, vecA, vecB, !split);
+  if (split && p.hasBias) {
+    decl.pop(); // the bias is added by the reduction pass
+    bindings.pop();
+  }
+  const vecOut = !direct && N % 4 === 0;
+  decl.push(`@group(0) @binding(${bindings.length}) var<storage, read_write> y: array<${vecOut ? 'vec4<f32>' : 'f32'}>;`);
+  bindings.push(split ? { source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' } : { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+
+  // Slice loads: unit e (w elements along the operand's contiguous dimension) of the slice at kt into register r,
+  // then rounded to f16 into As ([m][k], or [k][m] for Aᵀ) / Bs ([k][n], or [n][k] for Bᵀ), contiguous as in memory.
+  const regs: string[] = [];
+  const fetch: string[] = [];
+  const store: string[] = [];
+  const operand = (isA: boolean) => {
+    const trans = isA ? transA : transB;
+    const vec = isA ? va : vb;
+    const w = vec ? 4 : 1;
+    const bx = isA ? bm : bn;
+    const alongK = isA ? !trans : trans;
+    const inner = alongK ? bk : bx;
+    const units = (bx * bk) / w;
+    const buf = isA ? A : B;
+    const g0 = isA ? 'row0' : 'col0';
+    const ext = isA ? 'M' : 'N';
+    const x = alongK ? 'o' : 'i0';
+    const k = alongK ? 'i0' : 'o';
+    const index = `${isA ? 'aoff' : 'boff'} + ${isA ? (trans ? `(kt + ${k}) * M + ${g0} + ${x}` : `(${g0} + ${x}) * K + kt + ${k}`) : trans ? `(${g0} + ${x}) * K + kt + ${k}` : `(kt + ${k}) * N + ${g0} + ${x}`}`;
+    // registers hold the prefetched slice already rounded to f16 (half the registers of f32)
+    const ty = vec ? 'vec4<f16>' : 'f16';
+    for (let l = 0; l < Math.ceil(units / nt); l++) {
+      const r = `${isA ? 'a' : 'b'}r${l}`;
+      const e = `(lid + ${u32Lit(l * nt)})`;
+      const guard = units % nt === 0 ? '' : `if (${e} < ${u32Lit(units)}) `;
+      const at = `let i0 = (${e} % ${u32Lit(inner / w)}) * ${u32Lit(w)}; let o = ${e} / ${u32Lit(inner / w)};`;
+      regs.push(`var ${r}: ${ty};`);
+      fetch.push(`${guard}{ ${at} ${r} = ${ty}(); if (${g0} + ${x} < ${ext} && kt + ${k} < K) { ${r} = ${ty}(${buf}[${vec ? `(${index}) / 4u` : index}]); } }`);
+      const sh = isA ? 'As' : 'Bs';
+      const put = vec ? [0, 1, 2, 3].map((q) => `${sh}[s + ${u32Lit(q)}] = ${r}.${'xyzw'[q]};`).join(' ') : `${sh}[s] = ${r};`;
+      // double buffering: the slice being stored starts at sA / sB (0 or one slice)
+      store.push(`${guard}{ ${at} let s = ${t.db ? `${isA ? 'sA' : 'sB'} + ` : ''}o * ${u32Lit(inner)} + i0; ${put} }`);
+    }
+  };
+  operand(true);
+  operand(false);
+
+  const L = `subgroup_matrix_left<f16, ${s.k}, ${s.m}>`;
+  const R = `subgroup_matrix_right<f16, ${s.n}, ${s.k}>`;
+  const C = `subgroup_matrix_result<f32, ${s.n}, ${s.m}>`;
+  // double buffering: the slice being computed starts at rA / rB
+  const load = (ty: string, off: string, colMajor: boolean, stride: number) => {
+    const left = ty.includes('left');
+    return `subgroupMatrixLoad<${ty}, ${colMajor ? 'col_major' : 'row_major'}>(&${left ? 'As' : 'Bs'}, ${t.db ? `${left ? 'rA' : 'rB'} + ` : ''}${off}, ${u32Lit(stride)})`;
+  };
+  const lines: string[] = [];
+  const emit = (x: string, d = 1) => lines.push(`${'  '.repeat(d)}${x}`);
+  for (let i = 0; i < fm; i++) for (let j = 0; j < fn; j++) emit(`var c${i}_${j}: ${C};`);
+  emit(regs.join(' '));
+  emit(split ? `let kbeg = wid.z * ${u32Lit(split.chunk)}; let kend = min(K, kbeg + ${u32Lit(split.chunk)});` : 'let kbeg = 0u; let kend = K;');
+  emit('{ let kt = kbeg;');
+  for (const f of fetch) emit(f, 2);
+  emit('}');
+  const compute = () => {
+    for (let kk = 0; kk < bk; kk += s.k) {
+      emit('{', 2);
+      for (let i = 0; i < fm; i++) {
+        const m = `sm * ${u32Lit(fm * s.m)} + ${u32Lit(i * s.m)}`;
+        emit(`let l${i} = ${transA ? load(L, `${u32Lit(kk * bm)} + ${m}`, true, bm) : load(L, `(${m}) * ${u32Lit(bk)} + ${u32Lit(kk)}`, false, bk)};`, 3);
+      }
+      for (let j = 0; j < fn; j++) {
+        const n = `sn * ${u32Lit(fn * s.n)} + ${u32Lit(j * s.n)}`;
+        emit(`let r${j} = ${transB ? load(R, `(${n}) * ${u32Lit(bk)} + ${u32Lit(kk)}`, true, bk) : load(R, `${u32Lit(kk * bn)} + ${n}`, false, bn)};`, 3);
+      }
+      for (let i = 0; i < fm; i++) for (let j = 0; j < fn; j++) emit(`c${i}_${j} = subgroupMatrixMultiplyAccumulate(l${i}, r${j}, c${i}_${j});`, 3);
+      emit('}', 2);
+    }
+  };
+  if (!t.db) {
+    emit(`for (var k0 = kbeg; k0 < kend; k0 = k0 + ${u32Lit(bk)}) {`);
+    for (const x of store) emit(x, 2);
+    emit('workgroupBarrier();', 2);
+    emit(`if (k0 + ${u32Lit(bk)} < kend) { let kt = k0 + ${u32Lit(bk)};`, 2);
+    for (const f of fetch) emit(f, 3);
+    emit('}', 2);
+    compute();
+    emit('workgroupBarrier();', 2);
+    emit('}');
+  } else {
+    // slice 0 stored before the loop; each step stores slice i+1 into the other half, fetches slice i+2 into
+    // registers, computes slice i, then one barrier
+    const sa = u32Lit(bm * bk);
+    const sb = u32Lit(bk * bn);
+    emit('{ let sA = 0u; let sB = 0u;');
+    for (const x of store) emit(x, 2);
+    emit('}');
+    emit(`if (kbeg + ${u32Lit(bk)} < kend) { let kt = kbeg + ${u32Lit(bk)};`);
+    for (const f of fetch) emit(f, 2);
+    emit('}');
+    emit('workgroupBarrier();');
+    emit('var cur = 0u;');
+    emit(`for (var k0 = kbeg; k0 < kend; k0 = k0 + ${u32Lit(bk)}) {`);
+    emit(`let rA = cur * ${sa}; let rB = cur * ${sb}; let sA = ${sa} - rA; let sB = ${sb} - rB;`, 2);
+    emit(`if (k0 + ${u32Lit(bk)} < kend) {`, 2);
+    for (const x of store) emit(x, 3);
+    emit('}', 2);
+    emit(`if (k0 + ${u32Lit(2 * bk)} < kend) { let kt = k0 + ${u32Lit(2 * bk)};`, 2);
+    for (const f of fetch) emit(f, 3);
+    emit('}', 2);
+    compute();
+    emit('workgroupBarrier();', 2);
+    emit('cur = 1u - cur;', 2);
+    emit('}');
+  }
+
+  // Results. Rows of result matrix (i, j) start at row0 + sm·FM·m + i·m, columns at col0 + sn·FN·n + j·n.
+  const r0 = (i: number) => `row0 + sm * ${u32Lit(fm * s.m)} + ${u32Lit(i * s.m)}`;
+  const c0 = (j: number) => `col0 + sn * ${u32Lit(fn * s.n)} + ${u32Lit(j * s.n)}`;
+  if (direct) {
+    for (let i = 0; i < fm; i++)
+      for (let j = 0; j < fn; j++) emit(`if (${r0(i)} < M && ${c0(j)} < N) { subgroupMatrixStore<row_major>(&y, yoff + (${r0(i)}) * N + ${c0(j)}, c${i}_${j}, N); }`);
+  } else {
+    // one row i of result matrices per round: subgroup sg stages its FN matrices as an m x (FN·n) row-major block
+    const bw = fn * s.n; // block width
+    const per = (s.m * bw) / 4; // vec4 per block
+    for (let i = 0; i < fm; i++) {
+      for (let j = 0; j < fn; j++) emit(`subgroupMatrixStore<row_major>(&Cs, sg * ${u32Lit(s.m * bw)} + ${u32Lit(j * s.n)}, c${i}_${j}, ${u32Lit(bw)});`);
+      emit('workgroupBarrier();');
+      emit(`for (var e = sl; e < ${u32Lit(per)}; e = e + ${u32Lit(SUBGROUP_MATRIX_LANES)}) {`);
+      emit(`let r = ${r0(i)} + e / ${u32Lit(bw / 4)}; let c = col0 + sn * ${u32Lit(bw)} + (e % ${u32Lit(bw / 4)}) * 4u; let q = sg * ${u32Lit(s.m * bw)} + e * 4u;`, 2);
+      const parts = ['var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]);'];
+      if (p.hasBias && !split) parts.push(`v = v + vec4<f32>(${[0, 1, 2, 3].map((x) => biasAt(p, 'r', `min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
+      if (p.relu && !split) parts.push('v = max(v, vec4<f32>());');
+      if (p.epi && !split) {
+        const epi = p.epi;
+        parts.push(`v = vec4<f32>(${[0, 1, 2, 3].map((x) => epi.at(`v.${'xyzw'[x]}`, `yoff + r * N + min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
+      }
+      if (vecOut) parts.push('if (c < N) { y[(yoff + r * N + c) / 4u] = v; }');
+      else parts.push(['x', 'y', 'z', 'w'].map((cc, x) => `if (c + ${u32Lit(x)} < N) { y[yoff + r * N + c + ${u32Lit(x)}] = v.${cc}; }`).join(' '));
+      emit(`if (r < M) { ${parts.join(' ')} }`, 2);
+      emit('}');
+      emit('workgroupBarrier();');
+    }
+  }
+  const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
+  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices${t.db ? ', double-buffered' : ''}, ${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads, ${direct ? 'results stored directly' : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
+enable subgroups;
+enable chromium_experimental_subgroup_matrix;
+diagnostic(off, chromium.subgroup_matrix_uniformity);
+${decl.join('\n')}
+
+const M = ${u32Lit(M)};
+const N = ${u32Lit(N)};
+const K = ${u32Lit(K)};
+var<workgroup> As: array<f16, ${bm * bk * (t.db ? 2 : 1)}>;
+var<workgroup> Bs: array<f16, ${bk * bn * (t.db ? 2 : 1)}>;
+${direct ? '' : `var<workgroup> Cs: array<f32, ${sgm * sgn * s.m * fn * s.n}>;\n`}
+@compute @workgroup_size(${nt})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let row0 = wid.y * ${u32Lit(bm)};
+  let col0 = wid.x * ${u32Lit(bn)};
+  let sg = lid / ${u32Lit(SUBGROUP_MATRIX_LANES)};
+  let sl = lid % ${u32Lit(SUBGROUP_MATRIX_LANES)};
+  let sm = sg / ${u32Lit(sgn)};
+  let sn = sg % ${u32Lit(sgn)};
+  ${split ? `let aoff = 0u; let boff = 0u; let yoff = wid.z * ${u32Lit(M * N)};` : p.offsets}
+${lines.join('\n')}
+}
+`;
+  return { label: split ? `${label}:split${split.splits}` : label, code, bindings, workgroupSize: [nt, 1, 1], grid };
+}
