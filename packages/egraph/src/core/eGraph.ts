@@ -288,15 +288,16 @@ export class EGraph<D = undefined> {
       c.nodes = nodes;
       // parents dedup by node object and class: building a content key per parent entry (long for fused
       // nodes) dominated rebuilds; a rare content-duplicate only costs one more repair visit
-      const seenParents = new Map<ENode, Set<Id>>();
+      // (a node almost always has one parent class: a small array per node, not a set)
+      const seenParents = new Map<ENode, Id[]>();
       const parents: [ENode, Id][] = [];
       for (const [n, p] of c.parents) {
         const canon = this.canonicalize(n);
         const cls = this.find(p);
-        let ids = seenParents.get(canon);
-        if (!ids) seenParents.set(canon, (ids = new Set()));
-        if (ids.has(cls)) continue;
-        ids.add(cls);
+        const ids = seenParents.get(canon);
+        if (!ids) seenParents.set(canon, [cls]);
+        else if (ids.includes(cls)) continue;
+        else ids.push(cls);
         parents.push([canon, cls]);
       }
       c.parents = parents;

@@ -20,6 +20,7 @@ import { addRecorded, classRule, rulesOf, type TensorRewrite } from './ruleKit.j
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
 const IDENTITY: PwExpr = $(0);
+const IDENTITY_KEY = JSON.stringify(IDENTITY);
 /** Placeholder index of stat k while operands are still being numbered (renumbered to n + k at the end). */
 const STAT_BASE = 1 << 20;
 /** Most stats of one rowwise node (a layer norm's dx needs four). */
@@ -118,14 +119,15 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inlineRo
   const addStat = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): PwExpr | undefined => {
     const at = (k: number) => $(STAT_BASE + k);
     const base = `${reduce}|${JSON.stringify(expr)}`;
-    const exact = statIndex.get(`${base}|${JSON.stringify(post)}`);
+    const key = `${base}|${JSON.stringify(post)}`;
+    const exact = statIndex.get(key);
     if (exact !== undefined) return at(exact);
-    const raw = statIndex.get(`${base}|${JSON.stringify(IDENTITY)}`);
+    const raw = statIndex.get(`${base}|${IDENTITY_KEY}`);
     if (raw !== undefined) return mapIn(post, () => at(raw));
     if (stats.length >= MAX_STATS || exprSize(expr) > maxSize) return undefined;
     const k = stats.push({ expr, reduce, post }) - 1;
-    statIndex.set(`${base}|${JSON.stringify(post)}`, k);
-    statLog.push(`${base}|${JSON.stringify(post)}`);
+    statIndex.set(key, k);
+    statLog.push(key);
     return at(k);
   };
   // a producer that is itself row-local: its operands, stats and expression inlined (one kernel for both)

@@ -78,6 +78,30 @@ function childVars(arity: number): string[] {
   return CHILD_VARS[arity] ?? Array.from({ length: arity }, (_, i) => `?c${i}`);
 }
 
+/** The classes changed since an epoch and their parents, kept for the rules searching the same e-graph after it. */
+interface ChangedSet {
+  readonly key: string;
+  readonly ids: ReadonlySet<Id>;
+}
+
+/**
+ * Classes changed since `since` and the classes of their parents. Every node rule of a pass scanned at the same
+ * epoch asks for the same set while the e-graph stands still (searches run before applies): it is built once.
+ */
+function changedWithParents(egraph: EGraph<TensorInfo>, since: number): ReadonlySet<Id> {
+  const ctx = ctxOf(egraph);
+  const key = `${since}|${egraph.epoch}|${egraph.totalNodes}|${egraph.numClasses}`;
+  const last = ctx.of<{ set?: ChangedSet }>('nodeRule:changed', () => ({}));
+  if (last.set?.key === key) return last.set.ids;
+  const ids = new Set<Id>();
+  for (const id of egraph.changedSince(since)) {
+    ids.add(id);
+    for (const [, p] of egraph.eclass(id).parents) ids.add(egraph.find(p));
+  }
+  last.set = { key, ids };
+  return ids;
+}
+
 /** Options of `nodeRule`. */
 export interface NodeRuleOptions {
   /** A cheap test at search time: nodes failing it are not matched (keeps match counts and apply calls down). */
@@ -126,16 +150,7 @@ export function nodeRule(
       // can hold a node with a new signature
       const since = st.scanned;
       const epoch = egraph.epoch;
-      let candidates: Iterable<Id>;
-      if (since === undefined) candidates = ops.flatMap((op) => egraph.classesWithOp(op));
-      else {
-        const set = new Set<Id>();
-        for (const id of egraph.changedSince(since)) {
-          set.add(id);
-          for (const [, p] of egraph.eclass(id).parents) set.add(egraph.find(p));
-        }
-        candidates = set;
-      }
+      const candidates: Iterable<Id> = since === undefined ? ops.flatMap((op) => egraph.classesWithOp(op)) : changedWithParents(egraph, since);
       const seen = new Set<Id>();
       for (const id of candidates) {
         if (seen.has(id)) continue;
@@ -143,7 +158,9 @@ export function nodeRule(
         if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
         const substs: Subst[] = [];
         for (const n of egraph.eclass(id).nodes) {
-          if (!opSet.has(n.op) || st.applied.get(n) === nodeSignature(egraph, id, n) || (guard && !guard(egraph, id, n))) continue;
+          if (!opSet.has(n.op)) continue;
+          const applied = st.applied.get(n); // signatures are hashed only for nodes applied before
+          if ((applied !== undefined && applied === nodeSignature(egraph, id, n)) || (guard && !guard(egraph, id, n))) continue;
           const s = Subst.fromArrays(childVars(n.children.length), n.children);
           st.nodes.set(s, n);
           substs.push(s);
