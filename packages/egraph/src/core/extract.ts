@@ -159,10 +159,26 @@ export class Extractor<D> {
     const childCost = (id: Id): number => (this.best.get(this.egraph.find(id)) as { cost: number }).cost;
     // Strictly increasing costs converge in about depth-many passes; the bound only stops a faulty cost function.
     const maxPasses = 4 * classes.length + 8;
+    // a class is evaluated again only once a child class's best changed since its last evaluation (otherwise no
+    // node of it can get cheaper): the same passes and the same choices, without re-costing settled classes
+    const consumers = new Map<Id, Id[]>();
+    for (const c of classes) {
+      for (const n of c.nodes) {
+        for (const ch of n.children) {
+          const k = this.egraph.find(ch);
+          const list = consumers.get(k);
+          if (!list) consumers.set(k, [c.id]);
+          else if (list[list.length - 1] !== c.id) list.push(c.id);
+        }
+      }
+    }
+    const stale = new Set<Id>(classes.map((c) => c.id));
     for (let pass = 0, changed = true; changed && pass < maxPasses; pass++) {
       changed = false;
       for (const c of classes) {
+        if (!stale.delete(c.id)) continue;
         let cur = this.best.get(c.id);
+        const was = cur;
         for (const n of c.nodes) {
           if (!n.children.every((ch) => this.best.has(this.egraph.find(ch)))) continue;
           const cost = this.costFn.cost(n, childCost, c.id);
@@ -172,6 +188,7 @@ export class Extractor<D> {
             changed = true;
           }
         }
+        if (cur !== was) for (const p of consumers.get(c.id) ?? []) stale.add(p);
       }
     }
   }

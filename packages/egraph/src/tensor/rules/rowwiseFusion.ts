@@ -75,7 +75,7 @@ function rowReductionsIn(egraph: EGraph<TensorInfo>, cls: Id, out: Shape): RowRe
  * numbered as they are met; a class is an operand (read at the element, broadcast to the output) unless it is a
  * constant or a row scalar that resolves to a stat or to an inlined expression of stats.
  */
-function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inlineRows: boolean): Candidate | undefined {
+function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inlineRows: boolean, memo: RowMemo): Candidate | undefined {
   const out = info(egraph, eclass);
   const S = out.shape;
   if (out.dtype !== 'f32' || S.length === 0 || S[S.length - 1] < 2) return undefined;
@@ -161,7 +161,11 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inlineRo
     if (t.constant !== undefined && t.dtype === 'f32') return { op: 'const', value: t.constant };
     if (visiting.has(id)) return operand(id);
     if (!isRowScalar(t.shape, S)) {
-      if (!inlineRows || !sameShape(t.shape, S)) return operand(id);
+      if (!inlineRows) {
+        if (sameShape(t.shape, S) && egraph.eclass(id).nodes.some((n) => n.op === 'rowwise')) memo.inlinable = true;
+        return operand(id);
+      }
+      if (!sameShape(t.shape, S)) return operand(id);
       visiting.add(id);
       const m = mark();
       let e = inlineRowwise(id);
@@ -177,9 +181,16 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inlineRo
     visiting.add(id);
     try {
       // a stat: the reduction variant that binds the fewest new operands, then the one that fused the most
-      const reds = rowReductionsIn(egraph, id, S).sort((a, b) => newOperands(a.children) - newOperands(b.children) || exprSize(b.expr) - exprSize(a.expr));
-      if (reds.length) {
-        const r = reds[0];
+      let reds = memo.reductions.get(id);
+      if (!reds) memo.reductions.set(id, (reds = rowReductionsIn(egraph, id, S).map((r) => ({ r, size: exprSize(r.expr) }))));
+      let best: { r: RowReduction; size: number } | undefined;
+      let bestNew = 0;
+      for (const x of reds) {
+        const k = newOperands(x.r.children);
+        if (!best || k < bestNew || (k === bestNew && x.size > best.size)) [best, bestNew] = [x, k];
+      }
+      if (best) {
+        const r = best.r;
         const kids = resolveAll(r.children);
         const e = kids && addStat(mapIn(r.expr, (i) => kids[i]), r.reduce, r.post);
         if (e) {
@@ -214,6 +225,13 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inlineRo
   return { attrs, operands, rules, size: exprSize(expr) + attrs.stats.reduce((s, st) => s + exprSize(st.expr) + exprSize(st.post), 0) };
 }
 
+/** What resolving the variants of one class shares: its classes' row reductions, and whether any producer is row-local. */
+interface RowMemo {
+  readonly reductions: Map<Id, { r: RowReduction; size: number }[]>;
+  /** Set when a resolution met a full-shape operand holding a rowwise node (only then can inlining change it). */
+  inlinable: boolean;
+}
+
 /** A rowwise node one pointwise variant resolves to, before it is added. */
 interface Candidate {
   readonly attrs: OpAttrs['rowwise'];
@@ -238,10 +256,14 @@ function readsRowScalar(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): bo
 /** Every pointwise variant of a class that reads row statistics, resolved; the best few added to the class. */
 function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
   const found = new Map<string, Candidate>();
+  const memo: RowMemo = { reductions: new Map(), inlinable: false };
   for (const n of egraph.eclass(eclass).nodes) {
     if (!readsRowScalar(egraph, eclass, n)) continue;
+    memo.inlinable = false;
     for (const inlineRows of [false, true]) {
-      const c = rowwiseOf(egraph, eclass, n, inlineRows);
+      // without a row-local producer met, inlining resolves exactly as without it
+      if (inlineRows && !memo.inlinable) break;
+      const c = rowwiseOf(egraph, eclass, n, inlineRows, memo);
       if (!c) continue;
       const key = `${c.operands.join(',')}|${JSON.stringify(c.attrs)}`;
       if (!found.has(key)) found.set(key, c);
