@@ -5,20 +5,12 @@
 import { tensor, type TensorValue } from '@neura/ir';
 import { compileInference, compileTraining, GPT } from '@neura/nn';
 import { adamW } from '@neura/optim';
-import { capsFor, createDevice, type NeuraDevice, PrecisionError } from '@neura/runtime-webgpu';
+import { createDevice, type NeuraDevice, PrecisionError, supportsPrecision } from '@neura/runtime-webgpu';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // at module level: `skipIf` reads it while the tests are collected
 const device: NeuraDevice = await createDevice({ mixedPrecision: true });
-const tensorCores = (() => {
-  try {
-    capsFor(device, 'mixed');
-    return true;
-  } catch (e) {
-    if (e instanceof PrecisionError) return false;
-    throw e;
-  }
-})();
+const tensorCores = supportsPrecision(device, 'mixed');
 afterAll(() => device.destroy());
 
 const config = { layers: 1, heads: 2, width: 64, context: 32, vocab: 11, attention: 'op' } as const;

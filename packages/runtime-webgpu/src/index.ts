@@ -5,7 +5,7 @@
 export { type CompileOptions, compile } from './compile.js';
 export type { CompiledStep, InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 export { type AdapterChoice, type AdapterInfo, type CreateDeviceOptions, createDevice, MIXED_PRECISION_TOGGLES, type NeuraDevice, type NumericCap, SUBGROUP_MATRIX_FEATURE, type SubgroupMatrixConfig, withDawnToggles } from './device.js';
-export { capsFor, type Precision, PrecisionError } from './precision.js';
+export { capsFor, type Precision, PrecisionError, supportsPrecision } from './precision.js';
 export { DeviceLostError, GpuValidationError, InputError, KernelCompileError, type WgslDiagnostic } from './errors.js';
 export type { FeedValue } from './feeds.js';
 export {

@@ -3,7 +3,7 @@
 import { DEFAULT_CAPS } from '@neura/wgsl-kernels';
 import { describe, expect, it } from 'vitest';
 import { type AdapterInfo, type NeuraDevice, withDawnToggles } from './device.js';
-import { capsFor, PrecisionError } from './precision.js';
+import { capsFor, PrecisionError, supportsPrecision } from './precision.js';
 
 const H200_CONFIGS = [
   { m: 16, n: 16, k: 16, componentType: 'f16', resultComponentType: 'f16' },
@@ -31,6 +31,13 @@ describe('capsFor', () => {
     expect(() => capsFor(device(ALL, { subgroupMatrixConfigs: H200_CONFIGS.filter((c) => c.componentType === 'i8') }), 'mixed')).toThrow(/no f16 x f16 -> f32 subgroup-matrix configuration/);
     expect(() => capsFor(device(ALL, { subgroupSizes: [16, 64] }), 'mixed')).toThrow(/subgroups of 16–64 lanes \(the kernel needs 32\)/);
     expect(() => capsFor(device(ALL), 'mixed')).not.toThrow(PrecisionError);
+  });
+
+  it('supportsPrecision says the same as a boolean; an unknown policy is false too', () => {
+    expect(supportsPrecision(device(ALL), 'mixed')).toBe(true);
+    expect(supportsPrecision(device(['subgroups']), 'mixed')).toBe(false);
+    expect(supportsPrecision(device([]), 'fp32')).toBe(true);
+    expect(supportsPrecision(device(ALL), 'bf16' as 'fp32')).toBe(false);
   });
 });
 

@@ -37,3 +37,14 @@ export function capsFor(device: NeuraDevice, precision: Precision = 'fp32'): Dev
   if (!best) throw new PrecisionError(`precision 'mixed': device ${device.name} has no f16 subgroup-matrix configuration with k dividing 32 (${JSON.stringify(configs)})`);
   return { ...device.caps, mixedMatmul: { m: best.m, n: best.n, k: best.k } };
 }
+
+/** Whether the device runs `precision` (what `capsFor` would refuse with a PrecisionError, as a boolean). */
+export function supportsPrecision(device: NeuraDevice, precision: Precision): boolean {
+  try {
+    capsFor(device, precision);
+    return true;
+  } catch (e) {
+    if (e instanceof PrecisionError) return false;
+    throw e;
+  }
+}

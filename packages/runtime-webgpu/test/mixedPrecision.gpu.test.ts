@@ -6,21 +6,13 @@
 // asking for `mixed` must fail with a PrecisionError naming the feature and the adapter.
 import { Graph, interpret, type PwExpr, type TensorValue, tensor } from '@neura/ir';
 import { afterAll, describe, expect, it } from 'vitest';
-import { capsFor, compile, createDevice, type NeuraDevice, PrecisionError, SUBGROUP_MATRIX_FEATURE } from '../src/index.js';
+import { capsFor, compile, createDevice, type NeuraDevice, PrecisionError, SUBGROUP_MATRIX_FEATURE, supportsPrecision } from '../src/index.js';
 import { generateKernel, isSpecOf, type KernelGenerator, matmulProblemOf, type SubgroupMatrixTiling, subgroupMatrixPlan } from '@neura/wgsl-kernels';
 import { randoms } from './graphs.js';
 
 // at module level: `skipIf` reads it while the tests are collected
 const device: NeuraDevice = await createDevice({ mixedPrecision: true });
-const tensorCores = (() => {
-  try {
-    capsFor(device, 'mixed');
-    return true;
-  } catch (e) {
-    if (e instanceof PrecisionError) return false;
-    throw e;
-  }
-})();
+const tensorCores = supportsPrecision(device, 'mixed');
 afterAll(() => device.destroy());
 
 /** Nearest f16 value (ties to even), as the kernels round operands when they stage them. */

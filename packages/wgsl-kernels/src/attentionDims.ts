@@ -43,3 +43,18 @@ export const rowIndex = (dm: AttentionDims, t: string, rows: number): string =>
  */
 export const rowDelta = (ri: string, v4: number, dst = 'val') =>
   `${dst} = ${Array.from({ length: v4 }, (_, c) => `dot(dout[${ri} * ${u32Lit(v4)} + ${u32Lit(c)}], rowdot[${ri} * ${u32Lit(v4)} + ${u32Lit(c)}])`).join(' + ')};`;
+
+/**
+ * The read bindings 0–5 of every attention-gradient kernel: q, k, v, dO, the log-sum-exp and `rowdot` — Δ per query
+ * row, or (deltaFromOut) attention's output rows, Δ = dO·O computed where the rows' statistics are staged.
+ */
+export function gradReadBindings(deltaFromOut: boolean): string[] {
+  return [
+    '@group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;',
+    '@group(0) @binding(1) var<storage, read> k: array<vec4<f32>>;',
+    '@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;',
+    '@group(0) @binding(3) var<storage, read> dout: array<vec4<f32>>;',
+    '@group(0) @binding(4) var<storage, read> lse: array<f32>;',
+    `@group(0) @binding(5) var<storage, read> rowdot: array<${deltaFromOut ? 'vec4<f32>' : 'f32'}>;`,
+  ];
+}

@@ -13,7 +13,7 @@
 // Causal masks are top-left aligned (key j > query i masked, as the interpreter). attention.ts decides when to
 // use this file (its simple kernels stay for odd D and as the reference shape).
 
-import { type AttentionDims, attentionDims, rowDelta, rowIndex } from './attentionDims.js';
+import { type AttentionDims, attentionDims, gradReadBindings, rowDelta, rowIndex } from './attentionDims.js';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 export { type AttentionDims, attentionDims, rowIndex };
 import { chooseTiledGrad, DEFAULT_TILED_GRAD, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
@@ -215,13 +215,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
   const outN = wrt === 'v' ? dv : d;
   const O4 = outN / 4;
   const decl = [
-    '@group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;',
-    '@group(0) @binding(1) var<storage, read> k: array<vec4<f32>>;',
-    '@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;',
-    '@group(0) @binding(3) var<storage, read> dout: array<vec4<f32>>;',
-    '@group(0) @binding(4) var<storage, read> lse: array<f32>;',
-    // rowdot: Δ per query row, or (deltaFromOut) attention's output rows, Δ = dO·O computed here
-    `@group(0) @binding(5) var<storage, read> rowdot: array<${deltaFromOut ? 'vec4<f32>' : 'f32'}>;`,
+    ...gradReadBindings(deltaFromOut),
     '@group(0) @binding(6) var<storage, read_write> y: array<vec4<f32>>;',
     ...(wrt === 'kv' ? ['@group(0) @binding(7) var<storage, read_write> y2: array<vec4<f32>>;'] : []),
   ].join('\n');

@@ -12,7 +12,7 @@
 // j > query i masked). flashAttention.ts's row kernels stay selectable (`FlashConfig.grad = 'rows'`) and run where
 // this one's workgroup memory does not fit.
 
-import { type AttentionDims, rowDelta, rowIndex } from './attentionDims.js';
+import { type AttentionDims, gradReadBindings, rowDelta, rowIndex } from './attentionDims.js';
 import type { DeviceCaps, KernelSpec } from './kernel.js';
 import { checkWorkgroupMemory, f32Lit, header, u32Lit } from './wgsl.js';
 
@@ -101,13 +101,7 @@ export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionD
   const M1 = Math.ceil(out1N4 / CL);
   const M2 = Math.ceil(out2N4 / CL);
   const bindings = [
-    '@group(0) @binding(0) var<storage, read> q: array<vec4<f32>>;',
-    '@group(0) @binding(1) var<storage, read> k: array<vec4<f32>>;',
-    '@group(0) @binding(2) var<storage, read> v: array<vec4<f32>>;',
-    '@group(0) @binding(3) var<storage, read> dout: array<vec4<f32>>;',
-    '@group(0) @binding(4) var<storage, read> lse: array<f32>;',
-    // Δ per query row, or (deltaFromOut) attention's output rows: Δ = dO·O computed when the rows' stats are staged
-    `@group(0) @binding(5) var<storage, read> rowdot: array<${deltaFromOut ? 'vec4<f32>' : 'f32'}>;`,
+    ...gradReadBindings(deltaFromOut),
     ...(out1N4 > 0 ? ['@group(0) @binding(6) var<storage, read_write> y: array<vec4<f32>>;'] : []),
     ...(out2N4 > 0 ? [`@group(0) @binding(${out1N4 > 0 ? 7 : 6}) var<storage, read_write> ${out1N4 > 0 ? 'y2' : 'y'}: array<vec4<f32>>;`] : []),
   ].join('\n');

@@ -267,6 +267,23 @@ export function biasAt(p: MatmulProblem, r: string, c: string): string {
 }
 
 /** What a matmul computes, for kernel header comments. */
+/**
+ * The statements that finish four adjacent outputs `v` (row `r`, columns `c`..`c+3`) and store them: bias, relu and
+ * the epilogue (not on a split-K partial: the reduction pass applies them), then a vec4 or per-column store.
+ */
+export function storeVec4(p: MatmulProblem, partial: boolean, vecOut: boolean): string[] {
+  const parts: string[] = [];
+  if (p.hasBias && !partial) parts.push(`v = v + vec4<f32>(${[0, 1, 2, 3].map((x) => biasAt(p, 'r', `min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
+  if (p.relu && !partial) parts.push('v = max(v, vec4<f32>());');
+  if (p.epi && !partial) {
+    const epi = p.epi;
+    parts.push(`v = vec4<f32>(${[0, 1, 2, 3].map((x) => epi.at(`v.${'xyzw'[x]}`, `yoff + r * N + min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
+  }
+  if (vecOut) parts.push('if (c < N) { y[(yoff + r * N + c) / 4u] = v; }');
+  else parts.push(['x', 'y', 'z', 'w'].map((cc, x) => `if (c + ${u32Lit(x)} < N) { y[yoff + r * N + c + ${u32Lit(x)}] = v.${cc}; }`).join(' '));
+  return parts;
+}
+
 export const matmulWhat = (p: MatmulProblem) => `${p.transA ? 'Aᵀ' : 'A'}·${p.transB ? 'Bᵀ' : 'B'}${p.hasBias ? ' + bias' : ''}${p.relu ? ', relu' : ''}${p.epi ? `, ${p.epi.what}` : ''}`;
 
 function tiledPlan(p: MatmulProblem, cfg: MatmulConfig, caps: DeviceCaps, split?: { splits: number; chunk: number }): KernelPlan {
@@ -403,15 +420,7 @@ function tiledPlan(p: MatmulProblem, cfg: MatmulConfig, caps: DeviceCaps, split?
       const r = i * 4 + q;
       L(`{ let r = row0 + (${u32Lit(i * ty)} + ty) * 4u + ${u32Lit(q)}; if (r < M) {`);
       for (let j = 0; j < nj; j++) {
-        const parts: string[] = [`let c = col0 + (${u32Lit(j * tx)} + tx) * 4u;`, `var v = acc${r}_${j};`];
-        if (p.hasBias && !split) parts.push(`v = v + vec4<f32>(${[0, 1, 2, 3].map((x) => biasAt(p, 'r', `min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
-        if (p.relu && !split) parts.push('v = max(v, vec4<f32>());');
-        if (p.epi && !split) {
-          const epi = p.epi;
-          parts.push(`v = vec4<f32>(${[0, 1, 2, 3].map((x) => epi.at(`v.${'xyzw'[x]}`, `yoff + r * N + min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
-        }
-        if (vecOut) parts.push('if (c < N) { y[(yoff + r * N + c) / 4u] = v; }');
-        else parts.push(['x', 'y', 'z', 'w'].map((cc, x) => `if (c + ${u32Lit(x)} < N) { y[yoff + r * N + c + ${u32Lit(x)}] = v.${cc}; }`).join(' '));
+        const parts = [`let c = col0 + (${u32Lit(j * tx)} + tx) * 4u;`, `var v = acc${r}_${j};`, ...storeVec4(p, split !== undefined, vecOut)];
         L(`{ ${parts.join(' ')} }`, 2);
       }
       L('} }');

@@ -17,7 +17,7 @@
 // same offsets). Needs `shader-f16`, `subgroups` and the feature; the runtime checks them before setting caps.
 
 import type { DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
-import { bindMatmul, biasAt, type MatmulOp, type MatmulProblem, matmulKernel, matmulProblemOf, matmulWhat, prefersSkinny, splitReduce } from './matmul.js';
+import { bindMatmul, type MatmulOp, type MatmulProblem, matmulKernel, matmulProblemOf, matmulWhat, prefersSkinny, splitReduce, storeVec4 } from './matmul.js';
 import { header, kernelError, labelOf, u32Lit } from './wgsl.js';
 
 /** A subgroup-matrix shape the device offers for f16 operands and f32 results (left m x k, right k x n). */
@@ -253,15 +253,7 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
       emit('workgroupBarrier();');
       emit(`for (var e = sl; e < ${u32Lit(per)}; e = e + ${u32Lit(SUBGROUP_MATRIX_LANES)}) {`);
       emit(`let r = ${r0(i)} + e / ${u32Lit(bw / 4)}; let c = col0 + sn * ${u32Lit(bw)} + (e % ${u32Lit(bw / 4)}) * 4u; let q = sg * ${u32Lit(s.m * bw)} + e * 4u;`, 2);
-      const parts = ['var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]);'];
-      if (p.hasBias && !split) parts.push(`v = v + vec4<f32>(${[0, 1, 2, 3].map((x) => biasAt(p, 'r', `min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
-      if (p.relu && !split) parts.push('v = max(v, vec4<f32>());');
-      if (p.epi && !split) {
-        const epi = p.epi;
-        parts.push(`v = vec4<f32>(${[0, 1, 2, 3].map((x) => epi.at(`v.${'xyzw'[x]}`, `yoff + r * N + min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
-      }
-      if (vecOut) parts.push('if (c < N) { y[(yoff + r * N + c) / 4u] = v; }');
-      else parts.push(['x', 'y', 'z', 'w'].map((cc, x) => `if (c + ${u32Lit(x)} < N) { y[yoff + r * N + c + ${u32Lit(x)}] = v.${cc}; }`).join(' '));
+      const parts = ['var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]);', ...storeVec4(p, split !== undefined, vecOut)];
       emit(`if (r < M) { ${parts.join(' ')} }`, 2);
       emit('}');
       emit('workgroupBarrier();');
