@@ -107,12 +107,20 @@ function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx:
 }
 
 /** The pointwise nodes of a class other than `self`, largest expression first. */
-function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id): ENode[] {
-  if (egraph.find(cls) === egraph.find(self)) return [];
-  const sized: { n: ENode; size: number }[] = [];
+function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: RuleCtx): readonly ENode[] {
   const own = egraph.find(cls);
-  for (const n of egraph.eclass(cls).nodes) if (n.op === 'pointwise' && !n.children.some((k) => egraph.find(k) === own)) sized.push({ n, size: exprSize(exprOf(n)) });
-  return sized.sort((a, b) => b.size - a.size).map((x) => x.n);
+  if (own === egraph.find(self)) return [];
+  // asked once per consumer node and input: kept per class while its node list and canonical id stand still (a
+  // union gives the class a longer list or another id, a rebuild a new list)
+  const cache = ctx.of('fusion:producers', () => new WeakMap<readonly ENode[], { own: Id; length: number; list: ENode[] }>());
+  const nodes = egraph.eclass(own).nodes;
+  const hit = cache.get(nodes);
+  if (hit && hit.own === own && hit.length === nodes.length) return hit.list;
+  const sized: { n: ENode; size: number }[] = [];
+  for (const n of nodes) if (n.op === 'pointwise' && !n.children.some((k) => egraph.find(k) === own)) sized.push({ n, size: exprSize(exprOf(n)) });
+  const list = sized.sort((a, b) => b.size - a.size).map((x) => x.n);
+  cache.set(nodes, { own, length: nodes.length, list });
+  return list;
 }
 
 /**
@@ -129,9 +137,10 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   // the same deep kernels many times over (most of the fusion time on the GPT step); the smaller variants stay
   // in the class as stopping points for the cost model.
   const size = exprSize(exprOf(node));
-  const larger = egraph
-    .eclass(eclass)
-    .nodes.some((n) => n !== node && n.op === 'pointwise' && exprSize(exprOf(n)) > size && (!respecting || analysis?.isRootRespecting(egraph, eclass, n)));
+  const nodes = egraph.eclass(eclass).nodes;
+  const larger = respecting
+    ? nodes.some((n) => n !== node && n.op === 'pointwise' && exprSize(exprOf(n)) > size && analysis?.isRootRespecting(egraph, eclass, n))
+    : largestPointwise(nodes, ctx) > size;
   if (larger) return [];
   const out = [mergeVariant(egraph, eclass, node, ctx, 'all', () => true)];
   if (respecting && analysis) {
@@ -140,6 +149,17 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
     out.push(r);
   }
   return ids(out);
+}
+
+/** The largest pointwise expression size among `nodes` (0 if none), kept per node list while it does not grow. */
+function largestPointwise(nodes: readonly ENode[], ctx: RuleCtx): number {
+  const cache = ctx.of('fusion:largest', () => new WeakMap<readonly ENode[], { length: number; size: number }>());
+  const hit = cache.get(nodes);
+  if (hit && hit.length === nodes.length) return hit.size;
+  let size = 0;
+  for (const n of nodes) if (n.op === 'pointwise') size = Math.max(size, exprSize(exprOf(n)));
+  cache.set(nodes, { length: nodes.length, size });
+  return size;
 }
 
 function mergeVariant(
@@ -155,7 +175,7 @@ function mergeVariant(
   const reads = new Set(node.children.map((c) => egraph.find(c)));
   const rules = new Set(['pointwise-merge', ...rulesOf(egraph, eclass, node)]);
   node.children.forEach((c, j) => {
-    for (const p of producers(egraph, c, eclass)) {
+    for (const p of producers(egraph, c, eclass, ctx)) {
       if (!mayInline(c, p)) continue;
       const next = new Set(reads);
       next.delete(egraph.find(c));
@@ -209,7 +229,7 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
   node.children.forEach((c, j) => {
     // only small producers: inlining every fused variant of a producer class was combinatorial (5 758 nodes
     // on the small GPT step); small ones keep the short chains that matter (relu's mask `cast(gt(relu z, 0))`)
-    for (const p of producers(egraph, c, eclass)) {
+    for (const p of producers(egraph, c, eclass, ctx)) {
       if (exprSize(exprOf(p)) > INLINE_ONE_MAX_SIZE || (!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
       const key = `${j}:${objectId(ctx, p)}`;
       let done = inlined.get(node);
