@@ -4,7 +4,7 @@
 // node to its class, congruent nodes share a class, and each class's data is the merge of its nodes' `make`.
 import { EGraphStateError } from './errors.js';
 import type { ENode, Id } from './language.js';
-import { defaultLanguage, mapChildren, nodeKey } from './language.js';
+import { dataKey, defaultLanguage, mapChildren } from './language.js';
 import type { RecExpr, Term } from './recExpr.js';
 import { formatOp } from './sexpr.js';
 import { UnionFind } from './unionFind.js';
@@ -48,6 +48,10 @@ export class EGraph<D = undefined> {
   readonly analysis: Analysis<D>;
   private readonly unionFind = new UnionFind();
   private readonly memo = new Map<string, Id>();
+  // the memo's keys name node data by a small number (equal data keys, equal numbers): the data key of a fused
+  // node is a long text, and hashing it again in every memo key was much of `add` and `rebuild`
+  private readonly dataIds = new Map<string, number>();
+  private readonly dataIdOf = new WeakMap<object, number>();
   private readonly classMap = new Map<Id, MutableEClass<D>>();
   private pending: [ENode, Id][] = [];
   private analysisPending: [ENode, Id][] = [];
@@ -143,9 +147,26 @@ export class EGraph<D = undefined> {
     return this.dirty;
   }
 
+  /** The memo key of a node: op, the number of its data, children (as given). */
+  private key(node: ENode): string {
+    const data = node.data;
+    let d: number | string;
+    if (data !== null && typeof data === 'object') {
+      let id = this.dataIdOf.get(data);
+      if (id === undefined) {
+        const k = dataKey(data);
+        id = this.dataIds.get(k);
+        if (id === undefined) this.dataIds.set(k, (id = this.dataIds.size));
+        this.dataIdOf.set(data, id);
+      }
+      d = id;
+    } else d = data === undefined ? '' : `=${dataKey(data)}`;
+    return `${node.op}\u0001${d}\u0001${node.children.join(',')}`;
+  }
+
   /** The class id of an existing node with these (possibly stale) children, or undefined. */
   lookup(node: ENode): Id | undefined {
-    const id = this.memo.get(nodeKey(this.canonicalize(node)));
+    const id = this.memo.get(this.key(this.canonicalize(node)));
     return id === undefined ? undefined : this.find(id);
   }
 
@@ -155,7 +176,7 @@ export class EGraph<D = undefined> {
       if (!(c >= 0 && c < this.unionFind.size)) throw new EGraphStateError(`EGraph.add: node ${node.op} has unknown child id ${c}`);
     }
     const canon = this.canonicalize(node);
-    const key = nodeKey(canon);
+    const key = this.key(canon);
     const known = this.memo.get(key);
     if (known !== undefined) return this.find(known);
     const data = this.analysis.make(this, canon); // before any change, so a throwing `make` leaves no trace
@@ -238,7 +259,7 @@ export class EGraph<D = undefined> {
         const [node, cls] = this.pending.pop() as [ENode, Id];
         this.touched.push(cls);
         const canon = this.canonicalize(node);
-        const key = nodeKey(canon);
+        const key = this.key(canon);
         const old = this.memo.get(key);
         this.memo.set(key, cls);
         if (old !== undefined && this.union(old, cls)) unions++;
@@ -278,7 +299,7 @@ export class EGraph<D = undefined> {
       const nodes: ENode[] = [];
       for (const n of c.nodes) {
         const canon = this.canonicalize(n);
-        const key = nodeKey(canon);
+        const key = this.key(canon);
         if (seen.has(key)) continue;
         seen.add(key);
         nodes.push(canon);
@@ -336,8 +357,8 @@ export class EGraph<D = undefined> {
       if (this.find(c.id) !== c.id) throw new EGraphStateError(`class ${c.id} is stored under a non-canonical id`);
       for (const n of c.nodes) {
         const canon = this.canonicalize(n);
-        const key = nodeKey(canon);
-        if (key !== nodeKey(n)) throw new EGraphStateError(`class ${c.id} holds non-canonical node ${key}`);
+        const key = this.key(canon);
+        if (key !== this.key(n)) throw new EGraphStateError(`class ${c.id} holds non-canonical node ${key}`);
         const other = owner.get(key);
         if (other !== undefined) throw new EGraphStateError(`congruent node ${key} sits in classes ${other} and ${c.id}`);
         owner.set(key, c.id);
