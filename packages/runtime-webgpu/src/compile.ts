@@ -4,13 +4,14 @@
 // Invariant: a dispatch never binds one buffer both read-only and writable; every GPU object has a label.
 
 import { type Graph, initialValue, leafName, type Node, type NodeId } from '@neura/ir';
-import { generateKernel, type KernelGenerator, type KernelPlan } from '@neura/wgsl-kernels';
+import { generateKernel, type KernelGenerator, type KernelPlan, type MatmulTuning } from '@neura/wgsl-kernels';
 import type { NeuraDevice } from './device.js';
 import { ErrorScopes } from './errorScopes.js';
 import { InputError } from './errors.js';
 import { type FeedValue, toDeviceData } from './feeds.js';
 import { alignedBytes } from './memoryPlan.js';
 import { PipelineCache } from './pipelineCache.js';
+import { tunedCaps } from './matmulTuning.js';
 import { capsFor, type Precision } from './precision.js';
 import type { InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 import { Session } from './session.js';
@@ -32,6 +33,8 @@ export interface CompileOptions {
   readonly pipelineCache?: PipelineCache;
   /** `fp32` (default) or `mixed`: f16 matmul operands on tensor cores, f32 accumulation (see precision.ts). */
   readonly precision?: Precision;
+  /** Measured matmul choices (`tuneMatmul`): listed shapes run their configuration; an entry that does not fit is an error. */
+  readonly matmulTuning?: MatmulTuning;
 }
 
 /** Compiles the live part of a graph for a device: kernels, memory plan, pipelines, bind groups. */
@@ -40,7 +43,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   const gpu = device.gpu;
   const label = opts.label ?? 'neura';
   // pure phases (stepPlan.ts): schedule, kernel plans, storage and memory plan, host index checks
-  const plan = planStep(graph, capsFor(device, opts.precision), opts.generator ?? generateKernel);
+  const plan = planStep(graph, tunedCaps(capsFor(device, opts.precision), opts.matmulTuning), opts.generator ?? generateKernel);
   const scopes = new ErrorScopes(gpu);
   scopes.begin();
   const buffers = createBuffers(gpu, graph, plan.memory, label);

@@ -5,6 +5,9 @@
 export { type CompileOptions, compile } from './compile.js';
 export type { CompiledStep, InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 export { type AdapterChoice, type AdapterInfo, type CreateDeviceOptions, createDevice, MIXED_PRECISION_TOGGLES, type NeuraDevice, type NumericCap, SUBGROUP_MATRIX_FEATURE, type SubgroupMatrixConfig, withDawnToggles } from './device.js';
+export { adapterKey, matmulShapesOf, tunedCaps } from './matmulTuning.js';
+export { type CandidateTiming, type ShapeTuning, type TuneMatmulOptions, type TuneMatmulResult, tuneMatmul } from './tuneMatmul.js';
+export { DEFAULT_CHOICE, indexedDbTuningCache, memoryTuningCache, type TuningCache, type TuningEntries, type TuningRecord, validTuningEntries } from './tuningCache.js';
 export { capsFor, type Precision, PrecisionError, supportsPrecision } from './precision.js';
 export { DeviceLostError, GpuValidationError, InputError, KernelCompileError, type WgslDiagnostic } from './errors.js';
 export type { FeedValue } from './feeds.js';

@@ -23,10 +23,18 @@ export interface DeviceCaps {
    * fp32 everywhere (the default and the correctness reference).
    */
   readonly mixedMatmul?: { readonly m: number; readonly n: number; readonly k: number };
+  /**
+   * Measured matmul choices (`tuneMatmul` in the runtime): shape key (`matmulShapeKey`) → tiled configuration name
+   * (`matmulConfigName`). A listed shape uses that configuration; every other shape the shipped heuristic.
+   */
+  readonly matmulTuning?: MatmulTuning;
 }
 
+/** Shape key (`matmulShapeKey`) → tiled matmul configuration name (`matmulConfigName`). */
+export type MatmulTuning = Readonly<Record<string, string>>;
+
 /** The numeric fields of `DeviceCaps` (device limits). */
-export type NumericCaps = Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16' | 'mixedMatmul'>;
+export type NumericCaps = Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16' | 'mixedMatmul' | 'matmulTuning'>;
 
 /** The WebGPU default limits (what every adapter offers without asking). */
 export const DEFAULT_CAPS: DeviceCaps = {

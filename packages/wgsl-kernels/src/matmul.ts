@@ -90,6 +90,7 @@ export function prefersSkinny(m: number, n: number, transA: boolean, transB: boo
 
 const threadsOf = (c: MatmulConfig) => (c.bn / c.tn) * (c.bm / c.tm);
 /** Workgroup memory of a configuration in bytes. */
+/** Workgroup memory bytes of a configuration. */
 export const sharedBytesOf = (c: MatmulConfig) => c.bk * (c.bm + c.bn) * 4 * (c.db ? 2 : 1);
 
 /** Whether a configuration fits the device's limits. */

@@ -17,7 +17,7 @@ import { dropoutKernel } from './dropout.js';
 import { ropeKernel } from './rope.js';
 import { argmaxKernel, concatKernel, gatherKernel, oneHotKernel, padKernel, scatterAddKernel, sliceKernel, stopGradientKernel } from './indexing.js';
 import { expandKernel, transposeKernel } from './layout.js';
-import { matmulMixedKernel } from './matmulSubgroupMatrix.js';
+import { matmulTunedKernel } from './matmulTuning.js';
 import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
 import { pointwiseMultiTensorKernel } from './pointwiseMultiTensor.js';
@@ -54,7 +54,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   oneHot: oneHotKernel,
   stopGradient: stopGradientKernel,
   custom: customKernel,
-  matmul: matmulMixedKernel,
+  matmul: matmulTunedKernel,
   logSoftmax: logSoftmaxKernel,
   logSoftmaxGrad: logSoftmaxGradKernel,
   nll: nllKernel,
@@ -73,8 +73,8 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   maxPool2dGrad: maxPool2dGradKernel,
   avgPool2d: avgPool2dKernel,
   avgPool2dGrad: avgPool2dGradKernel,
-  fusedMatmul: matmulMixedKernel,
-  matmulEpilogue: matmulMixedKernel,
+  fusedMatmul: matmulTunedKernel,
+  matmulEpilogue: matmulTunedKernel,
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
   pointwiseMultiTensor: pointwiseMultiTensorKernel,

@@ -1,0 +1,36 @@
+// How a measured matmul table (`MatmulTuning`, shape key → configuration name) reaches kernel generation and how
+// measurements are keyed per adapter. Shipped default: no table, i.e. MATMUL_CONFIGS' order on every adapter (the
+// H200 whole-step sweep, apps/bench/results/h200-2026-12-04.md, found no candidate better than ±3 %; the software
+// adapters have no measured preference either). A table is only ever applied whole or refused with an error.
+
+import type { Graph } from '@neura/ir';
+import { checkMatmulTuning, type DeviceCaps, type MatmulShape, type MatmulTuning } from '@neura/wgsl-kernels';
+import type { NeuraDevice } from './device.js';
+
+/** The caps kernels are planned with under a tuning table; every entry is checked against the device first. */
+export function tunedCaps(caps: DeviceCaps, tuning: MatmulTuning | undefined): DeviceCaps {
+  if (!tuning || Object.keys(tuning).length === 0) return caps;
+  checkMatmulTuning(tuning, caps);
+  return { ...caps, matmulTuning: tuning };
+}
+
+/** The adapter a measurement belongs to: vendor, architecture, device, description (driver) and backend. */
+export function adapterKey(device: NeuraDevice): string {
+  const a = device.adapterInfo;
+  return `${a.vendor}|${a.architecture}|${a.device}|${a.description}|${a.backend}`;
+}
+
+/** The matmul shapes of a graph's live matmul nodes (what a tuning table for it is keyed by), each once. */
+export function matmulShapesOf(graph: Graph): MatmulShape[] {
+  const seen = new Map<string, MatmulShape>();
+  for (const id of graph.live()) {
+    const n = graph.nodes[id];
+    if (n.op !== 'matmul' && n.op !== 'fusedMatmul' && n.op !== 'matmulEpilogue') continue;
+    const rank = n.shape.length;
+    const a = graph.nodes[n.inputs[0]].shape;
+    const transA = n.attrs.transA;
+    const s: MatmulShape = { m: n.shape[rank - 2], n: n.shape[rank - 1], k: transA ? a[a.length - 2] : a[a.length - 1], transA, transB: n.attrs.transB, batches: n.shape.slice(0, rank - 2).reduce((p, d) => p * d, 1) };
+    seen.set(JSON.stringify(s), s);
+  }
+  return [...seen.values()];
+}

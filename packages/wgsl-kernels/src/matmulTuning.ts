@@ -1,0 +1,78 @@
+// Per-shape matmul choices measured on a device (`tuneMatmul` in the runtime): a table from a matmul's shape key to
+// the name of a tiled configuration, consulted by `matmulKernel` before its heuristic. Shipped default: no table,
+// i.e. MATMUL_CONFIGS' order for every adapter (the H200 whole-step sweep, apps/bench/results/h200-2026-12-04.md,
+// found no candidate better than ±3 %, and the software adapters have no measured preference).
+// Invariant: an entry is either applied or an error (unknown name, or a configuration the device cannot run);
+// never silently ignored.
+
+import { type DeviceCaps, KernelError, type KernelPlan, type KernelSpec, type MatmulTuning } from './kernel.js';
+import { MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, type MatmulOp, type MatmulProblem, matmulConfigFits, matmulConfigName, matmulPlanWith, matmulProblemOf, sharedBytesOf } from './matmul.js';
+import { matmulMixedKernel } from './matmulSubgroupMatrix.js';
+import { kernelError } from './wgsl.js';
+
+/** The shape a tuning entry is keyed by: M x N x K, operand transposes (A·Bᵀ is `NT`), output batches. */
+export interface MatmulShape {
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+  readonly transA?: boolean;
+  readonly transB?: boolean;
+  readonly batches?: number;
+}
+
+/** The key of a shape in a `MatmulTuning` table, e.g. `64x32x48:NT:b1`. */
+export const matmulShapeKey = (s: MatmulShape) => `${s.m}x${s.n}x${s.k}:${s.transA ? 'T' : 'N'}${s.transB ? 'T' : 'N'}:b${s.batches ?? 1}`;
+
+/** The shape of a matmul problem (what its tuning entry is keyed by). */
+export const shapeOfProblem = (p: MatmulProblem): MatmulShape => ({ m: p.M, n: p.N, k: p.K, transA: p.transA, transB: p.transB, batches: p.batches });
+
+/** Every named tiled configuration (candidates and shipped defaults), by `matmulConfigName`. */
+export const MATMUL_CONFIG_BY_NAME: ReadonlyMap<string, MatmulConfig> = new Map([...MATMUL_CANDIDATES, ...MATMUL_CONFIGS].map((c) => [matmulConfigName(c), { ...c, minTiles: 0 }]));
+
+/** Why `cfg` cannot run on `caps` (the limit and its device value), or undefined when it fits. */
+export function misfitOf(cfg: MatmulConfig, caps: DeviceCaps): string | undefined {
+  if (matmulConfigFits(cfg, caps)) return undefined;
+  const threads = (cfg.bm / cfg.tm) * (cfg.bn / cfg.tn);
+  const why: string[] = [];
+  if (threads > caps.maxComputeInvocationsPerWorkgroup) why.push(`${threads} invocations > maxComputeInvocationsPerWorkgroup (device value ${caps.maxComputeInvocationsPerWorkgroup})`);
+  if (cfg.bn / cfg.tn > caps.maxComputeWorkgroupSizeX) why.push(`workgroup x ${cfg.bn / cfg.tn} > maxComputeWorkgroupSizeX (device value ${caps.maxComputeWorkgroupSizeX})`);
+  if (cfg.bm / cfg.tm > caps.maxComputeWorkgroupSizeY) why.push(`workgroup y ${cfg.bm / cfg.tm} > maxComputeWorkgroupSizeY (device value ${caps.maxComputeWorkgroupSizeY})`);
+  if (sharedBytesOf(cfg) > caps.maxComputeWorkgroupStorageSize) why.push(`${sharedBytesOf(cfg)} bytes of workgroup memory > maxComputeWorkgroupStorageSize (device value ${caps.maxComputeWorkgroupStorageSize})`);
+  return why.join('; ');
+}
+
+/** Checks every entry of a table against the device: each names a known configuration that fits, else a clear error. */
+export function checkMatmulTuning(tuning: MatmulTuning, caps: DeviceCaps): void {
+  for (const [key, name] of Object.entries(tuning)) {
+    const cfg = MATMUL_CONFIG_BY_NAME.get(name);
+    if (!cfg) throw new KernelError(`matmul tuning entry '${key}' names configuration '${name}', which is not one of ${[...MATMUL_CONFIG_BY_NAME.keys()].join(', ')}`);
+    const why = misfitOf(cfg, caps);
+    if (why) throw new KernelError(`matmul tuning entry '${key}' names configuration '${name}', which does not fit the device: ${why}`);
+  }
+}
+
+/** The tuned configuration of this problem under `caps.matmulTuning`, or undefined (not tuned); a bad entry is a KernelError. */
+export function tunedMatmulConfig(p: MatmulProblem, caps: DeviceCaps): MatmulConfig | undefined {
+  const key = matmulShapeKey(shapeOfProblem(p));
+  const name = caps.matmulTuning?.[key];
+  if (name === undefined) return undefined;
+  const cfg = MATMUL_CONFIG_BY_NAME.get(name);
+  if (!cfg) return kernelError(p.spec, `tuning entry '${key}' names configuration '${name}', which is not a tiled matmul configuration (known: ${[...MATMUL_CONFIG_BY_NAME.keys()].join(', ')})`);
+  const why = misfitOf(cfg, caps);
+  if (why) return kernelError(p.spec, `tuning entry '${key}' names configuration '${name}', which does not fit the device: ${why}`);
+  return cfg;
+}
+
+/**
+ * The matmul generator of the registry: a shape listed in `caps.matmulTuning` runs its tuned tiled configuration,
+ * every other shape `matmulMixedKernel` (the shipped heuristic, or tensor cores under mixed precision). The table
+ * holds fp32 measurements: a listed shape under the mixed policy is an error rather than a silent fp32 kernel.
+ */
+export function matmulTunedKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps): KernelPlan {
+  if (!caps.matmulTuning) return matmulMixedKernel(spec, caps);
+  const p = matmulProblemOf(spec);
+  const cfg = tunedMatmulConfig(p, caps);
+  if (!cfg) return matmulMixedKernel(spec, caps);
+  if (caps.mixedMatmul) return kernelError(spec, `tuning entry '${matmulShapeKey(shapeOfProblem(p))}' is an fp32 measurement; it cannot apply under precision 'mixed'`);
+  return matmulPlanWith(spec, caps, cfg);
+}
