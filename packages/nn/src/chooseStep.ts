@@ -7,7 +7,7 @@
 
 import { type CostOptions, type OptimizeReport, optimize } from '@neura/egraph';
 import { type Graph, hashName, interpret, type OpKind, printGraph, type TensorValue, tensor } from '@neura/ir';
-import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session } from '@neura/runtime-webgpu';
+import { adapterKey, capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session } from '@neura/runtime-webgpu';
 import { TrainingStepError } from './errors.js';
 
 /** A candidate plan: the step optimized with these cost figures (or not optimized at all). */
@@ -73,10 +73,9 @@ const processCache = memoryDecisionCache();
 
 /** The cache key: the adapter (vendor, architecture, device, description, backend), the precision and a hash of the step graph. */
 export function decisionKey(device: NeuraDevice, step: Graph, precision: Precision = 'fp32'): string {
-  const a = device.adapterInfo;
   const outs = [...step.outputs].map(([n, id]) => `${n}=${id}`).join(',');
   const ups = step.updates.map((u) => `${u.state}<-${u.value}`).join(',');
-  return `${a.vendor}|${a.architecture}|${a.device}|${a.description}|${a.backend}|${precision === 'fp32' ? '' : `${precision}|`}${hashName(`${printGraph(step)}\n${outs}\n${ups}`).toString(36)}`;
+  return `${adapterKey(device)}|${precision === 'fp32' ? '' : `${precision}|`}${hashName(`${printGraph(step)}\n${outs}\n${ups}`).toString(36)}`;
 }
 
 /** Largest |a − b| beyond `atol + rtol·|b|`, as a message, or undefined when they agree. */

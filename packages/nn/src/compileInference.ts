@@ -4,8 +4,9 @@
 
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
-import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session } from '@neura/runtime-webgpu';
-import { registeredKernelOps } from '@neura/wgsl-kernels';
+import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session, type TuneMatmulResult } from '@neura/runtime-webgpu';
+import { type MatmulTuning, registeredKernelOps } from '@neura/wgsl-kernels';
+import { type AutotuneOptions, matmulTuningFor } from './matmulAutotune.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileInference`. */
@@ -17,6 +18,10 @@ export interface InferenceOptions {
   initialState?: Record<string, TensorValue>;
   /** `fp32` (default) or `mixed` (f16 matmul operands on tensor cores, f32 accumulation); see `TrainingOptions`. */
   precision?: Precision;
+  /** Measured matmul choices; see `TrainingOptions.matmulTuning`. */
+  matmulTuning?: MatmulTuning;
+  /** Tune the graph's matmul shapes before compiling, cached per adapter; see `TrainingOptions.autotune`. */
+  autotune?: AutotuneOptions;
 }
 
 /** A compiled forward pass. */
@@ -34,6 +39,8 @@ export interface InferenceSession {
   loadStateDict(values: Record<string, TensorValue>, opts?: LoadStateDictOptions): Promise<void>;
   readonly graph: Graph;
   readonly report?: OptimizeReport;
+  /** What `autotune` did (only with `autotune`). */
+  readonly autotuned?: TuneMatmulResult;
   readonly session: Session;
   dispose(): void;
 }
@@ -49,12 +56,14 @@ export async function compileInference(model: Graph, opts: InferenceOptions): Pr
   if (opts.optimize !== false) {
     ({ graph: g, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps() }));
   }
-  const session = await compile(g, opts.device, { initialState: compilableState(opts.initialState, modelTypes, g), label: 'inference', precision: opts.precision });
+  const { tuning, autotuned } = await matmulTuningFor(g, opts.device, opts, 'compileInference');
+  const session = await compile(g, opts.device, { initialState: compilableState(opts.initialState, modelTypes, g), label: 'inference', precision: opts.precision, ...(tuning ? { matmulTuning: tuning } : {}) });
   const names = Object.keys(opts.outputs);
   const state = sessionStateDict(graph, modelTypes, session, 'InferenceSession.loadStateDict', opts.initialState);
   return {
     graph: g,
     report,
+    ...(autotuned ? { autotuned } : {}),
     session,
     async run(feeds) {
       const r = await session.step(feeds, { read: names });

@@ -8,9 +8,10 @@ import { grad } from '@neura/autograd';
 import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
 import { clipGradNorm, type Optimizer } from '@neura/optim';
-import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session, type SessionStats } from '@neura/runtime-webgpu';
+import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session, type SessionStats, type TuneMatmulResult } from '@neura/runtime-webgpu';
 import { chooseStep, type Measurement, type MeasureOptions } from './chooseStep.js';
-import { registeredKernelOps } from '@neura/wgsl-kernels';
+import { type MatmulTuning, registeredKernelOps } from '@neura/wgsl-kernels';
+import { type AutotuneOptions, matmulTuningFor } from './matmulAutotune.js';
 import { anomalyStep } from './anomaly.js';
 import { TrainingStepError } from './errors.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
@@ -42,6 +43,16 @@ export interface TrainingOptions extends StepOptions {
    * on an adapter with `chromium-experimental-subgroup-matrix` and `shader-f16` (else a PrecisionError).
    */
   precision?: Precision;
+  /**
+   * Measured matmul choices (runtime's `tuneMatmul`): listed shapes run their tiling, others the shipped heuristic;
+   * an entry that does not fit the device is a KernelError. Entries here win over `autotune`'s.
+   */
+  matmulTuning?: MatmulTuning;
+  /**
+   * Tune the compiled step's matmul shapes on the device before compiling (fp32 only), keeping choices in
+   * `autotune.cache` per adapter: a second compile with the same cache reads them and measures nothing.
+   */
+  autotune?: AutotuneOptions;
 }
 
 /** Options of one `TrainingSession.step`. */
@@ -62,6 +73,8 @@ export interface TrainingSession {
   readonly report?: OptimizeReport;
   /** What the measured mode did (only with `measure`). */
   readonly measurement?: Measurement;
+  /** What `autotune` did: the table compiled with, per-shape choices and timings, shapes measured (only with `autotune`). */
+  readonly autotuned?: TuneMatmulResult;
   /** Dispatches per step, bytes allocated, … */
   readonly stats: SessionStats;
   /** Micro-batches per optimizer update the step was built with (`accumulate`, default 1). */
@@ -201,15 +214,19 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   let report: OptimizeReport | undefined;
   let session: Session;
   let measurement: Measurement | undefined;
+  let tuning: MatmulTuning | undefined;
+  let autotuned: TuneMatmulResult | undefined;
   if (opts.measure) {
     if (opts.optimize === false) throw new TrainingStepError('compileTraining: measure chooses among optimized plans; it cannot be combined with optimize: false');
+    if (opts.matmulTuning || opts.autotune) throw new TrainingStepError('compileTraining: measure compiles its candidate plans with the shipped matmul heuristic; it cannot be combined with matmulTuning or autotune');
     const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
     ({ graph: step, report, session, measurement } = await chooseStep(graph, device, opts.measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps(), precision: opts.precision }));
   } else {
     if (opts.optimize !== false) {
       ({ graph: step, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps() })); // the device's limits; prints its report under NEURA_DEBUG
     }
-    session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step', precision: opts.precision });
+    ({ tuning, autotuned } = await matmulTuningFor(step, device, opts, 'compileTraining'));
+    session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step', precision: opts.precision, ...(tuning ? { matmulTuning: tuning } : {}) });
   }
   const paramNames = params.map((p) => p.attrs.name);
   let steps = 0;
@@ -217,6 +234,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
     graph: step,
     report,
     ...(measurement ? { measurement } : {}),
+    ...(autotuned ? { autotuned } : {}),
     session,
     accumulate: opts.accumulate ?? 1,
     get stats() {

@@ -3,6 +3,7 @@
 // (file IO) live in `src/node/` behind the `@neura/nn/node` subpath (`src/node.ts`).
 
 export { compileInference, type InferenceOptions, type InferenceSession } from './compileInference.js';
+export type { AutotuneOptions } from './matmulAutotune.js';
 export { CANDIDATES, type Candidate, chooseStep, type DecisionCache, decisionKey, type Measurement, type MeasureOptions, memoryDecisionCache } from './chooseStep.js';
 export { AnomalyError, type AnomalyKernel } from './anomaly.js';
 export { DivergenceError, TrainingStepError } from './errors.js';

@@ -5,3 +5,4 @@
 export { loadMnist } from './node/loadMnist.js';
 export { loadCheckpointFile, saveCheckpointFile, writeFileAtomic } from './node/checkpointFile.js';
 export { fileDecisionCache } from './node/decisionCacheFile.js';
+export { fileTuningCache, tuningCachePath } from './node/tuningCacheFile.js';
