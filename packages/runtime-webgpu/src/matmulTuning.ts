@@ -4,7 +4,7 @@
 // adapters have no measured preference either). A table is only ever applied whole or refused with an error.
 
 import type { Graph } from '@neura/ir';
-import { checkMatmulTuning, type DeviceCaps, type MatmulShape, type MatmulTuning } from '@neura/wgsl-kernels';
+import { checkMatmulTuning, type DeviceCaps, type MatmulShape, type MatmulTuning, matmulShapeKey, matmulShapeOf } from '@neura/wgsl-kernels';
 import type { NeuraDevice } from './device.js';
 
 /** The caps kernels are planned with under a tuning table; every entry is checked against the device first. */
@@ -26,11 +26,8 @@ export function matmulShapesOf(graph: Graph): MatmulShape[] {
   for (const id of graph.live()) {
     const n = graph.nodes[id];
     if (n.op !== 'matmul' && n.op !== 'fusedMatmul' && n.op !== 'matmulEpilogue') continue;
-    const rank = n.shape.length;
-    const a = graph.nodes[n.inputs[0]].shape;
-    const transA = n.attrs.transA;
-    const s: MatmulShape = { m: n.shape[rank - 2], n: n.shape[rank - 1], k: transA ? a[a.length - 2] : a[a.length - 1], transA, transB: n.attrs.transB, batches: n.shape.slice(0, rank - 2).reduce((p, d) => p * d, 1) };
-    seen.set(JSON.stringify(s), s);
+    const s = matmulShapeOf(n.shape, graph.nodes[n.inputs[0]].shape, n.attrs.transA, n.attrs.transB); // as the kernel keys it
+    seen.set(matmulShapeKey(s), s);
   }
   return [...seen.values()];
 }

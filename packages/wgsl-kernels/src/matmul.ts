@@ -153,6 +153,22 @@ export interface MatmulProblem {
 /** The ops a matmul kernel computes. */
 export type MatmulOp = 'matmul' | 'fusedMatmul' | 'matmulEpilogue';
 
+/** The shape of a matmul problem: M x N x K, operand transposes, output batches (what a tuning entry is keyed by). */
+export interface MatmulShape {
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+  readonly transA?: boolean;
+  readonly transB?: boolean;
+  readonly batches?: number;
+}
+
+/** The shape of a matmul node from its output shape, its A operand's shape and its transposes. */
+export function matmulShapeOf(out: readonly number[], a: readonly number[], transA: boolean, transB: boolean): MatmulShape {
+  const rank = out.length;
+  return { m: out[rank - 2], n: out[rank - 1], k: transA ? a[a.length - 2] : a[a.length - 1], transA, transB, batches: numel(out.slice(0, rank - 2)) };
+}
+
 /** The problem of a matmul node. */
 export function matmulProblemOf(spec: KernelSpec<MatmulOp>): MatmulProblem {
   const { node } = spec;
@@ -160,9 +176,8 @@ export function matmulProblemOf(spec: KernelSpec<MatmulOp>): MatmulProblem {
   const hasBias = node.op === 'fusedMatmul' && node.attrs.bias;
   const relu = node.op === 'fusedMatmul' && node.attrs.activation === 'relu';
   const rank = node.shape.length;
-  const [M, N] = node.shape.slice(rank - 2);
   const a = spec.inputs[0].shape;
-  const K = attrs.transA ? a[a.length - 2] : a[a.length - 1];
+  const { m: M, n: N, k: K } = matmulShapeOf(node.shape, a, attrs.transA, attrs.transB);
   const batch = node.shape.slice(0, rank - 2);
   const batches = numel(batch);
   let offsets = 'let aoff = 0u; let boff = 0u; let yoff = 0u; let zbias = 0u;';

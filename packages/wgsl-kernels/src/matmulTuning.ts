@@ -6,19 +6,9 @@
 // never silently ignored.
 
 import { type DeviceCaps, KernelError, type KernelPlan, type KernelSpec, type MatmulTuning } from './kernel.js';
-import { MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, type MatmulOp, type MatmulProblem, matmulConfigFits, matmulConfigName, matmulPlanWith, matmulProblemOf, sharedBytesOf } from './matmul.js';
+import { MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, type MatmulOp, type MatmulProblem, type MatmulShape, matmulConfigFits, matmulConfigName, matmulPlanWith, matmulProblemOf, sharedBytesOf } from './matmul.js';
 import { matmulMixedKernel } from './matmulSubgroupMatrix.js';
 import { kernelError } from './wgsl.js';
-
-/** The shape a tuning entry is keyed by: M x N x K, operand transposes (A·Bᵀ is `NT`), output batches. */
-export interface MatmulShape {
-  readonly m: number;
-  readonly n: number;
-  readonly k: number;
-  readonly transA?: boolean;
-  readonly transB?: boolean;
-  readonly batches?: number;
-}
 
 /** The key of a shape in a `MatmulTuning` table, e.g. `64x32x48:NT:b1`. */
 export const matmulShapeKey = (s: MatmulShape) => `${s.m}x${s.n}x${s.k}:${s.transA ? 'T' : 'N'}${s.transB ? 'T' : 'N'}:b${s.batches ?? 1}`;
@@ -41,13 +31,19 @@ export function misfitOf(cfg: MatmulConfig, caps: DeviceCaps): string | undefine
   return why.join('; ');
 }
 
+/** The configuration a table entry names, or why it cannot apply on `caps` (an unknown name, or a limit it exceeds). */
+function configOfEntry(key: string, name: string, caps: DeviceCaps): MatmulConfig | string {
+  const cfg = MATMUL_CONFIG_BY_NAME.get(name);
+  if (!cfg) return `tuning entry '${key}' names configuration '${name}', which is not a tiled matmul configuration (known: ${[...MATMUL_CONFIG_BY_NAME.keys()].join(', ')})`;
+  const why = misfitOf(cfg, caps);
+  return why ? `tuning entry '${key}' names configuration '${name}', which does not fit the device: ${why}` : cfg;
+}
+
 /** Checks every entry of a table against the device: each names a known configuration that fits, else a clear error. */
 export function checkMatmulTuning(tuning: MatmulTuning, caps: DeviceCaps): void {
   for (const [key, name] of Object.entries(tuning)) {
-    const cfg = MATMUL_CONFIG_BY_NAME.get(name);
-    if (!cfg) throw new KernelError(`matmul tuning entry '${key}' names configuration '${name}', which is not one of ${[...MATMUL_CONFIG_BY_NAME.keys()].join(', ')}`);
-    const why = misfitOf(cfg, caps);
-    if (why) throw new KernelError(`matmul tuning entry '${key}' names configuration '${name}', which does not fit the device: ${why}`);
+    const cfg = configOfEntry(key, name, caps);
+    if (typeof cfg === 'string') throw new KernelError(`matmul ${cfg}`);
   }
 }
 
@@ -56,11 +52,8 @@ export function tunedMatmulConfig(p: MatmulProblem, caps: DeviceCaps): MatmulCon
   const key = matmulShapeKey(shapeOfProblem(p));
   const name = caps.matmulTuning?.[key];
   if (name === undefined) return undefined;
-  const cfg = MATMUL_CONFIG_BY_NAME.get(name);
-  if (!cfg) return kernelError(p.spec, `tuning entry '${key}' names configuration '${name}', which is not a tiled matmul configuration (known: ${[...MATMUL_CONFIG_BY_NAME.keys()].join(', ')})`);
-  const why = misfitOf(cfg, caps);
-  if (why) return kernelError(p.spec, `tuning entry '${key}' names configuration '${name}', which does not fit the device: ${why}`);
-  return cfg;
+  const cfg = configOfEntry(key, name, caps);
+  return typeof cfg === 'string' ? kernelError(p.spec, cfg) : cfg;
 }
 
 /**
