@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Graph, interpret, type PwExpr, type TensorValue, tensor } from '@neura/ir';
-import { capsFor, compile, createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
+import { capsFor, compile, createDevice, type NeuraDevice, seededUniform } from '@neura/runtime-webgpu';
 import { generateKernel, isSpecOf, type KernelGenerator, matmulProblemOf, type SubgroupMatrixTiling, subgroupMatrixPlan } from '@neura/wgsl-kernels';
 import { timeSyncedSteps } from './workloads/stepFigures.js';
 import { buildGpt, GPT_WORKLOADS } from './workloads/gpt.js';
@@ -45,15 +45,7 @@ try {
   process.exit(0);
 }
 
-function randoms(n: number, seed: number): Float32Array {
-  let s = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s / 2 ** 32) * 2 - 1;
-  }
-  return out;
-}
+const randoms = seededUniform;
 function f16(x: number): number {
   if (x === 0 || !Number.isFinite(x)) return x;
   const a = Math.abs(x);

@@ -36,3 +36,4 @@ export {
   summarizeProfile,
 } from './stepProfile.js';
 export { planUpdates, type StateCopy, type StateWrite, type UpdatePlan } from './updatePlan.js';
+export { seededUniform } from './seededUniform.js';

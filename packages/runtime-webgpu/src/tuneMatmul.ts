@@ -11,6 +11,7 @@ import { compile } from './compile.js';
 import type { NeuraDevice } from './device.js';
 import { adapterKey } from './matmulTuning.js';
 import { PipelineCache } from './pipelineCache.js';
+import { seededUniform } from './seededUniform.js';
 import { capsFor } from './precision.js';
 import { DEFAULT_CHOICE, type TuningCache, type TuningEntries } from './tuningCache.js';
 
@@ -59,14 +60,7 @@ export interface TuneMatmulResult {
 }
 
 function randomValue(shape: number[], seed: number): TensorValue {
-  const n = shape.reduce((p, d) => p * d, 1);
-  const data = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    data[i] = s / 2 ** 31 - 1;
-  }
-  return { shape, dtype: 'f32', data };
+  return { shape, dtype: 'f32', data: seededUniform(shape.reduce((p, d) => p * d, 1), seed) };
 }
 
 /** The one-matmul step of a shape and a batch of inputs for it. */

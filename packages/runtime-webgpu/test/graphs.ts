@@ -3,17 +3,10 @@
 // Not a test file itself; no GPU here.
 
 import { Graph, interpret, needsKernel, type NodeId, type Tensor, type TensorValue, tensor } from '@neura/ir';
+import { seededUniform } from '../src/seededUniform.js';
 
-/** Deterministic pseudo-random floats in [-1, 1). */
-export function randoms(n: number, seed: number): Float32Array {
-  let s = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = (s / 2 ** 32) * 2 - 1;
-  }
-  return out;
-}
+/** Deterministic pseudo-random floats in [-1, 1) (the runtime's `seededUniform`). */
+export const randoms = seededUniform;
 
 /** Batch, in, hidden and classes of the small MLP most GPU tests run (fast on a software adapter). */
 export const SMALL_MLP = [4, 6, 8, 3] as const;
