@@ -175,7 +175,8 @@ describe('DagExtractor (shared subterms counted once)', () => {
 
   it("its tree phase (on the extraction index) picks exactly egg's Extractor's nodes, ties included", () => {
     // equal costs everywhere (astSize-like ties) and uneven ones: the same node object per class either way
-    for (const table of [{}, { mul: 4, add: 2 }, { mul: 2, add: 2, sub: 3 }]) {
+    const tables: Record<string, number>[] = [{}, { mul: 4, add: 2 }, { mul: 2, add: 2, sub: 3 }];
+    for (const table of tables) {
       for (const t of ['(mul a (add b c))', '(add (mul a b) (mul a c))', '(add (add x 0) (mul (mul y 1) (add z x)))']) {
         const eg = new EGraph();
         const runner = new Runner(eg, { iterLimit: 6, nodeLimit: 3_000 });
