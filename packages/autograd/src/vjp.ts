@@ -291,6 +291,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   pointwiseReduceMulti: fusedOnly,
   matmulEpilogue: fusedOnly,
   rowwise: fusedOnly,
+  rowwiseMulti: fusedOnly,
   pick: fusedOnly,
   softmaxCrossEntropy: fusedOnly,
   softmaxCrossEntropyGrad: secondOrder,

@@ -58,6 +58,28 @@ describe('norm fusion', () => {
     expect(report.dispatchesAfter).toBe(3);
   });
 
+  it("a layer norm whose x̂ is kept (the backward's dγ reads it) writes x̂ and its affine output from one rowwise kernel", () => {
+    const build = (n: number, c: number) => {
+      const g = new Graph();
+      const x = g.input('x', [n, c]);
+      const centred = g.sub(x, g.mean(x, [1], true));
+      const xhat = g.mul(centred, g.rsqrt(g.add(g.mean(g.square(centred), [1], true), 1e-5)));
+      g.output('xhat', xhat);
+      g.output('y', g.add(g.mul(xhat, g.input('w', [c])), g.input('b', [c])));
+      return g;
+    };
+    const { graph, report } = optimize(build(16384, 384));
+    const kernels = graph.live().map((id) => graph.nodes[id]).filter((n) => !['input', 'param', 'state', 'const', 'reshape', 'pick'].includes(n.op));
+    expect(kernels.map((n) => n.op)).toEqual(['rowwiseMulti']);
+    expect(report.dispatchesAfter).toBe(1);
+    const small = build(4, 10);
+    const r = mulberry32(5);
+    const feeds = Object.fromEntries(small.leaves('input').map((n) => [n.attrs.name, tensor([...n.shape], Array.from({ length: n.shape.reduce((a, b) => a * b, 1) }, () => 2 * r() - 1))]));
+    const before = interpret(small, feeds, {}, 'f64').outputs;
+    const after = interpret(optimize(small).graph, feeds, {}, 'f64').outputs;
+    for (const name of ['xhat', 'y']) expect(after[name].data).toBeAllclose(before[name].data, { rtol: 1e-9, atol: 1e-12 });
+  });
+
   it('the fused stacked dx equal the primitives', () => {
     const g = stackedNormGrads(4, 10);
     const r = mulberry32(11);

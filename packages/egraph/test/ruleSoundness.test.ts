@@ -294,6 +294,20 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue', 'reduce-epilogue'],
     prefer: ['rowwise'],
   },
+  'rowwise-multi': {
+    // a layer norm's x̂ (kept, as for the backward's dγ) and its affine output, and an RMS norm's two scalings
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const [n, c] = x.shape;
+      const w = g.input('w', [c]);
+      const centred = g.sub(x, g.mean(x, [1], true));
+      const xhat = g.mul(centred, g.rsqrt(g.add(g.mean(g.square(centred), [1], true), 1e-5)));
+      const rms = g.rsqrt(g.add(g.mean(g.square(x), [1], true), 1e-6));
+      return [xhat, g.add(g.mul(xhat, w), g.input('b', [c])), g.mul(g.mul(x, rms), w), g.mul(g.mul(x, rms), g.input('v', [n, c]))];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue', 'reduce-epilogue', 'rowwise-fusion'],
+    prefer: ['pick', 'rowwiseMulti'],
+  },
   'matmul-epilogue': {
     // the GPT block's forms: GELU(x·W + b), a residual add on a biased product, a scale of a batched product
     build: (g, r) => {

@@ -8,9 +8,9 @@ import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttenti
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
 import { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
-import type { BinaryOp, OpAttrs, OpKind, OpWithAttrs } from './ops.js';
+import type { BinaryOp, OpAttrs, OpKind, OpWithAttrs, RowStat } from './ops.js';
 import { COMPARISON_OPS, perBinaryOp, perUnaryOp } from './elementwise.js';
-import { pwArity } from './pointwiseExpr.js';
+import { type PwExpr, pwArity } from './pointwiseExpr.js';
 
 export type { TensorType } from './inferCore.js';
 import { broadcastShapes, broadcastsTo, fmtShape, numel, reducedShape } from './shape.js';
@@ -70,6 +70,22 @@ const matmulType = (op: string, ins: readonly TensorType[], transA: boolean, tra
 };
 
 const leaf: Rule<unknown> = (_ins, _a, type) => type ?? { shape: [], dtype: 'f32' };
+
+/** A row kernel's type (`rowwise`, `rowwiseMulti`): operands broadcast to rows; stats read only earlier stats. */
+function inferRowwise(op: 'rowwise' | 'rowwiseMulti', ins: readonly TensorType[], exprs: readonly PwExpr[], stats: readonly RowStat[]): TensorType {
+  const n = ins.length;
+  const shape = broadcastShapes(...ins.map((t) => t.shape));
+  if (!shape || shape.length === 0) fail(op, 'input shapes do not broadcast to a shape with rows', ins);
+  stats.forEach((s, k) => {
+    if (pwArity(s.expr) > n + k) fail(op, `stat ${k} reads $${pwArity(s.expr) - 1}: only the ${n} operands and the ${k} stats before it`, ins);
+    if (pwArity(s.post) > 1) fail(op, `the epilogue of stat ${k} reads $${pwArity(s.post) - 1}, but sees only the reduced value $0`, ins);
+  });
+  exprs.forEach((e, j) => {
+    const what = exprs.length === 1 && op === 'rowwise' ? 'the expression' : `expression ${j}`;
+    if (pwArity(e) > n + stats.length) fail(op, `${what} reads $${pwArity(e) - 1}: there are ${n} operands and ${stats.length} stats`, ins);
+  });
+  return { shape: shape as number[], dtype: 'f32' };
+}
 
 /** A `pointwiseReduce`'s type (and a `pointwiseReduceMulti` result's, errors naming `op`). */
 function inferPointwiseReduce(op: 'pointwiseReduce' | 'pointwiseReduceMulti', ins: readonly TensorType[], a: OpAttrs['pointwiseReduce']): TensorType {
@@ -192,17 +208,10 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
       fail('fusedMatmul', `bias ${fmtShape(ins[2].shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
     return t;
   },
-  rowwise: (ins, a) => {
-    const op = 'rowwise';
-    const n = ins.length;
-    const shape = broadcastShapes(...ins.map((t) => t.shape));
-    if (!shape || shape.length === 0) fail(op, 'input shapes do not broadcast to a shape with rows', ins);
-    a.stats.forEach((s, k) => {
-      if (pwArity(s.expr) > n + k) fail(op, `stat ${k} reads $${pwArity(s.expr) - 1}: only the ${n} operands and the ${k} stats before it`, ins);
-      if (pwArity(s.post) > 1) fail(op, `the epilogue of stat ${k} reads $${pwArity(s.post) - 1}, but sees only the reduced value $0`, ins);
-    });
-    if (pwArity(a.expr) > n + a.stats.length) fail(op, `the expression reads $${pwArity(a.expr) - 1}: there are ${n} operands and ${a.stats.length} stats`, ins);
-    return { shape: shape as number[], dtype: 'f32' };
+  rowwise: (ins, a) => inferRowwise('rowwise', ins, [a.expr], a.stats),
+  rowwiseMulti: (ins, a) => {
+    if (a.exprs.length === 0) fail('rowwiseMulti', 'needs at least one expression', ins);
+    return inferRowwise('rowwiseMulti', ins, a.exprs, a.stats);
   },
   matmulEpilogue: (ins, a) => {
     const op = 'matmulEpilogue';

@@ -18,7 +18,7 @@ import {
 import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, interpretAttentionGradKV, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
-import type { OpKind, ReduceOp } from './ops.js';
+import type { OpKind, ReduceOp, RowStat } from './ops.js';
 import { groupOperands } from './multiResult.js';
 import { attrsOf } from './opWithAttrs.js';
 import { broadcastStrides, numel, type Shape, stridesOf } from './shape.js';
@@ -118,7 +118,11 @@ function reduceMultiResult(node: Node, index: number, ins: readonly TensorValue[
  * reduction in float64, rounded, then the epilogue), then the expression per element: the unfused nodes' values.
  */
 function rowwise(node: Node<'rowwise'>, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
-  const { expr, stats } = node.attrs;
+  return rowwiseResult(node, node.attrs.expr, node.attrs.stats, ins, ctx);
+}
+
+/** One result of a row kernel: the stats as `rowwise` computes them, then `expr` (`node` gives the result's type). */
+function rowwiseResult(node: Node, expr: PwExpr, stats: readonly RowStat[], ins: readonly TensorValue[], ctx: Ctx): TensorValue {
   const shape = node.shape;
   const C = shape[shape.length - 1];
   const rows = C === 0 ? 0 : numel(shape) / C;
@@ -397,6 +401,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   pointwiseReduce,
   pointwiseReduceMulti: (node, ins, ctx) => reduceMultiResult(node, 0, ins, ctx),
   rowwise,
+  rowwiseMulti: (node, ins, ctx) => rowwiseResult(node, node.attrs.exprs[0], node.attrs.stats, ins, ctx),
   pointwise: (node, ins, ctx) => {
     const d = alloc(node.shape, node.dtype, ctx);
     const vals = new Array<number>(ins.length);
@@ -470,6 +475,10 @@ export function interpret(
       if (multi.op === 'attentionWithLse') v = interpretAttentionWithLse(node, attrsOf(multi, 'attentionWithLse'), ins, node.attrs.index, ctx);
       else if (multi.op === 'pointwiseMultiTensor') v = multiTensorResult(multi, node.attrs.index, ins, ctx);
       else if (multi.op === 'pointwiseReduceMulti') v = reduceMultiResult(node, node.attrs.index, ins, ctx, multi as Node<'pointwiseReduceMulti'>);
+      else if (multi.op === 'rowwiseMulti') {
+        const a = attrsOf(multi, 'rowwiseMulti');
+        v = rowwiseResult(node, a.exprs[node.attrs.index], a.stats, ins, ctx);
+      }
       else if (multi.op === 'attentionGradKV') v = interpretAttentionGradKV(node, attrsOf(multi, 'attentionGradKV'), ins, node.attrs.index, ctx);
       else v = pointwiseResult(multi, attrsOf(multi, 'pointwiseMulti').exprs[node.attrs.index], ins, ctx);
     } else {

@@ -181,6 +181,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   // the prologue per element of the reduced tensor, one combine per element, the epilogue per output
   // each stat's prologue and combine per element, the expression per element
   rowwise: { flops: (c) => (pwExprSize(c.attrs.expr) + c.attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + 1, 0)) * n(c.out.shape) },
+  rowwiseMulti: { flops: (c) => (c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) + c.attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + 1, 0)) * n(c.out.shape) },
   // the prologue's operations and one combine per element, the epilogue's per output: an identity prologue costs
   // what the plain reduction does (else folding an epilogue into a sum looked dearer than a separate kernel)
   pointwiseReduce: { flops: (c) => (pwExprOps(c.attrs.expr) + 1) * n(c.attrs.shape) + pwExprOps(c.attrs.post) * n(c.out.shape) },

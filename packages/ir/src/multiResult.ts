@@ -9,6 +9,7 @@ export function kernelOutputs(n: OpWithAttrs): number {
   if (n.op === 'pointwiseMulti') return n.attrs.exprs.length;
   if (n.op === 'pointwiseMultiTensor') return n.attrs.exprs.length * n.attrs.shapes.length;
   if (n.op === 'pointwiseReduceMulti') return n.attrs.results.length;
+  if (n.op === 'rowwiseMulti') return n.attrs.exprs.length;
   return n.op === 'attentionWithLse' || n.op === 'attentionGradKV' ? 2 : 1;
 }
 
@@ -20,7 +21,7 @@ export function resultType(n: OpWithAttrs, value: TensorType, index: number): Te
 }
 
 /** Ops whose kernel writes several results (the node's value is result 0; `pick` reads the others). */
-export const MULTI_RESULT_OPS = ['pointwiseMulti', 'pointwiseMultiTensor', 'pointwiseReduceMulti', 'attentionWithLse', 'attentionGradKV'] as const;
+export const MULTI_RESULT_OPS = ['pointwiseMulti', 'pointwiseMultiTensor', 'pointwiseReduceMulti', 'rowwiseMulti', 'attentionWithLse', 'attentionGradKV'] as const;
 
 /** How a `pointwiseMultiTensor` node's operands split: shared ones first, then `roles` per group. */
 export interface OperandGroups {

@@ -137,6 +137,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   pointwiseReduce: fusedOp('reduce'),
   pointwiseReduceMulti: fusedOp('reduce'),
   rowwise: fusedOp('reduce'),
+  rowwiseMulti: fusedOp('reduce'),
   pick: { ...fusedOp('layout'), resultOfOperand: true },
   softmaxCrossEntropy: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropy') },
   softmaxCrossEntropyGrad: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropyGrad') },

@@ -199,6 +199,12 @@ export interface OtherOpAttrs {
    * `$n + k` is stat k of the row (a stat reads only the stats before it; `post` reads `$0`, the reduced value).
    */
   rowwise: { expr: PwExpr; stats: RowStat[] };
+  /**
+   * Row-local fusion with several results (a layer norm's x̂ and its affine output x̂·γ + β from one read of the
+   * rows): the `stats` as in `rowwise`, then result j is `exprs[j]` per element, each of the output's type. The
+   * node's value is result 0; `pick` reads the others.
+   */
+  rowwiseMulti: { exprs: PwExpr[]; stats: RowStat[] };
   /** inputs broadcast to the output shape, combined by one expression. */
   pointwise: { expr: PwExpr; dtype: DType };
   /**

@@ -25,6 +25,7 @@ function fmtAttrs(n: Node): string {
   if (n.op === 'pointwiseReduce') return `{${fmtPointwiseReduce(n.attrs)}}`;
   if (n.op === 'pointwiseReduceMulti') return `{${n.attrs.results.map((r) => fmtPointwiseReduce({ ...n.attrs, ...r })).join('; ')}}`;
   if (n.op === 'rowwise') return `{${fmtRowwise(n.attrs)}}`;
+  if (n.op === 'rowwiseMulti') return `{${n.attrs.exprs.map((expr) => fmtRowwise({ expr, stats: n.attrs.stats })).join(' ; ')}}`;
   const s = JSON.stringify(n.attrs);
   return s === '{}' ? '' : s;
 }

@@ -75,6 +75,8 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   pick: (g, t) => raw(g, 'pick', [t.f], { index: 0 }), // not a result of a multi-result op
   // the stat reads $1, a stat computed after it (one operand: $1 is stat 0 itself)
   rowwise: (g, t) => raw(g, 'rowwise', [t.f], { expr: { op: 'in', index: 0 }, stats: [{ expr: { op: 'in', index: 1 }, reduce: 'sum', post: { op: 'in', index: 0 } }] }),
+  // expression 1 reads $2: one operand and one stat
+  rowwiseMulti: (g, t) => raw(g, 'rowwiseMulti', [t.f], { exprs: [{ op: 'in', index: 1 }, { op: 'in', index: 2 }], stats: [{ expr: { op: 'in', index: 0 }, reduce: 'sum', post: { op: 'in', index: 0 } }] }),
   // the input does not broadcast to the prologue's shape
   pointwiseReduce: (g, t) => raw(g, 'pointwiseReduce', [t.f], { expr: { op: 'in', index: 0 }, shape: [7], reduce: 'sum', axes: [0], keepdims: false, post: { op: 'in', index: 0 } }),
   // result 1's prologue reads $1, but there is one operand

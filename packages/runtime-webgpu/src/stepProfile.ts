@@ -96,6 +96,10 @@ export function fusedOpsOf(n: Node): string {
       const ops = n.attrs.stats.reduce((s, st) => exprOps(st.post, exprOps(st.expr, s)), exprOps(n.attrs.expr, new Set()));
       return `rowwise ${n.attrs.stats.map((s) => s.reduce).join('+')} then pointwise(${[...ops].join(', ')})`;
     }
+    case 'rowwiseMulti': {
+      const ops = n.attrs.stats.reduce((s, st) => exprOps(st.post, exprOps(st.expr, s)), n.attrs.exprs.reduce((s, e) => exprOps(e, s), new Set<string>()));
+      return `rowwise ${n.attrs.stats.map((s) => s.reduce).join('+')} then ${n.attrs.exprs.length} results of pointwise(${[...ops].join(', ')})`;
+    }
     case 'attention':
     case 'attentionLse':
     case 'attentionWithLse':
@@ -171,7 +175,7 @@ export function kernelClassOf(op: string | undefined): string {
   if (op === 'matmul' || op === 'fusedMatmul' || op === 'matmulEpilogue') return 'matmul';
   if (op.startsWith('attention')) return 'attention';
   if (op === 'pointwise') return 'pointwise';
-  if (['sum', 'mean', 'reduceMax', 'reduceMin', 'pointwiseReduce', 'pointwiseReduceMulti', 'rowwise'].includes(op)) return 'reduction';
+  if (['sum', 'mean', 'reduceMax', 'reduceMin', 'pointwiseReduce', 'pointwiseReduceMulti', 'rowwise', 'rowwiseMulti'].includes(op)) return 'reduction';
   if (op.startsWith('softmaxCrossEntropy') || op.startsWith('logSoftmax') || op.startsWith('nll')) return 'softmax/CE';
   if (['transpose', 'expand', 'slice', 'concat', 'pad'].includes(op)) return 'layout copy';
   if (['gather', 'scatterAdd', 'oneHot'].includes(op)) return 'gather/scatter';

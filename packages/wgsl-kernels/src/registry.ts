@@ -22,7 +22,7 @@ import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
 import { pointwiseMultiTensorKernel } from './pointwiseMultiTensor.js';
 import { pointwiseReduceKernel, pointwiseReduceMultiKernel } from './pointwiseReduce.js';
-import { rowwiseKernel } from './rowwise.js';
+import { rowwiseKernel, rowwiseMultiKernel } from './rowwise.js';
 import { reduceKernel } from './reduce.js';
 import { logSoftmaxGradKernel, logSoftmaxKernel, softmaxCrossEntropyGradKernel, softmaxCrossEntropyKernel } from './softmax.js';
 import { bytesOf, kernelError } from './wgsl.js';
@@ -81,6 +81,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   pointwiseReduceMulti: pointwiseReduceMultiKernel,
   pointwiseReduce: pointwiseReduceKernel,
   rowwise: rowwiseKernel,
+  rowwiseMulti: rowwiseMultiKernel,
   softmaxCrossEntropy: softmaxCrossEntropyKernel,
   softmaxCrossEntropyGrad: softmaxCrossEntropyGradKernel,
 };

@@ -5,13 +5,13 @@
 // one dispatch that reads its operands from DRAM once (the row's re-reads hit the cache) and writes one tensor.
 // Must compute what the interpreter does: f32 arithmetic per op, f32 accumulation.
 
-import type { DType, PwExpr } from '@neura/ir';
+import type { DType, PwExpr, RowStat } from '@neura/ir';
 import { numel } from '@neura/ir';
-import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
+import type { DeviceCaps, KernelPlan, KernelSpec, ResultTarget } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
 import { groupByNode, operandLoads } from './elementwise.js';
 import { emitPwExpr } from './pointwise.js';
-import { inputVar, outputVar, perWorkgroupMain, planOf, shaderDispatch } from './shader.js';
+import { type BufferVar, inputVar, outputVar, perWorkgroupMain, planOf, shaderDispatch } from './shader.js';
 import { ceilPow2, f32Lit, indent, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
@@ -20,7 +20,24 @@ const TREE = { sum: 'sum', mean: 'sum', reduceMax: 'max', reduceMin: 'min' } as 
 /** `rowwise`: the stats of each row in order, then the output expression per element (see the header). */
 export function rowwiseKernel(spec: KernelSpec<'rowwise'>, caps: DeviceCaps): KernelPlan {
   if (spec.node.op !== 'rowwise') return kernelError(spec, 'not a rowwise op');
-  const { expr, stats } = spec.node.attrs;
+  return rowwisePlan(spec, caps, [spec.node.attrs.expr], spec.node.attrs.stats, ['buffer']);
+}
+
+/** `rowwiseMulti`: the stats of each row once, then every result's expression per element, each to its buffer. */
+export function rowwiseMultiKernel(spec: KernelSpec<'rowwiseMulti'>, caps: DeviceCaps): KernelPlan {
+  if (spec.node.op !== 'rowwiseMulti') return kernelError(spec, 'not a rowwiseMulti op');
+  const { exprs, stats } = spec.node.attrs;
+  const targets = spec.results ?? exprs.map(() => 'buffer' as const);
+  if (targets.length !== exprs.length) return kernelError(spec, `results names ${targets.length} targets for ${exprs.length} expressions`);
+  targets.forEach((t, j) => {
+    if (typeof t === 'object') kernelError(spec, `result ${j} cannot be written in place (the row is read again after the first results are stored)`);
+  });
+  return rowwisePlan(spec, caps, exprs, stats, targets);
+}
+
+/** The row kernel: stats in order, then each expression whose target is a buffer (result j to `y`/`y{j}`). */
+function rowwisePlan(spec: KernelSpec<'rowwise' | 'rowwiseMulti'>, caps: DeviceCaps, exprs: readonly PwExpr[], stats: readonly RowStat[], targets: readonly ResultTarget[]): KernelPlan {
+  const multi = spec.node.op === 'rowwiseMulti';
   const shape = spec.node.shape;
   const C = shape[shape.length - 1];
   const total = numel(shape);
@@ -73,11 +90,21 @@ export function rowwiseKernel(spec: KernelSpec<'rowwise'>, caps: DeviceCaps): Ke
     if (post) lines.push(`var s${k} = 0.0;\n{\n${indent(`let v = r${k};\n${post.code}\ns${k} = ${post.result};`)}\n}`);
     else lines.push(`let s${k} = r${k};`);
   });
-  const e = inline('the expression', expr, stats.length);
-  lines.push(loop(`${e.code}\ny[o] = ${e.result};`));
+  // each result of a multi in its own block: the expressions' `let` names (t0, t1, …) would clash in one scope
+  const outputs: BufferVar[] = [];
+  const stores = exprs.flatMap((expr, j) => {
+    if (targets[j] !== 'buffer') return [];
+    const name = multi ? `y${j}` : 'y';
+    outputs.push(multi ? outputVar(spec, name, { index: j }) : outputVar(spec));
+    const e = inline(multi ? `expression ${j}` : 'the expression', expr, stats.length);
+    const store = `${e.code}\n${name}[o] = ${e.result};`;
+    return [multi ? `{\n${indent(store)}\n}` : store];
+  });
+  if (stores.length === 0) return EMPTY_PLAN;
+  lines.push(loop(stores.join('\n')));
   // bound after the expressions are emitted: `used` is filled by them
-  const buffers = [...groups.filter((g) => g.some((i) => used.has(i))).map((g) => inputVar(spec, g[0], `x${g[0]}`)), outputVar(spec)];
-  const strategy = `rowwise: a workgroup per row of ${C} (${wg} lanes) computes ${stats.length} stat(s) by tree reductions, then the row's elements`;
+  const buffers = [...groups.filter((g) => g.some((i) => used.has(i))).map((g) => inputVar(spec, g[0], `x${g[0]}`)), ...outputs];
+  const strategy = `rowwise: a workgroup per row of ${C} (${wg} lanes) computes ${stats.length} stat(s) by tree reductions, then the row's elements${multi ? ` for ${stores.length} result(s)` : ''}`;
   const d = shaderDispatch(spec, {
     label: labelOf(spec.node, `${rows}x${C}`),
     strategy,

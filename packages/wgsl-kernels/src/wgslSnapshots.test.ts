@@ -73,6 +73,17 @@ const CASES: { readonly [K in GpuOp]: Case<K> | 'skip' } = {
     ],
     expr: { op: 'mul', a: { op: 'mul', a: { op: 'sub', a: x0, b: { op: 'in', index: 2 } }, b: { op: 'in', index: 3 } }, b: x1 },
   }),
+  // a layer norm's x̂ and x̂·γ: the stats once, both results per element
+  rowwiseMulti: c<'rowwiseMulti'>([[3, 64], [64]], {
+    stats: [
+      { expr: x0, reduce: 'mean', post: x0 },
+      { expr: { op: 'square', a: { op: 'sub', a: x0, b: { op: 'in', index: 2 } } }, reduce: 'mean', post: { op: 'rsqrt', a: { op: 'add', a: x0, b: { op: 'const', value: 1e-5 } } } },
+    ],
+    exprs: [
+      { op: 'mul', a: { op: 'sub', a: x0, b: { op: 'in', index: 2 } }, b: { op: 'in', index: 3 } },
+      { op: 'mul', a: { op: 'mul', a: { op: 'sub', a: x0, b: { op: 'in', index: 2 } }, b: { op: 'in', index: 3 } }, b: x1 },
+    ],
+  }),
   pointwiseMulti: c<'pointwiseMulti'>([[3, 5], [5]], { exprs: [{ op: 'mul', a: x0, b: x1 }, { op: 'exp', a: x0 }], dtype: 'f32' }),
   // one shared scalar, two groups ([3] and [2, 2]) of two roles: without arenas, a pointwiseMulti dispatch per group
   pointwiseMultiTensor: c<'pointwiseMultiTensor'>([[], [3], [3], [2, 2], [2, 2]], { exprs: [{ op: 'mul', a: { op: 'add', a: x1, b: { op: 'in', index: 2 } }, b: x0 }], dtype: 'f32', shared: 1, shapes: [[3], [2, 2]] }),

@@ -98,6 +98,39 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
     return opCost(node, insOf(node), { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: 'f32' }, o);
   };
   /**
+   * A `rowwiseMulti` split so that any set of its results costs what it saves: result j alone is a `rowwise` over the
+   * operands it and the stats read (A_j); the multi node itself carries X = (ΣA − whole)/(k − 1) (what grouping
+   * saves per extra result, paid once) and each pick A_j − X. All k results then cost exactly the kernel, one result
+   * exactly its own row kernel (never less: a lone pick would otherwise pass for cheaper than the kernel it runs).
+   */
+  const rowSplits = new WeakMap<ENode, { shared: number; picks: number[] }>();
+  const rowSplit = (multi: ENode, out: TensorInfo): { shared: number; picks: number[] } => {
+    const hit = rowSplits.get(multi);
+    if (hit) return hit;
+    const a = enodeAttrs(multi, 'rowwiseMulti');
+    const n = multi.children.length;
+    const whole = opCost(multi, insOf(multi), out, o);
+    const alone = a.exprs.map((expr) => {
+      const reads: number[] = [];
+      const note = (e: PwExpr) =>
+        mapInputs(e, (i) => {
+          if (i < n && !reads.includes(i)) reads.push(i);
+          return { op: 'in', index: i };
+        });
+      note(expr);
+      for (const st of a.stats) note(st.expr);
+      const at = (i: number): PwExpr => ({ op: 'in', index: i < n ? reads.indexOf(i) : reads.length + i - n });
+      const node = irENode('rowwise', { expr: mapInputs(expr, at), stats: a.stats.map((st) => ({ ...st, expr: mapInputs(st.expr, at) })) }, reads.map((i) => multi.children[i]));
+      return opCost(node, insOf(node), out, o);
+    });
+    const k = alone.length;
+    const total = alone.reduce((s, v) => s + v, 0);
+    const shared = k > 1 && Number.isFinite(whole) ? Math.max(0, (total - whole) / (k - 1)) : 0;
+    const split = Number.isFinite(whole) ? { shared, picks: alone.map((v) => Math.max(EPSILON, v - shared)) } : { shared: whole, picks: alone.map(() => whole) };
+    rowSplits.set(multi, split);
+    return split;
+  };
+  /**
    * A pick's share of its multi-result kernel: 1/k each, except attentionWithLse, whose log-sum-exp result is
    * charged just under a separate attentionLse kernel (the rest on result 0): taking the log-sum-exp from the
    * forward must look cheaper than recomputing it, and result 0 alone must not look cheaper than attention.
@@ -114,6 +147,7 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
       const g = Math.floor(index / ir.attrs.exprs.length);
       return o.dispatchCost / k + ((whole - o.dispatchCost) * sizes[g]) / total / ir.attrs.exprs.length;
     }
+    if (ir.op === 'rowwiseMulti') return rowSplit(multi, egraph.eclass(src).data).picks[index];
     if (ir.op === 'pointwiseReduceMulti') {
       // each result pays in proportion to its reduction alone: any single result moved into the kernel is then
       // cheaper than its own kernel whenever the group is, so a search taking them one at a time takes them all
@@ -132,7 +166,9 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
       const hit = memo.get(node);
       if (hit !== undefined) return hit;
       let c: number;
-      if (isOpKind(node.op) && isMultiResultOp(node.op)) c = EPSILON;
+      // a hair over its share: a lone pick costs strictly more than the row kernel it stands for
+      if (node.op === 'rowwiseMulti') c = rowSplit(node, egraph.eclass(eclass).data).shared + 1e-3;
+      else if (isOpKind(node.op) && isMultiResultOp(node.op)) c = EPSILON;
       else if (node.op === 'pick') {
         const src = egraph.find(node.children[0]);
         const multi = egraph.eclass(src).nodes.find((n) => isOpKind(n.op) && isMultiResultOp(n.op));

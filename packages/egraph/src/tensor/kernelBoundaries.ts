@@ -22,6 +22,7 @@ type AbsorbingOp =
   | 'pointwiseReduce'
   | 'pointwiseReduceMulti'
   | 'rowwise'
+  | 'rowwiseMulti'
   | 'softmaxCrossEntropy'
   | 'softmaxCrossEntropyGrad';
 
@@ -39,6 +40,7 @@ const ABSORBED: {
   pointwiseReduce: (a) => [a.reduce, ...exprOps(a.post, exprOps(a.expr))],
   pointwiseReduceMulti: (a) => [a.reduce, ...a.results.reduce((out, r) => exprOps(r.post, exprOps(r.expr, out)), new Set<OpKind>())],
   rowwise: (a) => [...a.stats.reduce((out, s) => exprOps(s.post, exprOps(s.expr, out.add(s.reduce))), exprOps(a.expr))],
+  rowwiseMulti: (a) => [...a.stats.reduce((out, s) => exprOps(s.post, exprOps(s.expr, out.add(s.reduce))), a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>()))],
   softmaxCrossEntropy: () => ['logSoftmax', 'nll'],
   softmaxCrossEntropyGrad: () => ['logSoftmax', 'logSoftmaxGrad', 'nllGrad'],
 };

@@ -16,7 +16,7 @@
 import type { Graph as GraphT, KernelLimits, NamedLeafOp, Node, NodeId, OpKind } from '@neura/ir';
 import { DEFAULT_KERNEL_LIMITS, Graph } from '@neura/ir';
 import type { DagExtraction, DagExtractorOptions, EGraph as EGraphT, ENode, Extraction, Id, NodeCostFunction, Report } from '../core/index.js';
-import { BackoffScheduler, DagExtractor, EGraph, ExtractionError, reachableClasses, RuleError, Runner } from '../core/index.js';
+import { BackoffScheduler, DagExtractor, dagCost, EGraph, ExtractionError, reachableClasses, RuleError, Runner } from '../core/index.js';
 import type { CostOptions } from './costModel.js';
 import { costDefaults, tensorCost } from './costModel.js';
 import { OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
@@ -34,6 +34,7 @@ import { matmulEpilogueRules } from './rules/matmulEpilogue.js';
 import { reduceFusionRules } from './rules/reduceFusion.js';
 import { reduceMultiRules } from './rules/reduceMulti.js';
 import { rowwiseFusionRules } from './rules/rowwiseFusion.js';
+import { rowwiseMultiRules } from './rules/rowwiseMulti.js';
 import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
@@ -51,13 +52,14 @@ export const RULE_SETS = {
   attention: [...attentionLseRules, ...attentionGradKVRules, ...attentionDeltaRules],
   attentionLayout: attentionLayoutRules,
   reduceMulti: reduceMultiRules,
+  rowMulti: rowwiseMultiRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...reduceMultiRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...reduceMultiRules, ...rowwiseMultiRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -82,8 +84,9 @@ export const DEFAULT_PASSES: readonly PassSpec[] = [
   // on the fused expressions: state updates sharing an operand, and an attention with its backward's
   // log-sum-exp, and its key and value gradients, become multi-result kernels
   { name: 'group', ruleSets: ['update', 'attention'], iterLimit: 2 },
-  // sibling column reductions (a layer norm's dγ and dβ) become multi-result kernels
-  { name: 'siblings', ruleSets: ['reduceMulti'], iterLimit: 1 },
+  // sibling column reductions (a layer norm's dγ and dβ) and sibling row kernels (its x̂ and y) become
+  // multi-result kernels
+  { name: 'siblings', ruleSets: ['reduceMulti', 'rowMulti'], iterLimit: 1 },
 ];
 
 /** Options of `optimize`. */
@@ -230,16 +233,19 @@ function selectPasses(options: OptimizeOptions): { name: string; rules: readonly
   return (options.passes ?? DEFAULT_PASSES).map((p) => ({ name: p.name, rules: keep(p.ruleSets.flatMap((s) => RULE_SETS[s])), spec: p }));
 }
 
+/** The multi-result ops the siblings pass builds (reduceMulti.ts, rowwiseMulti.ts). */
+const LATE_OPS = ['pointwiseReduceMulti', 'rowwiseMulti'] as const;
+
 /**
- * Multi-result kernels built late (sibling reductions, reduceMulti.ts) are taken by a local search from the plan
+ * Multi-result kernels built late (sibling reductions, reduceMulti.ts; sibling row kernels, rowwiseMulti.ts) are taken by a local search from the plan
  * extracted without them: offered from the start they steer the greedy phase to a worse local optimum elsewhere
  * (GPT 6x384: 408 dispatches instead of 351 before any sibling is grouped).
  */
 function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, roots: readonly Id[], opts: DagExtractorOptions): DagExtraction {
-  const multis = egraph.classesWithOp('pointwiseReduceMulti');
+  const multis = LATE_OPS.flatMap((op) => egraph.classesWithOp(op));
   if (multis.length === 0) return new DagExtractor(egraph, cost, opts).extract(roots);
   const late = new Set(multis.map((id) => egraph.find(id)));
-  const isLate = (n: ENode) => n.op === 'pointwiseReduceMulti' || (n.op === 'pick' && late.has(egraph.find(n.children[0])));
+  const isLate = (n: ENode) => (LATE_OPS as readonly string[]).includes(n.op) || (n.op === 'pick' && late.has(egraph.find(n.children[0])));
   const without: NodeCostFunction = { ...cost, nodeCost: (n, c) => (isLate(n) ? Number.POSITIVE_INFINITY : cost.nodeCost(n, c)) };
   const first = new DagExtractor(egraph, without, opts).extract(roots);
   // the members' classes: those holding a pick of a sibling-reduction node
@@ -247,10 +253,27 @@ function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, ro
   // the start: the first plan, and each multi node over operands it computes (its picks become alternatives)
   const choice = new Map(first.choices);
   for (const m of multis) {
-    const n = egraph.eclass(m).nodes.find((x) => x.op === 'pointwiseReduceMulti');
+    const n = egraph.eclass(m).nodes.find((x) => (LATE_OPS as readonly string[]).includes(x.op));
     if (n && n.children.every((c) => first.choices.has(egraph.find(c)))) choice.set(egraph.find(m), n);
   }
-  const second = new DagExtractor(egraph, cost, { ...opts, improvePasses: 0, start: { choice, focus } }).extract(roots);
+  // sibling row kernels: every member at once (each alone costs its own row kernel, so no one-class move takes them)
+  const find = (id: Id) => egraph.find(id);
+  let start = choice;
+  let total = dagCost(start, roots, cost, find);
+  for (const m of egraph.classesWithOp('rowwiseMulti')) {
+    const M = find(m);
+    const n = egraph.eclass(M).nodes.find((x) => x.op === 'rowwiseMulti');
+    if (!n?.children.every((c) => first.choices.has(find(c)))) continue;
+    const trial = new Map(start);
+    trial.set(M, n);
+    for (const [, c] of egraph.eclass(M).parents) {
+      const pick = egraph.eclass(c).nodes.find((x) => x.op === 'pick' && find(x.children[0]) === M);
+      if (pick) trial.set(find(c), pick);
+    }
+    const t = dagCost(trial, roots, cost, find);
+    if (t < total) [start, total] = [trial, t];
+  }
+  const second = new DagExtractor(egraph, cost, { ...opts, improvePasses: 0, start: { choice: start, focus } }).extract(roots);
   return { ...second, search: first.search };
 }
 

@@ -85,6 +85,7 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
     else if (n.op === 'pointwiseReduce') out.push({ ...base, expr: fmtPointwiseReduce(n.attrs) }); // epilogue ∘ reduce(prologue)
     else if (n.op === 'pointwiseReduceMulti') out.push({ ...base, expr: n.attrs.results.map((r) => fmtPointwiseReduce({ ...n.attrs, ...r })).join(' ; ') }); // sibling reductions, one kernel
     else if (n.op === 'rowwise') out.push({ ...base, expr: fmtRowwise(n.attrs) }); // row stats ⇒ per-element expression
+    else if (n.op === 'rowwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((expr) => fmtRowwise({ expr, stats: n.attrs.stats })).join(' ; ') }); // row stats once, several results
     else if (n.op === 'custom') out.push({ ...base, custom: n.attrs.name });
     else if (n.op === 'fusedMatmul') {
       const a = n.attrs;
