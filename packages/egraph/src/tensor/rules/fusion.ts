@@ -173,17 +173,26 @@ function mergeVariant(
   const limit = tensorAnalysisOf(egraph)?.maxPointwiseInputs ?? 7;
   const inline = new Map<number, ENode>();
   const reads = new Set(node.children.map((c) => egraph.find(c)));
+  // provenance is read as the search goes: a lookup may fold in entries of merged classes, which later lookups see
   const rules = new Set(['pointwise-merge', ...rulesOf(egraph, eclass, node)]);
   node.children.forEach((c, j) => {
+    const own = egraph.find(c);
     for (const p of producers(egraph, c, eclass, ctx)) {
       if (!mayInline(c, p)) continue;
-      const next = new Set(reads);
-      next.delete(egraph.find(c));
-      for (const k of p.children) next.add(egraph.find(k));
-      if (next.size > limit) continue;
+      // distinct reads with p inlined at c: the reads but c, plus p's inputs not among them (counted, not copied)
+      let size = reads.has(own) ? reads.size - 1 : reads.size;
+      const kids = p.children;
+      for (let i = 0; i < kids.length; i++) {
+        const k = egraph.find(kids[i]);
+        if (k !== own && reads.has(k)) continue;
+        let repeat = false;
+        for (let h = 0; h < i && !repeat; h++) repeat = egraph.find(kids[h]) === k;
+        if (!repeat) size++;
+      }
+      if (size > limit) continue;
       inline.set(j, p);
-      reads.clear();
-      for (const k of next) reads.add(k);
+      reads.delete(own);
+      for (const k of kids) reads.add(egraph.find(k));
       for (const r of rulesOf(egraph, c, p)) rules.add(r);
       break;
     }
