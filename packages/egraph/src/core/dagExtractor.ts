@@ -213,7 +213,9 @@ class LocalSearch {
   /** Visit stamps of `reaches` (and DFS states of `order`), and their stack. */
   private readonly mark: Int32Array;
   private stamp = 0;
-  private readonly stack: number[] = [];
+  private readonly stack: Int32Array;
+  /** The work stack of `inc` and `dec` (never nested): a class is pushed once per reference, at most every child slot once. */
+  private readonly refStack: Int32Array;
   /** Per class, the node numbers whose children all have a choice (static: the classes with a choice never change). */
   private readonly viable: (Int32Array | undefined)[];
 
@@ -235,6 +237,9 @@ class LocalSearch {
     this.prev = new Int32Array(n).fill(-1);
     this.topo = new Int32Array(n);
     this.mark = new Int32Array(n);
+    this.refStack = new Int32Array(ix.kids.length + 1);
+    // order's (class, slot) frames, at most two per class; reaches' pushes, at most one per child slot
+    this.stack = new Int32Array(Math.max(2 * n, ix.kids.length) + 2);
     this.viable = new Array(n);
     this.budget = maxEvaluations;
     this.roots = roots.map((r) => ix.classOf(r));
@@ -275,25 +280,29 @@ class LocalSearch {
   /** Adds a reference to class `c0`; a class that becomes reachable pays its cost and references its children. */
   private inc(c0: number): void {
     const { kidStart, kids, cost } = this.ix;
-    const stack = [c0];
-    while (stack.length > 0) {
-      const c = stack.pop() as number;
+    const stack = this.refStack;
+    let top = 0;
+    stack[top++] = c0;
+    while (top > 0) {
+      const c = stack[--top];
       const r = this.refs[c];
       this.refs[c] = r + 1;
       if (r > 0) continue;
       this.link(c);
       const p = this.pick[c];
       this.total += cost[p];
-      for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack.push(kids[j]);
+      for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack[top++] = kids[j];
     }
   }
 
   /** Drops a reference to class `c0`; a class that becomes unreachable refunds its cost and its children. */
   private dec(c0: number): void {
     const { kidStart, kids, cost } = this.ix;
-    const stack = [c0];
-    while (stack.length > 0) {
-      const c = stack.pop() as number;
+    const stack = this.refStack;
+    let top = 0;
+    stack[top++] = c0;
+    while (top > 0) {
+      const c = stack[--top];
       const r = this.refs[c];
       if (r > 1) {
         this.refs[c] = r - 1;
@@ -303,7 +312,7 @@ class LocalSearch {
       this.unlink(c);
       const p = this.pick[c];
       this.total -= cost[p];
-      for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack.push(kids[j]);
+      for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack[top++] = kids[j];
     }
   }
 
@@ -316,7 +325,7 @@ class LocalSearch {
     state.fill(0);
     let pos = 0;
     let ok = true;
-    const stack = this.stack;
+    const stack = this.stack; // (class, next child slot) pairs
     for (const r of this.roots) {
       if (!ok) break;
       if (state[r] === 2) continue;
@@ -324,14 +333,15 @@ class LocalSearch {
         ok = false;
         break;
       }
-      stack.length = 0;
-      stack.push(r, kidStart[this.pick[r]]);
+      let top = 0;
+      stack[top++] = r;
+      stack[top++] = kidStart[this.pick[r]];
       state[r] = 1;
-      while (stack.length > 0) {
-        const c = stack[stack.length - 2];
-        const j = stack[stack.length - 1];
+      while (top > 0) {
+        const c = stack[top - 2];
+        const j = stack[top - 1];
         if (j < kidStart[this.pick[c] + 1]) {
-          stack[stack.length - 1] = j + 1;
+          stack[top - 1] = j + 1;
           const k = kids[j];
           if (state[k] === 1 || (state[k] === 0 && this.pick[k] < 0)) {
             ok = false;
@@ -339,12 +349,13 @@ class LocalSearch {
           }
           if (state[k] === 0) {
             state[k] = 1;
-            stack.push(k, kidStart[this.pick[k]]);
+            stack[top++] = k;
+            stack[top++] = kidStart[this.pick[k]];
           }
         } else {
           state[c] = 2;
           topo[c] = pos++;
-          stack.length -= 2;
+          top -= 2;
         }
       }
     }
@@ -368,15 +379,15 @@ class LocalSearch {
     const stamp = ++this.stamp;
     const mark = this.mark;
     const stack = this.stack;
-    stack.length = 0;
-    for (let j = kidStart[node]; j < kidStart[node + 1]; j++) stack.push(kids[j]);
-    while (stack.length > 0) {
-      const c = stack.pop() as number;
+    let top = 0;
+    for (let j = kidStart[node]; j < kidStart[node + 1]; j++) stack[top++] = kids[j];
+    while (top > 0) {
+      const c = stack[--top];
       if (c === target) return true;
       if (mark[c] === stamp || (topo[c] < 0 ? Number.POSITIVE_INFINITY : topo[c]) < limit) continue;
       mark[c] = stamp;
       const p = this.pick[c];
-      if (p >= 0) for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack.push(kids[j]);
+      if (p >= 0) for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack[top++] = kids[j];
     }
     return false;
   }

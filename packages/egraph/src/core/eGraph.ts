@@ -339,13 +339,10 @@ export class EGraph<D = undefined> {
     if (!this.byOp) {
       const index = new Map<string, Id[]>();
       for (const c of this.classMap.values()) {
-        const seen = new Set<string>();
         for (const n of c.nodes) {
-          if (seen.has(n.op)) continue;
-          seen.add(n.op);
           const list = index.get(n.op);
-          if (list) list.push(c.id);
-          else index.set(n.op, [c.id]);
+          if (!list) index.set(n.op, [c.id]);
+          else if (list[list.length - 1] !== c.id) list.push(c.id); // classes are visited one at a time
         }
       }
       this.byOp = index;
