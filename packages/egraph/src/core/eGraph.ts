@@ -59,6 +59,7 @@ export class EGraph<D = undefined> {
   private dirty = false;
   private nodeCount = 0;
   private unions = 0;
+  private readonly merged: Id[] = [];
   /** Change log: a class id (maybe stale later) and the epoch it was created or changed in, in order. */
   private readonly changeIds: Id[] = [];
   private readonly changeEpochs: number[] = [];
@@ -107,6 +108,11 @@ export class EGraph<D = undefined> {
   /** Unions that merged two classes so far: canonical ids seen at one count stay canonical while it holds. */
   get unionCount(): number {
     return this.unions;
+  }
+
+  /** The ids merged away, in union order: the i-th union that merged two classes made `mergedIds[i]` non-canonical. */
+  get mergedIds(): readonly Id[] {
+    return this.merged;
   }
 
   /** The current epoch: it advances at the end of every `rebuild()`. */
@@ -230,6 +236,7 @@ export class EGraph<D = undefined> {
     const merged = this.analysis.merge(c1.data, c2.data); // may throw: nothing changed yet
     this.unionFind.union(id1, id2);
     this.unions++;
+    this.merged.push(id2);
     this.classMap.delete(id2);
     this.dirty = true;
     this.byOp = undefined;

@@ -137,11 +137,11 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   // the same deep kernels many times over (most of the fusion time on the GPT step); the smaller variants stay
   // in the class as stopping points for the cost model.
   const size = exprSize(exprOf(node));
-  const nodes = egraph.eclass(eclass).nodes;
-  const larger = respecting
-    ? nodes.some((n) => n !== node && n.op === 'pointwise' && exprSize(exprOf(n)) > size && analysis?.isRootRespecting(egraph, eclass, n))
-    : largestPointwise(nodes, ctx) > size;
-  if (larger) return [];
+  const sized = pointwiseSizes(egraph.eclass(eclass).nodes, ctx);
+  if (sized.largest > size) {
+    if (!respecting) return [];
+    for (let i = 0; i < sized.nodes.length; i++) if (sized.sizes[i] > size && analysis?.isRootRespecting(egraph, eclass, sized.nodes[i])) return [];
+  }
   const out = [mergeVariant(egraph, eclass, node, ctx, 'all', () => true)];
   if (respecting && analysis) {
     const r = mergeVariant(egraph, eclass, node, ctx, 'respecting', (c, p) => !analysis.isRoot(egraph, c) && analysis.isRootRespecting(egraph, c, p));
@@ -151,15 +151,28 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   return ids(out);
 }
 
-/** The largest pointwise expression size among `nodes` (0 if none), kept per node list while it does not grow. */
-function largestPointwise(nodes: readonly ENode[], ctx: RuleCtx): number {
-  const cache = ctx.of('fusion:largest', () => new WeakMap<readonly ENode[], { length: number; size: number }>());
-  const hit = cache.get(nodes);
-  if (hit && hit.length === nodes.length) return hit.size;
-  let size = 0;
-  for (const n of nodes) if (n.op === 'pointwise') size = Math.max(size, exprSize(exprOf(n)));
-  cache.set(nodes, { length: nodes.length, size });
-  return size;
+/** The pointwise nodes of a node list with their expression sizes, in list order, and the largest size (0 if none). */
+interface PointwiseSizes {
+  length: number;
+  largest: number;
+  readonly nodes: ENode[];
+  readonly sizes: number[];
+}
+
+/** The pointwise nodes and sizes of a class's node list, kept per list and extended as it grows. */
+function pointwiseSizes(nodes: readonly ENode[], ctx: RuleCtx): PointwiseSizes {
+  const cache = ctx.of('fusion:pointwise-sizes', () => new WeakMap<readonly ENode[], PointwiseSizes>());
+  let e = cache.get(nodes);
+  if (!e) cache.set(nodes, (e = { length: 0, largest: 0, nodes: [], sizes: [] }));
+  for (; e.length < nodes.length; e.length++) {
+    const n = nodes[e.length];
+    if (n.op !== 'pointwise') continue;
+    const size = exprSize(exprOf(n));
+    e.nodes.push(n);
+    e.sizes.push(size);
+    e.largest = Math.max(e.largest, size);
+  }
+  return e;
 }
 
 function mergeVariant(
