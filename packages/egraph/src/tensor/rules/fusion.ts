@@ -106,21 +106,33 @@ function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx:
   return ids([added]);
 }
 
+/** A class's pointwise producers, largest expression first, with their sizes. */
+interface Producers {
+  readonly list: readonly ENode[];
+  /** Index of the first producer of at most `INLINE_ONE_MAX_SIZE` nodes (the ones `pointwise-inline` takes). */
+  readonly small: number;
+}
+
+const NO_PRODUCERS: Producers = { list: [], small: 0 };
+
 /** The pointwise nodes of a class other than `self`, largest expression first. */
-function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: RuleCtx): readonly ENode[] {
+function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: RuleCtx): Producers {
   const own = egraph.find(cls);
-  if (own === egraph.find(self)) return [];
+  if (own === egraph.find(self)) return NO_PRODUCERS;
   // asked once per consumer node and input: kept per class while its node list and canonical id stand still (a
   // union gives the class a longer list or another id, a rebuild a new list)
-  const cache = ctx.of('fusion:producers', () => new WeakMap<readonly ENode[], { own: Id; length: number; list: ENode[] }>());
+  const cache = ctx.of('fusion:producers', () => new WeakMap<readonly ENode[], { own: Id; length: number; producers: Producers }>());
   const nodes = egraph.eclass(own).nodes;
   const hit = cache.get(nodes);
-  if (hit && hit.own === own && hit.length === nodes.length) return hit.list;
+  if (hit && hit.own === own && hit.length === nodes.length) return hit.producers;
   const sized: { n: ENode; size: number }[] = [];
   for (const n of nodes) if (n.op === 'pointwise' && !n.children.some((k) => egraph.find(k) === own)) sized.push({ n, size: exprSize(exprOf(n)) });
-  const list = sized.sort((a, b) => b.size - a.size).map((x) => x.n);
-  cache.set(nodes, { own, length: nodes.length, list });
-  return list;
+  sized.sort((a, b) => b.size - a.size);
+  let small = 0;
+  while (small < sized.length && sized[small].size > INLINE_ONE_MAX_SIZE) small++;
+  const result = { list: sized.map((x) => x.n), small };
+  cache.set(nodes, { own, length: nodes.length, producers: result });
+  return result;
 }
 
 /**
@@ -190,7 +202,7 @@ function mergeVariant(
   const rules = new Set(['pointwise-merge', ...rulesOf(egraph, eclass, node)]);
   node.children.forEach((c, j) => {
     const own = egraph.find(c);
-    for (const p of producers(egraph, c, eclass, ctx)) {
+    for (const p of producers(egraph, c, eclass, ctx).list) {
       if (!mayInline(c, p)) continue;
       // distinct reads with p inlined at c: the reads but c, plus p's inputs not among them (counted, not copied)
       let size = reads.has(own) ? reads.size - 1 : reads.size;
@@ -252,8 +264,10 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
   node.children.forEach((c, j) => {
     // only small producers: inlining every fused variant of a producer class was combinatorial (5 758 nodes
     // on the small GPT step); small ones keep the short chains that matter (relu's mask `cast(gt(relu z, 0))`)
-    for (const p of producers(egraph, c, eclass, ctx)) {
-      if (exprSize(exprOf(p)) > INLINE_ONE_MAX_SIZE || (!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
+    const { list, small } = producers(egraph, c, eclass, ctx);
+    for (let i = small; i < list.length; i++) {
+      const p = list[i]; // the producers before `small` are larger than INLINE_ONE_MAX_SIZE
+      if ((!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
       const key = `${j}:${objectId(ctx, p)}`;
       let done = inlined.get(node);
       if (!done) inlined.set(node, (done = new Set()));
