@@ -6,9 +6,9 @@
 // Must not keep state outside the run's `RuleCtx`. Invariant: a fused node computes exactly its class's value.
 
 import type { PwExpr } from '@neura/ir';
-import { sameShape } from '@neura/ir';
+import { pwExprSize, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
-import { exprOf, exprSize, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
+import { exprOf, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
@@ -72,7 +72,7 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
       const inner = mapIn(p.expr, (i) => (i === 0 ? $(0) : slot(p.extras[i - 1])));
       const expr = mapIn(outer, (j) => (children[j] === cls ? inner : slot(children[j])));
       const operands = new Set([egraph.find(m.children[0]), egraph.find(m.children[1]), ...extras]);
-      if (operands.size > maxInputs || exprSize(expr) > maxSize) continue;
+      if (operands.size > maxInputs || pwExprSize(expr) > maxSize) continue;
       const data = { transA: p.transA, transB: p.transB, expr };
       const rules = ['matmul-epilogue', ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, m)];
       built.push(addRecorded(egraph, irENode('matmulEpilogue', data, [m.children[0], m.children[1], ...extras]), rules));

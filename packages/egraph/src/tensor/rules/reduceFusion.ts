@@ -6,7 +6,7 @@
 // Must not keep state outside the run's `RuleCtx`. Invariant: a fused node computes exactly its class's value.
 
 import type { PwExpr, ReduceOp } from '@neura/ir';
-import { pwArity, REDUCE_OPS, sameShape } from '@neura/ir';
+import { pwArity, pwExprSize, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import { exprOf, exprSize, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
@@ -73,7 +73,7 @@ function reduceEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
     if (!r) continue;
     seen.add(rn);
     const post = compose(f, r.attrs.post);
-    if (exprSize(post) > MAX_EPILOGUE_SIZE) continue;
+    if (pwExprSize(post) > MAX_EPILOGUE_SIZE) continue;
     const data = { ...r.attrs, post };
     out.push(addRecorded(egraph, irENode('pointwiseReduce', data, r.children), ['reduce-epilogue', ...rulesOf(egraph, src, rn)]));
   }
