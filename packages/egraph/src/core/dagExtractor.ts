@@ -91,11 +91,20 @@ export class DagExtractor<D> {
     const own = new Float64Array(numClasses);
     const picks = new Int32Array(numClasses).fill(-1);
     const tmp = new Uint32Array(words);
+    // classes updated in the previous pass and in this one: a node is evaluated at the same place every pass, so
+    // one whose union holds no class updated since its last evaluation (in the previous pass after it, in this
+    // one before it) would sum the same total as then, which did not beat its class's total (totals only drop)
+    let updatedBefore = new Uint32Array(words);
+    let updatedNow = new Uint32Array(words);
     for (let pass = 0, changed = true; changed && pass < 4 * numClasses + 8; pass++) {
       changed = false;
+      [updatedBefore, updatedNow] = [updatedNow, updatedBefore];
+      updatedNow.fill(0);
       for (let ci = 0; ci < numClasses; ci++) {
         const word = ci >>> 5;
         const bit = 1 << (ci & 31);
+        const above = ~((bit << 1) - 1); // bits of classes after ci in its word (none when ci is the word's last)
+        const below = bit - 1;
         for (let ni = nodeStart[ci]; ni < nodeStart[ci + 1]; ni++) {
           const k0 = kidStart[ni];
           const k1 = kidStart[ni + 1];
@@ -115,6 +124,15 @@ export class DagExtractor<D> {
             for (let w = 0; w < words; w++) tmp[w] |= ks2[w];
           }
           if (!ok) continue;
+          if (pass > 0) {
+            let touched = 0;
+            for (let w = 0; w < words && touched === 0; w++) {
+              const after = w > word ? updatedBefore[w] : w === word ? updatedBefore[w] & above : 0;
+              const before = w < word ? updatedNow[w] : w === word ? updatedNow[w] & below : 0;
+              touched = tmp[w] & (after | before);
+            }
+            if (touched === 0) continue;
+          }
           let total = cost;
           for (let w = 0; w < words; w++) {
             let x = tmp[w];
@@ -130,6 +148,7 @@ export class DagExtractor<D> {
             picks[ci] = ni;
             tmp[word] |= bit;
             sets[ci] = tmp.slice();
+            updatedNow[word] |= bit;
             changed = true;
           }
         }
