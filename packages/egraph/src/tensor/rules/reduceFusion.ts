@@ -8,11 +8,11 @@
 import type { PwExpr, ReduceOp } from '@neura/ir';
 import { pwArity, pwExprSize, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
-import { exprOf, exprSize, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
+import { exprOf, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
-import { addRecorded, classHasOp, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasAnyOp, classHasOp, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const IDENTITY: PwExpr = { op: 'in', index: 0 };
@@ -91,7 +91,7 @@ function pointwiseChild(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): b
  * step for the same plans).
  */
 function overReduction(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
-  return node.children.length === 1 && isPrimaryExpr(exprOf(node)) && REDUCTION_OPS.some((op) => classHasOp(egraph, node.children[0], op));
+  return node.children.length === 1 && isPrimaryExpr(exprOf(node)) && classHasAnyOp(egraph, node.children[0], REDUCTION_OPS);
 }
 
 const REDUCTION_OPS: readonly string[] = ['pointwiseReduce', ...REDUCE_OPS];

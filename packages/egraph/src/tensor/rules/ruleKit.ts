@@ -182,6 +182,13 @@ export function classHasOp(egraph: EGraph<TensorInfo>, cls: Id, op: string): boo
   return classOps(egraph, cls).has(op);
 }
 
+/** Whether class `cls` holds a node of any of `ops`. */
+export function classHasAnyOp(egraph: EGraph<TensorInfo>, cls: Id, ops: readonly string[]): boolean {
+  const set = classOps(egraph, cls);
+  for (const op of ops) if (set.has(op)) return true;
+  return false;
+}
+
 /**
  * A rule over every e-node of the given ops: `apply` sees the matched node (attributes included) and the
  * run's rule state, and returns the classes to union with its class. Children are bound as `?c0`, `?c1`, ...
