@@ -3,12 +3,15 @@
 // IndexedDB tuning cache (it measures every matmul shape and saves the choices), runs a step. `?mode=read` (after
 // a reload: a new page, a new cache object, the database reopened): the same compile reads the cache and measures
 // nothing; the record is also read back raw. `?mode=tune&shapes=MxNxK:NN:b1,...`: tunes those shapes on this
-// browser's adapter (shipped-table measurements for the software adapters). The outcome lands in
+// browser's adapter (shipped-table measurements for the software adapters). `?mode=ab&rounds=N`: the bench's GPT
+// 2×128 training step (ctx 64, batch 16, AdamW) compiled with and without the adapter's shipped table, timed in
+// alternating rounds of synced steps (what the shipped table is worth here). The outcome lands in
 // body[data-result] (JSON) or body[data-error].
 
 import { Graph, tensor } from '@neura/ir';
-import { compileTraining, mlp } from '@neura/nn';
 import { adam } from '@neura/optim';
+import { compileTraining, GPT, mlp } from '@neura/nn';
+import { adamW } from '@neura/optim';
 import { adapterKey, createDevice, indexedDbTuningCache, matmulShapesOf, type NeuraDevice, shippedMatmulTuning, tuneMatmul } from '@neura/runtime-webgpu';
 import { MATMUL_CONFIG_BY_NAME, type MatmulShape } from '@neura/wgsl-kernels';
 
@@ -93,12 +96,39 @@ async function tune(device: NeuraDevice) {
   };
 }
 
+/** Alternating rounds of 3 synced steps of the GPT 2×128 step with (`shipped`) and without (`heuristic`) the shipped table. */
+async function ab(device: NeuraDevice) {
+  const c = { layers: 2, heads: 4, width: 128, context: 64, batch: 16, vocab: 65, attention: 'op' as const };
+  const n = c.batch * c.context;
+  const feeds = { tokens: Int32Array.from({ length: n }, (_, i) => (i * 31 + 7) % c.vocab), targets: Int32Array.from({ length: n }, (_, i) => (i * 17 + 3) % c.vocab) };
+  const build = (shippedMatmulTuning: boolean) => {
+    const { graph, loss } = new GPT(c).trainingGraph(c.batch);
+    return compileTraining(graph, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device, shippedMatmulTuning });
+  };
+  const sessions = { heuristic: await build(false), shipped: await build(true) };
+  const rounds: Record<string, number[]> = { heuristic: [], shipped: [] };
+  for (const t of Object.values(sessions)) await t.step(feeds, { readLoss: true }); // warm-up
+  for (let r = 0; r < Number(params.get('rounds') ?? 4); r++)
+    for (const [name, t] of Object.entries(sessions)) {
+      const t0 = performance.now();
+      for (let i = 0; i < 3; i++) {
+        await t.step(feeds);
+        await t.session.sync();
+      }
+      rounds[name].push((performance.now() - t0) / 3);
+    }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const out = { mode: 'ab', adapter: adapterKey(device), rounds, heuristicMs: median(rounds.heuristic), shippedMs: median(rounds.shipped), dispatches: { heuristic: sessions.heuristic.stats.dispatchesPerStep, shipped: sessions.shipped.stats.dispatchesPerStep } };
+  for (const t of Object.values(sessions)) t.dispose();
+  return out;
+}
+
 async function main() {
   const device = await createDevice();
   try {
     const mode = params.get('mode') ?? 'write';
-    if (mode !== 'tune' && mode !== 'write' && mode !== 'read') throw new Error(`unknown mode '${mode}' (write, read or tune)`);
-    const result = mode === 'tune' ? await tune(device) : await roundTrip(device, mode);
+    if (mode !== 'tune' && mode !== 'ab' && mode !== 'write' && mode !== 'read') throw new Error(`unknown mode '${mode}' (write, read, tune or ab)`);
+    const result = mode === 'tune' ? await tune(device) : mode === 'ab' ? await ab(device) : await roundTrip(device, mode);
     document.body.dataset.result = JSON.stringify({ ...result, shipped: shippedMatmulTuning(device)?.source ?? null });
   } finally {
     device.destroy();

@@ -3,7 +3,8 @@
 // saved in IndexedDB), reloads the page as ?mode=read (new page, new cache object, the database reopened) and
 // checks that the same compile read every choice back and measured nothing, with the same table. Exits 1 on any
 // failure, naming it. Usage (after `pnpm web:build`): node web/tuningCheck.mjs; with `tune SHAPES [repeats]`
-// instead it prints the tuner's table for those shapes on this browser's adapter (shipped-table measurements).
+// instead it prints the tuner's table for those shapes on this browser's adapter (shipped-table measurements), with
+// `ab [rounds]` the GPT 2×128 step's time with and without the adapter's shipped table.
 // Needs Chromium like web/check.mjs (CHROMIUM=/path, deadline NEURA_WEB_TIMEOUT_S, default 300).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -63,6 +64,8 @@ try {
   if (process.argv[2] === 'tune') {
     const r = await result(page, `${url}tuning.html?mode=tune&shapes=${process.argv[3] ?? ''}&repeats=${process.argv[4] ?? 3}`);
     console.log(JSON.stringify(r, null, 1));
+  } else if (process.argv[2] === 'ab') {
+    console.log(JSON.stringify(await result(page, `${url}tuning.html?mode=ab&rounds=${process.argv[3] ?? 4}`), null, 1));
   } else {
     const first = await result(page, `${url}tuning.html?mode=write`);
     console.log(`write: adapter '${first.adapter}', ${first.shapes} matmul shapes, ${first.measured} measured, table ${JSON.stringify(first.tuning)}, loss ${first.loss}`);

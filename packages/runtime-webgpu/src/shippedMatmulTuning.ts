@@ -41,6 +41,55 @@ export const SHIPPED_MATMUL_TUNINGS: readonly ShippedMatmulTuning[] = [
       '16384x384x1152:NT:b1': '128x64x16/8x8+u',
     },
   },
+  {
+    // Mesa llvmpipe (the CI and developer machines' software adapter): the GPT 2×128 step's shapes and 256³; the
+    // heuristic's small GPU-shaped tiles (32x32, many workgroups) lose 1.5–6× to the large tiles on a CPU (wall
+    // clock on a loaded 2-core machine: among the large tiles the order is noise, against the heuristic it is not).
+    adapter: '||llvmpipe-llvm-15-0-6-256-bits-|OpenGL version OpenGL ES 3.2 Mesa 22.3.6|opengles',
+    source: 'apps/bench/results/matmul-tuning-software-2026-12-04.md',
+    tuning: {
+      '1024x384x128:NN:b1': '128x64x8/8x8+u',
+      '1024x128x128:NN:b1': '128x64x16/8x8',
+      '1024x512x128:NN:b1': '128x128x16/8x8+u',
+      '1024x128x512:NN:b1': '128x128x16/8x8',
+      '1024x65x128:NN:b1': '64x128x16/8x8+u',
+      '1024x128x65:NT:b1': '128x128x8/8x8+u+db',
+      '1024x512x128:NT:b1': '128x64x8/8x8+u',
+      '1024x128x512:NT:b1': '128x64x16/8x8',
+      '1024x128x128:NT:b1': '128x64x16/8x8+u',
+      '1024x128x384:NT:b1': '64x128x16/8x8+u+db',
+      '128x384x1024:TN:b1': '64x128x16/8x8',
+      '128x128x1024:TN:b1': '128x64x8/8x8',
+      '128x512x1024:TN:b1': '128x64x16/8x8+u',
+      '512x128x1024:TN:b1': '128x128x16/8x8+u',
+      '128x65x1024:TN:b1': '128x128x16/8x8+u+db',
+      '256x256x256:NN:b1': '128x128x8/8x8',
+    },
+  },
+  {
+    // SwiftShader in Chromium (headless, web/tuningCheck.mjs tune): the same shapes, 1.5–5.1× over the heuristic.
+    // Browsers hide the driver: the key is vendor and architecture only.
+    adapter: 'google|swiftshader|||browser',
+    source: 'apps/bench/results/matmul-tuning-software-2026-12-04.md',
+    tuning: {
+      '1024x384x128:NN:b1': '128x128x16/8x8+u',
+      '1024x128x128:NN:b1': '64x128x16/8x8',
+      '1024x512x128:NN:b1': '128x128x8/8x8+u',
+      '1024x128x512:NN:b1': '64x64x16/8x4+u+db',
+      '1024x65x128:NN:b1': '128x64x8/8x8+u+db',
+      '1024x128x65:NT:b1': '64x128x16/8x8+u',
+      '1024x512x128:NT:b1': '128x128x16/8x8',
+      '1024x128x512:NT:b1': '128x128x16/8x8+u+db',
+      '1024x128x128:NT:b1': '64x128x16/8x8+u',
+      '1024x128x384:NT:b1': '128x64x8/8x8+u',
+      '128x384x1024:TN:b1': '128x128x8/8x8+u',
+      '128x128x1024:TN:b1': '64x128x16/8x8',
+      '128x512x1024:TN:b1': '64x128x16/8x8+u',
+      '512x128x1024:TN:b1': '64x128x16/8x8',
+      '128x65x1024:TN:b1': '128x64x16/8x8',
+      '256x256x256:NN:b1': '128x128x8/8x8+u+db',
+    },
+  },
 ];
 
 /** The shipped table that fits `caps` on adapter `key`, or undefined; `tables` defaults to SHIPPED_MATMUL_TUNINGS. */

@@ -3,10 +3,12 @@
 // adapter key and the device limits; the kernels are really generated and their pipelines created here):
 // a shape in the table compiles to its shipped tiling there, and to the heuristic on the real adapter (another
 // adapter's table is ignored), with `shippedMatmulTuning: false`, with a user entry over it, under lowered limits.
-import { Graph } from '@neura/ir';
+// Where this machine's adapter has a table of its own (llvmpipe, SwiftShader), it is used for real.
+import { Graph, interpret } from '@neura/ir';
 import { generateKernel, type KernelGenerator, MATMUL_CONFIG_BY_NAME } from '@neura/wgsl-kernels';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adapterKey, compile, createDevice, matmulTuningOf, type NeuraDevice, SHIPPED_MATMUL_TUNINGS, shippedMatmulTuning } from '../src/index.js';
+import { randoms } from './graphs.js';
 
 const device: NeuraDevice = await createDevice();
 afterAll(() => device.destroy());
@@ -21,10 +23,10 @@ function relabelled(d: NeuraDevice, key: string): NeuraDevice {
   return { ...d, adapterInfo: { ...d.adapterInfo, vendor, architecture, device: dev, description, backend }, check: () => d.check() };
 }
 
-/** The WGSL header line of each matmul kernel a compile of [16384,65]·[384,65]ᵀ generates. */
-async function matmulHeaders(d: NeuraDevice, opts: Parameters<typeof compile>[2] = {}): Promise<string[]> {
+/** The WGSL header line of each matmul kernel a compile of [m,k]·[n,k]ᵀ (default: the H200 table's KEY) generates. */
+async function matmulHeaders(d: NeuraDevice, opts: Parameters<typeof compile>[2] = {}, [m, n, k] = [16384, 384, 65]): Promise<string[]> {
   const g = new Graph();
-  g.output('y', g.matmul(g.input('a', [16384, 65]), g.input('b', [384, 65]), { transB: true }));
+  g.output('y', g.matmul(g.input('a', [m, k]), g.input('b', [n, k]), { transB: true }));
   const headers: string[] = [];
   const generator: KernelGenerator = (spec, caps) => {
     const plan = generateKernel(spec, caps);
@@ -60,6 +62,24 @@ describe('shipped matmul tables at compile', () => {
 
     // the same adapter with another driver version: no table, the heuristic
     expect(await matmulHeaders(relabelled(device, H200.adapter.replace(/580\.159\.04/, '580.160.01')))).toEqual(heuristic);
+  });
+
+  const own = shippedMatmulTuning(device);
+  it.runIf(own !== undefined)("this machine's adapter runs its own shipped table (llvmpipe, SwiftShader), and the result is right", async () => {
+    const table = own ?? expect.unreachable();
+    const [key, name] = Object.entries(table.tuning).find(([k]) => k.endsWith(':NT:b1')) ?? expect.unreachable('no A·Bᵀ entry');
+    const [m, n, k] = key.split(':')[0].split('x').map(Number);
+    expect(await matmulHeaders(device, {}, [m, n, k])).toEqual([expect.stringContaining(tileOf(name))]);
+    expect((await matmulHeaders(device, { shippedMatmulTuning: false }, [m, n, k]))[0]).not.toContain(tileOf(name));
+    // the shipped tiling computes the product (checked against the interpreter)
+    const g = new Graph();
+    g.output('y', g.matmul(g.input('a', [m, k]), g.input('b', [n, k]), { transB: true }));
+    const feeds = { a: { shape: [m, k], dtype: 'f32' as const, data: randoms(m * k, 5) }, b: { shape: [n, k], dtype: 'f32' as const, data: randoms(n * k, 6) } };
+    const session = await compile(g, device);
+    const y = (await session.step(feeds, { read: ['y'] })).outputs.y.data;
+    const want = interpret(g, feeds).outputs.y.data;
+    for (let i = 0; i < want.length; i++) expect(Math.abs(y[i] - want[i])).toBeLessThan(1e-3 * Math.sqrt(k));
+    await session.dispose();
   });
 
   it('is not applied on a device created with lower limits than an entry needs', async () => {
