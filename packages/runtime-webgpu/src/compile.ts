@@ -12,6 +12,7 @@ import { type FeedValue, toDeviceData } from './feeds.js';
 import { alignedBytes } from './memoryPlan.js';
 import { PipelineCache } from './pipelineCache.js';
 import { tunedCaps } from './matmulTuning.js';
+import { matmulTuningOf } from './shippedMatmulTuning.js';
 import { capsFor, type Precision } from './precision.js';
 import type { InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 import { Session } from './session.js';
@@ -35,6 +36,8 @@ export interface CompileOptions {
   readonly precision?: Precision;
   /** Measured matmul choices (`tuneMatmul`): listed shapes run their configuration; an entry that does not fit is an error. */
   readonly matmulTuning?: MatmulTuning;
+  /** Whether the runtime's shipped table for this adapter and driver (shippedMatmulTuning.ts) applies under `matmulTuning` (default true; fp32 only). */
+  readonly shippedMatmulTuning?: boolean;
 }
 
 /** Compiles the live part of a graph for a device: kernels, memory plan, pipelines, bind groups. */
@@ -43,7 +46,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   const gpu = device.gpu;
   const label = opts.label ?? 'neura';
   // pure phases (stepPlan.ts): schedule, kernel plans, storage and memory plan, host index checks
-  const plan = planStep(graph, tunedCaps(capsFor(device, opts.precision), opts.matmulTuning), opts.generator ?? generateKernel);
+  const plan = planStep(graph, tunedCaps(capsFor(device, opts.precision), matmulTuningOf(device, opts)), opts.generator ?? generateKernel);
   const scopes = new ErrorScopes(gpu);
   scopes.begin();
   const buffers = createBuffers(gpu, graph, plan.memory, label);

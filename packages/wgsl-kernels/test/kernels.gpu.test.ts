@@ -40,6 +40,7 @@ import {
   flashAttentionGradPlan,
   flashAttentionLsePlan,
   flashAttentionPlan,
+  MATMUL_LARGE,
   matmulConfigFits,
   matmulKernel,
   matmulPlanWith,
@@ -749,6 +750,46 @@ describe('matmul tuning candidates', () => {
       expect(chooseSplitK(m, n, k, 1, caps, [cfg])?.splits).toBeGreaterThan(1);
       await check('matmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }], { transA, transB }, caps, { rtol: 1e-4, atol: 1e-4, plan: (s, c) => matmulKernel(s, c, [cfg]) });
     }
+  });
+
+  it('A staged k-contiguous (+ka) agrees with the interpreter: loop, unrolled, double-buffered, split-K, and its fallbacks', async () => {
+    const caps = await testCaps();
+    const kas = (
+      [
+        [32, 32, 16, 4, 4],
+        [32, 32, 8, 4, 4],
+      ] as const
+    ).flatMap(([bm, bn, bk, tm, tn]) => [{ bm, bn, bk, tm, tn, minTiles: 0, ka: true }, { bm, bn, bk, tm, tn, minTiles: 0, ka: true, unroll: true }, { bm, bn, bk, tm, tn, minTiles: 0, ka: true, unroll: true, db: true }]);
+    const fits = kas.filter((c) => matmulConfigFits(c, caps));
+    expect(fits.length).toBeGreaterThan(3);
+    // the plan each check ran, so the test can say which layout it exercised
+    let code = '';
+    const withCfg = (cfg: MatmulConfig, plan = matmulPlanWith) => (s: KernelSpec<'matmul' | 'fusedMatmul'>, c: DeviceCaps) => {
+      const p = plan(s, c, cfg);
+      code = p.dispatches[0].code;
+      return p;
+    };
+    const tol = { rtol: 1e-4, atol: 1e-4 };
+    for (const cfg of fits) {
+      // A read along k (the ka layout), with B both ways; ragged M/N, K = 44: 2.75 slices of 16, 5.5 of 8
+      const [m, n, k] = [cfg.bm + 6, cfg.bn + 4, 44];
+      for (const transB of [false, true]) {
+        await check('fusedMatmul', [{ shape: [m, k] }, { shape: transB ? [n, k] : [k, n] }, { shape: [n] }], { transA: false, transB, bias: true, activation: 'relu' }, caps, { ...tol, plan: withCfg(cfg) });
+        expect(code).toContain('A staged k-contiguous');
+      }
+    }
+    const cfg = fits[fits.length - 1];
+    // split-K with the ka tile; then Aᵀ (read along m) and K = 42 (scalar loads): the usual layout, still correct
+    await check('matmul', [{ shape: [200, 2100] }, { shape: [2100, 36] }], { transA: false, transB: false }, caps, { ...tol, plan: withCfg(cfg, (s, c, x) => matmulKernel(s, c, [x as MatmulConfig])) });
+    expect(code).toContain('let kbeg = wid.z'); // split-K
+    expect(code).toContain('A staged k-contiguous');
+    await check('matmul', [{ shape: [42, 70] }, { shape: [42, 36] }], { transA: true, transB: false }, caps, { ...tol, plan: withCfg(cfg) });
+    expect(code).not.toContain('k-contiguous');
+    await check('matmul', [{ shape: [70, 42] }, { shape: [42, 36] }], { transA: false, transB: false }, caps, { ...tol, plan: withCfg(cfg) });
+    expect(code).not.toContain('k-contiguous');
+     // the shipped choice for a large A·B (MATMUL_LARGE): 2048x2048 outputs are 256 of its tiles
+    await check('matmul', [{ shape: [2048, 12] }, { shape: [12, 2048] }], { transA: false, transB: false }, caps, { ...tol, plan: withCfg(MATMUL_LARGE, (s, c) => generateKernel(s, c)) });
+    expect(code).toContain('tile 128x128x16, k unrolled, A staged k-contiguous');
   });
 
   it('a double-buffered candidate runs batched matmuls through grid z', async () => {
