@@ -89,6 +89,9 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   // small ids of node data keys, for compact cache keys; per analysis (one optimize run), so it dies with the run
   private readonly dataIds = new Map<string, number>();
+  private readonly dataIdOf = new WeakMap<object, number>();
+  // each provenance set's rules, sorted, while the set keeps its size (sets only grow)
+  private readonly sortedRules = new WeakMap<Set<string>, { size: number; list: readonly string[] }>();
 
   /** Makes an analysis with the given fusion limits. */
   constructor(opts: TensorAnalysisOptions = {}) {
@@ -117,9 +120,16 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** A small integer naming a node's data (equal data, equal id) within this analysis. */
   private dataId(data: ENode['data']): number {
+    // data objects are immutable: their id is kept per object (the key text and its hash were most of the cost)
+    const obj = data !== null && typeof data === 'object';
+    if (obj) {
+      const known = this.dataIdOf.get(data);
+      if (known !== undefined) return known;
+    }
     const key = dataKey(data);
     let id = this.dataIds.get(key);
     if (id === undefined) this.dataIds.set(key, (id = this.dataIds.size));
+    if (obj) this.dataIdOf.set(data, id);
     return id;
   }
 
@@ -182,12 +192,19 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
     for (const byClass of this.provenance.values()) if (homedAt.get(byClass) !== egraph.unionCount) rehome(egraph, byClass);
   }
 
-  /** The rules recorded for a node of this op and data in class `cls` (sorted, deduplicated). */
-  rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): string[] {
+  /** The rules recorded for a node of this op and data in class `cls` (sorted, deduplicated; shared: do not modify). */
+  rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): readonly string[] {
     const rules = lookupIn(egraph, this.provenance, `${node.op}#${this.dataId(node.data)}`, cls);
-    return rules ? [...rules].sort() : [];
+    if (!rules) return NO_RULES;
+    const hit = this.sortedRules.get(rules);
+    if (hit && hit.size === rules.size) return hit.list;
+    const list = [...rules].sort();
+    this.sortedRules.set(rules, { size: rules.size, list });
+    return list;
   }
 }
+
+const NO_RULES: readonly string[] = [];
 
 const homedAt = new WeakMap<Map<Id, Set<string>>, number>();
 
@@ -214,17 +231,29 @@ function lookupIn(egraph: EGraph<TensorInfo>, index: Map<string, Map<Id, Set<str
   return byClass.get(root);
 }
 
-/** Moves the entries of merged-away ids to their canonical class. */
+/**
+ * Moves the entries of merged-away ids to their canonical class. Every entry was canonical when last homed or
+ * added, so only ids merged away since can need a move: those are read from the e-graph's union log when they
+ * are fewer than the entries (a full pass over a large index on every miss was most of the rules' lookup time).
+ */
 function rehome(egraph: EGraph<TensorInfo>, byClass: Map<Id, Set<string>>): void {
-  homedAt.set(byClass, egraph.unionCount);
-  for (const [id, set] of [...byClass]) {
+  const from = homedAt.get(byClass) ?? 0;
+  const to = egraph.unionCount;
+  homedAt.set(byClass, to);
+  const move = (id: Id) => {
+    const set = byClass.get(id);
+    if (!set) return;
     const c = egraph.find(id);
-    if (c === id) continue;
+    if (c === id) return;
     byClass.delete(id);
     const into = byClass.get(c);
     if (into) for (const r of set) into.add(r);
     else byClass.set(c, set);
-  }
+  };
+  if (to - from < byClass.size) {
+    const merged = egraph.mergedIds;
+    for (let i = from; i < to; i++) move(merged[i]);
+  } else for (const id of [...byClass.keys()]) move(id);
 }
 
 /** The analysis data of a class (for rules and conditions). */
