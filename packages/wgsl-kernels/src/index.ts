@@ -21,6 +21,7 @@ export {
 export { pointwiseMultiKernel } from './pointwiseMulti.js';
 export { multiTensorTable, pointwiseMultiTensorKernel } from './pointwiseMultiTensor.js';
 export { pointwiseReduceKernel, pointwiseReduceMultiKernel } from './pointwiseReduce.js';
+export { COLUMN_STRIPS, type ColumnsForm, type ColumnStripsConfig, reduceKernel } from './reduce.js';
 export { rowwiseKernel } from './rowwise.js';
 export { attentionGradKVKernel, attentionWithLseKernel } from './attention.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';

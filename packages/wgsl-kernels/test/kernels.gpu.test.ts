@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   BINARY_OPS,
+  columnsPath,
   COMPARISON_OPS,
   type DType,
   Graph,
@@ -33,6 +34,7 @@ import {
   MATMUL_CONFIGS,
   type MatmulConfig,
   chooseSplitK,
+  reduceKernel,
   type FlashConfig,
   flashAttentionGradKVPlan,
   flashAttentionGradPlan,
@@ -320,6 +322,25 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         await check(op, [{ shape }], { axes, keepdims: false }, caps, { rtol: 1e-4, atol: op === 'sum' ? 2e-2 : 1e-4 });
       }
     });
+
+    // long columns wide enough for COLUMN_STRIP-column strips (ir's columnsPath): one pass, a workgroup per strip
+    // walking every row; rows not a multiple of the row lanes or the unroll, odd widths (scalar lanes), a partial
+    // last strip, merged leading axes
+    it.each([['sum'], ['mean'], ['reduceMax'], ['reduceMin']] as const)('%s over long columns runs one strips pass', async (op) => {
+      const caps = await getCaps();
+      const strips: [Shape, number[]][] = [[[67, 264], [0]], [[70, 257], [0]], [[3, 41, 260], [0, 1]], [[129, 300], [0]]];
+      for (const [shape, axes] of strips) {
+        const g = new Graph();
+        const plan = generateKernel({ node: g.node(op, [g.input('x', shape)], { axes, keepdims: false }), inputs: [{ shape, dtype: 'f32' }] }, caps);
+        expect(plan.dispatches.map((d) => d.label), `${op} over ${axes} of [${shape}]`).toEqual([expect.not.stringContaining(':')]);
+        expect(columnsPath(shape, axes)).toBe('strips');
+        const tol = { rtol: 1e-4, atol: op === 'sum' ? 1e-3 : 1e-4 };
+        await check(op, [{ shape }], { axes, keepdims: false }, caps, tol);
+        // the other geometries and the two-pass form the bench times against it, at the same shapes
+        for (const columns of [{ strips: { strip: 16, threads: 128 } }, { strips: { strip: 4, threads: 64 } }, { form: 'split' as const }])
+          await check(op, [{ shape }], { axes, keepdims: false }, caps, { ...tol, plan: (sp, c) => reduceKernel(sp, c, columns) });
+      }
+    });
   });
 
   describe('pointwiseReduce (a reduction with a pointwise prologue and epilogue)', () => {
@@ -335,6 +356,8 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       { shape: [3, 9000], axes: [1], other: [3, 1], keepdims: false, n: 2 }, // split rows
       { shape: [200, 12], axes: [0], other: [12], keepdims: false, n: 2 }, // split columns
       { shape: [70, 7], axes: [0], other: [1, 7], keepdims: true, n: 2 }, // split columns, odd width (scalar loads)
+      { shape: [67, 264], axes: [0], other: [264], keepdims: false, n: 1 }, // column strips
+      { shape: [70, 257], axes: [0], other: [1, 257], keepdims: true, n: 1 }, // column strips, odd width
       { shape: [3, 4, 70], axes: [0, 2], other: [4, 1], keepdims: false, n: 2 }, // outer-kept-inner
       { shape: [7, 9], axes: [1], other: [7, 1], keepdims: false, n: 1 }, // short rows: general
       { shape: [2, 3, 4, 5], axes: [1, 3], other: [2, 1, 4, 1], keepdims: true, n: 1 }, // general, two groups
