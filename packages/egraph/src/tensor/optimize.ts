@@ -223,7 +223,7 @@ export function egraphToGraph(
 }
 
 /** The passes selected by the options, each with its rules. */
-export function selectPasses(options: OptimizeOptions): { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[] {
+function selectPasses(options: OptimizeOptions): { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[] {
   const without = new Set(options.withoutRules ?? []);
   for (const name of without)
     if (!allRules.some((r) => r.name === name)) throw new RuleError(`optimize: withoutRules names '${name}', which is not a rule (${allRules.map((r) => r.name).join(', ')})`);
@@ -241,7 +241,7 @@ const LATE_OPS = ['pointwiseReduceMulti', 'rowwiseMulti'] as const;
  * extracted without them: offered from the start they steer the greedy phase to a worse local optimum elsewhere
  * (GPT 6x384: 408 dispatches instead of 351 before any sibling is grouped).
  */
-export function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, roots: readonly Id[], opts: DagExtractorOptions): DagExtraction {
+function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, roots: readonly Id[], opts: DagExtractorOptions): DagExtraction {
   const multis = LATE_OPS.flatMap((op) => egraph.classesWithOp(op));
   if (multis.length === 0) return new DagExtractor(egraph, cost, opts).extract(roots);
   const late = new Set(multis.map((id) => egraph.find(id)));
@@ -260,18 +260,26 @@ export function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunct
   const find = (id: Id) => egraph.find(id);
   let start = choice;
   let total = dagCost(start, roots, cost, find);
+  // only pairs whose members the plan computes both (else grouping cannot pay); re-derived after each change
+  let reached = new Set(reachableClasses(start, roots, find) ?? []);
   for (const m of egraph.classesWithOp('rowwiseMulti')) {
     const M = find(m);
     const n = egraph.eclass(M).nodes.find((x) => x.op === 'rowwiseMulti');
     if (!n?.children.every((c) => first.choices.has(find(c)))) continue;
-    const trial = new Map(start);
-    trial.set(M, n);
+    const members = new Map<Id, ENode>();
     for (const [, c] of egraph.eclass(M).parents) {
       const pick = egraph.eclass(c).nodes.find((x) => x.op === 'pick' && find(x.children[0]) === M);
-      if (pick) trial.set(find(c), pick);
+      if (pick) members.set(find(c), pick);
     }
+    if (members.size < 2 || ![...members.keys()].every((c) => reached.has(c) && start.get(c)?.op !== 'pick')) continue;
+    const trial = new Map(start);
+    trial.set(M, n);
+    for (const [c, pick] of members) trial.set(c, pick);
     const t = dagCost(trial, roots, cost, find);
-    if (t < total) [start, total] = [trial, t];
+    if (t < total) {
+      [start, total] = [trial, t];
+      reached = new Set(reachableClasses(start, roots, find) ?? []);
+    }
   }
   const second = new DagExtractor(egraph, cost, { ...opts, improvePasses: 0, start: { choice: start, focus } }).extract(roots);
   return { ...second, search: first.search };
@@ -287,7 +295,7 @@ export interface PassReport {
  * Runs the passes in order over one e-graph, sharing the totals (iterations, e-nodes, and the opt-in time cap); a
  * pass with no budget left stops at once with the limit that ran out.
  */
-export function runPasses(
+function runPasses(
   loaded: LoadedGraph,
   passes: readonly { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[],
   options: OptimizeOptions,

@@ -99,6 +99,13 @@ function rowwiseMulti(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: 
   };
   if (!preferred(C, node)) return [];
   const key = keyOf(node);
+  // the rowwise nodes reading a class (a norm's input has thousands of readers; each of its keys scans them)
+  const readers = ctx.of(`${RULE}:readers`, () => new Map<Id, (readonly [ENode, Id])[]>());
+  const rowwiseReaders = (cls: Id) => {
+    let r = readers.get(cls);
+    if (!r) readers.set(cls, (r = egraph.eclass(cls).parents.filter(([p]) => p.op === 'rowwise')));
+    return r;
+  };
   // operands and results share the device's storage buffers (a pointwise kernel's inputs are that limit − 1)
   const maxBindings = (tensorAnalysisOf(egraph)?.maxPointwiseInputs ?? 7) + 1;
   const done = ctx.of(`${RULE}:scanned`, () => new Set<string>());
@@ -107,9 +114,9 @@ function rowwiseMulti(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: 
     done.add(key);
     // per class reading `c`: its rowwise variant with this key and the fewest operands
     const best = new Map<Id, ENode>([[C, node]]);
-    for (const [p, pc] of egraph.eclass(c).parents) {
+    for (const [p, pc] of rowwiseReaders(c)) {
       const D = find(pc);
-      if (p.op !== 'rowwise' || D === C || !sameShape(egraph.eclass(D).data.shape, shape) || egraph.eclass(D).data.dtype !== 'f32') continue;
+      if (D === C || !sameShape(egraph.eclass(D).data.shape, shape) || egraph.eclass(D).data.dtype !== 'f32') continue;
       if (keyOf(p) !== key) continue;
       const q = egraph.canonicalize(p);
       if (!preferred(D, p)) continue;
