@@ -59,6 +59,21 @@ describe('OptimizeReport attention lines', () => {
     expect(k0?.rules).toEqual(expect.arrayContaining(['attention-seq-major', 'attention-lse']));
     expect(report.format()).toMatch(/attentionWithLse \[2, 5, 3, 8\] 3 in seq-major .*← .*attention-seq-major/);
   });
+
+  it('lists attention reading q, k, v as head windows of a fused projection, with no slice left', () => {
+    const g = new Graph();
+    const [b, t, h, d] = [2, 5, 3, 8];
+    const heads = (x: ReturnType<Graph['input']>) => g.transpose(g.reshape(x, [b, t, h, d]), [0, 2, 1, 3]);
+    const [q, k, v] = g.split(g.input('qkv', [b * t, 3 * h * d]), 3, -1).map(heads);
+    const attrs = { causal: true, scale: 0.5 };
+    g.output('o', g.transpose(g.attention(q, k, v, attrs), [0, 2, 1, 3]));
+    g.output('lse', g.node('attentionLse', [q, k], attrs));
+    const { report, graph } = optimize(g);
+    expect(graph.live().filter((id) => graph.nodes[id].op === 'slice')).toEqual([]);
+    const k0 = report.kernels.find((x) => x.op === 'attentionWithLse');
+    expect(k0?.expr).toMatch(/head windows at \[0, 3, 6\]/);
+    expect(k0?.rules).toEqual(expect.arrayContaining(['attention-head-window', 'attention-seq-major', 'attention-lse']));
+  });
 });
 
 describe('TensorAnalysis', () => {

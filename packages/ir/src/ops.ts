@@ -67,7 +67,16 @@ export type AttentionAttrs = {
   causal: boolean;
   scale: number;
   seqMajor?: boolean;
+  /** Seq-major only: q, k and v are read as head windows of wider tensors (see `AttentionWindow`). */
+  window?: AttentionWindow;
 };
+
+/**
+ * Head windows of a seq-major attention op: operand i of q, k, v is a wider seq-major tensor [..., T, W_i, D] and the
+ * op reads its heads [offsets[i], offsets[i] + heads) — the column slices of a fused QKV projection, read in place
+ * instead of copied out. `attentionLse` reads q and k only (offsets[2] is 0). Made by the optimizer's layout rules.
+ */
+export type AttentionWindow = { heads: number; offsets: number[] };
 
 /**
  * attentionGrad / attentionGradKV: with `deltaFromOut`, operand 5 is attention's output O (shaped as dOut) instead

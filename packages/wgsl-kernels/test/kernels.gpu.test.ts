@@ -576,6 +576,30 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       expect(() => generateKernel({ node, inputs: [{ shape: q.shape, dtype: 'f32' }, { shape: q.shape, dtype: 'f32' }, { shape: q.shape, dtype: 'f32' }] }, caps)).toThrow(/seq-major.*flash/);
     });
 
+    // head windows (`window`): q, k, v read in place from one fused [B, T, W, D] tensor (bound three times) or from
+    // separate wider tensors at other offsets; every forward and gradient kernel, rows and tiled
+    it('flash kernels reading q, k, v as head windows of wider tensors match the interpreter', async () => {
+      const caps = await getCaps();
+      const cfgs: FlashConfig[] = [{ rows: 64, tile: 16, grad: 'rows' }, { rows: 64, tile: 16, grad: 'tiled' }];
+      for (const [b, t, h, d, causal] of [[2, 37, 3, 8, true], [1, 21, 2, 16, false]] as const) {
+        const fused: Operand[] = [{ shape: [b, t, 3 * h, d] }, { shape: [b, t, 3 * h, d], same: 0 }, { shape: [b, t, 3 * h, d], same: 0 }];
+        const apart: Operand[] = [{ shape: [b, t, h + 2, d] }, { shape: [b, t, h, d] }, { shape: [b, t, 2 * h + 1, d] }];
+        const rest: Operand[] = [{ shape: [b, t, h, d] }, { shape: [b, t, h] }, { shape: [b, t, h] }];
+        for (const [qkv, offsets] of [[fused, [0, h, 2 * h]], [apart, [2, 0, h + 1]]] as const) {
+          const attrs = { causal, scale: 0.3, seqMajor: true, window: { heads: h, offsets: [...offsets] } };
+          await check('attention', qkv, attrs, caps, { rtol: 1e-4, atol: 1e-5 });
+          await check('attentionLse', qkv.slice(0, 2), { ...attrs, window: { heads: h, offsets: [offsets[0], offsets[1], 0] } }, caps, { rtol: 1e-4, atol: 1e-5 });
+          await check('attentionWithLse', qkv, attrs, caps, { rtol: 1e-4, atol: 1e-5, plan: (spec: KernelSpec<'attentionWithLse'>, c: DeviceCaps) => attentionWithLseKernel({ ...spec, results: ['buffer', 'unused'] }, c) });
+          if (caps.maxStorageBuffersPerShaderStage < 7) continue;
+          for (const cfg of cfgs) {
+            for (const wrt of ['q', 'k', 'v'] as const) await check('attentionGrad', [...qkv, ...rest], { ...attrs, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfg) });
+            const plan = (s: KernelSpec<'attentionGradKV'>, c: DeviceCaps) => flashAttentionGradKVPlan({ ...s, results: ['buffer', 'unused'] }, c, ['k'], cfg);
+            await check('attentionGradKV', [...qkv, ...rest], attrs, caps, { rtol: 1e-3, atol: 1e-4, plan });
+          }
+        }
+      }
+    });
+
     it('flash attention variants (rows per workgroup, tile rows) agree with the interpreter', async () => {
       const caps = await getCaps();
       const lead = [2];

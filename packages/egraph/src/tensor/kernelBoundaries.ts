@@ -72,7 +72,10 @@ export function absorbedOps(node: ENode): readonly OpKind[] {
   const ir = fromENode(node);
   const ops = isOp(ir, ...ABSORBING_OPS) ? absorbedBy(ir) : [ir.op];
   // a gradient computing Δ from attention's output also stands for Δ's sum(mul(dOut, out)) (attention-delta-from-out)
-  return isOp(ir, 'attentionGrad', 'attentionGradKV') && ir.attrs.deltaFromOut ? [...ops, 'sum', 'mul'] : ops;
+  const delta: readonly OpKind[] = isOp(ir, 'attentionGrad', 'attentionGradKV') && ir.attrs.deltaFromOut ? ['sum', 'mul'] : [];
+  // an attention reading head windows stands for the slices it reads through (attention-head-window)
+  const window: readonly OpKind[] = isOp(ir, 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV') && ir.attrs.window ? ['slice'] : [];
+  return [...ops, ...delta, ...window];
 }
 
 function absorbedBy<K extends AbsorbingOp>(x: OpWithAttrs<K>): readonly OpKind[] {

@@ -25,6 +25,7 @@ import { attentionDeltaRules } from './rules/attentionDelta.js';
 import { attentionGradKVRules } from './rules/attentionGradKV.js';
 import { attentionLayoutRules } from './rules/attentionLayout.js';
 import { attentionLseRules } from './rules/attentionLse.js';
+import { attentionWindowRules } from './rules/attentionWindow.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
@@ -50,6 +51,7 @@ export const RULE_SETS = {
   update: [...multiUpdateRules, ...multiTensorUpdateRules],
   attention: [...attentionLseRules, ...attentionGradKVRules, ...attentionDeltaRules],
   attentionLayout: attentionLayoutRules,
+  attentionWindow: attentionWindowRules,
   reduceMulti: reduceMultiRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
@@ -57,7 +59,7 @@ export const RULE_SETS = {
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...reduceMultiRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...attentionWindowRules, ...reduceMultiRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -82,6 +84,8 @@ export const DEFAULT_PASSES: readonly PassSpec[] = [
   // on the fused expressions: state updates sharing an operand, and an attention with its backward's
   // log-sum-exp, and its key and value gradients, become multi-result kernels
   { name: 'group', ruleSets: ['update', 'attention'], iterLimit: 2 },
+  // on the grouped attention kernels: q, k and v read as head windows of the fused QKV projection (no slice copies)
+  { name: 'window', ruleSets: ['attentionWindow'], iterLimit: 1 },
   // sibling column reductions (a layer norm's dγ and dβ) become multi-result kernels
   { name: 'siblings', ruleSets: ['reduceMulti'], iterLimit: 1 },
 ];

@@ -71,12 +71,17 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
   const out: FusedKernel[] = [];
   for (const id of graph.live()) {
     const n = graph.nodes[id];
-    const a = n.attrs as { seqMajor?: boolean; deltaFromOut?: boolean };
+    const a = n.attrs as { seqMajor?: boolean; deltaFromOut?: boolean; window?: { heads: number; offsets: number[] } };
     const seqMajor = ATTENTION_OPS.includes(n.op) && a.seqMajor === true;
+    const window = ATTENTION_OPS.includes(n.op) ? a.window : undefined;
     const deltaFromOut = ATTENTION_OPS.includes(n.op) && a.deltaFromOut === true;
     if ((!FUSED_OPS.includes(n.op) && n.op !== 'custom' && !seqMajor && !deltaFromOut) || n.op === 'pick') continue;
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
-    const forms = [...(seqMajor ? ['seq-major [..., T, H, D] (head split/merge folded)'] : []), ...(deltaFromOut ? ['Δ = rowsum(dOut ⊙ out) computed in the kernel'] : [])];
+    const forms = [
+      ...(seqMajor ? ['seq-major [..., T, H, D] (head split/merge folded)'] : []),
+      ...(window ? [`q, k, v read in place as head windows at [${window.offsets.join(', ')}] (QKV slices folded)`] : []),
+      ...(deltaFromOut ? ['Δ = rowsum(dOut ⊙ out) computed in the kernel'] : []),
+    ];
     if (forms.length > 0) out.push({ ...base, expr: forms.join('; ') });
     else if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
     else if (n.op === 'pointwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ') }); // one kernel, several results
