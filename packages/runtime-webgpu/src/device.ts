@@ -25,7 +25,8 @@ export interface CreateDeviceOptions {
   /** A label for the device. */
   readonly label?: string;
   /**
-   * Extra Dawn options for `create()` in Node (default: `NEURA_DAWN_OPTIONS`, comma-separated), e.g.
+   * Extra Dawn options for `create()` in Node (default: `NEURA_DAWN_OPTIONS`, comma-separated `key=value` entries, a
+   * value list continuing after commas: `enable-dawn-features=a,b,backend=vulkan` is two options), e.g.
    * `disable-dawn-features=timestamp_quantization` for exact profiler timestamps.
    */
   readonly dawnOptions?: readonly string[];
@@ -54,6 +55,21 @@ export function withDawnToggles(options: readonly string[], toggles: readonly st
   const have = options[at].slice(key.length).split(',').filter(Boolean);
   const out = [...options];
   out[at] = `${key}${[...have, ...toggles.filter((t) => !have.includes(t))].join(',')}`;
+  return out;
+}
+
+/**
+ * `NEURA_DAWN_OPTIONS` as `create()` options: entries are `key=value`, and a comma-separated piece without `=`
+ * continues the previous value (Dawn's toggle lists are themselves comma-separated). A leading piece without a key
+ * is an error that names it, not a flag Dawn would reject without saying which.
+ */
+export function parseDawnOptions(text: string): string[] {
+  const out: string[] = [];
+  for (const piece of text.split(',').filter(Boolean)) {
+    if (piece.includes('=')) out.push(piece);
+    else if (out.length > 0) out[out.length - 1] += `,${piece}`;
+    else throw new Error(`NEURA_DAWN_OPTIONS: '${piece}' has no key; expected key=value entries, e.g. enable-dawn-features=allow_unsafe_apis,disable_robustness`);
+  }
   return out;
 }
 
@@ -331,7 +347,7 @@ async function findAdapter(opts: CreateDeviceOptions): Promise<Found> {
     throw new Error(`createDevice: NEURA_ADAPTER must be auto|vulkan|opengles|swiftshader, got '${choice}'`);
   if (opts.gpu) return browserAdapter(opts.gpu, opts.powerPreference);
   if (isNode()) {
-    const dawnOptions = opts.dawnOptions ?? (process.env.NEURA_DAWN_OPTIONS?.split(',').filter(Boolean) ?? []);
+    const dawnOptions = opts.dawnOptions ?? parseDawnOptions(process.env.NEURA_DAWN_OPTIONS ?? '');
     return nodeAdapter(choice, opts.powerPreference, opts.mixedPrecision ? withDawnToggles(dawnOptions, MIXED_PRECISION_TOGGLES) : dawnOptions);
   }
   if (typeof navigator !== 'undefined' && navigator.gpu) return browserAdapter(navigator.gpu, opts.powerPreference);

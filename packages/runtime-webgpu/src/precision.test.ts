@@ -2,7 +2,7 @@
 // merge createDevice({ mixedPrecision }) uses. The GPU side is runtime-webgpu/test/mixedPrecision.gpu.test.ts.
 import { DEFAULT_CAPS } from '@neura/wgsl-kernels';
 import { describe, expect, it } from 'vitest';
-import { type AdapterInfo, type NeuraDevice, withDawnToggles } from './device.js';
+import { type AdapterInfo, type NeuraDevice, parseDawnOptions, withDawnToggles } from './device.js';
 import { capsFor, PrecisionError, supportsPrecision } from './precision.js';
 
 const H200_CONFIGS = [
@@ -38,6 +38,19 @@ describe('capsFor', () => {
     expect(supportsPrecision(device(['subgroups']), 'mixed')).toBe(false);
     expect(supportsPrecision(device([]), 'fp32')).toBe(true);
     expect(supportsPrecision(device(ALL), 'bf16' as 'fp32')).toBe(false);
+  });
+});
+
+describe('parseDawnOptions', () => {
+  it('keeps a toggle list whole and splits entries at the next key', () => {
+    expect(parseDawnOptions('')).toEqual([]);
+    expect(parseDawnOptions('enable-dawn-features=allow_unsafe_apis,disable_robustness,backend=vulkan')).toEqual([
+      'enable-dawn-features=allow_unsafe_apis,disable_robustness',
+      'backend=vulkan',
+    ]);
+  });
+  it('names a piece that has no key', () => {
+    expect(() => parseDawnOptions('disable_robustness,backend=vulkan')).toThrow(/'disable_robustness' has no key/);
   });
 });
 

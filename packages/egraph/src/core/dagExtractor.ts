@@ -5,7 +5,8 @@
 // O(all classes): on the GPT training step (3 000 classes) the former full re-evaluation took seconds.
 import { EGraphStateError, ExtractionError } from './errors.js';
 import type { EGraph } from './eGraph.js';
-import { Extractor, collectChoices, dagCost, reachableClasses, treeCost } from './extract.js';
+import { collectChoices, dagCost } from './extract.js';
+import { ExtractionIndex } from './extractionIndex.js';
 import type { Extraction, NodeCostFunction } from './extract.js';
 import type { ENode, Id } from './language.js';
 
@@ -81,36 +82,32 @@ export class DagExtractor<D> {
    * OR of words and a total a sum over set bits, with each class at the own cost of its current pick. (The
    * first version kept a Map per class and copied it per node: 1.5 s on the GPT step's 2 900 classes.)
    */
-  private greedyDag(): Map<Id, ENode> {
-    const eg = this.egraph;
-    const classes = eg.classes();
-    const index = new Map<Id, number>();
-    for (const [i, c] of classes.entries()) index.set(c.id, i);
-    const words = (classes.length + 31) >>> 5;
-    const sets: (Uint32Array | undefined)[] = new Array(classes.length);
-    const totals = new Float64Array(classes.length).fill(Number.POSITIVE_INFINITY);
-    const own = new Float64Array(classes.length);
-    const picks: (ENode | undefined)[] = new Array(classes.length);
+  private greedyDag(ix: ExtractionIndex): Map<Id, ENode> {
+    const numClasses = ix.numClasses;
+    const { nodeStart, kidStart, kids, cost: nodeCost } = ix;
+    const words = (numClasses + 31) >>> 5;
+    const sets: (Uint32Array | undefined)[] = new Array(numClasses);
+    const totals = new Float64Array(numClasses).fill(Number.POSITIVE_INFINITY);
+    const own = new Float64Array(numClasses);
+    const picks = new Int32Array(numClasses).fill(-1);
     const tmp = new Uint32Array(words);
-    const kids = classes.map((c) => c.nodes.map((n) => n.children.map((ch) => index.get(eg.find(ch)) as number)));
-    for (let pass = 0, changed = true; changed && pass < 4 * classes.length + 8; pass++) {
+    for (let pass = 0, changed = true; changed && pass < 4 * numClasses + 8; pass++) {
       changed = false;
-      for (let ci = 0; ci < classes.length; ci++) {
-        const c = classes[ci];
+      for (let ci = 0; ci < numClasses; ci++) {
         const word = ci >>> 5;
         const bit = 1 << (ci & 31);
-        for (let ni = 0; ni < c.nodes.length; ni++) {
-          const ks = kids[ci][ni];
-          const n = c.nodes[ni];
-          const cost = this.costFn.nodeCost(n, c.id);
+        for (let ni = nodeStart[ci]; ni < nodeStart[ci + 1]; ni++) {
+          const k0 = kidStart[ni];
+          const k1 = kidStart[ni + 1];
+          const cost = nodeCost[ni];
           // a union is at least its largest part: skip nodes that cannot beat the class's current pick
           let bound = cost;
-          for (const k of ks) bound = Math.max(bound, cost + totals[k]);
+          for (let j = k0; j < k1; j++) bound = Math.max(bound, cost + totals[kids[j]]);
           if (!(bound < totals[ci])) continue;
           let ok = true;
           tmp.fill(0);
-          for (const k of ks) {
-            const ks2 = sets[k];
+          for (let j = k0; j < k1; j++) {
+            const ks2 = sets[kids[j]];
             if (!ks2 || ks2[word] & bit) {
               ok = false;
               break;
@@ -130,7 +127,7 @@ export class DagExtractor<D> {
           if (total < totals[ci]) {
             totals[ci] = total;
             own[ci] = cost;
-            picks[ci] = n;
+            picks[ci] = ni;
             tmp[word] |= bit;
             sets[ci] = tmp.slice();
             changed = true;
@@ -139,10 +136,7 @@ export class DagExtractor<D> {
       }
     }
     const out = new Map<Id, ENode>();
-    classes.forEach((c, i) => {
-      const n = picks[i];
-      if (n) out.set(c.id, n);
-    });
+    for (let ci = 0; ci < numClasses; ci++) if (picks[ci] >= 0) out.set(ix.classIds[ci], ix.nodes[picks[ci]]);
     return out;
   }
 
@@ -150,11 +144,12 @@ export class DagExtractor<D> {
   private fromStart(start: ReadonlyMap<Id, ENode>, focus: readonly Id[], roots: readonly Id[]): DagExtraction | undefined {
     const find = (id: Id) => this.egraph.find(id);
     if (!Number.isFinite(dagCost(start, roots, this.costFn, find))) return undefined;
-    const search = new LocalSearch(this.egraph, this.costFn, start, roots, this.maxEvaluations, now() + this.timeLimitMs);
-    search.sweep(focus.map(find));
+    const ix = new ExtractionIndex(this.egraph, this.costFn, start);
+    const search = new LocalSearch(ix, start, roots, this.maxEvaluations, now() + this.timeLimitMs);
+    search.sweep(focus.map((id) => ix.classOf(id)));
     const stop = this.improvePasses > 0 ? search.improve(this.improvePasses) : 'off';
     search.reuseShared();
-    const choice = search.choice;
+    const choice = search.choice();
     const searchFigures = { evaluations: this.maxEvaluations - search.budgetLeft, stop };
     return { roots, choices: collectChoices(this.egraph, choice, roots), cost: dagCost(choice, roots, this.costFn, find), search: searchFigures };
   }
@@ -166,15 +161,12 @@ export class DagExtractor<D> {
     const canonRoots = roots.map(find);
     const started = this.start && this.fromStart(this.start.choice, this.start.focus, canonRoots);
     if (started) return started;
-    const tree = new Extractor(eg, treeCost(this.costFn));
-    const treeChoice = new Map<Id, ENode>();
-    for (const c of eg.classes()) {
-      if (Number.isFinite(tree.findBestCost(c.id))) treeChoice.set(c.id, tree.findBestNode(c.id));
-    }
+    const ix = new ExtractionIndex(eg, this.costFn);
+    const treeChoice = treeChoiceOf(ix);
     let choice: Map<Id, ENode> = treeChoice;
     let best = dagCost(treeChoice, canonRoots, this.costFn, find);
     if (eg.numClasses <= this.greedyDagClassLimit) {
-      const dagChoice = this.greedyDag();
+      const dagChoice = this.greedyDag(ix);
       const dagCostValue = dagCost(dagChoice, canonRoots, this.costFn, find);
       if (dagCostValue <= best) {
         choice = dagChoice;
@@ -187,10 +179,10 @@ export class DagExtractor<D> {
     }
     let searchFigures: DagExtraction['search'] = { evaluations: 0, stop: 'off' };
     if (this.improvePasses > 0) {
-      const search = new LocalSearch(eg, this.costFn, choice, canonRoots, this.maxEvaluations, now() + this.timeLimitMs);
+      const search = new LocalSearch(ix, choice, canonRoots, this.maxEvaluations, now() + this.timeLimitMs);
       const stop = search.improve(this.improvePasses);
       search.reuseShared();
-      choice = search.choice;
+      choice = search.choice();
       best = dagCost(choice, canonRoots, this.costFn, find); // exact, not the running sum
       searchFigures = { evaluations: this.maxEvaluations - search.budgetLeft, stop };
     }
@@ -198,103 +190,225 @@ export class DagExtractor<D> {
   }
 }
 
-/** Local search over an acyclic choice with reference counts of the chosen DAG (see `DagExtractor`). */
-class LocalSearch<D> {
-  readonly choice: Map<Id, ENode>;
-  private readonly refs = new Map<Id, number>();
+/**
+ * Local search over an acyclic choice with reference counts of the chosen DAG (see `DagExtractor`), on the
+ * index's class and node numbers. Classes in the DAG are visited in the order they last entered it (a Map's
+ * insertion order, kept as a linked list), which decides which move is tried first.
+ */
+class LocalSearch {
+  /** Chosen node number of each class (-1: no choice); the classes with a choice never change. */
+  private readonly pick: Int32Array;
+  private readonly refs: Int32Array;
+  /** Classes with refs > 0, oldest entry first: `next`/`prev` links, -1 ends. */
+  private readonly next: Int32Array;
+  private readonly prev: Int32Array;
+  private head = -1;
+  private tail = -1;
   private total = 0;
   private budget: number;
-  private readonly find: (id: Id) => Id;
+  private readonly roots: number[];
+  /** Position of each reachable class in a children-first order of the current choice (-1: unreachable), rebuilt lazily. */
+  private readonly topo: Int32Array;
+  private topoValid = false;
+  /** Visit stamps of `reaches` (and DFS states of `order`), and their stack. */
+  private readonly mark: Int32Array;
+  private stamp = 0;
+  private readonly stack: number[] = [];
+  /** Per class, the node numbers whose children all have a choice (static: the classes with a choice never change). */
+  private readonly viable: (Int32Array | undefined)[];
 
   constructor(
-    private readonly egraph: EGraph<D>,
-    private readonly costFn: NodeCostFunction,
+    private readonly ix: ExtractionIndex,
     start: ReadonlyMap<Id, ENode>,
-    private readonly roots: readonly Id[],
+    roots: readonly Id[],
     maxEvaluations: number,
     private readonly deadline: number,
   ) {
-    this.find = (id) => egraph.find(id);
-    this.choice = new Map();
-    for (const [id, n] of start) this.choice.set(this.find(id), n);
+    const n = ix.numClasses;
+    this.pick = new Int32Array(n).fill(-1);
+    for (const [id, node] of start) {
+      const c = ix.classOf(id);
+      this.pick[c] = ix.nodeNumber(c, node);
+    }
+    this.refs = new Int32Array(n);
+    this.next = new Int32Array(n).fill(-1);
+    this.prev = new Int32Array(n).fill(-1);
+    this.topo = new Int32Array(n);
+    this.mark = new Int32Array(n);
+    this.viable = new Array(n);
     this.budget = maxEvaluations;
-    for (const r of roots) this.inc(r);
+    this.roots = roots.map((r) => ix.classOf(r));
+    for (const r of this.roots) this.inc(r);
   }
 
-  private cost(id: Id): number {
-    return this.costFn.nodeCost(this.choice.get(id) as ENode, id);
+  /** The choice as a map from class id to node (every class with a choice, reachable or not). */
+  choice(): Map<Id, ENode> {
+    const out = new Map<Id, ENode>();
+    for (let c = 0; c < this.pick.length; c++) if (this.pick[c] >= 0) out.set(this.ix.classIds[c], this.ix.nodes[this.pick[c]]);
+    return out;
   }
 
-  /** Adds a reference to class `id`; a class that becomes reachable pays its cost and references its children. */
-  private inc(id0: Id): void {
-    const stack = [this.find(id0)];
+  private link(c: number): void {
+    this.prev[c] = this.tail;
+    this.next[c] = -1;
+    if (this.tail >= 0) this.next[this.tail] = c;
+    else this.head = c;
+    this.tail = c;
+  }
+
+  private unlink(c: number): void {
+    const p = this.prev[c];
+    const q = this.next[c];
+    if (p >= 0) this.next[p] = q;
+    else this.head = q;
+    if (q >= 0) this.prev[q] = p;
+    else this.tail = p;
+  }
+
+  /** The classes in the DAG, oldest entry first (a snapshot). */
+  private inDag(): number[] {
+    const out: number[] = [];
+    for (let c = this.head; c >= 0; c = this.next[c]) out.push(c);
+    return out;
+  }
+
+  /** Adds a reference to class `c0`; a class that becomes reachable pays its cost and references its children. */
+  private inc(c0: number): void {
+    const { kidStart, kids, cost } = this.ix;
+    const stack = [c0];
     while (stack.length > 0) {
-      const id = stack.pop() as Id;
-      const r = this.refs.get(id) ?? 0;
-      this.refs.set(id, r + 1);
+      const c = stack.pop() as number;
+      const r = this.refs[c];
+      this.refs[c] = r + 1;
       if (r > 0) continue;
-      this.total += this.cost(id);
-      for (const c of (this.choice.get(id) as ENode).children) stack.push(this.find(c));
+      this.link(c);
+      const p = this.pick[c];
+      this.total += cost[p];
+      for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack.push(kids[j]);
     }
   }
 
-  /** Drops a reference to class `id`; a class that becomes unreachable refunds its cost and its children. */
-  private dec(id0: Id): void {
-    const stack = [this.find(id0)];
+  /** Drops a reference to class `c0`; a class that becomes unreachable refunds its cost and its children. */
+  private dec(c0: number): void {
+    const { kidStart, kids, cost } = this.ix;
+    const stack = [c0];
     while (stack.length > 0) {
-      const id = stack.pop() as Id;
-      const r = this.refs.get(id) as number;
+      const c = stack.pop() as number;
+      const r = this.refs[c];
       if (r > 1) {
-        this.refs.set(id, r - 1);
+        this.refs[c] = r - 1;
         continue;
       }
-      this.refs.delete(id);
-      this.total -= this.cost(id);
-      for (const c of (this.choice.get(id) as ENode).children) stack.push(this.find(c));
+      this.refs[c] = 0;
+      this.unlink(c);
+      const p = this.pick[c];
+      this.total -= cost[p];
+      for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack.push(kids[j]);
     }
   }
 
-  /** Position of each reachable class in a children-first order of the current choice (rebuilt lazily). */
-  private topo = new Map<Id, number>();
-  private topoValid = false;
+  /** Positions of the reachable classes in a children-first order into `topo`; false when the choice has a cycle. */
+  private order(): boolean {
+    const { kidStart, kids } = this.ix;
+    const topo = this.topo;
+    topo.fill(-1);
+    const state = this.mark; // 0 unvisited, 1 on the stack, 2 done (reset to 0 after, for the stamps)
+    state.fill(0);
+    let pos = 0;
+    let ok = true;
+    const stack = this.stack;
+    for (const r of this.roots) {
+      if (!ok) break;
+      if (state[r] === 2) continue;
+      if (this.pick[r] < 0) {
+        ok = false;
+        break;
+      }
+      stack.length = 0;
+      stack.push(r, kidStart[this.pick[r]]);
+      state[r] = 1;
+      while (stack.length > 0) {
+        const c = stack[stack.length - 2];
+        const j = stack[stack.length - 1];
+        if (j < kidStart[this.pick[c] + 1]) {
+          stack[stack.length - 1] = j + 1;
+          const k = kids[j];
+          if (state[k] === 1 || (state[k] === 0 && this.pick[k] < 0)) {
+            ok = false;
+            break;
+          }
+          if (state[k] === 0) {
+            state[k] = 1;
+            stack.push(k, kidStart[this.pick[k]]);
+          }
+        } else {
+          state[c] = 2;
+          topo[c] = pos++;
+          stack.length -= 2;
+        }
+      }
+    }
+    state.fill(0);
+    this.stamp = 0;
+    return ok;
+  }
 
   /**
-   * Whether class `target` is reachable from `node`'s children under the current choice. A class placed
+   * Whether class `target` is reachable from node `node`'s children under the current choice. A class placed
    * before `target` in the children-first order cannot reach it, so the search stops there.
    */
-  private reaches(node: ENode, target: Id): boolean {
+  private reaches(node: number, target: number): boolean {
     if (!this.topoValid) {
-      const order = reachableClasses(this.choice, this.roots, this.find) as Id[];
-      this.topo = new Map(order.map((id, i) => [id, i]));
+      if (!this.order()) throw new ExtractionError('DagExtractor: local search produced a cycle (a bug)');
       this.topoValid = true;
     }
-    const limit = this.topo.get(target) ?? Number.POSITIVE_INFINITY;
-    const seen = new Set<Id>();
-    const stack = node.children.map(this.find);
+    const { kidStart, kids } = this.ix;
+    const topo = this.topo;
+    const limit = topo[target] < 0 ? Number.POSITIVE_INFINITY : topo[target];
+    const stamp = ++this.stamp;
+    const mark = this.mark;
+    const stack = this.stack;
+    stack.length = 0;
+    for (let j = kidStart[node]; j < kidStart[node + 1]; j++) stack.push(kids[j]);
     while (stack.length > 0) {
-      const id = stack.pop() as Id;
-      if (id === target) return true;
-      if (seen.has(id) || (this.topo.get(id) ?? Number.POSITIVE_INFINITY) < limit) continue;
-      seen.add(id);
-      const n = this.choice.get(id);
-      if (n) for (const c of n.children) stack.push(this.find(c));
+      const c = stack.pop() as number;
+      if (c === target) return true;
+      if (mark[c] === stamp || (topo[c] < 0 ? Number.POSITIVE_INFINITY : topo[c]) < limit) continue;
+      mark[c] = stamp;
+      const p = this.pick[c];
+      if (p >= 0) for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack.push(kids[j]);
     }
     return false;
   }
 
-  /** Switches reachable class `id` to `node` (assumed acyclic), keeping reference counts and the total. */
-  private set(id: Id, node: ENode): void {
-    const old = this.choice.get(id) as ENode;
-    this.total -= this.costFn.nodeCost(old, id);
-    this.choice.set(id, node);
-    this.total += this.costFn.nodeCost(node, id);
-    for (const c of node.children) this.inc(c);
-    for (const c of old.children) this.dec(c);
+  /** Switches reachable class `c` to node `node` (assumed acyclic), keeping reference counts and the total. */
+  private set(c: number, node: number): void {
+    const { kidStart, kids, cost } = this.ix;
+    const old = this.pick[c];
+    this.total -= cost[old];
+    this.pick[c] = node;
+    this.total += cost[node];
+    for (let j = kidStart[node]; j < kidStart[node + 1]; j++) this.inc(kids[j]);
+    for (let j = kidStart[old]; j < kidStart[old + 1]; j++) this.dec(kids[j]);
   }
 
-  private alternatives(id: Id): ENode[] {
-    const cur = this.choice.get(id);
-    return this.egraph.eclass(id).nodes.filter((n) => n !== cur && n.children.every((c) => this.choice.has(this.find(c))));
+  /** The nodes of class `c` other than its current pick whose children all have a choice, in class order. */
+  private alternatives(c: number): number[] {
+    let v = this.viable[c];
+    if (!v) {
+      const { nodeStart, kidStart, kids } = this.ix;
+      const list: number[] = [];
+      node: for (let i = nodeStart[c]; i < nodeStart[c + 1]; i++) {
+        for (let j = kidStart[i]; j < kidStart[i + 1]; j++) if (this.pick[kids[j]] < 0) continue node;
+        list.push(i);
+      }
+      v = Int32Array.from(list);
+      this.viable[c] = v;
+    }
+    const cur = this.pick[c];
+    const out: number[] = [];
+    for (const i of v) if (i !== cur) out.push(i);
+    return out;
   }
 
   /** Moves left of the evaluation budget. */
@@ -313,32 +427,32 @@ class LocalSearch<D> {
     return converged ? 'converged' : 'passLimit';
   }
 
-  /** Tries `node` at `id`: keeps it when the total drops by more than rounding, else restores; true if kept. */
-  private tryMove(id: Id, node: ENode): boolean {
+  /** Tries node `node` at class `c`: keeps it when the total drops by more than rounding, else restores; true if kept. */
+  private tryMove(c: number, node: number): boolean {
     this.budget--;
-    if (this.reaches(node, id)) return false;
+    if (this.reaches(node, c)) return false;
     const before = this.total;
-    const old = this.choice.get(id) as ENode;
-    this.set(id, node);
+    const old = this.pick[c];
+    this.set(c, node);
     if (this.total < before - 1e-9 * Math.max(1, Math.abs(before))) {
       this.topoValid = false;
       return true;
     }
-    this.set(id, old);
+    this.set(c, old);
     return false;
   }
 
-  /** Single-class descent with `locked` held fixed; returns the moves made (for undo). */
-  private descend(locked: Id | undefined, log: [Id, ENode][]): void {
+  /** Single-class descent with class `locked` held fixed (-1: none); logs the moves made (for undo). */
+  private descend(locked: number, log: [number, number][]): void {
     for (let improved = true; improved && !this.exhausted(); ) {
       improved = false;
-      for (const id of [...this.refs.keys()]) {
-        if (id === locked || !this.refs.has(id)) continue;
+      for (const c of this.inDag()) {
+        if (c === locked || this.refs[c] === 0) continue;
         if (this.exhausted()) return;
-        for (const n of this.alternatives(id)) {
-          const old = this.choice.get(id) as ENode;
-          if (this.tryMove(id, n)) {
-            log.push([id, old]);
+        for (const n of this.alternatives(c)) {
+          const old = this.pick[c];
+          if (this.tryMove(c, n)) {
+            log.push([c, old]);
             improved = true;
             break;
           }
@@ -353,45 +467,46 @@ class LocalSearch<D> {
    * e-graph, leaving, e.g., one parameter's update in its own kernel beside a multi-tensor kernel that computes it.
    */
   reuseShared(): void {
-    for (const id of [...this.refs.keys()]) {
-      if (!this.refs.has(id)) continue;
-      for (const n of this.alternatives(id)) {
-        if (!n.children.every((c) => this.refs.has(this.find(c)))) continue;
+    const { kidStart, kids } = this.ix;
+    for (const c of this.inDag()) {
+      if (this.refs[c] === 0) continue;
+      node: for (const n of this.alternatives(c)) {
+        for (let j = kidStart[n]; j < kidStart[n + 1]; j++) if (this.refs[kids[j]] === 0) continue node;
         this.budget++; // tryMove counts a move; this sweep is not part of the search's budget
-        if (this.tryMove(id, n)) break;
+        if (this.tryMove(c, n)) break;
       }
     }
   }
 
-  /** One sweep outside the budget: each of `ids` in the DAG takes the first alternative that lowers the total. */
-  sweep(ids: readonly Id[]): void {
-    for (const id of ids) {
-      if (!this.refs.has(id)) continue;
-      for (const n of this.alternatives(id)) {
+  /** One sweep outside the budget: each of the classes `cs` in the DAG takes the first alternative that lowers the total. */
+  sweep(cs: readonly number[]): void {
+    for (const c of cs) {
+      if (this.refs[c] === 0) continue;
+      for (const n of this.alternatives(c)) {
         this.budget++; // not part of the search's budget
-        if (this.tryMove(id, n)) break;
+        if (this.tryMove(c, n)) break;
       }
     }
   }
 
   /** Descent, then up to `passes` rounds of kicks (forced move, descent, keep only if cheaper overall). */
   improve(passes: number): SearchStop {
-    this.descend(undefined, []);
+    this.descend(-1, []);
     let converged = false;
     for (let pass = 0; pass < passes && !this.exhausted(); pass++) {
       let improved = false;
-      for (const id of [...this.refs.keys()]) {
+      for (const c of this.inDag()) {
         if (improved || this.exhausted()) break;
-        if (!this.refs.has(id)) continue;
-        for (const n of this.alternatives(id)) {
+        if (this.refs[c] === 0) continue;
+        for (const n of this.alternatives(c)) {
           if (this.exhausted()) break;
           this.budget--;
-          if (this.reaches(n, id)) continue;
+          if (this.reaches(n, c)) continue;
           const before = this.total;
-          const log: [Id, ENode][] = [[id, this.choice.get(id) as ENode]];
-          this.set(id, n);
+          const log: [number, number][] = [[c, this.pick[c]]];
+          this.set(c, n);
           this.topoValid = false;
-          this.descend(id, log);
+          this.descend(c, log);
           if (this.total < before - 1e-9 * Math.max(1, Math.abs(before))) {
             improved = true;
             break;
@@ -405,9 +520,71 @@ class LocalSearch<D> {
         break;
       }
     }
-    // reachable classes only (the choice map also holds unreachable classes' picks, which cost nothing)
-    const order = reachableClasses(this.choice, this.roots, this.find);
-    if (!order) throw new ExtractionError('DagExtractor: local search produced a cycle (a bug)');
+    // reachable classes only (the choice also holds unreachable classes' picks, which cost nothing)
+    if (!this.order()) throw new ExtractionError('DagExtractor: local search produced a cycle (a bug)');
+    this.topoValid = true;
     return this.stopReason(converged || passes === 0);
   }
+}
+
+/**
+ * egg's greedy tree choice (`Extractor` with `treeCost`) over the index: a fixpoint where each class keeps its
+ * cheapest node at `own cost + children's best costs`, a class re-evaluated only after a child's best changed.
+ * The same passes, order and float sums as `Extractor`, so the same choice (ties go to the first node that
+ * reached the best cost). Classes without a finite cost are left out.
+ */
+export function treeChoiceOf(ix: ExtractionIndex): Map<Id, ENode> {
+  const numClasses = ix.numClasses;
+  const { nodeStart, kidStart, kids, cost: own } = ix;
+  const best = new Float64Array(numClasses);
+  const bestNode = new Int32Array(numClasses).fill(-1);
+  // consumers of class k (the classes with a node reading it, each once): consumers[consumerStart[k] ..]
+  const consumerStart = new Int32Array(numClasses + 1);
+  const last = new Int32Array(numClasses).fill(-1);
+  for (let ci = 0; ci < numClasses; ci++) {
+    for (let j = kidStart[nodeStart[ci]]; j < kidStart[nodeStart[ci + 1]]; j++) {
+      const k = kids[j];
+      if (last[k] === ci) continue;
+      last[k] = ci;
+      consumerStart[k + 1]++;
+    }
+  }
+  for (let k = 0; k < numClasses; k++) consumerStart[k + 1] += consumerStart[k];
+  const consumers = new Int32Array(consumerStart[numClasses]);
+  const at = consumerStart.slice(0, numClasses);
+  last.fill(-1);
+  for (let ci = 0; ci < numClasses; ci++) {
+    for (let j = kidStart[nodeStart[ci]]; j < kidStart[nodeStart[ci + 1]]; j++) {
+      const k = kids[j];
+      if (last[k] === ci) continue;
+      last[k] = ci;
+      consumers[at[k]++] = ci;
+    }
+  }
+  const stale = new Uint8Array(numClasses).fill(1);
+  const maxPasses = 4 * numClasses + 8;
+  for (let pass = 0, changed = true; changed && pass < maxPasses; pass++) {
+    changed = false;
+    for (let ci = 0; ci < numClasses; ci++) {
+      if (stale[ci] === 0) continue;
+      stale[ci] = 0;
+      let improved = false;
+      node: for (let ni = nodeStart[ci]; ni < nodeStart[ci + 1]; ni++) {
+        const k1 = kidStart[ni + 1];
+        for (let j = kidStart[ni]; j < k1; j++) if (bestNode[kids[j]] < 0) continue node;
+        let cost = own[ni];
+        for (let j = kidStart[ni]; j < k1; j++) cost += best[kids[j]];
+        if (bestNode[ci] < 0 || cost < best[ci]) {
+          best[ci] = cost;
+          bestNode[ci] = ni;
+          improved = true;
+          changed = true;
+        }
+      }
+      if (improved) for (let j = consumerStart[ci]; j < consumerStart[ci + 1]; j++) stale[consumers[j]] = 1;
+    }
+  }
+  const out = new Map<Id, ENode>();
+  for (let ci = 0; ci < numClasses; ci++) if (bestNode[ci] >= 0 && Number.isFinite(best[ci])) out.set(ix.classIds[ci], ix.nodes[bestNode[ci]]);
+  return out;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DagExtractor } from './dagExtractor.js';
+import { DagExtractor, treeChoiceOf } from './dagExtractor.js';
 import { EGraph } from './eGraph.js';
-import { Extractor, astDepth, astSize, dagCost, reachableClasses, toRecExpr } from './extract.js';
+import { Extractor, astDepth, astSize, dagCost, reachableClasses, toRecExpr, treeCost } from './extract.js';
+import { ExtractionIndex } from './extractionIndex.js';
 import type { NodeCostFunction } from './extract.js';
 import { enode } from './language.js';
 import { parseRecExpr, recExprToString } from './recExpr.js';
@@ -170,6 +171,24 @@ describe('DagExtractor (shared subterms counted once)', () => {
 
   it('without the greedy DAG phase (large e-graphs) the ref-counted local search still finds the shared choice', () => {
     expectNoWorseThanGreedy(['(mul a (add b c))', '(add (add x 0) (mul (mul y 1) (add z x)))'], { greedyDagClassLimit: 0 });
+  });
+
+  it("its tree phase (on the extraction index) picks exactly egg's Extractor's nodes, ties included", () => {
+    // equal costs everywhere (astSize-like ties) and uneven ones: the same node object per class either way
+    const tables: Record<string, number>[] = [{}, { mul: 4, add: 2 }, { mul: 2, add: 2, sub: 3 }];
+    for (const table of tables) {
+      for (const t of ['(mul a (add b c))', '(add (mul a b) (mul a c))', '(add (add x 0) (mul (mul y 1) (add z x)))']) {
+        const eg = new EGraph();
+        const runner = new Runner(eg, { iterLimit: 6, nodeLimit: 3_000 });
+        runner.withExpr(t, mathLanguage);
+        runner.run(mathRules());
+        const costs = opCosts(table);
+        const tree = new Extractor(eg, treeCost(costs));
+        const expected = new Map(eg.classes().map((c) => [c.id, tree.findBestNode(c.id)]));
+        expect(treeChoiceOf(new ExtractionIndex(eg, costs))).toEqual(expected);
+        for (const [id, n] of treeChoiceOf(new ExtractionIndex(eg, costs))) expect(n).toBe(expected.get(id));
+      }
+    }
   });
 
   it('never picks a cyclic choice even when the cycle looks cheap', () => {

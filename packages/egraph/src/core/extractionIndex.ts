@@ -1,0 +1,95 @@
+// A rebuilt e-graph frozen as arrays for extraction: classes and e-nodes numbered densely, each node's children
+// as class numbers and its own cost computed once. The extractors visit every node many times; Map lookups by
+// id, `find` calls and a cost call per visit were most of their time. Must not change the e-graph.
+// Invariant: numbering follows `egraph.classes()` and each class's node order, so an extractor iterating the
+// numbers visits exactly what it visited iterating the e-graph.
+import type { EGraph } from './eGraph.js';
+import type { NodeCostFunction } from './extract.js';
+import type { ENode, Id } from './language.js';
+
+/** Dense numbering of a rebuilt e-graph's classes and nodes, with each node's children and own cost. */
+export class ExtractionIndex {
+  /** Canonical id of each class number. */
+  readonly classIds: Id[];
+  /** Nodes of class `c` are `nodeStart[c] .. nodeStart[c + 1] - 1` (extra nodes come after the last class's). */
+  readonly nodeStart: Int32Array;
+  /** Every node, class by class, then the extra nodes. */
+  readonly nodes: ENode[];
+  /** Class number of each node. */
+  readonly nodeClass: Int32Array;
+  /** Children (class numbers, in order, repeats kept) of node `i` are `kids[kidStart[i] .. kidStart[i + 1] - 1]`. */
+  readonly kidStart: Int32Array;
+  readonly kids: Int32Array;
+  /** Own cost of each node (`costFn.nodeCost(node, its class)`). */
+  readonly cost: Float64Array;
+  private readonly numberOf = new Map<Id, number>();
+  private readonly extraOf = new Map<ENode, number>();
+
+  /**
+   * Numbers a rebuilt e-graph. `extras` are (class, node) pairs whose node object is not in its class's list (a
+   * start choice built elsewhere): each gets a number after every class's nodes, kept outside the class's range.
+   */
+  constructor(
+    readonly egraph: EGraph<unknown>,
+    costFn: NodeCostFunction,
+    extras: Iterable<readonly [Id, ENode]> = [],
+  ) {
+    const classes = egraph.classes();
+    this.classIds = classes.map((c) => c.id);
+    for (const [i, c] of classes.entries()) this.numberOf.set(c.id, i);
+    const nodes: ENode[] = [];
+    const nodeClass: number[] = [];
+    const nodeStart = new Int32Array(classes.length + 1);
+    for (const [i, c] of classes.entries()) {
+      nodeStart[i] = nodes.length;
+      for (const n of c.nodes) {
+        nodes.push(n);
+        nodeClass.push(i);
+      }
+    }
+    nodeStart[classes.length] = nodes.length;
+    for (const [id, n] of extras) {
+      const c = this.classOf(id);
+      if (this.extraOf.has(n) || this.nodeNumber(c, n, nodes, nodeStart) >= 0) continue;
+      this.extraOf.set(n, nodes.length);
+      nodes.push(n);
+      nodeClass.push(c);
+    }
+    this.nodes = nodes;
+    this.nodeClass = Int32Array.from(nodeClass);
+    const kidStart = new Int32Array(nodes.length + 1);
+    let k = 0;
+    for (const [i, n] of nodes.entries()) {
+      kidStart[i] = k;
+      k += n.children.length;
+    }
+    kidStart[nodes.length] = k;
+    const kids = new Int32Array(k);
+    const cost = new Float64Array(nodes.length);
+    for (const [i, n] of nodes.entries()) {
+      let at = kidStart[i];
+      for (const ch of n.children) kids[at++] = this.classOf(ch);
+      cost[i] = costFn.nodeCost(n, this.classIds[this.nodeClass[i]]);
+    }
+    this.nodeStart = nodeStart;
+    this.kidStart = kidStart;
+    this.kids = kids;
+    this.cost = cost;
+  }
+
+  /** Number of classes. */
+  get numClasses(): number {
+    return this.classIds.length;
+  }
+
+  /** The class number of any id of a class. */
+  classOf(id: Id): number {
+    return this.numberOf.get(this.egraph.find(id)) as number;
+  }
+
+  /** The number of a node of class number `c`: its place in the class's list, or its extra number; -1 if neither. */
+  nodeNumber(c: number, node: ENode, nodes: readonly ENode[] = this.nodes, nodeStart: Int32Array = this.nodeStart): number {
+    for (let i = nodeStart[c]; i < nodeStart[c + 1]; i++) if (nodes[i] === node) return i;
+    return this.extraOf.get(node) ?? -1;
+  }
+}
