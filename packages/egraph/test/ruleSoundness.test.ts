@@ -424,7 +424,7 @@ const SAMPLES: Record<string, Sample> = {
       const rows = (x: Tensor) => g.reshape(x, [b * t, h * d]);
       const attrs = { causal: true, scale: 0.7, seqMajor: true, deltaFromOut: true };
       const grad = (ops: Tensor[], a: object, wrt: 'q' | 'k' | 'v') => rows(g.node('attentionGrad', [...ops, dO, lse, dO], { ...a, wrt } as never));
-      const join = (ops: Tensor[], a: object, order = ['q', 'k', 'v'] as const) => g.concat(order.map((wrt) => grad(ops, a, wrt)), 1);
+      const join = (ops: Tensor[], a: object, order: readonly ('q' | 'k' | 'v')[] = ['q', 'k', 'v']) => g.concat(order.map((wrt) => grad(ops, a, wrt)), 1);
       const window = { heads: h, offsets: [0, h, 2 * h] };
       return [
         join([q, k, v], attrs),
