@@ -414,6 +414,27 @@ const SAMPLES: Record<string, Sample> = {
       ];
     },
   },
+  'attention-grad-qkv': {
+    // dq, dk, dv of one seq-major attention (causal, Δ from the output; one reading head windows of a fused tensor)
+    // as rows, joined along the last axis; a join in another order, or of gradients of two attentions, stays a concat
+    build: (g, r) => {
+      const [b, t, h, d] = [2, dim(r) + 1, dim(r), 4 * (1 + Math.floor(r() * 2))];
+      const [q, k, v, dO, q2] = ['q', 'k', 'v', 'dO', 'q2'].map((n) => g.input(n, [b, t, h, d]));
+      const [lse, wide] = [g.input('lse', [b, t, h]), g.input('qkv', [b, t, 3 * h, d])];
+      const rows = (x: Tensor) => g.reshape(x, [b * t, h * d]);
+      const attrs = { causal: true, scale: 0.7, seqMajor: true, deltaFromOut: true };
+      const grad = (ops: Tensor[], a: object, wrt: 'q' | 'k' | 'v') => rows(g.node('attentionGrad', [...ops, dO, lse, dO], { ...a, wrt } as never));
+      const join = (ops: Tensor[], a: object, order: readonly ('q' | 'k' | 'v')[] = ['q', 'k', 'v']) => g.concat(order.map((wrt) => grad(ops, a, wrt)), 1);
+      const window = { heads: h, offsets: [0, h, 2 * h] };
+      return [
+        join([q, k, v], attrs),
+        join([wide, wide, wide], { ...attrs, window }),
+        join([q, k, v], { ...attrs, causal: false }, ['k', 'q', 'v']),
+        g.concat([grad([q2, k, v], attrs, 'q'), grad([q, k, v], attrs, 'k'), grad([q, k, v], attrs, 'v')], 1),
+      ];
+    },
+    prefer: ['attentionGradQKV'],
+  },
   'pointwise-expand': {
     build: (g, r) => {
       const x = mat(g, 'x', r);

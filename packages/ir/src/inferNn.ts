@@ -91,6 +91,18 @@ export const inferAttentionGradKV: Rule<OpAttrs['attentionGradKV']> = (ins, a) =
   return inferAttentionGrad(ins, { ...a, wrt: 'k' });
 };
 
+/** attentionGradQKV: attentionGrad's operands, seq-major, q, k and v of one shape → [..., T, 3H, D] (dq, dk, dv along the heads). */
+export const inferAttentionGradQKV: Rule<OpAttrs['attentionGradQKV']> = (ins, a) => {
+  arity('attentionGradQKV', ins, 6);
+  if (!a.seqMajor) fail('attentionGradQKV', 'needs the seq-major layout (seqMajor): its result joins dq, dk and dv along the head axis', ins);
+  const [q, k, v] = windowedTypes('attentionGradQKV', ins, a, 3);
+  if (!sameShape(q.shape, k.shape) || !sameShape(k.shape, v.shape))
+    fail('attentionGradQKV', `q, k and v must have one shape (their gradients join along the heads): q ${fmtShape(q.shape)}, k ${fmtShape(k.shape)}, v ${fmtShape(v.shape)}`, ins);
+  const dq = inferAttentionGrad(ins, { ...a, wrt: 'q' });
+  const r = dq.shape.length;
+  return { ...dq, shape: [...dq.shape.slice(0, -2), 3 * dq.shape[r - 2], dq.shape[r - 1]] };
+};
+
 /** rope: same shape, even last axis. */
 export const inferRope: Rule<OpAttrs['rope']> = (ins) => {
   arity('rope', ins, 1);

@@ -137,7 +137,7 @@ function headsMajor(ins: readonly TensorValue[], seqMajor: boolean | undefined):
 }
 
 /** A heads-major result in `node`'s layout: swapped back at axes `ax`, `ax + 1` (−3 for a tensor, −2 for lse). */
-function inLayout(node: Node, res: Float64Array, seqMajor: boolean | undefined, ax: -3 | -2): Float64Array {
+function inLayout(node: Node | { readonly shape: readonly number[] }, res: Float64Array, seqMajor: boolean | undefined, ax: -3 | -2): Float64Array {
   if (!seqMajor) return res;
   const a = node.shape.length + ax;
   const hm = [...node.shape];
@@ -195,6 +195,20 @@ export function interpretAttentionWithLse(node: Node, attrs: Attrs, ins: readonl
 export function interpretAttentionGradKV(node: Node, attrs: Attrs, ins: readonly TensorValue[], index: number, ctx: Ctx): TensorValue {
   const g = attentionGradient(headsMajor(withDelta(windowed(ins, attrs), attrs.deltaFromOut), attrs.seqMajor), attrs.causal, attrs.scale, index === 0 ? 'k' : 'v');
   return rounded(node, inLayout(node, g, attrs.seqMajor, -3), ctx);
+}
+
+/** attentionGradQKV: dq, dk and dv joined along the head axis: [..., T, 3H, D] (seq-major). */
+export function interpretAttentionGradQKV(node: Node<'attentionGradQKV'>, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
+  const { causal, scale, seqMajor, deltaFromOut } = node.attrs;
+  const s = node.shape;
+  const [h, d] = [s[s.length - 2] / 3, s[s.length - 1]];
+  const part = { shape: [...s.slice(0, -2), h, d] };
+  const hm = headsMajor(withDelta(windowed(ins, node.attrs), deltaFromOut), seqMajor);
+  const grads = (['q', 'k', 'v'] as const).map((wrt) => inLayout(part, attentionGradient(hm, causal, scale, wrt), seqMajor, -3));
+  const row = h * d;
+  const res = new Float64Array(numel(s));
+  for (let r = 0; r < res.length / (3 * row); r++) for (const [p, g] of grads.entries()) res.set(g.subarray(r * row, (r + 1) * row), (3 * r + p) * row);
+  return rounded(node, res, ctx);
 }
 
 /** rope: rotate half-split pairs by position-dependent angles. */

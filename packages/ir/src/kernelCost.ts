@@ -54,7 +54,7 @@ const matmulFlops = (c: KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue'>) 
   return 2 * n(c.out.shape) * k;
 };
 /** Two products (q·kᵀ, p·v) plus the softmax: 2·Tq·Tk·(D + Dv) + 5·Tq·Tk per head. */
-const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad' | 'attentionWithLse' | 'attentionGradKV'>) => {
+const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad' | 'attentionWithLse' | 'attentionGradKV' | 'attentionGradQKV'>) => {
   // without `operands`, operands read twice are bound (and listed) once: q = k = v leaves one; attentionLse has [q, k] only
   const s = (c.operands ?? c.ins).map((t) => t.shape);
   const given = s.length >= 3 ? [s[0], s[1], s[2]] : s.length === 2 ? [s[0], s[1], s[1]] : [s[0], s[0], s[0]];
@@ -167,6 +167,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   attentionGrad: { flops: (c) => 1.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
   attentionWithLse: { flops: attentionFlops }, // attention's, plus a log per query row
   attentionGradKV: { flops: (c) => 2 * attentionFlops(c) }, // dk's pass, plus P·dO for dv on the same scores
+  attentionGradQKV: { flops: (c) => 3.5 * attentionFlops(c) }, // dq's pass, then attentionGradKV's
   rope: perOut(2 + SLOW),
   dropout: perOut(4),
   // 2 flops per multiply-add; each output of conv2d sums C/groups·KH·KW products (the backward ops the same total)

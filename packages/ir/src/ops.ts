@@ -168,6 +168,12 @@ export interface OtherOpAttrs {
    */
   attentionGradKV: AttentionGradAttrs;
   /**
+   * inputs as attentionGrad's, seq-major, with q, k and v of one shape (self-attention, D = Dv): one node, two
+   * dispatches (dq, then dk and dv), one result [..., T, 3H, D] holding dq, dk and dv along the head axis — the
+   * gradient of a fused QKV projection's output written in place instead of concatenated. Made by the optimizer.
+   */
+  attentionGradQKV: AttentionGradAttrs;
+  /**
    * Rotary position embedding of x [..., T, D] (D even), half-split pairs (x[i], x[i + D/2]) rotated by
    * t·base^(−2i/D) for position t (the index along axis −2); `inverse` rotates the other way (its VJP).
    */

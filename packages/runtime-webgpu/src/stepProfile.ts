@@ -100,6 +100,7 @@ export function fusedOpsOf(n: Node): string {
     case 'attentionLse':
     case 'attentionWithLse':
     case 'attentionGradKV':
+    case 'attentionGradQKV':
       return `${n.op}${n.attrs.causal ? ' causal' : ''}`;
     case 'attentionGrad':
       return `attentionGrad d${n.attrs.wrt}${n.attrs.causal ? ' causal' : ''}`;

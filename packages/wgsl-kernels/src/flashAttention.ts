@@ -13,7 +13,7 @@
 // Causal masks are top-left aligned (key j > query i masked, as the interpreter). attention.ts decides when to
 // use this file (its simple kernels stay for odd D and as the reference shape).
 
-import { type AttentionDims, attentionDims, gradReadBindings, rowDelta, rowIndex, type ViewedTensor } from './attentionDims.js';
+import { type AttentionDims, attentionDims, gradReadBindings, rowDelta, rowIndex, type ViewedTensor, withResultViews } from './attentionDims.js';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 export { type AttentionDims, attentionDims, rowIndex };
 import { chooseTiledGrad, DEFAULT_TILED_GRAD, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
@@ -211,7 +211,7 @@ type GradWrt = 'q' | 'k' | 'v' | 'kv';
  * Gradient pass for dq (a thread per query row over key tiles) or dk / dv / both (a thread per key row over
  * query tiles: the scores and P are computed once for both gradients when fused).
  */
-function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: GradWrt, cfg?: FlashConfig, deltaFromOut = false): { code: string; wg: number; rows: number } {
+function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: GradWrt, cfg?: FlashConfig, deltaFromOut = false, oneOutput = false): { code: string; wg: number; rows: number } {
   const { tq, tk, d, dv } = dm;
   const { wg, bc: tile } = resolve(caps, d, dv, cfg);
   const D4 = d / 4;
@@ -223,7 +223,8 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
   const decl = [
     ...gradReadBindings(deltaFromOut),
     '@group(0) @binding(6) var<storage, read_write> y: array<vec4<f32>>;',
-    ...(wrt === 'kv' ? ['@group(0) @binding(7) var<storage, read_write> y2: array<vec4<f32>>;'] : []),
+    // dk and dv into one result (attentionGradQKV): both through binding 6, at their head windows
+    ...(wrt === 'kv' && !oneOutput ? ['@group(0) @binding(7) var<storage, read_write> y2: array<vec4<f32>>;'] : []),
   ].join('\n');
   const acc = range(O4).map((i) => `var a${i} = vec4<f32>();`).join(' ');
   let body: string;
@@ -276,7 +277,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     const dvStep = `let pv = vec4<f32>(p);
         ${range(V4).map((x) => `${dvToo ? 'b' : 'a'}${x} = fma(pv, gs[c * ${u32Lit(V4)} + ${u32Lit(x)}], ${dvToo ? 'b' : 'a'}${x});`).join(' ')}`;
     const rowOut = (arr: 'y' | 'y2', n4: number, reg: string, scaled: boolean) =>
-      range(n4).map((x) => `${arr}[${viewRow(dm, arr, 'j', tk, kRow)} * ${u32Lit(n4)} + ${u32Lit(x)}] = ${reg}${x}${scaled ? ` * ${sc}` : ''};`).join(' ');
+      range(n4).map((x) => `${oneOutput ? 'y' : arr}[${viewRow(dm, arr, 'j', tk, kRow)} * ${u32Lit(n4)} + ${u32Lit(x)}] = ${reg}${x}${scaled ? ` * ${sc}` : ''};`).join(' ');
     body = `let j = wid.x * ${u32Lit(wg)} + lid;
   let valid = j < ${u32Lit(tk)};
   ${loadRow('kk', 'k', `${viewRow(dm, 'k', 'j', tk, kRow)} * ${u32Lit(d)}`, d, 'valid')}
@@ -350,6 +351,25 @@ export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: 
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;
   return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, rows, gr.rows, dm.heads) }], scratch: [] };
+}
+
+/**
+ * Flash `attentionGradQKV`: the dq pass, then the dk + dv pass, each writing its gradients into the one result
+ * [..., T, 3H, D] at their head windows (dq heads [0, H), dk [H, 2H), dv [2H, 3H)): no concatenation afterwards.
+ */
+export function flashAttentionGradQKVPlan(spec: KernelSpec<'attentionGradQKV'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
+  const { causal, scale, deltaFromOut = false } = spec.node.attrs;
+  const base = attentionDims(spec);
+  const view = (part: number) => ({ width: 3 * base.seqHeads, offset: part * base.seqHeads });
+  const dispatch = (wrt: 'q' | 'kv', dm: AttentionDims) => {
+    const tiled = tiledShape(dm, wrt, caps, cfg);
+    const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, wrt === 'q' ? { q: true } : { k: true, v: true }, tiled, deltaFromOut, true) : gradCode(spec, caps, dm, causal, scale, wrt, cfg, deltaFromOut, true);
+    const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+    bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+    const rows = wrt === 'q' ? dm.tq : dm.tk;
+    return { label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1] as const, grid: gridFor(spec, caps, rows, gr.rows, dm.heads) };
+  };
+  return { dispatches: [dispatch('q', withResultViews(base, view(0))), dispatch('kv', withResultViews(base, view(1), view(2)))], scratch: [] };
 }
 
 /**

@@ -79,9 +79,9 @@ const viewOf = (src: string): ViewedTensor | undefined => (src === 'q' || src ==
 
 /**
  * WGSL of the tiled gradient pass. Bindings: q, k, v, dout, lse, rowdot, then y (dq, or dk when written), then y2
- * (dv when dk and dv are both written; alone, dv is y).
+ * (dv when dk and dv are both written; alone, dv is y; with `oneOutput`, dk and dv both go to y at their views).
  */
-export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, writes: TiledGradWrites, cfg: TiledGradConfig = DEFAULT_TILED_GRAD, deltaFromOut = false): { code: string; wg: number; rows: number } {
+export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, writes: TiledGradWrites, cfg: TiledGradConfig = DEFAULT_TILED_GRAD, deltaFromOut = false, oneOutput = false): { code: string; wg: number; rows: number } {
   const { tq, tk, d, dv } = dm;
   const WG = cfg.threads;
   const BR = cfg.partners;
@@ -106,9 +106,10 @@ export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionD
   const bindings = [
     ...gradReadBindings(deltaFromOut),
     ...(out1N4 > 0 ? ['@group(0) @binding(6) var<storage, read_write> y: array<vec4<f32>>;'] : []),
-    ...(out2N4 > 0 ? [`@group(0) @binding(${out1N4 > 0 ? 7 : 6}) var<storage, read_write> ${out1N4 > 0 ? 'y2' : 'y'}: array<vec4<f32>>;`] : []),
+    // dk and dv into one result (`oneOutput`, attentionGradQKV): both through binding 6, at their head windows
+    ...(out2N4 > 0 && !(oneOutput && out1N4 > 0) ? [`@group(0) @binding(${out1N4 > 0 ? 7 : 6}) var<storage, read_write> ${out1N4 > 0 ? 'y2' : 'y'}: array<vec4<f32>>;`] : []),
   ].join('\n');
-  const out2Name = out1N4 > 0 ? 'y2' : 'y';
+  const out2Name = out1N4 > 0 && !oneOutput ? 'y2' : 'y';
   const smem = tiledGradSmem(dm, byQuery, cfg);
   checkWorkgroupMemory(spec, smem, caps);
   const stageAnchors = (sh: string, src: string, n4: number) => `for (var e = lid; e < ${u32Lit(BC * n4)}; e = e + ${u32Lit(WG)}) {

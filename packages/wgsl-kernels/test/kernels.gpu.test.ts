@@ -36,6 +36,7 @@ import {
   type FlashConfig,
   flashAttentionGradKVPlan,
   flashAttentionGradPlan,
+  flashAttentionGradQKVPlan,
   flashAttentionLsePlan,
   flashAttentionPlan,
   matmulConfigFits,
@@ -595,6 +596,28 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
             for (const wrt of ['q', 'k', 'v'] as const) await check('attentionGrad', [...qkv, ...rest], { ...attrs, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfg) });
             const plan = (s: KernelSpec<'attentionGradKV'>, c: DeviceCaps) => flashAttentionGradKVPlan({ ...s, results: ['buffer', 'unused'] }, c, ['k'], cfg);
             await check('attentionGradKV', [...qkv, ...rest], attrs, caps, { rtol: 1e-3, atol: 1e-4, plan });
+          }
+        }
+      }
+    });
+
+    // attentionGradQKV: the dq pass and the dk + dv pass writing one [B, T, 3H, D] result at their head windows, rows
+    // and tiled, Δ given and from the output, from separate q, k, v and from head windows of one fused tensor
+    it('attentionGradQKV writes dq, dk and dv into one result matching the interpreter', async () => {
+      const caps = await getCaps();
+      if (caps.maxStorageBuffersPerShaderStage < 7) return;
+      const cfgs: (FlashConfig | undefined)[] = [undefined, { rows: 64, tile: 16, grad: 'rows' }, { rows: 64, tile: 16, grad: 'tiled' }];
+      for (const [b, t, h, d, causal] of [[2, 37, 3, 8, true], [1, 21, 2, 16, false]] as const) {
+        const one = { shape: [b, t, h, d] };
+        const fused: Operand[] = [{ shape: [b, t, 3 * h, d] }, { shape: [b, t, 3 * h, d], same: 0 }, { shape: [b, t, 3 * h, d], same: 0 }];
+        for (const deltaFromOut of [true, false]) {
+          // L ≥ 0.1 and a small scale keep P = exp(s − L) near its real range: with arbitrary L, dq is a difference of
+          // terms in the thousands and its f32 rounding exceeds the tolerance (a data artefact, not the layout)
+          const rest: Operand[] = [one, { shape: [b, t, h], gen: 'positive' }, deltaFromOut ? one : { shape: [b, t, h] }];
+          for (const [qkv, window] of [[[one, one, one], undefined], [fused, { heads: h, offsets: [0, h, 2 * h] }]] as const) {
+            const attrs = { causal, scale: 0.125, seqMajor: true, ...(deltaFromOut ? { deltaFromOut } : {}), ...(window ? { window: { ...window, offsets: [...window.offsets] } } : {}) };
+            for (const cfg of cfgs)
+              await check('attentionGradQKV', [...qkv, ...rest], attrs, caps, { rtol: 1e-3, atol: 1e-4, ...(cfg ? { plan: (s: KernelSpec<'attentionGradQKV'>, c: DeviceCaps) => flashAttentionGradQKVPlan(s, c, cfg) } : {}) });
           }
         }
       }

@@ -13,6 +13,7 @@ import { fromENode, isOpKind } from './tensorLanguage.js';
 /** The fused ops that stand for primitive ops (every fused op but `pick`, a result of another node's kernel). */
 type AbsorbingOp =
   | 'attentionGradKV'
+  | 'attentionGradQKV'
   | 'attentionWithLse'
   | 'fusedMatmul'
   | 'matmulEpilogue'
@@ -30,6 +31,7 @@ const ABSORBED: {
   readonly [K in AbsorbingOp]: (a: OpAttrs[K]) => readonly OpKind[];
 } = {
   attentionGradKV: () => ['attentionGrad'],
+  attentionGradQKV: () => ['attentionGrad', 'concat'],
   attentionWithLse: () => ['attention', 'attentionLse'],
   fusedMatmul: (a) => ['matmul', ...(a.bias ? (['add'] as const) : []), ...(a.activation === 'relu' ? (['relu'] as const) : [])],
   matmulEpilogue: (a) => ['matmul', ...exprOps(a.expr)],
@@ -72,9 +74,9 @@ export function absorbedOps(node: ENode): readonly OpKind[] {
   const ir = fromENode(node);
   const ops = isOp(ir, ...ABSORBING_OPS) ? absorbedBy(ir) : [ir.op];
   // a gradient computing Δ from attention's output also stands for Δ's sum(mul(dOut, out)) (attention-delta-from-out)
-  const delta: readonly OpKind[] = isOp(ir, 'attentionGrad', 'attentionGradKV') && ir.attrs.deltaFromOut ? ['sum', 'mul'] : [];
+  const delta: readonly OpKind[] = isOp(ir, 'attentionGrad', 'attentionGradKV', 'attentionGradQKV') && ir.attrs.deltaFromOut ? ['sum', 'mul'] : [];
   // an attention reading head windows stands for the slices it reads through (attention-head-window)
-  const window: readonly OpKind[] = isOp(ir, 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV') && ir.attrs.window ? ['slice'] : [];
+  const window: readonly OpKind[] = isOp(ir, 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV') && ir.attrs.window ? ['slice'] : [];
   return [...ops, ...delta, ...window];
 }
 

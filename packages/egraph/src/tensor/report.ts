@@ -64,7 +64,7 @@ export function graphFigures(graph: Graph): GraphFigures {
 }
 
 /** Attention ops, listed among the fused kernels when they run seq-major (their head split/merge folded in) or compute Δ. */
-const ATTENTION_OPS: readonly string[] = ['attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV'];
+const ATTENTION_OPS: readonly string[] = ['attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV'];
 
 /** The fused kernels of a graph with their rules (`rulesOf` gives the rules of a node). */
 export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string[]): FusedKernel[] {
@@ -79,6 +79,7 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
     const forms = [
       ...(seqMajor ? ['seq-major [..., T, H, D] (head split/merge folded)'] : []),
+      ...(n.op === 'attentionGradQKV' ? ['dq, dk, dv written into one [..., T, 3H, D] (concat folded)'] : []),
       ...(window ? [`q, k, v read in place as head windows at [${window.offsets.join(', ')}] (QKV slices folded)`] : []),
       ...(deltaFromOut ? ['Δ = rowsum(dOut ⊙ out) computed in the kernel'] : []),
     ];

@@ -1,5 +1,5 @@
 // Attention head-window rule: a seq-major attention op (attention, attentionLse, attentionWithLse, attentionGrad,
-// attentionGradKV) whose q, k or v is a column slice of a wider projection (`reshape(slice(qkv [..., 3·H·D]))`,
+// attentionGradKV, attentionGradQKV) whose q, k or v is a column slice of a wider projection (`reshape(slice(qkv [..., 3·H·D]))`,
 // the split of a fused QKV matmul) or a head slice of a seq-major tensor (`slice(x [..., T, W, D])` on axis −2)
 // equals the same op reading that operand in place as a head window (`window`: the wider tensor seen as
 // [..., T, W, D] and the first head of each operand), so no slice copy runs before attention or its gradients.
@@ -8,7 +8,7 @@
 // away only when every reader takes a window), extraction decides.
 // Invariant: the windowed op reads exactly the elements its operands held, so it keeps the value of its class.
 
-import { numel } from '@neura/ir';
+import { isOp, numel } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { enodeAttrs, fromENode, irENode } from '../tensorLanguage.js';
@@ -64,7 +64,7 @@ function headSource(egraph: EGraph<TensorInfo>, c: Id): HeadSource | undefined {
 /** A seq-major attention op whose q, k or v is a head window of a wider tensor → the op reading it in place. */
 function headWindow(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
   const ir = fromENode(node);
-  if (ir.op !== 'attention' && ir.op !== 'attentionLse' && ir.op !== 'attentionWithLse' && ir.op !== 'attentionGrad' && ir.op !== 'attentionGradKV') return [];
+  if (!isOp(ir, 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV')) return [];
   if (!ir.attrs.seqMajor || ir.attrs.window) return [];
   const n = ir.op === 'attentionLse' ? 2 : 3;
   const shapes = node.children.slice(0, n).map((c) => egraph.eclass(c).data.shape);
@@ -80,4 +80,4 @@ function headWindow(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
 }
 
 /** The attention head-window rule set. */
-export const attentionWindowRules: readonly TensorRewrite[] = [nodeRule(RULE, ['attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV'], headWindow)];
+export const attentionWindowRules: readonly TensorRewrite[] = [nodeRule(RULE, ['attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV'], headWindow)];
