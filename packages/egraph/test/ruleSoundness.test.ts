@@ -285,7 +285,11 @@ const SAMPLES: Record<string, Sample> = {
       const gw = g.mul(dy, w);
       const rowSum = (t: Tensor) => g.div(g.reshape(g.sum(t, [1]), [n, 1]), c);
       const dx = g.mul(rstd, g.sub(g.sub(gw, rowSum(gw)), g.mul(xhat, rowSum(g.mul(gw, xhat)))));
-      return [g.layerNorm(x, w, g.input('b', [c])), dx, g.rmsNorm(x, w)];
+      // two layer norms' dx as autograd builds them (broadcasts as expand), the lower adding the upper's as the
+      // residual stream's gradient (the row-local producer inlined is the norm's own, not the residual's)
+      const up = autogradLayerNormDx(g, x, w, dy);
+      const x2 = g.input('x2', [n, c]);
+      return [g.layerNorm(x, w, g.input('b', [c])), dx, g.rmsNorm(x, w), up, autogradLayerNormDx(g, x2, w, g.input('dy2', [n, c]), up)];
     },
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue', 'reduce-epilogue'],
     prefer: ['rowwise'],
@@ -444,6 +448,20 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift'],
   },
 };
+
+/** A layer norm's dx as autograd's VJPs build it (row sums reshaped to [N, 1], broadcasts as expand), plus `up`. */
+function autogradLayerNormDx(g: GraphT, x: Tensor, w: Tensor, dy: Tensor, up?: Tensor): Tensor {
+  const [n, c] = x.shape;
+  const rowSum = (t: Tensor) => g.reshape(g.sum(t, [1]), [n, 1]);
+  const wide = (t: Tensor) => g.expand(t, [n, c]);
+  const centred = g.sub(x, g.mean(x, [1], true));
+  const rstd = g.rsqrt(g.add(g.mean(g.square(centred), [1], true), 1e-5));
+  const dxhat = g.mul(dy, w);
+  const dvar = g.mul(rowSum(g.mul(dxhat, centred)), g.mul(g.mul(rstd, g.square(rstd)), -0.5));
+  const dc = g.add(g.mul(dxhat, rstd), g.mul(g.mul(wide(dvar), 1 / c), g.mul(centred, 2)));
+  const dx = g.add(dc, g.mul(wide(rowSum(g.neg(dc))), 1 / c));
+  return up ? g.add(up, dx) : dx;
+}
 
 function sceGrad(g: GraphT, r: Rnd, reduction: 'mean' | 'sum'): Tensor[] {
   const x = mat(g, 'x', r);

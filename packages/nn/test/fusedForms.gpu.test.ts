@@ -1,8 +1,9 @@
 // Fused forms the e-graph picks, run on a real adapter against the interpreter on the unoptimized graph:
 // the gradient of a slice-split tensor summed from zero pads becomes one concat (`pad-add-concat`, then
-// `concat-concat`), and a sum of a negation moves the negation past the reduction (`reduce-factor-out`).
+// `concat-concat`), and a sum of a negation moves the negation past the reduction (`reduce-factor-out`); stacked
+// layer norms' dx, each adding the residual stream's gradient from above, become one `rowwise` kernel each.
 
-import { Graph, interpret, type TensorValue, tensor } from '@neura/ir';
+import { Graph, interpret, type Tensor, type TensorValue, tensor } from '@neura/ir';
 import { compileInference } from '@neura/nn';
 import { createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +37,39 @@ describe('fused forms on the GPU', () => {
     expect(ops.filter((op) => op === 'concat').length).toBe(1);
     expect(ops).not.toContain('pad');
     expect(session.report?.format()).toMatch(/pad-add-concat|concat-concat/);
+    session.dispose();
+  });
+
+  it("stacked layer norms' dx, each adding the gradient from above, run as one rowwise kernel each and agree with the interpreter", async () => {
+    const [n, c] = [6, 40];
+    const g = new Graph();
+    const rowSum = (t: Tensor) => g.reshape(g.sum(t, [1]), [n, 1]);
+    const wide = (t: Tensor) => g.expand(t, [n, c]);
+    // as autograd builds a layer norm's dx: row sums reshaped to [N, 1], broadcasts as expand
+    const dxOf = (k: number, up?: Tensor): Tensor => {
+      const x = g.input(`x${k}`, [n, c]);
+      const centred = g.sub(x, g.mean(x, [1], true));
+      const rstd = g.rsqrt(g.add(g.mean(g.square(centred), [1], true), 1e-5));
+      const dxhat = g.mul(g.input(`dy${k}`, [n, c]), g.input(`w${k}`, [c]));
+      const dvar = g.mul(rowSum(g.mul(dxhat, centred)), g.mul(g.mul(rstd, g.square(rstd)), -0.5));
+      const dc = g.add(g.mul(dxhat, rstd), g.mul(g.mul(wide(dvar), 1 / c), g.mul(centred, 2)));
+      const dx = g.add(dc, g.mul(wide(rowSum(g.neg(dc))), 1 / c));
+      return up ? g.add(up, dx) : dx;
+    };
+    const top = dxOf(0);
+    const bottom = dxOf(2, dxOf(1, top));
+    const feeds: Record<string, TensorValue> = {};
+    for (const [k, leaf] of g.leaves('input').entries()) feeds[leaf.attrs.name] = values([...leaf.shape], k + 1);
+    const session = await compileInference(g, { outputs: { top, bottom }, device });
+    const got = await session.run(feeds);
+    const ref = g.clone();
+    ref.output('top', top);
+    ref.output('bottom', bottom);
+    const want = interpret(ref, feeds, {}, 'f64').outputs;
+    expect(got.top.data).toBeAllclose(want.top.data, { rtol: 1e-4, atol: 1e-5 });
+    expect(got.bottom.data).toBeAllclose(want.bottom.data, { rtol: 1e-4, atol: 1e-5 });
+    const kernels = session.graph.live().map((id) => session.graph.nodes[id]).filter((node) => !['input', 'param', 'state', 'const', 'reshape'].includes(node.op));
+    expect(kernels.map((node) => node.op)).toEqual(['rowwise', 'rowwise', 'rowwise']);
     session.dispose();
   });
 });

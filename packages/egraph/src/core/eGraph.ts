@@ -295,18 +295,9 @@ export class EGraph<D = undefined> {
       if (done.has(id)) continue;
       done.add(id);
       const c = this.classMap.get(id) as MutableEClass<D>;
-      const seen = new Set<string>();
-      const nodes: ENode[] = [];
-      for (const n of c.nodes) {
-        const canon = this.canonicalize(n);
-        const key = this.key(canon);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        nodes.push(canon);
-        this.memo.set(key, c.id);
-      }
-      this.nodeCount += nodes.length - c.nodes.length;
-      c.nodes = nodes;
+      if (c.nodes.some((n) => this.canonicalize(n) !== n)) this.dedupNodes(c);
+      // else every node is canonical as stored: hash-consing made each key once, so no two are equal (a class
+      // that only gained a new node is the common case; its memo entries may name a merged-away id, read via find)
       // parents dedup by node object and class: building a content key per parent entry (long for fused
       // nodes) dominated rebuilds; a rare content-duplicate only costs one more repair visit
       // (a node almost always has one parent class: a small array per node, not a set)
@@ -325,6 +316,22 @@ export class EGraph<D = undefined> {
     }
     this.touched = [];
     this.byOp = undefined;
+  }
+
+  /** Re-canonicalises a class's nodes and drops duplicates (nodes that became congruent), refreshing the memo. */
+  private dedupNodes(c: MutableEClass<D>): void {
+    const seen = new Set<string>();
+    const nodes: ENode[] = [];
+    for (const n of c.nodes) {
+      const canon = this.canonicalize(n);
+      const key = this.key(canon);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      nodes.push(canon);
+      this.memo.set(key, c.id);
+    }
+    this.nodeCount += nodes.length - c.nodes.length;
+    c.nodes = nodes;
   }
 
   /** Canonical ids of the classes holding at least one node with this op (index rebuilt lazily). */

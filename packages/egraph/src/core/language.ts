@@ -46,23 +46,50 @@ const dataKeys = new WeakMap<object, string>();
 
 /** A stable JSON string for attribute data: object keys sorted, `undefined` fields dropped (cached per object). */
 export function dataKey(data: NodeData | undefined): string {
-  if (data === undefined) return '';
-  // JSON writes NaN and ±Infinity as `null` and -0 as `0`: such numbers get their own keys, or constant(-0)
-  // and constant(0) would be one e-class (x / -0 is -Infinity, x / 0 is +Infinity)
-  if (typeof data === 'number' && (!Number.isFinite(data) || Object.is(data, -0))) return Object.is(data, -0) ? '-0' : String(data);
-  if (data === null || typeof data !== 'object') return JSON.stringify(data);
+  if (data === null || typeof data !== 'object') return scalarKey(data);
   const hit = dataKeys.get(data);
   if (hit !== undefined) return hit;
-  let key: string;
-  if (isDataList(data)) key = `[${data.map((d) => dataKey(d)).join(',')}]`;
-  else {
-    const keys = Object.keys(data)
-      .filter((k) => data[k] !== undefined)
-      .sort();
-    key = `{${keys.map((k) => `${JSON.stringify(k)}:${dataKey(data[k])}`).join(',')}}`;
-  }
+  const key = objectKey(data);
   dataKeys.set(data, key);
   return key;
+}
+
+/** The key of a non-object value. JSON writes NaN and ±Infinity as `null` and -0 as `0`: such numbers get their own keys, or constant(-0) and constant(0) would be one e-class (x / -0 is -Infinity, x / 0 is +Infinity). */
+function scalarKey(data: null | boolean | number | string | undefined): string {
+  if (data === undefined) return '';
+  if (typeof data === 'number' && (!Number.isFinite(data) || Object.is(data, -0))) return Object.is(data, -0) ? '-0' : String(data);
+  return JSON.stringify(data);
+}
+
+/**
+ * The key of an object, built in one pass: nested objects are read from the cache (a declared key) but not
+ * added to it (a cache entry per nested object of every fused node's attributes cost more than it saved).
+ */
+function objectKey(data: readonly NodeData[] | DataRecord): string {
+  if (isDataList(data)) {
+    let s = '[';
+    for (let i = 0; i < data.length; i++) s += (i > 0 ? ',' : '') + nestedKey(data[i]);
+    return `${s}]`;
+  }
+  const keys = Object.keys(data);
+  const live = keys.every((k) => data[k] !== undefined) ? keys : keys.filter((k) => data[k] !== undefined);
+  live.sort();
+  let s = '{';
+  for (let i = 0; i < live.length; i++) s += `${i > 0 ? ',' : ''}${quoted(live[i])}:${nestedKey(data[live[i]])}`;
+  return `${s}}`;
+}
+
+function nestedKey(data: NodeData | undefined): string {
+  if (data === null || typeof data !== 'object') return scalarKey(data);
+  return dataKeys.get(data) ?? objectKey(data);
+}
+
+// JSON texts of field names (few distinct names, quoted very often)
+const quotedNames = new Map<string, string>();
+function quoted(name: string): string {
+  let q = quotedNames.get(name);
+  if (q === undefined) quotedNames.set(name, (q = JSON.stringify(name)));
+  return q;
 }
 
 /**

@@ -89,6 +89,9 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   // small ids of node data keys, for compact cache keys; per analysis (one optimize run), so it dies with the run
   private readonly dataIds = new Map<string, number>();
+  private readonly dataIdOf = new WeakMap<object, number>();
+  // each provenance set's rules, sorted, while the set keeps its size (sets only grow)
+  private readonly sortedRules = new WeakMap<Set<string>, { size: number; list: readonly string[] }>();
 
   /** Makes an analysis with the given fusion limits. */
   constructor(opts: TensorAnalysisOptions = {}) {
@@ -117,9 +120,16 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** A small integer naming a node's data (equal data, equal id) within this analysis. */
   private dataId(data: ENode['data']): number {
+    // data objects are immutable: their id is kept per object (the key text and its hash were most of the cost)
+    const obj = data !== null && typeof data === 'object';
+    if (obj) {
+      const known = this.dataIdOf.get(data);
+      if (known !== undefined) return known;
+    }
     const key = dataKey(data);
     let id = this.dataIds.get(key);
     if (id === undefined) this.dataIds.set(key, (id = this.dataIds.size));
+    if (obj) this.dataIdOf.set(data, id);
     return id;
   }
 
@@ -182,12 +192,19 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
     for (const byClass of this.provenance.values()) if (homedAt.get(byClass) !== egraph.unionCount) rehome(egraph, byClass);
   }
 
-  /** The rules recorded for a node of this op and data in class `cls` (sorted, deduplicated). */
-  rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): string[] {
+  /** The rules recorded for a node of this op and data in class `cls` (sorted, deduplicated; shared: do not modify). */
+  rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): readonly string[] {
     const rules = lookupIn(egraph, this.provenance, `${node.op}#${this.dataId(node.data)}`, cls);
-    return rules ? [...rules].sort() : [];
+    if (!rules) return NO_RULES;
+    const hit = this.sortedRules.get(rules);
+    if (hit && hit.size === rules.size) return hit.list;
+    const list = [...rules].sort();
+    this.sortedRules.set(rules, { size: rules.size, list });
+    return list;
   }
 }
+
+const NO_RULES: readonly string[] = [];
 
 const homedAt = new WeakMap<Map<Id, Set<string>>, number>();
 

@@ -9,7 +9,7 @@ import { buildPointwise, exprOf, exprSize, inlineExpr, isPrimaryExpr, liftable, 
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import type { RuleCtx } from '../ruleCtx.js';
-import { addRecorded, nodeRule, rulesOf, type TensorRewrite, trw } from './ruleKit.js';
+import { addRecorded, classHasOp, classOps, nodeRule, rulesOf, type TensorRewrite, trw } from './ruleKit.js';
 import { enodeAttrs } from '../tensorLanguage.js';
 import type { OpAttrs, PwExpr } from '@neura/ir';
 import { BINARY_OPS, broadcastShapes, sameShape, UNARY_OPS } from '@neura/ir';
@@ -204,7 +204,8 @@ function mergeVariant(
  * materialised whatever fuses around it, so a chain that stops there reads it for free.
  */
 function materialised(egraph: EGraph<TensorInfo>, cls: Id): boolean {
-  return egraph.eclass(cls).nodes.some((n) => n.op !== 'pointwise' && !ELEMENTWISE_SET.has(n.op));
+  for (const op of classOps(egraph, cls)) if (op !== 'pointwise' && !ELEMENTWISE_SET.has(op)) return true;
+  return false;
 }
 
 /** Largest producer expression (in nodes) that `pointwise-inline` inlines. */
@@ -259,7 +260,7 @@ function absorbExpand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[]
 
 /** Guard: some child class holds a node of `op`. */
 function childHasOp(op: string) {
-  return (egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean => node.children.some((c) => egraph.eclass(c).nodes.some((n) => n.op === op));
+  return (egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean => node.children.some((c) => classHasOp(egraph, c, op));
 }
 
 const ELEMENTWISE = [...UNARY_OPS, ...BINARY_OPS, 'where', 'cast'];

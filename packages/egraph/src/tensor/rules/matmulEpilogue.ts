@@ -13,11 +13,12 @@ import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
-import { addRecorded, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasOp, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
-const PRODUCTS: ReadonlySet<string> = new Set(['matmul', 'fusedMatmul', 'matmulEpilogue']);
+const PRODUCT_OPS = ['matmul', 'fusedMatmul', 'matmulEpilogue'];
+const PRODUCTS: ReadonlySet<string> = new Set(PRODUCT_OPS);
 
 /** `pointwiseFusion`'s `mapInputs` under the name rowwise-fusion imports from here. */
 export const mapIn = mapInputs;
@@ -87,7 +88,7 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
  * nodes on the GPT step (2.4 s of fusion) for no better plan.
  */
 function readsProduct(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
-  return isPrimaryExpr(exprOf(node)) && node.children.some((c) => egraph.eclass(c).nodes.some((n) => PRODUCTS.has(n.op)));
+  return isPrimaryExpr(exprOf(node)) && node.children.some((c) => PRODUCT_OPS.some((op) => classHasOp(egraph, c, op)));
 }
 
 /** The matmul epilogue rule (runs with the pointwise fusion rules: it reads the pointwise nodes they build). */

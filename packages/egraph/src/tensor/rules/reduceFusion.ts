@@ -12,7 +12,7 @@ import { exprOf, exprSize, isPrimaryExpr, mapInputs } from '../pointwiseFusion.j
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
-import { addRecorded, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasOp, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const IDENTITY: PwExpr = { op: 'in', index: 0 };
@@ -82,7 +82,7 @@ function reduceEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
 
 /** Guard: the (only) child class holds a pointwise node. */
 function pointwiseChild(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
-  return egraph.eclass(node.children[0]).nodes.some((n) => n.op === 'pointwise');
+  return classHasOp(egraph, node.children[0], 'pointwise');
 }
 
 /**
@@ -91,8 +91,10 @@ function pointwiseChild(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): b
  * step for the same plans).
  */
 function overReduction(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
-  return node.children.length === 1 && isPrimaryExpr(exprOf(node)) && egraph.eclass(node.children[0]).nodes.some((n) => n.op === 'pointwiseReduce' || (REDUCE_OPS as readonly string[]).includes(n.op));
+  return node.children.length === 1 && isPrimaryExpr(exprOf(node)) && REDUCTION_OPS.some((op) => classHasOp(egraph, node.children[0], op));
 }
+
+const REDUCTION_OPS: readonly string[] = ['pointwiseReduce', ...REDUCE_OPS];
 
 /** The reduction fusion rules (run with the pointwise fusion rules: they read what those build). */
 export const reduceFusionRules: readonly TensorRewrite[] = [

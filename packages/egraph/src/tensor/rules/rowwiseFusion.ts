@@ -3,7 +3,9 @@
 // and RMS norm (forward, and the backward's dx with its row sums), written by nn or by hand from primitives, so
 // become one kernel each. Statistics are resolved recursively: a statistic whose prologue reads an earlier one
 // (the variance reads the mean), a row-scalar pointwise of statistics (rsqrt(var + ε), the backward's
-// -½·r³·Σ…) inlined into the expressions, a reduction seen through the reshape of a `keepdims: false` sum.
+// -½·r³·Σ…) inlined into the expressions, a reduction seen through the reshape of a `keepdims: false` sum, a row
+// scalar broadcast by `expand`. A pointwise epilogue of a row-local producer (the residual stream's gradient added
+// to a norm's dx) takes the producer in too.
 // The cost model decides: the rowwise re-reads the row (one kernel) instead of writing and reading the stats.
 // Must not keep state outside the run's `RuleCtx`. Invariant: a fused node computes exactly its class's value.
 
@@ -30,6 +32,12 @@ const MAX_STATS = 6;
 function isRowScalar(t: Shape, out: Shape): boolean {
   const r = out.length;
   return t.length === r && t[r - 1] === 1 && t.every((d, i) => i === r - 1 || d === out[i]);
+}
+
+/** The row scalar a class broadcasts with an `expand` node to rows of shape `out`, if it holds one. */
+function expandedRowScalar(egraph: EGraph<TensorInfo>, id: Id, out: Shape): Id | undefined {
+  for (const n of egraph.eclass(id).nodes) if (n.op === 'expand' && isRowScalar(info(egraph, n.children[0]).shape, out)) return egraph.find(n.children[0]);
+  return undefined;
 }
 
 /** A reduction over the last axis of a tensor of shape `out`, as a stat description and the classes it reads. */
@@ -76,7 +84,7 @@ function rowReductionsIn(egraph: EGraph<TensorInfo>, cls: Id, out: Shape): RowRe
  * numbered as they are met; a class is an operand (read at the element, broadcast to the output) unless it is a
  * constant or a row scalar that resolves to a stat or to an inlined expression of stats.
  */
-function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inlineRows: boolean, memo: RowMemo): Candidate | undefined {
+function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: Inlining, memo: RowMemo): Candidate | undefined {
   const out = info(egraph, eclass);
   const S = out.shape;
   if (out.dtype !== 'f32' || S.length === 0 || S[S.length - 1] < 2) return undefined;
@@ -162,9 +170,20 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inlineRo
     const t = info(egraph, id);
     if (t.constant !== undefined && t.dtype === 'f32') return { op: 'const', value: t.constant };
     if (visiting.has(id)) return operand(id);
+    // a row scalar broadcast to the rows (autograd's gradient of a kept-dims reduction): the row scalar itself
+    const broadcast = sameShape(t.shape, S) ? expandedRowScalar(egraph, id, S) : undefined;
+    if (broadcast !== undefined) {
+      visiting.add(id);
+      const e = resolve(broadcast);
+      visiting.delete(id);
+      if (e) {
+        setSlot(id, e);
+        return e;
+      }
+    }
     if (!isRowScalar(t.shape, S)) {
-      if (!inlineRows) {
-        if (sameShape(t.shape, S) && egraph.eclass(id).nodes.some((n) => n.op === 'rowwise')) memo.inlinable = true;
+      if (inline !== 'all' && inline !== id) {
+        if (inline === 'none' && sameShape(t.shape, S) && egraph.eclass(id).nodes.some((n) => n.op === 'rowwise')) memo.inlinable.add(id);
         return operand(id);
       }
       if (!sameShape(t.shape, S)) return operand(id);
@@ -175,6 +194,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inlineRo
       if (e && (operands.length > maxInputs || exprSize(e) > maxSize)) e = undefined;
       if (!e) {
         undo(m);
+        memo.cut.add(id);
         return operand(id);
       }
       setSlot(id, e);
@@ -227,12 +247,21 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inlineRo
   return { attrs, operands, rules, size: exprSize(expr) + attrs.stats.reduce((s, st) => s + exprSize(st.expr) + exprSize(st.post), 0) };
 }
 
-/** What resolving the variants of one class shares: its classes' row reductions, and whether any producer is row-local. */
+/** What resolving the variants of one class shares: its classes' row reductions, and its row-local producers. */
 interface RowMemo {
   readonly reductions: Map<Id, { r: RowReduction; size: number }[]>;
-  /** Set when a resolution met a full-shape operand holding a rowwise node (only then can inlining change it). */
-  inlinable: boolean;
+  /** Full-shape operands holding a rowwise node met without inlining (only those can inlining change). */
+  readonly inlinable: Set<Id>;
+  /** Producers that inlining every producer had to leave as operands (over a limit). */
+  readonly cut: Set<Id>;
 }
+
+/**
+ * Which row-local producers a resolution inlines: none, all it can (recursively), or exactly one class. Inlining
+ * one at a time matters where a layer norm's dx adds the gradient of the residual stream: inlining that producer
+ * too would take the stats the norm's own dx needs (MAX_STATS), so only the norm's own producer is inlined.
+ */
+type Inlining = 'none' | 'all' | Id;
 
 /** A rowwise node one pointwise variant resolves to, before it is added. */
 interface Candidate {
@@ -255,21 +284,49 @@ function readsRowScalar(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): bo
   return node.op === 'pointwise' && S.length > 0 && egraph.eclass(eclass).data.dtype === 'f32' && node.children.some((c) => isRowScalar(egraph.eclass(c).data.shape, S));
 }
 
+/**
+ * Whether an f32 pointwise node reads row statistics itself, or reads a tensor of its own shape that a pointwise
+ * node reading row statistics computes (an epilogue of a row-local producer: the residual stream's gradient added
+ * to a layer norm's dx). The rule runs one iteration, so the producer's rowwise form is not there yet at search
+ * time; classes apply in the order they were made, producers first.
+ */
+function rowLocal(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean {
+  if (readsRowScalar(egraph, eclass, node)) return true;
+  if (node.op !== 'pointwise' || egraph.eclass(eclass).data.dtype !== 'f32') return false;
+  const S = egraph.eclass(eclass).data.shape;
+  return node.children.some((c) => {
+    const child = egraph.eclass(c);
+    return sameShape(child.data.shape, S) && child.nodes.some((m) => m.op === 'rowwise' || readsRowScalar(egraph, child.id, m));
+  });
+}
+
 /** Every pointwise variant of a class that reads row statistics, resolved; the best few added to the class. */
 function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
   const found = new Map<string, Candidate>();
-  const memo: RowMemo = { reductions: new Map(), inlinable: false };
+  const memo: RowMemo = { reductions: new Map(), inlinable: new Set(), cut: new Set() };
+  const offer = (c: Candidate | undefined) => {
+    if (!c) return;
+    const key = `${c.operands.join(',')}|${JSON.stringify(c.attrs)}`;
+    if (!found.has(key)) found.set(key, c);
+  };
+  const S = egraph.eclass(eclass).data.shape;
   for (const n of egraph.eclass(eclass).nodes) {
-    if (!readsRowScalar(egraph, eclass, n)) continue;
-    memo.inlinable = false;
-    for (const inlineRows of [false, true]) {
-      // without a row-local producer met, inlining resolves exactly as without it
-      if (inlineRows && !memo.inlinable) break;
-      const c = rowwiseOf(egraph, eclass, n, inlineRows, memo);
-      if (!c) continue;
-      const key = `${c.operands.join(',')}|${JSON.stringify(c.attrs)}`;
-      if (!found.has(key)) found.set(key, c);
+    if (!rowLocal(egraph, eclass, n)) continue;
+    memo.inlinable.clear();
+    if (readsRowScalar(egraph, eclass, n)) offer(rowwiseOf(egraph, eclass, n, 'none', memo));
+    else {
+      // an epilogue reads no stats of its own: without inlining it resolves to nothing, only its producers count
+      for (const c of n.children) {
+        const child = egraph.eclass(c);
+        if (sameShape(child.data.shape, S) && child.nodes.some((m) => m.op === 'rowwise')) memo.inlinable.add(child.id);
+      }
     }
+    // without a row-local producer met, inlining resolves exactly as without it
+    if (memo.inlinable.size === 0) continue;
+    memo.cut.clear();
+    offer(rowwiseOf(egraph, eclass, n, 'all', memo));
+    // a producer that inlining them all had to leave out (earlier ones took the limits), inlined alone
+    for (const p of [...memo.cut]) if (memo.inlinable.has(p)) offer(rowwiseOf(egraph, eclass, n, p, memo));
   }
   // operands that another fused kernel would have to write (a pointwise or row-local result) count first
   const written = (c: Candidate) => c.operands.filter((o) => egraph.eclass(o).nodes.some((n) => n.op === 'pointwise' || n.op === 'rowwise')).length;
@@ -283,5 +340,5 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
  * pointwise and reduction fusion rules have saturated: it reads what they build.
  */
 export const rowwiseFusionRules: readonly TensorRewrite[] = [
-  classRule('rowwise-fusion', (egraph, id) => egraph.eclass(id).nodes.some((n) => readsRowScalar(egraph, id, n)), rowwiseFusion),
+  classRule('rowwise-fusion', (egraph, id) => egraph.eclass(id).nodes.some((n) => rowLocal(egraph, id, n)), rowwiseFusion),
 ];

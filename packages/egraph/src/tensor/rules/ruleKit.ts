@@ -23,7 +23,7 @@ export function addRecorded(egraph: EGraph<TensorInfo>, node: ENode, rules: Iter
 }
 
 /** The rules recorded for a node in a class (none when the e-graph runs another analysis). */
-export function rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): string[] {
+export function rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): readonly string[] {
   return tensorAnalysisOf(egraph)?.rulesOf(egraph, cls, node) ?? [];
 }
 
@@ -115,11 +115,39 @@ export function ctxOf(egraph: EGraph<TensorInfo>): RuleCtx {
   return analysis.ctx;
 }
 
-/** What `nodeRule` remembers in one run: the node behind each match, signatures applied, the last full scan. */
+/**
+ * What `nodeRule` remembers in one run: the node behind each match of the last search, signatures applied, the
+ * last full scan. Plain maps (the state dies with the run): weak maps' entries were much of the GC's work.
+ */
 interface NodeRuleState {
-  readonly nodes: WeakMap<Subst, ENode>;
-  readonly applied: WeakMap<ENode, number>;
+  readonly nodes: Map<Subst, ENode>;
+  readonly applied: Map<ENode, number>;
   scanned?: number;
+}
+
+/** The ops of a class's node list, kept while the list stands still (lists only grow, or are replaced by a rebuild). */
+interface ClassOps {
+  nodes: readonly ENode[];
+  length: number;
+  readonly ops: Set<string>;
+}
+
+/** The ops of class `cls`'s nodes (a shared set: do not modify). */
+export function classOps(egraph: EGraph<TensorInfo>, cls: Id): ReadonlySet<string> {
+  const c = egraph.eclass(cls);
+  const cache = ctxOf(egraph).of('ruleKit:class-ops', () => new Map<Id, ClassOps>());
+  let e = cache.get(c.id);
+  if (!e || e.nodes !== c.nodes) {
+    e = { nodes: c.nodes, length: 0, ops: new Set() };
+    cache.set(c.id, e);
+  }
+  for (; e.length < c.nodes.length; e.length++) e.ops.add(c.nodes[e.length].op);
+  return e.ops;
+}
+
+/** Whether class `cls` holds a node of op `op`. */
+export function classHasOp(egraph: EGraph<TensorInfo>, cls: Id, op: string): boolean {
+  return classOps(egraph, cls).has(op);
 }
 
 /**
@@ -140,10 +168,11 @@ export function nodeRule(
   const opSet = new Set(ops);
   const stateKey = `nodeRule:${name}`;
   const stateOf = (egraph: EGraph<TensorInfo>): NodeRuleState =>
-    ctxOf(egraph).of<NodeRuleState>(stateKey, () => ({ nodes: new WeakMap(), applied: new WeakMap() }));
+    ctxOf(egraph).of<NodeRuleState>(stateKey, () => ({ nodes: new Map(), applied: new Map() }));
   const searcher: Searcher<TensorInfo> & { toString(): string } = {
     search(egraph, limit = Number.POSITIVE_INFINITY) {
       const st = stateOf(egraph);
+      st.nodes.clear(); // the runner applies each search's matches before the next search
       const out: Match[] = [];
       let budget = limit;
       // incremental search: after a complete scan at epoch E only classes changed since E and their parents
