@@ -20,6 +20,13 @@ export interface GptOptimizeResult {
   bytesAfter: number;
   /** Best wall time of `optimize` over the repeats, in ms. */
   optimizeMs: number;
+  /** Process CPU time (user + system, `process.cpuUsage`: GC threads included) of that fastest run, in ms. */
+  optimizeCpuMs: number;
+  /**
+   * Medians over the warm runs (every repeat after the first; the first when there is only one): wall and process
+   * CPU time in ms. On a shared machine CPU time is the steadier figure (wall time counts waiting for a core).
+   */
+  warm: { runs: number; medianMs: number; medianCpuMs: number };
   /** Wall time of the first `optimize` in this process (includes JIT warm-up), in ms. */
   firstOptimizeMs: number;
   /** Phases of the best run: e-graph load, passes, extraction, graph rebuild (ms). */
@@ -45,17 +52,23 @@ export const GPT_CONFIGS: Readonly<Record<string, GptConfig>> = {
 /** Optimizes a fresh copy of a step `repeats` times and reports the figures of the fastest run. */
 export function benchOptimize(build: () => Graph, repeats = 3, options: OptimizeOptions = {}): GptOptimizeResult {
   const before = graphFigures(build());
-  let best: { ms: number; r: ReturnType<typeof optimize> } | undefined;
+  let best: { ms: number; cpuMs: number; r: ReturnType<typeof optimize> } | undefined;
   let first = 0;
+  const runs: { ms: number; cpuMs: number }[] = [];
   for (let i = 0; i < repeats; i++) {
     const g = build();
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     const r = optimize(g, options);
     const ms = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    const cpuMs = (c.user + c.system) / 1000;
+    runs.push({ ms, cpuMs });
     if (i === 0) first = ms;
-    if (!best || ms < best.ms) best = { ms, r };
+    if (!best || ms < best.ms) best = { ms, cpuMs, r };
   }
-  const { ms, r } = best as { ms: number; r: ReturnType<typeof optimize> };
+  const { ms, cpuMs, r } = best as { ms: number; cpuMs: number; r: ReturnType<typeof optimize> };
+  const warmRuns = runs.length > 1 ? runs.slice(1) : runs;
   const rep = r.report;
   return {
     nodesBefore: before.nodes,
@@ -64,6 +77,8 @@ export function benchOptimize(build: () => Graph, repeats = 3, options: Optimize
     bytesBefore: rep.bytesBefore,
     bytesAfter: rep.bytesAfter,
     optimizeMs: ms,
+    optimizeCpuMs: cpuMs,
+    warm: { runs: warmRuns.length, medianMs: median(warmRuns.map((x) => x.ms)), medianCpuMs: median(warmRuns.map((x) => x.cpuMs)) },
     firstOptimizeMs: first,
     phases: { ...rep.phases },
     egraphNodes: rep.egraph.enodes,
@@ -79,6 +94,13 @@ export function benchOptimize(build: () => Graph, repeats = 3, options: Optimize
       ms: p.report.totalTimeMs,
     })),
   };
+}
+
+/** The median of a non-empty list (the mean of the middle two for an even count). */
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 /**

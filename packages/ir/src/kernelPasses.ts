@@ -1,4 +1,5 @@
-// How many dispatches a kernel runs: one, except reductions that split into partials and a combine pass,
+// How many dispatches a kernel runs: one, except reductions that split into partials and a combine pass (columns
+// reductions only where too few columns would starve a one-pass strips kernel: columnsPath),
 // split-K matmuls (partial products, then a reduce pass), the cross-entropy loss (row losses, then their sum) and a
 // scatterAdd of many indices. The e-graph's cost model counts these (a dispatch costs
 // the same whether it is a kernel's first or second), and the runtime's reduction generator takes its path from
@@ -22,6 +23,16 @@ export const SPLIT_MIN_ROW = 8192;
 export const COLUMN_CHUNK = 32;
 /** Columns path: with fewer outputs than this, a reduction over at least 2·COLUMN_CHUNK rows is split. */
 export const SPLIT_MAX_COLUMNS = 16384;
+/**
+ * Columns a workgroup of the one-pass columns path (column strips) owns: 32 bytes of every row, a full DRAM
+ * sector, so a warp's loads of a strip coalesce; the workgroup walks all rows and sums its lanes by a fixed tree.
+ */
+export const COLUMN_STRIP = 8;
+/**
+ * The fewest strips (workgroups) the one-pass columns path runs: with fewer the device starves, and two passes
+ * (partials over chunks of rows, then a combine) are faster.
+ */
+export const STRIP_MIN_WORKGROUPS = 32;
 
 /** Merged axes of a reduction: extents and whether each is reduced, outermost first (extent-1 axes dropped). */
 export function mergeReduceAxes(shape: readonly number[], axes: readonly number[]): { extent: number; reduced: boolean }[] {
@@ -37,6 +48,21 @@ export function mergeReduceAxes(shape: readonly number[], axes: readonly number[
 }
 
 /**
+ * The path of a columns reduction (a leading block of rows reduced, [R, C] → [C]) long enough to want more than a
+ * thread per output: `strips` (one pass, a workgroup per COLUMN_STRIP columns walking every row) where the
+ * columns give at least STRIP_MIN_WORKGROUPS strips, else `split` (two passes). Undefined: not such a reduction.
+ * The one rule for the runtime's plan (wgsl-kernels reduce.ts), the cost model's dispatch count and the e-graph's
+ * grouping of sibling column reductions.
+ */
+export function columnsPath(shape: readonly number[], axes: readonly number[]): 'strips' | 'split' | undefined {
+  const merged = mergeReduceAxes(shape, axes);
+  if (merged.length !== 2 || !merged[0].reduced || merged[1].reduced) return undefined;
+  const [rows, cols] = [merged[0].extent, merged[1].extent];
+  if (cols >= SPLIT_MAX_COLUMNS || rows < 2 * COLUMN_CHUNK) return undefined;
+  return Math.ceil(cols / COLUMN_STRIP) >= STRIP_MIN_WORKGROUPS ? 'strips' : 'split';
+}
+
+/**
  * The two-pass path a reduction of `shape` over `axes` takes, or undefined when it runs as one dispatch:
  * `rows` (few long contiguous rows, split in chunks), `columns` (a leading block reduced by chunks of rows, then
  * the partials), `outerKeptInner` ([A, K, B] → [K]: rows over B, then each output over A).
@@ -49,7 +75,7 @@ export function reduceSplit(shape: readonly number[], axes: readonly number[]): 
     .map((a) => (a.reduced ? 'r' : 'k'))
     .join('');
   if ((pattern === 'kr' || pattern === 'r') && reduced >= ROWS_PATH_MIN) return kept < SPLIT_MAX_ROWS && reduced >= SPLIT_MIN_ROW ? 'rows' : undefined;
-  if (pattern === 'rk' && kept < SPLIT_MAX_COLUMNS && reduced >= 2 * COLUMN_CHUNK) return 'columns';
+  if (pattern === 'rk' && columnsPath(shape, axes) === 'split') return 'columns';
   if (pattern === 'rkr' && reduced >= ROWS_PATH_MIN) return 'outerKeptInner';
   return undefined;
 }
@@ -105,10 +131,11 @@ export function kernelDispatches<K extends OpKind>(op: K, c: KernelCtx<K>): numb
       return reduceDispatches(a.shape, a.axes);
     }
     case 'pointwiseReduceMulti': {
-      // split columns: one partials pass for all results, then a combine per result; other paths run each
-      // result's reduction after the other
+      // columns: every result in one strips pass, or one partials pass and one combine pass for all; other paths
+      // run each result's reduction after the other
       const a = c.attrs as KernelCtx<'pointwiseReduceMulti'>['attrs'];
-      return reduceSplit(a.shape, a.axes) === 'columns' ? 1 + a.results.length : a.results.length * reduceDispatches(a.shape, a.axes);
+      const columns = columnsPath(a.shape, a.axes);
+      return columns === 'strips' ? 1 : columns === 'split' ? 2 : a.results.length * reduceDispatches(a.shape, a.axes);
     }
     case 'matmul':
     case 'fusedMatmul':

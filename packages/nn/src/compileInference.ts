@@ -20,6 +20,8 @@ export interface InferenceOptions {
   precision?: Precision;
   /** Measured matmul choices; see `TrainingOptions.matmulTuning`. */
   matmulTuning?: MatmulTuning;
+  /** Whether the shipped matmul table for this adapter applies; see `TrainingOptions.shippedMatmulTuning`. */
+  shippedMatmulTuning?: boolean;
   /** Tune the graph's matmul shapes before compiling, cached per adapter; see `TrainingOptions.autotune`. */
   autotune?: AutotuneOptions;
 }
@@ -57,7 +59,7 @@ export async function compileInference(model: Graph, opts: InferenceOptions): Pr
     ({ graph: g, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps() }));
   }
   const { tuning, autotuned } = await matmulTuningFor(g, opts.device, opts, 'compileInference');
-  const session = await compile(g, opts.device, { initialState: compilableState(opts.initialState, modelTypes, g), label: 'inference', precision: opts.precision, ...(tuning ? { matmulTuning: tuning } : {}) });
+  const session = await compile(g, opts.device, { initialState: compilableState(opts.initialState, modelTypes, g), label: 'inference', precision: opts.precision, shippedMatmulTuning: opts.shippedMatmulTuning, ...(tuning ? { matmulTuning: tuning } : {}) });
   const names = Object.keys(opts.outputs);
   const state = sessionStateDict(graph, modelTypes, session, 'InferenceSession.loadStateDict', opts.initialState);
   return {

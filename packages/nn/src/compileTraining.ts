@@ -45,9 +45,12 @@ export interface TrainingOptions extends StepOptions {
   precision?: Precision;
   /**
    * Measured matmul choices (runtime's `tuneMatmul`): listed shapes run their tiling, others the shipped heuristic;
-   * an entry that does not fit the device is a KernelError. Entries here win over `autotune`'s.
+   * an entry that does not fit the device is a KernelError. Entries here win over `autotune`'s, and both over the
+   * runtime's shipped table for this adapter and driver.
    */
   matmulTuning?: MatmulTuning;
+  /** Whether the runtime's shipped matmul table for this adapter and driver applies (default true; fp32 only). */
+  shippedMatmulTuning?: boolean;
   /**
    * Tune the compiled step's matmul shapes on the device before compiling (fp32 only), keeping choices in
    * `autotune.cache` per adapter: a second compile with the same cache reads them and measures nothing.
@@ -218,7 +221,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   let autotuned: TuneMatmulResult | undefined;
   if (opts.measure) {
     if (opts.optimize === false) throw new TrainingStepError('compileTraining: measure chooses among optimized plans; it cannot be combined with optimize: false');
-    if (opts.matmulTuning || opts.autotune) throw new TrainingStepError('compileTraining: measure compiles its candidate plans with the shipped matmul heuristic; it cannot be combined with matmulTuning or autotune');
+    if (opts.matmulTuning || opts.autotune) throw new TrainingStepError('compileTraining: measure compiles its candidate plans with the shipped matmul choices (the adapter\'s shipped table, else the heuristic); it cannot be combined with matmulTuning or autotune');
     const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
     ({ graph: step, report, session, measurement } = await chooseStep(graph, device, opts.measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps(), precision: opts.precision }));
   } else {
@@ -226,7 +229,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
       ({ graph: step, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps() })); // the device's limits; prints its report under NEURA_DEBUG
     }
     ({ tuning, autotuned } = await matmulTuningFor(step, device, opts, 'compileTraining'));
-    session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step', precision: opts.precision, ...(tuning ? { matmulTuning: tuning } : {}) });
+    session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step', precision: opts.precision, shippedMatmulTuning: opts.shippedMatmulTuning, ...(tuning ? { matmulTuning: tuning } : {}) });
   }
   const paramNames = params.map((p) => p.attrs.name);
   let steps = 0;

@@ -1,8 +1,9 @@
 // The per-shape matmul level below the whole-step measured mode: `compileTraining`/`compileInference` take a
 // measured table (`matmulTuning`) and/or `autotune`, which tunes the compiled graph's matmul shapes on the device
 // (runtime's `tuneMatmul`) and keeps the choices in a per-adapter cache, so a second compile reads them and
-// measures nothing. Shipped default (neither given): MATMUL_CONFIGS' order on every adapter (the H200 whole-step
-// sweep, apps/bench/results/h200-2026-12-04.md, found no candidate better than ±3 %).
+// measures nothing. Neither given: the runtime's shipped table for the adapter and driver where one exists
+// (runtime-webgpu shippedMatmulTuning.ts), else the heuristic. The cache's choices (`default` included) override
+// shipped entries; `matmulTuning` overrides both.
 
 import type { Graph } from '@neura/ir';
 import { matmulShapesOf, type NeuraDevice, type Precision, type TuneMatmulOptions, type TuneMatmulResult, tuneMatmul } from '@neura/runtime-webgpu';

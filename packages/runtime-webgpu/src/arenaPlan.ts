@@ -2,7 +2,7 @@
 // of every group laid out in one buffer (an arena of the memory plan), and the table of offsets their kernel
 // reads. Pure (no GPU). Must not choose an arena the runtime cannot honour: every result written in place through
 // the same role in every group, every root in one arena only, an arena all persistent or all transient, and no
-// other dispatch binding an arena's buffer both writable and otherwise (then the kernel runs one dispatch per group).
+// other dispatch binding an arena's buffer both writable and read-only (then the kernel runs one dispatch per group).
 
 import { type Graph, groupOperands, isLeafOp, type Node, type NodeId } from '@neura/ir';
 import { type KernelPlan, multiTensorTable } from '@neura/wgsl-kernels';
@@ -72,8 +72,8 @@ export function arenaTables(graph: Graph, arenas: ArenaChoice, memory: MemoryPla
 }
 
 /**
- * Arena-form nodes whose arenas another dispatch binds both writable and otherwise (WebGPU forbids a buffer bound
- * writable with any other binding in one dispatch); `bufferOfBinding` resolves a binding to its memory-plan buffer.
+ * Arena-form nodes whose arenas another dispatch binds both writable and read-only (WebGPU forbids that in one
+ * dispatch; disjoint writable ranges are valid); `bufferOfBinding` resolves a binding to its memory-plan buffer.
  */
 export function arenaClashes(
   arenas: ArenaChoice,
@@ -87,14 +87,17 @@ export function arenaClashes(
   for (const [id, plan] of plans) {
     if (arenas.has(id)) continue;
     for (const d of plan.dispatches) {
-      const seen = new Map<number, boolean>(); // buffer → bound writable
+      // buffer → how it is bound: writable and read-only bindings of one buffer clash; writable ones alone do
+      // not (the results of one kernel are distinct tensors, disjoint in their arena: compile checks the ranges)
+      const seen = new Map<number, { write: boolean; read: boolean }>();
       for (const b of d.bindings) {
         const buf = bufferOfBinding(id, b);
         if (buf === undefined) continue;
         const write = b.access === 'read_write';
-        const before = seen.get(buf);
-        if (before !== undefined && (before || write) && ownerOf.has(buf)) clashes.add(ownerOf.get(buf) as NodeId);
-        seen.set(buf, (before ?? false) || write);
+        const use = seen.get(buf) ?? { write: false, read: false };
+        const next = { write: use.write || write, read: use.read || !write };
+        if (next.write && next.read && ownerOf.has(buf)) clashes.add(ownerOf.get(buf) as NodeId);
+        seen.set(buf, next);
       }
     }
   }

@@ -12,6 +12,7 @@ import { type FeedValue, toDeviceData } from './feeds.js';
 import { alignedBytes } from './memoryPlan.js';
 import { PipelineCache } from './pipelineCache.js';
 import { tunedCaps } from './matmulTuning.js';
+import { matmulTuningOf } from './shippedMatmulTuning.js';
 import { capsFor, type Precision } from './precision.js';
 import type { InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 import { Session } from './session.js';
@@ -35,6 +36,8 @@ export interface CompileOptions {
   readonly precision?: Precision;
   /** Measured matmul choices (`tuneMatmul`): listed shapes run their configuration; an entry that does not fit is an error. */
   readonly matmulTuning?: MatmulTuning;
+  /** Whether the runtime's shipped table for this adapter and driver (shippedMatmulTuning.ts) applies under `matmulTuning` (default true; fp32 only). */
+  readonly shippedMatmulTuning?: boolean;
 }
 
 /** Compiles the live part of a graph for a device: kernels, memory plan, pipelines, bind groups. */
@@ -43,7 +46,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   const gpu = device.gpu;
   const label = opts.label ?? 'neura';
   // pure phases (stepPlan.ts): schedule, kernel plans, storage and memory plan, host index checks
-  const plan = planStep(graph, tunedCaps(capsFor(device, opts.precision), opts.matmulTuning), opts.generator ?? generateKernel);
+  const plan = planStep(graph, tunedCaps(capsFor(device, opts.precision), matmulTuningOf(device, opts)), opts.generator ?? generateKernel);
   const scopes = new ErrorScopes(gpu);
   scopes.begin();
   const buffers = createBuffers(gpu, graph, plan.memory, label);
@@ -178,7 +181,8 @@ interface DispatchJob {
 
 /**
  * GPU phase: the bind group entries of every dispatch, each binding resolved to its buffer (input, output or a
- * result of a multi-result kernel, scratch); refuses one buffer bound writable twice in one dispatch.
+ * result of a multi-result kernel, scratch); refuses one buffer bound writable and read-only, or writable twice
+ * over overlapping ranges, in one dispatch.
  */
 function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) => GPUBuffer, bufferFor: (key: string) => GPUBuffer, buffers: readonly GPUBuffer[]): DispatchJob[] {
   const jobs: DispatchJob[] = [];
@@ -189,7 +193,7 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
     const kernel = kernelInfoOf(graph, n);
     plan.dispatches.forEach((d, j) => {
       const dl = `${d.label}#${id}${plan.dispatches.length > 1 ? `.${j}` : ''}`;
-      const bound: { buffer: GPUBuffer; write: boolean; what: string }[] = [];
+      const bound: { buffer: GPUBuffer; write: boolean; what: string; offset: number; end: number }[] = [];
       const entries = d.bindings.map((b, i): GPUBindGroupEntry => {
         let buffer: GPUBuffer;
         let size: number;
@@ -226,10 +230,13 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
           what = `scratch ${b.source.index}`;
         }
         const write = b.access === 'read_write';
-        const clash = bound.find((x) => x.buffer === buffer && (x.write || write));
+        const end = offset + size;
+        // WebGPU: a buffer bound writable may not also be bound read-only in one dispatch, and writable bindings
+        // may not overlap; two writable ranges that do not (results of one kernel in one arena) are valid
+        const clash = bound.find((x) => x.buffer === buffer && (x.write !== write || (write && x.offset < end && offset < x.end)));
         if (clash)
-          throw new Error(`compile: ${dl} binds one buffer as ${clash.what} and ${what} with a writable binding (WebGPU forbids it in one dispatch)`);
-        bound.push({ buffer, write, what });
+          throw new Error(`compile: ${dl} binds one buffer as ${clash.what} and ${what}, ${clash.write && write ? 'overlapping writable ranges' : 'writable and read-only'} (WebGPU forbids it in one dispatch)`);
+        bound.push({ buffer, write, what, offset, end });
         return { binding: i, resource: { buffer, offset, size: Math.max(4, Math.ceil(size / 4) * 4) } };
       });
       jobs.push({ id, d, label: dl, entries, kernel });

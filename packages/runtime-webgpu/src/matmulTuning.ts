@@ -1,7 +1,6 @@
 // How a measured matmul table (`MatmulTuning`, shape key → configuration name) reaches kernel generation and how
-// measurements are keyed per adapter. Shipped default: no table, i.e. MATMUL_CONFIGS' order on every adapter (the
-// H200 whole-step sweep, apps/bench/results/h200-2026-12-04.md, found no candidate better than ±3 %; the software
-// adapters have no measured preference either). A table is only ever applied whole or refused with an error.
+// measurements are keyed per adapter (shipped tables per adapter and driver: shippedMatmulTuning.ts). A table is
+// only ever applied whole or refused with an error.
 
 import type { Graph } from '@neura/ir';
 import { checkMatmulTuning, type DeviceCaps, type MatmulShape, type MatmulTuning, matmulShapeKey, matmulShapeOf } from '@neura/wgsl-kernels';

@@ -11,6 +11,8 @@ import { compile } from './compile.js';
 import type { NeuraDevice } from './device.js';
 import { adapterKey } from './matmulTuning.js';
 import { PipelineCache } from './pipelineCache.js';
+import { checkProfilable, type StepProfile } from './profiler.js';
+import type { Session } from './session.js';
 import { seededUniform } from './seededUniform.js';
 import { capsFor } from './precision.js';
 import { DEFAULT_CHOICE, type TuningCache, type TuningEntries } from './tuningCache.js';
@@ -28,7 +30,11 @@ export interface TuneMatmulOptions {
   /** Tolerance of the check (default 1e-3 relative, 1e-4·√K absolute). */
   readonly rtol?: number;
   readonly atol?: number;
-  /** Where warnings go (ignored cache entries); default console.warn. */
+  /** `gpu`: timestamp queries (default where the adapter offers them and is hardware); `wall`: wall clock per submitted step. */
+  readonly clock?: 'gpu' | 'wall';
+  /** The fraction by which a candidate must beat the default to be chosen (default 0.03). */
+  readonly minGain?: number;
+  /** Where warnings go (ignored cache entries, quantized timestamps); default console.warn. */
   readonly warn?: (message: string) => void;
 }
 
@@ -51,9 +57,11 @@ export interface ShapeTuning {
   readonly timings: readonly CandidateTiming[];
 }
 
-/** The table to compile with (shapes where a candidate beat the default), and what was measured. */
+/** The table to compile with (every shape: a configuration, or `default` where none beat the heuristic), and what was measured. */
 export interface TuneMatmulResult {
   readonly tuning: MatmulTuning;
+  /** How candidates were timed. */
+  readonly clock: 'gpu' | 'wall';
   readonly shapes: readonly ShapeTuning[];
   /** Shapes measured now (0: every shape came from the cache). */
   readonly measured: number;
@@ -73,6 +81,22 @@ function problem(s: MatmulShape): { graph: Graph; feeds: Record<string, TensorVa
   return { graph, feeds: { a: randomValue(aShape, 1), b: randomValue(bShape, 2) } };
 }
 
+/** Median over the `repeats` copies of the step (encoded in one submission) of the summed dispatch time, in ms. */
+function gpuMsPerStep(profile: StepProfile, repeats: number): number {
+  const per = profile.timings.length / repeats;
+  const sums = Array.from({ length: repeats }, (_, r) => profile.timings.slice(r * per, (r + 1) * per).reduce((s, t) => s + (t.endNs - t.startNs), 0) / 1e6);
+  return sums.sort((a, b) => a - b)[Math.floor(repeats / 2)];
+}
+
+/** Wall clock per step over `repeats` submitted steps (the last one read back, so all have finished). */
+async function wallMsPerStep(session: Session, feeds: Record<string, TensorValue>, repeats: number): Promise<number> {
+  const t0 = performance.now();
+  const steps = [];
+  for (let i = 0; i < repeats; i++) steps.push(session.step(feeds, i === repeats - 1 ? { read: ['y'] } : {}));
+  await Promise.all(steps);
+  return (performance.now() - t0) / repeats;
+}
+
 function disagreement(a: ArrayLike<number>, b: ArrayLike<number>, rtol: number, atol: number): string | undefined {
   if (a.length !== b.length) return `${a.length} values, expected ${b.length}`;
   for (let i = 0; i < a.length; i++) if (!(Math.abs(a[i] - b[i]) <= atol + rtol * Math.abs(b[i]))) return `y[${i}] = ${a[i]}, expected ${b[i]}`;
@@ -83,6 +107,10 @@ function disagreement(a: ArrayLike<number>, b: ArrayLike<number>, rtol: number, 
 export async function tuneMatmul(device: NeuraDevice, shapes: readonly MatmulShape[], opts: TuneMatmulOptions = {}): Promise<TuneMatmulResult> {
   const caps = capsFor(device);
   const repeats = opts.repeats ?? 3;
+  const clock = opts.clock ?? (device.features.has('timestamp-query') && !device.adapterInfo.software ? 'gpu' : 'wall');
+  if (clock === 'gpu') checkProfilable(device);
+  const minGain = opts.minGain ?? 0.03;
+  let warnedQuantized = false;
   const adapter = adapterKey(device);
   const stored: TuningEntries = opts.cache ? await opts.cache.load(adapter) : {};
   const warn = opts.warn ?? console.warn;
@@ -118,7 +146,7 @@ export async function tuneMatmul(device: NeuraDevice, shapes: readonly MatmulSha
       }
       let session: Awaited<ReturnType<typeof compile>> | undefined;
       try {
-        session = await compile(graph, device, { label: `tune ${key} ${name}`, pipelineCache: pipelines, ...(cfg ? { matmulTuning: { [key]: name } } : {}) });
+        session = await compile(graph, device, { label: `tune ${key} ${name}`, pipelineCache: pipelines, shippedMatmulTuning: false, ...(cfg ? { matmulTuning: { [key]: name } } : {}) }); // default: the heuristic
         const y = (await session.step(feeds, { read: ['y'] })).outputs.y.data; // warm-up and check
         if (!reference) reference = y; // the default (first) is the reference of large shapes
         const bad = disagreement(y, reference, rtol, atol);
@@ -126,23 +154,29 @@ export async function tuneMatmul(device: NeuraDevice, shapes: readonly MatmulSha
           timings.push({ name, msPerStep: Number.NaN, ok: false, why: `wrong result: ${bad}` });
           continue;
         }
-        const t0 = performance.now();
-        const steps = [];
-        for (let i = 0; i < repeats; i++) steps.push(session.step(feeds, i === repeats - 1 ? { read: ['y'] } : {}));
-        await Promise.all(steps);
-        timings.push({ name, msPerStep: (performance.now() - t0) / repeats, ok: true });
+        let ms: number;
+        if (clock === 'gpu') {
+          const profile = await session.profile(feeds, { repeats });
+          if (profile.quantized && !warnedQuantized) {
+            warnedQuantized = true;
+            warn(`tuneMatmul: ${device.name}'s timestamps are quantized (Dawn's timestamp_quantization), so short kernels rank coarsely; create the device with dawnOptions ['disable-dawn-features=timestamp_quantization'] (Node) for exact timings`);
+          }
+          ms = gpuMsPerStep(profile, repeats);
+        } else ms = await wallMsPerStep(session, feeds, repeats);
+        timings.push({ name, msPerStep: ms, ok: true });
       } catch (e) {
         timings.push({ name, msPerStep: Number.NaN, ok: false, why: e instanceof Error ? e.message : String(e) });
       } finally {
         await session?.dispose();
       }
     }
-    const best = timings.filter((t) => t.ok).sort((a, b) => a.msPerStep - b.msPerStep)[0];
+    const ok = timings.filter((t) => t.ok).sort((a, b) => a.msPerStep - b.msPerStep);
+    const def = ok.find((t) => t.name === DEFAULT_CHOICE);
+    const best = def && ok[0].msPerStep > def.msPerStep * (1 - minGain) ? def : ok[0];
     if (!best) throw new Error(`tuneMatmul: no configuration of matmul ${key} ran correctly on ${device.name}: ${timings.map((t) => `${t.name}: ${t.why}`).join('; ')}`);
     results.push({ key, shape, choice: best.name, cached: false, timings });
   }
   if (opts.cache && measured > 0) await opts.cache.save(adapter, { ...stored, ...Object.fromEntries(results.map((r) => [r.key, r.choice])) });
-  const tuning: Record<string, string> = {};
-  for (const r of results) if (r.choice !== DEFAULT_CHOICE) tuning[r.key] = r.choice;
-  return { tuning, shapes: results, measured };
+  const tuning: MatmulTuning = Object.fromEntries(results.map((r) => [r.key, r.choice]));
+  return { tuning, clock, shapes: results, measured };
 }

@@ -4,10 +4,10 @@
 // Invariant: what is read back is validated by `validTuningEntries`; a corrupt record, one from another adapter or
 // an entry naming no known configuration is ignored with a warning naming where it came from, never applied.
 
-import { MATMUL_CONFIG_BY_NAME } from '@neura/wgsl-kernels';
+import { MATMUL_CONFIG_BY_NAME, MATMUL_HEURISTIC } from '@neura/wgsl-kernels';
 
-/** The choice recorded when the shipped heuristic was fastest (no table entry is needed). */
-export const DEFAULT_CHOICE = 'default';
+/** The choice recorded when the shipped heuristic was fastest (a table entry that selects the heuristic). */
+export const DEFAULT_CHOICE = MATMUL_HEURISTIC;
 
 /** Shape key (`matmulShapeKey`) → configuration name or `default`. */
 export type TuningEntries = Record<string, string>;

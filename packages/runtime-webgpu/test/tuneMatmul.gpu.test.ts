@@ -43,7 +43,7 @@ describe('tuneMatmul', () => {
     expect(s.timings.map((t) => t.name)).toEqual(['default', ...CANDIDATES.map((c) => [...MATMUL_CONFIG_BY_NAME].find(([, v]) => v === c)?.[0])]);
     for (const t of s.timings) if (t.ok) expect(t.msPerStep).toBeGreaterThan(0);
     expect(s.timings.filter((t) => t.ok).map((t) => t.name)).toContain(s.choice);
-    expect(r.tuning).toEqual(s.choice === 'default' ? {} : { [s.key]: s.choice });
+    expect(r.tuning).toEqual({ [s.key]: s.choice }); // `default` too: it overrides a shipped entry
 
     // whatever won, a table naming a candidate is honoured: the tuned tiling is what the session runs, and correct
     const want = interpret(g, feeds).outputs.y.data;
@@ -61,6 +61,14 @@ describe('tuneMatmul', () => {
     const plain = recording();
     await (await compile(g, device, { generator: plain.generator })).dispose();
     expect(plain.headers[0]).toContain('skinny matmul');
+  });
+
+  it('keeps the heuristic unless a candidate beats it by minGain; times by wall clock on a software adapter', async () => {
+    const r = await tuneMatmul(device, [SHAPE], { candidates: CANDIDATES.slice(0, 2), repeats: 1, minGain: 1 }); // a candidate would need 0 ms
+    expect(r.clock).toBe('wall');
+    expect(r.shapes[0].timings.filter((t) => t.ok).map((t) => t.name)).toEqual(['default', '32x32x16/4x4', '32x32x16/4x4+u+db']);
+    expect(r.tuning).toEqual({ [matmulShapeKey(SHAPE)]: 'default' });
+    if (!device.features.has('timestamp-query')) await expect(tuneMatmul(device, [SHAPE], { clock: 'gpu' })).rejects.toThrow(/profiling needs the 'timestamp-query' feature/);
   });
 
   it('refuses a table entry that does not fit the device, naming the limit', async () => {

@@ -21,15 +21,16 @@ export {
 export { pointwiseMultiKernel } from './pointwiseMulti.js';
 export { multiTensorTable, pointwiseMultiTensorKernel } from './pointwiseMultiTensor.js';
 export { pointwiseReduceKernel, pointwiseReduceMultiKernel } from './pointwiseReduce.js';
+export { COLUMN_STRIPS, type ColumnsForm, type ColumnStripsConfig, reduceKernel } from './reduce.js';
 export { rowwiseKernel } from './rowwise.js';
 export { attentionGradKVKernel, attentionGradQKVKernel, attentionWithLseKernel } from './attention.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
-export { checkMatmulTuning, MATMUL_CONFIG_BY_NAME, matmulShapeKey, matmulTunedKernel, misfitOf, shapeOfProblem, tunedMatmulConfig } from './matmulTuning.js';
+export { checkMatmulTuning, MATMUL_CONFIG_BY_NAME, MATMUL_HEURISTIC, matmulShapeKey, matmulTunedKernel, misfitOf, shapeOfProblem, tunedMatmulConfig } from './matmulTuning.js';
 export { chooseSubgroupMatrixTiling, matmulMixedKernel, SUBGROUP_MATRIX_LANES, type SubgroupMatrixShape, type SubgroupMatrixTiling, subgroupMatrixPlan } from './matmulSubgroupMatrix.js';
-export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, matmulConfigFits, matmulConfigName, type MatmulOp, type MatmulProblem, matmulKernel, matmulProblemOf, matmulPlanWith, type MatmulShape, matmulShapeOf, type SkinnyConfig } from './matmul.js';
+export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CANDIDATES, MATMUL_CONFIGS, MATMUL_LARGE, prefersLarge, type MatmulConfig, matmulConfigFits, matmulConfigName, type MatmulOp, type MatmulProblem, matmulKernel, matmulProblemOf, matmulPlanWith, type MatmulShape, matmulShapeOf, type SkinnyConfig } from './matmul.js';
 export { type AttentionDims, attentionDims, DEFAULT_FLASH_GRAD, defaultFlashConfig, type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionGradQKVPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, flashEligible } from './flashAttention.js';
 export { chooseTiledGrad, DEFAULT_TILED_GRAD, TILED_GRAD_CONFIGS, type TiledGradConfig, tiledGradFits } from './flashAttentionTiledGrad.js';
 export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';

@@ -25,12 +25,13 @@ export interface DeviceCaps {
   readonly mixedMatmul?: { readonly m: number; readonly n: number; readonly k: number };
   /**
    * Measured matmul choices (`tuneMatmul` in the runtime): shape key (`matmulShapeKey`) → tiled configuration name
-   * (`matmulConfigName`). A listed shape uses that configuration; every other shape the shipped heuristic.
+   * (`matmulConfigName`) or `default` (the heuristic). A listed shape uses that configuration; every other shape the
+   * shipped heuristic.
    */
   readonly matmulTuning?: MatmulTuning;
 }
 
-/** Shape key (`matmulShapeKey`) → tiled matmul configuration name (`matmulConfigName`). */
+/** Shape key (`matmulShapeKey`) → tiled matmul configuration name (`matmulConfigName`) or `default` (the heuristic). */
 export type MatmulTuning = Readonly<Record<string, string>>;
 
 /** The numeric fields of `DeviceCaps` (device limits). */

@@ -1,5 +1,6 @@
 // ir's `kernelDispatches` (what the e-graph's cost model counts) against the plans this package generates: a
-// split reduction, a split-K matmul and the cross-entropy loss run two dispatches, everything else one.
+// split reduction (columns only where too few for strips), a split-K matmul and the cross-entropy loss run two
+// dispatches, everything else one.
 import { describe, expect, it } from 'vitest';
 import { Graph, kernelDispatches, type Node, type OpAttrs, type OpKind, type PwExpr, type Shape } from '@neura/ir';
 import { DEFAULT_CAPS, type DeviceCaps, generateKernel, type KernelSpec } from './index.js';
@@ -23,7 +24,11 @@ const id: PwExpr = { op: 'in', index: 0 };
 
 describe('kernelDispatches', () => {
   const reductions: [Shape, number[]][] = [
-    [[16384, 384], [0]], // bias gradient: split columns
+    [[16384, 384], [0]], // bias gradient: column strips, one pass
+    [[16384, 1536], [0]],
+    [[70, 257], [0]], // column strips, odd width
+    [[16384, 64], [0]], // too few strips: split columns
+    [[200, 12], [0]],
     [[16384, 384], [1]], // row statistics: one pass
     [[64, 256, 384], [0, 1]], // the same over merged leading axes
     [[40, 3], [0]], // short columns: one thread per output
@@ -40,6 +45,15 @@ describe('kernelDispatches', () => {
         expect(counted, `sum ${JSON.stringify(shape)} axes ${axes}`).toBe(plan);
         const fused = spec('pointwiseReduce', [shape, shape], { expr: mul, shape: [...shape], reduce: 'mean', axes, keepdims: false, post: id });
         expect(both(fused, caps)[1], `pointwiseReduce ${JSON.stringify(shape)} axes ${axes}`).toBe(both(fused, caps)[0]);
+      }
+    });
+
+    it(`counts sibling column reductions as one strips pass or two split passes, other paths per result (${caps === H200 ? 'H200-like' : 'default'} limits)`, () => {
+      for (const [shape, axes, want] of [[[16384, 384], [0], 1], [[70, 257], [0], 1], [[16384, 64], [0], 2], [[5, 300], [1], 2]] as [Shape, number[], number][]) {
+        const multi = spec('pointwiseReduceMulti', [shape, shape], { results: [{ expr: id, post: id }, { expr: mul, post: id }], shape: [...shape], reduce: 'sum', axes, keepdims: false });
+        const [plan, counted] = both(multi, caps);
+        expect(plan, `pointwiseReduceMulti ${JSON.stringify(shape)} axes ${axes}`).toBe(want);
+        expect(counted).toBe(plan);
       }
     });
 

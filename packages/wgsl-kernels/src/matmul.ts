@@ -9,8 +9,9 @@
 //   threads splitting K S ways (lanes laid out so the operand read along k or n is coalesced), then sums the S
 //   partials in workgroup memory. No second pass, no atomics.
 // Configuration heuristic (the whole of it): skinny if M ≤ 64 and 32x32 tiles would be < 128 workgroups (and not
-// Aᵀ·Bᵀ); else the first tiled configuration in MATMUL_CONFIGS that fits the device and yields at least its
-// `minTiles` workgroups (else the smallest that fits). Measured on the H200 (Dawn/Vulkan, timestamp queries over
+// Aᵀ·Bᵀ); split-K for a long K over few tiles; MATMUL_LARGE for a large unbatched A·B; else the first tiled
+// configuration in MATMUL_CONFIGS that fits the device and yields at least its `minTiles` workgroups (else the
+// smallest that fits). Measured on the H200 (Dawn/Vulkan, timestamp queries over
 // 20 back-to-back dispatches, median of 5; figures by each table below): this file's defaults run 27.3 / 34.7 /
 // 35.1 TFLOP/s at n = 1024 / 2048 / 4096 (PLATFORM.md's plain 64x64/4x4 kernel: 9.2 / 24.1 / 26.0).
 // Batch axes (numpy-broadcast) go to grid z; each workgroup offsets A, B, the bias and C by baked batch strides.
@@ -34,6 +35,12 @@ export interface MatmulConfig {
   readonly db?: boolean;
   /** The inner k loop over a slice written out BK times (constant workgroup-memory offsets). */
   readonly unroll?: boolean;
+  /**
+   * A staged k-contiguous (As[m][k/4], rows padded by one vec4) where A is read along k in vec4s (A not transposed,
+   * K a multiple of 4): each global vec4 is one workgroup-memory store instead of four scalar stores that collide
+   * on one bank, and a thread reads one vec4 of 4 k values per row. Elsewhere the usual [k][m/4] layout.
+   */
+  readonly ka?: boolean;
 }
 
 /**
@@ -51,8 +58,26 @@ export const MATMUL_CONFIGS: readonly MatmulConfig[] = [
 ];
 
 /**
+ * The tiling for large A·B (neither operand transposed): 128x128x16, 8x8 per thread (256 threads), k unrolled, A
+ * staged k-contiguous (`ka`). H200 (apps/bench/results/matmul-variants-h200-2026-12-04.md; wall clock per matmul,
+ * warmed, TFLOP/s): 4096² 38.9 and 2048² 37.4 (MATMUL_CONFIGS' choice: 34.8 / 33.8 in the bench), 16384x384x1536
+ * 36.9 (31.6 in the GPT step's profile), 16384x1536x384 35.2 (34.4 there), 16384x384x384 32.0 (29.9 for the best
+ * other tiling); slower with Bᵀ (16384x1536x384 NT 28.0 vs 32–36) and with few tiles (1024²: 17.5 vs 24.6); with Aᵀ
+ * (split-K weight gradients) on par, not faster. So `matmulKernel` takes it only for an unbatched A·B with
+ * K and N multiples of 4 and at least `minTiles` of its tiles (the conditions it was measured under).
+ */
+export const MATMUL_LARGE: MatmulConfig = { bm: 128, bn: 128, bk: 16, tm: 8, tn: 8, minTiles: 256, unroll: true, ka: true };
+
+/** Whether `matmulKernel` takes MATMUL_LARGE for this problem (see there). */
+export function prefersLarge(p: Pick<MatmulProblem, 'M' | 'N' | 'K' | 'transA' | 'transB' | 'batches'>, caps: DeviceCaps): boolean {
+  const c = MATMUL_LARGE;
+  return !p.transA && !p.transB && p.batches === 1 && p.K % 4 === 0 && p.N % 4 === 0 && Math.ceil(p.M / c.bm) * Math.ceil(p.N / c.bn) >= c.minTiles && matmulConfigFits(c, caps);
+}
+
+/**
  * Tuning candidates (bench sweeps and the GPU tests check each one): tile shapes x {k loop, k unrolled,
- * unrolled + double-buffered workgroup memory}. `minTiles` is 0: a candidate is chosen per shape, not by count.
+ * unrolled + double-buffered workgroup memory}, and the A-k-contiguous (`ka`) tilings measured on the H200.
+ * `minTiles` is 0: a candidate is chosen per shape, not by count.
  */
 export const MATMUL_CANDIDATES: readonly MatmulConfig[] = (
   [
@@ -64,14 +89,19 @@ export const MATMUL_CANDIDATES: readonly MatmulConfig[] = (
     [64, 64, 16, 8, 4],
     [32, 32, 16, 4, 4],
   ] as const
-).flatMap(([bm, bn, bk, tm, tn]) => [
+).flatMap(([bm, bn, bk, tm, tn]): MatmulConfig[] => [
   { bm, bn, bk, tm, tn, minTiles: 0 },
   { bm, bn, bk, tm, tn, minTiles: 0, unroll: true },
   { bm, bn, bk, tm, tn, minTiles: 0, unroll: true, db: true },
+]).concat([
+  { ...MATMUL_LARGE, minTiles: 0 },
+  { bm: 128, bn: 64, bk: 16, tm: 8, tn: 8, minTiles: 0, unroll: true, ka: true },
+  { bm: 128, bn: 64, bk: 8, tm: 8, tn: 8, minTiles: 0, unroll: true, db: true, ka: true },
+  { bm: 128, bn: 128, bk: 8, tm: 8, tn: 8, minTiles: 0, unroll: true, db: true, ka: true },
 ]);
 
-/** A configuration's short name: 128x64x16/8x8, +u (k unrolled), +db (double-buffered). */
-export const matmulConfigName = (c: MatmulConfig) => `${c.bm}x${c.bn}x${c.bk}/${c.tm}x${c.tn}${c.unroll ? '+u' : ''}${c.db ? '+db' : ''}`;
+/** A configuration's short name: 128x64x16/8x8, +u (k unrolled), +db (double-buffered), +ka (A staged k-contiguous). */
+export const matmulConfigName = (c: MatmulConfig) => `${c.bm}x${c.bn}x${c.bk}/${c.tm}x${c.tn}${c.unroll ? '+u' : ''}${c.db ? '+db' : ''}${c.ka ? '+ka' : ''}`;
 
 /**
  * The skinny (split-K) kernel is used when M ≤ SKINNY_MAX_M and 32x32 tiles would give fewer than
@@ -89,9 +119,8 @@ export function prefersSkinny(m: number, n: number, transA: boolean, transB: boo
 }
 
 const threadsOf = (c: MatmulConfig) => (c.bn / c.tn) * (c.bm / c.tm);
-/** Workgroup memory of a configuration in bytes. */
-/** Workgroup memory bytes of a configuration. */
-export const sharedBytesOf = (c: MatmulConfig) => c.bk * (c.bm + c.bn) * 4 * (c.db ? 2 : 1);
+/** Workgroup memory bytes of a configuration (with `ka`, A's padded rows: the most it can take). */
+export const sharedBytesOf = (c: MatmulConfig) => ((c.ka ? c.bk + 4 : c.bk) * c.bm + c.bk * c.bn) * 4 * (c.db ? 2 : 1);
 
 /** Whether a configuration fits the device's limits. */
 export function matmulConfigFits(c: MatmulConfig, caps: DeviceCaps): boolean {
@@ -221,7 +250,10 @@ export function chooseSplitK(m: number, n: number, k: number, batches: number, c
   return { cfg, splits: Math.ceil(k / chunk), chunk };
 }
 
-/** `matmul` and `fusedMatmul` (bias, relu epilogue): skinny for small M, split-K for long K over few tiles, else tiled. */
+/**
+ * `matmul` and `fusedMatmul` (bias, relu epilogue): skinny for small M, split-K for long K over few tiles, else
+ * tiled: MATMUL_LARGE for a large A·B (with the shipped list only), else the first of `configs` that fits.
+ */
 export function matmulKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): KernelPlan {
   const p = matmulProblemOf(spec);
   if (p.M === 0 || p.N === 0 || p.batches === 0) return { dispatches: [], scratch: [] };
@@ -231,6 +263,7 @@ export function matmulKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, confi
   }
   const split = chooseSplitK(p.M, p.N, p.K, p.batches, caps, configs);
   if (split) return tiledPlan(p, split.cfg, caps, split);
+  if (configs === MATMUL_CONFIGS && prefersLarge(p, caps)) return tiledPlan(p, MATMUL_LARGE, caps);
   const cfg = chooseMatmulConfig(p.M, p.N * p.batches, caps, configs);
   if (!cfg) {
     const c = configs[configs.length - 1];
@@ -318,6 +351,17 @@ function tiledPlan(p: MatmulProblem, cfg: MatmulConfig, caps: DeviceCaps, split?
   // under split-K the epilogue runs in the reduction pass (splitReduce): not bound here
   const { bindings, decl, A, B, va, vb } = bindMatmul(p, transA ? M % 4 === 0 : K % 4 === 0, transB ? K % 4 === 0 : N % 4 === 0, !split);
   const vecOut = N % 4 === 0;
+  // A staged k-contiguous (see MatmulConfig.ka): only where A arrives as vec4s along k
+  const kA = !!cfg.ka && !transA && va && bk % 4 === 0;
+  // Workgroup memory indexing: flat vec4 arrays (As[k * BM/4 + x/4]), or with `ka` two-dimensional (As[k][x/4];
+  // As[m][k/4] where A is k-contiguous) — each form is the one measured for its configurations (see MATMUL_LARGE).
+  const twoD = !!cfg.ka;
+  /** The vec4 at row `k`, vec4 column `x` of a [k][x/4] array `sh` whose rows hold `w` vec4s. */
+  const at = (sh: string, k: string, x: string, w: number) => {
+    if (twoD) return `${sh}[${k}][${x}]`;
+    const kk = k.includes(' + ') && !(k.startsWith('(') && k.endsWith(')')) ? `(${k})` : k;
+    return `${sh}[${kk} * ${u32Lit(w)} + ${x}]`;
+  };
   if (split && p.hasBias) {
     // the bias is added by the reduction pass: unbind it here
     decl.pop();
@@ -329,7 +373,7 @@ function tiledPlan(p: MatmulProblem, cfg: MatmulConfig, caps: DeviceCaps, split?
   // Tile loads: each operand's BK x B{M,N} slice in units of its global load (vec4 or scalar), NT at a time, into
   // registers (`fetch`, for the slice at k = kt), then into workgroup memory (`store`) at As[k][x/4][x%4], where x
   // is the row (A) or column (B) inside the tile. The next slice is fetched while the current one is computed.
-  interface Load { regs: string[]; fetch: string[]; store: string[] }
+  interface Load { regs: string[]; fetch: string[]; store: (slot: number) => string[] }
   const tileLoad = (which: 'A' | 'B'): Load => {
     const isA = which === 'A';
     const buf = isA ? A : B;
@@ -338,14 +382,14 @@ function tiledPlan(p: MatmulProblem, cfg: MatmulConfig, caps: DeviceCaps, split?
     const ext = isA ? 'M' : 'N';
     const g0 = isA ? 'row0' : 'col0';
     const sh = isA ? 'As' : 'Bs';
-    // double buffering: the slice being stored starts at `sA`/`sB` (0 or one slice)
-    const so = cfg.db ? `${isA ? 'sA' : 'sB'} + ` : '';
     // Contiguous dim in global memory: k when (A, !transA) or (B, transB); else m/n.
     const alongK = isA ? !transA : transB;
     const w = vec ? 4 : 1;
     const units = (bx * bk) / w;
     const per = Math.ceil(units / nt);
-    const out: Load = { regs: [], fetch: [], store: [] };
+    const kRows = isA && kA; // As[m][k/4]: a slot is BM rows
+    const stores: ((so: string) => string)[] = [];
+    const out: Load = { regs: [], fetch: [], store: (slot) => stores.map((f) => f(slot ? `${u32Lit(slot * (kRows ? bx : bk))} + ` : '')) };
     for (let l = 0; l < per; l++) {
       const r = `${which.toLowerCase()}r${l}`;
       out.regs.push(`var ${r}: ${vec ? 'vec4<f32>' : 'f32'};`);
@@ -358,9 +402,11 @@ function tiledPlan(p: MatmulProblem, cfg: MatmulConfig, caps: DeviceCaps, split?
       const index = `${isA ? 'aoff' : 'boff'} + ${isA ? (transA ? `(${gk}) * M + ${gx}` : `(${gx}) * K + ${gk}`) : transB ? `(${gx}) * K + ${gk}` : `(${gk}) * N + ${gx}`}`;
       const zero = vec ? 'vec4<f32>()' : '0.0';
       out.fetch.push(`${guard}{ ${coords} ${r} = ${zero}; if (${gx} < ${ext} && ${gk} < K) { ${r} = ${buf}[${vec ? `(${index}) / 4u` : index}]; } }`);
-      if (!vec) out.store.push(`${guard}{ ${coords} ${sh}[${so}k * ${u32Lit(bx / 4)} + x / 4u][x % 4u] = ${r}; }`);
-      else if (alongK) out.store.push(`${guard}{ ${coords} ${['x', 'y', 'z', 'w'].map((c, q) => `${sh}[${so}(k + ${u32Lit(q)}) * ${u32Lit(bx / 4)} + x / 4u][x % 4u] = ${r}.${c};`).join(' ')} }`);
-      else out.store.push(`${guard}{ ${coords} ${sh}[${so}k * ${u32Lit(bx / 4)} + x / 4u] = ${r}; }`);
+      const w4 = bx / 4;
+      if (kRows) stores.push((so) => `${guard}{ ${coords} ${sh}[${so}x][k / 4u] = ${r}; }`);
+      else if (!vec) stores.push((so) => `${guard}{ ${coords} ${at(sh, `${so}k`, 'x / 4u', w4)}[x % 4u] = ${r}; }`);
+      else if (alongK) stores.push((so) => `${guard}{ ${coords} ${['x', 'y', 'z', 'w'].map((c, q) => `${at(sh, `${so}(k + ${u32Lit(q)})`, 'x / 4u', w4)}[x % 4u] = ${r}.${c};`).join(' ')} }`);
+      else stores.push((so) => `${guard}{ ${coords} ${at(sh, `${so}k`, 'x / 4u', w4)} = ${r}; }`);
     }
     return out;
   };
@@ -378,63 +424,78 @@ function tiledPlan(p: MatmulProblem, cfg: MatmulConfig, caps: DeviceCaps, split?
   L('{ let kt = kbeg;');
   for (const s of [...la.fetch, ...lb.fetch]) L(s, 2);
   L('}');
-  // one k step of the slice at workgroup-memory offsets rA/rB (k a WGSL expression or literal)
-  const step = (k: string, d: number) => {
-    for (let i = 0; i < mi; i++) L(`let a${i} = As[${rA}${k} * ${u32Lit(bm / 4)} + ${u32Lit(i * ty)} + ty];`, d);
-    for (let j = 0; j < nj; j++) L(`let b${j} = Bs[${rB}${k} * ${u32Lit(bn / 4)} + ${u32Lit(j * tx)} + tx];`, d);
+  // One k step of the slice in workgroup-memory slot `slot` (0, or 1 when double-buffered), k a WGSL expression or
+  // literal. Workgroup memory is [k][x/4] so that, with k a constant (unrolled) or the loop index, the clamped part
+  // of each index (robustness) is the same `c + ty` / `c + tx` for every k: computed once, not per load.
+  const step = (k: string, slot: number, d: number) => {
+    if (kA) return stepKA(k, slot, d);
+    const ks = slot ? `(${u32Lit(slot * bk)} + ${k})` : k;
+    for (let i = 0; i < mi; i++) L(`let a${i} = ${at('As', ks, `${u32Lit(i * ty)} + ty`, bm / 4)};`, d);
+    for (let j = 0; j < nj; j++) L(`let b${j} = ${at('Bs', ks, `${u32Lit(j * tx)} + tx`, bn / 4)};`, d);
     for (let i = 0; i < mi; i++)
       for (let q = 0; q < 4; q++) L(Array.from({ length: nj }, (_, j) => `acc${i * 4 + q}_${j} = fma(vec4<f32>(a${i}.${'xyzw'[q]}), b${j}, acc${i * 4 + q}_${j});`).join(' '), d);
   };
-  const slice = (d: number) => {
-    if (!cfg.unroll) {
-      L('for (var k = 0u; k < BK; k = k + 1u) {', d);
-      step('k', d + 1);
-      L('}', d);
-    } else for (let k = 0; k < bk; k++) { L('{', d); step(u32Lit(k), d + 1); L('}', d); }
+  // With A k-contiguous: four k steps at once (k a multiple of 4); thread row (i, q) is tile row i*4*TY + q*TY + ty,
+  // so the rows a subgroup reads at once are adjacent (the padded row stride spreads them over the banks).
+  const stepKA = (k: string, slot: number, d: number) => {
+    const ks = slot ? `${u32Lit(slot * bk)} + ${k}` : k;
+    for (let i = 0; i < mi; i++)
+      for (let q = 0; q < 4; q++) L(`let a${i}_${q} = As[${u32Lit(slot * bm + (i * 4 + q) * ty)} + ty][(${k}) / 4u];`, d);
+    for (let c = 0; c < 4; c++) {
+      for (let j = 0; j < nj; j++) L(`let b${j}_${c} = Bs[${ks} + ${u32Lit(c)}][${u32Lit(j * tx)} + tx];`, d);
+      for (let i = 0; i < mi; i++)
+        for (let q = 0; q < 4; q++) L(Array.from({ length: nj }, (_, j) => `acc${i * 4 + q}_${j} = fma(vec4<f32>(a${i}_${q}.${'xyzw'[c]}), b${j}_${c}, acc${i * 4 + q}_${j});`).join(' '), d);
+    }
   };
-  const rA = cfg.db ? 'rA + ' : '';
-  const rB = cfg.db ? 'rB + ' : '';
+  const kStep = kA ? 4 : 1;
+  const slice = (slot: number, d: number) => {
+    if (!cfg.unroll) {
+      L(`for (var k = 0u; k < BK; k = k + ${u32Lit(kStep)}) {`, d);
+      step('k', slot, d + 1);
+      L('}', d);
+    } else for (let k = 0; k < bk; k += kStep) { L('{', d); step(u32Lit(k), slot, d + 1); L('}', d); }
+  };
   if (!cfg.db) {
     L('for (var k0 = kbeg; k0 < kend; k0 = k0 + BK) {');
-    for (const s of [...la.store, ...lb.store]) L(s, 2);
+    for (const s of [...la.store(0), ...lb.store(0)]) L(s, 2);
     L('workgroupBarrier();', 2);
     L('if (k0 + BK < kend) { let kt = k0 + BK;', 2);
     for (const s of [...la.fetch, ...lb.fetch]) L(s, 3);
     L('}', 2);
-    slice(2);
+    slice(0, 2);
     L('workgroupBarrier();', 2);
     L('}');
   } else {
-    // slice 0 staged before the loop; each step fetches slice s+2 into registers, computes slice s, stores
-    // slice s+1 into the other half, then one barrier
-    L(`{ let sA = 0u; let sB = 0u;`);
-    for (const s of [...la.store, ...lb.store]) L(s, 2);
-    L('}');
+    // Slice 0 staged in slot 0 before the loop. Each half-step computes the slice at k0 from one slot while the
+    // next slice (held in registers) is stored into the other slot and the one after is fetched, then one barrier.
+    // The loop body is written out for both slots (k0 advances 2·BK), so every slot offset is a constant.
+    for (const s of [...la.store(0), ...lb.store(0)]) L(s);
     L('if (kbeg + BK < kend) { let kt = kbeg + BK;');
     for (const s of [...la.fetch, ...lb.fetch]) L(s, 2);
     L('}');
     L('workgroupBarrier();');
-    L('var cur = 0u;');
-    L('for (var k0 = kbeg; k0 < kend; k0 = k0 + BK) {');
-    L(`let rA = cur * ${u32Lit((bk * bm) / 4)}; let rB = cur * ${u32Lit((bk * bn) / 4)};`, 2);
-    L(`let sA = ${u32Lit((bk * bm) / 4)} - rA; let sB = ${u32Lit((bk * bn) / 4)} - rB;`, 2);
-    L('let more = k0 + BK < kend;', 2);
-    L('if (more) {', 2);
-    for (const s of [...la.store, ...lb.store]) L(s, 3);
-    L('}', 2);
-    L('if (k0 + 2u * BK < kend) { let kt = k0 + 2u * BK;', 2);
-    for (const s of [...la.fetch, ...lb.fetch]) L(s, 3);
-    L('}', 2);
-    slice(2);
-    L('workgroupBarrier();', 2);
-    L('cur = 1u - cur;', 2);
+    L('for (var k0 = kbeg; k0 < kend; k0 = k0 + 2u * BK) {');
+    for (const slot of [0, 1]) {
+      const at = slot ? 'k0 + BK' : 'k0';
+      const d = slot ? 3 : 2;
+      if (slot) L('if (k0 + BK < kend) {', 2);
+      L(`if (${at} + BK < kend) {`, d);
+      for (const s of [...la.store(1 - slot), ...lb.store(1 - slot)]) L(s, d + 1);
+      L('}', d);
+      L(`if (${at} + 2u * BK < kend) { let kt = ${at} + 2u * BK;`, d);
+      for (const s of [...la.fetch, ...lb.fetch]) L(s, d + 1);
+      L('}', d);
+      slice(slot, d);
+      L('workgroupBarrier();', d);
+      if (slot) L('}', 2);
+    }
     L('}');
   }
   // Epilogue: thread row r = chunk i, component q → global row row0 + (i*TY + ty)*4 + q; columns chunk j → col0 + (j*TX + tx)*4.
   for (let i = 0; i < mi; i++)
     for (let q = 0; q < 4; q++) {
       const r = i * 4 + q;
-      L(`{ let r = row0 + (${u32Lit(i * ty)} + ty) * 4u + ${u32Lit(q)}; if (r < M) {`);
+      L(kA ? `{ let r = row0 + ${u32Lit((i * 4 + q) * ty)} + ty; if (r < M) {` : `{ let r = row0 + (${u32Lit(i * ty)} + ty) * 4u + ${u32Lit(q)}; if (r < M) {`);
       for (let j = 0; j < nj; j++) {
         const parts = [`let c = col0 + (${u32Lit(j * tx)} + tx) * 4u;`, `var v = acc${r}_${j};`, ...storeVec4(p, split !== undefined, vecOut)];
         L(`{ ${parts.join(' ')} }`, 2);
@@ -443,7 +504,8 @@ function tiledPlan(p: MatmulProblem, cfg: MatmulConfig, caps: DeviceCaps, split?
     }
   const body = lines.join('\n');
   const loads = `${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads, ${vecOut ? 'vec4' : 'scalar'} stores`;
-  const code = `${header(spec, `tiled matmul ${matmulWhat(p)}: M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}${cfg.db ? ' double-buffered' : ''}${cfg.unroll ? ', k unrolled' : ''}, ${tm}x${tn} per thread, ${tx}x${ty} threads, ${loads}`)}${decl.join('\n')}
+  const slots = cfg.db ? 2 : 1;
+  const code = `${header(spec, `tiled matmul ${matmulWhat(p)}: M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}${cfg.db ? ' double-buffered' : ''}${cfg.unroll ? ', k unrolled' : ''}${kA ? ', A staged k-contiguous' : ''}, ${tm}x${tn} per thread, ${tx}x${ty} threads, ${loads}`)}${decl.join('\n')}
 
 const M = ${u32Lit(M)};
 const N = ${u32Lit(N)};
@@ -451,8 +513,8 @@ const K = ${u32Lit(K)};
 const BM = ${u32Lit(bm)};
 const BN = ${u32Lit(bn)};
 const BK = ${u32Lit(bk)};
-var<workgroup> As: array<vec4<f32>, ${((cfg.db ? 2 : 1) * bk * bm) / 4}>;
-var<workgroup> Bs: array<vec4<f32>, ${((cfg.db ? 2 : 1) * bk * bn) / 4}>;
+var<workgroup> As: ${kA ? `array<array<vec4<f32>, ${bk / 4 + 1}>, ${slots * bm}>` : twoD ? `array<array<vec4<f32>, ${bm / 4}>, ${slots * bk}>` : `array<vec4<f32>, ${(slots * bk * bm) / 4}>`};
+var<workgroup> Bs: ${twoD ? `array<array<vec4<f32>, ${bn / 4}>, ${slots * bk}>` : `array<vec4<f32>, ${(slots * bk * bn) / 4}>`};
 
 @compute @workgroup_size(${tx}, ${ty})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid3: vec3<u32>, @builtin(local_invocation_index) lid: u32) {

@@ -1,7 +1,7 @@
 // Per-shape matmul choices measured on a device (`tuneMatmul` in the runtime): a table from a matmul's shape key to
-// the name of a tiled configuration, consulted by `matmulKernel` before its heuristic. Shipped default: no table,
-// i.e. MATMUL_CONFIGS' order for every adapter (the H200 whole-step sweep, apps/bench/results/h200-2026-12-04.md,
-// found no candidate better than ±3 %, and the software adapters have no measured preference).
+// the name of a tiled configuration, or `default` (the heuristic: skinny / split-K / MATMUL_CONFIGS' order, which
+// lets a user's or a cache's choice override a shipped entry), consulted by `matmulKernel` before its heuristic.
+// Which table applies on which adapter (shipped tables, user tables, caches) is the runtime's business.
 // Invariant: an entry is either applied or an error (unknown name, or a configuration the device cannot run);
 // never silently ignored.
 
@@ -9,6 +9,9 @@ import { type DeviceCaps, KernelError, type KernelPlan, type KernelSpec, type Ma
 import { MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, type MatmulOp, type MatmulProblem, type MatmulShape, matmulConfigFits, matmulConfigName, matmulPlanWith, matmulProblemOf, sharedBytesOf } from './matmul.js';
 import { matmulMixedKernel } from './matmulSubgroupMatrix.js';
 import { kernelError } from './wgsl.js';
+
+/** The table value that selects the shipped heuristic for a shape (measured: no candidate beat it). */
+export const MATMUL_HEURISTIC = 'default';
 
 /** The key of a shape in a `MatmulTuning` table, e.g. `64x32x48:NT:b1`. */
 export const matmulShapeKey = (s: MatmulShape) => `${s.m}x${s.n}x${s.k}:${s.transA ? 'T' : 'N'}${s.transB ? 'T' : 'N'}:b${s.batches ?? 1}`;
@@ -31,10 +34,11 @@ export function misfitOf(cfg: MatmulConfig, caps: DeviceCaps): string | undefine
   return why.join('; ');
 }
 
-/** The configuration a table entry names, or why it cannot apply on `caps` (an unknown name, or a limit it exceeds). */
-function configOfEntry(key: string, name: string, caps: DeviceCaps): MatmulConfig | string {
+/** The configuration a table entry names (undefined: the heuristic), or why it cannot apply on `caps` (an unknown name, or a limit it exceeds). */
+function configOfEntry(key: string, name: string, caps: DeviceCaps): MatmulConfig | string | undefined {
+  if (name === MATMUL_HEURISTIC) return undefined;
   const cfg = MATMUL_CONFIG_BY_NAME.get(name);
-  if (!cfg) return `tuning entry '${key}' names configuration '${name}', which is not a tiled matmul configuration (known: ${[...MATMUL_CONFIG_BY_NAME.keys()].join(', ')})`;
+  if (!cfg) return `tuning entry '${key}' names configuration '${name}', which is not a tiled matmul configuration (known: ${MATMUL_HEURISTIC}, ${[...MATMUL_CONFIG_BY_NAME.keys()].join(', ')})`;
   const why = misfitOf(cfg, caps);
   return why ? `tuning entry '${key}' names configuration '${name}', which does not fit the device: ${why}` : cfg;
 }
@@ -47,7 +51,7 @@ export function checkMatmulTuning(tuning: MatmulTuning, caps: DeviceCaps): void 
   }
 }
 
-/** The tuned configuration of this problem under `caps.matmulTuning`, or undefined (not tuned); a bad entry is a KernelError. */
+/** The tuned configuration of this problem under `caps.matmulTuning`, or undefined (not tuned, or `default`); a bad entry is a KernelError. */
 export function tunedMatmulConfig(p: MatmulProblem, caps: DeviceCaps): MatmulConfig | undefined {
   const key = matmulShapeKey(shapeOfProblem(p));
   const name = caps.matmulTuning?.[key];

@@ -10,14 +10,14 @@ import type { DType, PwExpr } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { groupByNode, operandLoads } from './elementwise.js';
 import { emitPwExpr } from './pointwise.js';
-import { type ReduceFinish, type ReduceMember, reduceMultiPlan, reducePlan, type ReduceSource } from './reduce.js';
+import { type ColumnsForm, type ReduceFinish, type ReduceMember, reduceMultiPlan, reducePlan, type ReduceSource } from './reduce.js';
 import { inputVar, outputVar } from './shader.js';
 import { indent, kernelError } from './wgsl.js';
 
 const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
 
 /** `pointwiseReduce`: `post(reduce(expr))`, the prologue a WGSL function `prologue(i)` of the flat index. */
-export function pointwiseReduceKernel(spec: KernelSpec<'pointwiseReduce'>, caps: DeviceCaps): KernelPlan {
+export function pointwiseReduceKernel(spec: KernelSpec<'pointwiseReduce'>, caps: DeviceCaps, columns: ColumnsForm = {}): KernelPlan {
   if (spec.node.op !== 'pointwiseReduce') return kernelError(spec, 'not a pointwiseReduce op');
   const { expr, shape, reduce, axes, post } = spec.node.attrs;
   const used = new Set<number>();
@@ -44,7 +44,7 @@ ${indent([...loads, e.code].filter(Boolean).join('\n'))}
     const p = emitPwExpr(post, () => 'v', '(bitcast<u32>(v) & 0u)');
     finish = { decls: [`fn epilogue(v: f32) -> f32 {\n${indent([p.code, `return ${p.result};`].filter(Boolean).join('\n'))}\n}`], apply: (v) => `epilogue(${v})` };
   }
-  return reducePlan(spec, caps, reduce, { shape, axes, source, out: outputVar(spec), finish });
+  return reducePlan(spec, caps, reduce, { shape, axes, source, out: outputVar(spec), finish, columns });
 }
 
 /** The f32 prologue functions `name<j>(o)` of `exprs` over the spec's operands (bound once, shared by all). */
@@ -72,7 +72,7 @@ function prologues(spec: KernelSpec, exprs: readonly PwExpr[], shape: readonly n
 }
 
 /** `pointwiseReduceMulti`: result j is `post_j(reduce(expr_j))`, all from one read of the shared operands. */
-export function pointwiseReduceMultiKernel(spec: KernelSpec<'pointwiseReduceMulti'>, caps: DeviceCaps): KernelPlan {
+export function pointwiseReduceMultiKernel(spec: KernelSpec<'pointwiseReduceMulti'>, caps: DeviceCaps, columns: ColumnsForm = {}): KernelPlan {
   if (spec.node.op !== 'pointwiseReduceMulti') return kernelError(spec, 'not a pointwiseReduceMulti op');
   const { results, shape, reduce, axes } = spec.node.attrs;
   const targets = spec.results ?? results.map(() => 'buffer' as const);
@@ -89,5 +89,5 @@ export function pointwiseReduceMultiKernel(spec: KernelSpec<'pointwiseReduceMult
     }
     return { read: (i) => `prologue${j}(${i})`, out, finish };
   });
-  return reduceMultiPlan(spec, caps, reduce, { shape, axes, buffers: p.buffers, decls: p.decls, members });
+  return reduceMultiPlan(spec, caps, reduce, { shape, axes, buffers: p.buffers, decls: p.decls, members, columns });
 }

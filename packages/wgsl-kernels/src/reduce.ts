@@ -1,17 +1,19 @@
 // Reductions `sum`, `mean`, `reduceMax`, `reduceMin` over any normalised axes (keepdims only changes the shape,
 // not the order). Axes are first merged (extent-1 axes dropped, neighbours of the same kind fused), then one of:
 // rows (reduce the contiguous trailing block: a workgroup per output, shared-memory tree), columns (reduce a
-// leading block of [C, R]: a thread per output walking rows, coalesced), outer-kept-inner ([A, K, B] → [K], e.g.
+// leading block of [C, R]: a thread per output walking rows, coalesced; or, for long columns, a workgroup per strip
+// of COLUMN_STRIP columns walking every row, its lanes summed by a fixed tree: one pass), outer-kept-inner ([A, K, B] → [K], e.g.
 // per-channel statistics of NCHW: rows over B into scratch, then a thread per output over A), or general (a thread
 // per output over baked strides). Rows and columns split long reductions with few outputs into two passes through a scratch
 // buffer of partials (pass 1: many workgroups each reduce a chunk; pass 2: reduce the partials), so `sum` over
-// 1e6 elements does not run in one workgroup. Accumulates in f32 (the interpreter sums in f64: rounding only).
+// 1e6 elements does not run in one workgroup; columns split only where strips would be too few (ir's columnsPath).
+// Every path sums in a fixed order (deterministic: no atomics). Accumulates in f32 (the interpreter sums in f64: rounding only).
 
-import { COLUMN_CHUNK, mergeReduceAxes, numel, ROWS_PATH_MIN, type ReduceOp, reduceSplit } from '@neura/ir';
+import { COLUMN_CHUNK, COLUMN_STRIP, columnsPath, mergeReduceAxes, numel, ROWS_PATH_MIN, type ReduceOp, reduceSplit } from '@neura/ir';
 import type { DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
 import { bindOperands, type BufferVar, perElementDispatch, perElementMain, perWorkgroupMain, planOf, scratchVar, shaderDispatch } from './shader.js';
-import { ceilPow2, f32Lit, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
+import { ceilPow2, checkWorkgroupMemory, f32Lit, indent, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** Elements one pass-1 workgroup reduces when a rows reduction is split. */
 export const ROW_CHUNK = 4096;
@@ -61,6 +63,8 @@ function rowsDispatch(
     rowLen: number;
     chunks: number;
     finish: (acc: string) => string;
+    /** Stores workgroup `w`'s total (default: dst[w] = finish(total)). */
+    store?: (w: string, total: string) => string;
   },
 ): Dispatch {
   const chunkLen = Math.ceil(o.rowLen / o.chunks);
@@ -80,7 +84,7 @@ let end = min(base + ${u32Lit(chunkLen)}, (w / ${u32Lit(o.chunks)} + 1u) * ${u32
 var acc = ${kind === 'reduceMax' || kind === 'reduceMin' ? read('base') : '0.0'};
 for (var j = base + lid; j < end; j = j + ${u32Lit(wg)}) { acc = ${combine('acc', read('j'))}; }
 let total = wg_${treeOf(kind)}(acc, lid);
-if (lid == 0u) { ${dst}[w] = ${o.finish('total')}; }`;
+${o.store ? `if (lid == 0u) {\n${indent(o.store('w', 'total'))}\n}` : `if (lid == 0u) { ${dst}[w] = ${o.finish('total')}; }`}`;
   const main = perWorkgroupMain(wg, g.index, 'ROWS', body, 'w');
   const decls = [`const ROWS = ${u32Lit(o.rows * o.chunks)};`, ...(o.decls ?? [])];
   return shaderDispatch(spec, { label: o.label, strategy: o.strategy, buffers: o.buffers, decls, main, workgroupSize: wg, grid: g.grid });
@@ -152,12 +156,120 @@ ${stores}`;
   });
 }
 
+/** Geometry of the one-pass columns kernel: columns per workgroup (a multiple of 4 or 1 below) and its threads. */
+export interface ColumnStripsConfig {
+  readonly strip: number;
+  readonly threads: number;
+}
+
+/** The shipped geometry: ir's COLUMN_STRIP (the rule that picks this path counts strips of it), 1024 threads. */
+export const COLUMN_STRIPS: ColumnStripsConfig = { strip: COLUMN_STRIP, threads: 1024 };
+
+/** How a columns reduction runs: ir's rule (`columnsPath`), or a form forced by the bench (`strips`/`split`). */
+export interface ColumnsForm {
+  readonly form?: 'strips' | 'split';
+  readonly strips?: ColumnStripsConfig;
+}
+
+/** One result of a strips kernel: its elements, its buffer and what is stored (the mean's division included). */
+interface StripMember {
+  readonly read: (index: string) => string;
+  readonly out: BufferVar;
+  readonly finish: (acc: string) => string;
+}
+
+/**
+ * Columns in one pass: workgroup s owns `strip` adjacent columns (vec4 lanes when the values are one plain buffer
+ * and the width is a multiple of 4) of [rows, cols]; its threads are (column lane, row lane), each row lane walks
+ * rows rl, rl + RL, … with four accumulators (four loads in flight), then the row lanes of each column are summed
+ * by a fixed shared-memory tree (deterministic). Several members (sibling reductions of shared operands) are
+ * reduced side by side and each stored to its own buffer in the same dispatch. Lanes past the last column load a
+ * clamped column and store nothing.
+ */
+function columnStripsDispatch(
+  spec: KernelSpec,
+  caps: DeviceCaps,
+  kind: Kind,
+  o: { label: string; buffers: readonly BufferVar[]; decls: readonly string[]; plain: boolean; members: readonly StripMember[]; cols: number; rows: number; cfg: ColumnStripsConfig },
+): Dispatch {
+  const k = o.members.length;
+  const vec = o.plain && k === 1 && o.cols % 4 === 0 && o.cfg.strip % 4 === 0;
+  const ty = vec ? 'vec4<f32>' : 'f32';
+  const lanes = vec ? o.cfg.strip / 4 : o.cfg.strip;
+  const units = vec ? o.cols / 4 : o.cols;
+  const limit = linearWorkgroupSize(caps, o.cfg.threads);
+  if (lanes > limit || ceilPow2(lanes) !== lanes) kernelError(spec, `column strips of ${o.cfg.strip} need a power-of-two lane count up to the workgroup size ${limit}`);
+  // no more row lanes than rows (rounded up to a power of two), and the tree's memory within the device's
+  let threads = Math.max(lanes, Math.min(limit, lanes * ceilPow2(o.rows)));
+  while (threads > lanes && threads * k * (vec ? 16 : 4) > caps.maxComputeWorkgroupStorageSize) threads /= 2;
+  checkWorkgroupMemory(spec, threads * k * (vec ? 16 : 4), caps);
+  const rl = threads / lanes;
+  const strips = Math.ceil(units / lanes);
+  const g = linearGrid(spec, strips, caps);
+  const combine = combineOf(kind);
+  const zero = kind === 'sum' || kind === 'mean';
+  const at = (row: string) => `${row} * ${u32Lit(units)} + c`;
+  const readOf = (m: StripMember) => (vec ? (i: string) => `x[${i}]` : m.read);
+  const lines: string[] = [];
+  o.members.forEach((m, j) => {
+    const r = readOf(m);
+    const a = (q: number) => `a${j}_${q}`;
+    const init = zero ? `${ty}()` : r(at('0u')); // max/min: row 0 is in the set
+    lines.push(`var ${a(0)} = ${init}; var ${a(1)} = ${a(0)}; var ${a(2)} = ${a(0)}; var ${a(3)} = ${a(0)};`);
+  });
+  const step4 = o.members.flatMap((m, j) => [0, 1, 2, 3].map((q) => `  a${j}_${q} = ${combine(`a${j}_${q}`, readOf(m)(at(q === 0 ? 'r' : `(r + ${u32Lit(q * rl)})`)))};`));
+  const step1 = o.members.map((m, j) => `a${j}_0 = ${combine(`a${j}_0`, readOf(m)(at('r')))};`);
+  const slot = (j: number, off = '') => `strip[${j === 0 ? '' : `${u32Lit(j * threads)} + `}lid${off}]`;
+  const stores = o.members.map((m, j) =>
+    vec
+      ? ['x', 'y', 'z', 'w'].map((q, i) => `${m.out.name}[c * 4u + ${u32Lit(i)}] = ${m.finish(`v.${q}`)};`).join(' ')
+      : `${m.out.name}[c] = ${m.finish(slot(j))};`,
+  );
+  const body = `let lane = lid % ${u32Lit(lanes)};
+let rl = lid / ${u32Lit(lanes)};
+let u = s * ${u32Lit(lanes)} + lane;
+let c = min(u, ${u32Lit(units - 1)});
+${lines.join('\n')}
+var r = rl;
+for (; r + ${u32Lit(3 * rl)} < ${u32Lit(o.rows)}; r = r + ${u32Lit(4 * rl)}) {
+${step4.join('\n')}
+}
+for (; r < ${u32Lit(o.rows)}; r = r + ${u32Lit(rl)}) { ${step1.join(' ')} }
+${o.members.map((_, j) => `${slot(j)} = ${combine(combine(`a${j}_0`, `a${j}_1`), combine(`a${j}_2`, `a${j}_3`))};`).join('\n')}
+workgroupBarrier();
+for (var h = ${u32Lit(rl / 2)}; h > 0u; h = h >> 1u) {
+  if (rl < h) {
+${o.members.map((_, j) => `    ${slot(j)} = ${combine(slot(j), slot(j, ` + h * ${u32Lit(lanes)}`))};`).join('\n')}
+  }
+  workgroupBarrier();
+}
+if (rl == 0u && u < ${u32Lit(units)}) {
+${vec ? `  let v = ${slot(0)};\n` : ''}${stores.map((x) => `  ${x}`).join('\n')}
+}`;
+  const inputs = vec ? o.buffers.map((b) => ({ ...b, element: ty })) : o.buffers;
+  return shaderDispatch(spec, {
+    label: o.label,
+    strategy: `columns, one pass: a workgroup per strip of ${o.cfg.strip} columns (${strips} strips, ${vec ? 'vec4' : 'scalar'} lanes) walks all ${o.rows} rows with ${rl} row lanes, four loads in flight, then a fixed tree${k > 1 ? `, ${k} reductions side by side` : ''}`,
+    buffers: [...inputs, ...o.members.map((m) => m.out)],
+    decls: [`var<workgroup> strip: array<${ty}, ${threads * k}>;`, ...o.decls],
+    main: perWorkgroupMain(threads, g.index, u32Lit(strips), body, 's'),
+    workgroupSize: threads,
+    grid: g.grid,
+  });
+}
+
 /** `sum`, `mean`, `reduceMax`, `reduceMin`. */
-export function reduceKernel(spec: KernelSpec<ReduceOp>, caps: DeviceCaps): KernelPlan {
+export function reduceKernel(spec: KernelSpec<ReduceOp>, caps: DeviceCaps, columns: ColumnsForm = {}): KernelPlan {
   const { node } = spec;
   const { buffers } = bindOperands(spec, [0], ['x']);
   const source: ReduceSource = { buffers: [buffers[0]], read: (i) => `x[${i}]`, decls: [], plain: true };
-  return reducePlan(spec, caps, node.op, { shape: spec.inputs[0].shape, axes: node.attrs.axes, source, out: buffers[1] });
+  return reducePlan(spec, caps, node.op, { shape: spec.inputs[0].shape, axes: node.attrs.axes, source, out: buffers[1], columns });
+}
+
+/** The columns path of a reduction: ir's rule unless the bench forces one (only where ir's rule sees columns). */
+function columnsFormOf(shape: readonly number[], axes: readonly number[], columns: ColumnsForm | undefined): 'strips' | 'split' | undefined {
+  const path = columnsPath(shape, axes);
+  return path && columns?.form ? columns.form : path;
 }
 
 /**
@@ -168,7 +280,7 @@ export function reducePlan(
   spec: KernelSpec,
   caps: DeviceCaps,
   kind: Kind,
-  o: { shape: readonly number[]; axes: readonly number[]; source: ReduceSource; out: BufferVar; finish?: ReduceFinish },
+  o: { shape: readonly number[]; axes: readonly number[]; source: ReduceSource; out: BufferVar; finish?: ReduceFinish; columns?: ColumnsForm },
 ): KernelPlan {
   const { node } = spec;
   const { axes, source } = o;
@@ -191,8 +303,9 @@ export function reducePlan(
   const pass1 = { buffers: [...source.buffers, part('read_write')], read: source.read, dst: 'part', decls: source.decls };
   const pass2 = { buffers: [part('read'), y], read: readPart, dst: y.name, decls: finishDecls };
 
-  // the path (one pass or two) is ir's `reduceSplit`, which the e-graph's cost model counts dispatches by
+  // the path (one pass or two) is ir's `reduceSplit` and `columnsPath`, which the cost model counts dispatches by
   const split = reduceSplit(inShape, axes);
+  const columns = columnsFormOf(inShape, axes, o.columns);
   if ((pattern === 'kr' || pattern === 'r') && C >= ROWS_PATH_MIN) {
     const chunks = split === 'rows' ? nonEmptyChunks(C, Math.ceil(C / ROW_CHUNK)) : 1;
     if (chunks === 1) {
@@ -214,7 +327,20 @@ export function reducePlan(
     const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `rows, pass 2 of 2: a workgroup per output reduces its ${chunks} partials`, ...pass2, rows: R, rowLen: chunks, chunks: 1, finish });
     return planOf([d1, d2], [R * chunks * 4]);
   }
-  if (split === 'columns') {
+  if (columns === 'strips') {
+    const d = columnStripsDispatch(spec, caps, kind, {
+      label,
+      buffers: source.buffers,
+      decls: [...source.decls, ...finishDecls],
+      plain: source.plain,
+      members: [{ read: source.read, out: y, finish }],
+      cols: R,
+      rows: C,
+      cfg: o.columns?.strips ?? COLUMN_STRIPS,
+    });
+    return planOf([d]);
+  }
+  if (columns === 'split') {
     const chunks = nonEmptyChunks(C, Math.ceil(C / COLUMN_CHUNK));
     const d1 = columnPartialsDispatch(spec, caps, kind, { label: `${label}:partials`, source, part: part('read_write'), cols: R, rows: C, chunks });
     const d2 = rowsDispatch(spec, caps, kind, { label: `${label}:combine`, strategy: `columns, pass 2 of 2: a workgroup per output reduces its ${chunks} contiguous partials (tree in shared memory)`, ...pass2, rows: R, rowLen: chunks, chunks: 1, finish });
@@ -284,15 +410,16 @@ export interface ReduceMember {
 
 /**
  * Sibling reductions of kind `kind` over the same `shape` and `axes`, their elements computed from the shared
- * operand `buffers` (`decls`: the functions the reads call). A split columns reduction computes every member's
- * partials in one pass (one read of the shared operands), then combines each in a small pass of its own; any
- * other path runs each member's plan in turn, sharing the scratch buffer (the passes run in order).
+ * operand `buffers` (`decls`: the functions the reads call). A columns reduction computes every member in one
+ * strips pass, or (split) every member's partials in one pass and every member's combine in a second, each pass
+ * reading the shared operands once and writing all results (distinct tensors: disjoint ranges even where they
+ * share an arena buffer); any other path runs each member's plan in turn, sharing the scratch buffer.
  */
 export function reduceMultiPlan(
   spec: KernelSpec,
   caps: DeviceCaps,
   kind: Kind,
-  o: { shape: readonly number[]; axes: readonly number[]; buffers: readonly BufferVar[]; decls: readonly string[]; members: readonly ReduceMember[] },
+  o: { shape: readonly number[]; axes: readonly number[]; buffers: readonly BufferVar[]; decls: readonly string[]; members: readonly ReduceMember[]; columns?: ColumnsForm },
 ): KernelPlan {
   const { node } = spec;
   const { shape, axes } = o;
@@ -301,7 +428,8 @@ export function reduceMultiPlan(
   const C = axes.reduce((p, a) => p * shape[a], 1);
   if (R === 0 || members.length === 0) return EMPTY_PLAN;
   if (C === 0) kernelError(spec, 'reduces over an empty axis');
-  if (reduceSplit(shape, axes) !== 'columns') {
+  const columns = columnsFormOf(shape, axes, o.columns);
+  if (columns === undefined) {
     const plans = members.map((m) => reducePlan(spec, caps, kind, { shape, axes, source: { buffers: o.buffers, read: m.read, decls: o.decls, plain: false }, out: m.out, finish: m.finish }));
     return planOf(
       plans.flatMap((p) => p.dispatches),
@@ -310,24 +438,39 @@ export function reduceMultiPlan(
   }
   const k = members.length;
   const label = labelOf(node, `${shape.join('x')}->${node.shape.join('x')}x${k}`);
+  const finishOf = (m: ReduceMember) => (v: string) => (m.finish?.apply ?? ((x: string) => x))(kind === 'mean' ? `${v} / ${f32Lit(C)}` : v);
+  const finishDecls = members.flatMap((m) => m.finish?.decls ?? []);
+  if (columns === 'strips') {
+    const d = columnStripsDispatch(spec, caps, kind, {
+      label,
+      buffers: o.buffers,
+      decls: [...o.decls, ...finishDecls],
+      plain: false,
+      members: members.map((m) => ({ read: m.read, out: m.out, finish: finishOf(m) })),
+      cols: R,
+      rows: C,
+      cfg: o.columns?.strips ?? COLUMN_STRIPS,
+    });
+    return planOf([d]);
+  }
   const chunks = nonEmptyChunks(C, Math.ceil(C / COLUMN_CHUNK));
   const source: ReduceSource = { buffers: o.buffers, read: members[0].read, decls: o.decls, plain: false };
   const d1 = columnPartialsDispatch(spec, caps, kind, { label: `${label}:partials`, source, part: scratchVar(0, 'part', 'read_write'), cols: R, rows: C, chunks, reads: members.map((m) => m.read) });
-  // pass 2, a dispatch per member (each binds one result: results in one buffer, e.g. the gradients a multi-tensor
-  // optimizer reads from one arena, must not be bound writable twice in one dispatch): a workgroup per output
-  const combines = members.map((m, j) =>
-    rowsDispatch(spec, caps, kind, {
-      label: `${label}:combine${j}`,
-      strategy: `columns, pass 2: a workgroup per output of reduction ${j} reduces its ${chunks} contiguous partials (tree in shared memory)`,
-      buffers: [scratchVar(0, 'part', 'read'), m.out],
-      read: (i) => `part[${j === 0 ? '' : `${u32Lit(j * R * chunks)} + `}${i}]`,
-      dst: m.out.name,
-      decls: m.finish?.decls ?? [],
-      rows: R,
-      rowLen: chunks,
-      chunks: 1,
-      finish: (v) => (m.finish?.apply ?? ((x: string) => x))(kind === 'mean' ? `${v} / ${f32Lit(C)}` : v),
-    }),
-  );
-  return planOf([d1, ...combines], [k * R * chunks * 4]);
+  // pass 2: workgroup w = j·R + o reduces output o of member j (its partials are contiguous at part[w·chunks])
+  const store = (w: string, total: string) =>
+    `let j = ${w} / ${u32Lit(R)};\nlet o = ${w} % ${u32Lit(R)};\n${members.map((m, j) => `if (j == ${u32Lit(j)}) { ${m.out.name}[o] = ${finishOf(m)(total)}; }`).join('\n')}`;
+  const d2 = rowsDispatch(spec, caps, kind, {
+    label: `${label}:combine`,
+    strategy: `columns, pass 2 of 2: a workgroup per output of each of ${k} reductions reduces its ${chunks} contiguous partials (tree in shared memory)`,
+    buffers: [scratchVar(0, 'part', 'read'), ...members.map((m) => m.out)],
+    read: (i) => `part[${i}]`,
+    dst: members[0].out.name,
+    decls: finishDecls,
+    rows: k * R,
+    rowLen: chunks,
+    chunks: 1,
+    finish: (v) => v,
+    store,
+  });
+  return planOf([d1, d2], [k * R * chunks * 4]);
 }

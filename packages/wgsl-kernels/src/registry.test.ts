@@ -95,6 +95,19 @@ describe('matmul configurations', () => {
     expect(chooseMatmulConfig(1024, 1024, { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 32 })).toMatchObject({ bm: 16, bn: 16 });
   });
 
+  it('takes the large A·B tiling (128x128, A k-contiguous) only for unbatched A·B with enough of its tiles', () => {
+    const code = (shapes: Shape[], transA = false, transB = false, caps = BIG) => generateKernel(spec('matmul', shapes, { transA, transB }), caps).dispatches[0].code;
+    const large = 'tile 128x128x16, k unrolled, A staged k-contiguous';
+    expect(code([[2048, 384], [384, 2048]])).toContain(large);
+    expect(code([[16384, 384], [384, 384]])).toContain(large); // 384 tiles
+    expect(code([[1024, 1024], [1024, 1024]])).toContain('tile 64x64x16,'); // 64 tiles: the shipped list
+    expect(code([[2048, 384], [2048, 384]], false, true)).toContain('tile 128x64x16,'); // Bᵀ
+    expect(code([[384, 2048], [384, 2048]], true)).toContain('tile 128x64x16,'); // Aᵀ
+    expect(code([[2048, 386], [386, 2048]])).toContain('tile 128x64x16,'); // K not a multiple of 4
+    expect(code([[2, 2048, 384], [384, 2048]])).toContain('tile 128x64x16,'); // batched
+    expect(code([[2048, 384], [384, 2048]], false, false, DEFAULT_CAPS)).toContain('tile 128x64x16,'); // 18 KiB of workgroup memory > 16 KiB
+  });
+
   it('takes the skinny split-K kernel for at most 64 rows and few tiles, with coalesced B lanes', () => {
     const skinny = generateKernel(spec('matmul', [[32, 784], [784, 128]], { transA: false, transB: false }), BIG);
     expect(skinny.dispatches[0].code).toContain('skinny matmul');

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   BINARY_OPS,
+  columnsPath,
   COMPARISON_OPS,
   type DType,
   Graph,
@@ -33,12 +34,14 @@ import {
   MATMUL_CONFIGS,
   type MatmulConfig,
   chooseSplitK,
+  reduceKernel,
   type FlashConfig,
   flashAttentionGradKVPlan,
   flashAttentionGradPlan,
   flashAttentionGradQKVPlan,
   flashAttentionLsePlan,
   flashAttentionPlan,
+  MATMUL_LARGE,
   matmulConfigFits,
   matmulKernel,
   matmulPlanWith,
@@ -320,6 +323,25 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         await check(op, [{ shape }], { axes, keepdims: false }, caps, { rtol: 1e-4, atol: op === 'sum' ? 2e-2 : 1e-4 });
       }
     });
+
+    // long columns wide enough for COLUMN_STRIP-column strips (ir's columnsPath): one pass, a workgroup per strip
+    // walking every row; rows not a multiple of the row lanes or the unroll, odd widths (scalar lanes), a partial
+    // last strip, merged leading axes
+    it.each([['sum'], ['mean'], ['reduceMax'], ['reduceMin']] as const)('%s over long columns runs one strips pass', async (op) => {
+      const caps = await getCaps();
+      const strips: [Shape, number[]][] = [[[67, 264], [0]], [[70, 257], [0]], [[3, 41, 260], [0, 1]], [[129, 300], [0]]];
+      for (const [shape, axes] of strips) {
+        const g = new Graph();
+        const plan = generateKernel({ node: g.node(op, [g.input('x', shape)], { axes, keepdims: false }), inputs: [{ shape, dtype: 'f32' }] }, caps);
+        expect(plan.dispatches.map((d) => d.label), `${op} over ${axes} of [${shape}]`).toEqual([expect.not.stringContaining(':')]);
+        expect(columnsPath(shape, axes)).toBe('strips');
+        const tol = { rtol: 1e-4, atol: op === 'sum' ? 1e-3 : 1e-4 };
+        await check(op, [{ shape }], { axes, keepdims: false }, caps, tol);
+        // the other geometries and the two-pass form the bench times against it, at the same shapes
+        for (const columns of [{ strips: { strip: 16, threads: 128 } }, { strips: { strip: 4, threads: 64 } }, { form: 'split' as const }])
+          await check(op, [{ shape }], { axes, keepdims: false }, caps, { ...tol, plan: (sp, c) => reduceKernel(sp, c, columns) });
+      }
+    });
   });
 
   describe('pointwiseReduce (a reduction with a pointwise prologue and epilogue)', () => {
@@ -335,6 +357,8 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       { shape: [3, 9000], axes: [1], other: [3, 1], keepdims: false, n: 2 }, // split rows
       { shape: [200, 12], axes: [0], other: [12], keepdims: false, n: 2 }, // split columns
       { shape: [70, 7], axes: [0], other: [1, 7], keepdims: true, n: 2 }, // split columns, odd width (scalar loads)
+      { shape: [67, 264], axes: [0], other: [264], keepdims: false, n: 1 }, // column strips
+      { shape: [70, 257], axes: [0], other: [1, 257], keepdims: true, n: 1 }, // column strips, odd width
       { shape: [3, 4, 70], axes: [0, 2], other: [4, 1], keepdims: false, n: 2 }, // outer-kept-inner
       { shape: [7, 9], axes: [1], other: [7, 1], keepdims: false, n: 1 }, // short rows: general
       { shape: [2, 3, 4, 5], axes: [1, 3], other: [2, 1, 4, 1], keepdims: true, n: 1 }, // general, two groups
@@ -773,6 +797,46 @@ describe('matmul tuning candidates', () => {
       expect(chooseSplitK(m, n, k, 1, caps, [cfg])?.splits).toBeGreaterThan(1);
       await check('matmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }], { transA, transB }, caps, { rtol: 1e-4, atol: 1e-4, plan: (s, c) => matmulKernel(s, c, [cfg]) });
     }
+  });
+
+  it('A staged k-contiguous (+ka) agrees with the interpreter: loop, unrolled, double-buffered, split-K, and its fallbacks', async () => {
+    const caps = await testCaps();
+    const kas = (
+      [
+        [32, 32, 16, 4, 4],
+        [32, 32, 8, 4, 4],
+      ] as const
+    ).flatMap(([bm, bn, bk, tm, tn]) => [{ bm, bn, bk, tm, tn, minTiles: 0, ka: true }, { bm, bn, bk, tm, tn, minTiles: 0, ka: true, unroll: true }, { bm, bn, bk, tm, tn, minTiles: 0, ka: true, unroll: true, db: true }]);
+    const fits = kas.filter((c) => matmulConfigFits(c, caps));
+    expect(fits.length).toBeGreaterThan(3);
+    // the plan each check ran, so the test can say which layout it exercised
+    let code = '';
+    const withCfg = (cfg: MatmulConfig, plan = matmulPlanWith) => (s: KernelSpec<'matmul' | 'fusedMatmul'>, c: DeviceCaps) => {
+      const p = plan(s, c, cfg);
+      code = p.dispatches[0].code;
+      return p;
+    };
+    const tol = { rtol: 1e-4, atol: 1e-4 };
+    for (const cfg of fits) {
+      // A read along k (the ka layout), with B both ways; ragged M/N, K = 44: 2.75 slices of 16, 5.5 of 8
+      const [m, n, k] = [cfg.bm + 6, cfg.bn + 4, 44];
+      for (const transB of [false, true]) {
+        await check('fusedMatmul', [{ shape: [m, k] }, { shape: transB ? [n, k] : [k, n] }, { shape: [n] }], { transA: false, transB, bias: true, activation: 'relu' }, caps, { ...tol, plan: withCfg(cfg) });
+        expect(code).toContain('A staged k-contiguous');
+      }
+    }
+    const cfg = fits[fits.length - 1];
+    // split-K with the ka tile; then Aᵀ (read along m) and K = 42 (scalar loads): the usual layout, still correct
+    await check('matmul', [{ shape: [200, 2100] }, { shape: [2100, 36] }], { transA: false, transB: false }, caps, { ...tol, plan: withCfg(cfg, (s, c, x) => matmulKernel(s, c, [x as MatmulConfig])) });
+    expect(code).toContain('let kbeg = wid.z'); // split-K
+    expect(code).toContain('A staged k-contiguous');
+    await check('matmul', [{ shape: [42, 70] }, { shape: [42, 36] }], { transA: true, transB: false }, caps, { ...tol, plan: withCfg(cfg) });
+    expect(code).not.toContain('k-contiguous');
+    await check('matmul', [{ shape: [70, 42] }, { shape: [42, 36] }], { transA: false, transB: false }, caps, { ...tol, plan: withCfg(cfg) });
+    expect(code).not.toContain('k-contiguous');
+     // the shipped choice for a large A·B (MATMUL_LARGE): 2048x2048 outputs are 256 of its tiles
+    await check('matmul', [{ shape: [2048, 12] }, { shape: [12, 2048] }], { transA: false, transB: false }, caps, { ...tol, plan: withCfg(MATMUL_LARGE, (s, c) => generateKernel(s, c)) });
+    expect(code).toContain('tile 128x128x16, k unrolled, A staged k-contiguous');
   });
 
   it('a double-buffered candidate runs batched matmuls through grid z', async () => {

@@ -91,11 +91,20 @@ export class DagExtractor<D> {
     const own = new Float64Array(numClasses);
     const picks = new Int32Array(numClasses).fill(-1);
     const tmp = new Uint32Array(words);
+    // classes updated in the previous pass and in this one: a node is evaluated at the same place every pass, so
+    // one whose union holds no class updated since its last evaluation (in the previous pass after it, in this
+    // one before it) would sum the same total as then, which did not beat its class's total (totals only drop)
+    let updatedBefore = new Uint32Array(words);
+    let updatedNow = new Uint32Array(words);
     for (let pass = 0, changed = true; changed && pass < 4 * numClasses + 8; pass++) {
       changed = false;
+      [updatedBefore, updatedNow] = [updatedNow, updatedBefore];
+      updatedNow.fill(0);
       for (let ci = 0; ci < numClasses; ci++) {
         const word = ci >>> 5;
         const bit = 1 << (ci & 31);
+        const above = ~((bit << 1) - 1); // bits of classes after ci in its word (none when ci is the word's last)
+        const below = bit - 1;
         for (let ni = nodeStart[ci]; ni < nodeStart[ci + 1]; ni++) {
           const k0 = kidStart[ni];
           const k1 = kidStart[ni + 1];
@@ -115,6 +124,15 @@ export class DagExtractor<D> {
             for (let w = 0; w < words; w++) tmp[w] |= ks2[w];
           }
           if (!ok) continue;
+          if (pass > 0) {
+            let touched = 0;
+            for (let w = 0; w < words && touched === 0; w++) {
+              const after = w > word ? updatedBefore[w] : w === word ? updatedBefore[w] & above : 0;
+              const before = w < word ? updatedNow[w] : w === word ? updatedNow[w] & below : 0;
+              touched = tmp[w] & (after | before);
+            }
+            if (touched === 0) continue;
+          }
           let total = cost;
           for (let w = 0; w < words; w++) {
             let x = tmp[w];
@@ -130,6 +148,7 @@ export class DagExtractor<D> {
             picks[ci] = ni;
             tmp[word] |= bit;
             sets[ci] = tmp.slice();
+            updatedNow[word] |= bit;
             changed = true;
           }
         }
@@ -213,7 +232,9 @@ class LocalSearch {
   /** Visit stamps of `reaches` (and DFS states of `order`), and their stack. */
   private readonly mark: Int32Array;
   private stamp = 0;
-  private readonly stack: number[] = [];
+  private readonly stack: Int32Array;
+  /** The work stack of `inc` and `dec` (never nested): a class is pushed once per reference, at most every child slot once. */
+  private readonly refStack: Int32Array;
   /** Per class, the node numbers whose children all have a choice (static: the classes with a choice never change). */
   private readonly viable: (Int32Array | undefined)[];
 
@@ -235,6 +256,9 @@ class LocalSearch {
     this.prev = new Int32Array(n).fill(-1);
     this.topo = new Int32Array(n);
     this.mark = new Int32Array(n);
+    this.refStack = new Int32Array(ix.kids.length + 1);
+    // order's (class, slot) frames, at most two per class; reaches' pushes, at most one per child slot
+    this.stack = new Int32Array(Math.max(2 * n, ix.kids.length) + 2);
     this.viable = new Array(n);
     this.budget = maxEvaluations;
     this.roots = roots.map((r) => ix.classOf(r));
@@ -275,25 +299,29 @@ class LocalSearch {
   /** Adds a reference to class `c0`; a class that becomes reachable pays its cost and references its children. */
   private inc(c0: number): void {
     const { kidStart, kids, cost } = this.ix;
-    const stack = [c0];
-    while (stack.length > 0) {
-      const c = stack.pop() as number;
+    const stack = this.refStack;
+    let top = 0;
+    stack[top++] = c0;
+    while (top > 0) {
+      const c = stack[--top];
       const r = this.refs[c];
       this.refs[c] = r + 1;
       if (r > 0) continue;
       this.link(c);
       const p = this.pick[c];
       this.total += cost[p];
-      for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack.push(kids[j]);
+      for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack[top++] = kids[j];
     }
   }
 
   /** Drops a reference to class `c0`; a class that becomes unreachable refunds its cost and its children. */
   private dec(c0: number): void {
     const { kidStart, kids, cost } = this.ix;
-    const stack = [c0];
-    while (stack.length > 0) {
-      const c = stack.pop() as number;
+    const stack = this.refStack;
+    let top = 0;
+    stack[top++] = c0;
+    while (top > 0) {
+      const c = stack[--top];
       const r = this.refs[c];
       if (r > 1) {
         this.refs[c] = r - 1;
@@ -303,7 +331,7 @@ class LocalSearch {
       this.unlink(c);
       const p = this.pick[c];
       this.total -= cost[p];
-      for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack.push(kids[j]);
+      for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack[top++] = kids[j];
     }
   }
 
@@ -316,7 +344,7 @@ class LocalSearch {
     state.fill(0);
     let pos = 0;
     let ok = true;
-    const stack = this.stack;
+    const stack = this.stack; // (class, next child slot) pairs
     for (const r of this.roots) {
       if (!ok) break;
       if (state[r] === 2) continue;
@@ -324,14 +352,15 @@ class LocalSearch {
         ok = false;
         break;
       }
-      stack.length = 0;
-      stack.push(r, kidStart[this.pick[r]]);
+      let top = 0;
+      stack[top++] = r;
+      stack[top++] = kidStart[this.pick[r]];
       state[r] = 1;
-      while (stack.length > 0) {
-        const c = stack[stack.length - 2];
-        const j = stack[stack.length - 1];
+      while (top > 0) {
+        const c = stack[top - 2];
+        const j = stack[top - 1];
         if (j < kidStart[this.pick[c] + 1]) {
-          stack[stack.length - 1] = j + 1;
+          stack[top - 1] = j + 1;
           const k = kids[j];
           if (state[k] === 1 || (state[k] === 0 && this.pick[k] < 0)) {
             ok = false;
@@ -339,12 +368,13 @@ class LocalSearch {
           }
           if (state[k] === 0) {
             state[k] = 1;
-            stack.push(k, kidStart[this.pick[k]]);
+            stack[top++] = k;
+            stack[top++] = kidStart[this.pick[k]];
           }
         } else {
           state[c] = 2;
           topo[c] = pos++;
-          stack.length -= 2;
+          top -= 2;
         }
       }
     }
@@ -368,15 +398,15 @@ class LocalSearch {
     const stamp = ++this.stamp;
     const mark = this.mark;
     const stack = this.stack;
-    stack.length = 0;
-    for (let j = kidStart[node]; j < kidStart[node + 1]; j++) stack.push(kids[j]);
-    while (stack.length > 0) {
-      const c = stack.pop() as number;
+    let top = 0;
+    for (let j = kidStart[node]; j < kidStart[node + 1]; j++) stack[top++] = kids[j];
+    while (top > 0) {
+      const c = stack[--top];
       if (c === target) return true;
       if (mark[c] === stamp || (topo[c] < 0 ? Number.POSITIVE_INFINITY : topo[c]) < limit) continue;
       mark[c] = stamp;
       const p = this.pick[c];
-      if (p >= 0) for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack.push(kids[j]);
+      if (p >= 0) for (let j = kidStart[p]; j < kidStart[p + 1]; j++) stack[top++] = kids[j];
     }
     return false;
   }

@@ -53,12 +53,15 @@ export class EGraph<D = undefined> {
   private readonly dataIds = new Map<string, number>();
   private readonly dataIdOf = new WeakMap<object, number>();
   private readonly classMap = new Map<Id, MutableEClass<D>>();
+  /** The class of each canonical id (ids are dense): `classMap` keeps the iteration order, this the lookups. */
+  private readonly classAt: (MutableEClass<D> | undefined)[] = [];
   private pending: [ENode, Id][] = [];
   private analysisPending: [ENode, Id][] = [];
   private byOp: Map<string, Id[]> | undefined;
   private dirty = false;
   private nodeCount = 0;
   private unions = 0;
+  private readonly merged: Id[] = [];
   /** Change log: a class id (maybe stale later) and the epoch it was created or changed in, in order. */
   private readonly changeIds: Id[] = [];
   private readonly changeEpochs: number[] = [];
@@ -84,7 +87,7 @@ export class EGraph<D = undefined> {
 
   /** The class of `id` (found through the union-find); throws on an unknown id. */
   eclass(id: Id): EClass<D> {
-    const c = this.classMap.get(this.find(id));
+    const c = this.classAt[this.find(id)];
     if (!c) throw new EGraphStateError(`EGraph.eclass: no class for id ${id}`);
     return c;
   }
@@ -107,6 +110,11 @@ export class EGraph<D = undefined> {
   /** Unions that merged two classes so far: canonical ids seen at one count stay canonical while it holds. */
   get unionCount(): number {
     return this.unions;
+  }
+
+  /** The ids merged away, in union order: the i-th union that merged two classes made `mergedIds[i]` non-canonical. */
+  get mergedIds(): readonly Id[] {
+    return this.merged;
   }
 
   /** The current epoch: it advances at the end of every `rebuild()`. */
@@ -184,9 +192,10 @@ export class EGraph<D = undefined> {
     const cls: MutableEClass<D> = { id, nodes: [canon], data, parents: [] };
     this.memo.set(key, id);
     this.classMap.set(id, cls);
+    this.classAt[id] = cls;
     this.nodeCount++;
     this.logChange(id);
-    for (const c of canon.children) this.classMap.get(c)?.parents.push([canon, id]);
+    for (const c of canon.children) this.classAt[c]?.parents.push([canon, id]);
     this.byOp = undefined;
     this.analysis.modify?.(this, id);
     return this.find(id);
@@ -220,8 +229,8 @@ export class EGraph<D = undefined> {
     let id1 = this.find(a);
     let id2 = this.find(b);
     if (id1 === id2) return false;
-    let c1 = this.classMap.get(id1) as MutableEClass<D>;
-    let c2 = this.classMap.get(id2) as MutableEClass<D>;
+    let c1 = this.classAt[id1] as MutableEClass<D>;
+    let c2 = this.classAt[id2] as MutableEClass<D>;
     // Keep the class with more parents as the root, so fewer parents move.
     if (c1.parents.length < c2.parents.length) {
       [id1, id2] = [id2, id1];
@@ -230,7 +239,9 @@ export class EGraph<D = undefined> {
     const merged = this.analysis.merge(c1.data, c2.data); // may throw: nothing changed yet
     this.unionFind.union(id1, id2);
     this.unions++;
+    this.merged.push(id2);
     this.classMap.delete(id2);
+    this.classAt[id2] = undefined;
     this.dirty = true;
     this.byOp = undefined;
     for (const p of c2.parents) this.pending.push(p);
@@ -267,7 +278,7 @@ export class EGraph<D = undefined> {
       while (this.analysisPending.length > 0) {
         const [node, cls] = this.analysisPending.pop() as [ENode, Id];
         const id = this.find(cls);
-        const c = this.classMap.get(id) as MutableEClass<D>;
+        const c = this.classAt[id] as MutableEClass<D>;
         const made = this.analysis.make(this, this.canonicalize(node));
         const merged = this.analysis.merge(c.data, made);
         if (merged !== c.data) {
@@ -294,7 +305,7 @@ export class EGraph<D = undefined> {
       const id = this.find(t);
       if (done.has(id)) continue;
       done.add(id);
-      const c = this.classMap.get(id) as MutableEClass<D>;
+      const c = this.classAt[id] as MutableEClass<D>;
       if (c.nodes.some((n) => this.canonicalize(n) !== n)) this.dedupNodes(c);
       // else every node is canonical as stored: hash-consing made each key once, so no two are equal (a class
       // that only gained a new node is the common case; its memo entries may name a merged-away id, read via find)
@@ -339,13 +350,10 @@ export class EGraph<D = undefined> {
     if (!this.byOp) {
       const index = new Map<string, Id[]>();
       for (const c of this.classMap.values()) {
-        const seen = new Set<string>();
         for (const n of c.nodes) {
-          if (seen.has(n.op)) continue;
-          seen.add(n.op);
           const list = index.get(n.op);
-          if (list) list.push(c.id);
-          else index.set(n.op, [c.id]);
+          if (!list) index.set(n.op, [c.id]);
+          else if (list[list.length - 1] !== c.id) list.push(c.id); // classes are visited one at a time
         }
       }
       this.byOp = index;

@@ -59,16 +59,17 @@ export class ExtractionIndex {
     this.nodeClass = Int32Array.from(nodeClass);
     const kidStart = new Int32Array(nodes.length + 1);
     let k = 0;
-    for (const [i, n] of nodes.entries()) {
+    for (let i = 0; i < nodes.length; i++) {
       kidStart[i] = k;
-      k += n.children.length;
+      k += nodes[i].children.length;
     }
     kidStart[nodes.length] = k;
     const kids = new Int32Array(k);
     const cost = new Float64Array(nodes.length);
-    for (const [i, n] of nodes.entries()) {
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[i];
       let at = kidStart[i];
-      for (const ch of n.children) kids[at++] = this.classOf(ch);
+      for (let j = 0; j < n.children.length; j++) kids[at++] = this.classOf(n.children[j]);
       cost[i] = costFn.nodeCost(n, this.classIds[this.nodeClass[i]]);
     }
     this.nodeStart = nodeStart;

@@ -71,9 +71,17 @@ function objectKey(data: readonly NodeData[] | DataRecord): string {
     for (let i = 0; i < data.length; i++) s += (i > 0 ? ',' : '') + nestedKey(data[i]);
     return `${s}]`;
   }
-  const keys = Object.keys(data);
-  const live = keys.every((k) => data[k] !== undefined) ? keys : keys.filter((k) => data[k] !== undefined);
-  live.sort();
+  const live = Object.keys(data);
+  // drop undefined fields and sort in place (insertion sort: a few keys; Array#sort allocated per call)
+  let n = 0;
+  for (let i = 0; i < live.length; i++) {
+    const k = live[i];
+    if (data[k] === undefined) continue;
+    let j = n++;
+    for (; j > 0 && live[j - 1] > k; j--) live[j] = live[j - 1];
+    live[j] = k;
+  }
+  live.length = n;
   let s = '{';
   for (let i = 0; i < live.length; i++) s += `${i > 0 ? ',' : ''}${quoted(live[i])}:${nestedKey(data[live[i]])}`;
   return `${s}}`;

@@ -104,14 +104,27 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
    * charged just under a separate attentionLse kernel (the rest on result 0): taking the log-sum-exp from the
    * forward must look cheaper than recomputing it, and result 0 alone must not look cheaper than attention.
    */
+  // what every pick of one multi-result node shares (its whole cost, the groups' sizes, the results alone),
+  // computed once per node: a multi-tensor update has a pick per parameter and hundreds of operands
+  const shared = new WeakMap<ENode, { whole: number; sizes?: number[]; total?: number; alone?: number[] }>();
+  const sharedOf = (multi: ENode, src: Id) => {
+    let sh = shared.get(multi);
+    if (!sh) shared.set(multi, (sh = { whole: opCost(multi, insOf(multi), egraph.eclass(src).data, o, operandsOf(multi)) }));
+    return sh;
+  };
   const resultShare = (multi: ENode, { index }: { index: number }, src: Id): number => {
     const ir = fromENode(multi);
-    const whole = opCost(multi, insOf(multi), egraph.eclass(src).data, o, operandsOf(multi));
+    const sh = sharedOf(multi, src);
+    const whole = sh.whole;
     if (ir.op === 'pointwiseMultiTensor') {
       // the dispatch shared by every result, the traffic and work by each result's group (its share of elements):
       // a small parameter's update is then cheaper in the group than alone, whatever the other groups' sizes
-      const sizes = ir.attrs.shapes.map((s) => s.reduce((p, d) => p * d, 1));
-      const total = sizes.reduce((a, b) => a + b, 0) || 1;
+      if (!sh.sizes) {
+        sh.sizes = ir.attrs.shapes.map((s) => s.reduce((p, d) => p * d, 1));
+        sh.total = sh.sizes.reduce((a, b) => a + b, 0) || 1;
+      }
+      const sizes = sh.sizes;
+      const total = sh.total as number;
       const k = kernelOutputs(ir);
       const g = Math.floor(index / ir.attrs.exprs.length);
       return o.dispatchCost / k + ((whole - o.dispatchCost) * sizes[g]) / total / ir.attrs.exprs.length;
@@ -119,7 +132,8 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
     if (ir.op === 'pointwiseReduceMulti') {
       // each result pays in proportion to its reduction alone: any single result moved into the kernel is then
       // cheaper than its own kernel whenever the group is, so a search taking them one at a time takes them all
-      const alone = ir.attrs.results.map((r) => aloneCost(multi, r, ir.attrs));
+      if (!sh.alone) sh.alone = ir.attrs.results.map((r) => aloneCost(multi, r, ir.attrs));
+      const alone = sh.alone;
       const total = alone.reduce((a, b) => a + b, 0);
       return total > 0 && Number.isFinite(total) ? (whole * alone[index]) / total : whole / alone.length;
     }

@@ -159,7 +159,7 @@ export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs:
 
 /** The limit checks of `buildPointwise` and the node itself. */
 function finish(egraph: EGraph<TensorInfo>, analysis: TensorAnalysis, final: PwExpr, order: readonly Id[], out: TensorInfo): ENode | undefined {
-  if (order.length === 0 || order.length > analysis.maxPointwiseInputs || exprSize(final) > analysis.maxExprSize) return undefined;
+  if (order.length === 0 || order.length > analysis.maxPointwiseInputs || pwExprSize(final) > analysis.maxExprSize) return undefined; // a fresh tree: sized, not cached
   if (final.op === 'in' && sameShape(egraph.eclass(order[0]).data.shape, out.shape)) return undefined;
   // a dropped input that only fixed the shape may make the result narrower: check the reads still cover `out`
   const s2 = broadcastShapes(...order.map((id) => egraph.eclass(id).data.shape));

@@ -231,17 +231,29 @@ function lookupIn(egraph: EGraph<TensorInfo>, index: Map<string, Map<Id, Set<str
   return byClass.get(root);
 }
 
-/** Moves the entries of merged-away ids to their canonical class. */
+/**
+ * Moves the entries of merged-away ids to their canonical class. Every entry was canonical when last homed or
+ * added, so only ids merged away since can need a move: those are read from the e-graph's union log when they
+ * are fewer than the entries (a full pass over a large index on every miss was most of the rules' lookup time).
+ */
 function rehome(egraph: EGraph<TensorInfo>, byClass: Map<Id, Set<string>>): void {
-  homedAt.set(byClass, egraph.unionCount);
-  for (const [id, set] of [...byClass]) {
+  const from = homedAt.get(byClass) ?? 0;
+  const to = egraph.unionCount;
+  homedAt.set(byClass, to);
+  const move = (id: Id) => {
+    const set = byClass.get(id);
+    if (!set) return;
     const c = egraph.find(id);
-    if (c === id) continue;
+    if (c === id) return;
     byClass.delete(id);
     const into = byClass.get(c);
     if (into) for (const r of set) into.add(r);
     else byClass.set(c, set);
-  }
+  };
+  if (to - from < byClass.size) {
+    const merged = egraph.mergedIds;
+    for (let i = from; i < to; i++) move(merged[i]);
+  } else for (const id of [...byClass.keys()]) move(id);
 }
 
 /** The analysis data of a class (for rules and conditions). */

@@ -106,21 +106,33 @@ function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx:
   return ids([added]);
 }
 
+/** A class's pointwise producers, largest expression first, with their sizes. */
+interface Producers {
+  readonly list: readonly ENode[];
+  /** Index of the first producer of at most `INLINE_ONE_MAX_SIZE` nodes (the ones `pointwise-inline` takes). */
+  readonly small: number;
+}
+
+const NO_PRODUCERS: Producers = { list: [], small: 0 };
+
 /** The pointwise nodes of a class other than `self`, largest expression first. */
-function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: RuleCtx): readonly ENode[] {
+function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: RuleCtx): Producers {
   const own = egraph.find(cls);
-  if (own === egraph.find(self)) return [];
+  if (own === egraph.find(self)) return NO_PRODUCERS;
   // asked once per consumer node and input: kept per class while its node list and canonical id stand still (a
   // union gives the class a longer list or another id, a rebuild a new list)
-  const cache = ctx.of('fusion:producers', () => new WeakMap<readonly ENode[], { own: Id; length: number; list: ENode[] }>());
+  const cache = ctx.of('fusion:producers', () => new WeakMap<readonly ENode[], { own: Id; length: number; producers: Producers }>());
   const nodes = egraph.eclass(own).nodes;
   const hit = cache.get(nodes);
-  if (hit && hit.own === own && hit.length === nodes.length) return hit.list;
+  if (hit && hit.own === own && hit.length === nodes.length) return hit.producers;
   const sized: { n: ENode; size: number }[] = [];
   for (const n of nodes) if (n.op === 'pointwise' && !n.children.some((k) => egraph.find(k) === own)) sized.push({ n, size: exprSize(exprOf(n)) });
-  const list = sized.sort((a, b) => b.size - a.size).map((x) => x.n);
-  cache.set(nodes, { own, length: nodes.length, list });
-  return list;
+  sized.sort((a, b) => b.size - a.size);
+  let small = 0;
+  while (small < sized.length && sized[small].size > INLINE_ONE_MAX_SIZE) small++;
+  const result = { list: sized.map((x) => x.n), small };
+  cache.set(nodes, { own, length: nodes.length, producers: result });
+  return result;
 }
 
 /**
@@ -137,11 +149,11 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   // the same deep kernels many times over (most of the fusion time on the GPT step); the smaller variants stay
   // in the class as stopping points for the cost model.
   const size = exprSize(exprOf(node));
-  const nodes = egraph.eclass(eclass).nodes;
-  const larger = respecting
-    ? nodes.some((n) => n !== node && n.op === 'pointwise' && exprSize(exprOf(n)) > size && analysis?.isRootRespecting(egraph, eclass, n))
-    : largestPointwise(nodes, ctx) > size;
-  if (larger) return [];
+  const sized = pointwiseSizes(egraph.eclass(eclass).nodes, ctx);
+  if (sized.largest > size) {
+    if (!respecting) return [];
+    for (let i = 0; i < sized.nodes.length; i++) if (sized.sizes[i] > size && analysis?.isRootRespecting(egraph, eclass, sized.nodes[i])) return [];
+  }
   const out = [mergeVariant(egraph, eclass, node, ctx, 'all', () => true)];
   if (respecting && analysis) {
     const r = mergeVariant(egraph, eclass, node, ctx, 'respecting', (c, p) => !analysis.isRoot(egraph, c) && analysis.isRootRespecting(egraph, c, p));
@@ -151,15 +163,28 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   return ids(out);
 }
 
-/** The largest pointwise expression size among `nodes` (0 if none), kept per node list while it does not grow. */
-function largestPointwise(nodes: readonly ENode[], ctx: RuleCtx): number {
-  const cache = ctx.of('fusion:largest', () => new WeakMap<readonly ENode[], { length: number; size: number }>());
-  const hit = cache.get(nodes);
-  if (hit && hit.length === nodes.length) return hit.size;
-  let size = 0;
-  for (const n of nodes) if (n.op === 'pointwise') size = Math.max(size, exprSize(exprOf(n)));
-  cache.set(nodes, { length: nodes.length, size });
-  return size;
+/** The pointwise nodes of a node list with their expression sizes, in list order, and the largest size (0 if none). */
+interface PointwiseSizes {
+  length: number;
+  largest: number;
+  readonly nodes: ENode[];
+  readonly sizes: number[];
+}
+
+/** The pointwise nodes and sizes of a class's node list, kept per list and extended as it grows. */
+function pointwiseSizes(nodes: readonly ENode[], ctx: RuleCtx): PointwiseSizes {
+  const cache = ctx.of('fusion:pointwise-sizes', () => new WeakMap<readonly ENode[], PointwiseSizes>());
+  let e = cache.get(nodes);
+  if (!e) cache.set(nodes, (e = { length: 0, largest: 0, nodes: [], sizes: [] }));
+  for (; e.length < nodes.length; e.length++) {
+    const n = nodes[e.length];
+    if (n.op !== 'pointwise') continue;
+    const size = exprSize(exprOf(n));
+    e.nodes.push(n);
+    e.sizes.push(size);
+    e.largest = Math.max(e.largest, size);
+  }
+  return e;
 }
 
 function mergeVariant(
@@ -173,17 +198,26 @@ function mergeVariant(
   const limit = tensorAnalysisOf(egraph)?.maxPointwiseInputs ?? 7;
   const inline = new Map<number, ENode>();
   const reads = new Set(node.children.map((c) => egraph.find(c)));
+  // provenance is read as the search goes: a lookup may fold in entries of merged classes, which later lookups see
   const rules = new Set(['pointwise-merge', ...rulesOf(egraph, eclass, node)]);
   node.children.forEach((c, j) => {
-    for (const p of producers(egraph, c, eclass, ctx)) {
+    const own = egraph.find(c);
+    for (const p of producers(egraph, c, eclass, ctx).list) {
       if (!mayInline(c, p)) continue;
-      const next = new Set(reads);
-      next.delete(egraph.find(c));
-      for (const k of p.children) next.add(egraph.find(k));
-      if (next.size > limit) continue;
+      // distinct reads with p inlined at c: the reads but c, plus p's inputs not among them (counted, not copied)
+      let size = reads.has(own) ? reads.size - 1 : reads.size;
+      const kids = p.children;
+      for (let i = 0; i < kids.length; i++) {
+        const k = egraph.find(kids[i]);
+        if (k !== own && reads.has(k)) continue;
+        let repeat = false;
+        for (let h = 0; h < i && !repeat; h++) repeat = egraph.find(kids[h]) === k;
+        if (!repeat) size++;
+      }
+      if (size > limit) continue;
       inline.set(j, p);
-      reads.clear();
-      for (const k of next) reads.add(k);
+      reads.delete(own);
+      for (const k of kids) reads.add(egraph.find(k));
       for (const r of rulesOf(egraph, c, p)) rules.add(r);
       break;
     }
@@ -230,8 +264,10 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
   node.children.forEach((c, j) => {
     // only small producers: inlining every fused variant of a producer class was combinatorial (5 758 nodes
     // on the small GPT step); small ones keep the short chains that matter (relu's mask `cast(gt(relu z, 0))`)
-    for (const p of producers(egraph, c, eclass, ctx)) {
-      if (exprSize(exprOf(p)) > INLINE_ONE_MAX_SIZE || (!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
+    const { list, small } = producers(egraph, c, eclass, ctx);
+    for (let i = small; i < list.length; i++) {
+      const p = list[i]; // the producers before `small` are larger than INLINE_ONE_MAX_SIZE
+      if ((!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
       const key = `${j}:${objectId(ctx, p)}`;
       let done = inlined.get(node);
       if (!done) inlined.set(node, (done = new Set()));

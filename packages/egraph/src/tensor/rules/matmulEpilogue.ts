@@ -6,14 +6,14 @@
 // Must not keep state outside the run's `RuleCtx`. Invariant: a fused node computes exactly its class's value.
 
 import type { PwExpr } from '@neura/ir';
-import { sameShape } from '@neura/ir';
+import { pwExprSize, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
-import { exprOf, exprSize, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
+import { exprOf, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
-import { addRecorded, classHasOp, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasAnyOp, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
@@ -72,7 +72,7 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
       const inner = mapIn(p.expr, (i) => (i === 0 ? $(0) : slot(p.extras[i - 1])));
       const expr = mapIn(outer, (j) => (children[j] === cls ? inner : slot(children[j])));
       const operands = new Set([egraph.find(m.children[0]), egraph.find(m.children[1]), ...extras]);
-      if (operands.size > maxInputs || exprSize(expr) > maxSize) continue;
+      if (operands.size > maxInputs || pwExprSize(expr) > maxSize) continue;
       const data = { transA: p.transA, transB: p.transB, expr };
       const rules = ['matmul-epilogue', ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, m)];
       built.push(addRecorded(egraph, irENode('matmulEpilogue', data, [m.children[0], m.children[1], ...extras]), rules));
@@ -88,7 +88,7 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
  * nodes on the GPT step (2.4 s of fusion) for no better plan.
  */
 function readsProduct(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
-  return isPrimaryExpr(exprOf(node)) && node.children.some((c) => PRODUCT_OPS.some((op) => classHasOp(egraph, c, op)));
+  return isPrimaryExpr(exprOf(node)) && node.children.some((c) => classHasAnyOp(egraph, c, PRODUCT_OPS));
 }
 
 /** The matmul epilogue rule (runs with the pointwise fusion rules: it reads the pointwise nodes they build). */

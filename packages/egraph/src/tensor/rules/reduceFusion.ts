@@ -6,13 +6,13 @@
 // Must not keep state outside the run's `RuleCtx`. Invariant: a fused node computes exactly its class's value.
 
 import type { PwExpr, ReduceOp } from '@neura/ir';
-import { pwArity, REDUCE_OPS, sameShape } from '@neura/ir';
+import { pwArity, pwExprSize, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
-import { exprOf, exprSize, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
+import { exprOf, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
-import { addRecorded, classHasOp, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasAnyOp, classHasOp, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const IDENTITY: PwExpr = { op: 'in', index: 0 };
@@ -73,7 +73,7 @@ function reduceEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
     if (!r) continue;
     seen.add(rn);
     const post = compose(f, r.attrs.post);
-    if (exprSize(post) > MAX_EPILOGUE_SIZE) continue;
+    if (pwExprSize(post) > MAX_EPILOGUE_SIZE) continue;
     const data = { ...r.attrs, post };
     out.push(addRecorded(egraph, irENode('pointwiseReduce', data, r.children), ['reduce-epilogue', ...rulesOf(egraph, src, rn)]));
   }
@@ -91,7 +91,7 @@ function pointwiseChild(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): b
  * step for the same plans).
  */
 function overReduction(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
-  return node.children.length === 1 && isPrimaryExpr(exprOf(node)) && REDUCTION_OPS.some((op) => classHasOp(egraph, node.children[0], op));
+  return node.children.length === 1 && isPrimaryExpr(exprOf(node)) && classHasAnyOp(egraph, node.children[0], REDUCTION_OPS);
 }
 
 const REDUCTION_OPS: readonly string[] = ['pointwiseReduce', ...REDUCE_OPS];

@@ -1,13 +1,13 @@
 // Sibling reductions: reductions of the same kind over the same prologue shape and axes that read a common
 // operand (a layer norm's dγ = Σ dY·x̂ and dβ = Σ dY; a bias gradient beside them) become one
 // `pointwiseReduceMulti` kernel that reads the shared operands once; each joins its class as a `pick` of the multi
-// node, which keeps a class of its own. Only split column reductions (`reduceSplit` = columns) are grouped: there
-// the kernel computes every member in the same two passes; on other paths it would run them one after another,
+// node, which keeps a class of its own. Only column reductions (ir's `columnsPath`: strips or split) are grouped:
+// there the kernel computes every member in the same pass or two; on other paths it would run them one after another,
 // which the cost model cannot see as slower. Members have no epilogue (see sameReduction). Must not choose: extraction decides (the kernel is paid once).
 // Invariants: every result is exactly a reduction already in its class; no member reads a class of the group.
 
 import type { PwExpr } from '@neura/ir';
-import { REDUCE_OPS, reduceSplit, sameShape } from '@neura/ir';
+import { columnsPath, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import { mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
@@ -50,14 +50,14 @@ function fewestOperands(egraph: EGraph<TensorInfo>, cls: Id, accept: (n: ENode, 
 }
 
 /**
- * For a split column reduction: per operand class `c` it reads, the reductions reading `c` (this one's class and
+ * For a column reduction (strips or split): per operand class `c` it reads, the reductions reading `c` (this one's class and
  * its siblings: the same reduction without epilogue), each class by its variant reading `c` with the fewest
  * operands, become one `pointwiseReduceMulti` over the union of their operands, within the binding limit. The
  * group depends on `c` and the reduction only (not on which variant triggered it), so each is built once.
  */
 function reduceMulti(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   const r = reductionOf(egraph, node);
-  if (!r || !isIdentity(r.post) || reduceSplit(r.shape, r.axes) !== 'columns' || info(egraph, eclass).dtype !== 'f32') return [];
+  if (!r || !isIdentity(r.post) || columnsPath(r.shape, r.axes) === undefined || info(egraph, eclass).dtype !== 'f32') return [];
   const find = (id: Id) => egraph.find(id);
   const C = find(eclass);
   // distinct operands plus one binding per result must fit the device's storage buffers (as a pointwise kernel's)

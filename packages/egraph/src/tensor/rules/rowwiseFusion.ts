@@ -10,7 +10,7 @@
 // Must not keep state outside the run's `RuleCtx`. Invariant: a fused node computes exactly its class's value.
 
 import type { OpAttrs, PwExpr, ReduceOp, Shape } from '@neura/ir';
-import { broadcastShapes, REDUCE_OPS, sameShape } from '@neura/ir';
+import { broadcastShapes, pwExprSize, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import { exprOf, exprSize } from '../pointwiseFusion.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
@@ -132,7 +132,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
     if (exact !== undefined) return at(exact);
     const raw = statIndex.get(`${base}|${IDENTITY_KEY}`);
     if (raw !== undefined) return mapIn(post, () => at(raw));
-    if (stats.length >= MAX_STATS || exprSize(expr) > maxSize) return undefined;
+    if (stats.length >= MAX_STATS || pwExprSize(expr) > maxSize) return undefined;
     const k = stats.push({ expr, reduce, post }) - 1;
     statIndex.set(key, k);
     statLog.push(key);
@@ -191,7 +191,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
       const m = mark();
       let e = inlineRowwise(id);
       visiting.delete(id);
-      if (e && (operands.length > maxInputs || exprSize(e) > maxSize)) e = undefined;
+      if (e && (operands.length > maxInputs || pwExprSize(e) > maxSize)) e = undefined;
       if (!e) {
         undo(m);
         memo.cut.add(id);
@@ -241,10 +241,10 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   const n = operands.length;
   const renumber = (e: PwExpr) => mapIn(e, (i) => (i >= STAT_BASE ? $(n + i - STAT_BASE) : $(i)));
   const expr = renumber(mapIn(exprOf(node), (i) => kids[i]));
-  if (exprSize(expr) > maxSize) return undefined;
+  if (pwExprSize(expr) > maxSize) return undefined;
   const attrs = { expr, stats: stats.map((s) => ({ ...s, expr: renumber(s.expr) })) };
   if (!sameShape(broadcastShapes(...operands.map((o) => info(egraph, o).shape)) ?? [], S)) return undefined;
-  return { attrs, operands, rules, size: exprSize(expr) + attrs.stats.reduce((s, st) => s + exprSize(st.expr) + exprSize(st.post), 0) };
+  return { attrs, operands, rules, size: pwExprSize(expr) + attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + pwExprSize(st.post), 0) };
 }
 
 /** What resolving the variants of one class shares: its classes' row reductions, and its row-local producers. */

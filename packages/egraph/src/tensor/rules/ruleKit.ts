@@ -78,28 +78,60 @@ function childVars(arity: number): string[] {
   return CHILD_VARS[arity] ?? Array.from({ length: arity }, (_, i) => `?c${i}`);
 }
 
-/** The classes changed since an epoch and their parents, kept for the rules searching the same e-graph after it. */
-interface ChangedSet {
+/**
+ * The nodes of the classes changed since an epoch and of their parents' classes, in scan order (class by class,
+ * each class's nodes in order), with the entry numbers of each op: what every node rule scanning at that epoch
+ * reads, built once per search phase instead of once per rule.
+ */
+interface CandidateScan {
   readonly key: string;
-  readonly ids: ReadonlySet<Id>;
+  /** Class of each entry (canonical). */
+  readonly classes: readonly Id[];
+  /** Node of each entry. */
+  readonly nodes: readonly ENode[];
+  /** Entry numbers of each op, ascending. */
+  readonly byOp: ReadonlyMap<string, readonly number[]>;
 }
 
 /**
- * Classes changed since `since` and the classes of their parents. Every node rule of a pass scanned at the same
- * epoch asks for the same set while the e-graph stands still (searches run before applies): it is built once.
+ * Classes changed since `since` and the classes of their parents, scanned. Every node rule of a pass scanned at
+ * the same epoch asks for the same scan while the e-graph stands still (searches run before applies): it is built once.
  */
-function changedWithParents(egraph: EGraph<TensorInfo>, since: number): ReadonlySet<Id> {
+function candidateScan(egraph: EGraph<TensorInfo>, since: number): CandidateScan {
   const ctx = ctxOf(egraph);
   const key = `${since}|${egraph.epoch}|${egraph.totalNodes}|${egraph.numClasses}`;
-  const last = ctx.of<{ set?: ChangedSet }>('nodeRule:changed', () => ({}));
-  if (last.set?.key === key) return last.set.ids;
+  const last = ctx.of<{ scan?: CandidateScan }>('nodeRule:changed', () => ({}));
+  if (last.scan?.key === key) return last.scan;
   const ids = new Set<Id>();
   for (const id of egraph.changedSince(since)) {
     ids.add(id);
     for (const [, p] of egraph.eclass(id).parents) ids.add(egraph.find(p));
   }
-  last.set = { key, ids };
-  return ids;
+  const classes: Id[] = [];
+  const nodes: ENode[] = [];
+  const byOp = new Map<string, number[]>();
+  for (const id of ids) {
+    for (const n of egraph.eclass(id).nodes) {
+      const k = nodes.push(n) - 1;
+      classes.push(id);
+      const list = byOp.get(n.op);
+      if (list) list.push(k);
+      else byOp.set(n.op, [k]);
+    }
+  }
+  last.scan = { key, classes, nodes, byOp };
+  return last.scan;
+}
+
+/** The scan's entries of any of `ops`, in scan order. */
+function entriesOf(scan: CandidateScan, ops: readonly string[]): readonly number[] {
+  const lists: (readonly number[])[] = [];
+  for (const op of ops) {
+    const l = scan.byOp.get(op);
+    if (l) lists.push(l);
+  }
+  if (lists.length <= 1) return lists[0] ?? [];
+  return Int32Array.from(lists.flat()).sort() as unknown as readonly number[];
 }
 
 /** Options of `nodeRule`. */
@@ -150,6 +182,13 @@ export function classHasOp(egraph: EGraph<TensorInfo>, cls: Id, op: string): boo
   return classOps(egraph, cls).has(op);
 }
 
+/** Whether class `cls` holds a node of any of `ops`. */
+export function classHasAnyOp(egraph: EGraph<TensorInfo>, cls: Id, ops: readonly string[]): boolean {
+  const set = classOps(egraph, cls);
+  for (const op of ops) if (set.has(op)) return true;
+  return false;
+}
+
 /**
  * A rule over every e-node of the given ops: `apply` sees the matched node (attributes included) and the
  * run's rule state, and returns the classes to union with its class. Children are bound as `?c0`, `?c1`, ...
@@ -179,25 +218,53 @@ export function nodeRule(
       // can hold a node with a new signature
       const since = st.scanned;
       const epoch = egraph.epoch;
-      const candidates: Iterable<Id> = since === undefined ? ops.flatMap((op) => egraph.classesWithOp(op)) : changedWithParents(egraph, since);
-      const seen = new Set<Id>();
-      for (const id of candidates) {
-        if (seen.has(id)) continue;
-        seen.add(id);
-        if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
-        const substs: Subst[] = [];
-        for (const n of egraph.eclass(id).nodes) {
-          if (!opSet.has(n.op)) continue;
-          const applied = st.applied.get(n); // signatures are hashed only for nodes applied before
-          if ((applied !== undefined && applied === nodeSignature(egraph, id, n)) || (guard && !guard(egraph, id, n))) continue;
-          const s = Subst.fromArrays(childVars(n.children.length), n.children);
-          st.nodes.set(s, n);
-          substs.push(s);
+      // a node needs matching unless it was applied with its current signature (hashed only for those) or fails the guard
+      const wanted = (id: Id, n: ENode): boolean => {
+        const applied = st.applied.get(n);
+        return !((applied !== undefined && applied === nodeSignature(egraph, id, n)) || (guard && !guard(egraph, id, n)));
+      };
+      const match = (n: ENode): Subst => {
+        const s = Subst.fromArrays(childVars(n.children.length), n.children);
+        st.nodes.set(s, n);
+        return s;
+      };
+      if (since === undefined) {
+        const seen = new Set<Id>();
+        for (const id of ops.flatMap((op) => egraph.classesWithOp(op))) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+          if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
+          const substs: Subst[] = [];
+          for (const n of egraph.eclass(id).nodes) if (opSet.has(n.op) && wanted(id, n)) substs.push(match(n));
+          if (substs.length) {
+            out.push({ eclass: id, substs });
+            budget -= substs.length;
+          }
+        }
+      } else {
+        const scan = candidateScan(egraph, since);
+        let cur = -1;
+        let substs: Subst[] = [];
+        for (const k of entriesOf(scan, ops)) {
+          const id = scan.classes[k];
+          if (id !== cur) {
+            if (substs.length) {
+              out.push({ eclass: cur, substs });
+              budget -= substs.length;
+              substs = [];
+            }
+            if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
+            cur = id;
+          }
+          const n = scan.nodes[k];
+          if (wanted(id, n)) substs.push(match(n));
         }
         if (substs.length) {
-          out.push({ eclass: id, substs });
+          out.push({ eclass: cur, substs });
           budget -= substs.length;
         }
+        // as a class-by-class scan would: out of budget with classes still to visit leaves the scan incomplete
+        if (budget <= 0 && cur !== scan.classes[scan.classes.length - 1]) return out;
       }
       st.scanned = epoch;
       return out;

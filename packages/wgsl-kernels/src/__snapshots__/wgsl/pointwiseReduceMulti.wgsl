@@ -47,46 +47,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   part[(8u + o4) * 3u + p] = acc1;
 }
 
-// ---- pointwiseReduceMulti[70x8->8x2]:combine0: workgroup [4,1,1] grid [8,1,1] bindings scratch0:read:f32 output0:read_write:f32
+// ---- pointwiseReduceMulti[70x8->8x2]:combine: workgroup [4,1,1] grid [16,1,1] bindings scratch0:read:f32 output0:read_write:f32 output1:read_write:f32
 // neura kernel: pointwiseReduceMulti [70, 8]:f32, [70, 8]:f32 -> [8]:f32
-// columns, pass 2: a workgroup per output of reduction 0 reduces its 3 contiguous partials (tree in shared memory)
+// columns, pass 2 of 2: a workgroup per output of each of 2 reductions reduces its 3 contiguous partials (tree in shared memory)
 @group(0) @binding(0) var<storage, read> part: array<f32>;
 @group(0) @binding(1) var<storage, read_write> y0: array<f32>;
+@group(0) @binding(2) var<storage, read_write> y1: array<f32>;
 
-const ROWS = 8u;
-var<workgroup> red: array<f32, 4>;
-
-fn wg_sum(v: f32, lid: u32) -> f32 {
-  red[lid] = v;
-  workgroupBarrier();
-  for (var s = 2u; s > 0u; s = s >> 1u) {
-    if (lid < s) { red[lid] = red[lid] + red[lid + s]; }
-    workgroupBarrier();
-  }
-  let r = red[0];
-  workgroupBarrier();
-  return r;
-}
-
-@compute @workgroup_size(4)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let w = wid.x;
-  if (w >= ROWS) { return; }
-  let base = w * 3u;
-  let end = base + 3u;
-  var acc = 0.0;
-  for (var j = base + lid; j < end; j = j + 4u) { acc = acc + part[j]; }
-  let total = wg_sum(acc, lid);
-  if (lid == 0u) { y0[w] = total; }
-}
-
-// ---- pointwiseReduceMulti[70x8->8x2]:combine1: workgroup [4,1,1] grid [8,1,1] bindings scratch0:read:f32 output1:read_write:f32
-// neura kernel: pointwiseReduceMulti [70, 8]:f32, [70, 8]:f32 -> [8]:f32
-// columns, pass 2: a workgroup per output of reduction 1 reduces its 3 contiguous partials (tree in shared memory)
-@group(0) @binding(0) var<storage, read> part: array<f32>;
-@group(0) @binding(1) var<storage, read_write> y1: array<f32>;
-
-const ROWS = 8u;
+const ROWS = 16u;
 fn epilogue1(v: f32) -> f32 {
   let t0 = (-v);
   return t0;
@@ -112,8 +80,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let base = w * 3u;
   let end = base + 3u;
   var acc = 0.0;
-  for (var j = base + lid; j < end; j = j + 4u) { acc = acc + part[24u + j]; }
+  for (var j = base + lid; j < end; j = j + 4u) { acc = acc + part[j]; }
   let total = wg_sum(acc, lid);
-  if (lid == 0u) { y1[w] = epilogue1(total); }
+  if (lid == 0u) {
+    let j = w / 8u;
+    let o = w % 8u;
+    if (j == 0u) { y0[o] = total; }
+    if (j == 1u) { y1[o] = epilogue1(total); }
+  }
 }
 
