@@ -1,13 +1,14 @@
 // `npx tsx --conditions=@neura/source src/tune.ts [--only gpt-6x384-ctx256-b64-adamw,...] [--squares 1024,2048]
-// [--repeats 5] [--clock gpu|wall] [--cache DIR] [--json FILE] [--compare] [--budget-s S]`: the per-shape matmul autotuner on
-// the matmul shapes of GPT training steps (after the e-graph's choices) and of square n x n x n products. Per shape
-// the default (the shipped heuristic), every fitting candidate (each checked) and the winner are timed on this
-// adapter and printed: default ms, winner ms, speedup. --json writes the adapter (key and info) and every shape's
-// figures after each shape (a run cut short still leaves its table). --compare then times the first GPT workload's
-// synced step with the heuristic and with the tuned table (the shipped table is off in both). --budget-s: shapes left when it has passed are skipped
-// (listed). --table FILE: no tuning, compare with FILE's `tuning` (a --json output). The comparison alternates
-// rounds of synced steps of the two sessions (--rounds, 5 steps each), so a machine's drifting load hits both. With --cache the choices are kept per adapter under DIR.
-// Measures; asserts nothing.
+// [--repeats 5] [--warmup-ms 30] [--clock gpu|wall] [--cache DIR] [--json FILE] [--compare] [--rounds 6]
+// [--budget-s S] [--table FILE]`: the per-shape matmul autotuner on the matmul shapes of GPT training steps (after
+// the e-graph's choices) and of square n x n x n products. Per shape the default (the heuristic), every fitting
+// candidate (each checked, each run --warmup-ms before timing) and the winner are timed on this adapter and printed:
+// default ms, winner ms, speedup. --json writes the adapter (key and info) and every shape's figures after each shape
+// (a run cut short still leaves its table). --budget-s: shapes left when it has passed are skipped (listed).
+// --compare then times the first GPT workload's step with the heuristic and with the tuned table (the shipped table
+// off in both) in alternating rounds of 5 synced steps (--rounds), so a machine's drifting load hits both.
+// --table FILE: no tuning, compare with FILE's `tuning` (a --json output). --cache DIR keeps choices per adapter.
+// The device is created with exact (unquantized) timestamps. Measures; asserts nothing.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { compileTraining, GPT } from '@neura/nn';
@@ -31,6 +32,7 @@ const { values: args } = parseArgs({
     'budget-s': { type: 'string' },
     table: { type: 'string' },
     rounds: { type: 'string', default: '6' },
+    'warmup-ms': { type: 'string', default: '30' },
   },
 });
 const device = await createDevice({ dawnOptions: ['disable-dawn-features=timestamp_quantization'] }); // exact GPU timestamps
@@ -83,7 +85,7 @@ for (const { shape, from } of shapes.values()) {
     skipped.push(matmulShapeKey(shape));
     continue;
   }
-  const r = await tuneMatmul(device, [shape], { repeats: Number(args.repeats), ...(clock ? { clock } : {}), ...(cache ? { cache } : {}) });
+  const r = await tuneMatmul(device, [shape], { repeats: Number(args.repeats), warmupMs: Number(args['warmup-ms']), ...(clock ? { clock } : {}), ...(cache ? { cache } : {}) });
   usedClock = r.clock;
   const s = r.shapes[0];
   const def = s.timings.find((t) => t.name === 'default');

@@ -261,10 +261,11 @@ const SAMPLES: Record<string, Sample> = {
     prefer: ['pointwiseReduce'],
   },
   'reduce-multi': {
-    // a layer norm's dβ = Σ dY and dγ = Σ dY·x̂ over enough rows to split (columns path), a third sibling with a
-    // prologue of its own, and a row sum of dY (not a column reduction: left alone)
+    // a layer norm's dβ = Σ dY and dγ = Σ dY·x̂ over enough rows for ir's columnsPath (few columns: split; at
+    // least 32 strips' worth: strips), a third sibling with a prologue of its own, and a row sum of dY (not a
+    // column reduction: left alone)
     build: (g, r) => {
-      const shape = [64 + Math.floor(r() * 8), dim(r)];
+      const shape = [64 + Math.floor(r() * 8), r() < 0.5 ? dim(r) : 256 + Math.floor(r() * 9)];
       const dy = g.input('dy', shape);
       const xh = g.input('xh', shape);
       return [g.sum(dy, [0]), g.sum(g.mul(dy, xh), [0]), g.sum(g.mul(dy, g.exp(xh)), [0]), g.sum(dy, [1])];

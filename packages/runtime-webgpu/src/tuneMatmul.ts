@@ -32,6 +32,11 @@ export interface TuneMatmulOptions {
   readonly atol?: number;
   /** `gpu`: timestamp queries (default where the adapter offers them and is hardware); `wall`: wall clock per submitted step. */
   readonly clock?: 'gpu' | 'wall';
+  /**
+   * Before timing a candidate, keep running it for this many ms (default 0): a GPU's clocks follow its recent load,
+   * and isolated one-matmul steps otherwise run slower than inside a training step (H200: ~5×).
+   */
+  readonly warmupMs?: number;
   /** The fraction by which a candidate must beat the default to be chosen (default 0.03). */
   readonly minGain?: number;
   /** Where warnings go (ignored cache entries, quantized timestamps); default console.warn. */
@@ -153,6 +158,10 @@ export async function tuneMatmul(device: NeuraDevice, shapes: readonly MatmulSha
         if (bad) {
           timings.push({ name, msPerStep: Number.NaN, ok: false, why: `wrong result: ${bad}` });
           continue;
+        }
+        for (const t0 = performance.now(); performance.now() - t0 < (opts.warmupMs ?? 0); ) {
+          await session.step(feeds);
+          await session.sync();
         }
         let ms: number;
         if (clock === 'gpu') {

@@ -226,7 +226,7 @@ export function egraphToGraph(
 }
 
 /** The passes selected by the options, each with its rules. */
-export function selectPasses(options: OptimizeOptions): { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[] {
+function selectPasses(options: OptimizeOptions): { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[] {
   const without = new Set(options.withoutRules ?? []);
   for (const name of without)
     if (!allRules.some((r) => r.name === name)) throw new RuleError(`optimize: withoutRules names '${name}', which is not a rule (${allRules.map((r) => r.name).join(', ')})`);
@@ -241,7 +241,7 @@ export function selectPasses(options: OptimizeOptions): { name: string; rules: r
  * extracted without them: offered from the start they steer the greedy phase to a worse local optimum elsewhere
  * (GPT 6x384: 408 dispatches instead of 351 before any sibling is grouped).
  */
-export function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, roots: readonly Id[], opts: DagExtractorOptions): DagExtraction {
+function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, roots: readonly Id[], opts: DagExtractorOptions): DagExtraction {
   const multis = egraph.classesWithOp('pointwiseReduceMulti');
   if (multis.length === 0) return new DagExtractor(egraph, cost, opts).extract(roots);
   const late = new Set(multis.map((id) => egraph.find(id)));
@@ -270,7 +270,7 @@ export interface PassReport {
  * Runs the passes in order over one e-graph, sharing the totals (iterations, e-nodes, and the opt-in time cap); a
  * pass with no budget left stops at once with the limit that ran out.
  */
-export function runPasses(
+function runPasses(
   loaded: LoadedGraph,
   passes: readonly { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[],
   options: OptimizeOptions,

@@ -280,6 +280,12 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
   return out;
 }
 
+/** Guard: a consumer `pointwise-inline` inlines into (its expression never changes: a node failing it never matches). */
+function smallConsumer(_egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
+  const e = exprOf(node);
+  return isPrimaryExpr(e) || exprSize(e) <= INLINE_ONE_MAX_CONSUMER;
+}
+
 /** A pointwise input that is an `expand` is read broadcast instead (the kernel broadcasts its inputs). */
 function absorbExpand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
   const out: Id[] = [];
@@ -310,6 +316,6 @@ export const fusionRules: readonly TensorRewrite[] = [
   trw('softmax-cross-entropy-sum', '(nll[reduction=sum] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=sum] ?x ?labels)'),
   nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise),
   nodeRule('pointwise-merge', ['pointwise'], mergePointwise),
-  nodeRule('pointwise-inline', ['pointwise'], inlineOne),
+  nodeRule('pointwise-inline', ['pointwise'], inlineOne, { guard: smallConsumer }),
   nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand') }),
 ];
