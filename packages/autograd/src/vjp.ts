@@ -258,6 +258,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   attentionGrad: secondOrder,
   attentionWithLse: fusedOnly,
   attentionGradKV: fusedOnly,
+  attentionGradQKV: fusedOnly,
   conv2d: rule(({ graph: G, g, inputs: [x, w], node, needs }) => [
     needs[0] ? G.node('conv2dGradInput', [g, w], { ...node.attrs, inputSize: [x.shape[2], x.shape[3]] }) : undefined,
     needs[1] ? G.node('conv2dGradWeight', [x, g], { ...node.attrs, kernelSize: [w.shape[2], w.shape[3]] }) : undefined,

@@ -59,6 +59,38 @@ describe('OptimizeReport attention lines', () => {
     expect(k0?.rules).toEqual(expect.arrayContaining(['attention-seq-major', 'attention-lse']));
     expect(report.format()).toMatch(/attentionWithLse \[2, 5, 3, 8\] 3 in seq-major .*← .*attention-seq-major/);
   });
+
+  it('lists attention reading q, k, v as head windows of a fused projection, with no slice left', () => {
+    const g = new Graph();
+    const [b, t, h, d] = [2, 5, 3, 8];
+    const heads = (x: ReturnType<Graph['input']>) => g.transpose(g.reshape(x, [b, t, h, d]), [0, 2, 1, 3]);
+    const [q, k, v] = g.split(g.input('qkv', [b * t, 3 * h * d]), 3, -1).map(heads);
+    const attrs = { causal: true, scale: 0.5 };
+    g.output('o', g.transpose(g.attention(q, k, v, attrs), [0, 2, 1, 3]));
+    g.output('lse', g.node('attentionLse', [q, k], attrs));
+    const { report, graph } = optimize(g);
+    expect(graph.live().filter((id) => graph.nodes[id].op === 'slice')).toEqual([]);
+    const k0 = report.kernels.find((x) => x.op === 'attentionWithLse');
+    expect(k0?.expr).toMatch(/head windows at \[0, 3, 6\]/);
+    expect(k0?.rules).toEqual(expect.arrayContaining(['attention-head-window', 'attention-seq-major', 'attention-lse']));
+  });
+
+  it('lists the gradients of a fused projection written into one result, with no concat or slice left', () => {
+    const g = new Graph();
+    const [b, t, h, d] = [2, 5, 3, 8];
+    const heads = (x: ReturnType<Graph['input']>) => g.transpose(g.reshape(x, [b, t, h, d]), [0, 2, 1, 3]);
+    const [q, k, v] = g.split(g.input('qkv', [b * t, 3 * h * d]), 3, -1).map(heads);
+    const attrs = { causal: true, scale: 0.5 };
+    const [dO, delta] = [heads(g.input('dO', [b * t, h * d])), g.transpose(g.input('delta', [b, t, h]), [0, 2, 1])];
+    const lse = g.node('attentionLse', [q, k], attrs);
+    const rows = (x: ReturnType<Graph['input']>) => g.reshape(g.transpose(x, [0, 2, 1, 3]), [b * t, h * d]);
+    g.output('dqkv', g.concat((['q', 'k', 'v'] as const).map((wrt) => rows(g.node('attentionGrad', [q, k, v, dO, lse, delta], { ...attrs, wrt }))), 1));
+    const { report, graph } = optimize(g);
+    expect(graph.live().filter((id) => graph.nodes[id].op === 'concat' || graph.nodes[id].op === 'slice')).toEqual([]);
+    const k0 = report.kernels.find((x) => x.op === 'attentionGradQKV');
+    expect(k0?.expr).toMatch(/dq, dk, dv written into one \[\.\.\., T, 3H, D\] \(concat folded\).*head windows at \[0, 3, 6\]/);
+    expect(k0?.rules).toEqual(expect.arrayContaining(['attention-grad-qkv', 'attention-seq-major']));
+  });
 });
 
 describe('TensorAnalysis', () => {

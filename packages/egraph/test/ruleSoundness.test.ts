@@ -402,6 +402,58 @@ const SAMPLES: Record<string, Sample> = {
       return [...grads, kv, g.node('pick', [kv], { index: 1 }), other, odd];
     },
   },
+  'attention-head-window': {
+    // seq-major attention ops reading q, k, v split from one fused projection (column slices of [B·T, 3·H·D]) and
+    // from head slices of [B, T, W, D] (ragged, causal), every op of the family; a slice that is not head-aligned
+    // must stay a slice
+    build: (g, r) => {
+      const [b, t, h, d] = [2, dim(r) + 1, dim(r), 4 * (1 + Math.floor(r() * 2))];
+      const heads = (x: Tensor) => g.reshape(x, [b, t, h, d]);
+      const [q, k, v] = g.split(g.input('qkv', [b * t, 3 * h * d]), 3, -1).map(heads);
+      const wide = g.input('wide', [b, t, 2 * h + 1, d]);
+      const [q2, k2] = [g.slice(wide, [0, 0, 0, 0], [b, t, h, d]), g.slice(wide, [0, 0, h + 1, 0], [b, t, 2 * h + 1, d])];
+      const odd = heads(g.slice(g.input('odd', [b * t, h * d + 2]), [0, 2], [b * t, h * d + 2]));
+      const rows = (name: string) => g.input(name, [b, t, h]);
+      const [dO, lse, delta] = [g.input('dO', [b, t, h, d]), rows('lse'), rows('delta')];
+      const attrs = { causal: true, scale: 0.7, seqMajor: true };
+      const grad = (wrt: 'q' | 'k' | 'v') => g.node('attentionGrad', [q, k, v, dO, lse, delta], { ...attrs, wrt });
+      const kv = g.node('attentionGradKV', [q, k, v, dO, lse, dO], { ...attrs, deltaFromOut: true });
+      const withLse = g.node('attentionWithLse', [q2, k2, v], attrs);
+      return [
+        g.node('attention', [q, k, v], attrs),
+        g.node('attentionLse', [q2, k2], attrs),
+        grad('q'),
+        grad('k'),
+        grad('v'),
+        kv,
+        g.node('pick', [kv], { index: 1 }),
+        withLse,
+        g.node('pick', [withLse], { index: 1 }),
+        g.node('attention', [odd, k, odd], attrs),
+      ];
+    },
+  },
+  'attention-grad-qkv': {
+    // dq, dk, dv of one seq-major attention (causal, Δ from the output; one reading head windows of a fused tensor)
+    // as rows, joined along the last axis; a join in another order, or of gradients of two attentions, stays a concat
+    build: (g, r) => {
+      const [b, t, h, d] = [2, dim(r) + 1, dim(r), 4 * (1 + Math.floor(r() * 2))];
+      const [q, k, v, dO, q2] = ['q', 'k', 'v', 'dO', 'q2'].map((n) => g.input(n, [b, t, h, d]));
+      const [lse, wide] = [g.input('lse', [b, t, h]), g.input('qkv', [b, t, 3 * h, d])];
+      const rows = (x: Tensor) => g.reshape(x, [b * t, h * d]);
+      const attrs = { causal: true, scale: 0.7, seqMajor: true, deltaFromOut: true };
+      const grad = (ops: Tensor[], a: object, wrt: 'q' | 'k' | 'v') => rows(g.node('attentionGrad', [...ops, dO, lse, dO], { ...a, wrt } as never));
+      const join = (ops: Tensor[], a: object, order: readonly ('q' | 'k' | 'v')[] = ['q', 'k', 'v']) => g.concat(order.map((wrt) => grad(ops, a, wrt)), 1);
+      const window = { heads: h, offsets: [0, h, 2 * h] };
+      return [
+        join([q, k, v], attrs),
+        join([wide, wide, wide], { ...attrs, window }),
+        join([q, k, v], { ...attrs, causal: false }, ['k', 'q', 'v']),
+        g.concat([grad([q2, k, v], attrs, 'q'), grad([q, k, v], attrs, 'k'), grad([q, k, v], attrs, 'v')], 1),
+      ];
+    },
+    prefer: ['attentionGradQKV'],
+  },
   'pointwise-expand': {
     build: (g, r) => {
       const x = mat(g, 'x', r);

@@ -52,6 +52,8 @@ export {
 } from './opFacts.js';
 export {
   type Activation,
+  type AttentionAttrs,
+  type AttentionWindow,
   type Conv2dAttrs,
   type CustomParams,
   type Init,

@@ -4,7 +4,7 @@
 import type { DType } from './dtype.js';
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
 import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferPool } from './inferConv.js';
-import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionGradKV, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
+import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionGradKV, inferAttentionGradQKV, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
 import { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
@@ -191,6 +191,7 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   attentionLse: inferAttentionLse,
   attentionWithLse: inferAttentionWithLse,
   attentionGradKV: inferAttentionGradKV,
+  attentionGradQKV: inferAttentionGradQKV,
   attentionGrad: inferAttentionGrad,
   rope: inferRope,
   dropout: inferDropout,

@@ -3,7 +3,7 @@
 // operands' shapes.
 
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
-import type { OpAttrs } from './ops.js';
+import type { AttentionAttrs, OpAttrs } from './ops.js';
 import { fmtShape, sameShape } from './shape.js';
 
 /** Axes −3 and −2 swapped (a seq-major operand seen heads-major, or back). */
@@ -27,23 +27,44 @@ const attentionType = (op: string, ins: readonly TensorType[], seqMajor?: boolea
   return { shape: [...lead, q.shape[r - 2], v.shape[r - 1]], dtype: 'f32' };
 };
 
+/**
+ * The operands as the op reads them: with head windows (`AttentionAttrs.window`), q, k and v (the first `n`) cut to
+ * their windows' heads; the rest as given. Checks the window against each operand's heads.
+ */
+export function windowedTypes(op: string, ins: readonly TensorType[], a: AttentionAttrs, n: number): TensorType[] {
+  const w = a.window;
+  if (!w) return [...ins];
+  if (!a.seqMajor) fail(op, 'head windows (window) need the seq-major layout (seqMajor)', ins);
+  if (!(Number.isInteger(w.heads) && w.heads > 0) || w.offsets.length !== 3)
+    fail(op, `window must have heads ≥ 1 and three offsets (q, k, v), got heads ${w.heads}, offsets [${w.offsets.join(', ')}]`, ins);
+  return ins.map((t, i) => {
+    if (i >= n) return t;
+    const s = t.shape;
+    const [r, off] = [s.length, w.offsets[i]];
+    if (r < 3 || !Number.isInteger(off) || off < 0 || off + w.heads > s[r - 2])
+      fail(op, `operand ${'qkv'[i]} ${fmtShape(s)}: head window [${off}, ${off + w.heads}) is outside its heads (axis −2)`, ins);
+    return { ...t, shape: [...s.slice(0, -2), w.heads, s[r - 1]] };
+  });
+}
+
 /** attention: q, k, v → [..., Tq, Dv]. */
 export const inferAttention: Rule<OpAttrs['attention']> = (ins, a) => {
   arity('attention', ins, 3);
-  return attentionType('attention', ins, a.seqMajor);
+  return attentionType('attention', windowedTypes('attention', ins, a, 3), a.seqMajor);
 };
 
 /** attentionLse: q, k → [..., Tq]. */
 export const inferAttentionLse: Rule<OpAttrs['attentionLse']> = (ins, a) => {
   arity('attentionLse', ins, 2);
-  const [q, k] = ins;
+  const [q, k] = windowedTypes('attentionLse', ins, a, 2);
   attentionType('attentionLse', [q, k, k], a.seqMajor);
   return { shape: q.shape.slice(0, -1), dtype: 'f32' };
 };
 
 /** attentionGrad: q, k, v, dOut, lse, delta → the gradient of one operand. */
-export const inferAttentionGrad: Rule<OpAttrs['attentionGrad']> = (ins, a) => {
-  arity('attentionGrad', ins, 6);
+export const inferAttentionGrad: Rule<OpAttrs['attentionGrad']> = (given, a) => {
+  arity('attentionGrad', given, 6);
+  const ins = windowedTypes('attentionGrad', given, a, 3);
   const o = attentionType('attentionGrad', ins, a.seqMajor);
   if (!sameShape(ins[3].shape, o.shape)) fail('attentionGrad', `dOut must be ${fmtShape(o.shape)}, got ${fmtShape(ins[3].shape)}`, ins);
   const rows = o.shape.slice(0, -1);
@@ -59,14 +80,27 @@ export const inferAttentionGrad: Rule<OpAttrs['attentionGrad']> = (ins, a) => {
 /** attentionWithLse: q, k, v → attention's output [..., Tq, Dv] (result 1, the log-sum-exp, is [..., Tq]). */
 export const inferAttentionWithLse: Rule<OpAttrs['attentionWithLse']> = (ins, a) => {
   arity('attentionWithLse', ins, 3);
-  return attentionType('attentionWithLse', ins, a.seqMajor);
+  return attentionType('attentionWithLse', windowedTypes('attentionWithLse', ins, a, 3), a.seqMajor);
 };
 
 /** attentionGradKV: attentionGrad's operands, v shaped as k → dk (result 1, dv, has the same type). */
 export const inferAttentionGradKV: Rule<OpAttrs['attentionGradKV']> = (ins, a) => {
   arity('attentionGradKV', ins, 6);
-  if (!sameShape(ins[1].shape, ins[2].shape)) fail('attentionGradKV', `v must be shaped as k (its two results share a type): k ${fmtShape(ins[1].shape)}, v ${fmtShape(ins[2].shape)}`, ins);
+  const [, k, v] = windowedTypes('attentionGradKV', ins, a, 3);
+  if (!sameShape(k.shape, v.shape)) fail('attentionGradKV', `v must be shaped as k (its two results share a type): k ${fmtShape(k.shape)}, v ${fmtShape(v.shape)}`, ins);
   return inferAttentionGrad(ins, { ...a, wrt: 'k' });
+};
+
+/** attentionGradQKV: attentionGrad's operands, seq-major, q, k and v of one shape → [..., T, 3H, D] (dq, dk, dv along the heads). */
+export const inferAttentionGradQKV: Rule<OpAttrs['attentionGradQKV']> = (ins, a) => {
+  arity('attentionGradQKV', ins, 6);
+  if (!a.seqMajor) fail('attentionGradQKV', 'needs the seq-major layout (seqMajor): its result joins dq, dk and dv along the head axis', ins);
+  const [q, k, v] = windowedTypes('attentionGradQKV', ins, a, 3);
+  if (!sameShape(q.shape, k.shape) || !sameShape(k.shape, v.shape))
+    fail('attentionGradQKV', `q, k and v must have one shape (their gradients join along the heads): q ${fmtShape(q.shape)}, k ${fmtShape(k.shape)}, v ${fmtShape(v.shape)}`, ins);
+  const dq = inferAttentionGrad(ins, { ...a, wrt: 'q' });
+  const r = dq.shape.length;
+  return { ...dq, shape: [...dq.shape.slice(0, -2), 3 * dq.shape[r - 2], dq.shape[r - 1]] };
 };
 
 /** rope: same shape, even last axis. */

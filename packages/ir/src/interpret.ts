@@ -15,7 +15,7 @@ import {
   interpretMaxPool2d,
   interpretMaxPool2dGrad,
 } from './interpretConv.js';
-import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, interpretAttentionGradKV, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
+import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, interpretAttentionGradKV, interpretAttentionGradQKV, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpKind, ReduceOp, RowStat } from './ops.js';
@@ -358,6 +358,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   attentionGrad: interpretAttentionGrad,
   attentionWithLse: (node, ins, ctx) => interpretAttentionWithLse(node, node.attrs, ins, 0, ctx),
   attentionGradKV: (node, ins, ctx) => interpretAttentionGradKV(node, node.attrs, ins, 0, ctx),
+  attentionGradQKV: interpretAttentionGradQKV,
   rope: interpretRope,
   dropout: interpretDropout,
   conv2d: interpretConv2d,

@@ -3,6 +3,7 @@
 // function of (seed, offset, flat index) so that GPU kernels reproduce it bit for bit.
 
 import type { Node } from './graph.js';
+import type { AttentionWindow } from './ops.js';
 import { alloc, type Ctx, out } from './interpretCore.js';
 import { numel } from './shape.js';
 import type { TensorValue } from './tensorValue.js';
@@ -112,6 +113,22 @@ function swapAxes(data: ArrayLike<number>, shape: readonly number[], ax: number)
   return { data: res, shape: sw };
 }
 
+/** Heads [off, off + heads) of a seq-major [..., T, W, D] tensor: [..., T, heads, D]. */
+function headWindow(t: TensorValue, heads: number, off: number): TensorValue {
+  const s = t.shape;
+  const [w, d] = [s[s.length - 2], s[s.length - 1]];
+  const rows = numel(s.slice(0, -2));
+  const data = new Float64Array(rows * heads * d);
+  for (let r = 0; r < rows; r++) for (let e = 0; e < heads * d; e++) data[r * heads * d + e] = t.data[(r * w + off) * d + e];
+  return { ...t, shape: [...s.slice(0, -2), heads, d], data } as TensorValue;
+}
+
+/** The operands as the op reads them: q, k, v (the first three) cut to their head windows, if the op has them. */
+function windowed(ins: readonly TensorValue[], a: Attrs): TensorValue[] {
+  const w = a.window;
+  return w ? ins.map((t, i) => (i < 3 ? headWindow(t, w.heads, w.offsets[i]) : t)) : [...ins];
+}
+
 /** The operands heads-major: q, k, v, dOut swap axes −3/−2, lse and delta (rank one less) −2/−1. */
 function headsMajor(ins: readonly TensorValue[], seqMajor: boolean | undefined): TensorValue[] {
   if (!seqMajor) return [...ins];
@@ -120,7 +137,7 @@ function headsMajor(ins: readonly TensorValue[], seqMajor: boolean | undefined):
 }
 
 /** A heads-major result in `node`'s layout: swapped back at axes `ax`, `ax + 1` (−3 for a tensor, −2 for lse). */
-function inLayout(node: Node, res: Float64Array, seqMajor: boolean | undefined, ax: -3 | -2): Float64Array {
+function inLayout(node: Node | { readonly shape: readonly number[] }, res: Float64Array, seqMajor: boolean | undefined, ax: -3 | -2): Float64Array {
   if (!seqMajor) return res;
   const a = node.shape.length + ax;
   const hm = [...node.shape];
@@ -128,10 +145,11 @@ function inLayout(node: Node, res: Float64Array, seqMajor: boolean | undefined, 
   return swapAxes(res, hm, ax).data;
 }
 
-type Attrs = { causal: boolean; scale: number; seqMajor?: boolean; deltaFromOut?: boolean };
+type Attrs = { causal: boolean; scale: number; seqMajor?: boolean; deltaFromOut?: boolean; window?: AttentionWindow };
 
 /** The forward on operands in `attrs`' layout: output and log-sum-exp, heads-major. */
-const forwardOf = ([q, k, v]: readonly TensorValue[], a: Attrs) => {
+const forwardOf = (ins: readonly TensorValue[], a: Attrs) => {
+  const [q, k, v] = windowed(ins, a);
   const [hq, hk, hv] = headsMajor(v ? [q, k, v] : [q, k], a.seqMajor);
   const noValues = { shape: [...hk.shape.slice(0, -1), 0], dtype: hk.dtype, data: new Float64Array(0) } as TensorValue;
   return attentionForward(hq, hk, hv ?? noValues, a.causal, a.scale);
@@ -164,7 +182,7 @@ function withDelta(ins: readonly TensorValue[], deltaFromOut: boolean | undefine
 /** attentionGrad: one of dq, dk, dv (from the given log-sum-exp and Δ). */
 export function interpretAttentionGrad(node: Node<'attentionGrad'>, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
   const { causal, scale, wrt, seqMajor, deltaFromOut } = node.attrs;
-  return rounded(node, inLayout(node, attentionGradient(headsMajor(withDelta(ins, deltaFromOut), seqMajor), causal, scale, wrt), seqMajor, -3), ctx);
+  return rounded(node, inLayout(node, attentionGradient(headsMajor(withDelta(windowed(ins, node.attrs), deltaFromOut), seqMajor), causal, scale, wrt), seqMajor, -3), ctx);
 }
 
 /** attentionWithLse: result 0 attention's output, result 1 the log-sum-exp (`pick`); `node` gives the result's shape. */
@@ -175,8 +193,22 @@ export function interpretAttentionWithLse(node: Node, attrs: Attrs, ins: readonl
 
 /** attentionGradKV: result 0 dk, result 1 dv (`pick`); `node` gives the result's shape. */
 export function interpretAttentionGradKV(node: Node, attrs: Attrs, ins: readonly TensorValue[], index: number, ctx: Ctx): TensorValue {
-  const g = attentionGradient(headsMajor(withDelta(ins, attrs.deltaFromOut), attrs.seqMajor), attrs.causal, attrs.scale, index === 0 ? 'k' : 'v');
+  const g = attentionGradient(headsMajor(withDelta(windowed(ins, attrs), attrs.deltaFromOut), attrs.seqMajor), attrs.causal, attrs.scale, index === 0 ? 'k' : 'v');
   return rounded(node, inLayout(node, g, attrs.seqMajor, -3), ctx);
+}
+
+/** attentionGradQKV: dq, dk and dv joined along the head axis: [..., T, 3H, D] (seq-major). */
+export function interpretAttentionGradQKV(node: Node<'attentionGradQKV'>, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
+  const { causal, scale, seqMajor, deltaFromOut } = node.attrs;
+  const s = node.shape;
+  const [h, d] = [s[s.length - 2] / 3, s[s.length - 1]];
+  const part = { shape: [...s.slice(0, -2), h, d] };
+  const hm = headsMajor(withDelta(windowed(ins, node.attrs), deltaFromOut), seqMajor);
+  const grads = (['q', 'k', 'v'] as const).map((wrt) => inLayout(part, attentionGradient(hm, causal, scale, wrt), seqMajor, -3));
+  const row = h * d;
+  const res = new Float64Array(numel(s));
+  for (let r = 0; r < res.length / (3 * row); r++) for (const [p, g] of grads.entries()) res.set(g.subarray(r * row, (r + 1) * row), (3 * r + p) * row);
+  return rounded(node, res, ctx);
 }
 
 /** rope: rotate half-split pairs by position-dependent angles. */

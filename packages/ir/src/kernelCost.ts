@@ -35,6 +35,8 @@ export interface KernelCtx<K extends OpKind = OpKind> {
   readonly attrs: OpAttrs[K];
   readonly ins: readonly TensorType[];
   readonly out: TensorType;
+  /** Every operand's type in order, repeats included (where a rule needs the operands' roles: attention's q, k, v). */
+  readonly operands?: readonly TensorType[];
 }
 
 /** The cost of a kernel of op `K` (whether the op runs a kernel at all is OP_FACTS' `needsKernel`). */
@@ -52,10 +54,13 @@ const matmulFlops = (c: KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue'>) 
   return 2 * n(c.out.shape) * k;
 };
 /** Two products (q·kᵀ, p·v) plus the softmax: 2·Tq·Tk·(D + Dv) + 5·Tq·Tk per head. */
-const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad' | 'attentionWithLse' | 'attentionGradKV'>) => {
-  // operands read twice are bound (and listed) once: q = k = v leaves one; attentionLse has [q, k] only
-  const s = c.ins.map((t) => t.shape);
-  const seen = s.length >= 3 ? [s[0], s[1], s[2]] : s.length === 2 ? [s[0], s[1], s[1]] : [s[0], s[0], s[0]];
+const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGrad' | 'attentionWithLse' | 'attentionGradKV' | 'attentionGradQKV'>) => {
+  // without `operands`, operands read twice are bound (and listed) once: q = k = v leaves one; attentionLse has [q, k] only
+  const s = (c.operands ?? c.ins).map((t) => t.shape);
+  const given = s.length >= 3 ? [s[0], s[1], s[2]] : s.length === 2 ? [s[0], s[1], s[1]] : [s[0], s[0], s[0]];
+  // head windows: each operand counts with the heads it reads (q = k = v is then one fused QKV tensor)
+  const w = c.attrs.window;
+  const seen = w ? given.map((x) => [...x.slice(0, -2), w.heads, x[x.length - 1]]) : given;
   // seq-major operands [..., T, H, D] count as heads-major [..., H, T, D]
   const [q, k, v] = c.attrs.seqMajor ? seen.map((x) => [...x.slice(0, -3), x[x.length - 2], x[x.length - 3], x[x.length - 1]]) : seen;
   const r = q.length;
@@ -162,6 +167,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   attentionGrad: { flops: (c) => 1.5 * attentionFlops(c) }, // recomputes scores, then dP and one product
   attentionWithLse: { flops: attentionFlops }, // attention's, plus a log per query row
   attentionGradKV: { flops: (c) => 2 * attentionFlops(c) }, // dk's pass, plus P·dO for dv on the same scores
+  attentionGradQKV: { flops: (c) => 3.5 * attentionFlops(c) }, // dq's pass, then attentionGradKV's
   rope: perOut(2 + SLOW),
   dropout: perOut(4),
   // 2 flops per multiply-add; each output of conv2d sums C/groups·KH·KW products (the backward ops the same total)

@@ -145,6 +145,8 @@ export function kernelDispatches<K extends OpKind>(op: K, c: KernelCtx<K>): numb
     }
     case 'softmaxCrossEntropy':
       return 2; // per-row losses, then their sum
+    case 'attentionGradQKV':
+      return 2; // dq, then dk and dv (FlashAttention-2's two backward passes) into one result
     case 'scatterAdd':
       return numel(c.ins[1]?.shape ?? []) > SCATTER_LOOP_MAX_INDICES ? 2 : 1; // segmented or atomic: two passes
     default:

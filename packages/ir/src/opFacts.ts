@@ -119,6 +119,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   attentionLse: plain('nn'),
   attentionWithLse: fusedOp('nn'),
   attentionGradKV: fusedOp('nn'),
+  attentionGradQKV: fusedOp('nn'),
   attentionGrad: plain('nn'),
   rope: plain('nn'),
   dropout: plain('nn'),

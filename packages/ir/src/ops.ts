@@ -67,7 +67,16 @@ export type AttentionAttrs = {
   causal: boolean;
   scale: number;
   seqMajor?: boolean;
+  /** Seq-major only: q, k and v are read as head windows of wider tensors (see `AttentionWindow`). */
+  window?: AttentionWindow;
 };
+
+/**
+ * Head windows of a seq-major attention op: operand i of q, k, v is a wider seq-major tensor [..., T, W_i, D] and the
+ * op reads its heads [offsets[i], offsets[i] + heads) — the column slices of a fused QKV projection, read in place
+ * instead of copied out. `attentionLse` reads q and k only (offsets[2] is 0). Made by the optimizer's layout rules.
+ */
+export type AttentionWindow = { heads: number; offsets: number[] };
 
 /**
  * attentionGrad / attentionGradKV: with `deltaFromOut`, operand 5 is attention's output O (shaped as dOut) instead
@@ -158,6 +167,12 @@ export interface OtherOpAttrs {
    * node's value) and dv (`pick` 1). Made by the optimizer when a step needs both (FlashAttention-2's backward).
    */
   attentionGradKV: AttentionGradAttrs;
+  /**
+   * inputs as attentionGrad's, seq-major, with q, k and v of one shape (self-attention, D = Dv): one node, two
+   * dispatches (dq, then dk and dv), one result [..., T, 3H, D] holding dq, dk and dv along the head axis — the
+   * gradient of a fused QKV projection's output written in place instead of concatenated. Made by the optimizer.
+   */
+  attentionGradQKV: AttentionGradAttrs;
   /**
    * Rotary position embedding of x [..., T, D] (D even), half-split pairs (x[i], x[i + D/2]) rotated by
    * t·base^(−2i/D) for position t (the index along axis −2); `inverse` rotates the other way (its VJP).

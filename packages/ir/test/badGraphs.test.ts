@@ -54,6 +54,8 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   // v not shaped as k
   attentionGradKV: (g, t) => raw(g, 'attentionGradKV', [t.q, t.q, t.f, t.q, t.f, t.f], { causal: false, scale: 1 }),
   attentionWithLse: (g, t) => raw(g, 'attentionWithLse', [t.q, t.q], { causal: true, scale: 1 }),
+  // the joined gradients need the seq-major layout
+  attentionGradQKV: (g, t) => raw(g, 'attentionGradQKV', [t.q, t.q, t.q, t.q, t.f, t.f], { causal: false, scale: 1 }),
   // lse and delta must hold one value per query row, not a whole q
   attentionGrad: (g, t) => raw(g, 'attentionGrad', [t.q, t.q, t.q, t.q, t.q, t.q], { causal: false, scale: 1, wrt: 'q' }),
   rope: (g, t) => g.rope(t.i),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Graph, GraphError, graphFromJson, graphToJson, interpret, printGraph, tensor } from '@neura/ir';
+import { Graph, GraphError, graphFromJson, graphToJson, interpret, KERNEL_COST, printGraph, type Tensor, tensor } from '@neura/ir';
 
 describe('Graph', () => {
   it('infers broadcast shapes through an MLP and interprets a loss', () => {
@@ -74,5 +74,54 @@ describe('Graph with the op set of real models', () => {
       expect(printGraph(g)).toContain(`${op}(`);
     const feeds = { x: tensor([1, 2, 4, 4], Array.from({ length: 32 }, (_, i) => Math.sin(i))), ids: tensor([2, 3], [0, 4, 2, 2, 1, 3], 'i32') };
     expect(interpret(h, feeds).outputs.y.data).toBeAllclose(interpret(g, feeds).outputs.y.data);
+  });
+});
+
+describe('attention head windows', () => {
+  const [b, t, h, d] = [2, 3, 2, 4];
+  const attrs = { causal: true, scale: 0.5, seqMajor: true } as const;
+  const values = (shape: number[], k: number) => tensor(shape, Array.from({ length: shape.reduce((p, x) => p * x, 1) }, (_, i) => Math.sin(i * k + 1)));
+
+  it('read q, k, v in place: the same values as the sliced operands, every op of the family', () => {
+    const g = new Graph();
+    const qkv = g.input('qkv', [b, t, 3 * h, d]);
+    const [q, k, v] = [0, 1, 2].map((i) => g.slice(qkv, [0, 0, i * h, 0], [b, t, (i + 1) * h, d]));
+    const [dO, lse] = [g.input('dO', [b, t, h, d]), g.input('lse', [b, t, h])];
+    const window = { heads: h, offsets: [0, h, 2 * h] };
+    const pairs: [Tensor, Tensor][] = [
+      [g.node('attention', [q, k, v], attrs), g.node('attention', [qkv, qkv, qkv], { ...attrs, window })],
+      [g.node('attentionLse', [q, k], attrs), g.node('attentionLse', [qkv, qkv], { ...attrs, window: { heads: h, offsets: [0, h, 0] } })],
+      ...(['q', 'k', 'v'] as const).map((wrt): [Tensor, Tensor] => [
+        g.node('attentionGrad', [q, k, v, dO, lse, dO], { ...attrs, wrt, deltaFromOut: true }),
+        g.node('attentionGrad', [qkv, qkv, qkv, dO, lse, dO], { ...attrs, wrt, deltaFromOut: true, window }),
+      ]),
+    ];
+    pairs.forEach(([a, w], i) => {
+      expect(w.shape).toEqual(a.shape);
+      g.output(`a${i}`, a);
+      g.output(`w${i}`, w);
+    });
+    const r = interpret(g, { qkv: values([b, t, 3 * h, d], 0.7), dO: values([b, t, h, d], 1.3), lse: values([b, t, h], 0.4) });
+    for (const i of pairs.keys()) expect(r.outputs[`w${i}`].data).toEqual(r.outputs[`a${i}`].data);
+  });
+
+  it('are checked: a window outside the operand, without the seq-major layout, or malformed is a GraphError naming the op', () => {
+    const g = new Graph();
+    const qkv = g.input('qkv', [b, t, 3 * h, d]);
+    const bad = (a: object) => () => g.node('attention', [qkv, qkv, qkv], a as never);
+    expect(bad({ ...attrs, window: { heads: h, offsets: [0, h, 2 * h + 1] } })).toThrow(/attention: operand v \[2, 3, 6, 4\]: head window \[5, 7\) is outside/);
+    expect(bad({ causal: true, scale: 1, window: { heads: h, offsets: [0, h, 2 * h] } })).toThrow(/attention: head windows .*seq-major/);
+    expect(bad({ ...attrs, window: { heads: 0, offsets: [0, 0, 0] } })).toThrow(/attention: window must have heads ≥ 1/);
+    expect(bad({ ...attrs, window: { heads: h, offsets: [0, h] } })).toThrow(/three offsets/);
+  });
+
+  it('count the flops of the heads they read, whichever operands are one tensor', () => {
+    const wide = { shape: [b, t, 3 * h, d], dtype: 'f32' as const };
+    const plain = { shape: [b, t, h, d], dtype: 'f32' as const };
+    const out = { shape: [b, t, h, d], dtype: 'f32' as const };
+    const window = { heads: h, offsets: [0, h, 2 * h] };
+    const sliced = KERNEL_COST.attention.flops({ attrs, ins: [plain, plain, plain], out });
+    expect(KERNEL_COST.attention.flops({ attrs: { ...attrs, window }, ins: [wide], out, operands: [wide, wide, wide] })).toBe(sliced);
+    expect(sliced).toBe(b * h * t * t * (2 * (d + d) + 5));
   });
 });

@@ -47,8 +47,17 @@ describe('GPT training step on the GPU', () => {
   const base = { layers: 1, heads: 2, width: 8, context: 4, vocab: 7 } as const;
   it('matches the interpreter with the fused attention op', async () => {
     // the attention gradients compute Δ from attention's output themselves (attention-delta-from-out)
-    const deltaFromOut = (g: Graph) => expect(g.live().some((id) => { const n = g.nodes[id]; return (n.op === 'attentionGrad' || n.op === 'attentionGradKV') && n.attrs.deltaFromOut === true; })).toBe(true);
-    await compare(() => new GPT({ ...base, attention: 'op' }), 2, 4, ['pointwiseMultiTensor', 'attentionGradKV'], deltaFromOut);
+    // and every attention kernel reads q, k, v in place from the fused QKV projection (attention-head-window): no slice;
+    // dq, dk and dv are written into one result (attention-grad-qkv): no concat
+    const fused = (g: Graph) => {
+      const nodes = g.live().map((id) => g.nodes[id]);
+      const attention = nodes.filter((n) => n.op === 'attentionWithLse' || n.op === 'attentionGrad' || n.op === 'attentionGradKV' || n.op === 'attentionGradQKV');
+      expect(attention.length).toBeGreaterThan(0);
+      for (const n of attention) expect((n.attrs as { window?: unknown }).window, `${n.op} reads head windows`).toBeDefined();
+      expect(nodes.filter((n) => n.op === 'slice' || n.op === 'concat')).toEqual([]);
+      expect(nodes.some((n) => n.op === 'attentionGradQKV' && n.attrs.deltaFromOut === true)).toBe(true);
+    };
+    await compare(() => new GPT({ ...base, attention: 'op' }), 2, 4, ['pointwiseMultiTensor', 'attentionGradQKV'], fused);
   });
   it('matches the interpreter with decomposed attention and a tied head', async () => {
     await compare(() => new GPT({ ...base, attention: 'decomposed', tiedHead: true }), 2, 4);

@@ -104,6 +104,7 @@ export function fusedOpsOf(n: Node): string {
     case 'attentionLse':
     case 'attentionWithLse':
     case 'attentionGradKV':
+    case 'attentionGradQKV':
       return `${n.op}${n.attrs.causal ? ' causal' : ''}`;
     case 'attentionGrad':
       return `attentionGrad d${n.attrs.wrt}${n.attrs.causal ? ' causal' : ''}`;
@@ -129,7 +130,7 @@ export function kernelInfoOf(graph: Graph, n: Node): KernelInfo {
     op: n.op,
     fused: fusedOpsOf(n),
     shapes: `${ins.map((x) => fmt(x.shape)).join(joiner)} → ${fmt(n.shape)}`,
-    flops: kernelFlops(n.op, { attrs: n.attrs, ins: distinct, out: n }),
+    flops: kernelFlops(n.op, { attrs: n.attrs, ins: distinct, out: n, operands: n.inputs.map((i) => graph.nodes[i]) }),
     bytes: distinct.reduce((s, x) => s + sizeOf(x), 0) + sizeOf(n),
   };
 }

@@ -3,7 +3,8 @@
 //   and not, ragged lengths, each result alone (an unread log-sum-exp is not written; result 0 is the node's own
 //   value, always written), and the seq-major layout;
 // - `attentionGradKV` (dk and dv of one attention): the fused flash pass (heads-major and seq-major) and odd
-//   dimensions (a simple dispatch per gradient), causal and not, ragged lengths, and each result alone.
+//   dimensions (a simple dispatch per gradient), causal and not, ragged lengths, and each result alone;
+// - both, and `attentionGradQKV`, reading q, k, v as head windows of one fused tensor bound three times.
 
 import { Graph, interpret, mulberry32, type TensorValue, tensor } from '@neura/ir';
 import { compile, createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
@@ -99,4 +100,34 @@ describe('attentionGradKV', () => {
           for (const n of read) expect(got.outputs[n].data, n).toBeAllclose(want.outputs[n].data, { rtol: 1e-3, atol: 1e-4 });
           session.dispose();
         });
+});
+
+// head windows through compile: q, k and v one fused [B, T, 3H, D] tensor bound three times, the forward's output
+// and log-sum-exp (real ones, so P stays in range) feeding the fused dk + dv pass and the joined dq, dk, dv
+describe('attention reading head windows of one fused QKV tensor', () => {
+  for (const causal of [false, true])
+    it(`writes the forward, dk and dv, and the joined gradients matching the interpreter${causal ? ' (causal)' : ''}`, async () => {
+      const [b, t, h, d] = [2, 37, 3, 8];
+      const g = new Graph();
+      const qkv = g.input('qkv', [b, t, 3 * h, d]);
+      const dO = g.input('dO', [b, t, h, d]);
+      const attrs = { causal, scale: 0.4, seqMajor: true, window: { heads: h, offsets: [0, h, 2 * h] } };
+      const fwd = g.node('attentionWithLse', [qkv, qkv, qkv], attrs);
+      const lse = g.node('pick', [fwd], { index: 1 });
+      const grads = [qkv, qkv, qkv, dO, lse, fwd];
+      const kv = g.node('attentionGradKV', grads, { ...attrs, deltaFromOut: true });
+      g.output('o', fwd);
+      g.output('lse', lse);
+      g.output('dk', kv);
+      g.output('dv', g.node('pick', [kv], { index: 1 }));
+      g.output('dqkv', g.node('attentionGradQKV', grads, { ...attrs, deltaFromOut: true }));
+      const feeds = { qkv: random([b, t, 3 * h, d], 1), dO: random([b, t, h, d], 2) };
+      const session = await compile(g, device);
+      expect(session.stats.dispatchesPerStep).toBe(4); // forward, dk + dv, then dq and dk + dv into one result
+      const names = ['o', 'lse', 'dk', 'dv', 'dqkv'];
+      const got = await session.step(feeds, { read: names });
+      const want = interpret(g, feeds, {}, 'f32');
+      for (const n of names) expect(got.outputs[n].data, n).toBeAllclose(want.outputs[n].data, { rtol: 1e-3, atol: 1e-4 });
+      session.dispose();
+    });
 });

@@ -14,7 +14,7 @@
 
 import { numel } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
-import { attentionDims, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionWithLsePlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
+import { attentionDims, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionGradQKVPlan, flashAttentionLsePlan, flashAttentionWithLsePlan, flashAttentionPlan, flashEligible } from './flashAttention.js';
 import { declareBindings, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
 /** Threads per workgroup: 64 (or the device's most, a power of two). */
@@ -204,6 +204,15 @@ export function attentionGradKVKernel(spec: KernelSpec<'attentionGradKV'>, caps:
   checkSeqMajor(spec, d, dv, caps);
   if (flashEligible(d, dv, caps)) return flashAttentionGradKVPlan(spec, caps, wanted);
   return { dispatches: wanted.map((wrt) => simpleGradDispatch(spec, caps, causal, scale, wrt, wrt === 'k' ? 0 : 1)), scratch: [] };
+}
+
+/** `attentionGradQKV` (dq, dk, dv joined along the heads): the flash dq pass, then the dk + dv pass (seq-major only). */
+export function attentionGradQKVKernel(spec: KernelSpec<'attentionGradQKV'>, caps: DeviceCaps): KernelPlan {
+  const { tq, tk, d, dv } = attentionDims(spec);
+  if (numel(spec.node.shape) === 0) return { dispatches: [], scratch: [] };
+  if (tk === 0 || tq === 0) kernelError(spec, 'attends over zero keys or queries');
+  checkSeqMajor(spec, d, dv, caps);
+  return flashAttentionGradQKVPlan(spec, caps);
 }
 
 /** The simple kernel of one gradient (wrt q, k or v), written to the node's result `out`. */

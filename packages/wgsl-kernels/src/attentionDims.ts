@@ -2,7 +2,7 @@
 // its two layouts, shared by the flash kernels (flashAttention.ts) and the tiled gradients
 // (flashAttentionTiledGrad.ts).
 
-import { numel } from '@neura/ir';
+import { type AttentionAttrs, numel } from '@neura/ir';
 import type { KernelSpec } from './kernel.js';
 import { u32Lit } from './wgsl.js';
 
@@ -16,6 +16,20 @@ export interface AttentionDims {
   readonly tk: number;
   readonly d: number;
   readonly dv: number;
+  /**
+   * Seq-major tensors stored as head windows of wider rows, by binding name (q, k, v; the results y, y2): absent
+   * where a tensor's rows hold exactly its H heads.
+   */
+  readonly views: Readonly<Partial<Record<ViewedTensor, HeadView>>>;
+}
+
+/** The tensors of an attention kernel that may be head windows of wider tensors. */
+export type ViewedTensor = 'q' | 'k' | 'v' | 'y' | 'y2';
+
+/** A seq-major tensor's rows inside a wider one: `width` heads per (…, t) row, this tensor's first head at `offset`. */
+export interface HeadView {
+  readonly width: number;
+  readonly offset: number;
 }
 
 /** The dimensions of an attention-family spec (operands q, k[, v, ...]; `attentionLse` has no v: Dv = 0). */
@@ -23,18 +37,32 @@ export function attentionDims(spec: KernelSpec): AttentionDims {
   const [q, k, v] = spec.inputs;
   const r = q.shape.length;
   const dv = v ? v.shape[r - 1] : 0;
-  if ((spec.node.attrs as { seqMajor?: boolean }).seqMajor)
-    return { heads: numel(q.shape.slice(0, -3)) * q.shape[r - 2], seqHeads: q.shape[r - 2], tq: q.shape[r - 3], tk: k.shape[r - 3], d: q.shape[r - 1], dv };
-  return { heads: numel(q.shape.slice(0, -2)), seqHeads: 0, tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv };
+  const { seqMajor, window } = spec.node.attrs as AttentionAttrs;
+  if (seqMajor) {
+    const h = window ? window.heads : q.shape[r - 2];
+    const views: Partial<Record<ViewedTensor, HeadView>> = {};
+    if (window) for (const [i, t] of spec.inputs.slice(0, 3).entries()) views[(['q', 'k', 'v'] as const)[i]] = { width: t.shape[r - 2], offset: window.offsets[i] };
+    return { heads: numel(q.shape.slice(0, -3)) * h, seqHeads: h, tq: q.shape[r - 3], tk: k.shape[r - 3], d: q.shape[r - 1], dv, views };
+  }
+  return { heads: numel(q.shape.slice(0, -2)), seqHeads: 0, tq: q.shape[r - 2], tk: k.shape[r - 2], d: q.shape[r - 1], dv, views: {} };
 }
+
+/** The same dimensions with results written as head windows (a packed gradient writing into one wider tensor). */
+export const withResultViews = (dm: AttentionDims, y?: HeadView, y2?: HeadView): AttentionDims => ({ ...dm, views: { ...dm.views, ...(y ? { y } : {}), ...(y2 ? { y2 } : {}) } });
 
 /**
  * WGSL for the flat row index of row `t` of head `h` (a WGSL u32 variable) in a tensor of `rows` rows per head:
- * heads-major h·T + t; seq-major (b, n) = (h / H, h % H) at (b·T + t)·H + n. Rows of q, k, v, dOut and the results
+ * heads-major h·T + t; seq-major (b, n) = (h / H, h % H) at (b·T + t)·H + n, or (b·T + t)·W + offset + n in a head
+ * window (`view`: the binding's name in `dm.views`). Rows of q, k, v, dOut and the results
  * are D or Dv floats long at that index; lse and delta hold one float there.
  */
-export const rowIndex = (dm: AttentionDims, t: string, rows: number): string =>
-  dm.seqHeads === 0 ? `(h * ${u32Lit(rows)} + ${t})` : `((h / ${u32Lit(dm.seqHeads)}) * ${u32Lit(rows * dm.seqHeads)} + (${t}) * ${u32Lit(dm.seqHeads)} + h % ${u32Lit(dm.seqHeads)})`;
+export const rowIndex = (dm: AttentionDims, t: string, rows: number, view?: ViewedTensor): string => {
+  if (dm.seqHeads === 0) return `(h * ${u32Lit(rows)} + ${t})`;
+  // a head window: rows of `width` heads, this tensor's heads from `offset` (the columns of a fused projection)
+  const v = view ? dm.views[view] : undefined;
+  const [width, off] = v ? [v.width, v.offset] : [dm.seqHeads, 0];
+  return `((h / ${u32Lit(dm.seqHeads)}) * ${u32Lit(rows * width)} + (${t}) * ${u32Lit(width)} + ${off > 0 ? `${u32Lit(off)} + ` : ''}h % ${u32Lit(dm.seqHeads)})`;
+};
 
 
 /**

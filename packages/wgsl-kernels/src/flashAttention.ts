@@ -13,7 +13,7 @@
 // Causal masks are top-left aligned (key j > query i masked, as the interpreter). attention.ts decides when to
 // use this file (its simple kernels stay for odd D and as the reference shape).
 
-import { type AttentionDims, attentionDims, gradReadBindings, rowDelta, rowIndex } from './attentionDims.js';
+import { type AttentionDims, attentionDims, gradReadBindings, rowDelta, rowIndex, type ViewedTensor, withResultViews } from './attentionDims.js';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 export { type AttentionDims, attentionDims, rowIndex };
 import { chooseTiledGrad, DEFAULT_TILED_GRAD, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
@@ -67,12 +67,18 @@ const loadRow = (name: string, src: string, off: string, n: number, valid: strin
 /** Σ dot(<reg>i, <sh>[base + i]) over n/4 vec4 chunks. */
 const dotRow = (reg: string, sh: string, base: string, n: number) => range(n / 4).map((i) => `dot(${reg}${i}, ${sh}[${base} + ${u32Lit(i)}])`).join(' + ');
 
+/** The row index of tensor `name` where it is a head window (`dm.views`), else the shared row variable `plain`. */
+const viewRow = (dm: AttentionDims, name: ViewedTensor, t: string, rows: number, plain: string) => (dm.views[name] ? rowIndex(dm, t, rows, name) : plain);
+
+/** Binding names of a kernel that may be head windows: q, k, v (dout is never one). */
+const viewOf = (src: string): ViewedTensor | undefined => (src === 'q' || src === 'k' || src === 'v' ? src : undefined);
+
 /** Stages rows [r0, r0 + BC) of head h of `src` (n floats each, `rows` per head) into `sh` as vec4, zeros past the end. */
 const stageRows = (dm: AttentionDims, sh: string, src: string, r0: string, n: number, rows: number, bc: number, wg: number) =>
   `for (var e = lid; e < ${u32Lit((bc * n) / 4)}; e = e + ${u32Lit(wg)}) {
       let rr = e / ${u32Lit(n / 4)};
       var val = vec4<f32>();
-      if (${r0} + rr < ${u32Lit(rows)}) { val = ${src}[${rowIndex(dm, `${r0} + rr`, rows)} * ${u32Lit(n / 4)} + e % ${u32Lit(n / 4)}]; }
+      if (${r0} + rr < ${u32Lit(rows)}) { val = ${src}[${rowIndex(dm, `${r0} + rr`, rows, viewOf(src))} * ${u32Lit(n / 4)} + e % ${u32Lit(n / 4)}]; }
       ${sh}[e] = val;
     }`;
 
@@ -118,7 +124,7 @@ function forwardCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, caus
           .join('\n        ')}`;
   const finish = `if (valid) {
     ${writes.lse ? 'lse[row] = m + log(l);' : ''}
-    ${lseOnly ? '' : `let inv = 1.0 / l;\n    ${range(V4).map((i) => `y[row * ${u32Lit(V4)} + ${u32Lit(i)}] = o${i} * inv;`).join('\n    ')}`}
+    ${lseOnly ? '' : `let inv = 1.0 / l;\n    ${range(V4).map((i) => `y[${viewRow(dm, 'y', 'i', tq, 'row')} * ${u32Lit(V4)} + ${u32Lit(i)}] = o${i} * inv;`).join('\n    ')}`}
   }`;
   const smem = bc * (d + dv) * 4;
   const code = `${header(spec, `flash attention ${lseOnly ? 'log-sum-exp' : writes.lse ? 'forward and log-sum-exp' : 'forward'}: a workgroup of ${wg} query rows per head, a thread per row, key tiles of ${bc} in workgroup memory, online softmax${causal ? ', causal tiles skipped' : ''}`)}${decl}
@@ -132,7 +138,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let i = wid.x * ${u32Lit(wg)} + lid;
   let valid = i < ${u32Lit(tq)};
   let row = ${rowIndex(dm, 'i', tq)};
-  ${loadRow('qr', 'q', `row * ${u32Lit(d)}`, d, 'valid')}
+  ${loadRow('qr', 'q', `${viewRow(dm, 'q', 'i', tq, 'row')} * ${u32Lit(d)}`, d, 'valid')}
   ${range(D4).map((x) => `let q${x} = qr${x} * ${f32Lit(scale)};`).join(' ')}
   ${range(V4).map((x) => `var o${x} = vec4<f32>();`).join(' ')}
   var m = ${MASKED};
@@ -205,7 +211,7 @@ type GradWrt = 'q' | 'k' | 'v' | 'kv';
  * Gradient pass for dq (a thread per query row over key tiles) or dk / dv / both (a thread per key row over
  * query tiles: the scores and P are computed once for both gradients when fused).
  */
-function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: GradWrt, cfg?: FlashConfig, deltaFromOut = false): { code: string; wg: number; rows: number } {
+function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, wrt: GradWrt, cfg?: FlashConfig, deltaFromOut = false, oneOutput = false): { code: string; wg: number; rows: number } {
   const { tq, tk, d, dv } = dm;
   const { wg, bc: tile } = resolve(caps, d, dv, cfg);
   const D4 = d / 4;
@@ -217,7 +223,8 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
   const decl = [
     ...gradReadBindings(deltaFromOut),
     '@group(0) @binding(6) var<storage, read_write> y: array<vec4<f32>>;',
-    ...(wrt === 'kv' ? ['@group(0) @binding(7) var<storage, read_write> y2: array<vec4<f32>>;'] : []),
+    // dk and dv into one result (attentionGradQKV): both through binding 6, at their head windows
+    ...(wrt === 'kv' && !oneOutput ? ['@group(0) @binding(7) var<storage, read_write> y2: array<vec4<f32>>;'] : []),
   ].join('\n');
   const acc = range(O4).map((i) => `var a${i} = vec4<f32>();`).join(' ');
   let body: string;
@@ -231,7 +238,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     body = `let i = wid.x * ${u32Lit(wg)} + lid;
   let valid = i < ${u32Lit(tq)};
   let row = ${rowIndex(dm, 'i', tq)};
-  ${loadRow('q', 'q', `row * ${u32Lit(d)}`, d, 'valid')}
+  ${loadRow('q', 'q', `${viewRow(dm, 'q', 'i', tq, 'row')} * ${u32Lit(d)}`, d, 'valid')}
   ${loadRow('g', 'dout', `row * ${u32Lit(dv)}`, dv, 'valid')}
   var L = 0.0; var delta = 0.0;
   if (valid) { L = lse[row]; delta = ${deltaFromOut ? range(V4).map((x) => `dot(g${x}, rowdot[row * ${u32Lit(V4)} + ${u32Lit(x)}])`).join(' + ') : 'rowdot[row]'}; }
@@ -251,7 +258,7 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     }
     workgroupBarrier();
   }
-  if (valid) { ${range(D4).map((x) => `y[row * ${u32Lit(D4)} + ${u32Lit(x)}] = a${x} * ${sc};`).join(' ')} }`;
+  if (valid) { ${range(D4).map((x) => `y[${viewRow(dm, 'y', 'i', tq, 'row')} * ${u32Lit(D4)} + ${u32Lit(x)}] = a${x} * ${sc};`).join(' ')} }`;
   } else {
     // thread = key row j: k_j (and v_j for dk) in registers; query tiles (Q, dO, L, Δ) staged
     const br = tile;
@@ -262,18 +269,18 @@ function gradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal:
     smem = br * (d + dv + 2) * 4;
     smemDecl = `var<workgroup> qs: array<vec4<f32>, ${(br * d) / 4}>;\nvar<workgroup> gs: array<vec4<f32>, ${(br * dv) / 4}>;\nvar<workgroup> st: array<f32, ${2 * br}>;`;
     const kRow = rowIndex(dm, 'j', tk);
-    const vRow = `${kRow} * ${u32Lit(dv)}`;
+    const vRow = `${viewRow(dm, 'v', 'j', tk, kRow)} * ${u32Lit(dv)}`;
     const dpExpr = dotRow('vv', 'gs', `c * ${u32Lit(V4)}`, dv);
     const dkStep = `let dp = ${dpExpr};
         let ds = vec4<f32>(p * (dp - st[2u * c + 1u]));
         ${range(D4).map((x) => `a${x} = fma(ds, qs[c * ${u32Lit(D4)} + ${u32Lit(x)}], a${x});`).join(' ')}`;
     const dvStep = `let pv = vec4<f32>(p);
         ${range(V4).map((x) => `${dvToo ? 'b' : 'a'}${x} = fma(pv, gs[c * ${u32Lit(V4)} + ${u32Lit(x)}], ${dvToo ? 'b' : 'a'}${x});`).join(' ')}`;
-    const rowOut = (arr: string, n4: number, reg: string, scaled: boolean) =>
-      range(n4).map((x) => `${arr}[${kRow} * ${u32Lit(n4)} + ${u32Lit(x)}] = ${reg}${x}${scaled ? ` * ${sc}` : ''};`).join(' ');
+    const rowOut = (arr: 'y' | 'y2', n4: number, reg: string, scaled: boolean) =>
+      range(n4).map((x) => `${oneOutput ? 'y' : arr}[${viewRow(dm, arr, 'j', tk, kRow)} * ${u32Lit(n4)} + ${u32Lit(x)}] = ${reg}${x}${scaled ? ` * ${sc}` : ''};`).join(' ');
     body = `let j = wid.x * ${u32Lit(wg)} + lid;
   let valid = j < ${u32Lit(tk)};
-  ${loadRow('kk', 'k', `${kRow} * ${u32Lit(d)}`, d, 'valid')}
+  ${loadRow('kk', 'k', `${viewRow(dm, 'k', 'j', tk, kRow)} * ${u32Lit(d)}`, d, 'valid')}
   ${dk ? loadRow('vv', 'v', vRow, dv, 'valid') : ''}
   ${acc}
   ${dvToo ? range(V4).map((i) => `var b${i} = vec4<f32>();`).join(' ') : ''}
@@ -344,6 +351,25 @@ export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: 
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;
   return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, rows, gr.rows, dm.heads) }], scratch: [] };
+}
+
+/**
+ * Flash `attentionGradQKV`: the dq pass, then the dk + dv pass, each writing its gradients into the one result
+ * [..., T, 3H, D] at their head windows (dq heads [0, H), dk [H, 2H), dv [2H, 3H)): no concatenation afterwards.
+ */
+export function flashAttentionGradQKVPlan(spec: KernelSpec<'attentionGradQKV'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
+  const { causal, scale, deltaFromOut = false } = spec.node.attrs;
+  const base = attentionDims(spec);
+  const view = (part: number) => ({ width: 3 * base.seqHeads, offset: part * base.seqHeads });
+  const dispatch = (wrt: 'q' | 'kv', dm: AttentionDims) => {
+    const tiled = tiledShape(dm, wrt, caps, cfg);
+    const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, wrt === 'q' ? { q: true } : { k: true, v: true }, tiled, deltaFromOut, true) : gradCode(spec, caps, dm, causal, scale, wrt, cfg, deltaFromOut, true);
+    const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
+    bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+    const rows = wrt === 'q' ? dm.tq : dm.tk;
+    return { label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1] as const, grid: gridFor(spec, caps, rows, gr.rows, dm.heads) };
+  };
+  return { dispatches: [dispatch('q', withResultViews(base, view(0))), dispatch('kv', withResultViews(base, view(1), view(2)))], scratch: [] };
 }
 
 /**

@@ -12,7 +12,7 @@
 // j > query i masked). flashAttention.ts's row kernels stay selectable (`FlashConfig.grad = 'rows'`) and run where
 // this one's workgroup memory does not fit.
 
-import { type AttentionDims, gradReadBindings, rowDelta, rowIndex } from './attentionDims.js';
+import { type AttentionDims, gradReadBindings, rowDelta, rowIndex, type ViewedTensor } from './attentionDims.js';
 import type { DeviceCaps, KernelSpec } from './kernel.js';
 import { checkWorkgroupMemory, f32Lit, header, u32Lit } from './wgsl.js';
 
@@ -74,11 +74,14 @@ export function tiledGradFits(dm: AttentionDims, byQuery: boolean, caps: DeviceC
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
+/** Binding names that may be head windows: q, k, v (dout is never one). */
+const viewOf = (src: string): ViewedTensor | undefined => (src === 'q' || src === 'k' || src === 'v' ? src : undefined);
+
 /**
  * WGSL of the tiled gradient pass. Bindings: q, k, v, dout, lse, rowdot, then y (dq, or dk when written), then y2
- * (dv when dk and dv are both written; alone, dv is y).
+ * (dv when dk and dv are both written; alone, dv is y; with `oneOutput`, dk and dv both go to y at their views).
  */
-export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, writes: TiledGradWrites, cfg: TiledGradConfig = DEFAULT_TILED_GRAD, deltaFromOut = false): { code: string; wg: number; rows: number } {
+export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, writes: TiledGradWrites, cfg: TiledGradConfig = DEFAULT_TILED_GRAD, deltaFromOut = false, oneOutput = false): { code: string; wg: number; rows: number } {
   const { tq, tk, d, dv } = dm;
   const WG = cfg.threads;
   const BR = cfg.partners;
@@ -103,21 +106,22 @@ export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionD
   const bindings = [
     ...gradReadBindings(deltaFromOut),
     ...(out1N4 > 0 ? ['@group(0) @binding(6) var<storage, read_write> y: array<vec4<f32>>;'] : []),
-    ...(out2N4 > 0 ? [`@group(0) @binding(${out1N4 > 0 ? 7 : 6}) var<storage, read_write> ${out1N4 > 0 ? 'y2' : 'y'}: array<vec4<f32>>;`] : []),
+    // dk and dv into one result (`oneOutput`, attentionGradQKV): both through binding 6, at their head windows
+    ...(out2N4 > 0 && !(oneOutput && out1N4 > 0) ? [`@group(0) @binding(${out1N4 > 0 ? 7 : 6}) var<storage, read_write> ${out1N4 > 0 ? 'y2' : 'y'}: array<vec4<f32>>;`] : []),
   ].join('\n');
-  const out2Name = out1N4 > 0 ? 'y2' : 'y';
+  const out2Name = out1N4 > 0 && !oneOutput ? 'y2' : 'y';
   const smem = tiledGradSmem(dm, byQuery, cfg);
   checkWorkgroupMemory(spec, smem, caps);
   const stageAnchors = (sh: string, src: string, n4: number) => `for (var e = lid; e < ${u32Lit(BC * n4)}; e = e + ${u32Lit(WG)}) {
     let r = e / ${u32Lit(n4)};
     var val = vec4<f32>();
-    if (b0 + r < ${u32Lit(na)}) { val = ${src}[${rowIndex(dm, 'b0 + r', na)} * ${u32Lit(n4)} + e % ${u32Lit(n4)}]; }
+    if (b0 + r < ${u32Lit(na)}) { val = ${src}[${rowIndex(dm, 'b0 + r', na, viewOf(src))} * ${u32Lit(n4)} + e % ${u32Lit(n4)}]; }
     ${sh}[r * ${u32Lit(n4 + 1)} + e % ${u32Lit(n4)}] = val;
   }`;
   const stagePartners = (sh: string, src: string, n4: number) => `for (var e = lid; e < ${u32Lit(BR * n4)}; e = e + ${u32Lit(WG)}) {
       let r = e / ${u32Lit(n4)};
       var val = vec4<f32>();
-      if (t0 + r < ${u32Lit(np)}) { val = ${src}[${rowIndex(dm, 't0 + r', np)} * ${u32Lit(n4)} + e % ${u32Lit(n4)}]; }
+      if (t0 + r < ${u32Lit(np)}) { val = ${src}[${rowIndex(dm, 't0 + r', np, viewOf(src))} * ${u32Lit(n4)} + e % ${u32Lit(n4)}]; }
       ${sh}[r * ${u32Lit(n4 + 1)} + e % ${u32Lit(n4)}] = val;
     }`;
   // stats: L and Δ of the query rows (anchors for dq, once; partners for dk/dv, per tile)
@@ -186,13 +190,13 @@ export function tiledGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionD
         ${M1 > 0 ? accumulate('x', M1, out1N4, `dss[pi * ${u32Lit(GROUPS)} + g]`, 'p1s') : ''}
         ${M2 > 0 ? accumulate('z', M2, out2N4, `${wantV ? 'pss' : 'dss'}[pi * ${u32Lit(GROUPS)} + g]`, 'p2s') : ''}
       }`;
-  const writeOut = (acc: string, M: number, n4: number, dst: string, scaled: boolean) =>
+  const writeOut = (acc: string, M: number, n4: number, dst: string, view: ViewedTensor, scaled: boolean) =>
     range(4)
       .flatMap((r) =>
         range(M).map((m) => {
           const col = `cl + ${u32Lit(CL * m)}`;
           const guard = CL * (m + 1) > n4 ? ` && ${col} < ${u32Lit(n4)}` : '';
-          return `if (b0 + ${anchorOf(r)} < ${u32Lit(na)}${guard}) { ${dst}[${rowIndex(dm, `b0 + ${anchorOf(r)}`, na)} * ${u32Lit(n4)} + ${col}] = ${acc}${r}_${m}${scaled ? ` * ${sc}` : ''}; }`;
+          return `if (b0 + ${anchorOf(r)} < ${u32Lit(na)}${guard}) { ${dst}[${rowIndex(dm, `b0 + ${anchorOf(r)}`, na, view)} * ${u32Lit(n4)} + ${col}] = ${acc}${r}_${m}${scaled ? ` * ${sc}` : ''}; }`;
         }),
       )
       .join('\n  ');
@@ -231,8 +235,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     ${phaseB}
     workgroupBarrier();
   }
-  ${M1 > 0 ? writeOut('x', M1, out1N4, 'y', true) : ''}
-  ${M2 > 0 ? writeOut('z', M2, out2N4, out2Name, false) : ''}
+  ${M1 > 0 ? writeOut('x', M1, out1N4, 'y', 'y', true) : ''}
+  ${M2 > 0 ? writeOut('z', M2, out2N4, out2Name, out1N4 > 0 ? 'y2' : 'y', false) : ''}
 }
 `;
   return { code, wg: WG, rows: BC };

@@ -23,7 +23,7 @@ export { multiTensorTable, pointwiseMultiTensorKernel } from './pointwiseMultiTe
 export { pointwiseReduceKernel, pointwiseReduceMultiKernel } from './pointwiseReduce.js';
 export { COLUMN_STRIPS, type ColumnsForm, type ColumnStripsConfig, reduceKernel } from './reduce.js';
 export { rowwiseKernel, rowwiseMultiKernel } from './rowwise.js';
-export { attentionGradKVKernel, attentionWithLseKernel } from './attention.js';
+export { attentionGradKVKernel, attentionGradQKVKernel, attentionWithLseKernel } from './attention.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
@@ -31,7 +31,7 @@ export { emitPwExpr, type EmittedExpr } from './pointwise.js';
 export { checkMatmulTuning, MATMUL_CONFIG_BY_NAME, MATMUL_HEURISTIC, matmulShapeKey, matmulTunedKernel, misfitOf, shapeOfProblem, tunedMatmulConfig } from './matmulTuning.js';
 export { chooseSubgroupMatrixTiling, matmulMixedKernel, SUBGROUP_MATRIX_LANES, type SubgroupMatrixShape, type SubgroupMatrixTiling, subgroupMatrixPlan } from './matmulSubgroupMatrix.js';
 export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CANDIDATES, MATMUL_CONFIGS, MATMUL_LARGE, prefersLarge, type MatmulConfig, matmulConfigFits, matmulConfigName, type MatmulOp, type MatmulProblem, matmulKernel, matmulProblemOf, matmulPlanWith, type MatmulShape, matmulShapeOf, type SkinnyConfig } from './matmul.js';
-export { type AttentionDims, attentionDims, DEFAULT_FLASH_GRAD, defaultFlashConfig, type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, flashEligible } from './flashAttention.js';
+export { type AttentionDims, attentionDims, DEFAULT_FLASH_GRAD, defaultFlashConfig, type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionGradQKVPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, flashEligible } from './flashAttention.js';
 export { chooseTiledGrad, DEFAULT_TILED_GRAD, TILED_GRAD_CONFIGS, type TiledGradConfig, tiledGradFits } from './flashAttentionTiledGrad.js';
 export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';
 export {

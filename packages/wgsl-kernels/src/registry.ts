@@ -10,7 +10,7 @@ import type { ComputeOp, OpKind } from '@neura/ir';
 import { groupOperands, isAliasOp, isElementwise, isLeafOp, perBinaryOp, perUnaryOp } from '@neura/ir';
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
 import { type BindingSource, type DeviceCaps, isSpecOf, type KernelGenerator, type KernelPlan, type KernelSpec } from './kernel.js';
-import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionGradKVKernel, attentionWithLseKernel } from './attention.js';
+import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionGradKVKernel, attentionGradQKVKernel, attentionWithLseKernel } from './attention.js';
 import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dKernel } from './conv.js';
 import { customKernel } from './customKernel.js';
 import { dropoutKernel } from './dropout.js';
@@ -63,6 +63,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   attentionLse: attentionLseKernel,
   attentionWithLse: attentionWithLseKernel,
   attentionGradKV: attentionGradKVKernel,
+  attentionGradQKV: attentionGradQKVKernel,
   attentionGrad: attentionGradKernel,
   rope: ropeKernel,
   dropout: dropoutKernel,

@@ -48,6 +48,7 @@ const CASES: { readonly [K in GpuOp]: Case<K> | 'skip' } = {
   attentionLse: 'skip',
   attentionWithLse: 'skip',
   attentionGradKV: 'skip',
+  attentionGradQKV: 'skip',
   attentionGrad: 'skip',
   rope: c<'rope'>([[2, 4, 8]], { base: 10000, inverse: false }),
   dropout: c<'dropout'>([[3, 5]], { p: 0.25, seed: 7 }),

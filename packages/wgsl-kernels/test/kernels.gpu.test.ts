@@ -38,6 +38,7 @@ import {
   type FlashConfig,
   flashAttentionGradKVPlan,
   flashAttentionGradPlan,
+  flashAttentionGradQKVPlan,
   flashAttentionLsePlan,
   flashAttentionPlan,
   MATMUL_LARGE,
@@ -600,6 +601,52 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       expect(() => generateKernel({ node, inputs: [{ shape: q.shape, dtype: 'f32' }, { shape: q.shape, dtype: 'f32' }, { shape: q.shape, dtype: 'f32' }] }, caps)).toThrow(/seq-major.*flash/);
     });
 
+    // head windows (`window`): q, k, v read in place from one fused [B, T, W, D] tensor (bound three times) or from
+    // separate wider tensors at other offsets; every forward and gradient kernel, rows and tiled
+    it('flash kernels reading q, k, v as head windows of wider tensors match the interpreter', async () => {
+      const caps = await getCaps();
+      const cfgs: FlashConfig[] = [{ rows: 64, tile: 16, grad: 'rows' }, { rows: 64, tile: 16, grad: 'tiled' }];
+      for (const [b, t, h, d, causal] of [[2, 37, 3, 8, true], [1, 21, 2, 16, false]] as const) {
+        const fused: Operand[] = [{ shape: [b, t, 3 * h, d] }, { shape: [b, t, 3 * h, d], same: 0 }, { shape: [b, t, 3 * h, d], same: 0 }];
+        const apart: Operand[] = [{ shape: [b, t, h + 2, d] }, { shape: [b, t, h, d] }, { shape: [b, t, 2 * h + 1, d] }];
+        const rest: Operand[] = [{ shape: [b, t, h, d] }, { shape: [b, t, h] }, { shape: [b, t, h] }];
+        for (const [qkv, offsets] of [[fused, [0, h, 2 * h]], [apart, [2, 0, h + 1]]] as const) {
+          const attrs = { causal, scale: 0.3, seqMajor: true, window: { heads: h, offsets: [...offsets] } };
+          await check('attention', qkv, attrs, caps, { rtol: 1e-4, atol: 1e-5 });
+          await check('attentionLse', qkv.slice(0, 2), { ...attrs, window: { heads: h, offsets: [offsets[0], offsets[1], 0] } }, caps, { rtol: 1e-4, atol: 1e-5 });
+          await check('attentionWithLse', qkv, attrs, caps, { rtol: 1e-4, atol: 1e-5, plan: (spec: KernelSpec<'attentionWithLse'>, c: DeviceCaps) => attentionWithLseKernel({ ...spec, results: ['buffer', 'unused'] }, c) });
+          if (caps.maxStorageBuffersPerShaderStage < 7) continue;
+          for (const cfg of cfgs) {
+            for (const wrt of ['q', 'k', 'v'] as const) await check('attentionGrad', [...qkv, ...rest], { ...attrs, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfg) });
+            const plan = (s: KernelSpec<'attentionGradKV'>, c: DeviceCaps) => flashAttentionGradKVPlan({ ...s, results: ['buffer', 'unused'] }, c, ['k'], cfg);
+            await check('attentionGradKV', [...qkv, ...rest], attrs, caps, { rtol: 1e-3, atol: 1e-4, plan });
+          }
+        }
+      }
+    });
+
+    // attentionGradQKV: the dq pass and the dk + dv pass writing one [B, T, 3H, D] result at their head windows, rows
+    // and tiled, Δ given and from the output, from separate q, k, v and from head windows of one fused tensor
+    it('attentionGradQKV writes dq, dk and dv into one result matching the interpreter', async () => {
+      const caps = await getCaps();
+      if (caps.maxStorageBuffersPerShaderStage < 7) return;
+      const cfgs: (FlashConfig | undefined)[] = [undefined, { rows: 64, tile: 16, grad: 'rows' }, { rows: 64, tile: 16, grad: 'tiled' }];
+      for (const [b, t, h, d, causal] of [[2, 37, 3, 8, true], [1, 21, 2, 16, false]] as const) {
+        const one = { shape: [b, t, h, d] };
+        const fused: Operand[] = [{ shape: [b, t, 3 * h, d] }, { shape: [b, t, 3 * h, d], same: 0 }, { shape: [b, t, 3 * h, d], same: 0 }];
+        for (const deltaFromOut of [true, false]) {
+          // L ≥ 0.1 and a small scale keep P = exp(s − L) near its real range: with arbitrary L, dq is a difference of
+          // terms in the thousands and its f32 rounding exceeds the tolerance (a data artefact, not the layout)
+          const rest: Operand[] = [one, { shape: [b, t, h], gen: 'positive' }, deltaFromOut ? one : { shape: [b, t, h] }];
+          for (const [qkv, window] of [[[one, one, one], undefined], [fused, { heads: h, offsets: [0, h, 2 * h] }]] as const) {
+            const attrs = { causal, scale: 0.125, seqMajor: true, ...(deltaFromOut ? { deltaFromOut } : {}), ...(window ? { window: { ...window, offsets: [...window.offsets] } } : {}) };
+            for (const cfg of cfgs)
+              await check('attentionGradQKV', [...qkv, ...rest], attrs, caps, { rtol: 1e-3, atol: 1e-4, ...(cfg ? { plan: (s: KernelSpec<'attentionGradQKV'>, c: DeviceCaps) => flashAttentionGradQKVPlan(s, c, cfg) } : {}) });
+          }
+        }
+      }
+    });
+
     it('flash attention variants (rows per workgroup, tile rows) agree with the interpreter', async () => {
       const caps = await getCaps();
       const lead = [2];
@@ -845,7 +892,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     // its one-dispatch form reads the runtime's arena layout: packages/runtime-webgpu/test/multiTensor.gpu.test.ts runs both forms
     tested.add('pointwiseMultiTensor');
     tested.add('pointwiseReduceMulti'); // several results: packages/runtime-webgpu/test/reduceMulti.gpu.test.ts checks each through compile

@@ -5,7 +5,7 @@
 import { optimize } from '@neura/egraph';
 import { Graph } from '@neura/ir';
 import { compile, type NeuraDevice, type Precision } from '@neura/runtime-webgpu';
-import { type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
+import { type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionGradQKVPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
 
 /** One matmul shape: C[M,N] = op(A)·op(B) with reduction K. */
 export interface MatmulShape {
@@ -99,7 +99,9 @@ export const withFlashConfig =
             ? flashAttentionWithLsePlan(spec, caps, { out: spec.results?.[0] !== 'unused', lse: spec.results?.[1] !== 'unused' }, cfg)
             : isSpecOf(spec, 'attentionGradKV')
               ? flashAttentionGradKVPlan(spec, caps, (['k', 'v'] as const).filter((_, r) => spec.results?.[r] !== 'unused'), cfg)
-              : generateKernel(spec, caps);
+              : isSpecOf(spec, 'attentionGradQKV')
+                ? flashAttentionGradQKVPlan(spec, caps, cfg)
+                : generateKernel(spec, caps);
 
 /**
  * Times causal attention forward + backward (B, H, T, D) as autograd builds it: the forward, its log-sum-exp,

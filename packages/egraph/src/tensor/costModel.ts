@@ -50,7 +50,7 @@ export function tensorBytes(t: TensorInfo): number {
 }
 
 /** The cost of one e-node given its input and output types (Infinity when illegal). */
-export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo, model: CostModel): number {
+export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo, model: CostModel, operands?: readonly TensorInfo[]): number {
   if (!isOpKind(node.op)) return Number.POSITIVE_INFINITY;
   if (!irIsKernelOp(node.op)) return EPSILON;
   const ir = fromENode(node);
@@ -59,7 +59,7 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
   if (kernelIllegality(ir.op, ins, out, model.limits, results, multiTensor) !== undefined) return Number.POSITIVE_INFINITY;
   let bytes = ins.reduce((s, t) => s + tensorBytes(t), 0);
   for (let r = 0; r < results; r++) bytes += tensorTypeBytes(resultType(ir, out, r));
-  const ctx = { attrs: ir.attrs, ins, out };
+  const ctx = { attrs: ir.attrs, ins, out, operands };
   const flops = kernelFlops(ir.op, ctx);
   // a split reduction or split-K matmul runs two dispatches (the partials' traffic is small beside its operands')
   return model.dispatchCost * kernelDispatches(ir.op, ctx) + bytes / model.bytesPerUnit + flops / model.flopsPerUnit + EPSILON;
@@ -85,6 +85,8 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
     }
     return ins;
   };
+  /** Every operand's type in order (a repeated operand too: attention's q, k, v may be one fused tensor). */
+  const operandsOf = (node: ENode): TensorInfo[] => node.children.map((c) => egraph.eclass(c).data);
   /** The cost of one result of a `pointwiseReduceMulti` as its own `pointwiseReduce` over the operands it reads. */
   const aloneCost = (multi: ENode, r: { expr: PwExpr; post: PwExpr }, a: OpAttrs['pointwiseReduceMulti']): number => {
     const reads: number[] = [];
@@ -95,7 +97,7 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
     const expr = mapInputs(r.expr, (i) => ({ op: 'in', index: reads.indexOf(i) }));
     const { results: _, ...rest } = a;
     const node = irENode('pointwiseReduce', { ...rest, expr, post: r.post }, reads.map((i) => multi.children[i]));
-    return opCost(node, insOf(node), { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: 'f32' }, o);
+    return opCost(node, insOf(node), { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: 'f32' }, o, operandsOf(node));
   };
   /**
    * A `rowwiseMulti` split so that any set of its results costs what it saves: result j alone is a `rowwise` over the
@@ -140,7 +142,7 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
   const shared = new WeakMap<ENode, { whole: number; sizes?: number[]; total?: number; alone?: number[] }>();
   const sharedOf = (multi: ENode, src: Id) => {
     let sh = shared.get(multi);
-    if (!sh) shared.set(multi, (sh = { whole: opCost(multi, insOf(multi), egraph.eclass(src).data, o) }));
+    if (!sh) shared.set(multi, (sh = { whole: opCost(multi, insOf(multi), egraph.eclass(src).data, o, operandsOf(multi)) }));
     return sh;
   };
   const resultShare = (multi: ENode, { index }: { index: number }, src: Id): number => {
@@ -172,7 +174,7 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
     if (ir.op !== 'attentionWithLse') return whole / kernelOutputs(ir);
     const lseNode = irENode('attentionLse', ir.attrs, multi.children.slice(0, 2));
     const lseType = resultType(ir, egraph.eclass(src).data, 1);
-    const lse = Math.min(whole, opCost(lseNode, insOf(lseNode), { shape: lseType.shape, dtype: lseType.dtype }, o)) * (1 - 1e-6);
+    const lse = Math.min(whole, opCost(lseNode, insOf(lseNode), { shape: lseType.shape, dtype: lseType.dtype }, o, operandsOf(lseNode))) * (1 - 1e-6);
     return index === 1 ? lse : whole - lse;
   };
   return {
@@ -187,7 +189,7 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
         const src = egraph.find(node.children[0]);
         const multi = egraph.eclass(src).nodes.find((n) => isOpKind(n.op) && isMultiResultOp(n.op));
         c = multi ? resultShare(multi, enodeAttrs(node, 'pick'), src) + EPSILON : Number.POSITIVE_INFINITY;
-      } else c = opCost(node, insOf(node), egraph.eclass(eclass).data, o);
+      } else c = opCost(node, insOf(node), egraph.eclass(eclass).data, o, operandsOf(node));
       memo.set(node, c);
       return c;
     },

@@ -13,6 +13,7 @@ import { fromENode, isOpKind } from './tensorLanguage.js';
 /** The fused ops that stand for primitive ops (every fused op but `pick`, a result of another node's kernel). */
 type AbsorbingOp =
   | 'attentionGradKV'
+  | 'attentionGradQKV'
   | 'attentionWithLse'
   | 'fusedMatmul'
   | 'matmulEpilogue'
@@ -31,6 +32,7 @@ const ABSORBED: {
   readonly [K in AbsorbingOp]: (a: OpAttrs[K]) => readonly OpKind[];
 } = {
   attentionGradKV: () => ['attentionGrad'],
+  attentionGradQKV: () => ['attentionGrad', 'concat'],
   attentionWithLse: () => ['attention', 'attentionLse'],
   fusedMatmul: (a) => ['matmul', ...(a.bias ? (['add'] as const) : []), ...(a.activation === 'relu' ? (['relu'] as const) : [])],
   matmulEpilogue: (a) => ['matmul', ...exprOps(a.expr)],
@@ -74,7 +76,10 @@ export function absorbedOps(node: ENode): readonly OpKind[] {
   const ir = fromENode(node);
   const ops = isOp(ir, ...ABSORBING_OPS) ? absorbedBy(ir) : [ir.op];
   // a gradient computing Δ from attention's output also stands for Δ's sum(mul(dOut, out)) (attention-delta-from-out)
-  return isOp(ir, 'attentionGrad', 'attentionGradKV') && ir.attrs.deltaFromOut ? [...ops, 'sum', 'mul'] : ops;
+  const delta: readonly OpKind[] = isOp(ir, 'attentionGrad', 'attentionGradKV', 'attentionGradQKV') && ir.attrs.deltaFromOut ? ['sum', 'mul'] : [];
+  // an attention reading head windows stands for the slices it reads through (attention-head-window)
+  const window: readonly OpKind[] = isOp(ir, 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV') && ir.attrs.window ? ['slice'] : [];
+  return [...ops, ...delta, ...window];
 }
 
 function absorbedBy<K extends AbsorbingOp>(x: OpWithAttrs<K>): readonly OpKind[] {

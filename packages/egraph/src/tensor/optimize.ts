@@ -23,8 +23,10 @@ import { OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, write
 import { algebraRules } from './rules/algebra.js';
 import { attentionDeltaRules } from './rules/attentionDelta.js';
 import { attentionGradKVRules } from './rules/attentionGradKV.js';
+import { attentionGradQKVRules } from './rules/attentionGradQKV.js';
 import { attentionLayoutRules } from './rules/attentionLayout.js';
 import { attentionLseRules } from './rules/attentionLse.js';
+import { attentionWindowRules } from './rules/attentionWindow.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
@@ -51,6 +53,7 @@ export const RULE_SETS = {
   update: [...multiUpdateRules, ...multiTensorUpdateRules],
   attention: [...attentionLseRules, ...attentionGradKVRules, ...attentionDeltaRules],
   attentionLayout: attentionLayoutRules,
+  attentionInPlace: [...attentionWindowRules, ...attentionGradQKVRules],
   reduceMulti: reduceMultiRules,
   rowMulti: rowwiseMultiRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
@@ -59,7 +62,7 @@ export const RULE_SETS = {
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...reduceMultiRules, ...rowwiseMultiRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionGradQKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...attentionWindowRules, ...reduceMultiRules, ...rowwiseMultiRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -84,6 +87,9 @@ export const DEFAULT_PASSES: readonly PassSpec[] = [
   // on the fused expressions: state updates sharing an operand, and an attention with its backward's
   // log-sum-exp, and its key and value gradients, become multi-result kernels
   { name: 'group', ruleSets: ['update', 'attention'], iterLimit: 2 },
+  // on the grouped attention kernels: q, k and v read as head windows of the fused QKV projection (no slice copies)
+  // and dq, dk, dv written into one result (no concat); the second iteration windows the joined gradients
+  { name: 'inPlace', ruleSets: ['attentionInPlace'], iterLimit: 2 },
   // sibling column reductions (a layer norm's dγ and dβ) and sibling row kernels (its x̂ and y) become
   // multi-result kernels
   { name: 'siblings', ruleSets: ['reduceMulti', 'rowMulti'], iterLimit: 1 },

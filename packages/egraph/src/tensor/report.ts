@@ -64,19 +64,25 @@ export function graphFigures(graph: Graph): GraphFigures {
 }
 
 /** Attention ops, listed among the fused kernels when they run seq-major (their head split/merge folded in) or compute Δ. */
-const ATTENTION_OPS: readonly string[] = ['attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV'];
+const ATTENTION_OPS: readonly string[] = ['attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV'];
 
 /** The fused kernels of a graph with their rules (`rulesOf` gives the rules of a node). */
 export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string[]): FusedKernel[] {
   const out: FusedKernel[] = [];
   for (const id of graph.live()) {
     const n = graph.nodes[id];
-    const a = n.attrs as { seqMajor?: boolean; deltaFromOut?: boolean };
+    const a = n.attrs as { seqMajor?: boolean; deltaFromOut?: boolean; window?: { heads: number; offsets: number[] } };
     const seqMajor = ATTENTION_OPS.includes(n.op) && a.seqMajor === true;
+    const window = ATTENTION_OPS.includes(n.op) ? a.window : undefined;
     const deltaFromOut = ATTENTION_OPS.includes(n.op) && a.deltaFromOut === true;
     if ((!FUSED_OPS.includes(n.op) && n.op !== 'custom' && !seqMajor && !deltaFromOut) || n.op === 'pick') continue;
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
-    const forms = [...(seqMajor ? ['seq-major [..., T, H, D] (head split/merge folded)'] : []), ...(deltaFromOut ? ['Δ = rowsum(dOut ⊙ out) computed in the kernel'] : [])];
+    const forms = [
+      ...(seqMajor ? ['seq-major [..., T, H, D] (head split/merge folded)'] : []),
+      ...(n.op === 'attentionGradQKV' ? ['dq, dk, dv written into one [..., T, 3H, D] (concat folded)'] : []),
+      ...(window ? [`q, k, v read in place as head windows at [${window.offsets.join(', ')}] (QKV slices folded)`] : []),
+      ...(deltaFromOut ? ['Δ = rowsum(dOut ⊙ out) computed in the kernel'] : []),
+    ];
     if (forms.length > 0) out.push({ ...base, expr: forms.join('; ') });
     else if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
     else if (n.op === 'pointwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ') }); // one kernel, several results
