@@ -266,7 +266,7 @@ function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, ro
   const find = (id: Id) => egraph.find(id);
   let start = choice;
   let total = dagCost(start, roots, cost, find);
-  // only pairs whose members the plan computes both (else grouping cannot pay); re-derived after each change
+  // only pairs of which the plan computes a member; re-derived after each change
   let reached = new Set(reachableClasses(start, roots, find) ?? []);
   for (const m of egraph.classesWithOp('rowwiseMulti')) {
     const M = find(m);
@@ -277,10 +277,30 @@ function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, ro
       const pick = egraph.eclass(c).nodes.find((x) => x.op === 'pick' && find(x.children[0]) === M);
       if (pick) members.set(find(c), pick);
     }
-    if (members.size < 2 || ![...members.keys()].every((c) => reached.has(c) && start.get(c)?.op !== 'pick')) continue;
+    if (members.size < 2 || [...members.keys()].some((c) => start.get(c)?.op === 'pick')) continue;
+    const unreached = [...members.keys()].filter((c) => !reached.has(c));
+    if (unreached.length === members.size) continue;
     const trial = new Map(start);
     trial.set(M, n);
     for (const [c, pick] of members) trial.set(c, pick);
+    // a member the plan does not compute (a norm's x̂ where the backward's dγ recomputes it from materialised
+    // mean and variance): its readers in the plan may take it instead, each by its best such variant
+    for (const u of unreached)
+      for (const [, k] of egraph.eclass(u).parents) {
+        const K = find(k);
+        if (!reached.has(K) || members.has(K)) continue;
+        let best: ENode | undefined;
+        let bestCost = dagCost(trial, roots, cost, find);
+        for (const alt of egraph.eclass(K).nodes) {
+          if (alt === trial.get(K) || !alt.children.some((c) => find(c) === u) || !alt.children.every((c) => trial.has(find(c)))) continue;
+          const saved = trial.get(K) as ENode;
+          trial.set(K, alt);
+          const c = dagCost(trial, roots, cost, find);
+          trial.set(K, saved);
+          if (c < bestCost) [best, bestCost] = [alt, c];
+        }
+        if (best) trial.set(K, best);
+      }
     const t = dagCost(trial, roots, cost, find);
     if (t < total) {
       [start, total] = [trial, t];
