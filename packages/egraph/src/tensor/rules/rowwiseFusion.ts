@@ -14,6 +14,7 @@ import { broadcastShapes, pwExprSize, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import { exprOf, exprSize } from '../pointwiseFusion.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
+import { sameJson } from '../sameJson.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { mapIn } from './matmulEpilogue.js';
@@ -22,7 +23,6 @@ import { addRecorded, classRule, rulesOf, type TensorRewrite } from './ruleKit.j
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
 const IDENTITY: PwExpr = $(0);
-const IDENTITY_KEY = JSON.stringify(IDENTITY);
 /** Placeholder index of stat k while operands are still being numbered (renumbered to n + k at the end). */
 const STAT_BASE = 1 << 20;
 /** Most stats of one rowwise node (a layer norm's dx needs four). */
@@ -100,17 +100,15 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
 
   // a journal of what resolution bound, so an inlining that goes over the limits is undone
   const slotLog: Id[] = [];
-  const statLog: string[] = [];
   const setSlot = (id: Id, e: PwExpr) => {
     slot.set(id, e);
     slotLog.push(id);
   };
-  const mark = () => ({ o: operands.length, s: stats.length, sl: slotLog.length, st: statLog.length });
+  const mark = () => ({ o: operands.length, s: stats.length, sl: slotLog.length });
   const undo = (m: ReturnType<typeof mark>) => {
     operands.length = m.o;
     stats.length = m.s;
     for (const id of slotLog.splice(m.sl)) slot.delete(id);
-    for (const k of statLog.splice(m.st)) statIndex.delete(k);
   };
   const operand = (id: Id): PwExpr | undefined => {
     const t = info(egraph, id);
@@ -122,21 +120,17 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   };
   // how many new full operands resolving these classes would bind (to pick the reduction variant reading least)
   const newOperands = (kids: readonly Id[]) => kids.filter((c) => !slot.has(find(c)) && !isRowScalar(info(egraph, find(c)).shape, S) && info(egraph, find(c)).constant === undefined).length;
-  // a stat met twice (the variance under two epilogues, a producer's mean) is computed once
-  const statIndex = new Map<string, number>();
+  // a stat met twice (the variance under two epilogues, a producer's mean) is computed once; stats are few
+  // (MAX_STATS), so they are compared in place rather than by JSON texts (the texts cost ~90 ms a GPT step)
+  const statAt = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): number => stats.findIndex((s) => s.reduce === reduce && sameJson(s.post, post) && sameJson(s.expr, expr));
   const addStat = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): PwExpr | undefined => {
     const at = (k: number) => $(STAT_BASE + k);
-    const base = `${reduce}|${JSON.stringify(expr)}`;
-    const key = `${base}|${JSON.stringify(post)}`;
-    const exact = statIndex.get(key);
-    if (exact !== undefined) return at(exact);
-    const raw = statIndex.get(`${base}|${IDENTITY_KEY}`);
-    if (raw !== undefined) return mapIn(post, () => at(raw));
+    const exact = statAt(expr, reduce, post);
+    if (exact >= 0) return at(exact);
+    const raw = statAt(expr, reduce, IDENTITY);
+    if (raw >= 0) return mapIn(post, () => at(raw));
     if (stats.length >= MAX_STATS || pwExprSize(expr) > maxSize) return undefined;
-    const k = stats.push({ expr, reduce, post }) - 1;
-    statIndex.set(key, k);
-    statLog.push(key);
-    return at(k);
+    return at(stats.push({ expr, reduce, post }) - 1);
   };
   // a producer that is itself row-local: its operands, stats and expression inlined (one kernel for both)
   const inlineRowwise = (id: Id): PwExpr | undefined => {
@@ -302,12 +296,18 @@ function rowLocal(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean 
 
 /** Every pointwise variant of a class that reads row statistics, resolved; the best few added to the class. */
 function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
-  const found = new Map<string, Candidate>();
+  // distinct candidates in the order first found, by operands then attributes (compared in place: no JSON texts)
+  const found: Candidate[] = [];
+  const byOperands = new Map<string, Candidate[]>();
   const memo: RowMemo = { reductions: new Map(), inlinable: new Set(), cut: new Set() };
   const offer = (c: Candidate | undefined) => {
     if (!c) return;
-    const key = `${c.operands.join(',')}|${JSON.stringify(c.attrs)}`;
-    if (!found.has(key)) found.set(key, c);
+    const key = c.operands.join(',');
+    const same = byOperands.get(key);
+    if (!same) byOperands.set(key, [c]);
+    else if (same.some((d) => sameJson(d.attrs, c.attrs))) return;
+    else same.push(c);
+    found.push(c);
   };
   const S = egraph.eclass(eclass).data.shape;
   for (const n of egraph.eclass(eclass).nodes) {
@@ -330,7 +330,7 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
   }
   // operands that another fused kernel would have to write (a pointwise or row-local result) count first
   const written = (c: Candidate) => c.operands.filter((o) => egraph.eclass(o).nodes.some((n) => n.op === 'pointwise' || n.op === 'rowwise')).length;
-  const ranked = [...found.values()].map((c) => ({ c, w: written(c) }));
+  const ranked = found.map((c) => ({ c, w: written(c) }));
   const best = ranked.sort((a, b) => a.w - b.w || a.c.operands.length - b.c.operands.length || a.c.size - b.c.size).slice(0, KEEP_PER_CLASS).map((r) => r.c);
   return best.map((c) => addRecorded(egraph, irENode('rowwise', c.attrs, [...c.operands]), c.rules));
 }
