@@ -325,6 +325,19 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge', 'matmul-bias', 'matmul-relu'],
     prefer: ['matmulEpilogue'],
   },
+  'matmul-epilogue-inline': {
+    // GELU's backward shape: a product dY·Wᵀ times pointwise work on a saved pre-activation (and a bias)
+    build: (g, r) => {
+      const dy = mat(g, 'dy', r);
+      const n = dim(r);
+      const w = mat(g, 'w', r, [n, dy.shape[1]]);
+      const h = g.add(g.input('h', [dy.shape[0], n]), g.input('b', [n]));
+      const slope = g.add(g.mul(g.tanh(h), 0.5), 1);
+      return [g.mul(g.matmul(dy, w, { transB: true }), slope)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'matmul-epilogue'],
+    prefer: ['matmulEpilogue'],
+  },
   'attention-lse': {
     // an attention and its backward's log-sum-exp (ragged, causal); the non-causal attention must stay apart
     build: (g, r) => {

@@ -91,5 +91,58 @@ function readsProduct(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boo
   return isPrimaryExpr(exprOf(node)) && node.children.some((c) => classHasAnyOp(egraph, c, PRODUCT_OPS));
 }
 
-/** The matmul epilogue rule (runs with the pointwise fusion rules: it reads the pointwise nodes they build). */
-export const matmulEpilogueRules: readonly TensorRewrite[] = [nodeRule('matmul-epilogue', ['pointwise'], matmulEpilogue, { guard: readsProduct })];
+/**
+ * An epilogue's extra operand computed by pointwise work of the output's shape, inlined: the largest producer of
+ * that operand's class, within the binding and size limits. The epilogue rule takes one-op consumers only, so a
+ * consumer like GELU's backward (the product dY·W₂ᵀ times GELU′ of the pre-activation) gets its product as an
+ * epilogue `$0 · $1` first; this pulls GELU′ in, one kernel instead of two.
+ */
+function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
+  const analysis = tensorAnalysisOf(egraph);
+  const maxInputs = analysis?.maxPointwiseInputs ?? 7;
+  const maxSize = analysis?.maxExprSize ?? 96;
+  const shape = info(egraph, eclass).shape;
+  const a = enodeAttrs(node, 'matmulEpilogue');
+  const done = ctx.of('matmul-epilogue-inline:built', () => new WeakMap<ENode, Set<ENode>>()); // per epilogue: producers inlined
+  let seen = done.get(node);
+  if (!seen) done.set(node, (seen = new Set()));
+  const built: Id[] = [];
+  const extras = node.children.slice(2).map((c) => egraph.find(c));
+  extras.forEach((cls, k) => {
+    if (cls === egraph.find(eclass) || !sameShape(info(egraph, cls).shape, shape)) return;
+    let p: ENode | undefined;
+    for (const n of egraph.eclass(cls).nodes)
+      if (n.op === 'pointwise' && !n.children.some((c) => egraph.find(c) === cls) && (!p || pwExprSize(exprOf(n)) > pwExprSize(exprOf(p)))) p = n;
+    if (!p || seen.has(p)) return;
+    seen.add(p);
+    const producer = p;
+    const operands: Id[] = [];
+    const slot = (c: Id): PwExpr => {
+      const id = egraph.find(c);
+      let i = operands.indexOf(id);
+      if (i < 0) i = operands.push(id) - 1;
+      return $(i + 1);
+    };
+    const expr = mapIn(a.expr, (i) => {
+      if (i === 0) return $(0);
+      if (i - 1 !== k) return slot(extras[i - 1]);
+      return mapIn(exprOf(producer), (j) => slot(producer.children[j]));
+    });
+    if (new Set([egraph.find(node.children[0]), egraph.find(node.children[1]), ...operands]).size > maxInputs || pwExprSize(expr) > maxSize) return;
+    const rules = ['matmul-epilogue-inline', ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, producer)];
+    built.push(addRecorded(egraph, irENode('matmulEpilogue', { transA: a.transA, transB: a.transB, expr }, [node.children[0], node.children[1], ...operands]), rules));
+  });
+  return built;
+}
+
+/** Guard: an extra operand's class holds a pointwise node. */
+function extraIsPointwise(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
+  for (let i = 2; i < node.children.length; i++) if (classHasAnyOp(egraph, node.children[i], ['pointwise'])) return true;
+  return false;
+}
+
+/** The matmul epilogue rules (run with the pointwise fusion rules: they read the pointwise nodes those build). */
+export const matmulEpilogueRules: readonly TensorRewrite[] = [
+  nodeRule('matmul-epilogue', ['pointwise'], matmulEpilogue, { guard: readsProduct }),
+  nodeRule('matmul-epilogue-inline', ['matmulEpilogue'], inlineEpilogueOperand, { guard: extraIsPointwise }),
+];
