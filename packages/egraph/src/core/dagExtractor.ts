@@ -114,14 +114,15 @@ export class DagExtractor<D> {
           for (let j = k0; j < k1; j++) bound = Math.max(bound, cost + totals[kids[j]]);
           if (!(bound < totals[ci])) continue;
           let ok = true;
-          tmp.fill(0);
+          if (k0 === k1) tmp.fill(0);
           for (let j = k0; j < k1; j++) {
             const ks2 = sets[kids[j]];
             if (!ks2 || ks2[word] & bit) {
               ok = false;
               break;
             }
-            for (let w = 0; w < words; w++) tmp[w] |= ks2[w];
+            if (j === k0) tmp.set(ks2); // the first kid's set is copied, the others OR-ed in
+            else for (let w = 0; w < words; w++) tmp[w] |= ks2[w];
           }
           if (!ok) continue;
           if (pass > 0) {

@@ -31,7 +31,9 @@ const MAX_STATS = 6;
 /** Whether `t` is a per-row scalar of rows of `out`: the same shape with the last axis 1. */
 function isRowScalar(t: Shape, out: Shape): boolean {
   const r = out.length;
-  return t.length === r && t[r - 1] === 1 && t.every((d, i) => i === r - 1 || d === out[i]);
+  if (t.length !== r || t[r - 1] !== 1) return false;
+  for (let i = 0; i < r - 1; i++) if (t[i] !== out[i]) return false;
+  return true;
 }
 
 /** The row scalar a class broadcasts with an `expand` node to rows of shape `out`, if it holds one. */
@@ -119,7 +121,15 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
     return e;
   };
   // how many new full operands resolving these classes would bind (to pick the reduction variant reading least)
-  const newOperands = (kids: readonly Id[]) => kids.filter((c) => !slot.has(find(c)) && !isRowScalar(info(egraph, find(c)).shape, S) && info(egraph, find(c)).constant === undefined).length;
+  const newOperands = (kids: readonly Id[]) => {
+    let k = 0;
+    for (const c of kids) {
+      const id = find(c);
+      const t = info(egraph, id);
+      if (!slot.has(id) && !isRowScalar(t.shape, S) && t.constant === undefined) k++;
+    }
+    return k;
+  };
   // a stat met twice (the variance under two epilogues, a producer's mean) is computed once; stats are few
   // (MAX_STATS), so they are compared in place rather than by JSON texts (the texts cost ~90 ms a GPT step)
   const statAt = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): number => stats.findIndex((s) => s.reduce === reduce && sameJson(s.post, post) && sameJson(s.expr, expr));
