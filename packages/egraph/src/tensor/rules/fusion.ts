@@ -106,8 +106,8 @@ function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx:
   return ids([added]);
 }
 
-/** A class's pointwise producers, largest expression first, with their sizes. */
-interface Producers {
+/** A class's pointwise producers, largest expression first (a stable sort: in node order among equals). */
+export interface Producers {
   readonly list: readonly ENode[];
   /** Index of the first producer of at most `INLINE_ONE_MAX_SIZE` nodes (the ones `pointwise-inline` takes). */
   readonly small: number;
@@ -115,8 +115,8 @@ interface Producers {
 
 const NO_PRODUCERS: Producers = { list: [], small: 0 };
 
-/** The pointwise nodes of a class other than `self`, largest expression first. */
-function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: RuleCtx): Producers {
+/** The pointwise nodes of a class other than `self` (none reading the class itself), largest expression first. */
+export function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: RuleCtx): Producers {
   const own = egraph.find(cls);
   if (own === egraph.find(self)) return NO_PRODUCERS;
   // asked once per consumer node and input: kept per class while its node list and canonical id stand still (a
