@@ -29,7 +29,15 @@ const values: unknown[] = [
   null,
   undefined,
   0,
+  -0,
+  1,
+  Number.NaN,
+  Number.NEGATIVE_INFINITY,
   'in',
+  'add',
+  true,
+  { op: 'in', index: -0 },
+  { op: 'const', value: Number.NEGATIVE_INFINITY },
 ];
 
 describe('sameJson', () => {

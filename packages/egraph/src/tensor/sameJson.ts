@@ -10,7 +10,13 @@ export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   const ao = typeof a === 'object' && a !== null;
   const bo = typeof b === 'object' && b !== null;
-  if (!ao || !bo) return !ao && !bo && JSON.stringify(a) === JSON.stringify(b);
+  if (!ao || !bo) {
+    if (ao || bo) return false;
+    if (typeof a === 'string' && typeof b === 'string') return false; // distinct strings, distinct texts
+    // distinct finite numbers have distinct texts (0 === -0, both written 0); NaN and ±Infinity are all null
+    if (typeof a === 'number' && typeof b === 'number') return !Number.isFinite(a) && !Number.isFinite(b);
+    return JSON.stringify(a) === JSON.stringify(b);
+  }
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
     // an array writes a skipped value as null
