@@ -136,8 +136,16 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
   return built;
 }
 
-/** Guard: an extra operand's class holds a pointwise node. */
+/**
+ * Largest epilogue expression (in nodes) an operand is inlined into: one step from a small epilogue (`$0 · $1`) only.
+ * Inlining into the results again cascaded with a device's wider binding limit (16 storage buffers: the GPT 6×384
+ * e-graph ran into its 50 000-node limit and kept a plan of 630 dispatches).
+ */
+const INLINE_INTO_MAX_SIZE = 4;
+
+/** Guard: a small epilogue with an extra operand whose class holds a pointwise node. */
 function extraIsPointwise(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
+  if (pwExprSize(enodeAttrs(node, 'matmulEpilogue').expr) > INLINE_INTO_MAX_SIZE) return false;
   for (let i = 2; i < node.children.length; i++) if (classHasAnyOp(egraph, node.children[i], ['pointwise'])) return true;
   return false;
 }
