@@ -24,6 +24,18 @@ const PRODUCTS: ReadonlySet<string> = new Set(PRODUCT_OPS);
 /** `pointwiseFusion`'s `mapInputs` under the name rowwise-fusion imports from here. */
 export const mapIn = mapInputs;
 
+/** An epilogue's extra operands as they are met: `slot(c)` is `$k` of class `c` (k ≥ 1, each class once), in `ids`. */
+function operandSlots(egraph: EGraph<TensorInfo>): { ids: Id[]; slot: (c: Id) => PwExpr } {
+  const ids: Id[] = [];
+  const slot = (c: Id): PwExpr => {
+    const id = egraph.find(c);
+    let k = ids.indexOf(id);
+    if (k < 0) k = ids.push(id) - 1;
+    return $(k + 1);
+  };
+  return { ids, slot };
+}
+
 /** A product node as flags, its epilogue over `$0` (the product) and `$1..` (its extra classes), and those classes. */
 function productOf(n: ENode): { transA: boolean; transB: boolean; expr: PwExpr; extras: readonly Id[] } | undefined {
   if (n.op === 'matmul') return { ...enodeAttrs(n, 'matmul'), expr: $(0), extras: [] };
@@ -63,13 +75,7 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
       const p = productOf(m);
       if (!p) continue;
       // operands: a, b, then the product's extras, then the consumer's other inputs (each class once)
-      const extras: Id[] = [];
-      const slot = (c: Id): PwExpr => {
-        const id = egraph.find(c);
-        let k = extras.indexOf(id);
-        if (k < 0) k = extras.push(id) - 1;
-        return $(k + 1);
-      };
+      const { ids: extras, slot } = operandSlots(egraph);
       const inner = mapIn(p.expr, (i) => (i === 0 ? $(0) : slot(p.extras[i - 1])));
       const expr = mapIn(outer, (j) => (children[j] === cls ? inner : slot(children[j])));
       const operands = new Set([egraph.find(m.children[0]), egraph.find(m.children[1]), ...extras]);
@@ -117,13 +123,7 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
     if (!p || seen.has(p)) return;
     seen.add(p);
     const producer = p;
-    const operands: Id[] = [];
-    const slot = (c: Id): PwExpr => {
-      const id = egraph.find(c);
-      let i = operands.indexOf(id);
-      if (i < 0) i = operands.push(id) - 1;
-      return $(i + 1);
-    };
+    const { ids: operands, slot } = operandSlots(egraph);
     const expr = mapIn(a.expr, (i) => {
       if (i === 0) return $(0);
       if (i - 1 !== k) return slot(extras[i - 1]);
