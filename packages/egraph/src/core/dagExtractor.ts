@@ -148,7 +148,9 @@ export class DagExtractor<D> {
             own[ci] = cost;
             picks[ci] = ni;
             tmp[word] |= bit;
-            sets[ci] = tmp.slice();
+            const mine = sets[ci]; // only read while a node is evaluated: overwritten in place, not reallocated
+            if (mine) mine.set(tmp);
+            else sets[ci] = tmp.slice();
             updatedNow[word] |= bit;
             changed = true;
           }
