@@ -6,31 +6,9 @@
 // instead it prints the tuner's table for those shapes on this browser's adapter (shipped-table measurements), with
 // `ab [rounds]` the GPT 2×128 step's time with and without the adapter's shipped table.
 // Needs Chromium like web/check.mjs (CHROMIUM=/path, deadline NEURA_WEB_TIMEOUT_S, default 300).
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { withDemoPage } from './browserHarness.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const deadlineS = Number(process.env.NEURA_WEB_TIMEOUT_S ?? 300);
-if (!existsSync(executablePath)) {
-  console.error(`tuningCheck: no Chromium at ${executablePath}. Install Debian's: apt-get install chromium (or set CHROMIUM=/path/to/chrome)`);
-  process.exit(1);
-}
-const { chromium } = await import('playwright-core');
-
-let server;
-let browser;
-const cleanup = async () => {
-  server?.kill();
-  await browser?.close().catch(() => {});
-};
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => cleanup().then(() => process.exit(130)));
-const timer = setTimeout(() => {
-  console.error(`tuningCheck: no result after ${deadlineS} s`);
-  cleanup().then(() => process.exit(1));
-}, deadlineS * 1000);
 
 /** Loads `url` in `page` and returns its parsed body[data-result]; a page error throws. */
 async function result(page, url) {
@@ -45,22 +23,7 @@ const fail = (what) => {
   throw new Error(`tuningCheck: ${what}`);
 };
 
-try {
-  server = spawn(process.execPath, [join(here, 'serve.mjs'), '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((resolve, reject) => {
-    server.stdout.on('data', (d) => {
-      const m = /http:\/\/[\d.]+:\d+\//.exec(String(d));
-      if (m) resolve(m[0]);
-    });
-    server.on('exit', (code) => reject(new Error(`tuningCheck: the demo server exited (code ${code})`)));
-  });
-  browser = await chromium.launch({
-    executablePath,
-    args: ['--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-  const page = await browser.newPage();
-  page.on('console', (m) => console.error(`[page] ${m.text()}`));
-  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+await withDemoPage('tuningCheck', deadlineS, async (page, url) => {
   if (process.argv[2] === 'tune') {
     const r = await result(page, `${url}tuning.html?mode=tune&shapes=${process.argv[3] ?? ''}&repeats=${process.argv[4] ?? 3}`);
     console.log(JSON.stringify(r, null, 1));
@@ -80,10 +43,4 @@ try {
     if (!Number.isFinite(first.loss) || first.loss !== second.loss) fail(`losses ${first.loss} and ${second.loss} (the same step on the same weights) differ`);
     console.log('tuningCheck: the IndexedDB tuning cache round-trips in Chromium');
   }
-} catch (e) {
-  console.error(e instanceof Error ? e.message : e);
-  process.exitCode = 1;
-} finally {
-  clearTimeout(timer);
-  await cleanup();
-}
+});
