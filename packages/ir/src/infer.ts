@@ -7,7 +7,7 @@ import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradW
 import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionGradKV, inferAttentionGradQKV, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
-import { SPLIT_K_SLICE, splitKChunk } from './kernelPasses.js';
+import { SPLIT_K_SLICE, splitKChunk } from './splitK.js';
 import { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
 import type { BinaryOp, OpAttrs, OpKind, OpWithAttrs, RowStat } from './ops.js';
 import { COMPARISON_OPS, perBinaryOp, perUnaryOp } from './elementwise.js';

@@ -19,7 +19,7 @@ import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, 
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpKind, ReduceOp, RowStat } from './ops.js';
-import { splitKChunk } from './kernelPasses.js';
+import { splitKChunk } from './splitK.js';
 import { groupOperands } from './multiResult.js';
 import { attrsOf } from './opWithAttrs.js';
 import { broadcastStrides, numel, type Shape, stridesOf } from './shape.js';
