@@ -292,6 +292,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   pointwiseReduceMulti: fusedOnly,
   matmulEpilogue: fusedOnly,
   after: fusedOnly,
+  matmulPartials: fusedOnly,
   rowwise: fusedOnly,
   rowwiseMulti: fusedOnly,
   pick: fusedOnly,
