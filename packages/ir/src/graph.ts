@@ -415,6 +415,14 @@ export class Graph {
     return this.node('matmul', [a, b], { transA: opts.transA ?? false, transB: opts.transB ?? false });
   }
 
+  /**
+   * The split-K partial products of op(a)·op(b) (matrices), [splits, M, N]: their sum over axis 0 is the product
+   * (see `OpAttrs['matmulPartials']`; `matmulSplitK` gives the runtime's split).
+   */
+  matmulPartials(a: Tensor, b: Tensor, splits: number, opts: { transA?: boolean; transB?: boolean } = {}): Tensor {
+    return this.node('matmulPartials', [a, b], { transA: opts.transA ?? false, transB: opts.transB ?? false, splits });
+  }
+
   /** `x · w + b`: an affine layer with w of shape [in, out]. */
   linear(x: Tensor, w: Tensor, b?: Tensor): Tensor {
     const y = this.matmul(x, w);

@@ -18,7 +18,7 @@ describe('op facts', () => {
 
   it('derived lists: leaves, fused ops, aliases, kernel ops', () => {
     expect(LEAF_OPS).toEqual(['input', 'param', 'state', 'const']);
-    expect(FUSED_OPS).toEqual(['attentionWithLse', 'attentionGradKV', 'attentionGradQKV', 'fusedMatmul', 'matmulEpilogue', 'pointwise', 'pointwiseMulti', 'pointwiseMultiTensor', 'pointwiseReduce', 'pointwiseReduceMulti', 'rowwise', 'rowwiseMulti', 'pick', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad']);
+    expect(FUSED_OPS).toEqual(['attentionWithLse', 'attentionGradKV', 'attentionGradQKV', 'fusedMatmul', 'matmulEpilogue', 'matmulPartials', 'pointwise', 'pointwiseMulti', 'pointwiseMultiTensor', 'pointwiseReduce', 'pointwiseReduceMulti', 'rowwise', 'rowwiseMulti', 'pick', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad']);
     expect(ALIAS_OPS).toEqual(['reshape']);
     expect(OP_KINDS.filter((op) => !needsKernel(op))).toEqual(['input', 'param', 'state', 'const', 'reshape', 'pick']);
     // the kernel facts read the same: exactly leaves, aliases and picks (results of another kernel) run no kernel

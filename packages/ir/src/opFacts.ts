@@ -132,6 +132,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   avgPool2dGrad: plain('conv'),
   fusedMatmul: fusedOp('linalg'),
   matmulEpilogue: fusedOp('linalg'),
+  matmulPartials: fusedOp('linalg'),
   pointwise: fusedOp('elementwise'),
   pointwiseMulti: fusedOp('elementwise'),
   pointwiseMultiTensor: fusedOp('elementwise'),

@@ -208,6 +208,13 @@ export interface OtherOpAttrs {
    */
   matmulEpilogue: { transA: boolean; transB: boolean; expr: PwExpr };
   /**
+   * inputs [a, b] (matrices, flags as `matmul`): the split-K partial products of op(a)·op(b), [splits, M, N].
+   * Partial s sums k in [s·chunk, min(K, (s + 1)·chunk)), chunk = `splitKChunk(K, splits)`; their sum over axis 0
+   * is the product. Made by the optimizer for a consumer that reads the partials summed (a multi-tensor update),
+   * which saves the reduce pass of a split-K matmul.
+   */
+  matmulPartials: { transA: boolean; transB: boolean; splits: number };
+  /**
    * Row-local fusion (layer norm, RMS norm, softmax and their gradients as one kernel): inputs broadcast to the
    * output shape; per row (the last axis), the `stats` in order, each `post(reduce(expr))` over the row, then
    * `expr` per element. In every expression `$i` below the operand count n is operand i at the element and
