@@ -98,6 +98,8 @@ export { multiUpdateRules } from './tensor/rules/multiUpdate.js';
 export { reduceFusionRules } from './tensor/rules/reduceFusion.js';
 export { matmulEpilogueRules } from './tensor/rules/matmulEpilogue.js';
 export { TensorLanguageError, TensorTypeError } from './tensor/errors.js';
+export { MemoryBudgetError, type MemoryFit } from './tensor/memoryFit.js';
+export { recomputeRules } from './tensor/recompute.js';
 export type { TensorAnalysisOptions, TensorInfo } from './tensor/tensorAnalysis.js';
 export { TensorAnalysis } from './tensor/tensorAnalysis.js';
 export type { IrOp } from './tensor/tensorLanguage.js';

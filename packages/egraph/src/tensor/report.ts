@@ -8,6 +8,7 @@ import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtRowwise, fmtShape, kernelD
 import type { DagExtraction, EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
 import { isKernelOp, tensorBytes } from './costModel.js';
+import type { MemoryFit } from './memoryFit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { pointwiseExprOf, tensorLanguage } from './tensorLanguage.js';
 
@@ -151,6 +152,9 @@ export class OptimizeReport {
   /** Ops with a user-registered kernel, kept as fusion boundaries (sorted; empty when none). */
   readonly customKernelOps: readonly string[];
 
+  /** What `memoryBudget` did (undefined without one): estimated bytes before and after, recomputed operands. */
+  readonly memory: MemoryFit | undefined;
+
   /** Builds the report from the run and both graphs' figures. */
   constructor(parts: {
     run: Report;
@@ -164,6 +168,7 @@ export class OptimizeReport {
     totalTimeMs: number;
     dot?: string;
     customKernelOps?: readonly string[];
+    memory?: MemoryFit;
   }) {
     const hits: Record<string, number> = {};
     for (const [k, v] of Object.entries(parts.run.applied)) if (v > 0) hits[k] = v;
@@ -190,6 +195,7 @@ export class OptimizeReport {
     this.kernels = parts.kernels;
     this.dot = parts.dot;
     this.customKernelOps = parts.customKernelOps ?? [];
+    this.memory = parts.memory;
   }
 
   /**
@@ -202,7 +208,10 @@ export class OptimizeReport {
       `e-graph: ${e.enodes} e-nodes, ${e.eclasses} e-classes, ${e.iterations} iterations (${e.stopReason}) in ${Math.round(e.timeMs)} ms; ` +
       `extraction ${this.search.evaluations} moves (${this.search.stop}); ` +
       `dispatches ${this.dispatchesBefore} → ${this.dispatchesAfter}; bytes ${fmtBytes(this.bytesBefore)} → ${fmtBytes(this.bytesAfter)}` +
-      (this.customKernelOps.length ? `; custom kernels (fusion boundaries): ${this.customKernelOps.join(', ')}` : '')
+      (this.customKernelOps.length ? `; custom kernels (fusion boundaries): ${this.customKernelOps.join(', ')}` : '') +
+      (this.memory
+        ? `; memory ${fmtBytes(this.memory.before)} → ${fmtBytes(this.memory.after)} (budget ${fmtBytes(this.memory.budget)}, ${this.memory.recomputed} recomputed operands${this.memory.reordered ? ', memory-aware schedule' : ''})`
+        : '')
     );
   }
 
