@@ -22,7 +22,7 @@ describe('the GPT 6×384 step on a device with 16 storage buffers per stage', ()
     for (const id of graph.live()) {
       const n = graph.nodes[id];
       const axes = n.op === 'sum' || n.op === 'pointwiseReduce' ? n.attrs.axes : undefined;
-      if (!axes || axes.length !== 1 || axes[0] !== 0 || n.shape.length !== 1) continue;
+      if (axes?.length !== 1 || axes[0] !== 0 || n.shape.length !== 1) continue;
       for (const i of new Set(n.inputs)) columnSums.set(i, [...(columnSums.get(i) ?? []), id]);
     }
     const apart = [...columnSums].filter(([, readers]) => readers.length > 1);
