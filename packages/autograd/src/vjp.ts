@@ -291,6 +291,8 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   pointwiseReduce: fusedOnly,
   pointwiseReduceMulti: fusedOnly,
   matmulEpilogue: fusedOnly,
+  after: fusedOnly,
+  matmulPartials: fusedOnly,
   rowwise: fusedOnly,
   rowwiseMulti: fusedOnly,
   pick: fusedOnly,

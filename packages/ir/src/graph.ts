@@ -383,6 +383,11 @@ export class Graph {
     return this.node('stopGradient', [x], EMPTY);
   }
 
+  /** `x` itself, ordered after `dep` (a view: no kernel, no copy); made by the optimizer's recompute alternatives. */
+  after(x: Tensor, dep: Tensor): Tensor {
+    return this.node('after', [x, dep], EMPTY);
+  }
+
   /** Same data, new shape; one extent may be -1 (inferred). */
   reshape(x: Tensor, shape: readonly number[]): Tensor {
     const known = shape.reduce((p, d) => (d === -1 ? p : p * d), 1);
@@ -413,6 +418,14 @@ export class Graph {
    */
   matmul(a: Tensor, b: Tensor, opts: { transA?: boolean; transB?: boolean } = {}): Tensor {
     return this.node('matmul', [a, b], { transA: opts.transA ?? false, transB: opts.transB ?? false });
+  }
+
+  /**
+   * The split-K partial products of op(a)·op(b) (matrices), [splits, M, N]: their sum over axis 0 is the product
+   * (see `OpAttrs['matmulPartials']`; `matmulSplitK` gives the runtime's split).
+   */
+  matmulPartials(a: Tensor, b: Tensor, splits: number, opts: { transA?: boolean; transB?: boolean } = {}): Tensor {
+    return this.node('matmulPartials', [a, b], { transA: opts.transA ?? false, transB: opts.transB ?? false, splits });
   }
 
   /** `x · w + b`: an affine layer with w of shape [in, out]. */

@@ -7,6 +7,7 @@ import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradW
 import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionGradKV, inferAttentionGradQKV, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
+import { SPLIT_K_SLICE, splitKChunk } from './splitK.js';
 import { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
 import type { BinaryOp, OpAttrs, OpKind, OpWithAttrs, RowStat } from './ops.js';
 import { COMPARISON_OPS, perBinaryOp, perUnaryOp } from './elementwise.js';
@@ -131,6 +132,10 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
       fail('reshape', `cannot reshape ${fmtShape(ins[0].shape)} to ${fmtShape(a.shape)}`, ins);
     return { shape: a.shape, dtype: ins[0].dtype };
   },
+  after: (ins) => {
+    arity('after', ins, 2);
+    return ins[0];
+  },
   transpose: (ins, a) => {
     arity('transpose', ins, 1);
     const rank = ins[0].shape.length;
@@ -213,6 +218,16 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   rowwiseMulti: (ins, a) => {
     if (a.exprs.length === 0) fail('rowwiseMulti', 'needs at least one expression', ins);
     return inferRowwise('rowwiseMulti', ins, a.exprs, a.stats);
+  },
+  matmulPartials: (ins, a) => {
+    const op = 'matmulPartials';
+    arity(op, ins, 2);
+    const t = matmulType(op, ins, a.transA, a.transB);
+    if (t.shape.length !== 2) fail(op, 'operands must be matrices (split-K is for unbatched products)', ins);
+    const k = a.transA ? ins[0].shape[0] : ins[0].shape[1];
+    if (!Number.isInteger(a.splits) || a.splits < 1 || Math.ceil(k / splitKChunk(k, a.splits)) !== a.splits)
+      fail(op, `splits ${a.splits} is not a split of K=${k} into chunks of a multiple of ${SPLIT_K_SLICE} (see splitKChunk)`, ins);
+    return { shape: [a.splits, ...t.shape], dtype: 'f32' };
   },
   matmulEpilogue: (ins, a) => {
     const op = 'matmulEpilogue';

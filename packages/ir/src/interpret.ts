@@ -19,6 +19,7 @@ import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, 
 import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpKind, ReduceOp, RowStat } from './ops.js';
+import { splitKChunk } from './splitK.js';
 import { groupOperands } from './multiResult.js';
 import { attrsOf } from './opWithAttrs.js';
 import { broadcastStrides, numel, type Shape, stridesOf } from './shape.js';
@@ -271,6 +272,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   reduceMin: (node, [x], ctx) => reduce(node, x, ctx, ...REDUCERS.reduceMin),
   argmax: interpretArgmax,
   reshape: (node, [x]) => ({ shape: node.shape, dtype: node.dtype, data: x.data }),
+  after: (node, [x]) => ({ shape: node.shape, dtype: node.dtype, data: x.data }),
   transpose: (node, [x], ctx) => {
     const { perm } = node.attrs;
     const inStrides = stridesOf(x.shape);
@@ -378,6 +380,22 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
       });
     }
     for (let i = 0; i < d.length; i++) d[i] = ctx.round(activation === 'relu' ? Math.max(0, d[i]) : d[i]);
+    return out(node, d);
+  },
+  matmulPartials: (node, [a, b], ctx) => {
+    // partial s is the product of op(a)'s columns and op(b)'s rows in chunk s of K (float64 sums, then rounded)
+    const { transA, transB, splits } = node.attrs;
+    const [, m, n] = node.shape;
+    const k = transA ? a.shape[0] : a.shape[1];
+    const chunk = splitKChunk(k, splits);
+    const d = alloc(node.shape, 'f32', ctx);
+    for (let s = 0; s < splits; s++)
+      for (let i = 0; i < m; i++)
+        for (let j = 0; j < n; j++) {
+          let acc = 0;
+          for (let p = s * chunk; p < Math.min(k, (s + 1) * chunk); p++) acc += (transA ? a.data[p * m + i] : a.data[i * k + p]) * (transB ? b.data[j * k + p] : b.data[p * n + j]);
+          d[(s * m + i) * n + j] = ctx.round(acc);
+        }
     return out(node, d);
   },
   matmulEpilogue: (node, ins, ctx) => {

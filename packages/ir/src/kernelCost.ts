@@ -48,7 +48,7 @@ const n = (s: Shape) => numel(s);
 const free: KernelCost = { flops: () => 0 };
 const perOut = (k: number): KernelCost => ({ flops: (c) => k * n(c.out.shape) });
 const perIn = (k: number): KernelCost => ({ flops: (c) => k * n(c.ins[0].shape) });
-const matmulFlops = (c: KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue'>) => {
+const matmulFlops = (c: KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue' | 'matmulPartials'>) => {
   const a = c.ins[0].shape;
   const k = c.attrs.transA ? a[a.length - 2] : a[a.length - 1]; // flags: last two axes
   return 2 * n(c.out.shape) * k;
@@ -110,6 +110,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   state: free,
   const: free,
   reshape: free,
+  after: free,
   neg: perOut(1),
   abs: perOut(1),
   exp: perOut(SLOW),
@@ -180,6 +181,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   avgPool2dGrad: { flops: poolFlops(true) },
   fusedMatmul: { flops: (c) => matmulFlops(c) + 2 * n(c.out.shape) },
   matmulEpilogue: { flops: (c) => matmulFlops(c) + pwExprSize(c.attrs.expr) * n(c.out.shape) },
+  matmulPartials: { flops: (c) => matmulFlops(c) / c.attrs.splits }, // each partial sums K/S products
   pointwise: { flops: (c) => pwExprSize(c.attrs.expr) * n(c.out.shape) },
   pointwiseMulti: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) * n(c.out.shape) },
   pointwiseMultiTensor: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) * c.attrs.shapes.reduce((s, sh) => s + n(sh), 0) },

@@ -8,6 +8,7 @@
 import type { OpKind } from './ops.js';
 import type { KernelCtx } from './kernelCost.js';
 import { numel, type Shape } from './shape.js';
+import { matmulSplitK } from './splitK.js';
 
 /** Reduced extents at least this long use a workgroup per output (rows path); shorter ones a thread per output. */
 export const ROWS_PATH_MIN = 64;
@@ -83,22 +84,9 @@ export function reduceSplit(shape: readonly number[], axes: readonly number[]): 
 /** Index counts up to this scatterAdd runs gather-style in one pass; more take two (wgsl-kernels indexing.ts). */
 export const SCATTER_LOOP_MAX_INDICES = 256;
 
-/** Below this K a matmul is never split (wgsl-kernels matmul.ts SPLIT_K_MIN_K). */
-const SPLIT_K_MIN_K = 512;
-/** Split-K aims for this many workgroups and is skipped when the output tiles alone give a quarter of them. */
-const SPLIT_K_TARGET_WORKGROUPS = 512;
-/** The largest output tile (rows x columns) of the runtime's matmul configurations. */
-const SPLIT_K_TILE = [128, 64] as const;
-
-/**
- * Whether the runtime runs this matmul as split-K (partials, then a reduce pass): one unbatched product whose K
- * is long against its output and whose output tiles are too few to fill the device (wgsl-kernels' chooseSplitK
- * with its first configuration; a test there checks the two agree on the GPT step's shapes).
- */
+/** Whether the runtime runs this matmul as split-K (partials, then a reduce pass): `matmulSplitK` > 1. */
 export function matmulSplitsK(m: number, n: number, k: number, batches: number): boolean {
-  if (batches !== 1 || k < SPLIT_K_MIN_K || k < 4 * Math.max(m, n)) return false;
-  const tiles = Math.ceil(m / SPLIT_K_TILE[0]) * Math.ceil(n / SPLIT_K_TILE[1]);
-  return tiles < SPLIT_K_TARGET_WORKGROUPS / 4 && Math.floor(k / 128) >= 2;
+  return matmulSplitK(m, n, k, batches) > 1;
 }
 
 type MatmulCtx = KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue'>;

@@ -102,6 +102,12 @@ export interface OtherOpAttrs {
   argmax: { axis: number; keepdims: boolean };
   // layout
   reshape: { shape: number[] };
+  /**
+   * inputs [x, dep]: x itself (a view of x's storage), ordered after `dep`. Only the optimizer makes it: the
+   * recompute-versus-store alternative reads a forward value through it so that a recomputation runs in the
+   * backward, once `dep` exists, instead of keeping its result alive from the forward (see egraph recompute.ts).
+   */
+  after: Record<string, never>;
   transpose: { perm: number[] };
   expand: { shape: number[] };
   /**
@@ -207,6 +213,13 @@ export interface OtherOpAttrs {
    * a residual, a GELU's operands, a scale). One kernel: the product is never written.
    */
   matmulEpilogue: { transA: boolean; transB: boolean; expr: PwExpr };
+  /**
+   * inputs [a, b] (matrices, flags as `matmul`): the split-K partial products of op(a)·op(b), [splits, M, N].
+   * Partial s sums k in [s·chunk, min(K, (s + 1)·chunk)), chunk = `splitKChunk(K, splits)`; their sum over axis 0
+   * is the product. Made by the optimizer for a consumer that reads the partials summed (a multi-tensor update),
+   * which saves the reduce pass of a split-K matmul.
+   */
+  matmulPartials: { transA: boolean; transB: boolean; splits: number };
   /**
    * Row-local fusion (layer norm, RMS norm, softmax and their gradients as one kernel): inputs broadcast to the
    * output shape; per row (the last axis), the `stats` in order, each `post(reduce(expr))` over the row, then

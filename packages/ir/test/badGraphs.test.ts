@@ -34,6 +34,7 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   reduceMin: (g, t) => raw(g, 'reduceMin', [t.f], { axes: [5], keepdims: false }),
   argmax: (g, t) => g.argmax(t.f, 2),
   reshape: (g, t) => g.reshape(t.f, [4, 2]),
+  after: (g, t) => raw(g, 'after', [t.f], {}),
   transpose: (g, t) => g.transpose(t.f, [0, 0]),
   expand: (g, t) => g.expand(t.f, [2, -3]),
   slice: (g, t) => g.slice(t.f, [0, 0, 0], [1, 1, 1]),
@@ -70,6 +71,8 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   fusedMatmul: (g, t) => raw(g, 'fusedMatmul', [t.f, t.g3], { transA: false, transB: false, bias: false, activation: 'none' }),
   // the operands do not multiply ([2, 3]·[2, 3]); the epilogue would read a second extra that is not there
   matmulEpilogue: (g, t) => raw(g, 'matmulEpilogue', [t.f, t.f, t.f], { transA: false, transB: false, expr: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 2 } } }),
+  // 3 splits of K = 3 into chunks of 16 do not exist (one chunk covers all of K)
+  matmulPartials: (g, t) => raw(g, 'matmulPartials', [t.f, t.g3], { transA: false, transB: false, splits: 3 }),
   pointwise: (g, t) => raw(g, 'pointwise', [t.f], { expr: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 3 } }, dtype: 'f32' }),
   pointwiseMulti: (g, t) => raw(g, 'pointwiseMulti', [t.f], { exprs: [{ op: 'in', index: 0 }, { op: 'in', index: 2 }], dtype: 'f32' }),
   // group 1's operand [4, 5] is not of its group's shape [2, 3]

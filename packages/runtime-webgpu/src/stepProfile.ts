@@ -80,12 +80,14 @@ export function fusedOpsOf(n: Node): string {
       return `pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`;
     case 'matmul':
     case 'fusedMatmul':
-    case 'matmulEpilogue': {
+    case 'matmulEpilogue':
+    case 'matmulPartials': {
       const a = n.attrs;
       const parts = [`matmul ${a.transA ? 'Aᵀ' : 'A'}·${a.transB ? 'Bᵀ' : 'B'}`];
       if (n.op === 'fusedMatmul' && n.attrs.bias) parts.push('+ bias');
       if (n.op === 'fusedMatmul' && n.attrs.activation !== 'none') parts.push(n.attrs.activation);
       if (n.op === 'matmulEpilogue') parts.push(`then pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`);
+      if (n.op === 'matmulPartials') parts.push(`as ${n.attrs.splits} split-K partials`);
       return parts.join(' ');
     }
     case 'pointwiseReduce':
@@ -173,7 +175,7 @@ export function summarizeProfile(timings: readonly DispatchTiming[], ceilings?: 
 /** The kernel's class for the by-class summary: matmul, attention, pointwise, reduction, ... */
 export function kernelClassOf(op: string | undefined): string {
   if (!op) return 'other';
-  if (op === 'matmul' || op === 'fusedMatmul' || op === 'matmulEpilogue') return 'matmul';
+  if (op === 'matmul' || op === 'fusedMatmul' || op === 'matmulEpilogue' || op === 'matmulPartials') return 'matmul';
   if (op.startsWith('attention')) return 'attention';
   if (op === 'pointwise') return 'pointwise';
   if (['sum', 'mean', 'reduceMax', 'reduceMin', 'pointwiseReduce', 'pointwiseReduceMulti', 'rowwise', 'rowwiseMulti'].includes(op)) return 'reduction';

@@ -2,8 +2,8 @@
 // split reduction (columns only where too few for strips), a split-K matmul and the cross-entropy loss run two
 // dispatches, everything else one.
 import { describe, expect, it } from 'vitest';
-import { Graph, kernelDispatches, type Node, type OpAttrs, type OpKind, type PwExpr, type Shape } from '@neura/ir';
-import { DEFAULT_CAPS, type DeviceCaps, generateKernel, type KernelSpec } from './index.js';
+import { Graph, kernelDispatches, matmulSplitK, type Node, type OpAttrs, type OpKind, type PwExpr, type Shape } from '@neura/ir';
+import { chooseSplitK, DEFAULT_CAPS, type DeviceCaps, generateKernel, type KernelSpec } from './index.js';
 
 const H200: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupSizeY: 1024, maxStorageBuffersPerShaderStage: 10, maxStorageBufferBindingSize: 2 ** 31, maxComputeWorkgroupStorageSize: 32768 };
 
@@ -70,7 +70,15 @@ describe('kernelDispatches', () => {
       ];
       for (const [a, b, transA, transB] of cases) {
         const [plan, counted] = both(spec('matmul', [a, b], { transA, transB }), caps);
-        expect(counted, `matmul ${JSON.stringify(a)}·${JSON.stringify(b)}${transA ? ' transA' : ''}${transB ? ' transB' : ''}`).toBe(plan);
+        const what = `matmul ${JSON.stringify(a)}·${JSON.stringify(b)}${transA ? ' transA' : ''}${transB ? ' transB' : ''}`;
+        expect(counted, what).toBe(plan);
+        // ir's choice of S (what matmulPartials nodes carry) is the kernel's
+        if (a.length !== 2) continue;
+        const [m, k] = transA ? [a[1], a[0]] : a;
+        const n = transB ? b[0] : b[1];
+        const S = matmulSplitK(m, n, k, 1, caps.maxStorageBufferBindingSize);
+        expect(S, what).toBe(chooseSplitK(m, n, k, 1, caps)?.splits ?? 1);
+        if (S > 1) expect(both(spec('matmulPartials', [a, b], { transA, transB, splits: S }), caps), what).toEqual([1, 1]);
       }
     });
   }

@@ -162,7 +162,7 @@ export function chooseSkinnyConfig(m: number, transB: boolean, caps: DeviceCaps)
 
 /** A matmul node as its kernels see it (shapes, transposes, epilogue, batch offsets). */
 export interface MatmulProblem {
-  readonly spec: KernelSpec<MatmulOp>;
+  readonly spec: KernelSpec<MatmulOp | 'matmulPartials'>;
   readonly M: number;
   readonly N: number;
   readonly K: number;
@@ -335,7 +335,12 @@ export function storeVec4(p: MatmulProblem, partial: boolean, vecOut: boolean): 
 
 export const matmulWhat = (p: MatmulProblem) => `${p.transA ? 'Aᵀ' : 'A'}·${p.transB ? 'Bᵀ' : 'B'}${p.hasBias ? ' + bias' : ''}${p.relu ? ', relu' : ''}${p.epi ? `, ${p.epi.what}` : ''}`;
 
-function tiledPlan(p: MatmulProblem, cfg: MatmulConfig, caps: DeviceCaps, split?: { splits: number; chunk: number }): KernelPlan {
+/**
+ * The tiled kernel; with `split`, each of the `splits` workgroup layers (grid z) sums its chunk of K into its own
+ * partial product: into scratch, then summed by a reduce pass, or (`partialsOut`) into the node's own [S, M, N]
+ * output, with no second pass (`matmulPartials`).
+ */
+export function tiledPlan(p: MatmulProblem, cfg: MatmulConfig, caps: DeviceCaps, split?: { splits: number; chunk: number; partialsOut?: boolean }): KernelPlan {
   const { spec, M, N, K, transA, transB } = p;
   const { bm, bn, bk, tm, tn } = cfg;
   const tx = bn / tn;
@@ -368,7 +373,7 @@ function tiledPlan(p: MatmulProblem, cfg: MatmulConfig, caps: DeviceCaps, split?
     bindings.pop();
   }
   decl.push(`@group(0) @binding(${bindings.length}) var<storage, read_write> y: array<${vecOut ? 'vec4<f32>' : 'f32'}>;`);
-  bindings.push(split ? { source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' } : { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  bindings.push(split && !split.partialsOut ? { source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' } : { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
 
   // Tile loads: each operand's BK x B{M,N} slice in units of its global load (vec4 or scalar), NT at a time, into
   // registers (`fetch`, for the slice at k = kt), then into workgroup memory (`store`) at As[k][x/4][x%4], where x
@@ -528,7 +533,7 @@ ${body}
 `;
   const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
   const main: Dispatch = { label: split ? `${label}:split${split.splits}` : label, code, bindings, workgroupSize: [tx, ty, 1], grid };
-  if (!split) return { dispatches: [main], scratch: [] };
+  if (!split || split.partialsOut) return { dispatches: [main], scratch: [] };
   return { dispatches: [main, splitReduce(p, split.splits, caps, label)], scratch: [split.splits * M * N * 4] };
 }
 

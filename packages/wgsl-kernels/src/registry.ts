@@ -17,6 +17,7 @@ import { dropoutKernel } from './dropout.js';
 import { ropeKernel } from './rope.js';
 import { argmaxKernel, concatKernel, gatherKernel, oneHotKernel, padKernel, scatterAddKernel, sliceKernel, stopGradientKernel } from './indexing.js';
 import { expandKernel, transposeKernel } from './layout.js';
+import { matmulPartialsKernel } from './matmulPartials.js';
 import { matmulTunedKernel } from './matmulTuning.js';
 import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
@@ -76,6 +77,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   avgPool2dGrad: avgPool2dGradKernel,
   fusedMatmul: matmulTunedKernel,
   matmulEpilogue: matmulTunedKernel,
+  matmulPartials: matmulPartialsKernel,
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
   pointwiseMultiTensor: pointwiseMultiTensorKernel,

@@ -61,6 +61,7 @@ const CASES: { readonly [K in GpuOp]: Case<K> | 'skip' } = {
   avgPool2dGrad: c<'avgPool2dGrad'>([[1, 2, 2, 2]], { ...pool, inputSize: [4, 4] }),
   fusedMatmul: 'skip',
   matmulEpilogue: 'skip', // matmul.ts's plans (tested on the GPU against the interpreter)
+  matmulPartials: 'skip', // matmul.ts's split-K plan (tested on the GPU against the interpreter)
   pointwise: c<'pointwise'>([[3, 5], [5]], { expr: { op: 'add', a: { op: 'relu', a: x0 }, b: { op: 'pow', a: x1, b: { op: 'const', value: 3 } } }, dtype: 'f32' }),
   // a broadcast [5] operand, rows path with an epilogue
   pointwiseReduce: c<'pointwiseReduce'>([[3, 64], [64]], { expr: { op: 'mul', a: { op: 'sub', a: x0, b: x1 }, b: x0 }, shape: [3, 64], reduce: 'mean', axes: [1], keepdims: true, post: { op: 'rsqrt', a: { op: 'add', a: x0, b: { op: 'const', value: 1e-5 } } } }),

@@ -9,6 +9,7 @@ import {
   Graph,
   interpret,
   leafName,
+  matmulSplitK,
   mulberry32,
   type Node,
   numel,
@@ -261,6 +262,16 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
         await check('matmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }], { transA, transB }, caps, { rtol: 1e-4, atol: 1e-4 });
         await check('fusedMatmul', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }, { shape: [n] }], { transA, transB, bias: true, activation: 'relu' }, caps, { rtol: 1e-4, atol: 1e-4 });
       }
+    });
+
+    it.each([[false, false], [true, false], [false, true], [true, true]])('matmulPartials: the split-K partial products, each chunk of K summed into its own slice (transA=%s transB=%s)', async (transA, transB) => {
+      const caps = await getCaps();
+      // S = 3 over K = 300 (chunks 112, 112, 76), S = 4 over K = 520 with scalar stores, and ir's own split of a
+      // weight-gradient-like shape
+      const S = matmulSplitK(24, 16, 1024, 1, caps.maxStorageBufferBindingSize);
+      expect(S).toBeGreaterThan(1);
+      for (const [m, n, k, splits] of [[20, 12, 300, 3], [33, 9, 520, 4], [24, 16, 1024, S]] as [number, number, number, number][])
+        await check('matmulPartials', [{ shape: transA ? [k, m] : [m, k] }, { shape: transB ? [n, k] : [k, n] }], { transA, transB, splits }, caps, { rtol: 1e-4, atol: 1e-4 });
     });
 
     it.each([[false, false], [true, false], [false, true], [true, true]])('matmulEpilogue: a pointwise DAG of the product and extra operands on every plan (transA=%s transB=%s)', async (transA, transB) => {
@@ -892,7 +903,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmulPartials', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     // its one-dispatch form reads the runtime's arena layout: packages/runtime-webgpu/test/multiTensor.gpu.test.ts runs both forms
     tested.add('pointwiseMultiTensor');
     tested.add('pointwiseReduceMulti'); // several results: packages/runtime-webgpu/test/reduceMulti.gpu.test.ts checks each through compile

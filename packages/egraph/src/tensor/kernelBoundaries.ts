@@ -17,6 +17,7 @@ type AbsorbingOp =
   | 'attentionWithLse'
   | 'fusedMatmul'
   | 'matmulEpilogue'
+  | 'matmulPartials'
   | 'pointwise'
   | 'pointwiseMulti'
   | 'pointwiseMultiTensor'
@@ -36,6 +37,7 @@ const ABSORBED: {
   attentionWithLse: () => ['attention', 'attentionLse'],
   fusedMatmul: (a) => ['matmul', ...(a.bias ? (['add'] as const) : []), ...(a.activation === 'relu' ? (['relu'] as const) : [])],
   matmulEpilogue: (a) => ['matmul', ...exprOps(a.expr)],
+  matmulPartials: () => ['matmul'],
   pointwise: (a) => [...exprOps(a.expr)],
   pointwiseMulti: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
   pointwiseMultiTensor: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
