@@ -8,21 +8,8 @@ import { estimateMemory, isAliasOp, isLeafOp, numel, type OpKind, type Scheduled
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import { isRecomputable, offerRecompute } from './recompute.js';
 import type { TensorInfo } from './tensorAnalysis.js';
-import { fmtBytes } from './report.js';
+import { fmtBytes, type MemoryFit } from './report.js';
 import { enodeAttrs, irENode } from './tensorLanguage.js';
-
-/** What fitting a plan into a memory budget did (the report's `memory`). */
-export interface MemoryFit {
-  readonly budget: number;
-  /** Estimated bytes allocated by the plan as extracted (its own schedule). */
-  readonly before: number;
-  /** Estimated bytes allocated by the plan kept. */
-  readonly after: number;
-  /** Reader operands that read a recomputation instead of the stored value. */
-  readonly recomputed: number;
-  /** Whether the memory-aware schedule replaced the extracted one. */
-  readonly reordered: boolean;
-}
 
 /** No schedule and set of recomputations fits the plan into `optimize`'s `memoryBudget`. */
 export class MemoryBudgetError extends Error {

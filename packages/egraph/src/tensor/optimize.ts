@@ -19,7 +19,7 @@ import type { DagExtraction, DagExtractorOptions, EGraph as EGraphT, ENode, Extr
 import { BackoffScheduler, DagExtractor, dagCost, EGraph, ExtractionError, reachableClasses, RuleError, Runner } from '../core/index.js';
 import type { CostOptions } from './costModel.js';
 import { costDefaults, tensorCost } from './costModel.js';
-import { OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
+import { type MemoryFit, OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
 import { algebraRules } from './rules/algebra.js';
 import { attentionDeltaRules } from './rules/attentionDelta.js';
 import { attentionGradKVRules } from './rules/attentionGradKV.js';
@@ -41,7 +41,7 @@ import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
 import { withKernelBoundaries } from './kernelBoundaries.js';
-import { fitMemoryBudget, type MemoryFit, type StepEnds } from './memoryFit.js';
+import { fitMemoryBudget, type StepEnds } from './memoryFit.js';
 import { recomputeRules } from './recompute.js';
 import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
 

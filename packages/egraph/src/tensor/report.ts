@@ -8,7 +8,6 @@ import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtRowwise, fmtShape, kernelD
 import type { DagExtraction, EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
 import { isKernelOp, tensorBytes } from './costModel.js';
-import type { MemoryFit } from './memoryFit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { pointwiseExprOf, tensorLanguage } from './tensorLanguage.js';
 
@@ -119,6 +118,19 @@ export interface OptimizePhases {
   readonly rebuildGraphMs: number;
 }
 
+/** What fitting a plan into a memory budget did (the report's `memory`). */
+export interface MemoryFit {
+  readonly budget: number;
+  /** Estimated bytes allocated by the plan as extracted (its own schedule). */
+  readonly before: number;
+  /** Estimated bytes allocated by the plan kept. */
+  readonly after: number;
+  /** Reader operands that read a recomputation instead of the stored value. */
+  readonly recomputed: number;
+  /** Whether the memory-aware schedule replaced the extracted one. */
+  readonly reordered: boolean;
+}
+
 /** Everything `optimize` reports. */
 export class OptimizeReport {
   /** E-graph size, iterations, stop reason, time and rule hits. */
@@ -139,7 +151,8 @@ export class OptimizeReport {
   readonly totalTimeMs: number;
   /** The fused kernels of the result, with the rules that made each. */
   readonly kernels: readonly FusedKernel[];
-  /** The e-graph in DOT (with NEURA_DEBUG ≥ 3). */
+  
+/** The e-graph in DOT (with NEURA_DEBUG ≥ 3). */
   readonly dot: string | undefined;
   /** The runner's report, all passes combined. */
   readonly run: Report;
