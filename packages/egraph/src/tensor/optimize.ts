@@ -311,6 +311,14 @@ function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, ro
       reached = new Set(reachableClasses(start, roots, find) ?? []);
     }
   }
+  // sibling reductions over operands the row kernels above made available (a norm's dγ reading the x̂ its forward
+  // kernel now writes, beside its dβ): their picks become alternatives too
+  if (start !== choice)
+    for (const m of egraph.classesWithOp('pointwiseReduceMulti')) {
+      const M = find(m);
+      const n = egraph.eclass(M).nodes.find((x) => x.op === 'pointwiseReduceMulti');
+      if (n && !start.has(M) && n.children.every((c) => start.has(find(c)))) start.set(M, n);
+    }
   const second = new DagExtractor(egraph, cost, { ...opts, improvePasses: 0, start: { choice: start, focus } }).extract(roots);
   return { ...second, search: first.search };
 }
