@@ -106,14 +106,15 @@ function median(xs: readonly number[]): number {
 /**
  * Optimizes the MNIST step, then the GPT steps from small to large (so the large step's best-of-repeats time
  * is with a warm JIT, as in a process that compiles more than one graph; each `firstOptimizeMs` is that
- * step's first run). `only` restricts to the named entries (e.g. a lone large step shows a cold process).
+ * step's first run). `only` restricts to the named entries (e.g. a lone large step shows a cold process);
+ * `options` go to every `optimize` (e.g. a device's `limits`).
  */
-export function benchGptOptimize(repeats = 3, only?: readonly string[]): Record<string, GptOptimizeResult> {
+export function benchGptOptimize(repeats = 3, only?: readonly string[], options: OptimizeOptions = {}): Record<string, GptOptimizeResult> {
   const out: Record<string, GptOptimizeResult> = {};
   const want = (name: string) => !only || only.includes(name);
-  if (want('mnist-step')) out['mnist-step'] = benchOptimize(() => buildMnistStep(), repeats);
+  if (want('mnist-step')) out['mnist-step'] = benchOptimize(() => buildMnistStep(), repeats, options);
   for (const name of ['gpt-2x128x64', 'gpt-6x384x256', 'gpt-6x384x256-attention-op']) {
-    if (want(name)) out[name] = benchOptimize(() => buildGptStep(GPT_CONFIGS[name]), repeats);
+    if (want(name)) out[name] = benchOptimize(() => buildGptStep(GPT_CONFIGS[name]), repeats, options);
   }
   return out;
 }

@@ -291,6 +291,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   pointwiseReduce: fusedOnly,
   pointwiseReduceMulti: fusedOnly,
   matmulEpilogue: fusedOnly,
+  after: fusedOnly,
   matmulPartials: fusedOnly,
   rowwise: fusedOnly,
   rowwiseMulti: fusedOnly,

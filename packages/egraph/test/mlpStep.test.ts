@@ -151,6 +151,43 @@ describe('optimize under a device’s limits', () => {
     expect(interpret(graph, feeds).outputs.y.data).toBeAllclose(interpret(g, feeds).outputs.y.data);
   });
 
+  it("groups an update with its moments up to the device's storage buffers, though fusion stays MAX_DEFAULT_POINTWISE_INPUTS wide", () => {
+    // AdamW with the learning rate in state: p's update reads p, g, m, v, the step and lr (6) and writes p, m, v (3)
+    const g = new Graph();
+    const p = g.param('p', [4, 3]);
+    const grad = g.input('g', [4, 3]);
+    const m = g.state('m', [4, 3]);
+    const v = g.state('v', [4, 3]);
+    const step = g.state('step', []);
+    const lr = g.state('lr', []);
+    const t = g.add(step, 1);
+    g.update(step, t);
+    const m1 = g.add(g.mul(m, 0.9), g.mul(grad, 0.1));
+    const v1 = g.add(g.mul(v, 0.999), g.mul(g.square(grad), 0.001));
+    g.update(m, m1);
+    g.update(v, v1);
+    const direction = g.div(g.div(m1, g.sub(1, g.pow(0.9, t))), g.add(g.sqrt(g.div(v1, g.sub(1, g.pow(0.999, t)))), 1e-8));
+    g.update(p, g.sub(p, g.mul(lr, g.add(direction, g.mul(p, 0.01)))));
+    const plan = (buffers: number) => optimize(g, { limits: { maxStorageBuffersPerShaderStage: buffers, maxStorageBufferBindingSize: 1 << 27 } }).graph;
+    const kernelOf = (graph: GraphT, name: string) => {
+      const u = graph.updates.find((x) => leafName(graph.nodes[x.state]) === name) as { value: number };
+      const n = graph.nodes[u.value];
+      return n.op === 'pick' ? n.inputs[0] : u.value;
+    };
+    const narrow = plan(8);
+    expect(new Set(['p', 'm', 'v'].map((s) => kernelOf(narrow, s))).size).toBeGreaterThan(1);
+    const wide = plan(16);
+    expect(new Set(['p', 'm', 'v'].map((s) => kernelOf(wide, s))).size).toBe(1);
+    for (const n of ops(wide)) if (n.op === 'pointwise') expect(n.inputs.length).toBeLessThanOrEqual(MAX_DEFAULT_POINTWISE_INPUTS);
+    const f = { g: tensor([4, 3], Array.from({ length: 12 }, (_, i) => Math.sin(i))) };
+    const state = { p: tensor([4, 3], Array.from({ length: 12 }, (_, i) => i / 10)), m: tensor([4, 3], new Array(12).fill(0.1)), v: tensor([4, 3], new Array(12).fill(0.2)), step: tensor([], [3]), lr: tensor([], [0.01]) };
+    const a = interpret(g, f, state);
+    for (const graph of [narrow, wide]) {
+      const b = interpret(graph, f, state);
+      for (const k of Object.keys(a.updates)) expect(b.updates[k].data, k).toBeAllclose(a.updates[k].data, { rtol: 1e-9, atol: 1e-12 });
+    }
+  });
+
   it('splits the multi-tensor update into groups whose operand roles fit maxStorageBufferBindingSize', () => {
     const g = mlp(true);
     // each parameter takes 256 bytes of a role's buffer (aligned starts): two fit in 600 bytes, four do not

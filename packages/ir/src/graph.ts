@@ -383,6 +383,11 @@ export class Graph {
     return this.node('stopGradient', [x], EMPTY);
   }
 
+  /** `x` itself, ordered after `dep` (a view: no kernel, no copy); made by the optimizer's recompute alternatives. */
+  after(x: Tensor, dep: Tensor): Tensor {
+    return this.node('after', [x, dep], EMPTY);
+  }
+
   /** Same data, new shape; one extent may be -1 (inferred). */
   reshape(x: Tensor, shape: readonly number[]): Tensor {
     const known = shape.reduce((p, d) => (d === -1 ? p : p * d), 1);

@@ -69,6 +69,8 @@ export {
   type RowStat,
   type Reduction,
 } from './ops.js';
+export { estimateGraphMemory, estimateMemory, type ScheduledValue, type ScheduleEnds } from './memoryEstimate.js';
+export { ARENA_ALIGN, type Arena, alignedBytes, BUFFER_ALIGN, type MemoryPlan, type MemoryReport, type PlannedBuffer, planMemory, type TensorLifetime } from './memoryPlan.js';
 export { attrsOf, isOp, withAttrs } from './opWithAttrs.js';
 export { BINARY_FN, castScalar, erf, evalPwExpr, fmtPwExpr, GELU_TANH_K, type PwExpr, pwArity, UNARY_FN } from './pointwiseExpr.js';
 export { fmtPointwiseReduce, fmtRowwise, type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';

@@ -132,6 +132,10 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
       fail('reshape', `cannot reshape ${fmtShape(ins[0].shape)} to ${fmtShape(a.shape)}`, ins);
     return { shape: a.shape, dtype: ins[0].dtype };
   },
+  after: (ins) => {
+    arity('after', ins, 2);
+    return ins[0];
+  },
   transpose: (ins, a) => {
     arity('transpose', ins, 1);
     const rank = ins[0].shape.length;

@@ -287,6 +287,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   reduceMin: (node, [x], ctx) => reduce(node, x, ctx, ...REDUCERS.reduceMin),
   argmax: interpretArgmax,
   reshape: (node, [x]) => ({ shape: node.shape, dtype: node.dtype, data: x.data }),
+  after: (node, [x]) => ({ shape: node.shape, dtype: node.dtype, data: x.data }),
   transpose: (node, [x], ctx) => {
     const { perm } = node.attrs;
     const inStrides = stridesOf(x.shape);

@@ -110,6 +110,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   state: free,
   const: free,
   reshape: free,
+  after: free,
   neg: perOut(1),
   abs: perOut(1),
   exp: perOut(SLOW),

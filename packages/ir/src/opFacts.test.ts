@@ -18,9 +18,9 @@ describe('op facts', () => {
 
   it('derived lists: leaves, fused ops, aliases, kernel ops', () => {
     expect(LEAF_OPS).toEqual(['input', 'param', 'state', 'const']);
-    expect(FUSED_OPS).toEqual(['attentionWithLse', 'attentionGradKV', 'attentionGradQKV', 'fusedMatmul', 'matmulEpilogue', 'matmulPartials', 'pointwise', 'pointwiseMulti', 'pointwiseMultiTensor', 'pointwiseReduce', 'pointwiseReduceMulti', 'rowwise', 'rowwiseMulti', 'pick', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad']);
-    expect(ALIAS_OPS).toEqual(['reshape']);
-    expect(OP_KINDS.filter((op) => !needsKernel(op))).toEqual(['input', 'param', 'state', 'const', 'reshape', 'pick']);
+    expect(FUSED_OPS).toEqual(['after', 'attentionWithLse', 'attentionGradKV', 'attentionGradQKV', 'fusedMatmul', 'matmulEpilogue', 'matmulPartials', 'pointwise', 'pointwiseMulti', 'pointwiseMultiTensor', 'pointwiseReduce', 'pointwiseReduceMulti', 'rowwise', 'rowwiseMulti', 'pick', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad']);
+    expect(ALIAS_OPS).toEqual(['reshape', 'after']);
+    expect(OP_KINDS.filter((op) => !needsKernel(op))).toEqual(['input', 'param', 'state', 'const', 'reshape', 'after', 'pick']);
     // the kernel facts read the same: exactly leaves, aliases and picks (results of another kernel) run no kernel
     for (const op of OP_KINDS) expect(isKernelOp(op), op).toBe(needsKernel(op));
   });

@@ -44,7 +44,7 @@ export type NamedLeafOp = 'input' | 'param' | 'state';
  * Ops whose output is a view of operand 0's storage. Written as a type so that other packages' tables can
  * exclude them (`Exclude<OpKind, AliasOpKind>`); the `alias` fact below must agree, or OP_FACTS fails to compile.
  */
-export type AliasOpKind = 'reshape';
+export type AliasOpKind = 'reshape' | 'after';
 
 /** Ops that compute something on a device: neither leaves nor aliases. */
 export type ComputeOp = Exclude<OpKind, LeafOp | AliasOpKind>;
@@ -96,6 +96,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   reduceMin: plain('reduce'),
   argmax: plain('reduce'),
   reshape: { family: 'layout', alias: true, fused: false, indexOperands: NONE },
+  after: { family: 'layout', alias: true, fused: true, indexOperands: NONE },
   transpose: plain('layout'),
   expand: plain('layout'),
   slice: plain('indexing'),

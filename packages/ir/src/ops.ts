@@ -102,6 +102,12 @@ export interface OtherOpAttrs {
   argmax: { axis: number; keepdims: boolean };
   // layout
   reshape: { shape: number[] };
+  /**
+   * inputs [x, dep]: x itself (a view of x's storage), ordered after `dep`. Only the optimizer makes it: the
+   * recompute-versus-store alternative reads a forward value through it so that a recomputation runs in the
+   * backward, once `dep` exists, instead of keeping its result alive from the forward (see egraph recompute.ts).
+   */
+  after: Record<string, never>;
   transpose: { perm: number[] };
   expand: { shape: number[] };
   /**

@@ -34,6 +34,7 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   reduceMin: (g, t) => raw(g, 'reduceMin', [t.f], { axes: [5], keepdims: false }),
   argmax: (g, t) => g.argmax(t.f, 2),
   reshape: (g, t) => g.reshape(t.f, [4, 2]),
+  after: (g, t) => raw(g, 'after', [t.f], {}),
   transpose: (g, t) => g.transpose(t.f, [0, 0]),
   expand: (g, t) => g.expand(t.f, [2, -3]),
   slice: (g, t) => g.slice(t.f, [0, 0, 0], [1, 1, 1]),

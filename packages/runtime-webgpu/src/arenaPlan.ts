@@ -4,9 +4,8 @@
 // the same role in every group, every root in one arena only, an arena all persistent or all transient, and no
 // other dispatch binding an arena's buffer both writable and read-only (then the kernel runs one dispatch per group).
 
-import { type Graph, groupOperands, isLeafOp, type Node, type NodeId } from '@neura/ir';
+import { type Arena, type Graph, groupOperands, isLeafOp, type MemoryPlan, type Node, type NodeId } from '@neura/ir';
 import { type KernelPlan, multiTensorTable } from '@neura/wgsl-kernels';
-import type { Arena, MemoryPlan } from './memoryPlan.js';
 import type { StateWrite } from './updatePlan.js';
 
 /** What the arena plan reads of a step's schedule (stepPlan's StepSchedule; structural, so neither imports the other). */

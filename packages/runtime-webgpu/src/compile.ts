@@ -3,13 +3,12 @@
 // groups, copies, created once. Must not allocate GPU objects per step (everything a Session replays is made here).
 // Invariant: a dispatch never binds one buffer both read-only and writable; every GPU object has a label.
 
-import { type Graph, initialValue, leafName, type Node, type NodeId } from '@neura/ir';
+import { alignedBytes, type Graph, initialValue, leafName, type Node, type NodeId } from '@neura/ir';
 import { generateKernel, type KernelGenerator, type KernelPlan, type MatmulTuning } from '@neura/wgsl-kernels';
 import type { NeuraDevice } from './device.js';
 import { ErrorScopes } from './errorScopes.js';
 import { InputError } from './errors.js';
 import { type FeedValue, toDeviceData } from './feeds.js';
-import { alignedBytes } from './memoryPlan.js';
 import { PipelineCache } from './pipelineCache.js';
 import { tunedCaps } from './matmulTuning.js';
 import { matmulTuningOf } from './shippedMatmulTuning.js';

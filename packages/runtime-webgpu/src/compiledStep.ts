@@ -1,9 +1,8 @@
 // The compiled form of a step: what `compile` makes once and a Session replays. Types only, so that compile
 // and session share them without importing each other.
 
-import type { Graph, Node } from '@neura/ir';
+import type { Graph, MemoryReport, Node } from '@neura/ir';
 import type { NeuraDevice } from './device.js';
-import type { MemoryReport } from './memoryPlan.js';
 import type { KernelInfo } from './stepProfile.js';
 
 /** A host-side check of an i32 input read as labels or indices (from ir's op facts): values lie in [0, bound). */

@@ -19,7 +19,7 @@ export {
   type PlannedBuffer,
   planMemory,
   type TensorLifetime,
-} from './memoryPlan.js';
+} from '@neura/ir'; // the memory plan is pure and lives in ir (the e-graph's memory estimate runs it too)
 export { type CachedPipeline, PipelineCache, type PipelineRequest } from './pipelineCache.js';
 export { checkProfilable, DispatchTimer, ProfilerError, StepProfile } from './profiler.js';
 export { Session, type StepOptions, type StepResult } from './session.js';

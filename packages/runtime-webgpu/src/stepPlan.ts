@@ -3,11 +3,10 @@
 // share their root's buffer; a liveness-based memory plan), and the host checks of fed labels and indices. Each
 // phase is a named function, testable without a device. Must not touch WebGPU.
 
-import { type Graph, indexOperandsOf, isAliasOp, isLeafOp, isMultiResultOp, kernelIllegality, kernelOutputs, type Node, type NodeId, numel } from '@neura/ir';
+import { type Graph, indexOperandsOf, type MemoryPlan, planMemory, type TensorLifetime, isAliasOp, isLeafOp, isMultiResultOp, kernelIllegality, kernelOutputs, type Node, type NodeId, numel } from '@neura/ir';
 import { type BindingSource, type DeviceCaps, type KernelGenerator, type KernelPlan, KernelError, type ResultTarget } from '@neura/wgsl-kernels';
 import { type ArenaChoice, arenaClashes, arenaTables, planArenas } from './arenaPlan.js';
 import type { IndexCheck } from './compiledStep.js';
-import { type MemoryPlan, planMemory, type TensorLifetime } from './memoryPlan.js';
 import { planUpdates, type StateCopy, type StateWrite } from './updatePlan.js';
 
 const isLeaf = (n: Node) => isLeafOp(n.op);

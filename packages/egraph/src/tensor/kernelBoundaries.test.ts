@@ -5,6 +5,7 @@ import { ABSORBING_OPS } from './kernelBoundaries.js';
 describe('kernel boundaries', () => {
   it('know what every fused op absorbs (a fused op missing here would hide a registered kernel)', () => {
     const known = new Set<string>(ABSORBING_OPS);
-    expect(FUSED_OPS.filter((op) => !factsOf(op).resultOfOperand && !known.has(op))).toEqual([]);
+    // a pick or an alias (`after`) runs no kernel of its own: it cannot hide one
+    expect(FUSED_OPS.filter((op) => !factsOf(op).resultOfOperand && !factsOf(op).alias && !known.has(op))).toEqual([]);
   });
 });

@@ -22,6 +22,11 @@ export interface TensorInfo {
 export interface TensorAnalysisOptions {
   /** Most distinct inputs of a fused pointwise kernel (storage buffers per stage minus the output); default 7. */
   readonly maxPointwiseInputs?: number;
+  /**
+   * Most storage buffers (operands plus results) of an optimizer update grouped with its moments (m, v and p in one
+   * kernel): the device's limit, which may exceed the fusion width; default `maxPointwiseInputs` + 1.
+   */
+  readonly maxBindings?: number;
   /** Most nodes of a fused pointwise expression tree; default 96. */
   readonly maxExprSize?: number;
   /** Largest storage binding in bytes (a multi-tensor update binds each operand role of every group as one); default 128 MiB. */
@@ -71,6 +76,8 @@ function multiOf(egraph: EGraph<TensorInfo>, id: Id): TensorType & OpWithAttrs {
 export class TensorAnalysis implements Analysis<TensorInfo> {
   /** Most distinct inputs of a fused pointwise kernel. */
   readonly maxPointwiseInputs: number;
+  /** Most storage buffers of a grouped optimizer update. */
+  readonly maxBindings: number;
   /** Most nodes of a fused pointwise expression tree. */
   readonly maxExprSize: number;
   /** Largest storage binding in bytes. */
@@ -96,6 +103,7 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   /** Makes an analysis with the given fusion limits. */
   constructor(opts: TensorAnalysisOptions = {}) {
     this.maxPointwiseInputs = opts.maxPointwiseInputs ?? 7;
+    this.maxBindings = opts.maxBindings ?? this.maxPointwiseInputs + 1;
     this.maxExprSize = opts.maxExprSize ?? 96;
     this.maxBindingBytes = opts.maxBindingBytes ?? 128 * 1024 * 1024;
   }

@@ -71,7 +71,7 @@ function multiUpdate(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx: 
     return k >= 0 ? k : inputs.push(cls) - 1;
   };
   const exprs = members.map(([, n]) => remap(exprOf(n), (i) => slot(find(n.children[i]))));
-  if (inputs.length + members.length > analysis.maxPointwiseInputs + 1) return [];
+  if (inputs.length + members.length > analysis.maxBindings) return [];
   const multi = irENode('pointwiseMulti', { exprs, dtype }, inputs);
   const out: Id[] = [];
   const m = addRecorded(egraph, multi, ['update-multi']);

@@ -57,9 +57,9 @@ export function trw(name: string, lhs: string, rhs: string, condition?: TCond): 
 }
 
 /**
- * What a node rule's result can depend on: the node's class and, per child, its canonical class, node count and
- * known constant, hashed to a number (a collision only skips a rewrite, never makes a wrong one). Classes only
- * ever gain nodes, so an unchanged signature means the rule would add nothing new.
+ * What a node rule's result can depend on, by default: the node's class and, per child, its canonical class, node
+ * count and known constant, hashed to a number (a collision only skips a rewrite, never makes a wrong one). Classes
+ * only ever gain nodes, so an unchanged signature means the rule would add nothing new.
  */
 function nodeSignature(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): number {
   let h = Math.imul(egraph.find(eclass) + 1, 0x9e3779b1);
@@ -69,6 +69,23 @@ function nodeSignature(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): num
     h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) + (cls.data.constant === undefined ? 0 : 1);
   }
   return h | 0;
+}
+
+/**
+ * A signature like the default one that counts, per child, only what `count` says of its class (e.g. its
+ * pointwise nodes): for a rule whose result reads nothing else of its children, nodes of other ops joining a child
+ * (most of the fuse pass's growth) no longer re-match it.
+ */
+export function childSignature(count: (egraph: EGraph<TensorInfo>, cls: Id) => number) {
+  return (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): number => {
+    let h = Math.imul(egraph.find(eclass) + 1, 0x9e3779b1);
+    for (const c of node.children) {
+      const cls = egraph.eclass(c);
+      h = Math.imul(h ^ cls.id, 0x85ebca6b) + count(egraph, cls.id);
+      h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) + (cls.data.constant === undefined ? 0 : 1);
+    }
+    return h | 0;
+  };
 }
 
 // `?c0 … ?cN` name lists, shared (Subst keeps names by reference); constant data, never grows past the widest op
@@ -138,6 +155,12 @@ function entriesOf(scan: CandidateScan, ops: readonly string[]): readonly number
 export interface NodeRuleOptions {
   /** A cheap test at search time: nodes failing it are not matched (keeps match counts and apply calls down). */
   readonly guard?: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode) => boolean;
+  /**
+   * What the rule's result depends on, hashed (default: the class, and per child its class, node count and
+   * constant): a node applied with an unchanged signature is not matched again. It must cover everything `apply`
+   * reads that can change within a run, or the rule misses rewrites.
+   */
+  readonly signature?: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode) => number;
 }
 
 /** The per-run rule state of a tensor e-graph (its analysis's `ctx`). */
@@ -177,6 +200,29 @@ export function classOps(egraph: EGraph<TensorInfo>, cls: Id): ReadonlySet<strin
   return e.ops;
 }
 
+/** The node count per op of a class's node list, kept while the list stands still (lists only grow, or are replaced). */
+interface ClassOpCounts {
+  nodes: readonly ENode[];
+  length: number;
+  readonly counts: Map<string, number>;
+}
+
+/** How many nodes of op `op` class `cls` holds. */
+export function classOpCount(egraph: EGraph<TensorInfo>, cls: Id, op: string): number {
+  const c = egraph.eclass(cls);
+  const cache = ctxOf(egraph).of('ruleKit:class-op-counts', () => new Map<Id, ClassOpCounts>());
+  let e = cache.get(c.id);
+  if (!e || e.nodes !== c.nodes) {
+    e = { nodes: c.nodes, length: 0, counts: new Map() };
+    cache.set(c.id, e);
+  }
+  for (; e.length < c.nodes.length; e.length++) {
+    const o = c.nodes[e.length].op;
+    e.counts.set(o, (e.counts.get(o) ?? 0) + 1);
+  }
+  return e.counts.get(op) ?? 0;
+}
+
 /** Whether class `cls` holds a node of op `op`. */
 export function classHasOp(egraph: EGraph<TensorInfo>, cls: Id, op: string): boolean {
   return classOps(egraph, cls).has(op);
@@ -204,6 +250,7 @@ export function nodeRule(
   opts: NodeRuleOptions = {},
 ): TensorRewrite {
   const guard = opts.guard;
+  const signature = opts.signature ?? nodeSignature;
   const opSet = new Set(ops);
   const stateKey = `nodeRule:${name}`;
   const stateOf = (egraph: EGraph<TensorInfo>): NodeRuleState =>
@@ -221,7 +268,7 @@ export function nodeRule(
       // a node needs matching unless it was applied with its current signature (hashed only for those) or fails the guard
       const wanted = (id: Id, n: ENode): boolean => {
         const applied = st.applied.get(n);
-        return !((applied !== undefined && applied === nodeSignature(egraph, id, n)) || (guard && !guard(egraph, id, n)));
+        return !((applied !== undefined && applied === signature(egraph, id, n)) || (guard && !guard(egraph, id, n)));
       };
       const match = (n: ENode): Subst => {
         const s = Subst.fromArrays(childVars(n.children.length), n.children);
@@ -280,7 +327,7 @@ export function nodeRule(
       const n = st.nodes.get(subst);
       if (!n) return undefined;
       const canon = egraph.canonicalize(n);
-      st.applied.set(n, nodeSignature(egraph, eclass, canon));
+      st.applied.set(n, signature(egraph, eclass, canon));
       return apply(egraph, eclass, canon, ctxOf(egraph));
     }, name),
   );

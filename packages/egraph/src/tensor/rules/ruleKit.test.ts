@@ -1,0 +1,49 @@
+// Node rules re-match a node only when what their result depends on (their signature) changed since they applied
+// to it: by default any node joining a child's class, with `childSignature` only the nodes it counts.
+import { Graph } from '@neura/ir';
+import { describe, expect, it } from 'vitest';
+import type { Id } from '../../core/index.js';
+import { graphToEGraph } from '../optimize.js';
+import { irENode } from '../tensorLanguage.js';
+import { childSignature, classOpCount, nodeRule } from './ruleKit.js';
+
+/** x, y = relu(x), s = add(y, x) in a tensor e-graph, and the classes of y and s. */
+function loaded() {
+  const g = new Graph();
+  const x = g.input('x', [2, 3]);
+  const y = g.relu(x);
+  g.output('s', g.add(y, x));
+  const { egraph, classOf } = graphToEGraph(g);
+  return { egraph, x: classOf.get(x.id) as Id, y: classOf.get(y.id) as Id };
+}
+
+/** Gives class `cls` one more node `op(x)` (same type: only the node count matters here). */
+function grow(egraph: ReturnType<typeof loaded>['egraph'], cls: Id, op: 'neg' | 'exp', x: Id): void {
+  egraph.union(cls, egraph.add(irENode(op, {}, [x])));
+  egraph.rebuild();
+}
+
+describe('nodeRule signatures', () => {
+  it('re-matches a node when a child class gains any node (default signature)', () => {
+    const { egraph, x, y } = loaded();
+    const rule = nodeRule('probe', ['add'], () => undefined);
+    const matches = () => rule.search(egraph).reduce((n, m) => n + m.substs.length, 0);
+    rule.apply(egraph, rule.search(egraph));
+    expect(matches()).toBe(0);
+    grow(egraph, y, 'neg', x);
+    expect(matches()).toBe(1);
+  });
+
+  it('with childSignature, re-matches only when a child gains a node it counts', () => {
+    const { egraph, x, y } = loaded();
+    const rule = nodeRule('probe', ['add'], () => undefined, { signature: childSignature((eg, c) => classOpCount(eg, c, 'exp')) });
+    const matches = () => rule.search(egraph).reduce((n, m) => n + m.substs.length, 0);
+    rule.apply(egraph, rule.search(egraph));
+    grow(egraph, y, 'neg', x);
+    expect(matches()).toBe(0);
+    expect(classOpCount(egraph, y, 'neg')).toBe(1);
+    grow(egraph, y, 'exp', x);
+    expect(classOpCount(egraph, y, 'exp')).toBe(1);
+    expect(matches()).toBe(1);
+  });
+});

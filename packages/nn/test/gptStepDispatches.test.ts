@@ -1,0 +1,27 @@
+// The plan of the GPT 6×384 training step (issue 11: ≤ 200 dispatches) on a device with more storage buffers than
+// WebGPU's default: the H200 offers 16, and the runtime optimizes with the device's limits. More bindings must not
+// give a worse plan (with fused kernels up to 15 inputs wide it was 212 dispatches against 198 at 8). Cost-model
+// figures only (deterministic: bounded by moves and iterations, never by time); nothing runs on a GPU.
+import { optimize } from '@neura/egraph';
+import { buildGptStep, type GptConfig } from '@neura/nn';
+import { describe, expect, it } from 'vitest';
+
+/** The benchmarked step (apps/bench `gpt-6x384x256-attention-op`): 6 layers of width 384, context 256, batch 64. */
+const GPT_6X384: GptConfig & { batch: number } = { layers: 6, heads: 6, width: 384, context: 256, batch: 64, vocab: 65, attention: 'op' };
+const H200_LIMITS = { maxStorageBuffersPerShaderStage: 16, maxStorageBufferBindingSize: 128 * 1024 * 1024 };
+
+describe('the GPT 6×384 step on a device with 16 storage buffers per stage', () => {
+  it('plans at most 200 dispatches', () => {
+    const { report } = optimize(buildGptStep(GPT_6X384), { limits: H200_LIMITS });
+    expect(report.dispatchesAfter).toBeLessThanOrEqual(200);
+    // and no more intermediate bytes than at the default limits' 4.86 GB
+    expect(report.bytesAfter).toBeLessThanOrEqual(4.87e9);
+  }, 120_000); // one optimize of the full step: ~2-5 s on a loaded 2-core box
+
+  it('plans no more dispatches than at the default limits (GPT 2×128)', () => {
+    const small: GptConfig & { batch: number } = { layers: 2, heads: 4, width: 128, context: 64, batch: 16, vocab: 65 };
+    const atDefault = optimize(buildGptStep(small)).report;
+    const wide = optimize(buildGptStep(small), { limits: H200_LIMITS }).report;
+    expect(wide.dispatchesAfter).toBeLessThanOrEqual(atDefault.dispatchesAfter);
+  }, 60_000);
+});
