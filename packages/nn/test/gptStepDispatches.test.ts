@@ -12,7 +12,7 @@ const GPT_6X384: GptConfig & { batch: number } = { layers: 6, heads: 6, width: 3
 const H200_LIMITS = { maxStorageBuffersPerShaderStage: 16, maxStorageBufferBindingSize: 128 * 1024 * 1024 };
 
 describe('the GPT 6×384 step on a device with 16 storage buffers per stage', () => {
-  it('plans at most 200 dispatches', () => {
+  it('plans at most 200 dispatches, no two column sums of one tensor in separate kernels', () => {
     const { graph, report } = optimize(buildGptStep(GPT_6X384), { limits: H200_LIMITS });
     expect(report.dispatchesAfter).toBeLessThanOrEqual(200);
     // and no more intermediate bytes than at the default limits' 4.86 GB, besides the split-K partials the AdamW
@@ -21,6 +21,17 @@ describe('the GPT 6×384 step on a device with 16 storage buffers per stage', ()
     const partials = graph.live().map((id) => graph.nodes[id]).filter((n) => n.op === 'matmulPartials');
     const extra = partials.reduce((s, n) => s + (numel(n.shape) * 4 * (n.shape[0] - 1)) / n.shape[0], 0);
     expect(report.bytesAfter - extra).toBeLessThanOrEqual(4.87e9);
+    // sibling column sums (a layer norm's dγ and dβ read its dy) run as one kernel: the final norm's too, whose dγ
+    // reads the x̂ that its forward row kernel writes only in the late extraction
+    const columnSums = new Map<number, number[]>();
+    for (const id of graph.live()) {
+      const n = graph.nodes[id];
+      const axes = n.op === 'sum' || n.op === 'pointwiseReduce' ? n.attrs.axes : undefined;
+      if (axes?.length !== 1 || axes[0] !== 0 || n.shape.length !== 1) continue;
+      for (const i of new Set(n.inputs)) columnSums.set(i, [...(columnSums.get(i) ?? []), id]);
+    }
+    const apart = [...columnSums].filter(([, readers]) => readers.length > 1);
+    expect(apart.map(([i, readers]) => `${graph.nodes[i].op} ${i} read by ${readers.map((r) => graph.nodes[r].op).join(', ')}`)).toEqual([]);
   }, 120_000); // one optimize of the full step: ~2-5 s on a loaded 2-core box
 
   it('plans no more dispatches than at the default limits (GPT 2×128)', () => {

@@ -316,6 +316,14 @@ function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, ro
       reached = new Set(reachableClasses(start, roots, find) ?? []);
     }
   }
+  // sibling reductions over operands the row kernels above made available (a norm's dγ reading the x̂ its forward
+  // kernel now writes, beside its dβ): their picks become alternatives too
+  if (start !== choice)
+    for (const m of egraph.classesWithOp('pointwiseReduceMulti')) {
+      const M = find(m);
+      const n = egraph.eclass(M).nodes.find((x) => x.op === 'pointwiseReduceMulti');
+      if (n && !start.has(M) && n.children.every((c) => start.has(find(c)))) start.set(M, n);
+    }
   // updates reading split-K partials: every result at once (one pick alone needs every group's partials while
   // the other results still need the reduced gradients, so no one-class move takes them)
   for (const [M, f] of folds) {
