@@ -85,6 +85,15 @@ const SAMPLES: Record<string, Sample> = {
       return [g.concat([a, g.concat([b, c], 1)], 1), g.concat([g.concat([x, y], 0), z], 0)];
     },
   },
+  'recompute-after': {
+    // a backward-style reader (a weight gradient) of a GELU output, given the output recomputed after its other operand
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const dy = g.tanh(mat(g, 'dy', r, [x.shape[0], dim(r)]));
+      return [g.matmul(g.gelu(g.mul(x, 2)), dy, { transA: true }), g.exp(x)];
+    },
+    prefer: ['after'],
+  },
   'mul-const-right': { build: (g, r) => [g.mul(0.25, mat(g, 'x', r))] },
   'mul-const-assoc': { build: (g, r) => [g.mul(g.mul(mat(g, 'x', r), 3), g.constant(0.5, [1]))] },
   'transpose-into-matmul-a': {

@@ -8,7 +8,7 @@ import type { Graph, NodeId } from './graph.js';
 import { isMultiResultOp } from './multiResult.js';
 import { isAliasOp, isLeafOp } from './opFacts.js';
 import type { OpKind } from './ops.js';
-import { type MemoryReport, planMemory, type TensorLifetime } from './memoryPlan.js';
+import { type Arena, type MemoryReport, planMemory, type TensorLifetime } from './memoryPlan.js';
 import { numel } from './shape.js';
 
 /** One value of a schedule: its op, its bytes, and its inputs as positions of earlier entries. */
@@ -49,11 +49,13 @@ export function estimateMemory(values: readonly ScheduledValue[], ends: Schedule
   const inPlace = new Set<number>();
   for (const u of ends.inPlace) inPlace.add(root[u]);
   const tensors: TensorLifetime[] = [];
+  const persistent = new Set<string>();
   for (let i = 0; i < n; i++) {
     const v = values[i];
     if (root[i] !== i || inPlace.has(i)) continue;
     if (isLeafOp(v.op)) {
       tensors.push({ key: `v${i}`, bytes: v.bytes, start: 0, end: 0, persistent: true });
+      persistent.add(`v${i}`);
       continue;
     }
     const pick0 = isMultiResultOp(v.op) ? result0.get(i) : undefined;
@@ -65,7 +67,18 @@ export function estimateMemory(values: readonly ScheduledValue[], ends: Schedule
     const start = v.op === 'pick' ? v.inputs[0] : i;
     tensors.push({ key: `v${i}`, bytes: v.bytes, start, end: Math.max(start, lastUse[i]), persistent: false });
   }
-  return planMemory(tensors).report;
+  // a multi-tensor kernel's transient operands (an optimizer's gradients) sit side by side in one arena, as the
+  // runtime's arena plan lays them out; apart, each small gradient would hold a freed big buffer to the end
+  const keys = new Set(tensors.map((t) => t.key));
+  const arenas: Arena[] = [];
+  const taken = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    if (values[i].op !== 'pointwiseMultiTensor') continue;
+    const members = [...new Set(values[i].inputs.map((j) => `v${root[j]}`))].filter((k) => keys.has(k) && !taken.has(k) && !persistent.has(k));
+    for (const k of members) taken.add(k);
+    if (members.length > 1) arenas.push({ key: `arena${i}`, tensors: members });
+  }
+  return planMemory(tensors, arenas).report;
 }
 
 /** `estimateMemory` of a graph as the runtime schedules it (live nodes in id order: a graph is built topologically). */

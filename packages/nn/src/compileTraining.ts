@@ -23,6 +23,12 @@ export interface TrainingOptions extends StepOptions {
   device: NeuraDevice;
   /** Run the e-graph optimizer (default true); false compiles the step exactly as differentiated. */
   optimize?: boolean;
+  /**
+   * Bytes the step may allocate on the device (egraph's `optimize({ memoryBudget })`): over it, the optimizer
+   * schedules for memory and recomputes forward values in the backward instead of storing them, or throws a
+   * MemoryBudgetError naming the smallest plan it found. `session.stats.bytesAllocated` reports what was allocated.
+   */
+  memoryBudget?: number;
   /** Starting values of params/state by name (e.g. from a checkpoint). */
   initialState?: Record<string, TensorValue>;
   /**
@@ -221,12 +227,15 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   let autotuned: TuneMatmulResult | undefined;
   if (opts.measure) {
     if (opts.optimize === false) throw new TrainingStepError('compileTraining: measure chooses among optimized plans; it cannot be combined with optimize: false');
+    if (opts.memoryBudget !== undefined) throw new TrainingStepError('compileTraining: measure chooses among plans optimized without a memory budget; it cannot be combined with memoryBudget');
     if (opts.matmulTuning || opts.autotune) throw new TrainingStepError('compileTraining: measure compiles its candidate plans with the shipped matmul choices (the adapter\'s shipped table, else the heuristic); it cannot be combined with matmulTuning or autotune');
     const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
     ({ graph: step, report, session, measurement } = await chooseStep(graph, device, opts.measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps(), precision: opts.precision }));
   } else {
+    if (opts.optimize === false && opts.memoryBudget !== undefined) throw new TrainingStepError('compileTraining: memoryBudget is met by the optimizer; it cannot be combined with optimize: false');
     if (opts.optimize !== false) {
-      ({ graph: step, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps() })); // the device's limits; prints its report under NEURA_DEBUG
+      const budget = opts.memoryBudget === undefined ? {} : { memoryBudget: opts.memoryBudget };
+      ({ graph: step, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps(), ...budget })); // the device's limits; prints its report under NEURA_DEBUG
     }
     ({ tuning, autotuned } = await matmulTuningFor(step, device, opts, 'compileTraining'));
     session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step', precision: opts.precision, shippedMatmulTuning: opts.shippedMatmulTuning, ...(tuning ? { matmulTuning: tuning } : {}) });

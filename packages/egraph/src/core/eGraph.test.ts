@@ -27,6 +27,28 @@ describe('EGraph', () => {
     expect(eg.totalNodes).toBe(2);
   });
 
+  it('keeps the parents of a class that only gained nodes, and re-canonicalises them after an older class merged', () => {
+    const eg = new EGraph();
+    const [a, b, c] = ['a', 'b', 'c'].map((op) => eg.add(leaf(op)));
+    eg.add(enode('g', [a]));
+    eg.add(enode('h', [a])); // a has more parents: b is the one merged away below
+    const p = eg.add(enode('f', [b, c]));
+    eg.rebuild();
+    const canonical = () => eg.eclass(c).parents.every(([n, cls]) => eg.canonicalize(n) === n && eg.find(cls) === cls);
+    // c gains a node: its clean parent entry stays (the same object)
+    const before = eg.eclass(c).parents[0][0];
+    eg.union(c, eg.add(enode('k', [a])));
+    eg.rebuild();
+    expect(eg.eclass(c).parents[0][0]).toBe(before);
+    // b (older than c's clean entries) merges into a, then c gains another node: f(b, c) must read f(a, c)
+    eg.union(a, b);
+    eg.union(c, eg.add(enode('m', [a])));
+    eg.rebuild();
+    expect(canonical()).toBe(true);
+    expect(eg.eclass(c).parents.map(([n]) => n.children)).toContainEqual([eg.find(a), eg.find(c)]);
+    expect(eg.find(p)).toBe(eg.lookup(enode('f', [a, c])));
+  });
+
   it('reports the classes created or merged since an epoch (for incremental searchers)', () => {
     const eg = new EGraph();
     const x = eg.add(leaf('x'));

@@ -37,6 +37,13 @@ interface MutableEClass<D> {
   nodes: ENode[];
   data: D;
   parents: [ENode, Id][];
+  /**
+   * `parents[0 .. parentsClean - 1]` were canonical and distinct at the rebuild numbered `parentsCleanAt`; entries
+   * after them were added since. `parentsMoved`: a union appended another class's parents since (they may repeat).
+   */
+  parentsClean: number;
+  parentsCleanAt: number;
+  parentsMoved: boolean;
 }
 
 /** The analysis used when none is given: every class's data is `undefined`. */
@@ -68,6 +75,14 @@ export class EGraph<D = undefined> {
   private epochCounter = 0;
   /** Classes (maybe stale ids) whose nodes may be non-canonical or duplicated: only these are rebuilt. */
   private touched: Id[] = [];
+  /**
+   * Per rebuild k (counted by `rebuildClasses`): the union count and the number of ids when it ran, and the smallest
+   * id merged away between it and the next (Infinity when none). An entry canonical at rebuild k stays canonical
+   * while every id merged away since was made after k: those read only nodes added later.
+   */
+  private readonly cleanUnions: number[] = [];
+  private readonly cleanIds: number[] = [];
+  private readonly mergedMinAfter: number[] = [];
 
   /** Makes an empty e-graph; without an analysis, class data is `undefined`. */
   constructor(analysis?: Analysis<D>) {
@@ -189,7 +204,7 @@ export class EGraph<D = undefined> {
     if (known !== undefined) return this.find(known);
     const data = this.analysis.make(this, canon); // before any change, so a throwing `make` leaves no trace
     const id = this.unionFind.makeSet();
-    const cls: MutableEClass<D> = { id, nodes: [canon], data, parents: [] };
+    const cls: MutableEClass<D> = { id, nodes: [canon], data, parents: [], parentsClean: 0, parentsCleanAt: -1, parentsMoved: false };
     this.memo.set(key, id);
     this.classMap.set(id, cls);
     this.classAt[id] = cls;
@@ -253,6 +268,7 @@ export class EGraph<D = undefined> {
     this.touched.push(id1);
     this.logChange(id1);
     for (const n of c2.nodes) c1.nodes.push(n);
+    if (c2.parents.length > 0) c1.parentsMoved = true;
     for (const p of c2.parents) c1.parents.push(p);
     this.analysis.modify?.(this, id1);
     return true;
@@ -300,6 +316,13 @@ export class EGraph<D = undefined> {
    * roots and the classes of their parents); every other class is already canonical, so it is skipped.
    */
   private rebuildClasses(): void {
+    const k = this.closeRebuild();
+    // per earlier rebuild j: whether an id made by then was merged away since (its clean parents may be stale)
+    const staleSince: boolean[] = new Array(k);
+    for (let j = k - 1, min = Number.POSITIVE_INFINITY; j >= 0; j--) {
+      min = Math.min(min, this.mergedMinAfter[j]);
+      staleSince[j] = min < this.cleanIds[j];
+    }
     const done = new Set<Id>();
     for (const t of this.touched) {
       const id = this.find(t);
@@ -311,22 +334,45 @@ export class EGraph<D = undefined> {
       // that only gained a new node is the common case; its memo entries may name a merged-away id, read via find)
       // parents dedup by node object and class: building a content key per parent entry (long for fused
       // nodes) dominated rebuilds; a rare content-duplicate only costs one more repair visit
-      // (a node almost always has one parent class: a small array per node, not a set)
-      const seenParents = new Map<ENode, Id[]>();
-      const parents: [ENode, Id][] = [];
-      for (const [n, p] of c.parents) {
-        const canon = this.canonicalize(n);
-        const cls = this.find(p);
-        const ids = seenParents.get(canon);
-        if (!ids) seenParents.set(canon, [cls]);
-        else if (ids.includes(cls)) continue;
-        else ids.push(cls);
-        parents.push([canon, cls]);
+      // (a node almost always has one parent class: a small array per node, not a set). Entries still clean stay
+      // as they are: those `add` appended since are new node objects, so none repeats one of them (the common
+      // case, a class gaining consumers, no longer re-canonicalises every parent each iteration).
+      const keep = c.parentsMoved || c.parentsCleanAt < 0 || staleSince[c.parentsCleanAt] ? 0 : c.parentsClean;
+      if (keep < c.parents.length) {
+        const seenParents = new Map<ENode, Id[]>();
+        const parents: [ENode, Id][] = keep > 0 ? c.parents.slice(0, keep) : [];
+        for (let i = keep; i < c.parents.length; i++) {
+          const [n, p] = c.parents[i];
+          const canon = this.canonicalize(n);
+          const cls = this.find(p);
+          const ids = seenParents.get(canon);
+          if (!ids) seenParents.set(canon, [cls]);
+          else if (ids.includes(cls)) continue;
+          else ids.push(cls);
+          parents.push([canon, cls]);
+        }
+        c.parents = parents;
       }
-      c.parents = parents;
+      c.parentsClean = c.parents.length;
+      c.parentsCleanAt = k;
+      c.parentsMoved = false;
     }
     this.touched = [];
     this.byOp = undefined;
+  }
+
+  /** Numbers this rebuild (returned) and records what `rebuildClasses` needs to tell clean parent entries. */
+  private closeRebuild(): number {
+    const k = this.cleanUnions.length;
+    if (k > 0) {
+      let min = Number.POSITIVE_INFINITY;
+      for (let i = this.cleanUnions[k - 1]; i < this.unions; i++) min = Math.min(min, this.merged[i]);
+      this.mergedMinAfter[k - 1] = min;
+    }
+    this.cleanUnions.push(this.unions);
+    this.cleanIds.push(this.unionFind.size);
+    this.mergedMinAfter.push(Number.POSITIVE_INFINITY);
+    return k;
   }
 
   /** Re-canonicalises a class's nodes and drops duplicates (nodes that became congruent), refreshing the memo. */

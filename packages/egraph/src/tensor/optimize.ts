@@ -19,7 +19,7 @@ import type { DagExtraction, DagExtractorOptions, EGraph as EGraphT, ENode, Extr
 import { BackoffScheduler, DagExtractor, dagCost, EGraph, ExtractionError, reachableClasses, RuleError, Runner } from '../core/index.js';
 import type { CostOptions } from './costModel.js';
 import { costDefaults, tensorCost } from './costModel.js';
-import { OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
+import { type MemoryFit, OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
 import { algebraRules } from './rules/algebra.js';
 import { attentionDeltaRules } from './rules/attentionDelta.js';
 import { attentionGradKVRules } from './rules/attentionGradKV.js';
@@ -41,6 +41,8 @@ import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
 import { withKernelBoundaries } from './kernelBoundaries.js';
+import { fitMemoryBudget, type StepEnds } from './memoryFit.js';
+import { recomputeRules } from './recompute.js';
 import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
 
 /** The named rule sets. */
@@ -56,13 +58,15 @@ export const RULE_SETS = {
   attentionInPlace: [...attentionWindowRules, ...attentionGradQKVRules],
   reduceMulti: reduceMultiRules,
   rowMulti: rowwiseMultiRules,
+  // not in the default passes: `memoryBudget` offers its alternatives edge by edge (memoryFit.ts)
+  recompute: recomputeRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionGradQKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...attentionWindowRules, ...reduceMultiRules, ...rowwiseMultiRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionGradQKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...attentionWindowRules, ...reduceMultiRules, ...rowwiseMultiRules, ...recomputeRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -136,6 +140,13 @@ export interface OptimizeOptions {
    * storage buffers.
    */
   readonly maxPointwiseInputs?: number;
+  /**
+   * Bytes the step may allocate on the device (ir's estimate of the runtime's memory plan: persistent and transient
+   * buffers, without split-K scratch). A plan over it gets a memory-aware schedule, then recomputations of forward
+   * values in the backward (recompute-versus-store alternatives, memoryFit.ts) until it fits, else a
+   * MemoryBudgetError names the budget and the smallest plan found. Unset (default): nothing of it runs.
+   */
+  readonly memoryBudget?: number;
   /** Settings of the DAG extractor. */
   readonly extract?: DagExtractorOptions;
   /**
@@ -184,14 +195,16 @@ export function graphToEGraph(graph: GraphT, analysis: TensorAnalysis = new Tens
 }
 
 /**
- * Rebuilds an ir Graph from an extraction: classes in topological order through `Graph.node` (so shape
- * inference re-checks every node), leaves by name, then the original's outputs and updates.
+ * Rebuilds an ir Graph from an extraction: classes in topological order (depth-first from the roots, or
+ * `classOrder`) through `Graph.node` (so shape inference re-checks every node), leaves by name, then the
+ * original's outputs and updates.
  * Returns the graph and, for each new node, the class it came from.
  */
 export function egraphToGraph(
   loaded: LoadedGraph,
   extraction: Extraction,
   original: GraphT,
+  classOrder?: readonly Id[],
 ): { graph: GraphT; classOfNode: Map<NodeId, Id> } {
   const { egraph, classOf } = loaded;
   const find = (id: Id) => egraph.find(id);
@@ -208,7 +221,8 @@ export function egraphToGraph(
     }
   }
   const roots = loaded.roots.map(find);
-  const order = reachableClasses(choices, roots, find);
+  // a given order (memoryFit's schedule) must be topological: the rebuild below fails on a missing operand
+  const order = classOrder ?? reachableClasses(choices, roots, find);
   if (!order) throw new ExtractionError('optimize: the extracted choice has a cycle or misses a class (a bug in extraction)');
   const g = new Graph({ recordSites: false }); // the optimizer's nodes have no user call site worth a trace
   const built = new Map<Id, Node>();
@@ -330,6 +344,23 @@ function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, ro
   return { ...second, search: first.search };
 }
 
+/** A memory budget in bytes, checked. */
+function checkedBudget(budget: number): number {
+  if (!(typeof budget === 'number' && budget > 0 && Number.isFinite(budget))) throw new RangeError(`optimize: memoryBudget must be a positive, finite number of bytes, got ${budget}`);
+  return budget;
+}
+
+/** The step's leaves, roots, outputs and update values as classes (what the memory estimate holds fixed). */
+function stepEnds(loaded: LoadedGraph, original: GraphT): StepEnds {
+  const cls = (id: NodeId) => loaded.classOf.get(id) as Id;
+  return {
+    leaves: original.live().flatMap((id) => (isNamedLeaf(original.nodes[id]) ? [[cls(id), original.nodes[id].op] as const] : [])),
+    roots: loaded.roots,
+    outputs: [...original.outputs.values()].map(cls),
+    inPlace: original.updates.map((u) => cls(u.value)),
+  };
+}
+
 /** A pass's name and its runner report. */
 export interface PassReport {
   readonly name: string;
@@ -422,6 +453,7 @@ export const DEFAULT_FUSION_WIDTH = DEFAULT_KERNEL_LIMITS.maxStorageBuffersPerSh
  */
 export function optimize(graph: GraphT, options: OptimizeOptions = {}): OptimizeResult {
   const start = now();
+  const budget = options.memoryBudget === undefined ? undefined : checkedBudget(options.memoryBudget);
   const limits = options.limits ?? DEFAULT_KERNEL_LIMITS;
   const maxInputs = options.maxPointwiseInputs ?? Math.max(1, Math.min(MAX_DEFAULT_POINTWISE_INPUTS, limits.maxStorageBuffersPerShaderStage - 1));
   // an optimizer update grouped with its moments binds them all: the device's limit, not the fusion width
@@ -440,12 +472,20 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const cost = withKernelBoundaries(tensorCost(egraph, costDefaults(options.cost, limits)), egraph, boundaries);
   const t0 = now();
   // bounded by moves tried, not by time: the plan must not depend on the machine's load
-  const extraction = extractWithLate(egraph, cost, loaded.roots, { improvePasses: 2, maxEvaluations: 20_000, ...options.extract });
+  let extraction: DagExtraction = extractWithLate(egraph, cost, loaded.roots, { improvePasses: 2, maxEvaluations: 20_000, ...options.extract });
+  let order: Id[] | undefined;
+  let memory: MemoryFit | undefined;
+  if (budget !== undefined) {
+    const fitted = fitMemoryBudget(egraph, extraction.choices, stepEnds(loaded, graph), cost, budget);
+    memory = fitted.fit;
+    if (fitted.choices) extraction = { ...extraction, choices: fitted.choices };
+    order = fitted.order;
+  }
   const extractMs = now() - t0;
   if (debugLevel() >= 4) writeDebug(`extraction ${Math.round(extractMs)} ms`);
   analysis.settle(egraph);
   const t1 = now();
-  const { graph: out, classOfNode } = egraphToGraph(loaded, extraction, graph);
+  const { graph: out, classOfNode } = egraphToGraph(loaded, extraction, graph, order);
   const rebuildGraphMs = now() - t1;
   const level = debugLevel();
   const report = new OptimizeReport({
@@ -463,6 +503,7 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
     totalTimeMs: now() - start,
     dot: level >= 3 ? egraphToDot(egraph, extraction) : undefined,
     customKernelOps: [...boundaries].sort(),
+    memory,
   });
   if (level >= 1) writeDebug(level >= 2 ? report.format() : report.summary());
   if (level >= 3 && report.dot) writeDebug(report.dot);

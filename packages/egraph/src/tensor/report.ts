@@ -118,6 +118,19 @@ export interface OptimizePhases {
   readonly rebuildGraphMs: number;
 }
 
+/** What fitting a plan into a memory budget did (the report's `memory`). */
+export interface MemoryFit {
+  readonly budget: number;
+  /** Estimated bytes allocated by the plan as extracted (its own schedule). */
+  readonly before: number;
+  /** Estimated bytes allocated by the plan kept. */
+  readonly after: number;
+  /** Reader operands that read a recomputation instead of the stored value. */
+  readonly recomputed: number;
+  /** Whether the memory-aware schedule replaced the extracted one. */
+  readonly reordered: boolean;
+}
+
 /** Everything `optimize` reports. */
 export class OptimizeReport {
   /** E-graph size, iterations, stop reason, time and rule hits. */
@@ -138,7 +151,8 @@ export class OptimizeReport {
   readonly totalTimeMs: number;
   /** The fused kernels of the result, with the rules that made each. */
   readonly kernels: readonly FusedKernel[];
-  /** The e-graph in DOT (with NEURA_DEBUG ≥ 3). */
+  
+/** The e-graph in DOT (with NEURA_DEBUG ≥ 3). */
   readonly dot: string | undefined;
   /** The runner's report, all passes combined. */
   readonly run: Report;
@@ -150,6 +164,9 @@ export class OptimizeReport {
   readonly phases: OptimizePhases;
   /** Ops with a user-registered kernel, kept as fusion boundaries (sorted; empty when none). */
   readonly customKernelOps: readonly string[];
+
+  /** What `memoryBudget` did (undefined without one): estimated bytes before and after, recomputed operands. */
+  readonly memory: MemoryFit | undefined;
 
   /** Builds the report from the run and both graphs' figures. */
   constructor(parts: {
@@ -164,6 +181,7 @@ export class OptimizeReport {
     totalTimeMs: number;
     dot?: string;
     customKernelOps?: readonly string[];
+    memory?: MemoryFit;
   }) {
     const hits: Record<string, number> = {};
     for (const [k, v] of Object.entries(parts.run.applied)) if (v > 0) hits[k] = v;
@@ -190,6 +208,7 @@ export class OptimizeReport {
     this.kernels = parts.kernels;
     this.dot = parts.dot;
     this.customKernelOps = parts.customKernelOps ?? [];
+    this.memory = parts.memory;
   }
 
   /**
@@ -202,7 +221,10 @@ export class OptimizeReport {
       `e-graph: ${e.enodes} e-nodes, ${e.eclasses} e-classes, ${e.iterations} iterations (${e.stopReason}) in ${Math.round(e.timeMs)} ms; ` +
       `extraction ${this.search.evaluations} moves (${this.search.stop}); ` +
       `dispatches ${this.dispatchesBefore} → ${this.dispatchesAfter}; bytes ${fmtBytes(this.bytesBefore)} → ${fmtBytes(this.bytesAfter)}` +
-      (this.customKernelOps.length ? `; custom kernels (fusion boundaries): ${this.customKernelOps.join(', ')}` : '')
+      (this.customKernelOps.length ? `; custom kernels (fusion boundaries): ${this.customKernelOps.join(', ')}` : '') +
+      (this.memory
+        ? `; memory ${fmtBytes(this.memory.before)} → ${fmtBytes(this.memory.after)} (budget ${fmtBytes(this.memory.budget)}, ${this.memory.recomputed} recomputed operands${this.memory.reordered ? ', memory-aware schedule' : ''})`
+        : '')
     );
   }
 

@@ -1,0 +1,323 @@
+// Fitting a plan into `optimize({ memoryBudget })`: the extracted plan is measured by ir's memory estimate (the
+// runtime's liveness and best-fit packing on the schedule the rebuilt graph will run); over budget, first a
+// memory-aware schedule (a list schedule preferring the ready kernel that frees the most bytes), then, round by
+// round, the recomputation (recompute.ts) that lowers the estimate most per unit of extra cost, until the plan fits.
+// Must not change a plan that fits as extracted. Deterministic: no clocks, ties broken by class order.
+
+import { estimateMemory, isAliasOp, isLeafOp, numel, type OpKind, type ScheduledValue } from '@neura/ir';
+import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
+import { isRecomputable, offerRecompute } from './recompute.js';
+import type { TensorInfo } from './tensorAnalysis.js';
+import { fmtBytes, type MemoryFit } from './report.js';
+import { enodeAttrs, irENode } from './tensorLanguage.js';
+
+/** No schedule and set of recomputations fits the plan into `optimize`'s `memoryBudget`. */
+export class MemoryBudgetError extends Error {
+  override readonly name: string = 'MemoryBudgetError';
+  constructor(
+    message: string,
+    /** The budget asked for, in bytes. */
+    readonly budget: number,
+    /** The smallest estimate reached, in bytes. */
+    readonly smallest: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The chosen plan as the estimate sees it: per class its op, bytes and operand classes. */
+interface PlanNode {
+  readonly op: OpKind;
+  readonly bytes: number;
+  readonly children: readonly Id[];
+  readonly result?: number;
+}
+type Plan = Map<Id, PlanNode>;
+
+/** The step's fixed points, as classes: leaves by op, roots, values read after the step, values written into states. */
+export interface StepEnds {
+  readonly leaves: readonly (readonly [Id, OpKind])[];
+  readonly roots: readonly Id[];
+  readonly outputs: readonly Id[];
+  readonly inPlace: readonly Id[];
+}
+
+/** What a plan is measured against (canonical classes): roots to schedule from, values read after the step, values written into states. */
+interface PlanEnds {
+  readonly roots: readonly Id[];
+  readonly outputs: ReadonlySet<Id>;
+  readonly inPlace: ReadonlySet<Id>;
+}
+
+/** The plan's classes in depth-first post-order from the roots (the order `egraphToGraph` builds by default). */
+function dfsOrder(plan: Plan, roots: readonly Id[]): Id[] {
+  const done = new Set<Id>();
+  const order: Id[] = [];
+  for (const r of roots) {
+    if (done.has(r)) continue;
+    const stack: [Id, number][] = [[r, 0]];
+    done.add(r);
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const kids = (plan.get(top[0]) as PlanNode).children;
+      if (top[1] < kids.length) {
+        const c = kids[top[1]++];
+        if (!done.has(c)) {
+          done.add(c);
+          stack.push([c, 0]);
+        }
+      } else {
+        order.push(top[0]);
+        stack.pop();
+      }
+    }
+  }
+  return order;
+}
+
+/** Whether a plan node needs no storage of its own when it runs (leaves, views, results of another kernel). */
+const isFree = (n: PlanNode) => isLeafOp(n.op) || isAliasOp(n.op) || n.op === 'pick';
+
+/**
+ * A memory-aware list schedule: among ready kernels, the one whose run frees the most bytes (operands it reads
+ * last) net of what it allocates; free nodes run as soon as they are ready; ties go to the depth-first order.
+ */
+function memoryOrder(plan: Plan, dfs: readonly Id[], ends: PlanEnds): Id[] {
+  const rank = new Map<Id, number>(dfs.map((id, i) => [id, i]));
+  const rootOf = new Map<Id, Id>();
+  for (const id of dfs) {
+    const n = plan.get(id) as PlanNode;
+    rootOf.set(id, isAliasOp(n.op) ? (rootOf.get(n.children[0]) as Id) : id);
+  }
+  const readers = new Map<Id, number>(); // reads left per storage root
+  const users = new Map<Id, Id[]>();
+  const waiting = new Map<Id, number>();
+  for (const id of dfs) {
+    const kids = [...new Set((plan.get(id) as PlanNode).children)];
+    waiting.set(id, kids.length);
+    for (const c of kids) {
+      users.get(c)?.push(id) ?? users.set(c, [id]);
+    }
+    for (const r of new Set(kids.map((c) => rootOf.get(c) as Id))) readers.set(r, (readers.get(r) ?? 0) + 1);
+  }
+  const storable = (r: Id) => !ends.outputs.has(r) && !ends.inPlace.has(r) && !isLeafOp((plan.get(r) as PlanNode).op);
+  const order: Id[] = [];
+  const free: Id[] = [];
+  const ready: Id[] = [];
+  const enqueue = (id: Id) => (isFree(plan.get(id) as PlanNode) ? free : ready).push(id);
+  for (const id of dfs) if (waiting.get(id) === 0) enqueue(id);
+  const run = (id: Id) => {
+    order.push(id);
+    const kids = [...new Set((plan.get(id) as PlanNode).children)];
+    for (const r of new Set(kids.map((c) => rootOf.get(c) as Id))) readers.set(r, (readers.get(r) as number) - 1);
+    for (const u of users.get(id) ?? []) {
+      const w = (waiting.get(u) as number) - 1;
+      waiting.set(u, w);
+      if (w === 0) enqueue(u);
+    }
+  };
+  while (free.length || ready.length) {
+    if (free.length) {
+      run(free.shift() as Id);
+      continue;
+    }
+    let best = 0;
+    let bestScore = Number.NEGATIVE_INFINITY;
+    for (let k = 0; k < ready.length; k++) {
+      const n = plan.get(ready[k]) as PlanNode;
+      let score = storable(ready[k]) ? -n.bytes : 0;
+      for (const r of new Set(n.children.map((c) => rootOf.get(c) as Id))) if (readers.get(r) === 1 && storable(r)) score += (plan.get(r) as PlanNode).bytes;
+      if (score > bestScore || (score === bestScore && (rank.get(ready[k]) as number) < (rank.get(ready[best]) as number))) {
+        best = k;
+        bestScore = score;
+      }
+    }
+    run(ready.splice(best, 1)[0]);
+  }
+  return order;
+}
+
+/** ir's memory estimate of a plan run in `order`. */
+function estimate(plan: Plan, order: readonly Id[], ends: PlanEnds): number {
+  const at = new Map<Id, number>(order.map((id, i) => [id, i]));
+  const values: ScheduledValue[] = order.map((id) => {
+    const n = plan.get(id) as PlanNode;
+    return { op: n.op, bytes: n.bytes, inputs: n.children.map((c) => at.get(c) as number), ...(n.result === undefined ? {} : { result: n.result }) };
+  });
+  const pos = (ids: Iterable<Id>) => [...ids].map((id) => at.get(id)).filter((i): i is number => i !== undefined);
+  return estimateMemory(values, { outputs: pos(ends.outputs), inPlace: pos(ends.inPlace) }).bytesAllocated;
+}
+
+/** The better of the depth-first and the memory-aware schedule of a plan. */
+function bestSchedule(plan: Plan, ends: PlanEnds): { order: Id[]; bytes: number; reordered: boolean } {
+  const dfs = dfsOrder(plan, ends.roots);
+  const first = { order: dfs, bytes: estimate(plan, dfs, ends), reordered: false };
+  const mem = memoryOrder(plan, dfs, ends);
+  const bytes = estimate(plan, mem, ends);
+  return bytes < first.bytes ? { order: mem, bytes, reordered: true } : first;
+}
+
+/** Where a plan node's value lives on the schedule: first and last position, by storage root. */
+function livePeak(plan: Plan, order: readonly Id[], ends: PlanEnds): { at: number; span: Map<Id, [number, number]> } {
+  const pos = new Map<Id, number>(order.map((id, i) => [id, i]));
+  const span = new Map<Id, [number, number]>();
+  for (const id of order) {
+    const n = plan.get(id) as PlanNode;
+    if (isFree(n) && n.op !== 'pick') continue;
+    span.set(id, [pos.get(id) as number, pos.get(id) as number]);
+  }
+  for (const id of order) for (const c of (plan.get(id) as PlanNode).children) {
+    const s = span.get(c);
+    if (s) s[1] = Math.max(s[1], pos.get(id) as number);
+  }
+  const delta = new Float64Array(order.length + 2);
+  for (const [id, [s, e]] of span) {
+    if (ends.inPlace.has(id) || ends.outputs.has(id)) continue;
+    delta[s] += (plan.get(id) as PlanNode).bytes;
+    delta[e + 1] -= (plan.get(id) as PlanNode).bytes;
+  }
+  let cur = 0;
+  let best = -1;
+  let at = 0;
+  for (let k = 0; k < order.length; k++) {
+    cur += delta[k];
+    if (cur > best) [best, at] = [cur, k];
+  }
+  return { at, span };
+}
+
+/** One recomputation to try: the value, the node that recomputes it, and each late reader with its ordering operand. */
+interface Candidate {
+  readonly value: Id;
+  readonly node: ENode;
+  readonly readers: readonly { readonly reader: Id; readonly operand: number; readonly dep: number }[];
+  readonly cost: number;
+}
+
+/** Values live across the peak, recomputable from operands the plan computes, with each reader after the peak. */
+function candidates(egraph: EGraph<TensorInfo>, plan: Plan, order: readonly Id[], ends: PlanEnds, cost: NodeCostFunction): Candidate[] {
+  const { at, span } = livePeak(plan, order, ends);
+  const pos = new Map<Id, number>(order.map((id, i) => [id, i]));
+  const out: Candidate[] = [];
+  for (const [y, [s, e]] of span) {
+    const n = plan.get(y) as PlanNode;
+    if (!(s < at && e > at) || isLeafOp(n.op) || ends.outputs.has(y) || ends.inPlace.has(y)) continue;
+    const node = egraph
+      .eclass(y)
+      .nodes.filter((m) => isRecomputable(m) && m.children.length > 0 && m.children.every((c) => plan.has(egraph.find(c)) && egraph.find(c) !== y && plan.get(egraph.find(c))?.op !== 'after'))
+      .map((m) => ({ m, c: cost.nodeCost(m, y) }))
+      .sort((a, b) => a.c - b.c)[0];
+    if (!node || !Number.isFinite(node.c)) continue;
+    const readers: { reader: Id; operand: number; dep: number }[] = [];
+    let ok = true;
+    for (const id of order.slice(at + 1)) {
+      const r = plan.get(id) as PlanNode;
+      if (r.op === 'after' && r.children[0] === y && r.children[1] !== y) {
+        readers.push({ reader: id, operand: 0, dep: 1 }); // a recomputation reading y: it reads y's own recomputation
+        continue;
+      }
+      if (isAliasOp(r.op) || r.op === 'pick') {
+        if (r.children.includes(y)) ok = false; // a view of y read later keeps y alive anyway
+        continue;
+      }
+      r.children.forEach((c, i) => {
+        if (c !== y) return;
+        let dep = -1;
+        r.children.forEach((d, j) => {
+          const dn = plan.get(d) as PlanNode;
+          if (d !== y && !isLeafOp(dn.op) && egraph.eclass(d).data.constant === undefined && (dep < 0 || (pos.get(d) as number) > (pos.get(r.children[dep]) as number))) dep = j;
+        });
+        if (dep < 0) ok = false;
+        else readers.push({ reader: id, operand: i, dep });
+      });
+    }
+    if (new Set(readers.map((r) => r.reader)).size !== readers.length) ok = false; // one alternative per reader
+    if (ok && readers.length) out.push({ value: y, node: node.m, readers, cost: node.c * readers.length });
+  }
+  return out.sort((a, b) => a.value - b.value);
+}
+
+/** The plan with a candidate applied, without touching the e-graph (new classes get negative ids). */
+function tryCandidate(plan: Plan, c: Candidate, find: (id: Id) => Id): Plan {
+  const next = new Map(plan);
+  let fresh = Math.min(-1, ...[...plan.keys()].filter((k) => k < 0)) - 1;
+  const y = plan.get(c.value) as PlanNode;
+  const kids = c.node.children.map(find);
+  for (const r of c.readers) {
+    const reader = next.get(r.reader) as PlanNode;
+    const after = fresh--;
+    const value = fresh--;
+    next.set(after, { op: 'after', bytes: (plan.get(kids[0]) as PlanNode).bytes, children: [kids[0], reader.children[r.dep]] });
+    next.set(value, { op: c.node.op as OpKind, bytes: y.bytes, children: [after, ...kids.slice(1)] });
+    next.set(r.reader, { ...reader, children: reader.children.map((x, i) => (i === r.operand ? value : x)) });
+  }
+  return next;
+}
+
+/**
+ * Fits the extraction's plan into `budget` bytes (ir's estimate): what it did, and unless the plan fits as extracted
+ * (then nothing changes) the choices and the class order to rebuild with. Throws a MemoryBudgetError naming
+ * the budget and the smallest plan found when no schedule and set of recomputations reaches it.
+ */
+export function fitMemoryBudget(
+  egraph: EGraph<TensorInfo>,
+  extracted: ReadonlyMap<Id, ENode>,
+  step: StepEnds,
+  cost: NodeCostFunction,
+  budget: number,
+): { fit: MemoryFit; choices?: Map<Id, ENode>; order?: Id[] } {
+  const find = (id: Id) => egraph.find(id);
+  let choices = new Map(extracted);
+  const planOf = (): { plan: Plan; ends: PlanEnds } => {
+    // classes change ids as recomputations join readers' classes: canonical again each time
+    const ends = { roots: step.roots.map(find), outputs: new Set(step.outputs.map(find)), inPlace: new Set(step.inPlace.map(find)) };
+    const leafOps = new Map(step.leaves.map(([id, op]) => [find(id), op]));
+    const plan: Plan = new Map();
+    for (const [id, n] of choices) {
+      const bytes = numel(egraph.eclass(id).data.shape) * 4;
+      const leaf = leafOps.get(id);
+      if (leaf) plan.set(id, { op: leaf, bytes, children: [] });
+      else plan.set(id, { op: n.op as OpKind, bytes, children: n.children.map(find), ...(n.op === 'pick' ? { result: enodeAttrs(n, 'pick').index } : {}) });
+    }
+    return { plan, ends };
+  };
+  let { plan, ends } = planOf();
+  const dfs = dfsOrder(plan, ends.roots);
+  const before = estimate(plan, dfs, ends);
+  if (before <= budget) return { fit: { budget, before, after: before, recomputed: 0, reordered: false } };
+  let best = bestSchedule(plan, ends);
+  let recomputed = 0;
+  const result = () => ({ choices, order: best.order, fit: { budget, before, after: best.bytes, recomputed, reordered: best.reordered } });
+  while (best.bytes > budget) {
+    let pick: { c: Candidate; bytes: number; score: number } | undefined;
+    for (const c of candidates(egraph, plan, best.order, ends, cost)) {
+      const bytes = bestSchedule(tryCandidate(plan, c, find), ends).bytes;
+      const score = (best.bytes - bytes) / Math.max(c.cost, 1e-9);
+      if (bytes < best.bytes && (!pick || score > pick.score)) pick = { c, bytes, score };
+    }
+    if (!pick) throw new MemoryBudgetError(`optimize: memoryBudget ${fmtBytes(budget)} (${budget} bytes) cannot be met: the smallest plan found needs ${fmtBytes(best.bytes)} (${best.bytes} bytes; ${recomputed} recomputed operands, ${best.reordered ? 'memory-aware schedule' : 'extracted schedule'}; ${fmtBytes(before)} as extracted)`, budget, best.bytes);
+    choices = applyCandidate(egraph, choices, pick.c);
+    recomputed += pick.c.readers.length;
+    ({ plan, ends } = planOf());
+    best = bestSchedule(plan, ends);
+  }
+  return result();
+}
+
+/** Adds a candidate's recomputations to the e-graph (each reader's alternative joins its class) and chooses them. */
+function applyCandidate(egraph: EGraph<TensorInfo>, choices: Map<Id, ENode>, c: Candidate): Map<Id, ENode> {
+  const chosen: [Id, ENode][] = [];
+  for (const r of c.readers) {
+    const reader = choices.get(r.reader) as ENode;
+    const added = offerRecompute(egraph, reader, r.operand, c.node, r.dep);
+    egraph.union(r.reader, added.reader);
+    chosen.push([added.after, irENode('after', {}, [c.node.children[0], reader.children[r.dep]])]);
+    chosen.push([added.value, { op: c.node.op, data: c.node.data, children: [added.after, ...c.node.children.slice(1)] }]);
+    chosen.push([added.reader, { op: reader.op, data: reader.data, children: reader.children.map((x, i) => (i === r.operand ? added.value : x)) }]);
+  }
+  egraph.rebuild();
+  const next = new Map<Id, ENode>();
+  for (const [id, n] of choices) next.set(egraph.find(id), egraph.canonicalize(n));
+  for (const [id, n] of chosen) next.set(egraph.find(id), egraph.canonicalize(n));
+  return next;
+}
