@@ -42,6 +42,21 @@ const expandSamples = (op: 'add' | 'sub' | 'mul' | 'div'): Record<string, Sample
   },
 });
 
+/** Momentum SGD on two weights whose gradients are xᵀ·dy products over K = 520 rows (matmulSplitK splits them in 4). */
+function splitKStep(g: GraphT, r: Rnd): Tensor[] {
+  const lr = g.input('lr', []);
+  const x = g.input('x', [520, dim(r)]);
+  for (const i of [0, 1]) {
+    const dy = g.input(`dy${i}`, [520, dim(r)]);
+    const w = g.param(`w${i}`, [x.shape[1], dy.shape[1]]);
+    const buf = g.state(`buf${i}`, w.shape);
+    const next = g.add(g.mul(buf, 0.9), g.matmul(x, dy, { transA: true }));
+    g.update(buf, next);
+    g.update(w, g.sub(w, g.mul(next, lr)));
+  }
+  return [g.sum(lr)];
+}
+
 /** One sample per rule: a graph holding the rule's left side. */
 const SAMPLES: Record<string, Sample> = {
   'add-zero': { build: (g, r) => [g.add(mat(g, 'x', r), 0)] },
@@ -247,6 +262,18 @@ const SAMPLES: Record<string, Sample> = {
     },
     with: ['pointwise-lift', 'pointwise-merge', 'update-multi'],
     prefer: ['pick', 'pointwiseMultiTensor'],
+  },
+  'matmul-split-k': {
+    // SGD on two weights whose gradients are xᵀ·dy over K = 520 rows (split in 4 partials), one update kernel
+    build: (g, r) => splitKStep(g, r),
+    with: ['pointwise-lift', 'pointwise-merge', 'update-multi', 'update-multi-tensor'],
+    prefer: ['matmulPartials', 'sum'],
+  },
+  'update-fold-partials': {
+    // the same step: the multi-tensor update reads both gradients as their split-K partials, summing them
+    build: (g, r) => splitKStep(g, r),
+    with: ['pointwise-lift', 'pointwise-merge', 'update-multi', 'update-multi-tensor'],
+    prefer: ['pick', 'pointwiseMultiTensor', 'matmulPartials'],
   },
   'reduce-prologue': {
     // layer norm's statistics as nn builds them: mean, then the mean of the centred square; a bias gradient

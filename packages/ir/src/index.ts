@@ -25,7 +25,7 @@ export {
   tensorTypeBytes,
 } from './kernelCost.js';
 export { matmulSplitK, SPLIT_K_SLICE, splitKChunk } from './splitK.js';
-export { COLUMN_CHUNK, COLUMN_STRIP, columnsPath, kernelDispatches, matmulSplitsK, mergeReduceAxes, reduceSplit, ROWS_PATH_MIN, SCATTER_LOOP_MAX_INDICES, SPLIT_MAX_COLUMNS, SPLIT_MAX_ROWS, SPLIT_MIN_ROW, STRIP_MIN_WORKGROUPS } from './kernelPasses.js';
+export { COLUMN_CHUNK, COLUMN_STRIP, columnsPath, kernelDispatches, kernelScratchBytes, matmulSplitsK, mergeReduceAxes, reduceSplit, ROWS_PATH_MIN, SCATTER_LOOP_MAX_INDICES, SPLIT_MAX_COLUMNS, SPLIT_MAX_ROWS, SPLIT_MIN_ROW, STRIP_MIN_WORKGROUPS } from './kernelPasses.js';
 export { dropoutKeeps, lowbias32 } from './interpretNn.js';
 export { INTERPRET, type InterpretResult, interpret, type Precision } from './interpret.js';
 export { BINARY_OPS, type BinaryOp, COMPARISON_OPS, perBinaryOp, perUnaryOp, UNARY_OPS, type UnaryOp } from './elementwise.js';

@@ -263,10 +263,16 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     const reads = Math.max(...a.exprs.map((e) => pwArity(e)));
     if (reads > shared + roles) fail(op, `expressions read ${reads} operands, a group has ${shared + roles}`, ins);
     for (let i = 0; i < shared; i++) if (ins[i].shape.reduce((p, d) => p * d, 1) !== 1) fail(op, `shared operand ${i} has more than one element`, ins);
+    const P = a.partials;
+    if (P && (!(Number.isInteger(P.role) && P.role >= 0 && P.role < roles) || P.splits.length !== groups || P.splits.some((s) => !(Number.isInteger(s) && s >= 1))))
+      fail(op, `partials ${JSON.stringify(P)} name no role of ${roles} or not one split count (≥ 1) per group of ${groups}`, ins);
     a.shapes.forEach((shape, g) => {
       for (let j = shared; j < shared + roles; j++) {
         const t = ins[operand(g, j)];
-        if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) fail(op, `operand ${operand(g, j)} (group ${g}, role ${j - shared}) is not of its group's shape [${shape}]`, ins);
+        // a role read summed over split-K partials carries their leading axis
+        const S = P && P.role === j - shared && P.splits[g] > 1 ? P.splits[g] : 0;
+        const want = S ? [S, ...shape] : shape;
+        if (t.shape.length !== want.length || t.shape.some((d, i) => d !== want[i])) fail(op, `operand ${operand(g, j)} (group ${g}, role ${j - shared}) is not of shape [${want}]${S ? ` (${S} partials of its group's shape)` : " (its group's shape)"}`, ins);
       }
     });
     return { shape: [...a.shapes[0]], dtype: a.dtype };

@@ -68,12 +68,27 @@ function pointwiseResult(node: Node, expr: PwExpr, ins: readonly TensorValue[], 
   return out(node, d);
 }
 
+/** [S, ...shape] summed over its leading axis (float64 sums, rounded once): split-K partials read as their product. */
+function sumLeading(x: TensorValue, shape: Shape, ctx: Ctx): TensorValue {
+  const n = numel(shape);
+  const S = x.shape[0];
+  const d = alloc(shape, 'f32', ctx);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let p = 0; p < S; p++) s += x.data[p * n + i];
+    d[i] = ctx.round(s);
+  }
+  return { shape, dtype: 'f32', data: d };
+}
+
 /** Result `index` of a pointwiseMultiTensor: its expression over its group's operands (shared ones first). */
 function multiTensorResult(node: Node<'pointwiseMultiTensor'>, index: number, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
   const { exprs, shapes } = node.attrs;
   const g = Math.floor(index / exprs.length);
   const { shared, roles, operand } = groupOperands(node);
   const group = Array.from({ length: shared + roles }, (_, j) => ins[operand(g, j)]);
+  const P = node.attrs.partials;
+  if (P && P.splits[g] > 1) group[shared + P.role] = sumLeading(group[shared + P.role], shapes[g], ctx);
   return pointwiseResult({ ...node, shape: shapes[g] }, exprs[index % exprs.length], group, ctx);
 }
 

@@ -247,7 +247,9 @@ export function multiTensorIllegality(a: OpAttrs['pointwiseMultiTensor'], inputs
   const bindings = shared + roles + 1;
   if (bindings > limits.maxStorageBuffersPerShaderStage)
     return `pointwiseMultiTensor binds ${bindings} storage buffers (${shared} shared, ${roles} roles, a table), over maxStorageBuffersPerShaderStage = ${limits.maxStorageBuffersPerShaderStage}`;
-  const roleBytes = a.shapes.reduce((s, sh) => s + Math.ceil((n(sh) * byteSize(a.dtype)) / 256) * 256, 0);
+  // the role read as split-K partials holds S_g tensors of group g's shape
+  const bytesOf = (role: number) => a.shapes.reduce((s, sh, g) => s + Math.ceil(((a.partials?.role === role ? a.partials.splits[g] : 1) * n(sh) * byteSize(a.dtype)) / 256) * 256, 0);
+  const roleBytes = Math.max(...Array.from({ length: roles }, (_, k) => bytesOf(k)));
   if (roleBytes > limits.maxStorageBufferBindingSize)
     return `pointwiseMultiTensor binds ${roleBytes} bytes per role, over maxStorageBufferBindingSize = ${limits.maxStorageBufferBindingSize}`;
   return undefined;

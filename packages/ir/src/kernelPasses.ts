@@ -104,6 +104,17 @@ function matmulDims(c: MatmulCtx): { m: number; n: number; k: number; batches: n
 
 const reduceDispatches = (shape: Shape, axes: readonly number[]) => (reduceSplit(shape, axes) ? 2 : 1);
 
+/**
+ * Bytes a kernel moves through its own scratch between its passes: a split-K matmul writes its S partial
+ * products and its reduce pass reads them back (what `matmulPartials` and a consumer summing them move instead).
+ */
+export function kernelScratchBytes<K extends OpKind>(op: K, c: KernelCtx<K>): number {
+  if (op !== 'matmul' && op !== 'fusedMatmul' && op !== 'matmulEpilogue') return 0;
+  const d = matmulDims(c as unknown as MatmulCtx);
+  const S = matmulSplitK(d.m, d.n, d.k, d.batches);
+  return S > 1 ? 2 * S * d.m * d.n * 4 : 0;
+}
+
 /** Dispatches a kernel of `op` runs (1 unless it splits into passes; 0 for ops that run no kernel is not decided here). */
 export function kernelDispatches<K extends OpKind>(op: K, c: KernelCtx<K>): number {
   switch (op) {

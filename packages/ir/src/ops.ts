@@ -245,9 +245,12 @@ export interface OtherOpAttrs {
    * their optimizer state. Inputs are `shared` one-element operands, then per group g the same number of
    * operands (its roles) of shape `shapes[g]`; `$i` reads shared operand i (i < shared) or the group's role
    * i − shared. Result g·R + r (R expressions) is expression r over group g, of shape `shapes[g]`; the node's
-   * value is result 0 and `pick` reads the others (see `groupOperands`).
+   * value is result 0 and `pick` reads the others (see `groupOperands`). With `partials`, role `partials.role`
+   * of group g is read summed over a leading axis of `partials.splits[g]` when that is > 1 (the operand is then
+   * [splits[g], ...shapes[g]]: a weight gradient's split-K partial products, `matmulPartials`, whose reduce pass
+   * the update does as it reads them).
    */
-  pointwiseMultiTensor: { exprs: PwExpr[]; dtype: DType; shared: number; shapes: number[][] };
+  pointwiseMultiTensor: { exprs: PwExpr[]; dtype: DType; shared: number; shapes: number[][]; partials?: { role: number; splits: number[] } };
   /** inputs [a pointwiseMulti node]: its result `index` (an alias: no kernel of its own). */
   pick: { index: number };
   /**

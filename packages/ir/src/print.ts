@@ -21,7 +21,7 @@ export function fmtRowwise(a: OpAttrs['rowwise']): string {
 function fmtAttrs(n: Node): string {
   if (n.op === 'pointwise') return `{${fmtPwExpr(n.attrs.expr)}}`;
   if (n.op === 'pointwiseMulti') return `{${n.attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}}`;
-  if (n.op === 'pointwiseMultiTensor') return `{${n.attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}} x ${n.attrs.shapes.length} groups`;
+  if (n.op === 'pointwiseMultiTensor') return `{${n.attrs.exprs.map((e) => fmtPwExpr(e)).join('; ')}} x ${n.attrs.shapes.length} groups${n.attrs.partials ? `, role ${n.attrs.partials.role} summed over split-K partials [${n.attrs.partials.splits}]` : ''}`;
   if (n.op === 'pointwiseReduce') return `{${fmtPointwiseReduce(n.attrs)}}`;
   if (n.op === 'pointwiseReduceMulti') return `{${n.attrs.results.map((r) => fmtPointwiseReduce({ ...n.attrs, ...r })).join('; ')}}`;
   if (n.op === 'rowwise') return `{${fmtRowwise(n.attrs)}}`;

@@ -14,9 +14,9 @@ function feeds(c: GptConfig & { batch: number }, seed: number): Record<string, T
   return { tokens: tensor(shape, ids(), 'i32'), targets: tensor(shape, ids(), 'i32'), mask: causalMask(c.context) };
 }
 
-function expectSameStep(c: GptConfig & { batch: number }) {
+function expectSameStep(c: GptConfig & { batch: number }, options: Parameters<typeof optimize>[1] = {}) {
   const before = buildGptStep(c);
-  const { graph: after, report } = optimize(buildGptStep(c));
+  const { graph: after, report } = optimize(buildGptStep(c), options);
   const f = feeds(c, 11);
   const a = interpret(before, f, {}, 'f64');
   const b = interpret(after, f, {}, 'f64');
@@ -37,4 +37,17 @@ describe('the optimized GPT training step', () => {
   it('matches with two layers and the fused attention op in place of the decomposed one', () => {
     expectSameStep({ layers: 2, heads: 2, width: 16, context: 4, batch: 2, vocab: 7, attention: 'op' });
   }, 60_000);
+
+  it('reads the split-K weight gradients in the AdamW update as their partials (512 tokens: every weight gradient splits)', () => {
+    const c = { layers: 1, heads: 2, width: 16, context: 64, batch: 8, vocab: 7, attention: 'op' as const };
+    const folded = expectSameStep(c);
+    const plain = expectSameStep(c, { withoutRules: ['update-fold-partials'] });
+    // the four weight gradients of the block (qkv, projection, both MLP layers) and the token embedding's
+    const partials = folded.kernels.filter((k) => k.op === 'matmulPartials');
+    expect(partials.length).toBe(5);
+    expect(plain.kernels.some((k) => k.op === 'matmulPartials')).toBe(false);
+    expect(folded.kernels.find((k) => k.op === 'pointwiseMultiTensor')?.expr).toMatch(/role \d of 5 groups summed from split-K partials/);
+    // each fold drops a split-K matmul's reduce pass
+    expect(folded.dispatchesAfter).toBe(plain.dispatchesAfter - partials.length);
+  }, 120_000);
 });

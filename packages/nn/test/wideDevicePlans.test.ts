@@ -4,7 +4,7 @@
 // 7 lost ResNet-8's wide batch-norm kernels. Cost-model figures only (deterministic: bounded by moves and
 // iterations, never by time); nothing runs on a GPU.
 import { optimize } from '@neura/egraph';
-import { Graph } from '@neura/ir';
+import { Graph, numel } from '@neura/ir';
 import { buildGptStep, buildTrainingStep, type GptConfig, SmallResNet } from '@neura/nn';
 import { adam } from '@neura/optim';
 import { describe, expect, it } from 'vitest';
@@ -17,8 +17,12 @@ describe('the GPT 6×384 step on a device with 16 storage buffers per stage', ()
   it('plans at most 200 dispatches, no two column sums of one tensor in separate kernels', () => {
     const { graph, report } = optimize(buildGptStep(GPT_6X384), { limits: H200_LIMITS });
     expect(report.dispatchesAfter).toBeLessThanOrEqual(200);
-    // and no more intermediate bytes than at the default limits' 4.86 GB
-    expect(report.bytesAfter).toBeLessThanOrEqual(4.87e9);
+    // and no more intermediate bytes than at the default limits' 4.86 GB, besides the split-K partials the AdamW
+    // update reads (update-fold-partials): S partial products per folded gradient, written as nodes where a split-K
+    // matmul wrote them to its scratch (which the figure does not count) and reduced them into one gradient
+    const partials = graph.live().map((id) => graph.nodes[id]).filter((n) => n.op === 'matmulPartials');
+    const extra = partials.reduce((s, n) => s + (numel(n.shape) * 4 * (n.shape[0] - 1)) / n.shape[0], 0);
+    expect(report.bytesAfter - extra).toBeLessThanOrEqual(4.87e9);
     // sibling column sums (a layer norm's dγ and dβ read its dy) run as one kernel: the final norm's too, whose dγ
     // reads the x̂ that its forward row kernel writes only in the late extraction
     const columnSums = new Map<number, number[]>();

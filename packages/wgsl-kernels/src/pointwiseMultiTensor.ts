@@ -3,6 +3,8 @@
 // through its group's operand. With `spec.arenas` the runtime has laid each per-group operand role out in one
 // buffer (at offsets it writes into the table binding): one dispatch covers every group, a thread per element of
 // the concatenation, finding its group by binary search. Without it, one `pointwiseMulti` dispatch per group.
+// A role read as split-K partials (`partials`) holds S_g tensors of its group's shape back to back: the arena
+// form sums them as it reads (S_g is in the table); the per-group form sums them into scratch first.
 // Must not bind one buffer twice; invariant: each thread reads and writes only its own element of its group.
 
 import { groupOperands, type Node, numel } from '@neura/ir';
@@ -11,26 +13,31 @@ import { EMPTY_PLAN } from './kernel.js';
 import { emitPwExpr } from './pointwise.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
 import { castStorage } from './scalarOps.js';
-import { type BufferVar, inputVar, perElementDispatch, planOf } from './shader.js';
+import { type BufferVar, inputVar, perElementDispatch, planOf, scratchVar } from './shader.js';
 import { indent, kernelError, u32Lit, wgslType } from './wgsl.js';
 
-/** u32 words per group in the table: first flat index, element count, then one element offset per operand role. */
-export const tableStride = (roles: number) => 2 + roles;
+/**
+ * u32 words per group in the table: first flat index, element count, one element offset per operand role, then
+ * (with partials) the group's split count.
+ */
+export const tableStride = (roles: number, partials = false) => 2 + roles + (partials ? 1 : 0);
 
 /**
  * The table an arena-form dispatch reads: per group, its first index in the concatenation, its element count,
  * and the element offset of each of its operands (role k) in the buffer that holds role k of every group.
  */
 export function multiTensorTable(node: Node<'pointwiseMultiTensor'>, offsets: readonly (readonly number[])[]): Uint32Array {
-  const { shapes } = node.attrs;
+  const { shapes, partials } = node.attrs;
   const roles = groupOperands(node).roles;
-  const t = new Uint32Array(shapes.length * tableStride(roles));
+  const stride = tableStride(roles, partials !== undefined);
+  const t = new Uint32Array(shapes.length * stride);
   let first = 0;
   shapes.forEach((s, g) => {
-    const at = g * tableStride(roles);
+    const at = g * stride;
     t[at] = first;
     t[at + 1] = numel(s);
     for (let k = 0; k < roles; k++) t[at + 2 + k] = offsets[g][k];
+    if (partials) t[at + 2 + roles] = partials.splits[g];
     first += numel(s);
   });
   return t;
@@ -66,6 +73,8 @@ export function pointwiseMultiTensorKernel(spec: KernelSpec<'pointwiseMultiTenso
   if (!spec.arenas) return splitPlan(spec, targets, caps);
   const written = rolesWritten(spec, targets);
   if (typeof written === 'string') kernelError(spec, `the arena form writes every result in place: ${written}`);
+  const P = node.attrs.partials;
+  if (P && written.includes(P.role)) kernelError(spec, `role ${P.role} is read as split-K partials and cannot be written in place`);
   if (dtype !== 'f32' || inputs.some((t) => t.dtype !== 'f32')) kernelError(spec, 'the arena form is f32 only');
   const total = shapes.reduce((s, sh) => s + numel(sh), 0);
   if (total === 0) return EMPTY_PLAN;
@@ -76,7 +85,7 @@ export function pointwiseMultiTensorKernel(spec: KernelSpec<'pointwiseMultiTenso
   }
   for (let k = 0; k < roles; k++)
     buffers.push({ name: `a${k}`, binding: { source: { kind: 'arena', role: k }, access: written.includes(k) ? 'read_write' : 'read', dtype } });
-  const stride = tableStride(roles);
+  const stride = tableStride(roles, P !== undefined);
   buffers.push({ name: 'tab', binding: { source: { kind: 'table', words: shapes.length * stride }, access: 'read', dtype: 'i32' }, element: 'u32' });
   const lines = [
     // the group of element o: the last one whose first index is ≤ o
@@ -86,7 +95,12 @@ export function pointwiseMultiTensorKernel(spec: KernelSpec<'pointwiseMultiTenso
     'let e = o - tab[row];',
   ];
   for (let i = 0; i < shared; i++) lines.push(`let v${i} = s${i}[0];`);
-  for (let k = 0; k < roles; k++) lines.push(`let p${k} = tab[row + ${u32Lit(2 + k)}] + e;`, `let v${shared + k} = a${k}[p${k}];`);
+  for (let k = 0; k < roles; k++) {
+    lines.push(`let p${k} = tab[row + ${u32Lit(2 + k)}] + e;`);
+    // split-K partials: S_g tensors of the group's element count, summed in order
+    if (P?.role === k) lines.push(`var v${shared + k} = a${k}[p${k}];`, `for (var s = 1u; s < tab[row + ${u32Lit(2 + roles)}]; s = s + 1u) { v${shared + k} = v${shared + k} + a${k}[p${k} + s * tab[row + 1u]]; }`);
+    else lines.push(`let v${shared + k} = a${k}[p${k}];`);
+  }
   const stores: string[] = [];
   exprs.forEach((e, r) => {
     const em = emitPwExpr(e, (i) => `v${i}`);
@@ -94,7 +108,7 @@ export function pointwiseMultiTensorKernel(spec: KernelSpec<'pointwiseMultiTenso
     stores.push(`a${written[r]}[p${written[r]}] = r${r};`);
   });
   lines.push(...stores);
-  const strategy = `multi-tensor pointwise: ${shapes.length} groups x ${R} results in place, roles in one buffer each, group by binary search`;
+  const strategy = `multi-tensor pointwise: ${shapes.length} groups x ${R} results in place, roles in one buffer each, group by binary search${P ? `, role ${P.role} summed over split-K partials` : ''}`;
   return planOf([perElementDispatch(spec, caps, { strategy, buffers, n: total, count: 'N', body: lines.join('\n') })]);
 }
 
@@ -105,24 +119,39 @@ function splitPlan(spec: KernelSpec<'pointwiseMultiTensor'>, targets: readonly R
   const { shared, roles } = groupOperands(node);
   const R = exprs.length;
   const operand = (g: number, j: number) => (j < shared ? j : shared + g * roles + (j - shared));
+  const P = node.attrs.partials;
+  const scratch: number[] = [];
   const dispatches = shapes.flatMap((shape, g) => {
     const ops = Array.from({ length: shared + roles }, (_, j) => operand(g, j));
+    // a group reading split-K partials: their sum into scratch first, read there as the role's operand
+    const S = P && P.splits[g] > 1 ? P.splits[g] : 0;
+    const summed = S ? operand(g, shared + (P as { role: number }).role) : -1;
+    const pre = S ? [sumPartials(spec, summed, S, numel(shape), scratch.push(numel(shape) * 4) - 1, g, caps)] : [];
     const sub: Node<'pointwiseMulti'> = { id: node.id, op: 'pointwiseMulti', inputs: ops.map((o) => node.inputs[o]), attrs: { exprs, dtype }, shape, dtype, site: node.site };
     const results = exprs.map((_, r): ResultTarget => {
       const t = targets[g * R + r];
       return typeof t === 'object' ? { inPlace: ops.indexOf(t.inPlace) } : t;
     });
-    const plan = pointwiseMultiKernel({ node: sub, inputs: ops.map((o) => inputs[o]), results }, caps);
-    return plan.dispatches.map((d) => ({
+    const plan = pointwiseMultiKernel({ node: sub, inputs: ops.map((o) => (o === summed ? { shape, dtype: inputs[o].dtype } : inputs[o])), results }, caps);
+    return [...pre, ...plan.dispatches.map((d) => ({
       ...d,
       label: `${d.label}.g${g}`,
       bindings: d.bindings.map((b) => {
         const s = b.source;
+        if (s.kind === 'input' && ops[s.index] === summed) return { ...b, source: { kind: 'scratch' as const, index: scratch.length - 1 } };
         if (s.kind === 'input') return { ...b, source: { kind: 'input' as const, index: ops[s.index] } };
         if (s.kind === 'output') return { ...b, source: { kind: 'output' as const, index: g * R + (s.index ?? 0) } };
         return b;
       }),
-    }));
+    }))];
   });
-  return planOf(dispatches);
+  return planOf(dispatches, scratch);
+}
+
+/** Group g's split-K partials (operand `index`, [S, n]) summed in order into scratch buffer `into` ([n]). */
+function sumPartials(spec: KernelSpec<'pointwiseMultiTensor'>, index: number, S: number, n: number, into: number, g: number, caps: DeviceCaps) {
+  const buffers = [inputVar(spec, index, 'x'), scratchVar(into, 'y', 'read_write')];
+  const body = `var v = x[o];\nfor (var s = 1u; s < ${u32Lit(S)}; s = s + 1u) { v = v + x[s * N + o]; }\ny[o] = v;`;
+  const d = perElementDispatch(spec, caps, { strategy: `group ${g}'s ${S} split-K partials summed`, buffers, n, count: 'N', body });
+  return { ...d, label: `${d.label}.g${g}:sum` };
 }

@@ -102,6 +102,22 @@ describe('EGraph', () => {
     expect(eg.union(y, x)).toBe(false);
   });
 
+  it('lists the classes holding an op in class order while nodes are added and classes merged', () => {
+    const rand = rng(7);
+    const eg = new EGraph();
+    const ids = ['a', 'b', 'c'].map((s) => eg.add(leaf(s)));
+    const brute = (op: string) => eg.classes().filter((c) => c.nodes.some((n) => n.op === op)).map((c) => c.id);
+    const pick = () => ids[Math.floor(rand() * ids.length)];
+    for (let i = 0; i < 400; i++) {
+      const r = rand();
+      if (r < 0.4) ids.push(eg.add(enode('f', [pick()])));
+      else if (r < 0.7) ids.push(eg.add(enode('g', [pick(), pick()])));
+      else eg.union(pick(), pick());
+      if (i % 5 === 0) eg.rebuild();
+      if (i % 3 === 0) for (const op of ['f', 'g', 'a']) expect(eg.classesWithOp(op)).toEqual(brute(op));
+    }
+  });
+
   it('adds a RecExpr, sharing the repeated subterm', () => {
     const eg = new EGraph();
     const root = eg.addExpr(parseRecExpr('(add (mul x y) (mul x y))'));

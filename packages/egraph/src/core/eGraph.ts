@@ -64,7 +64,14 @@ export class EGraph<D = undefined> {
   private readonly classAt: (MutableEClass<D> | undefined)[] = [];
   private pending: [ENode, Id][] = [];
   private analysisPending: [ENode, Id][] = [];
+  /**
+   * Per op, the classes holding a node of it, ascending (= `classMap` order: a class is inserted once, when made).
+   * Kept up to date: `add` appends the new (largest) id; a union only marks its merged class's ops in `byOpStale`,
+   * whose lists may then hold merged-away ids until they are next read. Rebuilding it from every node after each
+   * change was a full pass over the e-graph per iteration.
+   */
   private byOp: Map<string, Id[]> | undefined;
+  private readonly byOpStale = new Set<string>();
   private dirty = false;
   private nodeCount = 0;
   private unions = 0;
@@ -211,7 +218,11 @@ export class EGraph<D = undefined> {
     this.nodeCount++;
     this.logChange(id);
     for (const c of canon.children) this.classAt[c]?.parents.push([canon, id]);
-    this.byOp = undefined;
+    if (this.byOp) {
+      const list = this.byOp.get(canon.op);
+      if (list) list.push(id);
+      else this.byOp.set(canon.op, [id]);
+    }
     this.analysis.modify?.(this, id);
     return this.find(id);
   }
@@ -258,7 +269,7 @@ export class EGraph<D = undefined> {
     this.classMap.delete(id2);
     this.classAt[id2] = undefined;
     this.dirty = true;
-    this.byOp = undefined;
+    if (this.byOp) for (const n of c2.nodes) this.byOpStale.add(n.op);
     for (const p of c2.parents) this.pending.push(p);
     const c1Changed = merged !== c1.data;
     const c2Changed = merged !== c2.data;
@@ -358,7 +369,6 @@ export class EGraph<D = undefined> {
       c.parentsMoved = false;
     }
     this.touched = [];
-    this.byOp = undefined;
   }
 
   /** Numbers this rebuild (returned) and records what `rebuildClasses` needs to tell clean parent entries. */
@@ -391,7 +401,7 @@ export class EGraph<D = undefined> {
     c.nodes = nodes;
   }
 
-  /** Canonical ids of the classes holding at least one node with this op (index rebuilt lazily). */
+  /** Canonical ids of the classes holding at least one node with this op, ascending (a shared list: do not modify). */
   classesWithOp(op: string): readonly Id[] {
     if (!this.byOp) {
       const index = new Map<string, Id[]>();
@@ -403,8 +413,19 @@ export class EGraph<D = undefined> {
         }
       }
       this.byOp = index;
+      this.byOpStale.clear();
     }
-    return this.byOp.get(op) ?? [];
+    const list = this.byOp.get(op);
+    if (!list) return [];
+    if (this.byOpStale.delete(op)) {
+      // merged-away ids read as their classes, in id order, each once (a union keeps the root's place)
+      for (let i = 0; i < list.length; i++) list[i] = this.find(list[i]);
+      list.sort((a, b) => a - b);
+      let k = 0;
+      for (let i = 0; i < list.length; i++) if (k === 0 || list[i] !== list[k - 1]) list[k++] = list[i];
+      list.length = k;
+    }
+    return list;
   }
 
   /**

@@ -6,7 +6,7 @@
 
 import type { KernelLimits } from '@neura/ir';
 import type { OpAttrs, PwExpr } from '@neura/ir';
-import { DEFAULT_KERNEL_LIMITS, isKernelOp as irIsKernelOp, isMultiResultOp, kernelDispatches, kernelFlops, reducedShape, kernelIllegality, kernelOutputs, resultType, tensorTypeBytes } from '@neura/ir';
+import { DEFAULT_KERNEL_LIMITS, groupOperands, isKernelOp as irIsKernelOp, isMultiResultOp, kernelDispatches, kernelFlops, kernelScratchBytes, reducedShape, kernelIllegality, kernelOutputs, resultType, tensorTypeBytes } from '@neura/ir';
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { mapInputs } from './pointwiseFusion.js';
@@ -61,7 +61,9 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
   for (let r = 0; r < results; r++) bytes += tensorTypeBytes(resultType(ir, out, r));
   const ctx = { attrs: ir.attrs, ins, out, operands };
   const flops = kernelFlops(ir.op, ctx);
-  // a split reduction or split-K matmul runs two dispatches (the partials' traffic is small beside its operands')
+  // a split-K matmul writes and reads back its partial products (what a consumer summing them saves)
+  bytes += kernelScratchBytes(ir.op, ctx);
+  // a split reduction or split-K matmul runs two dispatches
   return model.dispatchCost * kernelDispatches(ir.op, ctx) + bytes / model.bytesPerUnit + flops / model.flopsPerUnit + EPSILON;
 }
 
@@ -139,7 +141,7 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
    */
   // what every pick of one multi-result node shares (its whole cost, the groups' sizes, the results alone),
   // computed once per node: a multi-tensor update has a pick per parameter and hundreds of operands
-  const shared = new WeakMap<ENode, { whole: number; sizes?: number[]; total?: number; alone?: number[] }>();
+  const shared = new WeakMap<ENode, { whole: number; sizes?: number[]; extra?: number[]; total?: number; alone?: number[] }>();
   const sharedOf = (multi: ENode, src: Id) => {
     let sh = shared.get(multi);
     if (!sh) shared.set(multi, (sh = { whole: opCost(multi, insOf(multi), egraph.eclass(src).data, o, operandsOf(multi)) }));
@@ -151,16 +153,24 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
     const whole = sh.whole;
     if (ir.op === 'pointwiseMultiTensor') {
       // the dispatch shared by every result, the traffic and work by each result's group (its share of elements):
-      // a small parameter's update is then cheaper in the group than alone, whatever the other groups' sizes
+      // a small parameter's update is then cheaper in the group than alone, whatever the other groups' sizes. A
+      // group reading S split-K partials moves S − 1 more tensors of its size, charged to its result 0 alone (any
+      // one result of it needs them; charged to all, each result looked cheaper computed apart from the rest)
       if (!sh.sizes) {
-        sh.sizes = ir.attrs.shapes.map((s) => s.reduce((p, d) => p * d, 1));
-        sh.total = sh.sizes.reduce((a, b) => a + b, 0) || 1;
+        const { roles } = groupOperands({ inputs: multi.children, attrs: ir.attrs });
+        const P = ir.attrs.partials;
+        const moved = roles + ir.attrs.exprs.length;
+        const numels = ir.attrs.shapes.map((s) => s.reduce((p, d) => p * d, 1));
+        sh.sizes = numels.map((n) => n * moved);
+        sh.extra = numels.map((n, g) => (P ? n * (P.splits[g] - 1) : 0));
+        sh.total = sh.sizes.reduce((a, b) => a + b, 0) + sh.extra.reduce((a, b) => a + b, 0) || 1;
       }
-      const sizes = sh.sizes;
+      const { sizes, extra = [] } = sh;
       const total = sh.total as number;
       const k = kernelOutputs(ir);
-      const g = Math.floor(index / ir.attrs.exprs.length);
-      return o.dispatchCost / k + ((whole - o.dispatchCost) * sizes[g]) / total / ir.attrs.exprs.length;
+      const R = ir.attrs.exprs.length;
+      const g = Math.floor(index / R);
+      return o.dispatchCost / k + ((whole - o.dispatchCost) * (sizes[g] / R + (index % R === 0 ? (extra[g] ?? 0) : 0))) / total;
     }
     if (ir.op === 'rowwiseMulti') return rowSplit(multi, egraph.eclass(src).data).picks[index];
     if (ir.op === 'pointwiseReduceMulti') {

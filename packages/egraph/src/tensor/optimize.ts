@@ -37,6 +37,7 @@ import { reduceFusionRules } from './rules/reduceFusion.js';
 import { reduceMultiRules } from './rules/reduceMulti.js';
 import { rowwiseFusionRules } from './rules/rowwiseFusion.js';
 import { rowwiseMultiRules } from './rules/rowwiseMulti.js';
+import { splitKFoldRules } from './rules/splitKFold.js';
 import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
@@ -58,6 +59,7 @@ export const RULE_SETS = {
   attentionInPlace: [...attentionWindowRules, ...attentionGradQKVRules],
   reduceMulti: reduceMultiRules,
   rowMulti: rowwiseMultiRules,
+  fold: splitKFoldRules,
   // not in the default passes: `memoryBudget` offers its alternatives edge by edge (memoryFit.ts)
   recompute: recomputeRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
@@ -66,7 +68,7 @@ export const RULE_SETS = {
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionGradQKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...attentionWindowRules, ...reduceMultiRules, ...rowwiseMultiRules, ...recomputeRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionGradQKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...attentionWindowRules, ...reduceMultiRules, ...rowwiseMultiRules, ...recomputeRules, ...splitKFoldRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -97,6 +99,8 @@ export const DEFAULT_PASSES: readonly PassSpec[] = [
   // on the fused expressions: state updates sharing an operand, and an attention with its backward's
   // log-sum-exp, and its key and value gradients, become multi-result kernels
   { name: 'group', ruleSets: ['update', 'attention'], iterLimit: 2 },
+  // on the multi-tensor updates: weight gradients of split-K matmuls read as their partials, summed by the update
+  { name: 'fold', ruleSets: ['fold'], iterLimit: 1 },
   // on the grouped attention kernels: q, k and v read as head windows of the fused QKV projection (no slice copies)
   // and dq, dk, dv written into one result (no concat); the second iteration windows the joined gradients
   { name: 'inPlace', ruleSets: ['attentionInPlace'], iterLimit: 2 },
@@ -274,7 +278,8 @@ const LATE_OPS = ['pointwiseReduceMulti', 'rowwiseMulti'] as const;
  */
 function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, roots: readonly Id[], opts: DagExtractorOptions): DagExtraction {
   const multis = LATE_OPS.flatMap((op) => egraph.classesWithOp(op));
-  if (multis.length === 0) return new DagExtractor(egraph, cost, opts).extract(roots);
+  const folds = foldedUpdates(egraph);
+  if (multis.length === 0 && folds.length === 0) return new DagExtractor(egraph, cost, opts).extract(roots);
   const late = new Set(multis.map((id) => egraph.find(id)));
   const isLate = (n: ENode) => (LATE_OPS as readonly string[]).includes(n.op) || (n.op === 'pick' && late.has(egraph.find(n.children[0])));
   const without: NodeCostFunction = { ...cost, nodeCost: (n, c) => (isLate(n) ? Number.POSITIVE_INFINITY : cost.nodeCost(n, c)) };
@@ -340,8 +345,35 @@ function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, ro
       const n = egraph.eclass(M).nodes.find((x) => x.op === 'pointwiseReduceMulti');
       if (n && !start.has(M) && n.children.every((c) => start.has(find(c)))) start.set(M, n);
     }
+  // updates reading split-K partials: every result at once (one pick alone needs every group's partials while
+  // the other results still need the reduced gradients, so no one-class move takes them)
+  for (const [M, f] of folds) {
+    if (!f.children.every((c) => start.has(find(c)) || egraph.eclass(find(c)).nodes.some((x) => x.op === 'matmulPartials'))) continue;
+    const trial = new Map(start);
+    trial.set(M, f);
+    for (const [, c] of egraph.eclass(M).parents) {
+      const pick = egraph.eclass(c).nodes.find((x) => x.op === 'pick' && find(x.children[0]) === M);
+      if (pick) trial.set(find(c), pick);
+    }
+    for (const c of f.children) {
+      const mp = trial.has(find(c)) ? undefined : egraph.eclass(find(c)).nodes.find((x) => x.op === 'matmulPartials');
+      if (mp) trial.set(find(c), mp);
+    }
+    const t = dagCost(trial, roots, cost, find);
+    if (t < total) [start, total] = [trial, t];
+  }
   const second = new DagExtractor(egraph, cost, { ...opts, improvePasses: 0, start: { choice: start, focus } }).extract(roots);
   return { ...second, search: first.search };
+}
+
+/** Each class holding a multi-tensor update that reads split-K partials (splitKFold.ts), with that node. */
+function foldedUpdates(egraph: EGraphT<TensorInfo>): [Id, ENode][] {
+  const out: [Id, ENode][] = [];
+  for (const id of new Set(egraph.classesWithOp('pointwiseMultiTensor').map((i) => egraph.find(i)))) {
+    const f = egraph.eclass(id).nodes.find((x) => x.op === 'pointwiseMultiTensor' && enodeAttrs(x, 'pointwiseMultiTensor').partials);
+    if (f) out.push([id, f]);
+  }
+  return out;
 }
 
 /** A memory budget in bytes, checked. */

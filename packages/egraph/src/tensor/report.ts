@@ -86,7 +86,11 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
     if (forms.length > 0) out.push({ ...base, expr: forms.join('; ') });
     else if (n.op === 'pointwise') out.push({ ...base, expr: fmtPwExpr(n.attrs.expr) });
     else if (n.op === 'pointwiseMulti') out.push({ ...base, expr: n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ') }); // one kernel, several results
-    else if (n.op === 'pointwiseMultiTensor') out.push({ ...base, expr: `${n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ')} over ${n.attrs.shapes.length} groups` });
+    else if (n.op === 'pointwiseMultiTensor') {
+      const P = n.attrs.partials;
+      const folded = P ? `, role ${P.role} of ${P.splits.filter((x) => x > 1).length} groups summed from split-K partials` : '';
+      out.push({ ...base, expr: `${n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ')} over ${n.attrs.shapes.length} groups${folded}` });
+    }
     else if (n.op === 'matmulEpilogue') out.push({ ...base, epilogue: `${n.attrs.transA ? 'transA+' : ''}${n.attrs.transB ? 'transB+' : ''}${fmtPwExpr(n.attrs.expr)}` });
     else if (n.op === 'pointwiseReduce') out.push({ ...base, expr: fmtPointwiseReduce(n.attrs) }); // epilogue ∘ reduce(prologue)
     else if (n.op === 'pointwiseReduceMulti') out.push({ ...base, expr: n.attrs.results.map((r) => fmtPointwiseReduce({ ...n.attrs, ...r })).join(' ; ') }); // sibling reductions, one kernel
