@@ -331,12 +331,12 @@ const pointwiseCount = (egraph: EGraph<TensorInfo>, cls: Id): number => classOpC
 
 /** The fusion rule set. */
 export const fusionRules: readonly TensorRewrite[] = [
-  nodeRule('matmul-bias', ['add'], matmulBias, { guard: childHasOp('matmul') }),
+  nodeRule('matmul-bias', ['add'], matmulBias, { guard: childHasOp('matmul'), guardBySignature: true }),
   nodeRule('matmul-relu', ['relu'], matmulRelu),
   trw('softmax-cross-entropy', '(nll[reduction=mean] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=mean] ?x ?labels)'),
   trw('softmax-cross-entropy-sum', '(nll[reduction=sum] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=sum] ?x ?labels)'),
   nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise, { signature: childSignature(() => 0) }),
   nodeRule('pointwise-merge', ['pointwise'], mergePointwise, { guard: mergesOn, signature: childSignature(pointwiseCount) }),
-  nodeRule('pointwise-inline', ['pointwise'], inlineOne, { guard: smallConsumer }),
+  nodeRule('pointwise-inline', ['pointwise'], inlineOne, { guard: smallConsumer, guardBySignature: true }),
   nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand'), signature: childSignature((eg, c) => classOpCount(eg, c, 'expand')) }),
 ];

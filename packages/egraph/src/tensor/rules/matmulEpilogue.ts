@@ -152,6 +152,6 @@ function extraIsPointwise(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode):
 
 /** The matmul epilogue rules (run with the pointwise fusion rules: they read the pointwise nodes those build). */
 export const matmulEpilogueRules: readonly TensorRewrite[] = [
-  nodeRule('matmul-epilogue', ['pointwise'], matmulEpilogue, { guard: readsProduct }),
-  nodeRule('matmul-epilogue-inline', ['matmulEpilogue'], inlineEpilogueOperand, { guard: extraIsPointwise }),
+  nodeRule('matmul-epilogue', ['pointwise'], matmulEpilogue, { guard: readsProduct, guardBySignature: true }),
+  nodeRule('matmul-epilogue-inline', ['matmulEpilogue'], inlineEpilogueOperand, { guard: extraIsPointwise, guardBySignature: true }),
 ];

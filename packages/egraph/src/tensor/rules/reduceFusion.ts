@@ -98,6 +98,6 @@ const REDUCTION_OPS: readonly string[] = ['pointwiseReduce', ...REDUCE_OPS];
 
 /** The reduction fusion rules (run with the pointwise fusion rules: they read what those build). */
 export const reduceFusionRules: readonly TensorRewrite[] = [
-  nodeRule('reduce-prologue', REDUCE_OPS, reducePrologue, { guard: pointwiseChild }),
-  nodeRule('reduce-epilogue', ['pointwise'], reduceEpilogue, { guard: overReduction }),
+  nodeRule('reduce-prologue', REDUCE_OPS, reducePrologue, { guard: pointwiseChild, guardBySignature: true }),
+  nodeRule('reduce-epilogue', ['pointwise'], reduceEpilogue, { guard: overReduction, guardBySignature: true }),
 ];

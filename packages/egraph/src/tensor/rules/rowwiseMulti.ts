@@ -153,4 +153,4 @@ function rowwiseMulti(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: 
 }
 
 /** The sibling-row-kernel rule set (run after row-local fusion: it groups the rowwise nodes it built). */
-export const rowwiseMultiRules: readonly TensorRewrite[] = [nodeRule(RULE, ['rowwise'], rowwiseMulti, { guard: groupable })];
+export const rowwiseMultiRules: readonly TensorRewrite[] = [nodeRule(RULE, ['rowwise'], rowwiseMulti, { guard: groupable, guardBySignature: true })];

@@ -7,14 +7,15 @@ import { graphToEGraph } from '../optimize.js';
 import { irENode } from '../tensorLanguage.js';
 import { childSignature, classOpCount, nodeRule } from './ruleKit.js';
 
-/** x, y = relu(x), s = add(y, x) in a tensor e-graph, and the classes of y and s. */
+/** x, y = relu(x), s = add(y, x) in a tensor e-graph, and their classes. */
 function loaded() {
   const g = new Graph();
   const x = g.input('x', [2, 3]);
   const y = g.relu(x);
-  g.output('s', g.add(y, x));
+  const s = g.add(y, x);
+  g.output('s', s);
   const { egraph, classOf } = graphToEGraph(g);
-  return { egraph, x: classOf.get(x.id) as Id, y: classOf.get(y.id) as Id };
+  return { egraph, x: classOf.get(x.id) as Id, y: classOf.get(y.id) as Id, s: classOf.get(s.id) as Id };
 }
 
 /** Gives class `cls` one more node `op(x)` (same type: only the node count matters here). */
@@ -45,5 +46,27 @@ describe('nodeRule signatures', () => {
     grow(egraph, y, 'exp', x);
     expect(classOpCount(egraph, y, 'exp')).toBe(1);
     expect(matches()).toBe(1);
+  });
+
+  it('with guardBySignature, tests a failing guard again only once the signature changed', () => {
+    const { egraph, x, y, s } = loaded();
+    let tests = 0;
+    const guard = () => {
+      tests++;
+      return false;
+    };
+    const cached = nodeRule('probe', ['add'], () => undefined, { guard, guardBySignature: true });
+    const plain = nodeRule('probe2', ['add'], () => undefined, { guard });
+    cached.search(egraph);
+    plain.search(egraph);
+    expect(tests).toBe(2);
+    // the add's own class changes (it is scanned again), its signature does not: only the plain rule tests it
+    grow(egraph, s, 'exp', x);
+    cached.search(egraph);
+    plain.search(egraph);
+    expect(tests).toBe(3);
+    grow(egraph, y, 'neg', x);
+    cached.search(egraph);
+    expect(tests).toBe(4);
   });
 });

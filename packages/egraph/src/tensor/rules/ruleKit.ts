@@ -161,6 +161,12 @@ export interface NodeRuleOptions {
    * reads that can change within a run, or the rule misses rewrites.
    */
   readonly signature?: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode) => number;
+  /**
+   * The guard reads only what the signature covers (e.g. the node and its children's ops under the default
+   * signature): a node that failed it is not tested again until its signature changes (the guard then costs one
+   * signature per scan instead of its own test, for the many nodes that never pass it).
+   */
+  readonly guardBySignature?: boolean;
 }
 
 /** The per-run rule state of a tensor e-graph (its analysis's `ctx`). */
@@ -251,6 +257,7 @@ export function nodeRule(
 ): TensorRewrite {
   const guard = opts.guard;
   const signature = opts.signature ?? nodeSignature;
+  const guardBySignature = opts.guardBySignature ?? false;
   const opSet = new Set(ops);
   const stateKey = `nodeRule:${name}`;
   const stateOf = (egraph: EGraph<TensorInfo>): NodeRuleState =>
@@ -265,10 +272,17 @@ export function nodeRule(
       // can hold a node with a new signature
       const since = st.scanned;
       const epoch = egraph.epoch;
-      // a node needs matching unless it was applied with its current signature (hashed only for those) or fails the guard
+      // a node needs matching unless it was applied (or, with `guardBySignature`, failed the guard) with its current
+      // signature (hashed only for those), or fails the guard
       const wanted = (id: Id, n: ENode): boolean => {
         const applied = st.applied.get(n);
-        return !((applied !== undefined && applied === signature(egraph, id, n)) || (guard && !guard(egraph, id, n)));
+        let sig: number | undefined;
+        if (applied !== undefined && applied === (sig = signature(egraph, id, n))) return false;
+        if (guard && !guard(egraph, id, n)) {
+          if (guardBySignature) st.applied.set(n, sig ?? signature(egraph, id, n));
+          return false;
+        }
+        return true;
       };
       const match = (n: ENode): Subst => {
         const s = Subst.fromArrays(childVars(n.children.length), n.children);
