@@ -345,19 +345,20 @@ function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, ro
       const n = egraph.eclass(M).nodes.find((x) => x.op === 'pointwiseReduceMulti');
       if (n && !start.has(M) && n.children.every((c) => start.has(find(c)))) start.set(M, n);
     }
-  // updates reading split-K partials: every result at once (one pick alone needs every group's partials while
-  // the other results still need the reduced gradients, so no one-class move takes them)
-  for (const [M, f] of folds) {
-    if (!f.children.every((c) => start.has(find(c)) || egraph.eclass(find(c)).nodes.some((x) => x.op === 'matmulPartials'))) continue;
+  // updates reading split-K partials: every result of every folded chunk at once (one pick alone needs the
+  // partials while the other results still need the reduced gradients, so no one-class move takes them)
+  if (folds.length > 0) {
     const trial = new Map(start);
-    trial.set(M, f);
-    for (const [, c] of egraph.eclass(M).parents) {
-      const pick = egraph.eclass(c).nodes.find((x) => x.op === 'pick' && find(x.children[0]) === M);
-      if (pick) trial.set(find(c), pick);
-    }
-    for (const c of f.children) {
-      const mp = trial.has(find(c)) ? undefined : egraph.eclass(find(c)).nodes.find((x) => x.op === 'matmulPartials');
-      if (mp) trial.set(find(c), mp);
+    for (const [M, f] of folds) {
+      trial.set(M, f);
+      for (const [, c] of egraph.eclass(M).parents) {
+        const pick = egraph.eclass(c).nodes.find((x) => x.op === 'pick' && find(x.children[0]) === M);
+        if (pick) trial.set(find(c), pick);
+      }
+      for (const c of f.children) {
+        const mp = trial.has(find(c)) ? undefined : egraph.eclass(find(c)).nodes.find((x) => x.op === 'matmulPartials');
+        if (mp) trial.set(find(c), mp);
+      }
     }
     const t = dagCost(trial, roots, cost, find);
     if (t < total) [start, total] = [trial, t];
