@@ -29,6 +29,13 @@ describe('planMemory', () => {
     expect(plan.report.reused).toBe(1);
   });
 
+  it('reports the most bytes live at once: persistent buffers plus the transient peak', () => {
+    // a [0,1] 64 B, b [1,2] 32 B, c [2,3] 48 B: positions 1 and 2 hold 96 and 80 transient bytes; plus 16 persistent
+    const plan = planMemory([t('a', 64, 0, 1), t('b', 32, 1, 2), t('c', 48, 2, 3), t('w', 16, 0, 0, true)]);
+    expect(plan.report.peakLiveBytes).toBe(96 + 16);
+    expect(plan.report.bytesAllocated).toBeGreaterThanOrEqual(plan.report.peakLiveBytes);
+  });
+
   it('does not share between a dispatch input and its output (inclusive intervals)', () => {
     const plan = planMemory([t('x', 64, 0, 1), t('y', 64, 1, 2)]);
     expect(plan.bufferOf.get('x')).not.toBe(plan.bufferOf.get('y'));

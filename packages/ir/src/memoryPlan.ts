@@ -38,6 +38,8 @@ export interface MemoryReport {
   readonly transientBytes: number;
   /** Tensors placed in a buffer that an earlier tensor already used. */
   readonly reused: number;
+  /** The most bytes live at once (persistent buffers plus the transient tensors alive at one position): what any packing needs at least. */
+  readonly peakLiveBytes: number;
 }
 
 /** Tensors laid out side by side in one buffer (all persistent or all transient), in this order. */
@@ -159,8 +161,23 @@ export function planMemory(tensors: readonly TensorLifetime[], arenas: readonly 
       persistentBytes: sum(buffers.filter((b) => b.persistent).map((b) => b.bytes)),
       transientBytes: sum(buffers.filter((b) => !b.persistent).map((b) => b.bytes)),
       reused,
+      peakLiveBytes: sum(buffers.filter((b) => b.persistent).map((b) => b.bytes)) + peakLive(transient),
     },
   };
+}
+
+/** The most bytes of `tensors` alive at one schedule position (intervals inclusive). */
+function peakLive(tensors: readonly TensorLifetime[]): number {
+  const events: [number, number][] = [];
+  for (const t of tensors) events.push([t.start, alignedBytes(t.bytes)], [t.end + 1, -alignedBytes(t.bytes)]);
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let live = 0;
+  let peak = 0;
+  for (const [, d] of events) {
+    live += d;
+    peak = Math.max(peak, live);
+  }
+  return peak;
 }
 
 function fail(message: string): never {

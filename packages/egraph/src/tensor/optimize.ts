@@ -76,6 +76,11 @@ export interface PassSpec {
   readonly ruleSets: readonly RuleSetName[];
   /** Cap of this pass (the run's totals cap it further). Passes are bounded by iterations and e-nodes, never by time. */
   readonly iterLimit?: number;
+  /**
+   * Runs again, after the schedule, at the device's fusion width when that is wider than WebGPU's default (see
+   * `DEFAULT_FUSION_WIDTH`); the schedule itself runs at the default width.
+   */
+  readonly widens?: boolean;
 }
 
 /**
@@ -85,7 +90,8 @@ export interface PassSpec {
  */
 export const DEFAULT_PASSES: readonly PassSpec[] = [
   { name: 'simplify', ruleSets: ['algebra', 'layout', 'attentionLayout', 'backward'], iterLimit: 12 },
-  { name: 'fuse', ruleSets: ['fusion'], iterLimit: 30 },
+  // on a device with more storage buffers, again at its width once the schedule is done (`DEFAULT_FUSION_WIDTH`)
+  { name: 'fuse', ruleSets: ['fusion'], iterLimit: 30, widens: true },
   // once every pointwise and reduction variant exists: a pointwise node reading statistics of its rows becomes
   // one row-local kernel (in the fuse pass it fired on each variant as it appeared, before the reductions it
   // reads had their fused forms: 2 351 applications)
@@ -133,8 +139,9 @@ export interface OptimizeOptions {
   readonly limits?: KernelLimits;
   /**
    * Most distinct inputs of a fused pointwise, row or epilogue kernel the fusion rules build (default: the limits'
-   * storage buffers per stage − 1, at most `MAX_DEFAULT_POINTWISE_INPUTS`). Grouped optimizer updates may bind up to
-   * the limits' storage buffers.
+   * storage buffers per stage − 1, at most `MAX_DEFAULT_POINTWISE_INPUTS`). Above `DEFAULT_FUSION_WIDTH`, the default
+   * schedule fuses at that width first, then again at this one. Grouped optimizer updates may bind up to the limits'
+   * storage buffers.
    */
   readonly maxPointwiseInputs?: number;
   /**
@@ -338,19 +345,20 @@ function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, ro
       const n = egraph.eclass(M).nodes.find((x) => x.op === 'pointwiseReduceMulti');
       if (n && !start.has(M) && n.children.every((c) => start.has(find(c)))) start.set(M, n);
     }
-  // updates reading split-K partials: every result at once (one pick alone needs every group's partials while
-  // the other results still need the reduced gradients, so no one-class move takes them)
-  for (const [M, f] of folds) {
-    if (!f.children.every((c) => start.has(find(c)) || egraph.eclass(find(c)).nodes.some((x) => x.op === 'matmulPartials'))) continue;
+  // updates reading split-K partials: every result of every folded chunk at once (one pick alone needs the
+  // partials while the other results still need the reduced gradients, so no one-class move takes them)
+  if (folds.length > 0) {
     const trial = new Map(start);
-    trial.set(M, f);
-    for (const [, c] of egraph.eclass(M).parents) {
-      const pick = egraph.eclass(c).nodes.find((x) => x.op === 'pick' && find(x.children[0]) === M);
-      if (pick) trial.set(find(c), pick);
-    }
-    for (const c of f.children) {
-      const mp = trial.has(find(c)) ? undefined : egraph.eclass(find(c)).nodes.find((x) => x.op === 'matmulPartials');
-      if (mp) trial.set(find(c), mp);
+    for (const [M, f] of folds) {
+      trial.set(M, f);
+      for (const [, c] of egraph.eclass(M).parents) {
+        const pick = egraph.eclass(c).nodes.find((x) => x.op === 'pick' && find(x.children[0]) === M);
+        if (pick) trial.set(find(c), pick);
+      }
+      for (const c of f.children) {
+        const mp = trial.has(find(c)) ? undefined : egraph.eclass(find(c)).nodes.find((x) => x.op === 'matmulPartials');
+        if (mp) trial.set(find(c), mp);
+      }
     }
     const t = dagCost(trial, roots, cost, find);
     if (t < total) [start, total] = [trial, t];
@@ -398,7 +406,7 @@ export interface PassReport {
  */
 function runPasses(
   loaded: LoadedGraph,
-  passes: readonly { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[],
+  passes: readonly { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec; before?: () => void }[],
   options: OptimizeOptions,
   matchLimit: number,
 ): PassReport[] {
@@ -408,6 +416,7 @@ function runPasses(
   let iterations = 0;
   const out: PassReport[] = [];
   for (const p of passes) {
+    p.before?.();
     const runner = new Runner(loaded.egraph, {
       iterLimit: Math.max(0, Math.min(p.spec?.iterLimit ?? Number.POSITIVE_INFINITY, iterTotal - iterations)),
       nodeLimit: options.nodeLimit ?? 50_000,
@@ -454,15 +463,22 @@ function combineReports(passes: readonly PassReport[]): Report {
 }
 
 /**
- * Cap of the default fused-kernel width (WebGPU's default 8 storage buffers, less the output). Wider fusions are a
- * search breadth, not a gain: they multiply the alternatives the fusion rules build, and those crowd out the narrow
- * forms the cost model prefers (the rules keep a few forms per class, and inline a producer's first). GPT 6×384
- * (attention op) at 16 storage buffers, by width: 7 → 198 dispatches, cost 1 405 957; 8 → 202; 11 → 204; 13 → 209;
- * 15 → 212, cost 1 414 815, with 34 % more e-nodes; no kernel of the width-15 plan reads more than 5 tensors. (With
- * 32 buffers and no cap the e-graph reached its 50 000-node limit inside the fuse pass: ~620 dispatches.) A
- * device's larger limit still serves the multi-result update kernels (`maxBindings` below), which it makes legal.
+ * Cap of the default fused-kernel width. Wider fusions multiply the alternatives the fusion rules build: with 32
+ * storage buffers the GPT 6×384 step's e-graph reached its 50 000-node limit inside the fuse pass and kept a plan of
+ * ~620 dispatches. The cap keeps a device with more bindings from a worse plan.
  */
-export const MAX_DEFAULT_POINTWISE_INPUTS = 7;
+export const MAX_DEFAULT_POINTWISE_INPUTS = 15;
+
+/**
+ * The fusion width the pass schedule runs at: WebGPU's default 8 storage buffers, less the output. A device with
+ * more gets the `widens` passes again at its own width afterwards, over the same e-graph. Fusing at the device's
+ * width from the start gave worse plans: the rules keep a few forms per class and inline a producer's first form, and
+ * wide forms (a layer norm's dx re-reading the residual stream's dozen parts) crowded out the narrow ones the cost
+ * model prefers: GPT 6×384 (attention op) at 16 buffers 212 dispatches (198 at 8; now 197 at both); and capping the
+ * width at 7 instead lost what wide kernels pay for: ResNet-8 at 16 buffers 215 dispatches (187 at width 15 from the
+ * start, 180 narrow then wide: its batch norms' backward reads 10-14 tensors per kernel).
+ */
+export const DEFAULT_FUSION_WIDTH = DEFAULT_KERNEL_LIMITS.maxStorageBuffersPerShaderStage - 1;
 
 /**
  * Optimizes a graph by equality saturation: returns a new graph of fused kernels computing the same outputs
@@ -475,11 +491,15 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const maxInputs = options.maxPointwiseInputs ?? Math.max(1, Math.min(MAX_DEFAULT_POINTWISE_INPUTS, limits.maxStorageBuffersPerShaderStage - 1));
   // an optimizer update grouped with its moments binds them all: the device's limit, not the fusion width
   const maxBindings = Math.max(maxInputs + 1, limits.maxStorageBuffersPerShaderStage);
-  const analysis = new TensorAnalysis({ maxPointwiseInputs: maxInputs, maxBindings, maxBindingBytes: limits.maxStorageBufferBindingSize });
+  const selected = selectPasses(options);
+  const widening = maxInputs > DEFAULT_FUSION_WIDTH && selected.some((p) => p.spec?.widens);
+  const analysis = new TensorAnalysis({ maxPointwiseInputs: widening ? DEFAULT_FUSION_WIDTH : maxInputs, maxBindings, maxBindingBytes: limits.maxStorageBufferBindingSize });
   const loaded = graphToEGraph(graph, analysis);
   const loadMs = now() - start;
   const { egraph } = loaded;
-  const passes = runPasses(loaded, selectPasses(options), options, Math.max(1000, 8 * graph.nodes.length));
+  // at a wider device's width: the `widens` passes again, after the whole schedule (`DEFAULT_FUSION_WIDTH`)
+  const wide = widening ? selected.filter((p) => p.spec?.widens).map((p, i) => ({ ...p, name: `${p.name}-wide`, before: i === 0 ? () => analysis.widen(maxInputs) : undefined })) : [];
+  const passes = runPasses(loaded, [...selected, ...wide], options, Math.max(1000, 8 * graph.nodes.length));
   const run = combineReports(passes);
   const boundaries = new Set(options.customKernelOps ?? []);
   const cost = withKernelBoundaries(tensorCost(egraph, costDefaults(options.cost, limits)), egraph, boundaries);

@@ -5,7 +5,7 @@
 import type { DType, OpWithAttrs, Shape, TensorType } from '@neura/ir';
 import { BINARY_FN, castScalar, COMPARISON_OPS, fmtShape, inferType, isBinary, isMultiResultOp, isUnary, sameShape, UNARY_FN } from '@neura/ir';
 import type { Analysis, EGraph, ENode, Id } from '../core/index.js';
-import { dataKey } from '../core/index.js';
+import { dataKey, RuleError } from '../core/index.js';
 import { TensorTypeError } from './errors.js';
 import { RuleCtx } from './ruleCtx.js';
 import { fromENode, type IrOp, isOpKind, leafTypeOf } from './tensorLanguage.js';
@@ -74,16 +74,22 @@ function multiOf(egraph: EGraph<TensorInfo>, id: Id): TensorType & OpWithAttrs {
 
 /** The shape/dtype/constant analysis; also keeps which rules produced which fused e-nodes (provenance). */
 export class TensorAnalysis implements Analysis<TensorInfo> {
-  /** Most distinct inputs of a fused pointwise kernel. */
-  readonly maxPointwiseInputs: number;
+  /** Most distinct inputs of a fused pointwise kernel (see `widen`). */
+  get maxPointwiseInputs(): number {
+    return this.width;
+  }
   /** Most storage buffers of a grouped optimizer update. */
   readonly maxBindings: number;
   /** Most nodes of a fused pointwise expression tree. */
   readonly maxExprSize: number;
   /** Largest storage binding in bytes. */
   readonly maxBindingBytes: number;
-  /** The rules' per-run state (an analysis serves one optimize run). */
-  readonly ctx = new RuleCtx();
+  /** The rules' per-run state (an analysis serves one optimize run; `widen` starts it afresh). */
+  get ctx(): RuleCtx {
+    return this.ruleState;
+  }
+  private width: number;
+  private ruleState = new RuleCtx();
   // keyed by op and data (children change with merges); per key, class → rules, re-homed to canonical ids lazily
   private readonly provenance = new Map<string, Map<Id, Set<string>>>();
   private readonly rootIds: Id[] = [];
@@ -102,10 +108,21 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** Makes an analysis with the given fusion limits. */
   constructor(opts: TensorAnalysisOptions = {}) {
-    this.maxPointwiseInputs = opts.maxPointwiseInputs ?? 7;
-    this.maxBindings = opts.maxBindings ?? this.maxPointwiseInputs + 1;
+    this.width = opts.maxPointwiseInputs ?? 7;
+    this.maxBindings = opts.maxBindings ?? this.width + 1;
     this.maxExprSize = opts.maxExprSize ?? 96;
     this.maxBindingBytes = opts.maxBindingBytes ?? 128 * 1024 * 1024;
+  }
+
+  /**
+   * Raises the fusion width for the passes still to run, and drops the rules' per-run state: a node rule skips
+   * nodes unchanged since it last applied, which at the new width may fuse further (the ctx holds only what makes
+   * rules skip work, so dropping it is always sound).
+   */
+  widen(maxPointwiseInputs: number): void {
+    if (maxPointwiseInputs < this.width) throw new RuleError(`TensorAnalysis.widen: ${maxPointwiseInputs} is narrower than the current width ${this.width}`);
+    this.width = maxPointwiseInputs;
+    this.ruleState = new RuleCtx();
   }
 
   /** Type (and constant) of a class holding only `node`; throws a GraphError for an ill-typed node. */

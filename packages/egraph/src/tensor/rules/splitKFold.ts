@@ -1,12 +1,13 @@
 // The split-K fold: a weight gradient computed by a split-K matmul and read by a multi-tensor update need not be
 // reduced on its own. `matmul-split-k` adds the equality matmul = sum[0](matmulPartials) (S from ir's
-// `matmulSplitK`, the runtime's split; it runs in the fold pass only, after the updates are grouped); `update-fold-partials` adds, beside a
-// multi-tensor update, one that reads those partials and sums them as it reads (`partials` attribute): the
-// reduce pass and a write and read of the gradient go. Must not choose: both nodes are alternatives with a cost
+// `matmulSplitK`, the runtime's split; it runs in the fold pass, after the updates are grouped).
+// `update-fold-partials` adds, beside a multi-tensor update, the same update reading those partials and summing
+// them as it reads (`partials` attribute; its groups in chunks where the partials do not fit one binding): the
+// reduce pass and a write and read of the gradient go. Must not choose: both forms are alternatives with a cost
 // (a gradient also read elsewhere, e.g. by gradient clipping, keeps its reduced form when that is cheaper).
-// Invariants: the folded node computes exactly the original's results (each joins its class as a pick, the node
-// keeps a class of its own); the role it folds is read, never written in place; each role stays within the
-// binding size.
+// Invariants: the folded chunks compute exactly the original's results (each joins its class as a pick; each
+// chunk keeps a class of its own); the role folded is read, never written in place; each role of a chunk stays
+// within the binding size.
 
 import { type OpAttrs, groupOperands, matmulSplitK, numel } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
@@ -57,12 +58,19 @@ function partialsOf(egraph: EGraph<TensorInfo>, cls: Id): { cls: Id; splits: num
   return { cls: made.partials, splits: made.splits };
 }
 
+/** Where each group of a multi-tensor update went in its folded form: the chunk (a node's class) and its index there. */
+interface Folded {
+  readonly chunkOf: readonly Id[];
+  readonly local: readonly number[];
+}
+
 /**
- * For a multi-tensor update: the same node reading, in the role most of its groups have as split-K sums, each
- * such group's partials instead (groups in order while the role's arena stays within the binding size), in a
- * class of its own; undefined when no group folds.
+ * For a multi-tensor update: the same update reading, in the role most of its groups have as split-K sums, each
+ * such group's partials instead, its groups in order split into chunks whose partials role fits a binding (one
+ * chunk where all fit; a group whose partials alone do not fit keeps its gradient), each chunk a node in a class
+ * of its own; undefined when no group folds.
  */
-function foldedUpdate(egraph: EGraph<TensorInfo>, node: ENode): Id | undefined {
+function foldedUpdate(egraph: EGraph<TensorInfo>, node: ENode): Folded | undefined {
   const attrs = enodeAttrs(node, 'pointwiseMultiTensor');
   const { shared, roles, groups, operand } = groupOperands({ inputs: node.children, attrs });
   const found = Array.from({ length: roles }, (_, k) => Array.from({ length: groups }, (_, g) => partialsOf(egraph, egraph.find(node.children[operand(g, shared + k)]))));
@@ -71,20 +79,36 @@ function foldedUpdate(egraph: EGraph<TensorInfo>, node: ENode): Id | undefined {
   if (counts[role] === 0) return undefined;
   const limit = tensorAnalysisOf(egraph)?.maxBindingBytes ?? Number.POSITIVE_INFINITY;
   const aligned = (bytes: number) => Math.ceil(bytes / 256) * 256;
-  let bytes = attrs.shapes.reduce((s, sh) => s + aligned(numel(sh) * 4), 0);
-  const children = [...node.children];
-  const splits = attrs.shapes.map(() => 1);
-  attrs.shapes.forEach((sh, g) => {
-    const p = found[role][g];
-    const more = p ? aligned(p.splits * numel(sh) * 4) - aligned(numel(sh) * 4) : 0;
-    if (!p || bytes + more > limit) return;
-    bytes += more;
-    children[operand(g, shared + role)] = p.cls;
-    splits[g] = p.splits;
+  const splitsOf = attrs.shapes.map((sh, g) => {
+    const S = found[role][g]?.splits ?? 1;
+    return aligned(S * numel(sh) * 4) <= limit ? S : 1;
   });
-  if (splits.every((s) => s === 1)) return undefined;
-  const partials: OpAttrs['pointwiseMultiTensor']['partials'] = { role, splits };
-  return addRecorded(egraph, irENode('pointwiseMultiTensor', { ...attrs, partials }, children), ['update-fold-partials']);
+  if (splitsOf.every((S) => S === 1)) return undefined;
+  const chunks: number[][] = [];
+  let bytes = Number.POSITIVE_INFINITY;
+  attrs.shapes.forEach((sh, g) => {
+    const b = aligned(splitsOf[g] * numel(sh) * 4);
+    if (bytes + b > limit) {
+      chunks.push([]);
+      bytes = 0;
+    }
+    bytes += b;
+    chunks[chunks.length - 1].push(g);
+  });
+  const chunkOf: Id[] = [];
+  const local: number[] = [];
+  for (const chunk of chunks) {
+    const inputs = node.children.slice(0, shared);
+    for (const g of chunk)
+      for (let k = 0; k < roles; k++) inputs.push(k === role && splitsOf[g] > 1 ? (found[role][g] as { cls: Id }).cls : node.children[operand(g, shared + k)]);
+    const partials: OpAttrs['pointwiseMultiTensor']['partials'] = { role, splits: chunk.map((g) => splitsOf[g]) };
+    const id = addRecorded(egraph, irENode('pointwiseMultiTensor', { ...attrs, shapes: chunk.map((g) => attrs.shapes[g]), partials }, inputs), ['update-fold-partials']);
+    chunk.forEach((g, i) => {
+      chunkOf[g] = id;
+      local[g] = i;
+    });
+  }
+  return { chunkOf, local };
 }
 
 /** The update a pick reads, when it does not read partials yet. */
@@ -98,12 +122,16 @@ const unfoldedUpdate = (egraph: EGraph<TensorInfo>, pick: ENode): ENode | undefi
 function foldPartials(egraph: EGraph<TensorInfo>, _eclass: Id, pick: ENode, ctx: RuleCtx): Id[] {
   const node = unfoldedUpdate(egraph, pick);
   if (!node) return [];
-  const memo = ctx.of('update-fold-partials:built', () => ({ epoch: -1, built: new Map<Id, Id | undefined>() }));
+  const memo = ctx.of('update-fold-partials:built', () => ({ epoch: -1, built: new Map<Id, Folded | undefined>() }));
   if (memo.epoch !== egraph.epoch) [memo.epoch, memo.built] = [egraph.epoch, new Map()];
   const M = egraph.find(pick.children[0]);
   if (!memo.built.has(M)) memo.built.set(M, foldedUpdate(egraph, node));
   const folded = memo.built.get(M);
-  return folded === undefined ? [] : [addRecorded(egraph, irENode('pick', { index: enodeAttrs(pick, 'pick').index }, [folded]), ['update-fold-partials'])];
+  if (!folded) return [];
+  const R = enodeAttrs(node, 'pointwiseMultiTensor').exprs.length;
+  const j = enodeAttrs(pick, 'pick').index;
+  const g = Math.floor(j / R);
+  return [addRecorded(egraph, irENode('pick', { index: folded.local[g] * R + (j % R) }, [folded.chunkOf[g]]), ['update-fold-partials'])];
 }
 
 /** Guard: a pick of a multi-tensor update that does not read partials yet. */
