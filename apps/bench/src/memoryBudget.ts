@@ -4,7 +4,8 @@
 // `memoryBudget` (memory-aware schedule, recomputation in the backward). Each winner is compiled through
 // `compileTraining` and trained a few steps on this adapter: bytes allocated (the runtime's report), step time.
 // Usage: tsx --conditions=@neura/source src/memoryBudget.ts --budget 48MB [--ctx 32] [--batch 4] [--head 16]
-//        [--layers 1,2,4] [--widths 32,64,128] [--steps 4] [--out results/x.md]
+//        [--layers 1,2,4] [--widths 32,64,128] [--steps 4] [--also 6x384] [--out results/x.md]
+// (`--also`: GPTs trained both ways besides the ladder's winners, e.g. the bench's reference workload.)
 
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -27,6 +28,7 @@ const { values: args } = parseArgs({
     layers: { type: 'string', default: '1,2,3,4,6,8' },
     widths: { type: 'string', default: '32,48,64,96,128,192,256' },
     steps: { type: 'string', default: '4' },
+    also: { type: 'string', default: '' },
     out: { type: 'string' },
   },
 });
@@ -117,6 +119,7 @@ async function train(c: Config, recompute: boolean) {
 }
 
 const adapter = device.name;
+const configOf = (layers: number, width: number): Config => ({ layers, width, heads: Math.max(1, width / head), context: ctx, batch, vocab, attention: 'op' });
 const rows: string[] = [];
 const notes: string[] = [];
 const row = (mode: string, r: Awaited<ReturnType<typeof train>>) =>
@@ -133,6 +136,17 @@ for (const recompute of [false, true]) {
   rows.push(row(recompute ? 'recompute' : 'stored', r));
   // the recompute winner without a budget: what its memory-saving plan costs in time, and what storing needs
   if (recompute) rows.push(row('same GPT, stored', await train(config, false)));
+}
+for (const spec of (args.also as string).split(',').filter(Boolean)) {
+  const [layers, width] = spec.split('x').map(Number);
+  const c = configOf(layers, width);
+  rows.push(row('stored', await train(c, false)));
+  try {
+    rows.push(row('recompute', await train(c, true)));
+  } catch (e) {
+    if (!(e instanceof MemoryBudgetError)) throw e;
+    rows.push(`| recompute | ${name(c)}: ${e.message} | | | | | | | |`);
+  }
 }
 const md = [
   `# Largest GPT within ${fmt(budget)} (${adapter})`,
