@@ -2,7 +2,7 @@
 // the kernels appear, dispatches drop, and outputs and updates agree with the unoptimized graph. egraph may import
 // only ir (the layer rules hold for tests too), so the backward pass and Adam are built here node for node as
 // `@neura/autograd`'s VJPs and `@neura/optim`'s adam emit them (checked against both while they were written).
-import { MAX_DEFAULT_POINTWISE_INPUTS, optimize, RuleError } from '@neura/egraph';
+import { DEFAULT_FUSION_WIDTH, MAX_DEFAULT_POINTWISE_INPUTS, optimize, RuleError } from '@neura/egraph';
 import type { Graph as GraphT, Node, TensorValue } from '@neura/ir';
 import { Graph, interpret, leafName, multiTensorIllegality, mulberry32, tensor } from '@neura/ir';
 import { describe, expect, it, vi } from 'vitest';
@@ -143,10 +143,13 @@ describe('optimize under a device’s limits', () => {
     let sum = g.input('x0', [4]);
     for (let i = 1; i < 24; i++) sum = g.add(sum, g.input(`x${i}`, [4]));
     g.output('y', sum);
-    const { graph } = optimize(g, { limits: { maxStorageBuffersPerShaderStage: 64, maxStorageBufferBindingSize: 1 << 27 } });
+    const { graph, report } = optimize(g, { limits: { maxStorageBuffersPerShaderStage: 64, maxStorageBufferBindingSize: 1 << 27 } });
     const fused = ops(graph).filter((n) => n.op === 'pointwise');
     expect(fused.length).toBeGreaterThan(1);
     for (const n of fused) expect(n.inputs.length).toBeLessThanOrEqual(MAX_DEFAULT_POINTWISE_INPUTS);
+    // the schedule fuses at WebGPU's default width first; the fuse pass then runs again at the device's width
+    expect(Math.max(...fused.map((n) => n.inputs.length))).toBeGreaterThan(DEFAULT_FUSION_WIDTH);
+    expect(report.passes.map((p) => p.name)).toContain('fuse-wide');
     const feeds = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`x${i}`, tensor([4], [i, 1, -i, 0.5])]));
     expect(interpret(graph, feeds).outputs.y.data).toBeAllclose(interpret(g, feeds).outputs.y.data);
   });

@@ -5,7 +5,7 @@
 import type { DType, OpWithAttrs, Shape, TensorType } from '@neura/ir';
 import { BINARY_FN, castScalar, COMPARISON_OPS, fmtShape, inferType, isBinary, isMultiResultOp, isUnary, sameShape, UNARY_FN } from '@neura/ir';
 import type { Analysis, EGraph, ENode, Id } from '../core/index.js';
-import { dataKey } from '../core/index.js';
+import { dataKey, RuleError } from '../core/index.js';
 import { TensorTypeError } from './errors.js';
 import { RuleCtx } from './ruleCtx.js';
 import { fromENode, type IrOp, isOpKind, leafTypeOf } from './tensorLanguage.js';
@@ -120,7 +120,7 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
    * rules skip work, so dropping it is always sound).
    */
   widen(maxPointwiseInputs: number): void {
-    if (maxPointwiseInputs < this.width) throw new RangeError(`TensorAnalysis.widen: ${maxPointwiseInputs} is narrower than the current width ${this.width}`);
+    if (maxPointwiseInputs < this.width) throw new RuleError(`TensorAnalysis.widen: ${maxPointwiseInputs} is narrower than the current width ${this.width}`);
     this.width = maxPointwiseInputs;
     this.ruleState = new RuleCtx();
   }

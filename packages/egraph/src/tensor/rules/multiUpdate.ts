@@ -30,7 +30,7 @@ const remap = (e: PwExpr, f: (index: number) => number): PwExpr => mapInputs(e, 
  * sharing a full-size operand with this one), each by its largest expression that reads no class of the group,
  * become one `pointwiseMulti` over the union of their operands, within the binding limit.
  */
-function multiUpdate(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx: RuleCtx): Id[] {
+function multiUpdate(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   const analysis = tensorAnalysisOf(egraph);
   if (!analysis) return [];
   const find = (id: Id) => egraph.find(id);
@@ -52,7 +52,7 @@ function multiUpdate(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx: 
       const D = find(p);
       if (group.has(D) || group.size >= MAX_RESULTS) continue;
       const t = info(egraph, D);
-      if (t.dtype !== dtype || !sameShape(t.shape, shape)) continue;
+      if (t.dtype !== dtype || !sameShape(t.shape, shape) || analysis.updatedState(egraph, D) === undefined) continue; // no update: no node reads its own state
       const best = egraph
         .eclass(D)
         .nodes.filter((n) => n.op === 'pointwise' && readsOwnState(D, n) && n.children.some((k) => find(k) === cc))
@@ -65,6 +65,17 @@ function multiUpdate(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx: 
   for (const [D, n] of group) if (n.children.some((k) => group.has(find(k)))) group.delete(D);
   if (group.size < 2 || !group.has(C)) return [];
   const members = [...group].sort((a, b) => a[0] - b[0]); // canonical order: every member builds the same node
+  // the same members (classes and nodes) met from another member's variant: the node built then, not built again
+  const built = ctx.of('update-multi:built', () => ({ ids: new Map<ENode, number>(), groups: new Map<string, Map<Id, Id>>() }));
+  const number = (n: ENode) => {
+    let k = built.ids.get(n);
+    if (k === undefined) built.ids.set(n, (k = built.ids.size));
+    return k;
+  };
+  let key = '';
+  for (const [D, n] of members) key += `${D}:${number(n)},`;
+  const before = built.groups.get(key)?.get(C);
+  if (before !== undefined) return [before];
   const inputs: Id[] = [];
   const slot = (cls: Id) => {
     const k = inputs.indexOf(cls);
@@ -75,16 +86,22 @@ function multiUpdate(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx: 
   const multi = irENode('pointwiseMulti', { exprs, dtype }, inputs);
   const out: Id[] = [];
   const m = addRecorded(egraph, multi, ['update-multi']);
+  const picks = new Map<Id, Id>();
+  built.groups.set(key, picks);
   members.forEach(([D], j) => {
     const r = addRecorded(egraph, irENode('pick', { index: j }, [m]), ['update-multi']);
+    picks.set(D, r);
     if (D === C) out.push(r);
     else egraph.union(D, r);
   });
   return out;
 }
 
-/** Guard: the node's class is the value of a state update. */
-const isUpdateValue = (egraph: EGraph<TensorInfo>, eclass: Id): boolean => tensorAnalysisOf(egraph)?.updatedState(egraph, eclass) !== undefined;
+/** Guard: the node's class is the value of a state update and the node reads that state (what `multiUpdate` asks first). */
+function readsOwnUpdatedState(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean {
+  const s = tensorAnalysisOf(egraph)?.updatedState(egraph, eclass);
+  return s !== undefined && sameShape(info(egraph, s).shape, info(egraph, eclass).shape) && node.children.some((c) => egraph.find(c) === s);
+}
 
 /** The multi-result update rule set. */
-export const multiUpdateRules: readonly TensorRewrite[] = [nodeRule('update-multi', ['pointwise'], multiUpdate, { guard: isUpdateValue })];
+export const multiUpdateRules: readonly TensorRewrite[] = [nodeRule('update-multi', ['pointwise'], multiUpdate, { guard: readsOwnUpdatedState })];

@@ -6,7 +6,7 @@
 // which the cost model cannot see as slower. Members have no epilogue (see sameReduction). Must not choose: extraction decides (the kernel is paid once).
 // Invariants: every result is exactly a reduction already in its class; no member reads a class of the group.
 
-import type { PwExpr } from '@neura/ir';
+import type { OpAttrs, PwExpr } from '@neura/ir';
 import { columnsPath, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import { mapInputs } from '../pointwiseFusion.js';
@@ -14,24 +14,33 @@ import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
-import { addRecorded, nodeRule, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasAnyOp, nodeRule, type TensorRewrite } from './ruleKit.js';
 
 /** Most reductions in one kernel (each result is a binding: the operands and results share the device limit). */
 export const MAX_SIBLINGS = 4;
 
 const RULE = 'reduce-multi';
+const REDUCTION_OPS: readonly string[] = [...REDUCE_OPS, 'pointwiseReduce'];
+const REDUCTION_OP_SET: ReadonlySet<string> = new Set(REDUCTION_OPS);
 const IDENTITY: PwExpr = { op: 'in', index: 0 };
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 
 /** A reduction node as prologue, epilogue and reduction attributes (a plain reduction's prologue reads `$0`). */
-function reductionOf(egraph: EGraph<TensorInfo>, n: ENode) {
+function reductionOf(egraph: EGraph<TensorInfo>, n: ENode): Reduction | undefined {
   if (n.op === 'pointwiseReduce') return enodeAttrs(n, 'pointwiseReduce');
   if (!(REDUCE_OPS as readonly string[]).includes(n.op)) return undefined;
-  const a = enodeAttrs(n, n.op as (typeof REDUCE_OPS)[number]);
-  return { expr: IDENTITY, post: IDENTITY, shape: [...info(egraph, n.children[0]).shape], reduce: n.op as (typeof REDUCE_OPS)[number], axes: a.axes, keepdims: a.keepdims };
+  // asked for every node of every reader of a shared operand: kept per node (a node and its operand's type never change)
+  let r = plainReductions.get(n);
+  if (!r) {
+    const a = enodeAttrs(n, n.op as (typeof REDUCE_OPS)[number]);
+    r = { expr: IDENTITY, post: IDENTITY, shape: [...info(egraph, n.children[0]).shape], reduce: n.op as (typeof REDUCE_OPS)[number], axes: a.axes, keepdims: a.keepdims };
+    plainReductions.set(n, r);
+  }
+  return r;
 }
 
-type Reduction = NonNullable<ReturnType<typeof reductionOf>>;
+type Reduction = OpAttrs['pointwiseReduce'];
+const plainReductions = new WeakMap<ENode, Reduction>();
 const isIdentity = (e: PwExpr) => e.op === 'in' && e.index === 0;
 /**
  * Same reduction, and no epilogue: a reduction's class with an epilogue is mostly a consumer's scaling fused in
@@ -49,6 +58,12 @@ function fewestOperands(egraph: EGraph<TensorInfo>, cls: Id, accept: (n: ENode, 
   return best;
 }
 
+/** The node as a reduction this rule groups: an f32 column reduction (strips or split) without epilogue. */
+function groupableReduction(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Reduction | undefined {
+  const r = reductionOf(egraph, node);
+  return r && isIdentity(r.post) && columnsPath(r.shape, r.axes) !== undefined && info(egraph, eclass).dtype === 'f32' ? r : undefined;
+}
+
 /**
  * For a column reduction (strips or split): per operand class `c` it reads, the reductions reading `c` (this one's class and
  * its siblings: the same reduction without epilogue), each class by its variant reading `c` with the fewest
@@ -56,8 +71,8 @@ function fewestOperands(egraph: EGraph<TensorInfo>, cls: Id, accept: (n: ENode, 
  * group depends on `c` and the reduction only (not on which variant triggered it), so each is built once.
  */
 function reduceMulti(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
-  const r = reductionOf(egraph, node);
-  if (!r || !isIdentity(r.post) || columnsPath(r.shape, r.axes) === undefined || info(egraph, eclass).dtype !== 'f32') return [];
+  const r = groupableReduction(egraph, eclass, node);
+  if (!r) return [];
   const find = (id: Id) => egraph.find(id);
   const C = find(eclass);
   // distinct operands plus one binding per result must fit the device's storage buffers (as a pointwise kernel's)
@@ -75,8 +90,12 @@ function reduceMulti(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: R
     const group = new Map<Id, { node: ENode; r: Reduction }>();
     const operands = new Set<Id>();
     // the readers of `c` by their variant with the fewest operands, those reading least first (then by class)
-    const readers = [...new Set([C, ...egraph.eclass(c).parents.map(([, p]) => find(p))])]
-      .filter((D) => info(egraph, D).dtype === 'f32')
+    // (a class reading `c` with a reduction node is the class of a reduction among `c`'s parent entries: a shared
+    // operand has hundreds of readers, mostly pointwise)
+    const readerIds: Id[] = [C];
+    for (const [pn, pc] of egraph.eclass(c).parents) if (REDUCTION_OP_SET.has(pn.op)) readerIds.push(find(pc));
+    const readers = [...new Set(readerIds)]
+      .filter((D) => info(egraph, D).dtype === 'f32' && classHasAnyOp(egraph, D, REDUCTION_OPS))
       .map((D) => ({ D, best: fewestOperands(egraph, D, readsC) }))
       .filter((x): x is { D: Id; best: { node: ENode; r: Reduction } } => x.best !== undefined)
       .sort((a, b) => a.best.node.children.length - b.best.node.children.length || a.D - b.D);
@@ -109,4 +128,7 @@ function reduceMulti(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: R
 }
 
 /** The sibling-reduction rule set (run after fusion: it groups the fused reductions). */
-export const reduceMultiRules: readonly TensorRewrite[] = [nodeRule(RULE, [...REDUCE_OPS, 'pointwiseReduce'], reduceMulti)];
+// the guard reads the node's attributes and types only (GPT 6×384: 582 of 3 714 reductions pass it)
+export const reduceMultiRules: readonly TensorRewrite[] = [
+  nodeRule(RULE, [...REDUCE_OPS, 'pointwiseReduce'], reduceMulti, { guard: (eg, c, n) => groupableReduction(eg, c, n) !== undefined, guardBySignature: true }),
+];
