@@ -140,12 +140,12 @@ for (const recompute of [false, true]) {
 for (const spec of (args.also as string).split(',').filter(Boolean)) {
   const [layers, width] = spec.split('x').map(Number);
   const c = configOf(layers, width);
-  rows.push(row('stored', await train(c, false)));
+  rows.push(row('stored (--also)', await train(c, false)));
   try {
-    rows.push(row('recompute', await train(c, true)));
+    rows.push(row('recompute (--also)', await train(c, true)));
   } catch (e) {
     if (!(e instanceof MemoryBudgetError)) throw e;
-    rows.push(`| recompute | ${name(c)}: ${e.message} | | | | | | | |`);
+    rows.push(`| recompute (--also) | ${name(c)}: ${e.message} | | | | | | | |`);
   }
 }
 const md = [
