@@ -315,12 +315,13 @@ function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, ro
     for (const [c, pick] of members) trial.set(c, pick);
     // a member the plan does not compute (a norm's x̂ where the backward's dγ recomputes it from materialised
     // mean and variance): its readers in the plan may take it instead, each by its best such variant
+    let trialCost: number | undefined; // dagCost(trial) while trial stands still (a pure function of its choices)
     for (const u of unreached)
       for (const [, k] of egraph.eclass(u).parents) {
         const K = find(k);
         if (!reached.has(K) || members.has(K)) continue;
         let best: ENode | undefined;
-        let bestCost = dagCost(trial, roots, cost, find);
+        let bestCost = (trialCost ??= dagCost(trial, roots, cost, find));
         for (const alt of egraph.eclass(K).nodes) {
           if (alt === trial.get(K) || !alt.children.some((c) => find(c) === u) || !alt.children.every((c) => trial.has(find(c)))) continue;
           const saved = trial.get(K) as ENode;
@@ -329,9 +330,12 @@ function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, ro
           trial.set(K, saved);
           if (c < bestCost) [best, bestCost] = [alt, c];
         }
-        if (best) trial.set(K, best);
+        if (best) {
+          trial.set(K, best);
+          trialCost = bestCost;
+        }
       }
-    const t = dagCost(trial, roots, cost, find);
+    const t = trialCost ?? dagCost(trial, roots, cost, find);
     if (t < total) {
       [start, total] = [trial, t];
       reached = new Set(reachableClasses(start, roots, find) ?? []);

@@ -98,7 +98,10 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   private stateOfValueUnions = -1;
   private rootSet: Set<Id> | undefined;
   private rootSetUnions = -1;
-  private readonly respecting = new Map<string, Map<Id, Set<string>>>();
+  // keyed by a number naming op, data and arity (asked for every producer a merge considers: a text key per ask
+  // was a large share of the fuse pass's garbage)
+  private readonly respecting = new Map<number, Map<Id, Set<string>>>();
+  private readonly opIds = new Map<string, number>();
 
   // small ids of node data keys, for compact cache keys; per analysis (one optimize run), so it dies with the run
   private readonly dataIds = new Map<string, number>();
@@ -199,12 +202,19 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** Marks a pointwise node as reading roots rather than recomputing them (see the fusion rules). */
   markRootRespecting(cls: Id, node: ENode): void {
-    addTo(this.respecting, `${node.op}#${this.dataId(node.data)}#${node.children.length}`, cls, []);
+    addTo(this.respecting, this.shapeKey(node), cls, []);
   }
 
   /** Whether a node was marked by `markRootRespecting` (in this class). */
   isRootRespecting(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): boolean {
-    return lookupIn(egraph, this.respecting, `${node.op}#${this.dataId(node.data)}#${node.children.length}`, cls) !== undefined;
+    return lookupIn(egraph, this.respecting, this.shapeKey(node), cls) !== undefined;
+  }
+
+  /** A number naming a node's op, data and arity (equal for nodes equal but for their children). */
+  private shapeKey(node: ENode): number {
+    let op = this.opIds.get(node.op);
+    if (op === undefined) this.opIds.set(node.op, (op = this.opIds.size));
+    return (this.dataId(node.data) * 1024 + Math.min(node.children.length, 1023)) * 1024 + op;
   }
 
   /** Records that `rules` produced `node` in class `cls` (for the report's kernel provenance). */
@@ -233,7 +243,7 @@ const NO_RULES: readonly string[] = [];
 
 const homedAt = new WeakMap<Map<Id, Set<string>>, number>();
 
-function addTo(index: Map<string, Map<Id, Set<string>>>, key: string, cls: Id, rules: Iterable<string>): void {
+function addTo<K>(index: Map<K, Map<Id, Set<string>>>, key: K, cls: Id, rules: Iterable<string>): void {
   let byClass = index.get(key);
   if (!byClass) index.set(key, (byClass = new Map()));
   let set = byClass.get(cls);
@@ -246,7 +256,7 @@ function addTo(index: Map<string, Map<Id, Set<string>>>, key: string, cls: Id, r
  * (entries of merged-away ids are folded in only on a miss: a full fold on every lookup was quadratic);
  * `settle` folds everything before the report reads provenance.
  */
-function lookupIn(egraph: EGraph<TensorInfo>, index: Map<string, Map<Id, Set<string>>>, key: string, cls: Id): Set<string> | undefined {
+function lookupIn<K>(egraph: EGraph<TensorInfo>, index: Map<K, Map<Id, Set<string>>>, key: K, cls: Id): Set<string> | undefined {
   const byClass = index.get(key);
   if (!byClass) return undefined;
   const root = egraph.find(cls);
