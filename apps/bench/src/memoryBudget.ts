@@ -151,7 +151,7 @@ for (const spec of (args.also as string).split(',').filter(Boolean)) {
 const md = [
   `# Largest GPT within ${fmt(budget)} (${adapter})`,
   '',
-  `\`memoryBudget.ts --budget ${args.budget} --ctx ${ctx} --batch ${batch} --head ${head} --layers ${args.layers} --widths ${args.widths}\`, ${new Date().toISOString().slice(0, 10)}. ` +
+  `\`memoryBudget.ts --budget ${args.budget} --ctx ${ctx} --batch ${batch} --head ${head} --layers ${args.layers} --widths ${args.widths}${args.also ? ` --also ${args.also}` : ''}\`, ${new Date().toISOString().slice(0, 10)}. ` +
     'Stored: the default plan (no budget) must fit by itself; recompute: `compileTraining({ memoryBudget })`. Bytes: ir\'s estimate and the runtime\'s ' +
     'allocation (which adds split-K scratch); step time: median of synced steps after one warm-up, loss read back each step.',
   '',
