@@ -1,24 +1,30 @@
 // The split-K fold through the whole pipeline: a momentum-SGD step whose weight gradients are split-K products
 // (xᵀ·dy over K = 512) has its multi-tensor update read their partials, one dispatch per fold fewer, and — where
-// the partials do not fit one binding — in chunks that each do; every plan agrees with the unoptimized step in f64.
+// the partials do not fit one binding — in chunks that each do; where a gradient norm reads the gradients too,
+// the update keeps them reduced. Every plan agrees with the unoptimized step in f64.
 import { optimize, type OptimizeOptions } from '@neura/egraph';
 import { type Graph as GraphT, Graph, interpret, mulberry32, type Node, type TensorValue, tensor } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 
 const N = 128;
 
-function step(): GraphT {
+/** The step; `clipped`: a global gradient norm (as clipping computes it) is an output too, reading every gradient. */
+function step(clipped = false): GraphT {
   const g = new Graph();
+  const norms: ReturnType<GraphT['input']>[] = [];
   const lr = g.input('lr', []);
   const x = g.input('x', [512, N]);
   for (const i of [0, 1, 2]) {
     const w = g.param(`w${i}`, [N, N]);
     const buf = g.state(`buf${i}`, [N, N]);
-    const next = g.add(g.mul(buf, 0.9), g.matmul(x, g.input(`dy${i}`, [512, N]), { transA: true }));
+    const grad = g.matmul(x, g.input(`dy${i}`, [512, N]), { transA: true });
+    norms.push(g.sum(g.mul(grad, grad)));
+    const next = g.add(g.mul(buf, 0.9), grad);
     g.update(buf, next);
     g.update(w, g.sub(w, g.mul(next, lr)));
   }
   g.output('lr', g.sum(lr));
+  if (clipped) g.output('norm', g.sqrt(g.add(g.add(norms[0], norms[1]), norms[2])));
   return g;
 }
 
@@ -29,11 +35,12 @@ function feeds(): Record<string, TensorValue> {
 }
 
 /** The optimized plan's folded update nodes, after checking it computes the unoptimized step's updates. */
-function foldedPlan(options: OptimizeOptions = {}) {
-  const { graph, report } = optimize(step(), options);
-  const a = interpret(step(), feeds(), {}, 'f64');
+function foldedPlan(options: OptimizeOptions = {}, clipped = false) {
+  const { graph, report } = optimize(step(clipped), options);
+  const a = interpret(step(clipped), feeds(), {}, 'f64');
   const b = interpret(graph, feeds(), {}, 'f64');
   for (const k of Object.keys(a.updates)) expect(b.updates[k].data, k).toBeAllclose(a.updates[k].data, { rtol: 1e-10, atol: 1e-12 });
+  for (const k of Object.keys(a.outputs)) expect(b.outputs[k].data, k).toBeAllclose(a.outputs[k].data, { rtol: 1e-10, atol: 1e-12 });
   const nodes = graph.live().map((id) => graph.nodes[id]);
   const folded = nodes.filter((n): n is Node<'pointwiseMultiTensor'> => n.op === 'pointwiseMultiTensor' && n.attrs.partials !== undefined);
   return { report, folded, partials: nodes.filter((n) => n.op === 'matmulPartials').length };
@@ -53,5 +60,11 @@ describe('split-K weight gradients folded into the multi-tensor update', () => {
     const { folded, partials } = foldedPlan({ limits: { maxStorageBuffersPerShaderStage: 8, maxStorageBufferBindingSize: 300 * 1024 } });
     expect(partials).toBe(3);
     expect(folded.map((n) => n.attrs.partials?.splits)).toEqual([[4], [4], [4]]);
+  });
+
+  it('keeps the reduced gradients where a gradient norm reads them too (the norm needs them reduced: folding saves nothing)', () => {
+    const { folded, partials } = foldedPlan({}, true);
+    expect(folded).toEqual([]);
+    expect(partials).toBe(0);
   });
 });

@@ -28,6 +28,8 @@ export class MemoryBudgetError extends Error {
 /** The chosen plan as the estimate sees it: per class its op, bytes and operand classes. */
 interface PlanNode {
   readonly op: OpKind;
+  /** The chosen e-node (absent for leaves and for the search's trial nodes). */
+  readonly enode?: ENode;
   readonly bytes: number;
   readonly children: readonly Id[];
   readonly result?: number;
@@ -170,8 +172,14 @@ function livePeak(plan: Plan, order: readonly Id[], ends: PlanEnds): { at: numbe
     if (isFree(n) && n.op !== 'pick') continue;
     span.set(id, [pos.get(id) as number, pos.get(id) as number]);
   }
+  // a value is live while it or a view of it is read
+  const rootOf = new Map<Id, Id>();
+  for (const id of order) {
+    const n = plan.get(id) as PlanNode;
+    rootOf.set(id, isAliasOp(n.op) ? (rootOf.get(n.children[0]) as Id) : id);
+  }
   for (const id of order) for (const c of (plan.get(id) as PlanNode).children) {
-    const s = span.get(c);
+    const s = span.get(rootOf.get(c) as Id);
     if (s) s[1] = Math.max(s[1], pos.get(id) as number);
   }
   const delta = new Float64Array(order.length + 2);
@@ -194,8 +202,18 @@ function livePeak(plan: Plan, order: readonly Id[], ends: PlanEnds): { at: numbe
 interface Candidate {
   readonly value: Id;
   readonly node: ENode;
-  readonly readers: readonly { readonly reader: Id; readonly operand: number; readonly dep: number }[];
+  readonly readers: readonly CandidateReader[];
   readonly cost: number;
+}
+
+/** A reader of a candidate value: its operand that reads it, directly or through a view (`reshape`), and its ordering operand. */
+interface CandidateReader {
+  readonly reader: Id;
+  /** The reader's operands that read it (attention reads q, k and v as three views of one projection). */
+  readonly operands: readonly number[];
+  readonly dep: number;
+  /** The view's class and e-node when the reader reads the value through one (a head split's reshape). */
+  readonly view?: { readonly id: Id; readonly node: ENode };
 }
 
 /** Values live across the peak, recomputable from operands the plan computes, with each reader after the peak. */
@@ -212,28 +230,36 @@ function candidates(egraph: EGraph<TensorInfo>, plan: Plan, order: readonly Id[]
       .map((m) => ({ m, c: cost.nodeCost(m, y) }))
       .sort((a, b) => a.c - b.c)[0];
     if (!node || !Number.isFinite(node.c)) continue;
-    const readers: { reader: Id; operand: number; dep: number }[] = [];
+    const readers: CandidateReader[] = [];
     let ok = true;
+    // y itself, and its reshapes: a reader of a reshape gets the reshape of the recomputation
+    const views = new Map<Id, ENode | undefined>([[y, undefined]]);
+    for (const id of order) {
+      const v = plan.get(id) as PlanNode;
+      if (v.op === 'reshape' && v.children[0] === y && v.enode) views.set(id, v.enode);
+    }
     for (const id of order.slice(at + 1)) {
       const r = plan.get(id) as PlanNode;
       if (r.op === 'after' && r.children[0] === y && r.children[1] !== y) {
-        readers.push({ reader: id, operand: 0, dep: 1 }); // a recomputation reading y: it reads y's own recomputation
+        readers.push({ reader: id, operands: [0], dep: 1 }); // a recomputation reading y: it reads y's own recomputation
         continue;
       }
       if (isAliasOp(r.op) || r.op === 'pick') {
-        if (r.children.includes(y)) ok = false; // a view of y read later keeps y alive anyway
+        if (r.children.some((c) => views.has(c))) ok = false; // a view of y read later keeps y alive anyway
         continue;
       }
-      r.children.forEach((c, i) => {
-        if (c !== y) return;
-        let dep = -1;
-        r.children.forEach((d, j) => {
-          const dn = plan.get(d) as PlanNode;
-          if (d !== y && !isLeafOp(dn.op) && egraph.eclass(d).data.constant === undefined && (dep < 0 || (pos.get(d) as number) > (pos.get(r.children[dep]) as number))) dep = j;
-        });
-        if (dep < 0) ok = false;
-        else readers.push({ reader: id, operand: i, dep });
+      const read = [...new Set(r.children.filter((c) => views.has(c)))];
+      if (read.length === 0) continue;
+      if (read.length > 1) ok = false; // y and a view of it, or two views, in one reader
+      let dep = -1;
+      r.children.forEach((d, j) => {
+        const dn = plan.get(d) as PlanNode;
+        if (!views.has(d) && !isLeafOp(dn.op) && egraph.eclass(d).data.constant === undefined && (dep < 0 || (pos.get(d) as number) > (pos.get(r.children[dep]) as number))) dep = j;
       });
+      const view = views.get(read[0]);
+      const operands = r.children.flatMap((c, i) => (c === read[0] ? [i] : []));
+      if (dep < 0) ok = false;
+      else readers.push({ reader: id, operands, dep, ...(view ? { view: { id: read[0], node: view } } : {}) });
     }
     if (new Set(readers.map((r) => r.reader)).size !== readers.length) ok = false; // one alternative per reader
     if (ok && readers.length) out.push({ value: y, node: node.m, readers, cost: node.c * readers.length });
@@ -253,7 +279,9 @@ function tryCandidate(plan: Plan, c: Candidate, find: (id: Id) => Id): Plan {
     const value = fresh--;
     next.set(after, { op: 'after', bytes: (plan.get(kids[0]) as PlanNode).bytes, children: [kids[0], reader.children[r.dep]] });
     next.set(value, { op: c.node.op as OpKind, bytes: y.bytes, children: [after, ...kids.slice(1)] });
-    next.set(r.reader, { ...reader, children: reader.children.map((x, i) => (i === r.operand ? value : x)) });
+    let operand = value;
+    if (r.view) next.set((operand = fresh--), { op: r.view.node.op as OpKind, bytes: y.bytes, children: [value] });
+    next.set(r.reader, { ...reader, children: reader.children.map((x, i) => (r.operands.includes(i) ? operand : x)) });
   }
   return next;
 }
@@ -264,8 +292,8 @@ const RUNNERS_UP = 6;
 /** A candidate with its classes canonical, if every reader still reads the value and its recomputation's operands are planned. */
 function stillValid(c: Candidate, plan: Plan, find: (id: Id) => Id): Candidate | undefined {
   const value = find(c.value);
-  const readers = c.readers.map((r) => ({ ...r, reader: find(r.reader) }));
-  const ok = plan.has(value) && c.node.children.every((x) => plan.has(find(x))) && readers.every((r) => plan.get(r.reader)?.children[r.operand] === value);
+  const readers = c.readers.map((r) => ({ ...r, reader: find(r.reader), ...(r.view ? { view: { id: find(r.view.id), node: r.view.node } } : {}) }));
+  const ok = plan.has(value) && c.node.children.every((x) => plan.has(find(x))) && readers.every((r) => r.operands.every((i) => plan.get(r.reader)?.children[i] === (r.view ? r.view.id : value)));
   return ok && new Set(readers.map((r) => r.reader)).size === readers.length ? { ...c, value, readers } : undefined;
 }
 
@@ -292,7 +320,7 @@ export function fitMemoryBudget(
       const bytes = numel(egraph.eclass(id).data.shape) * 4;
       const leaf = leafOps.get(id);
       if (leaf) plan.set(id, { op: leaf, bytes, children: [] });
-      else plan.set(id, { op: n.op as OpKind, bytes, children: n.children.map(find), ...(n.op === 'pick' ? { result: enodeAttrs(n, 'pick').index } : {}) });
+      else plan.set(id, { op: n.op as OpKind, enode: n, bytes, children: n.children.map(find), ...(n.op === 'pick' ? { result: enodeAttrs(n, 'pick').index } : {}) });
     }
     return { plan, ends };
   };
@@ -341,11 +369,12 @@ function applyCandidate(egraph: EGraph<TensorInfo>, choices: Map<Id, ENode>, c: 
   const chosen: [Id, ENode][] = [];
   for (const r of c.readers) {
     const reader = choices.get(r.reader) as ENode;
-    const added = offerRecompute(egraph, reader, r.operand, c.node, r.dep);
+    const added = offerRecompute(egraph, reader, r.operands, c.node, r.dep, r.view?.node);
     egraph.union(r.reader, added.reader);
     chosen.push([added.after, irENode('after', {}, [c.node.children[0], reader.children[r.dep]])]);
     chosen.push([added.value, { op: c.node.op, data: c.node.data, children: [added.after, ...c.node.children.slice(1)] }]);
-    chosen.push([added.reader, { op: reader.op, data: reader.data, children: reader.children.map((x, i) => (i === r.operand ? added.value : x)) }]);
+    if (r.view) chosen.push([added.operand, { op: r.view.node.op, data: r.view.node.data, children: [added.value] }]);
+    chosen.push([added.reader, { op: reader.op, data: reader.data, children: reader.children.map((x, i) => (r.operands.includes(i) ? added.operand : x)) }]);
   }
   egraph.rebuild();
   const next = new Map<Id, ENode>();

@@ -30,14 +30,16 @@ function readsAfter(egraph: EGraph<TensorInfo>, cls: Id): boolean {
 }
 
 /**
- * Adds `reader` with operand `y` replaced by `m` (a node of y's class) recomputed after operand `dep`; returns the
- * new reader's class (the caller unions it with the reader's) and the classes of the `after` and of the recomputation.
+ * Adds `reader` with operands `ys` replaced by `m` (a node of y's class; through `view`, a reshape of it, when the
+ * reader reads one) recomputed after operand `dep`; returns the new reader's class (the caller unions it with the
+ * reader's) and the classes of the `after`, of the recomputation and of the operand the new reader reads.
  */
-export function offerRecompute(egraph: EGraph<TensorInfo>, reader: ENode, y: number, m: ENode, dep: number): { reader: Id; after: Id; value: Id } {
+export function offerRecompute(egraph: EGraph<TensorInfo>, reader: ENode, ys: readonly number[], m: ENode, dep: number, view?: ENode): { reader: Id; after: Id; value: Id; operand: Id } {
   const after = addRecorded(egraph, irENode('after', {}, [m.children[0], reader.children[dep]]), [RECOMPUTE_RULE]);
   const value = addRecorded(egraph, { op: m.op, data: m.data, children: [after, ...m.children.slice(1)] }, [RECOMPUTE_RULE]);
-  const children = reader.children.map((c, i) => (i === y ? value : c));
-  return { reader: addRecorded(egraph, { op: reader.op, data: reader.data, children }, [RECOMPUTE_RULE]), after, value };
+  const operand = view ? addRecorded(egraph, { op: view.op, data: view.data, children: [value] }, [RECOMPUTE_RULE]) : value;
+  const children = reader.children.map((c, i) => (ys.includes(i) ? operand : c));
+  return { reader: addRecorded(egraph, { op: reader.op, data: reader.data, children }, [RECOMPUTE_RULE]), after, value, operand };
 }
 
 /** Whether a class is a computed value (not a leaf or a constant): an ordering operand must be one. */
@@ -58,7 +60,7 @@ function recomputeOperands(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode):
     const m = egraph.eclass(yc).nodes.find((x) => isRecomputable(x) && x.children.length > 0 && !x.children.some((c) => egraph.eclass(c).nodes.some((z) => z.op === 'after')));
     if (!m) return;
     node.children.forEach((dc, d) => {
-      if (d !== y && egraph.find(dc) !== egraph.find(yc) && isComputed(egraph, dc)) out.push(offerRecompute(egraph, node, y, m, d).reader);
+      if (d !== y && egraph.find(dc) !== egraph.find(yc) && isComputed(egraph, dc)) out.push(offerRecompute(egraph, node, [y], m, d).reader);
     });
   });
   return out.filter((id) => egraph.find(id) !== egraph.find(eclass));
