@@ -65,6 +65,21 @@ function groupableReduction(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode)
 }
 
 /**
+ * The classes of the reduction nodes among class `c`'s parent entries (maybe stale ids), kept per class while its
+ * parent list stands still: each kind of reduction reading `c` asks, and a shared operand has thousands of readers.
+ */
+function reducingParents(egraph: EGraph<TensorInfo>, c: Id, ctx: RuleCtx): readonly Id[] {
+  const cache = ctx.of(`${RULE}:reducing-parents`, () => new Map<Id, { parents: object; length: number; ids: Id[] }>());
+  const parents = egraph.eclass(c).parents;
+  const hit = cache.get(c);
+  if (hit && hit.parents === parents && hit.length === parents.length) return hit.ids;
+  const ids: Id[] = [];
+  for (const [pn, pc] of parents) if (REDUCTION_OP_SET.has(pn.op)) ids.push(pc);
+  cache.set(c, { parents, length: parents.length, ids });
+  return ids;
+}
+
+/**
  * For a column reduction (strips or split): per operand class `c` it reads, the reductions reading `c` (this one's class and
  * its siblings: the same reduction without epilogue), each class by its variant reading `c` with the fewest
  * operands, become one `pointwiseReduceMulti` over the union of their operands, within the binding limit. The
@@ -93,7 +108,7 @@ function reduceMulti(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: R
     // (a class reading `c` with a reduction node is the class of a reduction among `c`'s parent entries: a shared
     // operand has hundreds of readers, mostly pointwise)
     const readerIds: Id[] = [C];
-    for (const [pn, pc] of egraph.eclass(c).parents) if (REDUCTION_OP_SET.has(pn.op)) readerIds.push(find(pc));
+    for (const D of reducingParents(egraph, c, ctx)) readerIds.push(find(D));
     const readers = [...new Set(readerIds)]
       .filter((D) => info(egraph, D).dtype === 'f32' && classHasAnyOp(egraph, D, REDUCTION_OPS))
       .map((D) => ({ D, best: fewestOperands(egraph, D, readsC) }))
