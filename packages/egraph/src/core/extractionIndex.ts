@@ -36,11 +36,13 @@ export class ExtractionIndex {
   ) {
     const classes = egraph.classes();
     this.classIds = classes.map((c) => c.id);
-    for (const [i, c] of classes.entries()) this.numberOf.set(c.id, i);
+    // index loops: `entries()` allocated an iterator result and a pair per class, twice (GPT 6×384: ~2.6 MB a run)
+    for (let i = 0; i < classes.length; i++) this.numberOf.set(classes[i].id, i);
     const nodes: ENode[] = [];
     const nodeClass: number[] = [];
     const nodeStart = new Int32Array(classes.length + 1);
-    for (const [i, c] of classes.entries()) {
+    for (let i = 0; i < classes.length; i++) {
+      const c = classes[i];
       nodeStart[i] = nodes.length;
       for (const n of c.nodes) {
         nodes.push(n);

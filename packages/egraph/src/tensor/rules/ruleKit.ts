@@ -306,7 +306,10 @@ export function nodeRule(
         const scan = candidateScan(egraph, since);
         let cur = -1;
         let substs: Subst[] = [];
-        for (const k of entriesOf(scan, ops)) {
+        const entries = entriesOf(scan, ops);
+        // an index loop: `for … of` over the typed array (several ops) allocated an iterator result per entry
+        for (let e = 0; e < entries.length; e++) {
+          const k = entries[e];
           const id = scan.classes[k];
           if (id !== cur) {
             if (substs.length) {
