@@ -37,6 +37,11 @@ const values: unknown[] = [
   'add',
   true,
   { op: 'in', index: -0 },
+  { op: 'in', index: Number.NaN },
+  { op: 'in', index: Number.POSITIVE_INFINITY },
+  { op: 'in', index: '0' },
+  { op: 'add', index: 0 },
+  { op: 'add', a: { op: 'in', index: 1 }, b: { op: 'const', value: 1 } },
   { op: 'const', value: Number.NEGATIVE_INFINITY },
 ];
 
