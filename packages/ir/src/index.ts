@@ -24,7 +24,7 @@ export {
   pwExprSize,
   tensorTypeBytes,
 } from './kernelCost.js';
-export { matmulSplitK, SPLIT_K_SLICE, splitKChunk } from './splitK.js';
+export { matmulSplitK, SPLIT_K_MIN_CHUNK, SPLIT_K_MIN_K, SPLIT_K_SLICE, SPLIT_K_TARGET_WORKGROUPS, type SplitK, splitKChunk, splitKFor } from './splitK.js';
 export { COLUMN_CHUNK, COLUMN_STRIP, columnsPath, kernelDispatches, kernelScratchBytes, matmulSplitsK, mergeReduceAxes, reduceSplit, ROWS_PATH_MIN, SCATTER_LOOP_MAX_INDICES, SPLIT_MAX_COLUMNS, SPLIT_MAX_ROWS, SPLIT_MIN_ROW, STRIP_MIN_WORKGROUPS } from './kernelPasses.js';
 export { dropoutKeeps, lowbias32 } from './interpretNn.js';
 export { INTERPRET, type InterpretResult, interpret, type Precision } from './interpret.js';
@@ -70,7 +70,7 @@ export {
   type Reduction,
 } from './ops.js';
 export { estimateGraphMemory, estimateMemory, type ScheduledValue, type ScheduleEnds } from './memoryEstimate.js';
-export { ARENA_ALIGN, type Arena, alignedBytes, BUFFER_ALIGN, type MemoryPlan, type MemoryReport, type PlannedBuffer, planMemory, type TensorLifetime } from './memoryPlan.js';
+export { ARENA_ALIGN, type Arena, alignedBytes, arenaSlotBytes, BUFFER_ALIGN, type MemoryPlan, type MemoryReport, type PlannedBuffer, planMemory, type TensorLifetime } from './memoryPlan.js';
 export { attrsOf, isOp, withAttrs } from './opWithAttrs.js';
 export { BINARY_FN, castScalar, erf, evalPwExpr, fmtPwExpr, GELU_TANH_K, type PwExpr, pwArity, UNARY_FN } from './pointwiseExpr.js';
 export { fmtPointwiseReduce, fmtRowwise, type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';

@@ -11,6 +11,7 @@ import { byteSize } from './dtype.js';
 import type { TensorType } from './infer.js';
 import { OP_FACTS, needsKernel } from './opFacts.js';
 export { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, type OperandGroups, resultType } from './multiResult.js';
+import { arenaSlotBytes } from './memoryPlan.js';
 import { groupOperands } from './multiResult.js';
 import type { OpAttrs, OpKind } from './ops.js';
 import type { PwExpr } from './pointwiseExpr.js';
@@ -248,7 +249,7 @@ export function multiTensorIllegality(a: OpAttrs['pointwiseMultiTensor'], inputs
   if (bindings > limits.maxStorageBuffersPerShaderStage)
     return `pointwiseMultiTensor binds ${bindings} storage buffers (${shared} shared, ${roles} roles, a table), over maxStorageBuffersPerShaderStage = ${limits.maxStorageBuffersPerShaderStage}`;
   // the role read as split-K partials holds S_g tensors of group g's shape
-  const bytesOf = (role: number) => a.shapes.reduce((s, sh, g) => s + Math.ceil(((a.partials?.role === role ? a.partials.splits[g] : 1) * n(sh) * byteSize(a.dtype)) / 256) * 256, 0);
+  const bytesOf = (role: number) => a.shapes.reduce((s, sh, g) => s + arenaSlotBytes((a.partials?.role === role ? a.partials.splits[g] : 1) * n(sh) * byteSize(a.dtype)), 0);
   const roleBytes = Math.max(...Array.from({ length: roles }, (_, k) => bytesOf(k)));
   if (roleBytes > limits.maxStorageBufferBindingSize)
     return `pointwiseMultiTensor binds ${roleBytes} bytes per role, over maxStorageBufferBindingSize = ${limits.maxStorageBufferBindingSize}`;

@@ -5,11 +5,11 @@
 // place (the runtime copies a few after the pass). Pure; imports only ir.
 
 import type { Graph, NodeId } from './graph.js';
+import { tensorTypeBytes } from './kernelCost.js';
 import { isMultiResultOp } from './multiResult.js';
 import { isAliasOp, isLeafOp } from './opFacts.js';
 import type { OpKind } from './ops.js';
 import { type Arena, type MemoryReport, planMemory, type TensorLifetime } from './memoryPlan.js';
-import { numel } from './shape.js';
 
 /** One value of a schedule: its op, its bytes, and its inputs as positions of earlier entries. */
 export interface ScheduledValue {
@@ -89,7 +89,7 @@ export function estimateGraphMemory(graph: Graph): MemoryReport {
     const node = graph.nodes[id];
     return {
       op: node.op,
-      bytes: numel(node.shape) * 4,
+      bytes: tensorTypeBytes(node),
       inputs: node.inputs.map((i) => at.get(i) as number),
       ...(node.op === 'pick' ? { result: node.attrs.index } : {}),
     };

@@ -70,6 +70,11 @@ export function alignedBytes(bytes: number): number {
   return Math.max(BUFFER_ALIGN, Math.ceil(bytes / BUFFER_ALIGN) * BUFFER_ALIGN);
 }
 
+/** Bytes a tensor of `bytes` takes in an arena: the next member starts ARENA_ALIGN-aligned. */
+export function arenaSlotBytes(bytes: number): number {
+  return Math.ceil(bytes / ARENA_ALIGN) * ARENA_ALIGN;
+}
+
 /** Places tensors into buffers: one per persistent tensor, transient ones shared by liveness. */
 export function planMemory(tensors: readonly TensorLifetime[], arenas: readonly Arena[] = []): MemoryPlan {
   const seen = new Map<string, TensorLifetime>();
@@ -90,7 +95,7 @@ export function planMemory(tensors: readonly TensorLifetime[], arenas: readonly 
       if (memberOf.has(m.key)) fail(`planMemory: tensor '${m.key}' is in arenas '${memberOf.get(m.key)}' and '${a.key}'`);
       memberOf.set(m.key, a.key);
       offsetOf.set(m.key, bytes);
-      bytes += Math.ceil(m.bytes / ARENA_ALIGN) * ARENA_ALIGN;
+      bytes += arenaSlotBytes(m.bytes);
     }
     const start = Math.min(...members.map((m) => m.start));
     units.push({ key: a.key, bytes, start, end: Math.max(start, ...members.map((m) => m.end)), persistent: members[0].persistent });

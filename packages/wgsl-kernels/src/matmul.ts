@@ -17,7 +17,7 @@
 // Batch axes (numpy-broadcast) go to grid z; each workgroup offsets A, B, the bias and C by baked batch strides.
 // Any M, N, K: tile loads outside the matrices stage zeros, stores are bounds-checked. Must not exceed `caps`.
 
-import { broadcastStrides, numel } from '@neura/ir';
+import { broadcastStrides, numel, splitKFor } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
 import { checkWorkgroupMemory, header, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
 import { type MatmulEpilogueHook, matmulEpilogueHook } from './matmulEpilogue.js';
@@ -219,17 +219,6 @@ export function matmulProblemOf(spec: KernelSpec<MatmulOp>): MatmulProblem {
   return { spec, M, N, K, transA: attrs.transA, transB: attrs.transB, hasBias, relu, epi: matmulEpilogueHook(spec), batch, batches, offsets };
 }
 
-/** Workgroups a split-K matmul aims for (a few per multiprocessor on large GPUs). */
-export const SPLIT_K_TARGET_WORKGROUPS = 512;
-/**
- * Split-K needs at least this K, K ≥ 4·max(M, N) (the reduction dominates: weight gradients, not a forward
- * layer with few tiles), and each split at least SPLIT_K_MIN_CHUNK of K. H200: the 2x128 GPT's [1024,128]ᵀ·
- * [1024,128] ran 59 µs on two 128x64 tiles.
- */
-export const SPLIT_K_MIN_K = 512;
-/** See SPLIT_K_MIN_K. */
-export const SPLIT_K_MIN_CHUNK = 128;
-
 /**
  * Split-K for a long reduction over few output tiles (the weight gradients of a transformer: [384,16384]·
  * [16384,1536] is 72 tiles of 128x64, half a wave on 132 multiprocessors): the first config that fits, and S
@@ -237,17 +226,11 @@ export const SPLIT_K_MIN_CHUNK = 128;
  * Not for batched matmuls.
  */
 export function chooseSplitK(m: number, n: number, k: number, batches: number, caps: DeviceCaps, configs: readonly MatmulConfig[] = MATMUL_CONFIGS): { cfg: MatmulConfig; splits: number; chunk: number } | undefined {
-  if (batches !== 1 || k < SPLIT_K_MIN_K || k < 4 * Math.max(m, n)) return undefined;
   const cfg = configs.find((c) => matmulConfigFits(c, caps));
   if (!cfg) return undefined;
-  const tiles = Math.ceil(m / cfg.bm) * Math.ceil(n / cfg.bn);
-  if (tiles >= SPLIT_K_TARGET_WORKGROUPS / 4) return undefined;
-  let splits = Math.min(Math.ceil(SPLIT_K_TARGET_WORKGROUPS / tiles), Math.floor(k / SPLIT_K_MIN_CHUNK));
-  // partial sums live in scratch: keep them within one storage binding
-  splits = Math.min(splits, Math.floor(caps.maxStorageBufferBindingSize / (m * n * 4)), caps.maxComputeWorkgroupsPerDimension);
-  if (splits < 2) return undefined;
-  const chunk = Math.ceil(k / splits / cfg.bk) * cfg.bk;
-  return { cfg, splits: Math.ceil(k / chunk), chunk };
+  // partial sums live in scratch: one storage binding; splits are a dispatch dimension
+  const split = splitKFor(m, n, k, batches, { rows: cfg.bm, cols: cfg.bn, slice: cfg.bk }, caps.maxStorageBufferBindingSize, caps.maxComputeWorkgroupsPerDimension);
+  return split && { cfg, ...split };
 }
 
 /**

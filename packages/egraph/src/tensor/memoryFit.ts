@@ -4,7 +4,7 @@
 // round, the recomputation (recompute.ts) that lowers the estimate most per unit of extra cost, until the plan fits.
 // Must not change a plan that fits as extracted. Deterministic: no clocks, ties broken by class order.
 
-import { estimateMemory, isAliasOp, isLeafOp, numel, type OpKind, type ScheduledValue } from '@neura/ir';
+import { estimateMemory, isAliasOp, isLeafOp, type OpKind, type ScheduledValue, tensorTypeBytes } from '@neura/ir';
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import { isRecomputable, offerRecompute } from './recompute.js';
 import type { TensorInfo } from './tensorAnalysis.js';
@@ -77,6 +77,16 @@ function dfsOrder(plan: Plan, roots: readonly Id[]): Id[] {
   return order;
 }
 
+/** Per plan class in `order` (operands first), the class whose storage it reads: itself, or through views its viewed value's. */
+function storageRoots(plan: Plan, order: readonly Id[]): Map<Id, Id> {
+  const rootOf = new Map<Id, Id>();
+  for (const id of order) {
+    const n = plan.get(id) as PlanNode;
+    rootOf.set(id, isAliasOp(n.op) ? (rootOf.get(n.children[0]) as Id) : id);
+  }
+  return rootOf;
+}
+
 /** Whether a plan node needs no storage of its own when it runs (leaves, views, results of another kernel). */
 const isFree = (n: PlanNode) => isLeafOp(n.op) || isAliasOp(n.op) || n.op === 'pick';
 
@@ -86,11 +96,7 @@ const isFree = (n: PlanNode) => isLeafOp(n.op) || isAliasOp(n.op) || n.op === 'p
  */
 function memoryOrder(plan: Plan, dfs: readonly Id[], ends: PlanEnds): Id[] {
   const rank = new Map<Id, number>(dfs.map((id, i) => [id, i]));
-  const rootOf = new Map<Id, Id>();
-  for (const id of dfs) {
-    const n = plan.get(id) as PlanNode;
-    rootOf.set(id, isAliasOp(n.op) ? (rootOf.get(n.children[0]) as Id) : id);
-  }
+  const rootOf = storageRoots(plan, dfs);
   const readers = new Map<Id, number>(); // reads left per storage root
   const users = new Map<Id, Id[]>();
   const waiting = new Map<Id, number>();
@@ -173,11 +179,7 @@ function livePeak(plan: Plan, order: readonly Id[], ends: PlanEnds): { at: numbe
     span.set(id, [pos.get(id) as number, pos.get(id) as number]);
   }
   // a value is live while it or a view of it is read
-  const rootOf = new Map<Id, Id>();
-  for (const id of order) {
-    const n = plan.get(id) as PlanNode;
-    rootOf.set(id, isAliasOp(n.op) ? (rootOf.get(n.children[0]) as Id) : id);
-  }
+  const rootOf = storageRoots(plan, order);
   for (const id of order) for (const c of (plan.get(id) as PlanNode).children) {
     const s = span.get(rootOf.get(c) as Id);
     if (s) s[1] = Math.max(s[1], pos.get(id) as number);
@@ -317,7 +319,7 @@ export function fitMemoryBudget(
     const leafOps = new Map(step.leaves.map(([id, op]) => [find(id), op]));
     const plan: Plan = new Map();
     for (const [id, n] of choices) {
-      const bytes = numel(egraph.eclass(id).data.shape) * 4;
+      const bytes = tensorTypeBytes(egraph.eclass(id).data);
       const leaf = leafOps.get(id);
       if (leaf) plan.set(id, { op: leaf, bytes, children: [] });
       else plan.set(id, { op: n.op as OpKind, enode: n, bytes, children: n.children.map(find), ...(n.op === 'pick' ? { result: enodeAttrs(n, 'pick').index } : {}) });

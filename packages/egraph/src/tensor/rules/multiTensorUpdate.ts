@@ -7,7 +7,7 @@
 // operands are its member's full-size operands, in the member's order; shared operands are one-element classes
 // every member reads at the same place; no class is an operand of two groups; groups stay within the binding size.
 
-import { type PwExpr, numel, sameShape } from '@neura/ir';
+import { arenaSlotBytes, byteSize, type PwExpr, numel, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import { mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
@@ -131,7 +131,7 @@ function chunks(members: readonly Member[], maxBytes: number): Member[][] {
   for (const m of members) {
     if (m.roles.some((r) => used.has(r)) || m.results.some((r) => used.has(r))) continue;
     for (const r of [...m.roles, ...m.results]) used.add(r);
-    const b = Math.ceil((numel(m.shape) * 4) / 256) * 256;
+    const b = arenaSlotBytes(numel(m.shape) * byteSize('f32'));
     if (cur.length && bytes + b > maxBytes) {
       out.push(cur);
       cur = [];

@@ -9,7 +9,7 @@
 // chunk keeps a class of its own); the role folded is read, never written in place; each role of a chunk stays
 // within the binding size.
 
-import { type OpAttrs, groupOperands, matmulSplitK, numel } from '@neura/ir';
+import { arenaSlotBytes, byteSize, type OpAttrs, groupOperands, matmulSplitK, numel } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
@@ -78,16 +78,16 @@ function foldedUpdate(egraph: EGraph<TensorInfo>, node: ENode): Folded | undefin
   const role = counts.indexOf(Math.max(...counts));
   if (counts[role] === 0) return undefined;
   const limit = tensorAnalysisOf(egraph)?.maxBindingBytes ?? Number.POSITIVE_INFINITY;
-  const aligned = (bytes: number) => Math.ceil(bytes / 256) * 256;
+  const slot = (splits: number, shape: readonly number[]) => arenaSlotBytes(splits * numel(shape) * byteSize(attrs.dtype));
   const splitsOf = attrs.shapes.map((sh, g) => {
     const S = found[role][g]?.splits ?? 1;
-    return aligned(S * numel(sh) * 4) <= limit ? S : 1;
+    return slot(S, sh) <= limit ? S : 1;
   });
   if (splitsOf.every((S) => S === 1)) return undefined;
   const chunks: number[][] = [];
   let bytes = Number.POSITIVE_INFINITY;
   attrs.shapes.forEach((sh, g) => {
-    const b = aligned(splitsOf[g] * numel(sh) * 4);
+    const b = slot(splitsOf[g], sh);
     if (bytes + b > limit) {
       chunks.push([]);
       bytes = 0;
