@@ -55,7 +55,7 @@ export interface TrainingOptions extends StepOptions {
    * runtime's shipped table for this adapter and driver.
    */
   matmulTuning?: MatmulTuning;
-  /** Whether the runtime's shipped matmul table for this adapter and driver applies (default true; fp32 only). */
+  /** Whether the runtime's shipped matmul table for this adapter and driver applies (default true; fp32 only: `true` with `precision: 'mixed'` is an error). */
   shippedMatmulTuning?: boolean;
   /**
    * Tune the compiled step's matmul shapes on the device before compiling (fp32 only), keeping choices in

@@ -35,7 +35,7 @@ export interface CompileOptions {
   readonly precision?: Precision;
   /** Measured matmul choices (`tuneMatmul`): listed shapes run their configuration; an entry that does not fit is an error. */
   readonly matmulTuning?: MatmulTuning;
-  /** Whether the runtime's shipped table for this adapter and driver (shippedMatmulTuning.ts) applies under `matmulTuning` (default true; fp32 only). */
+  /** Whether the runtime's shipped table for this adapter and driver (shippedMatmulTuning.ts) applies under `matmulTuning` (default true; fp32 only: `true` under `precision: 'mixed'` is a RangeError). */
   readonly shippedMatmulTuning?: boolean;
 }
 

@@ -108,6 +108,9 @@ export const shippedMatmulTuning = (device: NeuraDevice): ShippedMatmulTuning | 
 
 /** The table a compile uses: the user's entries over the shipped table of the device's adapter (fp32, unless turned off). */
 export function matmulTuningOf(device: NeuraDevice, opts: { readonly matmulTuning?: MatmulTuning; readonly shippedMatmulTuning?: boolean; readonly precision?: Precision }): MatmulTuning | undefined {
-  const shipped = opts.shippedMatmulTuning !== false && (opts.precision ?? 'fp32') === 'fp32' ? shippedMatmulTuning(device) : undefined;
+  const fp32 = (opts.precision ?? 'fp32') === 'fp32';
+  if (opts.shippedMatmulTuning === true && !fp32)
+    throw new RangeError(`compile: shippedMatmulTuning: true asks for the shipped matmul table, measured on fp32 kernels, which does not apply under precision: '${opts.precision}'; leave it unset or set it to false`);
+  const shipped = opts.shippedMatmulTuning !== false && fp32 ? shippedMatmulTuning(device) : undefined;
   return shipped ? { ...shipped.tuning, ...opts.matmulTuning } : opts.matmulTuning;
 }

@@ -58,6 +58,9 @@ describe('shipped matmul tables at compile', () => {
     expect(await matmulHeaders(asH200, { matmulTuning: { [KEY]: '32x32x16/4x4' } })).toEqual([expect.stringContaining(tileOf('32x32x16/4x4'))]);
     // fp32 measurements: not part of a mixed-precision compile's table
     expect(matmulTuningOf(asH200, { precision: 'mixed' })).toBeUndefined();
+    // asked for explicitly under mixed precision: an error, not a table silently left out
+    expect(() => matmulTuningOf(asH200, { precision: 'mixed', shippedMatmulTuning: true })).toThrow(/shippedMatmulTuning: true .* precision: 'mixed'/);
+    expect(matmulTuningOf(asH200, { precision: 'mixed', shippedMatmulTuning: false })).toBeUndefined();
     expect(matmulTuningOf(asH200, {})).toEqual(H200.tuning);
 
     // the same adapter with another driver version: no table, the heuristic
