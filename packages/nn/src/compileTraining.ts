@@ -26,7 +26,9 @@ export interface TrainingOptions extends StepOptions {
   /**
    * Bytes the step may allocate on the device (egraph's `optimize({ memoryBudget })`): over it, the optimizer
    * schedules for memory and recomputes forward values in the backward instead of storing them, or throws a
-   * MemoryBudgetError naming the smallest plan it found. `session.stats.bytesAllocated` reports what was allocated.
+   * MemoryBudgetError naming the smallest plan it found. The budget is met by ir's estimate, which leaves out kernel
+   * scratch (split-K partial sums of matmuls whose partials are not folded into the update): the allocation can exceed
+   * it by that much. `session.stats.bytesAllocated` reports what was allocated.
    */
   memoryBudget?: number;
   /** Starting values of params/state by name (e.g. from a checkpoint). */
