@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Graph, interpret, tensor } from '@neura/ir';
-import { checkGradients } from '../src/index.js';
+import { checkGradients, grad } from '../src/index.js';
 import { expectGradientsMatch } from './helpers.js';
 
 const LABELS = tensor([4], [2, 0, 1, 2], 'i32');
@@ -92,6 +92,23 @@ describe('loss builders', () => {
       expectGradientsMatch(report);
     });
   }
+
+  // PyTorch 1.13, float64: F.cross_entropy(x, [0, 2, 0, 3], ignore_index=0, label_smoothing=eps), loss and x.grad
+  const PAD_X = [0.1, 0.5, -0.2, 1, 1, 0, 2, -1, -1, 0.3, 0.4, 0.2, 0.7, -0.6, 0, 0.9];
+  const PAD_TORCH = [
+    { eps: 0, loss: 0.6678184676973893, grad: [0, 0, 0, 0, 0.11844140904495508, 0.043572159371016286, -0.17804287005601382, 0.016029301640042494, 0, 0, 0, 0, 0.16719501098326897, 0.04556595612961172, 0.08302658532153467, -0.29578755243441535] },
+    { eps: 0.2, loss: 0.8828184676973894, grad: [0, 0, 0, 0, 0.09344140904495507, 0.018572159371016285, -0.10304287005601387, -0.008970698359957507, 0, 0, 0, 0, 0.14219501098326898, 0.02056595612961172, 0.05802658532153467, -0.22078755243441542] },
+  ];
+  for (const { eps, loss, grad: want } of PAD_TORCH)
+    it(`ignores rows labelled with an in-range pad id (ignoreIndex 0, labelSmoothing ${eps}) as PyTorch does`, () => {
+      const g = new Graph();
+      const x = g.param('x', [4, 4]);
+      const l = g.output('l', g.crossEntropy(x, g.input('labels', [4], 'i32'), { ignoreIndex: 0, labelSmoothing: eps }));
+      g.output('dx', grad(g, l, [x])[0]);
+      const r = interpret(g, { labels: tensor([4], [0, 2, 0, 3], 'i32') }, { x: tensor([4, 4], PAD_X) }, 'f64');
+      expect(r.outputs.l.data[0]).toBeCloseTo(loss, 7); // x is stored as f32;
+      Array.from(r.outputs.dx.data).forEach((v, i) => expect(v).toBeCloseTo(want[i], 7));
+    });
 
   it('matches the PyTorch formula for label smoothing with ignored rows', () => {
     const g = new Graph();

@@ -48,7 +48,7 @@ export interface CrossEntropyOptions {
   readonly reduction?: Reduction;
   /** ε in [0, 1]: the target puts 1 − ε on the label and ε/C on every class. */
   readonly labelSmoothing?: number;
-  /** Rows whose label is this value (or any out-of-range value) are ignored (PyTorch: -100). */
+  /** Rows whose label is this value, in range or not (PyTorch's pad ids), count for nothing (PyTorch: -100). */
   readonly ignoreIndex?: number;
 }
 
@@ -453,7 +453,7 @@ export class Graph {
    * Cross-entropy of integer labels under logits [N, C] (or [..., C] with labels [...], flattened). Plain, it is
    * nll(logSoftmax(logits)), which the e-graph fuses. With `labelSmoothing` ε or `ignoreIndex` it is the
    * decomposition −Σ_c target·logSoftmax(logits) with target = (1 − ε)·oneHot(labels) + ε/C on rows whose label
-   * is in range; rows with an out-of-range label (the ignored ones) count for nothing, and `mean` divides by
+   * is in range; rows labelled `ignoreIndex` (and rows with an out-of-range label) count for nothing, and `mean` divides by
    * the number of counted rows (PyTorch's semantics; NaN when every row is ignored).
    */
   crossEntropy(logits: Tensor, labels: Tensor, opts: Reduction | CrossEntropyOptions = 'mean'): Tensor {
@@ -471,7 +471,11 @@ export class Graph {
         userCallSite(),
       );
     const x = logits.shape.length === 2 ? logits : this.reshape(logits, [-1, c]);
-    const l = labels.shape.length === 1 ? labels : this.reshape(labels, [-1]);
+    const flat = labels.shape.length === 1 ? labels : this.reshape(labels, [-1]);
+    const ii = o.ignoreIndex;
+    if (ii !== undefined && !Number.isInteger(ii)) throw new GraphError(`crossEntropy: ignoreIndex ${ii} is not an integer`, 'crossEntropy', userCallSite());
+    // an in-range ignore index (a pad id such as 0) is relabelled out of range, so its one-hot row is zero
+    const l = ii !== undefined && ii >= 0 && ii < c ? this.where(this.eq(flat, ii), -1, flat) : flat;
     const eps = o.labelSmoothing ?? 0;
     if (eps === 0 && o.ignoreIndex === undefined) return this.nll(this.logSoftmax(x), l, reduction);
     if (!(eps >= 0 && eps <= 1)) throw new GraphError(`crossEntropy: labelSmoothing ${eps} is outside [0, 1]`, 'crossEntropy', userCallSite());
