@@ -9,13 +9,18 @@ export function constantLr(lr: number): Schedule {
   return () => lr;
 }
 
-/** Cosine decay from `lr` to `finalLr` over the run, after `warmup` steps of linear warm-up. */
+/**
+ * Linear warm-up then cosine decay, as nanoGPT's `get_lr` (decay to the last step): steps 0..warmup−1 rise as
+ * lr·(step + 1)/(warmup + 1), step `warmup` is the one peak at `lr`, and the last step (total − 1) is `finalLr`.
+ */
 export function cosineLr(lr: number, opts: { warmup?: number; finalLr?: number } = {}): Schedule {
   const warmup = opts.warmup ?? 0;
   const finalLr = opts.finalLr ?? 0;
+  if (!(Number.isInteger(warmup) && warmup >= 0)) throw new RangeError(`cosineLr: warmup must be a non-negative integer, got ${warmup}`);
   return (step, total) => {
-    if (step < warmup) return (lr * (step + 1)) / warmup;
-    const t = total > warmup ? (step - warmup) / (total - warmup) : 1;
+    if (step < warmup) return (lr * (step + 1)) / (warmup + 1);
+    const span = total - 1 - warmup; // steps after the peak; the last of them is at finalLr
+    const t = span > 0 ? (step - warmup) / span : step > warmup ? 1 : 0;
     return finalLr + 0.5 * (lr - finalLr) * (1 + Math.cos(Math.PI * Math.min(1, t)));
   };
 }

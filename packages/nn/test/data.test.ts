@@ -72,12 +72,15 @@ describe('layers, schedules and metrics', () => {
     expect(() => mlp([6, 3]).forward(g, g.input('x', [2, 5]))).toThrow(/Linear\(6, 3\) '0': input has 5 features, expected 6/);
   });
 
-  it('decays the cosine schedule from lr to the final rate', () => {
+  it("warms up, peaks once and decays to the final rate on the last step, as nanoGPT's get_lr", () => {
     const s = cosineLr(1, { warmup: 2, finalLr: 0.1 });
-    expect(s(0, 12)).toBeCloseTo(0.5);
-    expect(s(2, 12)).toBeCloseTo(1);
-    expect(s(7, 12)).toBeCloseTo(0.55);
-    expect(s(12, 12)).toBeCloseTo(0.1);
+    // nanoGPT: warmup_iters 2, lr_decay_iters 11 (the last of 12 steps), min_lr 0.1
+    const nano = (it: number) => (it < 2 ? (it + 1) / 3 : 0.1 + 0.5 * (1 + Math.cos((Math.PI * (it - 2)) / 9)) * 0.9);
+    for (let i = 0; i < 12; i++) expect(s(i, 12)).toBeCloseTo(nano(i), 12);
+    expect([s(1, 12), s(2, 12), s(3, 12)].filter((v) => v === 1)).toHaveLength(1); // one peak, not two
+    expect(s(11, 12)).toBeCloseTo(0.1, 12);
+    expect(cosineLr(0.5)(0, 1)).toBe(0.5); // a one-step run trains at lr
+    expect(() => cosineLr(1, { warmup: 1.5 })).toThrow(/warmup must be a non-negative integer/);
   });
 
   it('counts argmax hits', () => {
