@@ -106,8 +106,8 @@ describe('loss builders', () => {
       const l = g.output('l', g.crossEntropy(x, g.input('labels', [4], 'i32'), { ignoreIndex: 0, labelSmoothing: eps }));
       g.output('dx', grad(g, l, [x])[0]);
       const r = interpret(g, { labels: tensor([4], [0, 2, 0, 3], 'i32') }, { x: tensor([4, 4], PAD_X) }, 'f64');
-      expect(r.outputs.l.data[0]).toBeCloseTo(loss, 7); // x is stored as f32;
-      Array.from(r.outputs.dx.data).forEach((v, i) => expect(v).toBeCloseTo(want[i], 7));
+      expect(r.outputs.l.data[0]).toBeCloseTo(loss, 7); // x is stored as f32
+      for (const [i, v] of Array.from(r.outputs.dx.data).entries()) expect(v).toBeCloseTo(want[i], 7);
     });
 
   it('matches the PyTorch formula for label smoothing with ignored rows', () => {
