@@ -500,7 +500,7 @@ export function interpret(
         const given = feeds[name];
         if (!given) throw new Error(`interpret: missing input '${name}'`);
         v = toPrecision(given, ctx);
-      } else v = toPrecision(state[name] ?? initialValue(node.attrs.init, node.shape, node.dtype), ctx);
+      } else v = toPrecision(state[name] ?? initialValue(node.attrs.init, node.shape, node.dtype, name), ctx);
       if (v.data.length !== numel(node.shape)) throw new Error(`interpret: '${name}' has ${v.data.length} values, expected shape [${node.shape}]`);
     } else if (node.op === 'pick') {
       // result `index` of a multi-result node, from that node's operands

@@ -47,8 +47,22 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-/** The first value of a parameter or state tensor described by `init`. */
-export function initialValue(init: Init, shape: Shape, dtype: DType = 'f32'): TensorValue {
+const INIT_KINDS = ['zeros', 'ones', 'fill', 'uniform', 'normal'] as const;
+
+/**
+ * The first value of a parameter or state tensor described by `init`; `name` (the leaf's) is only for errors.
+ * Throws on an unknown kind or a uniform without finite low <= high (these used to give zeros / NaN silently).
+ */
+export function initialValue(init: Init, shape: Shape, dtype: DType = 'f32', name = '(unnamed)'): TensorValue {
+  // Init often comes from untyped JSON/JS, so check at runtime what the type promises.
+  const kind = (init as { kind?: unknown } | null)?.kind;
+  if (!(INIT_KINDS as readonly unknown[]).includes(kind))
+    throw new Error(`parameter '${name}': unknown init kind ${JSON.stringify(kind)}; known kinds: ${INIT_KINDS.join(', ')}`);
+  if (init.kind === 'uniform') {
+    const { low, high } = init as { low?: unknown; high?: unknown };
+    if (typeof low !== 'number' || typeof high !== 'number' || !Number.isFinite(low) || !Number.isFinite(high) || low > high)
+      throw new Error(`parameter '${name}': uniform init needs finite bounds with low <= high, got low=${String(low)}, high=${String(high)}`);
+  }
   const n = numel(shape);
   const data = dtype === 'f32' ? new Float32Array(n) : new Int32Array(n);
   switch (init.kind) {

@@ -110,7 +110,7 @@ export abstract class Module {
   /** The initial values of every parameter and buffer, computed on the host exactly as a session initialises them. */
   initialState(prefix = ''): Record<string, TensorValue> {
     const out: Record<string, TensorValue> = {};
-    for (const [n, s] of this.stateDictSpec(prefix)) out[n] = initialValue(leafInit(s, n), s.shape, s.dtype);
+    for (const [n, s] of this.stateDictSpec(prefix)) out[n] = initialValue(leafInit(s, n), s.shape, s.dtype, n);
     return out;
   }
 

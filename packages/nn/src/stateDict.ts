@@ -86,7 +86,7 @@ export function sessionStateDict(graph: Graph, types: ReadonlyMap<string, StateE
     const given = initialState[name];
     const leaf = graph.byName(name);
     const init: Init = leaf && leaf.op !== 'input' ? leaf.attrs.init : { kind: 'zeros' };
-    host.set(name, given && 'shape' in given ? (given as TensorValue) : initialValue(init, t.shape, t.dtype));
+    host.set(name, given && 'shape' in given ? (given as TensorValue) : initialValue(init, t.shape, t.dtype, name));
   }
   return {
     async stateDict() {

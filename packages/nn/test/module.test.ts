@@ -142,4 +142,23 @@ describe('Graph.param default initialisation', () => {
     expect(high(attrsOf(g.param('conv', [16, 3, 5, 5]), 'param').init)).toBeCloseTo(1 / Math.sqrt(75), 12);
     expect(high(attrsOf(g.param('lin', [300, 10]), 'param').init)).toBeCloseTo(1 / Math.sqrt(300), 12);
   });
+
+  // A bad init used to give zeros (unknown kind) or NaN (uniform without bounds) silently.
+  it('rejects an unknown init kind or a uniform without valid bounds, naming the parameter', () => {
+    class Bad extends Module {
+      constructor(init: unknown) {
+        super();
+        this.registerParameter('w', [2], init as Init);
+      }
+      forward(_g: Graph, x: Tensor): Tensor {
+        return x;
+      }
+    }
+    expect(() => new Bad({ kind: 'xavier' }).initialState('m')).toThrow(/'m\.w'.*unknown init kind "xavier".*zeros, ones, fill, uniform, normal/);
+    expect(() => new Bad({ kind: 'uniform', seed: 1 }).initialState('m')).toThrow(/'m\.w'.*uniform init needs finite bounds/);
+    expect(() => new Bad({ kind: 'uniform', low: 1, high: 0, seed: 1 }).initialState()).toThrow(/'w'.*low <= high/);
+    expect(() => new Bad({ kind: 'uniform', low: 0, high: Number.POSITIVE_INFINITY, seed: 1 }).initialState()).toThrow(/'w'/);
+    expect(() => initialValue({ kind: 'bogus' } as unknown as Init, [1], 'f32', 'p')).toThrow(/'p'.*"bogus"/);
+    expect(new Bad({ kind: 'uniform', low: 0, high: 0, seed: 1 }).initialState().w.data).toEqual(new Float32Array(2));
+  });
 });

@@ -139,7 +139,7 @@ function uploadLeaves(
     const buffer = plan.pos.has(n.id) ? storageOf(n.id) : gpu.createBuffer({ label: `${o.label}.unused[${name}]`, size: alignedBytes(tensorBytes(n)), usage: storageUsage() });
     if (!plan.pos.has(n.id)) o.buffers.push(buffer);
     const given = o.initialState?.[name];
-    const init = given ?? initialValue(n.attrs.init, n.shape, n.dtype);
+    const init = given ?? initialValue(n.attrs.init, n.shape, n.dtype, name);
     const data = toDeviceData(name, n, init);
     const offset = plan.pos.has(n.id) ? offsetIn(plan, n.id) : 0;
     gpu.queue.writeBuffer(buffer, offset, data.buffer, data.byteOffset, data.byteLength);

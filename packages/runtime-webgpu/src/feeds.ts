@@ -44,6 +44,18 @@ export function toDeviceData(name: string, n: Node, value: FeedValue): Float32Ar
   return Int32Array.from(data);
 }
 
+/**
+ * Throws an InputError unless `feeds` is an object of named feeds (not null, an array or a bare tensor):
+ * `step(null)` was a bare TypeError from `Object.keys`. `expected()` lists the inputs (called only on failure).
+ */
+export function checkFeedsObject(feeds: unknown, expected: () => string): void {
+  const bad = feeds === null || typeof feeds !== 'object' || Array.isArray(feeds) || ArrayBuffer.isView(feeds) || 'shape' in feeds;
+  if (bad) {
+    const got = feeds === null ? 'null' : Array.isArray(feeds) ? 'an array' : typeof feeds === 'object' ? `a ${feeds.constructor?.name ?? 'tensor'}` : typeof feeds;
+    throw new InputError('', `step expects an object of named feeds ({ name: value }), got ${got}; expected inputs: ${expected()}`);
+  }
+}
+
 /** Throws a RangeError naming the input, position, value and bound if a label or index is outside [0, bound). */
 export function checkLabels(name: string, check: IndexCheck, data: ArrayLike<number>): void {
   const { role, bound, what } = check;

@@ -12,7 +12,7 @@
 import type { TensorValue } from '@neura/ir';
 import type { CompiledStep, NamedTensor, SessionStats } from './compiledStep.js';
 import { GpuValidationError, InputError } from './errors.js';
-import { checkLabels, type FeedValue, fmtType, toDeviceData } from './feeds.js';
+import { checkFeedsObject, checkLabels, type FeedValue, fmtType, toDeviceData } from './feeds.js';
 import { DispatchTimer, checkProfilable, profileRequestFromEnv, StepProfile, writeProfileFiles } from './profiler.js';
 import { ReadbackRing } from './readbackRing.js';
 
@@ -282,6 +282,7 @@ export class Session {
   /** Checks every feed before anything is written; returns the arrays to upload (copies of the caller's), in input order. */
   private checkFeeds(feeds: Readonly<Record<string, FeedValue>>, copy = false): (Float32Array | Int32Array)[] {
     const expected = () => this.c.inputs.map((i) => `${i.name} ${fmtType(i.node)}`).join(', ') || 'none';
+    checkFeedsObject(feeds, expected);
     for (const name of Object.keys(feeds))
       if (!this.c.deadInputs.has(name) && !this.c.inputs.some((i) => i.name === name))
         throw new InputError(name, `unknown input '${name}'; expected inputs: ${expected()}`);
