@@ -89,7 +89,7 @@ describe('safetensors', () => {
     expect(Object.keys(back.tensors).sort()).toEqual(['__proto__', 'b']);
     expect(Object.getOwnPropertyDescriptor(back.tensors, '__proto__')?.value.data).toEqual(new Float32Array([7]));
     expect(Object.getPrototypeOf(back.tensors)).toBe(Object.prototype);
-    expect(back.fileDtypes.__proto__).toBe('F32');
+    expect(Object.getOwnPropertyDescriptor(back.fileDtypes, '__proto__')?.value).toBe('F32');
   });
 
   it('rejects a header that names one tensor twice', () => {
