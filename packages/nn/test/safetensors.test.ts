@@ -80,4 +80,30 @@ describe('safetensors', () => {
     new DataView(data.buffer).setBigInt64(0, 1n << 40n, true);
     expect(() => decodeSafetensors(file({ big: { dtype: 'I64', shape: [1], data_offsets: [0, 8] } }, data))).toThrowError(/I64 value 1099511627776 at index 0 does not fit in i32/);
   });
+
+  it("keeps a tensor named '__proto__' as an ordinary tensor", () => {
+    const t = tensor([1], [7]);
+    const input: Record<string, typeof t> = { b: tensor([1], [2]) };
+    Object.defineProperty(input, '__proto__', { value: t, enumerable: true }); // an own property, as JSON.parse makes
+    const back = decodeSafetensors(encodeSafetensors(input));
+    expect(Object.keys(back.tensors).sort()).toEqual(['__proto__', 'b']);
+    expect(Object.getOwnPropertyDescriptor(back.tensors, '__proto__')?.value.data).toEqual(new Float32Array([7]));
+    expect(Object.getPrototypeOf(back.tensors)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(back.fileDtypes, '__proto__')?.value).toBe('F32');
+  });
+
+  it('rejects a header that names one tensor twice', () => {
+    const f32 = new Uint8Array(new Float32Array([1]).buffer);
+    const json = '{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}, "w" :{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"__metadata__":{"w":"x"}}';
+    const h = new TextEncoder().encode(json);
+    const bytes = new Uint8Array(8 + h.length + 4);
+    new DataView(bytes.buffer).setBigUint64(0, BigInt(h.length), true);
+    bytes.set(h, 8);
+    bytes.set(f32, 8 + h.length);
+    expect(() => decodeSafetensors(bytes)).toThrow(SafetensorsError);
+    expect(() => decodeSafetensors(bytes)).toThrow(/tensor 'w' appears twice/);
+    // a name repeated only inside a value (a metadata key) is no duplicate
+    const ok = file({ w: { dtype: 'F32', shape: [1], data_offsets: [0, 4] }, __metadata__: { w: 'w' } }, f32);
+    expect(decodeSafetensors(ok).metadata).toEqual({ w: 'w' });
+  });
 });

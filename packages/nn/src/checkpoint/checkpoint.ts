@@ -6,7 +6,7 @@
 
 import { fmtShape, type Graph, type TensorValue } from '@neura/ir';
 import type { Session } from '@neura/runtime-webgpu';
-import { decodeSafetensors, encodeSafetensors, SafetensorsError } from './safetensors.js';
+import { decodeSafetensors, encodeSafetensors, SafetensorsError, setOwn } from './safetensors.js';
 
 /** The format tag written in `__metadata__.format`. */
 export const CHECKPOINT_FORMAT = 'neura-checkpoint/1';
@@ -42,7 +42,7 @@ export function encodeCheckpoint(tensors: Readonly<Record<string, TensorValue>>,
   const metadata: Record<string, string> = { format: CHECKPOINT_FORMAT, step: String(info.step), rng: JSON.stringify(info.rng ?? {}) };
   for (const [k, v] of Object.entries(info.extra ?? {})) {
     if (RESERVED.has(k)) throw new RangeError(`checkpoint: extra key '${k}' is reserved`);
-    metadata[k] = v;
+    setOwn(metadata, k, v);
   }
   return encodeSafetensors(tensors, metadata);
 }
@@ -70,7 +70,7 @@ export function readCheckpoint(bytes: Uint8Array | ArrayBuffer): Checkpoint {
   if (!rng || typeof rng !== 'object' || Object.values(rng).some((v) => typeof v !== 'number'))
     throw new SafetensorsError(`checkpoint: __metadata__.rng must map names to numbers, got ${m.rng}`);
   const extra: Record<string, string> = {};
-  for (const [k, v] of Object.entries(m)) if (!RESERVED.has(k)) extra[k] = v;
+  for (const [k, v] of Object.entries(m)) if (!RESERVED.has(k)) setOwn(extra, k, v);
   return { tensors: file.tensors, step, rng, extra };
 }
 
@@ -95,7 +95,7 @@ export async function restoreCheckpoint(target: CheckpointTarget, ckpt: Pick<Che
       problems.push(`'${name}' is ${fmtShape(v.shape)} ${v.dtype} in the checkpoint, ${fmtShape(leaf.shape)} ${leaf.dtype} in the session`);
     else writes.push([name, v]);
   }
-  if (strict) for (const name of live) if (!(name in ckpt.tensors)) problems.push(`'${name}' is missing from the checkpoint`);
+  if (strict) for (const name of live) if (!Object.hasOwn(ckpt.tensors, name)) problems.push(`'${name}' is missing from the checkpoint`);
   if (problems.length) throw new CheckpointMismatchError(problems);
   await Promise.all(writes.map(([name, v]) => target.session.writeState(name, v)));
 }

@@ -58,7 +58,7 @@ export function encodeSafetensors(tensors: Readonly<Record<string, TensorValue>>
     const n = numel(v.shape);
     if (v.data.length !== n) throw new SafetensorsError(`tensor '${name}': shape [${v.shape.join(', ')}] needs ${n} values, data has ${v.data.length}`, name);
     const bytes = n * DTYPE_BYTES[dtype];
-    header[name] = { dtype, shape: [...v.shape], data_offsets: [offset, offset + bytes] };
+    setOwn(header, name, { dtype, shape: [...v.shape], data_offsets: [offset, offset + bytes] });
     parts.push({ start: offset, value: v, dtype });
     offset += bytes;
   }
@@ -98,6 +98,9 @@ export function decodeSafetensors(input: Uint8Array | ArrayBuffer): SafetensorsF
     throw new SafetensorsError(`header is not valid UTF-8 JSON: ${(e as Error).message}`);
   }
   if (!header || typeof header !== 'object' || Array.isArray(header)) throw new SafetensorsError('header must be a JSON object');
+  // JSON.parse keeps the last of two equal keys silently: a repeated tensor name must be an error, not a lost tensor
+  const dup = duplicateTopLevelKey(new TextDecoder().decode(bytes.subarray(8, 8 + headerLen)));
+  if (dup !== undefined) throw new SafetensorsError(`tensor '${dup}' appears twice in the header`, dup);
   const dataStart = 8 + headerLen;
   const dataLen = bytes.length - dataStart;
 
@@ -108,7 +111,7 @@ export function decodeSafetensors(input: Uint8Array | ArrayBuffer): SafetensorsF
       if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new SafetensorsError('__metadata__ must be an object of strings');
       for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
         if (typeof v !== 'string') throw new SafetensorsError(`__metadata__ '${k}' must be a string, got ${JSON.stringify(v)}`);
-        metadata[k] = v;
+        setOwn(metadata, k, v);
       }
       continue;
     }
@@ -130,10 +133,38 @@ export function decodeSafetensors(input: Uint8Array | ArrayBuffer): SafetensorsF
   const tensors: Record<string, TensorValue> = {};
   const fileDtypes: Record<string, SafetensorsDType> = {};
   for (const e of entries) {
-    tensors[e.name] = decodeTensor(e.name, view, dataStart + e.begin, e.dtype, e.shape);
-    fileDtypes[e.name] = e.dtype;
+    setOwn(tensors, e.name, decodeTensor(e.name, view, dataStart + e.begin, e.dtype, e.shape));
+    setOwn(fileDtypes, e.name, e.dtype);
   }
   return { tensors, fileDtypes, metadata };
+}
+
+/** `obj[key] = value` as an own data property: a plain assignment to `__proto__` would set the prototype instead. */
+export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** The first key that occurs twice in the top-level object of `json` (already known to be valid JSON), if any. */
+function duplicateTopLevelKey(json: string): string | undefined {
+  const seen = new Set<string>();
+  let depth = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+    else if (c === '"') {
+      const start = i;
+      for (i++; json[i] !== '"'; i++) if (json[i] === '\\') i++;
+      if (depth !== 1) continue;
+      let j = i + 1;
+      while (j < json.length && (json[j] === ' ' || json[j] === '\t' || json[j] === '\n' || json[j] === '\r')) j++;
+      if (json[j] !== ':') continue; // a string value, not a key
+      const key = JSON.parse(json.slice(start, i + 1)) as string;
+      if (seen.has(key)) return key;
+      seen.add(key);
+    }
+  }
+  return undefined;
 }
 
 /** Validates one header entry against the data length; allocates nothing. */

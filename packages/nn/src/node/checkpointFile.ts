@@ -2,6 +2,7 @@
 // so a crash mid-save never leaves a truncated checkpoint behind, and a read that decodes and validates.
 // Must stay out of the browser entry (`node:` imports); re-exported only from `@neura/nn/node`.
 
+import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type Checkpoint, type CheckpointInfo, type CheckpointTarget, readCheckpoint, saveCheckpoint } from '../checkpoint/checkpoint.js';
@@ -9,17 +10,19 @@ import type { Session } from '@neura/runtime-webgpu';
 
 /** Writes bytes to `path` atomically: a temp file beside it, flushed to disk, renamed over `path`. */
 export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.tmp`);
-  const fh = await open(tmp, 'w');
+  // random bytes, not a timestamp: two saves to one path in the same millisecond must not share (and
+  // interleave into) one temp file; 'wx' fails rather than write into someone else's temp file
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(8).toString('hex')}.tmp`);
+  const fh = await open(tmp, 'wx');
   try {
     await fh.writeFile(bytes);
     await fh.sync();
-  } catch (e) {
     await fh.close();
+  } catch (e) {
+    await fh.close().catch(() => {}); // may already be closed; the write's error is the one to report
     await rm(tmp, { force: true });
     throw e;
   }
-  await fh.close();
   try {
     await rename(tmp, path);
   } catch (e) {
