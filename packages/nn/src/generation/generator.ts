@@ -113,12 +113,20 @@ export class Generator {
   }
 
   /** Streams `maxTokens` sampled token ids after `prompt` (see GenerateOptions). */
-  async *generate(prompt: readonly number[], opts: GenerateOptions): AsyncGenerator<number, void, undefined> {
+  async *generate(prompt: ArrayLike<number>, opts: GenerateOptions): AsyncGenerator<number, void, undefined> {
     checkSampling(opts);
+    // Any ArrayLike (number[], Int32Array, Uint32Array) becomes a plain number[]: `seq` grows with push/splice,
+    // which typed arrays lack (their slice is a fixed-length typed array).
+    const ids: number[] = Array.from(prompt);
+    const vocab = this.model.vocab;
+    for (let i = 0; i < ids.length; i++) {
+      const t = ids[i];
+      if (!(Number.isInteger(t) && t >= 0 && t < vocab)) throw new RangeError(`generate: prompt id ${t} at position ${i} is not an integer in the vocabulary [0, ${vocab})`);
+    }
     if (!(Number.isInteger(opts.maxTokens) && opts.maxTokens >= 0)) throw new RangeError(`generate: maxTokens must be a non-negative integer, got ${opts.maxTokens}`);
     const rng = opts.rng ?? new Rng(opts.seed ?? 0);
     const stop = new Set(opts.stop ?? []);
-    const seq = prompt.slice(Math.max(0, prompt.length - this.maxLen));
+    const seq = ids.slice(Math.max(0, ids.length - this.maxLen));
     let logits = await this.prefill(seq);
     for (let produced = 0; produced < opts.maxTokens; produced++) {
       const next = sampleToken(logits, opts, rng);
