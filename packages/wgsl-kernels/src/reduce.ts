@@ -237,7 +237,7 @@ ${step4.join('\n')}
 for (; r < ${u32Lit(o.rows)}; r = r + ${u32Lit(rl)}) { ${step1.join(' ')} }
 ${o.members.map((_, j) => `${slot(j)} = ${combine(combine(`a${j}_0`, `a${j}_1`), combine(`a${j}_2`, `a${j}_3`))};`).join('\n')}
 workgroupBarrier();
-for (var h = ${u32Lit(rl / 2)}; h > 0u; h = h >> 1u) {
+for (var h = ${u32Lit(Math.floor(rl / 2))}; h > 0u; h = h >> 1u) {
   if (rl < h) {
 ${o.members.map((_, j) => `    ${slot(j)} = ${combine(slot(j), slot(j, ` + h * ${u32Lit(lanes)}`))};`).join('\n')}
   }

@@ -193,7 +193,7 @@ export function workgroupReduceFns(wg: number, which: readonly ('sum' | 'max' | 
     return `fn wg_${w}(v: f32, lid: u32) -> f32 {
   red[lid] = v;
   workgroupBarrier();
-  for (var s = ${u32Lit(wg / 2)}; s > 0u; s = s >> 1u) {
+  for (var s = ${u32Lit(Math.floor(wg / 2))}; s > 0u; s = s >> 1u) {
     if (lid < s) { red[lid] = ${combine}; }
     workgroupBarrier();
   }
