@@ -48,8 +48,10 @@ export function toDeviceData(name: string, n: Node, value: FeedValue): Float32Ar
  * Throws an InputError unless `feeds` is an object of named feeds (not null, an array or a bare tensor):
  * `step(null)` was a bare TypeError from `Object.keys`. `expected()` lists the inputs (called only on failure).
  */
-export function checkFeedsObject(feeds: unknown, expected: () => string): void {
-  const bad = feeds === null || typeof feeds !== 'object' || Array.isArray(feeds) || ArrayBuffer.isView(feeds) || 'shape' in feeds;
+export function checkFeedsObject(feeds: unknown, expected: () => string, isInput: (name: string) => boolean = () => false): void {
+  // a bare tensor has `shape` and `data`; an object feeding inputs of those names is not one
+  const bareTensor = (f: object) => 'shape' in f && 'data' in f && !isInput('shape') && !isInput('data');
+  const bad = feeds === null || typeof feeds !== 'object' || Array.isArray(feeds) || ArrayBuffer.isView(feeds) || bareTensor(feeds);
   if (bad) {
     const got = feeds === null ? 'null' : Array.isArray(feeds) ? 'an array' : typeof feeds === 'object' ? `a ${feeds.constructor?.name ?? 'tensor'}` : typeof feeds;
     throw new InputError('', `step expects an object of named feeds ({ name: value }), got ${got}; expected inputs: ${expected()}`);

@@ -282,7 +282,7 @@ export class Session {
   /** Checks every feed before anything is written; returns the arrays to upload (copies of the caller's), in input order. */
   private checkFeeds(feeds: Readonly<Record<string, FeedValue>>, copy = false): (Float32Array | Int32Array)[] {
     const expected = () => this.c.inputs.map((i) => `${i.name} ${fmtType(i.node)}`).join(', ') || 'none';
-    checkFeedsObject(feeds, expected);
+    checkFeedsObject(feeds, expected, (name) => this.c.inputs.some((i) => i.name === name));
     for (const name of Object.keys(feeds))
       if (!this.c.deadInputs.has(name) && !this.c.inputs.some((i) => i.name === name))
         throw new InputError(name, `unknown input '${name}'; expected inputs: ${expected()}`);

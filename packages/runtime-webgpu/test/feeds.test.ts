@@ -17,5 +17,8 @@ describe('checkFeedsObject', () => {
   it('accepts an object of named feeds', () => {
     expect(() => checkFeedsObject({ x: new Float32Array(6), y: new Int32Array(2) }, expected)).not.toThrow();
     expect(() => checkFeedsObject({}, expected)).not.toThrow();
+    // inputs named `shape` and `data` are feeds, not a bare tensor
+    const feeds = { shape: new Float32Array(2), data: new Float32Array(3) };
+    expect(() => checkFeedsObject(feeds, expected, (n) => n === 'shape' || n === 'data')).not.toThrow();
   });
 });

@@ -92,14 +92,16 @@ export function decodeSafetensors(input: Uint8Array | ArrayBuffer): SafetensorsF
   const headerLen = Number(declared);
   if (headerLen < 2) throw new SafetensorsError(`header length ${headerLen} is too small for a JSON object`);
   let header: unknown;
+  let headerText = '';
   try {
-    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + headerLen)));
+    headerText = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + headerLen));
+    header = JSON.parse(headerText);
   } catch (e) {
     throw new SafetensorsError(`header is not valid UTF-8 JSON: ${(e as Error).message}`);
   }
   if (!header || typeof header !== 'object' || Array.isArray(header)) throw new SafetensorsError('header must be a JSON object');
   // JSON.parse keeps the last of two equal keys silently: a repeated tensor name must be an error, not a lost tensor
-  const dup = duplicateTopLevelKey(new TextDecoder().decode(bytes.subarray(8, 8 + headerLen)));
+  const dup = duplicateTopLevelKey(headerText);
   if (dup !== undefined) throw new SafetensorsError(`tensor '${dup}' appears twice in the header`, dup);
   const dataStart = 8 + headerLen;
   const dataLen = bytes.length - dataStart;
