@@ -13,9 +13,39 @@ import { benchGpt, buildGpt, GPT_WORKLOADS } from './workloads/gpt.js';
 import { benchMlp, MLP_WORKLOADS } from './workloads/mlp.js';
 import { stepFigures, type SyncedTiming, timeSyncedSteps } from './workloads/stepFigures.js';
 
-const { values: args } = parseArgs({
-  options: { profile: { type: 'string', default: 'local' }, out: { type: 'string' }, only: { type: 'string' }, phases: { type: 'boolean', default: false }, 'null-device': { type: 'boolean', default: false } },
-});
+const USAGE = `pnpm bench [options]: neura's workloads on this machine's WebGPU adapter, one JSON document out
+  --profile local|device  local: small sizes for the software adapter (default); device: the GPU machine's sizes
+  --out FILE              write the JSON there instead of printing it
+  --only a,b              run only workloads whose names start with one of these (matmul, mlp, gpt, cnn, egraph, …)
+  --phases                split each synced step's host time into phases (feeds, encode, submit, …)
+  --null-device           Dawn's null backend: no GPU work, every figure is host time
+  --help                  this text`;
+
+const args = (() => {
+  try {
+    return parseArgs({
+      options: {
+        profile: { type: 'string', default: 'local' },
+        out: { type: 'string' },
+        only: { type: 'string' },
+        phases: { type: 'boolean', default: false },
+        'null-device': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (e) {
+    console.error(`${(e as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (args.profile !== 'local' && args.profile !== 'device') {
+  console.error(`--profile must be 'local' or 'device', got '${args.profile}'\n\n${USAGE}`);
+  process.exit(2);
+}
 const device = args.profile === 'device';
 const only = args.only?.split(',');
 const want = (name: string) => !only || only.some((o) => name.startsWith(o));
