@@ -1,6 +1,7 @@
 // Every tensor rule is sound: for each rule, a small random graph matching its left side is loaded into an
 // e-graph, the rule runs (with the rules it builds on), extraction prefers the nodes the rules added, and the
-// rebuilt graph must agree with the original under the float64 interpreter.
+// rebuilt graph must agree with the original under the float64 interpreter, and under the float32 interpreter on
+// inputs holding IEEE special values (±0, ±Infinity, NaN, ±3.4e38, denormals): same zero signs, infinities and NaNs.
 import type { TensorRewrite } from '@neura/egraph';
 import { allRules, DagExtractor, egraphToGraph, graphToEGraph, nodeKey, Runner, SimpleScheduler, toENode } from '@neura/egraph';
 import type { Graph as GraphT, Tensor, TensorValue } from '@neura/ir';
@@ -59,25 +60,33 @@ function splitKStep(g: GraphT, r: Rnd): Tensor[] {
 
 /** One sample per rule: a graph holding the rule's left side. */
 const SAMPLES: Record<string, Sample> = {
-  'add-zero': { build: (g, r) => [g.add(mat(g, 'x', r), 0)] },
-  'add-zero-l': { build: (g, r) => [g.add(0, mat(g, 'x', r))] },
-  'sub-zero': { build: (g, r) => [g.sub(mat(g, 'x', r), 0)] },
+  'add-zero': { build: (g, r) => [g.add(mat(g, 'x', r), -0), g.add(mat(g, 'y', r), 0)] },
+  'add-zero-l': { build: (g, r) => [g.add(-0, mat(g, 'x', r)), g.add(0, mat(g, 'y', r))] },
+  'sub-zero': { build: (g, r) => [g.sub(mat(g, 'x', r), 0), g.sub(mat(g, 'y', r), -0)] },
   'mul-one': { build: (g, r) => [g.mul(mat(g, 'x', r), 1)] },
   'mul-one-l': { build: (g, r) => [g.mul(1, mat(g, 'x', r))] },
   'div-one': { build: (g, r) => [g.div(mat(g, 'x', r), 1)] },
   'neg-neg': { build: (g, r) => [g.neg(g.neg(mat(g, 'x', r)))] },
-  'mul-zero': { build: (g, r) => [g.mul(mat(g, 'x', r), 0)] },
-  'mul-zero-l': { build: (g, r) => [g.mul(g.constant(0, [1, 1]), mat(g, 'x', r))] },
   'const-fold': {
     build: (g, r) => {
       const x = mat(g, 'x', r);
-      return [g.add(x, g.mul(g.sqrt(g.constant(4)), g.constant(1.5, [1, x.shape[1]]))), g.cast(g.gt(g.constant(2, [2]), 1), 'f32')];
+      // the last two are not folded: in f32, (2^24+1)+1 is 2^24+2 stepwise but 2^24+2 folded in f64 then rounded is
+      // too, while 2^24+1 alone rounds; and 1e30·1e30 is Infinity in f32, so (1e30·1e30)/1e30 is Infinity there
+      const big = g.add(g.add(g.constant(2 ** 24), 1), 1);
+      const over = g.div(g.mul(g.constant(1e30), g.constant(1e30)), g.constant(1e30));
+      return [
+        g.add(x, g.mul(g.sqrt(g.constant(4)), g.constant(1.5, [1, x.shape[1]]))),
+        g.cast(g.gt(g.constant(2, [2]), 1), 'f32'),
+        g.add(g.mul(x, 0), big),
+        g.add(g.mul(x, 0), over),
+      ];
     },
   },
   'reduce-factor-out': {
     build: (g, r) => {
       const x = mat(g, 'x', r);
-      return [g.sum(g.neg(x), [1]), g.mean(g.mul(x, 0.25), [0], true), g.sum(g.mul(g.neg(x), g.constant(3, [1, 1])), [0, 1])];
+      // sums of x·0.5 keep their order: sum(x)·0.5 overflows where sum(x·0.5) does not
+      return [g.sum(g.neg(x), [1]), g.mean(g.neg(x), [0], true), g.sum(g.mul(x, 0.5), [0, 1]), g.sum(g.mul(g.neg(x), g.constant(3, [1, 1])), [0, 1])];
     },
   },
   'pad-add-concat': {
@@ -110,7 +119,13 @@ const SAMPLES: Record<string, Sample> = {
     prefer: ['after'],
   },
   'mul-const-right': { build: (g, r) => [g.mul(0.25, mat(g, 'x', r))] },
-  'mul-const-assoc': { build: (g, r) => [g.mul(g.mul(mat(g, 'x', r), 3), g.constant(0.5, [1]))] },
+  // (x·2)·4 → x·8 is exact; (x·3)·0.5 and (x·1e30)·1e-30 (Infinity for large x in f32) stay as they are
+  'mul-const-assoc': {
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      return [g.mul(g.mul(x, 2), g.constant(-4, [1])), g.mul(g.mul(x, 3), g.constant(0.5, [1])), g.mul(g.mul(x, 1e30), 1e-30), g.mul(g.mul(x, 0.5), 0.5)];
+    },
+  },
   'transpose-into-matmul-a': {
     build: (g, r) => {
       const a = mat(g, 'a', r);
@@ -549,7 +564,55 @@ function randomFeeds(g: GraphT, r: Rnd, positive: boolean): Record<string, Tenso
   return feeds;
 }
 
+/** IEEE special values (f32 limits, smallest denormal, signed zeros) mixed into the inputs of the f32 check. */
+const SPECIALS = [0, -0, Infinity, -Infinity, Number.NaN, 3.4e38, -3.4e38, 1e-45, -1e-45, 1, -1, 100];
+
+/** Inputs with about one f32 element in three replaced by a special value. */
+function specialFeeds(g: GraphT, r: Rnd, positive: boolean): Record<string, TensorValue> {
+  const feeds = randomFeeds(g, r, positive);
+  for (const [name, v] of Object.entries(feeds)) {
+    if (v.dtype !== 'f32') continue;
+    const data = Array.from(v.data, (x) => (r() < 0.35 ? SPECIALS[Math.floor(r() * SPECIALS.length)] : x));
+    feeds[name] = tensor(v.shape, data, v.dtype);
+  }
+  return feeds;
+}
+
+/** The IEEE class of a value: NaN, ±Infinity, ±0 or finite non-zero (signs kept). */
+const ieeeClass = (v: number): string =>
+  Number.isNaN(v) ? 'NaN' : v === Infinity ? '+Inf' : v === -Infinity ? '-Inf' : Object.is(v, -0) ? '-0' : v === 0 ? '+0' : 'finite';
+
+/** Element-wise: the same IEEE class (Object.is for zeros, NaN equals NaN), and finite values within f32 rounding. */
+function expectIeeeSame(got: ArrayLike<number>, want: ArrayLike<number>, what: string, gaps: { zeroSign?: string; nonFinite?: string } = {}): void {
+  const bad: string[] = [];
+  for (let i = 0; i < want.length && bad.length < 4; i++) {
+    const [a, b] = [got[i], want[i]];
+    if (gaps.zeroSign && a === 0 && b === 0) continue;
+    if (gaps.nonFinite && !(Number.isFinite(a) && Number.isFinite(b))) continue;
+    const same = ieeeClass(a) === ieeeClass(b) && (ieeeClass(a) !== 'finite' || Math.abs(a - b) <= 1e-5 * Math.max(Math.abs(a), Math.abs(b)) + 1e-30);
+    if (!same) bad.push(`[${i}] ${Object.is(a, -0) ? '-0' : a} vs ${Object.is(b, -0) ? '-0' : b}`);
+  }
+  expect(bad, `${what}: rewritten vs original (f32, special inputs)`).toEqual([]);
+}
+
 const byName = new Map(allRules.map((r) => [r.name, r]));
+
+/**
+ * Known, documented IEEE differences of rules kept for what they save (issue 22): which differences each may show
+ * on special inputs, and why. Everything else about their results is still checked.
+ */
+const KNOWN_IEEE_GAPS: Readonly<Record<string, { zeroSign?: string; nonFinite?: string }>> = {
+  // x + (+0) of the pads (autograd's zeros) turns −0 into +0; the concat keeps −0
+  'pad-add-concat': { zeroSign: 'the summed zero pads make −0 gradients +0; the concat keeps them' },
+  'softmax-cross-entropy-grad': {
+    zeroSign: 'the fused gradient is softmax − onehot, the unfused one adds scaled zeros',
+    nonFinite: 'an infinite logit gives NaN unfused (∞ − ∞ in log-softmax) but ±Infinity/0 fused',
+  },
+  'softmax-cross-entropy-grad-sum': {
+    zeroSign: 'as softmax-cross-entropy-grad',
+    nonFinite: 'as softmax-cross-entropy-grad',
+  },
+};
 
 /** Runs `rule` (after its helpers) on the sample and compares the rebuilt graph with the original. */
 function checkRule(rule: TensorRewrite, sample: Sample, seed: number): void {
@@ -580,6 +643,12 @@ function checkRule(rule: TensorRewrite, sample: Sample, seed: number): void {
     expect(b.outputs[k].shape).toEqual(a.outputs[k].shape);
     expect(b.outputs[k].data, `${rule.name}: output ${k}`).toBeAllclose(a.outputs[k].data, { rtol: 1e-10, atol: 1e-12 });
   }
+  const special = specialFeeds(g, r, sample.positive ?? false);
+  const a32 = interpret(g, special, state, 'f32');
+  const b32 = interpret(after, special, state, 'f32');
+  const gaps = KNOWN_IEEE_GAPS[rule.name];
+  for (const k of Object.keys(a32.updates)) expectIeeeSame(b32.updates[k].data, a32.updates[k].data, `${rule.name}: update of ${k}`, gaps);
+  for (const k of Object.keys(a32.outputs)) expectIeeeSame(b32.outputs[k].data, a32.outputs[k].data, `${rule.name}: output ${k}`, gaps);
 }
 
 describe('rule soundness against the interpreter', () => {

@@ -66,7 +66,7 @@ export const UNARY_FN: { [K in UnaryOp]: (x: number) => number } = {
   rsqrt: (x) => 1 / Math.sqrt(x),
   recip: (x) => 1 / x,
   square: (x) => x * x,
-  relu: (x) => (Math.max(x , 0)),
+  relu: (x) => (x < 0 ? 0 : x), // NaN and −0 pass through, as in PyTorch
   sigmoid: (x) => 1 / (1 + Math.exp(-x)),
   tanh: (x) => Math.tanh(x),
   sin: (x) => Math.sin(x),
@@ -84,8 +84,9 @@ export const BINARY_FN: { [K in BinaryOp]: (a: number, b: number) => number } = 
   sub: (a, b) => a - b,
   mul: (a, b) => a * b,
   div: (a, b) => a / b,
-  max: (a, b) => Math.max(a, b),
-  min: (a, b) => Math.min(a, b),
+  // PyTorch's maximum/minimum: NaN propagates, a tie gives the first operand (maximum(−0, 0) = −0; Math.max gives +0)
+  max: (a, b) => (Number.isNaN(b) ? b : a < b ? b : a),
+  min: (a, b) => (Number.isNaN(b) ? b : b < a ? b : a),
   pow: (a, b) => a ** b,
   gt: (a, b) => (a > b ? 1 : 0),
   ge: (a, b) => (a >= b ? 1 : 0),

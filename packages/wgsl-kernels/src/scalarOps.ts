@@ -9,7 +9,9 @@ import type { BinaryOp, DType, UnaryOp } from '@neura/ir';
  * - transcendental ops (exp, log, sin, cos, tanh, pow) use the GPU's builtins: WGSL allows a few ULP (sin/cos:
  *   2^-11 absolute on [-π, π]); `tanh` clamps its argument to ±10 first (tanh(±10) rounds to ±1 in f32), because
  *   some drivers return NaN for large |x|.
- * - `max`/`min` with a NaN operand are indeterminate in WGSL (JS propagates NaN).
+ * - `max`/`min`/`relu` are not WGSL's max/min (indeterminate for NaN): they propagate NaN as PyTorch does, and give
+ *   the first operand on a tie (maximum(−0, 0) = −0; relu(−0) = −0), NaN found by its bits (a compiler may assume
+ *   `x != x` false).
  * - `pow` computes exp2(b·log2|a|) with the sign fixed for a negative base and an integer exponent (odd → negative),
  *   NaN for a negative base and a non-integer exponent, 1 for b = 0 (as JS). Constant integer exponents in a
  *   pointwise expression (|c| ≤ 8) are repeated multiplication (one rounding per multiply).
@@ -32,6 +34,32 @@ fn pow_js(a: f32, b: f32) -> f32 {
     return select(m, -m, odd);
   }
   return m;
+}`,
+  max_nan: `// PyTorch's maximum: NaN if either operand is NaN, else the first operand on a tie (−0 and +0 tie); on the bits.
+fn max_nan(a: f32, b: f32) -> f32 {
+  let ua = bitcast<u32>(a);
+  let ub = bitcast<u32>(b);
+  if ((ua & 0x7fffffffu) > 0x7f800000u) { return a; }
+  if ((ub & 0x7fffffffu) > 0x7f800000u) { return b; }
+  let zeros = ((ua | ub) & 0x7fffffffu) == 0u;
+  // keys ordered as the floats (−0 below +0): integer compares, which the GLSL path's folding of a float select into
+  // max/min (llvmpipe: NaN and tie signs lost) does not touch
+  let ka = select(ua | 0x80000000u, ~ua, (ua >> 31u) == 1u);
+  let kb = select(ub | 0x80000000u, ~ub, (ub >> 31u) == 1u);
+  return bitcast<f32>(select(ua, ub, !zeros && ka < kb));
+}`,
+  min_nan: `// PyTorch's minimum: NaN if either operand is NaN, else the first operand on a tie (−0 and +0 tie); on the bits.
+fn min_nan(a: f32, b: f32) -> f32 {
+  let ua = bitcast<u32>(a);
+  let ub = bitcast<u32>(b);
+  if ((ua & 0x7fffffffu) > 0x7f800000u) { return a; }
+  if ((ub & 0x7fffffffu) > 0x7f800000u) { return b; }
+  let zeros = ((ua | ub) & 0x7fffffffu) == 0u;
+  // keys ordered as the floats (−0 below +0): integer compares, which the GLSL path's folding of a float select into
+  // max/min (llvmpipe: NaN and tie signs lost) does not touch
+  let ka = select(ua | 0x80000000u, ~ua, (ua >> 31u) == 1u);
+  let kb = select(ub | 0x80000000u, ~ub, (ub >> 31u) == 1u);
+  return bitcast<f32>(select(ua, ub, !zeros && kb < ka));
 }`,
   lowbias32: `fn lowbias32(x: u32) -> u32 {
   var h = x;
@@ -65,6 +93,11 @@ function erfF32(x: string): string {
   return `(sign(${x}) * (1.0 - ${t} * ${poly} * exp(-(${x} * ${x}))))`;
 }
 
+/** Whether an f32 expression is NaN, tested on its bits (a compiler may fold `x != x` to false). */
+function isNanF32(x: string): string {
+  return `((bitcast<u32>(${x}) & 0x7fffffffu) > 0x7f800000u)`;
+}
+
 /** A unary op on an f32 expression, as an f32 expression. */
 export function unaryF32(op: UnaryOp, x: string): string {
   switch (op) {
@@ -85,17 +118,21 @@ export function unaryF32(op: UnaryOp, x: string): string {
     case 'square':
       return `(${x} * ${x})`;
     case 'relu':
-      return `select(0.0, ${x}, ${x} > 0.0)`;
+      // NaN and −0 pass through (PyTorch); selected as bits: llvmpipe turned a float select into max(x, 0), NaN → 0
+      // negative non-zero non-NaN ⇔ bits in [0x80000001, 0xff800000]: one wrapping u32 compare
+      return `bitcast<f32>(select(bitcast<u32>(${x}), 0u, bitcast<u32>(${x}) - 0x80000001u < 0x7f800000u))`;
     case 'sigmoid':
       return `(1.0 / (1.0 + exp(-${x})))`;
     case 'tanh':
-      return `tanh(clamp(${x}, -10.0, 10.0))`;
+      // tanh(x) = x in f32 for |x| < 1e-4 (keeps −0 and denormals: llvmpipe gave 3e-8 for 1e-45) and NaN (clamp made it −1)
+      return `select(tanh(clamp(${x}, -10.0, 10.0)), ${x}, abs(${x}) < 1e-4 || ${isNanF32(x)})`;
     case 'sin':
       return `sin(${x})`;
     case 'cos':
       return `cos(${x})`;
     case 'erf':
-      return erfF32(x);
+      // erf(x) = 2x/√π in f32 for |x| < 1e-4 (keeps −0: sign(−0) is 0), NaN passes through
+      return `select(${erfF32(x)}, select(1.1283791671 * ${x}, ${x}, ${isNanF32(x)}), abs(${x}) < 1e-4 || ${isNanF32(x)})`;
     case 'gelu':
       return `(0.5 * ${x} * (1.0 + ${erfF32(`(${x} * 0.70710678)`)}))`;
     case 'geluTanh':
@@ -137,11 +174,13 @@ function binaryOf(ty: 'f32' | 'i32', op: BinaryOp, a: string, b: string): string
     case 'mul':
       return `(${a} * ${b})`;
     case 'div':
+      // a literal zero divisor is made a runtime zero of its sign: llvmpipe folded x / 0.0 to 0 (IEEE: ±Infinity, NaN)
+      if (ty === 'f32' && (b === '0.0' || b === '-0.0')) return `(${a} / bitcast<f32>((bitcast<u32>(${a}) & 0u)${b === '-0.0' ? ' | 0x80000000u' : ''}))`;
       return ty === 'f32' ? `(${a} / ${b})` : `select(${a} / ${b}, 0i, ${b} == 0i)`;
     case 'max':
-      return `max(${a}, ${b})`;
+      return ty === 'f32' ? `max_nan(${a}, ${b})` : `max(${a}, ${b})`;
     case 'min':
-      return `min(${a}, ${b})`;
+      return ty === 'f32' ? `min_nan(${a}, ${b})` : `min(${a}, ${b})`;
     case 'pow':
       return ty === 'f32' ? `pow_js(${a}, ${b})` : `i32(pow_js(f32(${a}), f32(${b})))`;
     case 'gt':

@@ -148,7 +148,8 @@ export function mapChildren(node: ENode, f: (id: Id) => Id): ENode {
 
 /** True when two data values are structurally equal (by canonical key). */
 export function dataEquals(a: NodeData | undefined, b: NodeData | undefined): boolean {
-  if (a === b) return true;
+  // `===` holds for 0 and -0: numbers compare by Object.is, or a pattern's 0 would match a -0 constant
+  if (a === b && (typeof a !== 'number' || Object.is(a, b))) return true;
   return dataKey(a) === dataKey(b);
 }
 

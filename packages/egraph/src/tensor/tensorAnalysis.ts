@@ -41,23 +41,47 @@ const fmtType = (t: TensorInfo) => `${fmtShape(t.shape)}:${t.dtype}`;
  */
 const foldable = (v: number | undefined): number | undefined => (v !== undefined && Number.isFinite(v) && !Object.is(v, -0) ? v : undefined);
 
-/** The constant a node evaluates to when its operands are constants, following the interpreter's rules. */
-function constantOf(ir: IrOp, kids: readonly TensorInfo[], out: TensorType): number | undefined {
-  if (ir.op === 'const') return foldable(ir.attrs.value);
+/** Rounding of float64 and of float32 arithmetic (the interpreter's two precisions). */
+const ROUND_F64 = (x: number) => x;
+const ROUND_F32 = Math.fround;
+
+/** A node's value from its operands' values, every f32 result rounded by `round`, following the interpreter's rules. */
+function evalConstant(ir: IrOp, v: readonly number[], kids: readonly TensorInfo[], out: TensorType, round: (x: number) => number): number | undefined {
   const op = ir.op;
+  const f = (x: number) => (out.dtype === 'f32' ? round(x) : x);
+  if (isUnary(op)) return f(UNARY_FN[op](v[0]));
+  if (isBinary(op)) {
+    const x = BINARY_FN[op](v[0], v[1]);
+    return COMPARISON_OPS.includes(op) ? x : out.dtype === 'f32' ? round(x) : x | 0;
+  }
+  if (op === 'where') return v[0] !== 0 ? v[1] : v[2];
+  if (op === 'cast') return f(castScalar(v[0], out.dtype));
+  if (op === 'reshape' || op === 'expand' || op === 'transpose' || op === 'mean') return v[0];
+  if (op === 'reduceMax') return kids[0].shape.some((d) => d === 0) ? undefined : v[0];
+  return undefined;
+}
+
+/**
+ * The constant a node evaluates to when its operands are constants, or undefined. A class's constant must be one
+ * value in both of the interpreter's precisions: it is folded only when evaluating in float32 (Math.fround after
+ * every step, as the GPU does) gives the float64 value rounded to f32. So (2^24+1)+1 and (1e30·1e30)/1e30 (Infinity
+ * in f32) are not folded: the unfolded nodes keep their f32 results.
+ */
+function constantOf(ir: IrOp, kids: readonly TensorInfo[], out: TensorType): number | undefined {
+  if (ir.op === 'const') {
+    const v = foldable(ir.attrs.value);
+    // an f32 constant too large for f32 is Infinity there: opaque
+    return v !== undefined && out.dtype === 'f32' && !Number.isFinite(Math.fround(v)) ? undefined : v;
+  }
   const vals = kids.map((k) => k.constant);
   if (vals.length === 0 || vals.some((v) => v === undefined)) return undefined;
-  const v = vals as number[];
-  let r: number | undefined;
-  if (isUnary(op)) r = UNARY_FN[op](v[0]);
-  else if (isBinary(op)) {
-    const x = BINARY_FN[op](v[0], v[1]);
-    r = out.dtype === 'f32' || COMPARISON_OPS.includes(op) ? x : x | 0;
-  } else if (op === 'where') r = v[0] !== 0 ? v[1] : v[2];
-  else if (op === 'cast') r = castScalar(v[0], out.dtype);
-  else if (op === 'reshape' || op === 'expand' || op === 'transpose' || op === 'mean') r = v[0];
-  else if (op === 'reduceMax') r = kids[0].shape.some((d) => d === 0) ? undefined : v[0];
-  return foldable(r);
+  const v64 = vals as number[];
+  const r64 = evalConstant(ir, v64, kids, out, ROUND_F64);
+  if (r64 === undefined) return undefined;
+  const v32 = v64.map((x, i) => (kids[i].dtype === 'f32' ? Math.fround(x) : x));
+  const r32 = evalConstant(ir, v32, kids, out, ROUND_F32);
+  if (r32 === undefined || !Object.is(out.dtype === 'f32' ? Math.fround(r64) : r64, r32)) return undefined;
+  return foldable(r64);
 }
 
 /**

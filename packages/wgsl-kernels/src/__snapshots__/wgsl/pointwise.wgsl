@@ -17,7 +17,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let i1 = c1;
   let v0 = x0[o];
   let v1 = x1[i1];
-  let t0 = select(0.0, v0, v0 > 0.0);
+  let t0 = bitcast<f32>(select(bitcast<u32>(v0), 0u, bitcast<u32>(v0) - 0x80000001u < 0x7f800000u));
   let t1 = (v1 * v1 * v1);
   let t2 = (t0 + t1);
   y[o] = t2;

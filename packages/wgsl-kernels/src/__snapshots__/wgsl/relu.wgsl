@@ -12,6 +12,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let o = wid.x * 128u + lid;
   if (o >= N) { return; }
   let v0 = x0[o];
-  y[o] = select(0.0, v0, v0 > 0.0);
+  y[o] = bitcast<f32>(select(bitcast<u32>(v0), 0u, bitcast<u32>(v0) - 0x80000001u < 0x7f800000u));
 }
 
