@@ -13,7 +13,7 @@ import type { TensorValue } from '@neura/ir';
 import type { CompiledStep, NamedTensor, SessionStats } from './compiledStep.js';
 import { GpuValidationError, InputError } from './errors.js';
 import { checkFeedsObject, checkLabels, type FeedValue, fmtType, toDeviceData } from './feeds.js';
-import { DispatchTimer, checkProfilable, profileRequestFromEnv, StepProfile, writeProfileFiles } from './profiler.js';
+import { DispatchTimer, checkProfilable, profileRequestFor, StepProfile, writeProfileFiles } from './profiler.js';
 import { ReadbackRing } from './readbackRing.js';
 
 /** Options of one step. */
@@ -46,12 +46,13 @@ export class Session {
   private steps = 0;
   private disposed = false;
   private freed?: Promise<void>;
-  /** NEURA_PROFILE: which step to profile and where to write its trace. */
-  private readonly envProfile = profileRequestFromEnv();
+  /** NEURA_PROFILE: which step to profile and where to write its trace (undefined where the adapter cannot time). */
+  private readonly envProfile: ReturnType<typeof profileRequestFor>;
 
   /** @internal Use `compile`. */
   constructor(compiled: CompiledStep) {
     this.c = compiled;
+    this.envProfile = profileRequestFor(compiled.device);
     for (const t of compiled.outputs.values()) this.ringFor(t);
   }
 
