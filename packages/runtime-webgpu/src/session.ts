@@ -11,7 +11,7 @@
 
 import type { TensorValue } from '@neura/ir';
 import type { CompiledStep, NamedTensor, SessionStats } from './compiledStep.js';
-import { GpuValidationError, InputError } from './errors.js';
+import { asDeviceLoss, GpuValidationError, InputError } from './errors.js';
 import { checkFeedsObject, checkLabels, type FeedValue, fmtType, toDeviceData } from './feeds.js';
 import { DispatchTimer, checkProfilable, profileRequestFor, StepProfile, writeProfileFiles } from './profiler.js';
 import { ReadbackRing } from './readbackRing.js';
@@ -203,6 +203,8 @@ export class Session {
         if (this.disposed) throw new Error(`session '${this.c.label}' is disposed`);
         this.c.device.check();
         return await fn();
+      } catch (e) {
+        throw await asDeviceLoss(e, this.c.device); // a device lost mid-call aborts its mappings: say so
       } finally {
         this.queued--; // before `run` settles, so a step called right after it sees an idle queue
       }
@@ -361,7 +363,11 @@ export class Session {
     const mapped = new Map(names.map((n, k) => [n, this.ringFor(this.c.outputs.get(n) as NamedTensor).arm(slots[k].index)]));
     const collect = async (which: readonly string[]) => {
       const out: Record<string, TensorValue> = {};
-      for (const n of which) out[n] = await (mapped.get(n) as Promise<TensorValue>);
+      try {
+        for (const n of which) out[n] = await (mapped.get(n) as Promise<TensorValue>);
+      } catch (e) {
+        throw await asDeviceLoss(e, device);
+      }
       return out;
     };
     const fetched = fetchNames.length ? collect(fetchNames) : undefined;
