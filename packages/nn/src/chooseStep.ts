@@ -8,6 +8,7 @@
 import { type CostOptions, type OptimizeReport, optimize } from '@neura/egraph';
 import { type Graph, hashName, interpret, type OpKind, printGraph, type TensorValue, tensor } from '@neura/ir';
 import { adapterKey, capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session } from '@neura/runtime-webgpu';
+import { keepDeclaredInputs } from './declaredInputs.js';
 import { TrainingStepError } from './errors.js';
 
 /** A candidate plan: the step optimized with these cost figures (or not optimized at all). */
@@ -107,7 +108,7 @@ interface Plan {
 function planOf(step: Graph, c: Candidate, device: NeuraDevice, customKernelOps: ReadonlySet<OpKind>, precision?: Precision): Plan {
   if (c.optimize === false) return { candidate: c, graph: step };
   const { graph, report } = optimize(step, { limits: capsFor(device, precision), customKernelOps, ...(c.cost ? { cost: c.cost } : {}), ...(c.withoutRules ? { withoutRules: c.withoutRules } : {}) });
-  return { candidate: c, graph, report };
+  return { candidate: c, graph: keepDeclaredInputs(graph, step), report };
 }
 
 /**

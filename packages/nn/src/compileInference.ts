@@ -6,6 +6,8 @@ import { type OptimizeReport, optimize } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session, type TuneMatmulResult } from '@neura/runtime-webgpu';
 import { type MatmulTuning, registeredKernelOps } from '@neura/wgsl-kernels';
+import { keepDeclaredInputs } from './declaredInputs.js';
+import { TrainingStepError } from './errors.js';
 import { type AutotuneOptions, matmulTuningFor } from './matmulAutotune.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
@@ -24,6 +26,11 @@ export interface InferenceOptions {
   shippedMatmulTuning?: boolean;
   /** Tune the graph's matmul shapes before compiling, cached per adapter; see `TrainingOptions.autotune`. */
   autotune?: AutotuneOptions;
+  /**
+   * Bytes the forward pass may allocate on the device, met by the optimizer (a memory-aware schedule) or refused
+   * with a MemoryBudgetError naming the smallest plan found; see `TrainingOptions.memoryBudget`. Needs the optimizer.
+   */
+  memoryBudget?: number;
 }
 
 /** A compiled forward pass. */
@@ -55,8 +62,11 @@ export async function compileInference(model: Graph, opts: InferenceOptions): Pr
   const modelTypes = graphStateTypes(graph);
   let g = graph;
   let report: OptimizeReport | undefined;
+  if (opts.optimize === false && opts.memoryBudget !== undefined) throw new TrainingStepError('compileInference: memoryBudget is met by the optimizer; it cannot be combined with optimize: false');
   if (opts.optimize !== false) {
-    ({ graph: g, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps() }));
+    const budget = opts.memoryBudget === undefined ? {} : { memoryBudget: opts.memoryBudget };
+    ({ graph: g, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps(), ...budget }));
+    keepDeclaredInputs(g, graph);
   }
   const { tuning, autotuned } = await matmulTuningFor(g, opts.device, opts, 'compileInference');
   const session = await compile(g, opts.device, { initialState: compilableState(opts.initialState, modelTypes, g), label: 'inference', precision: opts.precision, shippedMatmulTuning: opts.shippedMatmulTuning, ...(tuning ? { matmulTuning: tuning } : {}) });

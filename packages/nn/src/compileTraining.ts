@@ -13,6 +13,7 @@ import { chooseStep, type Measurement, type MeasureOptions } from './chooseStep.
 import { type MatmulTuning, registeredKernelOps } from '@neura/wgsl-kernels';
 import { type AutotuneOptions, matmulTuningFor } from './matmulAutotune.js';
 import { anomalyStep } from './anomaly.js';
+import { keepDeclaredInputs } from './declaredInputs.js';
 import { TrainingStepError } from './errors.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
@@ -238,6 +239,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
     if (opts.optimize !== false) {
       const budget = opts.memoryBudget === undefined ? {} : { memoryBudget: opts.memoryBudget };
       ({ graph: step, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps(), ...budget })); // the device's limits; prints its report under NEURA_DEBUG
+      keepDeclaredInputs(step, graph);
     }
     ({ tuning, autotuned } = await matmulTuningFor(step, device, opts, 'compileTraining'));
     session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step', precision: opts.precision, shippedMatmulTuning: opts.shippedMatmulTuning, ...(tuning ? { matmulTuning: tuning } : {}) });

@@ -3,6 +3,6 @@
 // Add a Node-only helper as a file under `src/node/` and name it in this list.
 
 export { loadMnist } from './node/loadMnist.js';
-export { loadCheckpointFile, saveCheckpointFile, writeFileAtomic } from './node/checkpointFile.js';
+export { cleanStaleTemps, loadCheckpointFile, saveCheckpointFile, writeFileAtomic } from './node/checkpointFile.js';
 export { fileDecisionCache } from './node/decisionCacheFile.js';
 export { fileTuningCache, tuningCachePath } from './node/tuningCacheFile.js';

@@ -51,10 +51,26 @@ export class DeviceLostError extends Error {
   override readonly name = 'DeviceLostError';
   /** `GPUDeviceLostInfo.reason`: `destroyed` or `unknown`. */
   readonly reason: string;
-  constructor(reason: string, message: string) {
-    super(`WebGPU device lost (${reason})${message ? `: ${message}` : ''}`);
+  constructor(reason: string, message: string, options?: ErrorOptions) {
+    super(`WebGPU device lost (${reason})${message ? `: ${message}` : ''}`, options);
     this.reason = reason;
   }
+}
+
+/** How long a failed mapping waits for `device.lost` to say whether the device went away (it settles a little later). */
+const LOSS_GRACE_MS = 100;
+
+/**
+ * The error a call should surface for `e`: a mapping aborted because the device was destroyed or lost mid-call
+ * (Dawn rejects `mapAsync` with a bare AbortError/OperationError, before `device.lost` settles) becomes the
+ * DeviceLostError it is, with `e` as its cause; any other error is returned unchanged, at once.
+ */
+export async function asDeviceLoss(e: unknown, device: { readonly gpu: GPUDevice; readonly destroyed: boolean }): Promise<unknown> {
+  const name = (e as { name?: unknown } | null)?.name;
+  if (name !== 'AbortError' && name !== 'OperationError') return e;
+  if (device.destroyed) return new DeviceLostError('destroyed', 'NeuraDevice.destroy() was called while this call ran', { cause: e });
+  const info = await Promise.race([device.gpu.lost, new Promise<undefined>((r) => setTimeout(r, LOSS_GRACE_MS, undefined))]);
+  return info ? new DeviceLostError(info.reason, info.message, { cause: e }) : e;
 }
 
 /** Three lines of source around `line` (1-based) with a caret under `col`. */

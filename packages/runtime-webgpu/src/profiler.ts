@@ -3,7 +3,7 @@
 // is done. The results are `DispatchTiming`s (stepProfile.ts builds the table and the trace from them).
 // Profile mode is a diagnostic: it allocates its query sets and buffers per profiled step (never in plain
 // steps), and one pass per dispatch adds a few µs per dispatch of gaps (the span), not inside each dispatch.
-// Needs the `timestamp-query` feature: without it, a clear ProfilerError says so.
+// Needs the `timestamp-query` feature: without it, a clear ProfilerError says so (NEURA_PROFILE: a warning, once).
 
 import type { RecordedDispatch } from './compiledStep.js';
 import type { NeuraDevice } from './device.js';
@@ -136,6 +136,24 @@ export function profileRequestFromEnv(): { path: string; step: number } | undefi
   const step = Number(process.env.NEURA_PROFILE_STEP ?? 2);
   if (!Number.isInteger(step) || step < 0) throw new ProfilerError(`NEURA_PROFILE_STEP must be a step index ≥ 0, got '${process.env.NEURA_PROFILE_STEP}'`);
   return { path: process.env.NEURA_PROFILE, step };
+}
+
+/** Devices already told that NEURA_PROFILE cannot run on them (one warning per device, not per session). */
+const warnedUnprofilable = new WeakSet<GPUDevice>();
+
+/**
+ * NEURA_PROFILE's request for a session on `device`: undefined when unset, and also when the adapter lacks
+ * `timestamp-query` (an environment knob must not break a run that works without it): then one console.warn per
+ * device names the missing feature and the steps run unprofiled. `Session.profile()`, asked for in code, still throws.
+ */
+export function profileRequestFor(device: NeuraDevice): { path: string; step: number } | undefined {
+  const env = profileRequestFromEnv();
+  if (!env || device.features.has('timestamp-query')) return env;
+  if (!warnedUnprofilable.has(device.gpu)) {
+    warnedUnprofilable.add(device.gpu);
+    console.warn(`NEURA_PROFILE is set, but profiling is unavailable on this adapter (${device.name}): it lacks the 'timestamp-query' feature; steps run unprofiled and no trace is written to ${env.path}`);
+  }
+  return undefined;
 }
 
 /** Writes `path` (the Chrome trace) and `path` + `.md` (the table), Node only. */

@@ -11,9 +11,9 @@
 
 import type { TensorValue } from '@neura/ir';
 import type { CompiledStep, NamedTensor, SessionStats } from './compiledStep.js';
-import { GpuValidationError, InputError } from './errors.js';
+import { asDeviceLoss, GpuValidationError, InputError } from './errors.js';
 import { checkFeedsObject, checkLabels, type FeedValue, fmtType, toDeviceData } from './feeds.js';
-import { DispatchTimer, checkProfilable, profileRequestFromEnv, StepProfile, writeProfileFiles } from './profiler.js';
+import { DispatchTimer, checkProfilable, profileRequestFor, StepProfile, writeProfileFiles } from './profiler.js';
 import { ReadbackRing } from './readbackRing.js';
 
 /** Options of one step. */
@@ -46,12 +46,13 @@ export class Session {
   private steps = 0;
   private disposed = false;
   private freed?: Promise<void>;
-  /** NEURA_PROFILE: which step to profile and where to write its trace. */
-  private readonly envProfile = profileRequestFromEnv();
+  /** NEURA_PROFILE: which step to profile and where to write its trace (undefined where the adapter cannot time). */
+  private readonly envProfile: ReturnType<typeof profileRequestFor>;
 
   /** @internal Use `compile`. */
   constructor(compiled: CompiledStep) {
     this.c = compiled;
+    this.envProfile = profileRequestFor(compiled.device);
     for (const t of compiled.outputs.values()) this.ringFor(t);
   }
 
@@ -202,6 +203,8 @@ export class Session {
         if (this.disposed) throw new Error(`session '${this.c.label}' is disposed`);
         this.c.device.check();
         return await fn();
+      } catch (e) {
+        throw await asDeviceLoss(e, this.c.device); // a device lost mid-call aborts its mappings: say so
       } finally {
         this.queued--; // before `run` settles, so a step called right after it sees an idle queue
       }
@@ -360,7 +363,11 @@ export class Session {
     const mapped = new Map(names.map((n, k) => [n, this.ringFor(this.c.outputs.get(n) as NamedTensor).arm(slots[k].index)]));
     const collect = async (which: readonly string[]) => {
       const out: Record<string, TensorValue> = {};
-      for (const n of which) out[n] = await (mapped.get(n) as Promise<TensorValue>);
+      try {
+        for (const n of which) out[n] = await (mapped.get(n) as Promise<TensorValue>);
+      } catch (e) {
+        throw await asDeviceLoss(e, device);
+      }
       return out;
     };
     const fetched = fetchNames.length ? collect(fetchNames) : undefined;

@@ -3,6 +3,9 @@
 // feeds the token, its position and the additive mask, reads the logits and samples. `generate` streams
 // token ids as an async iterator. When the cache is full it restarts from the last half of the tokens
 // (nanoGPT crops to its block size the same way, recomputing). Must not recompile per token.
+// Streams are independent: several `generate` iterations may interleave on one generator. The cache holds one
+// stream's tokens at a time (`owner`); a stream that resumes after another wrote it re-runs its own tokens first
+// (a prefill), and cache updates run one at a time (`exclusive`), so no stream ever reads another's K/V.
 
 import { f32Data, GraphError, Graph, type Tensor, type TensorValue } from '@neura/ir';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
@@ -77,6 +80,10 @@ export async function compileGenerator(model: CausalLM, opts: GeneratorOptions):
 export class Generator {
   private readonly feeds: { token: Int32Array; pos: Int32Array; mask: Float32Array };
   private readonly spec: ReadonlyMap<string, { shape: readonly number[]; dtype: TensorValue['dtype'] }>;
+  /** The stream whose tokens the KV cache holds (undefined after a `step` or `prefill` called directly). */
+  private owner?: object;
+  /** The last cache update queued: updates (a prefill, a step) run one after another, never interleaved. */
+  private lock: Promise<unknown> = Promise.resolve();
 
   /** @internal Use `compileGenerator`. */
   constructor(
@@ -97,22 +104,44 @@ export class Generator {
   }
 
   /** Feeds `token` at position `pos` (writing its K/V into the cache); returns the next-token logits if `read`. */
-  async step(token: number, pos: number, read = true): Promise<Float32Array | undefined> {
+  step(token: number, pos: number, read = true): Promise<Float32Array | undefined> {
+    return this.exclusive(null, () => this.stepCache(token, pos, read));
+  }
+
+  /** Runs `tokens` from position 0; returns the logits after the last one. */
+  prefill(tokens: readonly number[]): Promise<Float32Array> {
+    return this.exclusive(null, () => this.prefillCache(tokens));
+  }
+
+  /** Runs `fn` once every cache update queued before it is done, with the cache then belonging to `owner`. */
+  private exclusive<T>(owner: object | null, fn: (ownedBefore: boolean) => Promise<T>): Promise<T> {
+    const run = this.lock.then(() => {
+      const ownedBefore = owner !== null && this.owner === owner;
+      this.owner = owner ?? undefined;
+      return fn(ownedBefore);
+    });
+    this.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  private async stepCache(token: number, pos: number, read: boolean): Promise<Float32Array | undefined> {
     if (!(Number.isInteger(pos) && pos >= 0 && pos < this.maxLen)) throw new RangeError(`Generator.step: position ${pos} is outside the cache [0, ${this.maxLen})`);
     if (!(Number.isInteger(token) && token >= 0 && token < this.model.vocab)) throw new RangeError(`Generator.step: token ${token} is outside the vocabulary [0, ${this.model.vocab})`);
     const r = await this.session.session.step(decodeFeeds(token, pos, this.maxLen, this.feeds), read ? { read: ['logits'] } : {});
     return read ? f32Data(r.outputs.logits, 'Generator.step logits') : undefined;
   }
 
-  /** Runs `tokens` from position 0; returns the logits after the last one. */
-  async prefill(tokens: readonly number[]): Promise<Float32Array> {
+  private async prefillCache(tokens: readonly number[]): Promise<Float32Array> {
     if (tokens.length === 0) throw new RangeError('Generator: the prompt is empty (give at least one token)');
     if (tokens.length > this.maxLen) throw new RangeError(`Generator: a prompt of ${tokens.length} tokens exceeds the cache of ${this.maxLen}`);
-    for (let i = 0; i + 1 < tokens.length; i++) await this.step(tokens[i], i, false);
-    return (await this.step(tokens[tokens.length - 1], tokens.length - 1)) as Float32Array;
+    for (let i = 0; i + 1 < tokens.length; i++) await this.stepCache(tokens[i], i, false);
+    return (await this.stepCache(tokens[tokens.length - 1], tokens.length - 1, true)) as Float32Array;
   }
 
-  /** Streams `maxTokens` sampled token ids after `prompt` (see GenerateOptions). */
+  /**
+   * Streams `maxTokens` sampled token ids after `prompt` (see GenerateOptions). Streams are independent: two may
+   * interleave on one generator (each yields what it would alone); resuming after another stream costs a prefill.
+   */
   async *generate(prompt: ArrayLike<number>, opts: GenerateOptions): AsyncGenerator<number, void, undefined> {
     checkSampling(opts);
     // Any ArrayLike (number[], Int32Array, Uint32Array) becomes a plain number[]: `seq` grows with push/splice,
@@ -127,7 +156,10 @@ export class Generator {
     const rng = opts.rng ?? new Rng(opts.seed ?? 0);
     const stop = new Set(opts.stop ?? []);
     const seq = ids.slice(Math.max(0, ids.length - this.maxLen));
-    let logits = await this.prefill(seq);
+    const me = {}; // this stream, as the cache's owner
+    // the next token's logits: a step when the cache still holds this stream's tokens, else a prefill of them all
+    const advance = (next?: number) => this.exclusive(me, async (owned) => (owned && next !== undefined ? ((await this.stepCache(next, seq.length - 1, true)) as Float32Array) : this.prefillCache(seq)));
+    let logits = await advance();
     for (let produced = 0; produced < opts.maxTokens; produced++) {
       const next = sampleToken(logits, opts, rng);
       yield next;
@@ -135,8 +167,8 @@ export class Generator {
       seq.push(next);
       if (seq.length > this.maxLen) {
         seq.splice(0, seq.length - Math.max(1, Math.floor(this.maxLen / 2)));
-        logits = await this.prefill(seq);
-      } else logits = (await this.step(next, seq.length - 1)) as Float32Array;
+        logits = await advance();
+      } else logits = await advance(next);
     }
   }
 
