@@ -2,8 +2,8 @@
 // bit-identical after training steps while the others move, the optimizer keeps no state for it, the compiled
 // step runs fewer dispatches, and the session's state dict still holds it.
 
-import { Graph } from '@neura/ir';
-import { applyLora, compileTraining, mlp, type Sequential, type TrainingSession } from '@neura/nn';
+import { Graph, tensor } from '@neura/ir';
+import { applyLora, compileTraining, loadLoraStateDict, loraStateDict, mlp, type Sequential, type TrainingSession } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import { createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +49,14 @@ describe('frozen parameters on the device', () => {
     const { session, before, after } = await train(model, 3);
     for (const n of ['0.weight', '0.bias', '2.weight', '2.bias']) expect(after[n]).toEqual(before[n]);
     for (const n of ['0.lora_A.weight', '0.lora_B.weight', '2.lora_A.weight', '2.lora_B.weight']) expect(after[n]).not.toEqual(before[n]);
+    // adapters alone, in PEFT's file layout, load back into the session (the base weights keep their values)
+    const peft = loraStateDict(model, await session.stateDict(), { format: 'peft' });
+    expect(peft['base_model.model.0.lora_A.weight'].shape).toEqual([2, 6]);
+    await session.loadStateDict(loadLoraStateDict(model, { ...peft, 'base_model.model.0.lora_B.weight': tensor([8, 2], new Array(16).fill(0.5)) }, { format: 'peft' }), { strict: false });
+    const now = await session.stateDict();
+    expect(Array.from(now['0.lora_B.weight'].data)).toEqual(new Array(16).fill(0.5));
+    expect(Float32Array.from(now['0.lora_A.weight'].data)).toEqual(after['0.lora_A.weight']);
+    expect(Float32Array.from(now['0.weight'].data)).toEqual(before['0.weight']);
     session.dispose();
   });
 });

@@ -4,7 +4,7 @@
 
 import { gradByName } from '@neura/autograd';
 import { Graph, GraphError, interpret, type TensorValue, tensor } from '@neura/ir';
-import { applyLora, buildTrainingStep, Linear, loadLoraStateDict, loraStateDict, mergeLora, mlp, type Module, unmergeLora } from '@neura/nn';
+import { applyLora, buildTrainingStep, Linear, loadLoraStateDict, loraStateDict, mergeLora, mlp, type Module, Sequential, unmergeLora } from '@neura/nn';
 import { sgd } from '@neura/optim';
 import { describe, expect, it } from 'vitest';
 
@@ -94,6 +94,18 @@ describe('LoRA', () => {
     expect(Math.max(...a.map(Math.abs))).toBeLessThanOrEqual(1 / 4);
     expect(Math.max(...a.map(Math.abs))).toBeGreaterThan(0.2);
     expect(Array.from(s['0.lora_B.weight'].data).every((v) => v === 0)).toBe(true);
+  });
+
+  it('matches list targets as PEFT (the name or its last parts, Linears only), and drops the adapter input only in training', () => {
+    const m = new Sequential(mlp([3, 4]), mlp([4, 2]));
+    expect(applyLora(m, { rank: 1, dropout: 0.5, targets: ['0'] })).toEqual(['0.0', '1.0']);
+    const inputs = (train: boolean) => {
+      const g = new Graph();
+      g.output('y', m.train(train).forward(g, g.input('x', [2, 3])));
+      return g.leaves('input').map((n) => n.attrs.name);
+    };
+    expect(inputs(true)).toEqual(['x', 'dropoutOffset']);
+    expect(inputs(false)).toEqual(['x']);
   });
 
   it('rejects a bad rank, targets that match nothing, LoRA applied twice and a wrong adapter file', () => {
