@@ -149,7 +149,10 @@ export function buildTrainingStep(graph: Graph, opts: StepOptions): Node<'param'
   if (loss.shape.length !== 0) throw new TrainingStepError(`compileTraining: loss must be a scalar, got shape [${loss.shape.join(', ')}]`);
   graph.output('loss', loss);
   const params = graph.leaves('param');
-  if (params.length === 0) throw new TrainingStepError('compileTraining: the graph has no parameters to train');
+  if (params.length === 0)
+    throw new TrainingStepError(
+      'compileTraining: the graph has no parameters to train (a frozen parameter is built as state: if you froze the model with freeze() or requiresGrad(false), unfreeze() some of it before building the graph)',
+    );
   const names = params.map((p) => p.attrs.name);
   const groups = groupsOf(names, opts);
   const acc = opts.accumulate ?? 1;

@@ -4,6 +4,8 @@
 // tensor data: values live in the session that runs the graph (see stateDict.ts). Invariants: the names a
 // forward pass creates are exactly `namedParameters()` / `namedBuffers()` under that prefix; `training` picks
 // which graph forward builds (train and eval graphs are separate and share leaf names, hence values).
+// Freezing (`freeze`, `requiresGrad(false)`) builds a parameter as a `state` leaf under the same name: no
+// gradient, no optimizer state, its backward pruned; it stays in `namedParameters()` and in every state dict.
 
 import { type DType, GraphError, type Graph, hashName, type Init, initialValue, type Shape, type Tensor, type TensorValue } from '@neura/ir';
 
@@ -13,6 +15,8 @@ export interface LeafSpec {
   readonly dtype: DType;
   /** First value; for `uniform`/`normal` the seed used is `seed + hashName(fullName)`, so every leaf differs. */
   readonly init: Init;
+  /** False for a frozen parameter (PyTorch's `requires_grad`); absent means trainable (buffers: not applicable). */
+  readonly requiresGrad?: boolean;
 }
 
 /** Joins a parameter name to its owner's prefix. */
@@ -35,6 +39,8 @@ export abstract class Module {
   private readonly params = new Map<string, LeafSpec>();
   private readonly bufs = new Map<string, LeafSpec>();
   private readonly mods = new Map<string, Module>();
+  /** Local names of this module's frozen parameters (built as state leaves). */
+  private readonly frozen = new Set<string>();
 
   /** Adds this layer's nodes for input `x`; `prefix` names its parameters (`prefix.weight`). */
   abstract forward(g: Graph, x: Tensor, prefix?: string): Tensor;
@@ -63,7 +69,8 @@ export abstract class Module {
   protected param(g: Graph, prefix: string | undefined, name: string): Tensor {
     const spec = this.params.get(name);
     if (!spec) throw new GraphError(`${this.constructor.name}: no parameter '${name}' was registered (have: ${[...this.params.keys()].join(', ') || 'none'})`, 'Module');
-    return leaf(g, 'param', paramName(prefix, name), spec);
+    // a frozen parameter is a state leaf of the same name and init: autograd never reaches it, no optimizer sees it
+    return leaf(g, this.frozen.has(name) ? 'state' : 'param', paramName(prefix, name), spec);
   }
 
   /** The graph leaf of a registered buffer under `prefix` (reused if this graph already has it). */
@@ -94,8 +101,37 @@ export abstract class Module {
 
   /** Every parameter of the tree by full dotted name, in registration order (a shared module once). */
   namedParameters(prefix = ''): [string, LeafSpec][] {
-    return this.collect(prefix, (m) => m.params);
+    return this.collect(prefix, (m) => new Map([...m.params].map(([n, s]) => [n, m.frozen.has(n) ? { ...s, requiresGrad: false } : s])));
   }
+
+  /**
+   * Sets whether every parameter of this module and its descendants is trained (PyTorch's `requires_grad_`);
+   * returns this. Takes effect in graphs built afterwards.
+   */
+  requiresGrad(requires = true): this {
+    for (const [, m] of this.namedModules()) for (const n of m.params.keys()) m.setFrozen(n, !requires);
+    return this;
+  }
+
+  /**
+   * Freezes parameters: with no argument the whole tree; else each name is a submodule's dotted path
+   * (`'transformer.h.0'`, its whole subtree) or one parameter's full name (`'fc1.bias'`). Returns this.
+   */
+  freeze(...names: string[]): this {
+    return this.setRequiresGrad(names, false, 'freeze');
+  }
+
+  /** Undoes `freeze`: the whole tree with no argument, else the named submodules or parameters. Returns this. */
+  unfreeze(...names: string[]): this {
+    return this.setRequiresGrad(names, true, 'unfreeze');
+  }
+
+  /** Whether the parameter of this full dotted name is trained (false once frozen); throws for an unknown name. */
+  parameterRequiresGrad(name: string): boolean {
+    const [owner, local] = this.ownerOf(name, 'parameterRequiresGrad');
+    return !owner.frozen.has(local);
+  }
+
 
   /** Every buffer of the tree by full dotted name. */
   namedBuffers(prefix = ''): [string, LeafSpec][] {
@@ -125,9 +161,39 @@ export abstract class Module {
     return this.train(false);
   }
 
-  /** Number of trainable scalars. */
-  parameterCount(): number {
-    return this.namedParameters().reduce((s, [, p]) => s + p.shape.reduce((a, b) => a * b, 1), 0);
+  /** Number of parameter scalars; `{ trainable: true }` counts only those not frozen. */
+  parameterCount(opts: { trainable?: boolean } = {}): number {
+    const ps = this.namedParameters().filter(([, p]) => !opts.trainable || p.requiresGrad !== false);
+    return ps.reduce((s, [, p]) => s + p.shape.reduce((a, b) => a * b, 1), 0);
+  }
+
+  private setFrozen(local: string, frozen: boolean): void {
+    if (frozen) this.frozen.add(local);
+    else this.frozen.delete(local);
+  }
+
+  private setRequiresGrad(names: readonly string[], requires: boolean, what: string): this {
+    if (names.length === 0) return this.requiresGrad(requires);
+    const modules = new Map(this.namedModules());
+    for (const name of names) {
+      const m = modules.get(name);
+      if (m) m.requiresGrad(requires);
+      else {
+        const [owner, local] = this.ownerOf(name, what);
+        owner.setFrozen(local, !requires);
+      }
+    }
+    return this;
+  }
+
+  /** The module declaring the parameter of full name `name`, and its local name. */
+  private ownerOf(name: string, what: string): [Module, string] {
+    for (const [p, m] of this.namedModules()) for (const n of m.params.keys()) if (paramName(p, n) === name) return [m, n];
+    const mods = this.namedModules().map(([n]) => n).filter(Boolean);
+    throw new GraphError(
+      `${this.constructor.name}.${what}: '${name}' is neither a submodule nor a parameter (submodules: ${mods.join(', ') || 'none'}; parameters: ${this.namedParameters().map(([n]) => n).join(', ') || 'none'})`,
+      'Module',
+    );
   }
 
   private checkFree(name: string): void {

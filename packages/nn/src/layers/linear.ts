@@ -1,6 +1,7 @@
 // A fully connected layer y = x·W + b with W stored [in, out] (so the forward matmul needs no transpose;
 // PyTorch stores [out, in]: transpose when importing). Initialisation is PyTorch's nn.Linear default:
-// kaiming_uniform(a=√5) for the weight and U(±1/√in) for the bias, i.e. both U(±1/√in).
+// kaiming_uniform(a=√5) for the weight and U(±1/√in) for the bias, i.e. both U(±1/√in). An attached
+// `LinearAdapter` (LoRA, see lora.ts) adds its own term to the output; its modules become the Linear's children.
 
 import { GraphError, type Graph, type Init, type Tensor } from '@neura/ir';
 import { kaimingUniform, Module } from '../module.js';
@@ -19,6 +20,14 @@ export interface LinearOptions {
   biasInit?: Init;
 }
 
+/** A term added to a Linear's output (LoRA's low-rank update); its modules are registered as the Linear's children. */
+export interface LinearAdapter {
+  /** Children registered on the Linear under these names (their leaves are named `<linear>.<name>.…`). */
+  readonly modules: readonly (readonly [string, Module])[];
+  /** The term added to `x·W + b` for the Linear's input `x`, the Linear being named `prefix`. */
+  delta(g: Graph, x: Tensor, prefix: string | undefined): Tensor;
+}
+
 /** Fully connected layer: `x [..., in] → [..., out]`; leaves `weight [in, out]`, `bias [out]`. */
 export class Linear extends Module {
   constructor(
@@ -32,14 +41,29 @@ export class Linear extends Module {
     if (options.bias !== false) this.registerParameter('bias', [outFeatures], options.biasInit ?? init);
   }
 
+  private attached?: LinearAdapter;
+
+  /** The adapter attached with `attachAdapter`, if any. */
+  get adapter(): LinearAdapter | undefined {
+    return this.attached;
+  }
+
+  /** Attaches an adapter (at most one: a second is an error), registering its modules as children. */
+  attachAdapter(adapter: LinearAdapter, what = 'attachAdapter'): void {
+    if (this.attached) throw new GraphError(`Linear(${this.inFeatures}, ${this.outFeatures}).${what}: this layer already has an adapter (LoRA applied twice?)`, 'Linear');
+    for (const [name, m] of adapter.modules) this.registerModule(name, m);
+    this.attached = adapter;
+  }
+
   forward(g: Graph, x: Tensor, prefix?: string): Tensor {
     if (x.shape[x.shape.length - 1] !== this.inFeatures)
       throw new GraphError(
         `Linear(${this.inFeatures}, ${this.outFeatures}) '${prefix ?? ''}': input has ${x.shape[x.shape.length - 1]} features, expected ${this.inFeatures} (input shape [${x.shape.join(', ')}])`,
         'Linear',
       );
-    const y = g.matmul(x, this.param(g, prefix, 'weight'));
-    return this.options.bias === false ? y : g.add(y, this.param(g, prefix, 'bias'));
+    const xw = g.matmul(x, this.param(g, prefix, 'weight'));
+    const y = this.options.bias === false ? xw : g.add(xw, this.param(g, prefix, 'bias'));
+    return this.attached ? g.add(y, this.attached.delta(g, x, prefix)) : y;
   }
 }
 
