@@ -288,6 +288,47 @@ export class Graph {
     return this.node('reduceMin', [x], { axes: this.axes('reduceMin', x, axes), keepdims });
   }
 
+  /**
+   * Log-sum-exp over axes, stably: m + log Σ exp(x − m) with m the maximum, taken as 0 where it is ±∞ (as
+   * torch.logsumexp: a row of −∞ gives −∞, a +∞ entry gives +∞). Its gradient is softmax(x) (m carries none).
+   */
+  logsumexp(x: Tensor, axes: number | readonly number[], keepdims = false): Tensor {
+    const ax = this.axes('logsumexp', x, axes);
+    const m = this.reduceMax(x, ax, true);
+    const shift = this.stopGradient(this.where(this.eq(this.abs(m), Infinity), 0, m));
+    const lse = this.add(this.log(this.sum(this.exp(this.sub(x, shift)), ax, true)), shift);
+    return keepdims ? lse : this.reshape(lse, x.shape.filter((_, i) => !ax.includes(i)));
+  }
+
+  /**
+   * Inclusive prefix sum along an axis, as torch.cumsum (f32 or i32); `reverse` sums from the end. Its
+   * gradient is the reverse cumulative sum of the upstream gradient.
+   */
+  cumsum(x: Tensor, axis: number, opts: { reverse?: boolean } = {}): Tensor {
+    return this.node('cumsum', [x], { axis: this.axis('cumsum', x, axis), reverse: opts.reverse ?? false });
+  }
+
+  /**
+   * Clamps into [min, max] (either bound may be left out), as torch.clamp: NaN stays NaN, min > max gives max.
+   * The gradient is 1 where min ≤ x ≤ max (bounds included) and 0 elsewhere, NaN included (torch's
+   * clamp_backward); so `clamp(x, 0)` passes the gradient at 0 where `relu` and `max(x, 0)` do not.
+   */
+  clamp(x: Tensor, min?: number, max?: number): Tensor {
+    if (min === undefined && max === undefined) throw new GraphError('clamp: give at least one of min and max', 'clamp', userCallSite());
+    for (const [name, v] of [['min', min], ['max', max]] as const)
+      if (v !== undefined && (typeof v !== 'number' || Number.isNaN(v))) throw new GraphError(`clamp: ${name} must be a number, got ${v}`, 'clamp', userCallSite());
+    if (x.dtype === 'bool') throw new GraphError('clamp: the operand must be f32 or i32, got bool', 'clamp', userCallSite());
+    // an i32 tensor clamped to a fractional bound is promoted, as PyTorch's type promotion does
+    const t = x.dtype === 'i32' && [min, max].some((v) => v !== undefined && !Number.isInteger(v)) ? this.cast(x, 'f32') : x;
+    const c = (v: number) => this.constant(v, [], t.dtype);
+    // the branch no comparison takes is x's NaNs: a NaN constant, so that they carry no gradient (i32 has none)
+    const nanOr = (v: number) => c(t.dtype === 'f32' ? Number.NaN : v);
+    if (min !== undefined && max !== undefined && min > max) return this.where(this.eq(t, t), c(max), nanOr(max)); // torch: max everywhere
+    if (min === undefined) return this.where(this.le(t, max as number), t, this.where(this.gt(t, max as number), c(max as number), nanOr(max as number)));
+    const upper = max === undefined ? t : this.where(this.le(t, max), t, c(max));
+    return this.where(this.ge(t, min), upper, this.where(this.lt(t, min), c(min), nanOr(min)));
+  }
+
   /** Index (i32) of the first maximum along an axis (the last by default); carries no gradient. */
   argmax(x: Tensor, axis = -1, keepdims = false): Tensor {
     return this.node('argmax', [x], { axis: this.axis('argmax', x, axis), keepdims });
