@@ -323,10 +323,11 @@ export class Graph {
     const c = (v: number) => this.constant(v, [], t.dtype);
     // the branch no comparison takes is x's NaNs: a NaN constant, so that they carry no gradient (i32 has none)
     const nanOr = (v: number) => c(t.dtype === 'f32' ? Number.NaN : v);
-    if (min !== undefined && max !== undefined && min > max) return this.where(this.eq(t, t), c(max), nanOr(max)); // torch: max everywhere
     if (min === undefined) return this.where(this.le(t, max as number), t, this.where(this.gt(t, max as number), c(max as number), nanOr(max as number)));
     const upper = max === undefined ? t : this.where(this.le(t, max), t, c(max));
-    return this.where(this.ge(t, min), upper, this.where(this.lt(t, min), c(min), nanOr(min)));
+    // min > max: max everywhere (torch); x stays an operand that no element selects, so its gradient is 0, not absent
+    const below = max !== undefined && min > max ? max : min;
+    return this.where(this.ge(t, min), upper, this.where(this.lt(t, min), c(below), nanOr(below)));
   }
 
   /** Index (i32) of the first maximum along an axis (the last by default); carries no gradient. */
