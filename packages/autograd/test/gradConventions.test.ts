@@ -87,6 +87,34 @@ describe('ties and kinks match PyTorch', () => {
     expect(valueAndGrad((g, [x]) => g.reduceMax(x), T).d[0]).toBeAllclose([0, 0, 0, 0, 1 / 3, 1 / 3, 1 / 3, 0], { rtol: 1e-15, atol: 0 });
   });
 
+  it('maxAlong / minAlong send the whole gradient to the first extreme index, as torch.max(x, dim) / torch.min(x, dim)', () => {
+    // [2, 3, 2], reduced over the middle axis: ties 4/4 and 2/2, a NaN (the maximum and the minimum) and a −∞
+    const u = { shape: [2, 3, 2], data: [1, 4, 4, 2, 0, 4, Number.NaN, 1, 2, 2, Number.NEGATIVE_INFINITY, 2] };
+    const mx = valueAndGrad((g, [x]) => g.maxAlong(x, 1).values, u);
+    expectIeeeClose(mx.y, [4, 4, Number.NaN, 2]);
+    expect(mx.d[0]).toEqual([0, 1, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0]);
+    const mn = valueAndGrad((g, [x]) => g.minAlong(x, 1).values, u);
+    expectIeeeClose(mn.y, [0, 2, Number.NaN, 1]);
+    expect(mn.d[0]).toEqual([0, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0, 0]);
+    const g = new Graph();
+    const x = g.input('x', [2, 3, 2]);
+    const { indices: imax, values } = g.maxAlong(x, 1, true);
+    expect(values.shape).toEqual([2, 1, 2]);
+    g.output('imax', imax);
+    g.output('imin', g.minAlong(x, 1).indices);
+    const out = interpret(g, { x: tensor(u.shape, u.data) }).outputs;
+    expect(Array.from(out.imax.data)).toEqual([1, 0, 0, 1]);
+    expect(Array.from(out.imin.data)).toEqual([2, 1, 0, 0]);
+  });
+
+  it('maxAlong differentiates mid-graph (finite differences, distinct values)', () => {
+    const report = checkGradients((g) => {
+      const x = g.param('x', [3, 4, 2]);
+      return g.sum(g.mul(g.input('w', [3, 2]), g.exp(g.maxAlong(g.mul(x, 1.3), 1).values)));
+    });
+    expectGradientsMatch(report);
+  });
+
   it('maxPool2d sends a window gradient to its first maximum, as F.max_pool2d', () => {
     const r = valueAndGrad((g, [x]) => g.maxPool2d(x, 2), { shape: [1, 1, 2, 2], data: [1, 1, 0, 1] });
     expect(r.y).toEqual([1]);

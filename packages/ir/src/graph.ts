@@ -330,6 +330,29 @@ export class Graph {
     return this.where(this.ge(t, min), upper, this.where(this.lt(t, min), c(below), nanOr(below)));
   }
 
+  /**
+   * The maximum along an axis with its index (i32), as torch.max(x, dim): the gradient goes wholly to that index,
+   * the first maximal one (NaN counts as the maximum), where `reduceMax` (torch.amax) shares it among ties.
+   */
+  maxAlong(x: Tensor, axis = -1, keepdims = false): { values: Tensor; indices: Tensor } {
+    return this.extremeAlong('maxAlong', x, x, axis, keepdims);
+  }
+
+  /** The minimum along an axis with its index, as torch.min(x, dim): the gradient goes wholly to the first minimum. */
+  minAlong(x: Tensor, axis = -1, keepdims = false): { values: Tensor; indices: Tensor } {
+    return this.extremeAlong('minAlong', x, this.neg(x), axis, keepdims);
+  }
+
+  /** x at the first maximum of `key` along an axis, selected by a one-hot mask so that only it gets a gradient. */
+  private extremeAlong(op: string, x: Tensor, key: Tensor, axis: number, keepdims: boolean): { values: Tensor; indices: Tensor } {
+    const a = this.axis(op, x, axis);
+    const rank = x.shape.length;
+    const hot = this.oneHot(this.argmax(key, a), x.shape[a]); // the class axis last: move it back to a
+    const perm = x.shape.map((_, i) => (i < a ? i : i === a ? rank - 1 : i - 1));
+    const values = this.sum(this.where(this.gt(this.transpose(hot, perm), 0.5), x, 0), a, keepdims);
+    return { values, indices: this.argmax(key, a, keepdims) };
+  }
+
   /** Index (i32) of the first maximum along an axis (the last by default); carries no gradient. */
   argmax(x: Tensor, axis = -1, keepdims = false): Tensor {
     return this.node('argmax', [x], { axis: this.axis('argmax', x, axis), keepdims });

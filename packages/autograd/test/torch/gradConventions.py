@@ -47,3 +47,10 @@ w = torch.tensor([[1., 10., 100.], [2., 20., 200.]])
 print('cumsum(c, 1)', torch.cumsum(c, 1).tolist(), 'cumsum(c, 0)', torch.cumsum(c, 0).tolist())
 print('grad sum(w * cumsum(c, 1))', value_and_grad(lambda u: (torch.cumsum(u, 1) * w).sum(), c)[1])
 print('grad sum(w * cumsum(c, 0))', value_and_grad(lambda u: (torch.cumsum(u, 0) * w).sum(), c)[1])
+
+u = torch.tensor([[[1., 4.], [4., 2.], [0., 4.]], [[nan, 1.], [2., 2.], [-inf, 2.]]])  # [2, 3, 2]
+v, i = torch.max(u, 1)
+print('max(u, 1)', v.tolist(), i.tolist(), value_and_grad(lambda z: torch.max(z, 1).values, u)[1])
+v, i = torch.min(u, 1)
+print('min(u, 1)', v.tolist(), i.tolist(), value_and_grad(lambda z: torch.min(z, 1).values, u)[1])
+print('max(-inf row, 0)', torch.max(torch.tensor([-inf, -inf]), 0))
