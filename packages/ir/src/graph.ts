@@ -216,6 +216,7 @@ export class Graph {
   rsqrt(x: Tensor): Tensor { return this.unary('rsqrt', x); }
   recip(x: Tensor): Tensor { return this.unary('recip', x); }
   square(x: Tensor): Tensor { return this.unary('square', x); }
+  /** max(x, 0) with gradient 0 at x = 0, as torch.relu (`max(x, 0)` splits it in half there, as torch.maximum). */
   relu(x: Tensor): Tensor { return this.unary('relu', x); }
   sigmoid(x: Tensor): Tensor { return this.unary('sigmoid', x); }
   tanh(x: Tensor): Tensor { return this.unary('tanh', x); }
@@ -242,7 +243,9 @@ export class Graph {
   sub(a: TensorLike, b: TensorLike): Tensor { return this.bin('sub', a, b); }
   mul(a: TensorLike, b: TensorLike): Tensor { return this.bin('mul', a, b); }
   div(a: TensorLike, b: TensorLike): Tensor { return this.bin('div', a, b); }
+  /** Elementwise maximum, as torch.maximum: tied operands get half of the gradient each. */
   max(a: TensorLike, b: TensorLike): Tensor { return this.bin('max', a, b); }
+  /** Elementwise minimum, as torch.minimum: tied operands get half of the gradient each. */
   min(a: TensorLike, b: TensorLike): Tensor { return this.bin('min', a, b); }
   pow(a: TensorLike, b: TensorLike): Tensor { return this.bin('pow', a, b); }
   gt(a: TensorLike, b: TensorLike): Tensor { return this.bin('gt', a, b); }
@@ -278,12 +281,15 @@ export class Graph {
     return this.node('mean', [x], { axes: this.axes('mean', x, axes), keepdims });
   }
 
-  /** Maximum over axes (all by default). */
+  /**
+   * Maximum over axes (all by default), as torch.amax: the gradient is shared evenly among tied maxima (see
+   * `maxAlong` for torch.max(x, dim), which sends it to the first one).
+   */
   reduceMax(x: Tensor, axes?: number | readonly number[], keepdims = false): Tensor {
     return this.node('reduceMax', [x], { axes: this.axes('reduceMax', x, axes), keepdims });
   }
 
-  /** Minimum over axes (all by default). */
+  /** Minimum over axes (all by default), as torch.amin: the gradient is shared evenly among tied minima (see `minAlong`). */
   reduceMin(x: Tensor, axes?: number | readonly number[], keepdims = false): Tensor {
     return this.node('reduceMin', [x], { axes: this.axes('reduceMin', x, axes), keepdims });
   }
