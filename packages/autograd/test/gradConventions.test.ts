@@ -32,6 +32,15 @@ describe('clamp matches torch.clamp: NaN propagates, min > max gives max, gradie
     expect(Array.from(interpret(g, { x: tensor([5], [-3, 0, 1, 2, 5], 'i32') }).outputs.y.data)).toEqual([0, 0, 1, 2, 2]);
   });
 
+  it('promotes an i32 tensor clamped to a fractional bound to f32, as torch type promotion', () => {
+    const g = new Graph();
+    const y = g.clamp(g.input('x', [5], 'i32'), 0.5, 2);
+    g.output('y', y);
+    expect(y.dtype).toBe('f32');
+    // torch.clamp(torch.tensor([-3, 0, 1, 2, 5]), 0.5, 2) = [0.5, 0.5, 1, 2, 2]
+    expect(Array.from(interpret(g, { x: tensor([5], [-3, 0, 1, 2, 5], 'i32') }).outputs.y.data)).toEqual([0.5, 0.5, 1, 2, 2]);
+  });
+
   it('differentiates clamp mid-graph (finite differences away from the bounds)', () => {
     const report = checkGradients((g) => {
       const x = g.param('x', [3, 4]);

@@ -21,6 +21,7 @@ print('clamp(x, 1, -1)', value_and_grad(lambda t: torch.clamp(t, 1, -1), x))
 print('clamp(x, min=0)', value_and_grad(lambda t: torch.clamp(t, min=0), x))
 print('clamp(x, max=0)', value_and_grad(lambda t: torch.clamp(t, max=0), x))
 print('clamp(int, 0, 2)', torch.clamp(torch.tensor([-3, 0, 1, 2, 5]), 0, 2).tolist())
+print('clamp(int, 0.5, 2)', torch.clamp(torch.tensor([-3, 0, 1, 2, 5]), 0.5, 2).tolist())
 
 r = torch.tensor([-1., 0., 1.])
 print('relu', value_and_grad(torch.relu, r))
