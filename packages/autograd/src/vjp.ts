@@ -189,6 +189,8 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
     return [G.mul(mask, G.div(G.reshape(g, kept), ties))];
   }),
   argmax: noGradient('argmax gives i32 indices, which carry no gradient'),
+  // y_i = Σ_{j ≤ i} x_j, so dx_j = Σ_{i ≥ j} g_i: the scan the other way (an i32 cumsum is never on a gradient path)
+  cumsum: rule(({ graph: G, g, node }) => [G.cumsum(g, node.attrs.axis, { reverse: !node.attrs.reverse })]),
   reshape: rule(({ graph: G, g, inputs: [x] }) => [G.reshape(g, x.shape)]),
   transpose: rule(({ graph: G, g, node }) => {
     const inverse = new Array<number>(node.attrs.perm.length);

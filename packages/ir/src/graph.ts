@@ -216,6 +216,7 @@ export class Graph {
   rsqrt(x: Tensor): Tensor { return this.unary('rsqrt', x); }
   recip(x: Tensor): Tensor { return this.unary('recip', x); }
   square(x: Tensor): Tensor { return this.unary('square', x); }
+  /** max(x, 0) with gradient 0 at x = 0, as torch.relu (`max(x, 0)` splits it in half there, as torch.maximum). */
   relu(x: Tensor): Tensor { return this.unary('relu', x); }
   sigmoid(x: Tensor): Tensor { return this.unary('sigmoid', x); }
   tanh(x: Tensor): Tensor { return this.unary('tanh', x); }
@@ -242,7 +243,9 @@ export class Graph {
   sub(a: TensorLike, b: TensorLike): Tensor { return this.bin('sub', a, b); }
   mul(a: TensorLike, b: TensorLike): Tensor { return this.bin('mul', a, b); }
   div(a: TensorLike, b: TensorLike): Tensor { return this.bin('div', a, b); }
+  /** Elementwise maximum, as torch.maximum: tied operands get half of the gradient each. */
   max(a: TensorLike, b: TensorLike): Tensor { return this.bin('max', a, b); }
+  /** Elementwise minimum, as torch.minimum: tied operands get half of the gradient each. */
   min(a: TensorLike, b: TensorLike): Tensor { return this.bin('min', a, b); }
   pow(a: TensorLike, b: TensorLike): Tensor { return this.bin('pow', a, b); }
   gt(a: TensorLike, b: TensorLike): Tensor { return this.bin('gt', a, b); }
@@ -278,14 +281,82 @@ export class Graph {
     return this.node('mean', [x], { axes: this.axes('mean', x, axes), keepdims });
   }
 
-  /** Maximum over axes (all by default). */
+  /**
+   * Maximum over axes (all by default), as torch.amax: the gradient is shared evenly among tied maxima (see
+   * `maxAlong` for torch.max(x, dim), which sends it to the first one).
+   */
   reduceMax(x: Tensor, axes?: number | readonly number[], keepdims = false): Tensor {
     return this.node('reduceMax', [x], { axes: this.axes('reduceMax', x, axes), keepdims });
   }
 
-  /** Minimum over axes (all by default). */
+  /** Minimum over axes (all by default), as torch.amin: the gradient is shared evenly among tied minima (see `minAlong`). */
   reduceMin(x: Tensor, axes?: number | readonly number[], keepdims = false): Tensor {
     return this.node('reduceMin', [x], { axes: this.axes('reduceMin', x, axes), keepdims });
+  }
+
+  /**
+   * Log-sum-exp over axes, stably: m + log Σ exp(x − m) with m the maximum, taken as 0 where it is ±∞ (as
+   * torch.logsumexp: a row of −∞ gives −∞, a +∞ entry gives +∞). Its gradient is softmax(x) (m carries none).
+   */
+  logsumexp(x: Tensor, axes: number | readonly number[], keepdims = false): Tensor {
+    const ax = this.axes('logsumexp', x, axes);
+    const m = this.reduceMax(x, ax, true);
+    const shift = this.stopGradient(this.where(this.eq(this.abs(m), Infinity), 0, m));
+    const lse = this.add(this.log(this.sum(this.exp(this.sub(x, shift)), ax, true)), shift);
+    return keepdims ? lse : this.reshape(lse, x.shape.filter((_, i) => !ax.includes(i)));
+  }
+
+  /**
+   * Inclusive prefix sum along an axis, as torch.cumsum (f32 or i32); `reverse` sums from the end. Its
+   * gradient is the reverse cumulative sum of the upstream gradient.
+   */
+  cumsum(x: Tensor, axis: number, opts: { reverse?: boolean } = {}): Tensor {
+    return this.node('cumsum', [x], { axis: this.axis('cumsum', x, axis), reverse: opts.reverse ?? false });
+  }
+
+  /**
+   * Clamps into [min, max] (either bound may be left out), as torch.clamp: NaN stays NaN, min > max gives max.
+   * The gradient is 1 where min ≤ x ≤ max (bounds included) and 0 elsewhere, NaN included (torch's
+   * clamp_backward); so `clamp(x, 0)` passes the gradient at 0 where `relu` and `max(x, 0)` do not.
+   */
+  clamp(x: Tensor, min?: number, max?: number): Tensor {
+    if (min === undefined && max === undefined) throw new GraphError('clamp: give at least one of min and max', 'clamp', userCallSite());
+    for (const [name, v] of [['min', min], ['max', max]] as const)
+      if (v !== undefined && (typeof v !== 'number' || Number.isNaN(v))) throw new GraphError(`clamp: ${name} must be a number, got ${v}`, 'clamp', userCallSite());
+    if (x.dtype === 'bool') throw new GraphError('clamp: the operand must be f32 or i32, got bool', 'clamp', userCallSite());
+    // an i32 tensor clamped to a fractional bound is promoted, as PyTorch's type promotion does
+    const t = x.dtype === 'i32' && [min, max].some((v) => v !== undefined && !Number.isInteger(v)) ? this.cast(x, 'f32') : x;
+    const c = (v: number) => this.constant(v, [], t.dtype);
+    // the branch no comparison takes is x's NaNs: a NaN constant, so that they carry no gradient (i32 has none)
+    const nanOr = (v: number) => c(t.dtype === 'f32' ? Number.NaN : v);
+    if (min === undefined) return this.where(this.le(t, max as number), t, this.where(this.gt(t, max as number), c(max as number), nanOr(max as number)));
+    const upper = max === undefined ? t : this.where(this.le(t, max), t, c(max));
+    // min > max: max everywhere (torch); x stays an operand that no element selects, so its gradient is 0, not absent
+    const below = max !== undefined && min > max ? max : min;
+    return this.where(this.ge(t, min), upper, this.where(this.lt(t, min), c(below), nanOr(below)));
+  }
+
+  /**
+   * The maximum along an axis with its index (i32), as torch.max(x, dim): the gradient goes wholly to that index,
+   * the first maximal one (NaN counts as the maximum), where `reduceMax` (torch.amax) shares it among ties.
+   */
+  maxAlong(x: Tensor, axis = -1, keepdims = false): { values: Tensor; indices: Tensor } {
+    return this.extremeAlong('maxAlong', x, x, axis, keepdims);
+  }
+
+  /** The minimum along an axis with its index, as torch.min(x, dim): the gradient goes wholly to the first minimum. */
+  minAlong(x: Tensor, axis = -1, keepdims = false): { values: Tensor; indices: Tensor } {
+    return this.extremeAlong('minAlong', x, this.neg(x), axis, keepdims);
+  }
+
+  /** x at the first maximum of `key` along an axis, selected by a one-hot mask so that only it gets a gradient. */
+  private extremeAlong(op: string, x: Tensor, key: Tensor, axis: number, keepdims: boolean): { values: Tensor; indices: Tensor } {
+    const a = this.axis(op, x, axis);
+    const rank = x.shape.length;
+    const hot = this.oneHot(this.argmax(key, a), x.shape[a]); // the class axis last: move it back to a
+    const perm = x.shape.map((_, i) => (i < a ? i : i === a ? rank - 1 : i - 1));
+    const values = this.sum(this.where(this.gt(this.transpose(hot, perm), 0.5), x, 0), a, keepdims);
+    return { values, indices: this.argmax(key, a, keepdims) };
   }
 
   /** Index (i32) of the first maximum along an axis (the last by default); carries no gradient. */

@@ -5,7 +5,7 @@ import type { DType } from './dtype.js';
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
 import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferPool } from './inferConv.js';
 import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionGradKV, inferAttentionGradQKV, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
-import { inferArgmax, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
+import { inferArgmax, inferCumsum, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
 import { SPLIT_K_SLICE, splitKChunk } from './splitK.js';
 import { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
@@ -126,6 +126,7 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   reduceMax: reduce('reduceMax'),
   reduceMin: reduce('reduceMin'),
   argmax: inferArgmax,
+  cumsum: inferCumsum,
   reshape: (ins, a) => {
     arity('reshape', ins, 1);
     if (a.shape.some((d) => !Number.isInteger(d) || d < 0) || numel(a.shape) !== numel(ins[0].shape))

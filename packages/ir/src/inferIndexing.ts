@@ -1,5 +1,5 @@
 // Shape and dtype inference for the indexing and layout ops beyond reshape/transpose/expand: slice, pad,
-// concat, gather, scatterAdd, oneHot and argmax. Rules only check and compute types (attributes arrive
+// concat, gather, scatterAdd, oneHot, argmax and cumsum. Rules only check and compute types (attributes arrive
 // normalised from the builder); each failure names the op and the operands' shapes.
 
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
@@ -105,4 +105,13 @@ export const inferArgmax: Rule<OpAttrs['argmax']> = (ins, a) => {
   if (ins[0].shape[a.axis] === 0) fail('argmax', `axis ${a.axis} is empty`, ins);
   const shape = a.keepdims ? ins[0].shape.map((d, i) => (i === a.axis ? 1 : d)) : ins[0].shape.filter((_, i) => i !== a.axis);
   return { shape, dtype: 'i32' };
+};
+
+/** cumsum: an inclusive scan along an axis, shaped and typed as its operand (f32 or i32). */
+export const inferCumsum: Rule<OpAttrs['cumsum']> = (ins, a) => {
+  arity('cumsum', ins, 1);
+  const rank = ins[0].shape.length;
+  if (ins[0].dtype === 'bool') fail('cumsum', 'operand 0 must be f32 or i32, got bool (cast it first)', ins);
+  if (!(Number.isInteger(a.axis) && a.axis >= 0 && a.axis < rank)) fail('cumsum', `axis ${a.axis} out of range for rank ${rank}`, ins);
+  return { shape: ins[0].shape, dtype: ins[0].dtype };
 };

@@ -16,7 +16,7 @@ import {
   interpretMaxPool2dGrad,
 } from './interpretConv.js';
 import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, interpretAttentionGradKV, interpretAttentionGradQKV, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
-import { interpretArgmax, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
+import { interpretArgmax, interpretCumsum, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
 import { BINARY_FN, castScalar, evalPwExpr, type PwExpr, UNARY_FN } from './pointwiseExpr.js';
 import type { OpKind, ReduceOp, RowStat } from './ops.js';
 import { splitKChunk } from './splitK.js';
@@ -286,6 +286,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   reduceMax: (node, [x], ctx) => reduce(node, x, ctx, ...REDUCERS.reduceMax),
   reduceMin: (node, [x], ctx) => reduce(node, x, ctx, ...REDUCERS.reduceMin),
   argmax: interpretArgmax,
+  cumsum: interpretCumsum,
   reshape: (node, [x]) => ({ shape: node.shape, dtype: node.dtype, data: x.data }),
   after: (node, [x]) => ({ shape: node.shape, dtype: node.dtype, data: x.data }),
   transpose: (node, [x], ctx) => {

@@ -1,4 +1,4 @@
-// Reference semantics of the indexing ops: slice, pad, concat, gather, scatterAdd, oneHot and argmax. Each is
+// Reference semantics of the indexing ops: slice, pad, concat, gather, scatterAdd, oneHot, argmax and cumsum. Each is
 // a direct loop over output (or update) coordinates in row-major order; out-of-range indices throw a
 // RangeError naming the op, the index and its position (never a silent clamp or wrap).
 
@@ -141,6 +141,27 @@ export function interpretArgmax(node: Node<'argmax'>, [x]: readonly TensorValue[
         }
       }
       d[a * inner + b] = best;
+    }
+  return out(node, d);
+}
+
+/** cumsum: a running sum along the axis, from the start (or the end when `reverse`), rounded at every step. */
+export function interpretCumsum(node: Node<'cumsum'>, [x]: readonly TensorValue[], ctx: Ctx): TensorValue {
+  const { axis, reverse } = node.attrs;
+  const extent = x.shape[axis];
+  const inner = numel(x.shape.slice(axis + 1));
+  const outer = numel(x.shape.slice(0, axis));
+  const d = alloc(node.shape, node.dtype, ctx);
+  // i32 wraps as the GPU's i32 adds do; f32 rounds each partial sum as a sequential f32 scan
+  const round = node.dtype === 'i32' ? (v: number) => v | 0 : (v: number) => ctx.round(v);
+  for (let a = 0; a < outer; a++)
+    for (let b = 0; b < inner; b++) {
+      let acc = 0;
+      for (let k = 0; k < extent; k++) {
+        const i = (a * extent + (reverse ? extent - 1 - k : k)) * inner + b;
+        acc = round(acc + x.data[i]);
+        d[i] = acc;
+      }
     }
   return out(node, d);
 }

@@ -149,6 +149,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   reduceMax: perIn(1),
   reduceMin: perIn(1),
   argmax: perIn(1),
+  cumsum: perIn(1),
   transpose: perOut(0),
   expand: perOut(0),
   slice: perOut(0),

@@ -95,6 +95,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   reduceMax: plain('reduce'),
   reduceMin: plain('reduce'),
   argmax: plain('reduce'),
+  cumsum: plain('reduce'),
   reshape: { family: 'layout', alias: true, fused: false, indexOperands: NONE },
   after: { family: 'layout', alias: true, fused: true, indexOperands: NONE },
   transpose: plain('layout'),

@@ -100,6 +100,11 @@ export interface OtherOpAttrs {
   reduceMin: ReduceAttrs;
   /** Index (i32) of the first maximum along a normalised axis. */
   argmax: { axis: number; keepdims: boolean };
+  /**
+   * Inclusive prefix sum along a normalised axis (torch.cumsum); `reverse` sums from the end instead
+   * (y[i] = Σ_{j ≥ i} x[j]: the VJP of the forward scan).
+   */
+  cumsum: { axis: number; reverse: boolean };
   // layout
   reshape: { shape: number[] };
   /**

@@ -33,6 +33,7 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   reduceMax: (g, t) => g.reduceMax(t.i),
   reduceMin: (g, t) => raw(g, 'reduceMin', [t.f], { axes: [5], keepdims: false }),
   argmax: (g, t) => g.argmax(t.f, 2),
+  cumsum: (g, t) => g.cumsum(t.b, 1), // bool must be cast first
   reshape: (g, t) => g.reshape(t.f, [4, 2]),
   after: (g, t) => raw(g, 'after', [t.f], {}),
   transpose: (g, t) => g.transpose(t.f, [0, 0]),

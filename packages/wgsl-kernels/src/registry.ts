@@ -12,6 +12,7 @@ import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } f
 import { type BindingSource, type DeviceCaps, isSpecOf, type KernelGenerator, type KernelPlan, type KernelSpec } from './kernel.js';
 import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionGradKVKernel, attentionGradQKVKernel, attentionWithLseKernel } from './attention.js';
 import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dKernel } from './conv.js';
+import { cumsumKernel } from './cumsum.js';
 import { customKernel } from './customKernel.js';
 import { dropoutKernel } from './dropout.js';
 import { ropeKernel } from './rope.js';
@@ -45,6 +46,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   reduceMax: reduceKernel,
   reduceMin: reduceKernel,
   argmax: argmaxKernel,
+  cumsum: cumsumKernel,
   transpose: transposeKernel,
   expand: expandKernel,
   slice: sliceKernel,

@@ -29,6 +29,7 @@ const CASES: { readonly [K in GpuOp]: Case<K> | 'skip' } = {
   reduceMax: c<'reduceMax'>([[4, 6]], { axes: [1], keepdims: false }),
   reduceMin: c<'reduceMin'>([[4, 6]], { axes: [0, 1], keepdims: false }),
   argmax: c<'argmax'>([[4, 6]], { axis: 1, keepdims: false }),
+  cumsum: c<'cumsum'>([[4, 5, 3]], { axis: 1, reverse: true }),
   transpose: c<'transpose'>([[2, 3, 4]], { perm: [2, 0, 1] }),
   expand: c<'expand'>([[3, 1]], { shape: [3, 4] }),
   slice: c<'slice'>([[6, 5]], { starts: [1, 0], ends: [5, 5], steps: [2, 1] }),

@@ -517,6 +517,18 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       await check('argmax', [{ shape: [20], gen: 'small-int' }], { axis: 0, keepdims: false }, caps);
       await check('stopGradient', [{ shape: [3, 7] }], E, caps);
     });
+
+    it('cumsum scans rows in the order the interpreter sums (bit for bit), along any axis, either way', async () => {
+      const caps = await getCaps();
+      for (const reverse of [false, true]) {
+        await check('cumsum', [{ shape: [5, 9] }], { axis: 1, reverse }, caps, { exact: true });
+        await check('cumsum', [{ shape: [3, 7, 5] }], { axis: 1, reverse }, caps, { exact: true }); // axis not last
+        await check('cumsum', [{ shape: [13, 3] }], { axis: 0, reverse }, caps, { exact: true });
+        await check('cumsum', [{ shape: [131] }], { axis: 0, reverse }, caps, { exact: true }); // one long row
+        await check('cumsum', [{ shape: [2, 1, 3] }], { axis: 1, reverse }, caps, { exact: true }); // extent 1
+        await check('cumsum', [{ shape: [4, 11], dtype: 'i32' }], { axis: 1, reverse }, caps, { exact: true });
+      }
+    });
   });
 
   describe('attention, rope and dropout', () => {
@@ -903,7 +915,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmulPartials', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmulPartials', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'cumsum', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     // its one-dispatch form reads the runtime's arena layout: packages/runtime-webgpu/test/multiTensor.gpu.test.ts runs both forms
     tested.add('pointwiseMultiTensor');
     tested.add('pointwiseReduceMulti'); // several results: packages/runtime-webgpu/test/reduceMulti.gpu.test.ts checks each through compile
