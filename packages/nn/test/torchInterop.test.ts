@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { grad } from '@neura/autograd';
 import { Graph, interpret, type Tensor, type TensorValue, tensor } from '@neura/ir';
-import { decodeSafetensors, Embedding, exportTorchStateDict, GPT, type GptConfig, importTorchStateDict, MultiheadAttention, type RopeLayout, TorchImportError } from '@neura/nn';
+import { buildTrainingStep, decodeSafetensors, Embedding, exportTorchStateDict, GPT, type GptConfig, importTorchStateDict, MultiheadAttention, type RopeLayout, TorchImportError } from '@neura/nn';
+import { adam } from '@neura/optim';
 import { describe, expect, it } from 'vitest';
 
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures/torch-import.json', import.meta.url), 'utf8'));
@@ -43,6 +44,18 @@ describe('Embedding with paddingIdx, as torch.nn.Embedding', () => {
     expect(Array.from(r.outputs.out.data.slice(0, c.dim)).every((v) => v !== 0)).toBe(true); // the stored padding row
     expect(r.outputs.dw.data).toBeAllclose(c.grad, { rtol: 1e-12, atol: 1e-12 });
     expect(Array.from(r.outputs.dw.data.slice(3 * c.dim, 4 * c.dim))).toEqual([0, 0, 0]);
+  });
+
+  it('leaves the padding row unchanged through an Adam step (no weight decay), as torch does', () => {
+    const emb = new Embedding(c.num, c.dim, { paddingIdx: c.paddingIdx });
+    const g = new Graph();
+    const out = emb.forward(g, g.input('ids', [2, 3], 'i32'), 'emb');
+    buildTrainingStep(g, { loss: g.sum(g.mul(out, g.input('coef', [2, 3, c.dim]))), optimizer: adam({ lr: 0.1 }) });
+    const before = f64([c.num, c.dim], c.weight);
+    const r = interpret(g, { ids: tensor([2, 3], c.ids, 'i32'), coef: f64([2, 3, c.dim], c.coef) }, { 'emb.weight': before }, 'f64');
+    const after = r.updates['emb.weight'].data;
+    expect(Array.from(after.slice(3 * c.dim, 4 * c.dim))).toEqual(Array.from(before.data.slice(3 * c.dim, 4 * c.dim)));
+    expect(Array.from(after.slice(0, c.dim))).not.toEqual(Array.from(before.data.slice(0, c.dim))); // id 0 is used: it moves
   });
 });
 
