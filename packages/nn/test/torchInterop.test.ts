@@ -64,7 +64,7 @@ describe('a tied nanoGPT from safetensors.torch.save_model', () => {
   const config: GptConfig = { vocab: cfg.vocab_size, context: cfg.block_size, layers: cfg.n_layer, heads: cfg.n_head, width: cfg.n_embd, bias: cfg.bias, tiedHead: true };
   const tokens = JSON.parse(nano.metadata.tokens) as number[][];
 
-  function logits(model: GPT, params: Record<string, TensorValue>): Float64Array | Float32Array {
+  function logits(model: GPT, params: Record<string, TensorValue>): TensorValue['data'] {
     const g = new Graph();
     g.output('logits', model.forward(g, g.input('tokens', [2, config.context], 'i32')));
     return interpret(g, { tokens: tensor([2, config.context], tokens.flat(), 'i32') }, params, 'f64').outputs.logits.data;
