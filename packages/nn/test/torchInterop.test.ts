@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { grad } from '@neura/autograd';
 import { Graph, interpret, type Tensor, type TensorValue, tensor } from '@neura/ir';
-import { buildTrainingStep, decodeSafetensors, Embedding, exportTorchStateDict, GPT, type GptConfig, importTorchStateDict, MultiheadAttention, type RopeLayout, TorchImportError } from '@neura/nn';
+import { buildTrainingStep, decodeSafetensors, Embedding, exportTorchStateDict, GPT, type GptConfig, importTorchStateDict, Llama, MultiheadAttention, type RopeLayout, TorchImportError } from '@neura/nn';
 import { adam } from '@neura/optim';
 import { describe, expect, it } from 'vitest';
 
@@ -138,6 +138,21 @@ describe('a tied nanoGPT from safetensors.torch.save_model', () => {
     const want = (JSON.parse(nano.metadata.logits) as number[]).map((v, i) => v + bias.data[i % config.vocab]);
     expect(logits(model, params)).toBeAllclose(want, { rtol: 0, atol: 1e-6 });
     expect(() => new GPT({ ...config, headBias: true })).toThrow(/headBias needs a separate lm_head/);
+  });
+});
+
+describe('a tied Llama through export and import', () => {
+  it("round-trips an HF-layout dict holding only lm_head.weight of the tied pair, ignoring rotary_emb.inv_freq", () => {
+    const model = new Llama({ vocab: 10, layers: 1, heads: 2, width: 8, tiedHead: true });
+    const opts = model.torchImportOptions();
+    const state = model.initialState();
+    const torchDict = exportTorchStateDict(state, model, opts);
+    expect(torchDict['lm_head.weight']).toBe(torchDict['model.embed_tokens.weight']);
+    expect(Array.from(torchDict['model.layers.0.self_attn.q_proj.weight'].data)).toEqual(Array.from(transpose(state['model.layers.0.self_attn.q_proj.weight'])));
+    const { 'model.embed_tokens.weight': _, ...saved } = torchDict;
+    const back = importTorchStateDict({ ...saved, 'model.layers.0.self_attn.rotary_emb.inv_freq': tensor([2], [1, 0.1]) }, model, opts);
+    expect(Object.keys(back).sort()).toEqual(Object.keys(state).sort());
+    for (const [n, v] of Object.entries(state)) expect(Array.from(back[n].data), n).toEqual(Array.from(v.data));
   });
 });
 

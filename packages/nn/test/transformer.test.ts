@@ -118,7 +118,7 @@ describe('LLaMA-style model', () => {
 });
 
 describe('layers', () => {
-  it('Embedding with a padding index embeds it to zero and sends it no gradient', () => {
+  it('Embedding with a padding index starts that row at zero and sends it no gradient', () => {
     const g = new Graph();
     const ids = g.input('ids', [4], 'i32');
     const emb = new Embedding(5, 3, { paddingIdx: 0 });
