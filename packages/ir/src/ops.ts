@@ -15,13 +15,17 @@ export const REDUCE_OPS = ['sum', 'mean', 'reduceMax', 'reduceMin'] as const;
 /** A reduction over axes. */
 export type ReduceOp = (typeof REDUCE_OPS)[number];
 
-/** How a parameter or state tensor gets its first value. */
-export type Init =
+/**
+ * How a parameter or state tensor gets its first value; `zeroRow` then sets one row (an index along the first
+ * axis) to zero, as torch's nn.Embedding does with its padding_idx row.
+ */
+export type Init = (
   | { kind: 'zeros' }
   | { kind: 'ones' }
   | { kind: 'fill'; value: number }
   | { kind: 'uniform'; low: number; high: number; seed: number }
-  | { kind: 'normal'; mean: number; std: number; seed: number };
+  | { kind: 'normal'; mean: number; std: number; seed: number }
+) & { zeroRow?: number };
 
 /** Activation applied in a matmul epilogue. */
 export type Activation = 'none' | 'relu';

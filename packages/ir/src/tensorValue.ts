@@ -63,6 +63,9 @@ export function initialValue(init: Init, shape: Shape, dtype: DType = 'f32', nam
     if (typeof low !== 'number' || typeof high !== 'number' || !Number.isFinite(low) || !Number.isFinite(high) || low > high)
       throw new Error(`parameter '${name}': uniform init needs finite bounds with low <= high, got low=${String(low)}, high=${String(high)}`);
   }
+  const zeroRow = (init as { zeroRow?: unknown }).zeroRow;
+  if (zeroRow !== undefined && !(typeof zeroRow === 'number' && Number.isInteger(zeroRow) && shape.length > 0 && zeroRow >= 0 && zeroRow < shape[0]))
+    throw new Error(`parameter '${name}': init zeroRow ${String(zeroRow)} is not a row of [${shape.join(', ')}]`);
   const n = numel(shape);
   const data = dtype === 'f32' ? new Float32Array(n) : new Int32Array(n);
   switch (init.kind) {
@@ -90,6 +93,10 @@ export function initialValue(init: Init, shape: Shape, dtype: DType = 'f32', nam
     }
     default:
       init satisfies never;
+  }
+  if (zeroRow !== undefined) {
+    const row = n / shape[0];
+    data.fill(0, zeroRow * row, (zeroRow + 1) * row);
   }
   return { shape: [...shape], dtype, data };
 }

@@ -49,11 +49,11 @@ export {
   saveCheckpoint,
 } from './checkpoint/checkpoint.js';
 export { decodeSafetensors, encodeSafetensors, MAX_HEADER_BYTES, SafetensorsError, type SafetensorsDType, type SafetensorsFile } from './checkpoint/safetensors.js';
-export { type ExpectedTensor, importTorchStateDict, linearWeights, TorchImportError, type TorchImportOptions } from './checkpoint/torchImport.js';
+export { type ExpectedTensor, exportTorchStateDict, importTorchStateDict, linearWeights, TorchImportError, type TorchImportOptions } from './checkpoint/torchImport.js';
 export { Rng } from './rng.js';
 export { buildDecodeGraph, compileGenerator, decodeFeeds, type GenerateOptions, Generator, type GeneratorOptions } from './generation/generator.js';
 export { argmax, checkSampling, type SamplingOptions, sampleToken } from './generation/sampling.js';
-export { ATTENTION_MASK, type AttentionOptions, type DecodeContext, MultiheadAttention } from './layers/attention.js';
+export { ATTENTION_MASK, type AttentionOptions, type DecodeContext, MultiheadAttention, type RopeLayout } from './layers/attention.js';
 export { DROPOUT_OFFSET, Dropout, dropoutOffset } from './layers/dropout.js';
 export { Embedding, type EmbeddingOptions } from './layers/embedding.js';
 export { LayerNorm, type NormOptions, RMSNorm } from './layers/layerNorm.js';

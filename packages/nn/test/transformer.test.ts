@@ -107,10 +107,18 @@ describe('LLaMA-style model', () => {
     const tokens = [1, 7, 7, 2, 0, 9];
     expect(decodeLogits(m, tokens, 9)).toBeAllclose(fullLogits(m, tokens), { rtol: 1e-9, atol: 1e-9 });
   });
+
+  it('decodes with interleaved RoPE pairs exactly as its full forward pass, which differs from half-split pairs', () => {
+    const m = new Llama({ vocab: 10, layers: 1, heads: 4, kvHeads: 2, width: 16, ropeLayout: 'interleaved' });
+    const tokens = [1, 7, 7, 2, 0];
+    const full = fullLogits(m, tokens);
+    expect(decodeLogits(m, tokens, 6)).toBeAllclose(full, { rtol: 1e-9, atol: 1e-9 });
+    expect(() => expect(fullLogits(new Llama({ ...m.config, ropeLayout: 'half' }), tokens)).toBeAllclose(full, { rtol: 1e-6, atol: 1e-6 })).toThrow();
+  });
 });
 
 describe('layers', () => {
-  it('Embedding with a padding index embeds it to zero and sends it no gradient', () => {
+  it('Embedding with a padding index starts that row at zero and sends it no gradient', () => {
     const g = new Graph();
     const ids = g.input('ids', [4], 'i32');
     const emb = new Embedding(5, 3, { paddingIdx: 0 });

@@ -3,6 +3,8 @@
 // [out, in]) are transposed, and the result is checked against the shapes the model expects. Must not guess a
 // transpose from shapes alone (a square matrix would silently load wrong): the caller names them.
 // Invariant: every expected tensor is found and every torch tensor is used or explicitly ignored, or it throws.
+// Tied weights (one torch tensor under two names, e.g. nanoGPT's wte/lm_head) are one tensor here; a file may
+// hold either name or both (`safetensors.torch.save_model` keeps one name per shared storage).
 
 import { fmtShape, numel, type Shape, type TensorValue } from '@neura/ir';
 import { Linear } from '../layers/linear.js';
@@ -23,9 +25,11 @@ export interface TorchImportOptions {
   /** torch tensors that have no counterpart and are dropped on purpose (e.g. nanoGPT's `attn.bias` masks). */
   readonly ignore?: RegExp | ((torchName: string) => boolean);
   /**
-   * Allow expected tensors to be absent (they keep their initial values). Default false: a missing
-   * tensor is an error. Tied weights (one tensor under two torch names) are deduplicated by `rename`.
+   * Tied torch names: alias → canonical name (e.g. `'lm_head.weight'` → `'transformer.wte.weight'`). The file
+   * may hold either or both (then they must be equal); the value is imported under the canonical name.
    */
+  readonly tied?: Readonly<Record<string, string>>;
+  /** Allow expected tensors to be absent (they keep their initial values). Default false: a missing tensor is an error. */
   readonly partial?: boolean;
 }
 
@@ -62,7 +66,7 @@ export function importTorchStateDict(
   const out: Record<string, TensorValue> = {};
   const from: Record<string, string> = {};
   const problems: string[] = [];
-  for (const [tname, v] of Object.entries(torch)) {
+  for (const [tname, v] of Object.entries(untie(torch, opts.tied ?? {}, problems))) {
     if (ignored(tname)) continue;
     const name = mapName(tname);
     if (name === null) continue;
@@ -93,6 +97,20 @@ export function importTorchStateDict(
   return out;
 }
 
+/** The torch dict with each tied alias folded into its canonical name (both present: must be equal). */
+function untie(torch: Readonly<Record<string, TensorValue>>, tied: Readonly<Record<string, string>>, problems: string[]): Record<string, TensorValue> {
+  const out = new Map(Object.entries(torch));
+  for (const [alias, canonical] of Object.entries(tied)) {
+    const a = out.get(alias);
+    if (!a) continue;
+    const c = out.get(canonical);
+    if (c && !sameData(a, c)) problems.push(`tied torch '${canonical}' ${fmtShape(c.shape)} and '${alias}' ${fmtShape(a.shape)} differ (a tied pair must hold one tensor)`);
+    if (!c) out.set(canonical, a);
+    out.delete(alias);
+  }
+  return Object.fromEntries(out);
+}
+
 /** [a, b] → [b, a]. */
 function transpose2d(tname: string, v: TensorValue, problems: string[]): TensorValue | undefined {
   if (v.shape.length !== 2) {
@@ -110,4 +128,31 @@ function sameData(a: TensorValue, b: TensorValue): boolean {
   const n = numel(a.shape);
   for (let i = 0; i < n; i++) if (a.data[i] !== b.data[i]) return false;
   return true;
+}
+
+/**
+ * A neura state dict in PyTorch's layout, what `model.state_dict()` holds: weights named by `transposed` (default
+ * every Linear's) back to [out, in], and each tied pair's canonical tensor also under its alias, as one tensor.
+ * Names are otherwise kept (there is no reverse `rename`).
+ */
+export function exportTorchStateDict(
+  values: Readonly<Record<string, TensorValue>>,
+  model: Module,
+  opts: Pick<TorchImportOptions, 'transposed' | 'tied'> = {},
+): Record<string, TensorValue> {
+  const tr = opts.transposed ?? linearWeights(model);
+  const isTransposed = (n: string) => (typeof tr === 'function' ? tr(n) : tr.has(n));
+  const problems: string[] = [];
+  const out = new Map<string, TensorValue>();
+  for (const [name, v] of Object.entries(values)) {
+    const value = isTransposed(name) ? transpose2d(name, v, problems) : v;
+    if (value) out.set(name, value);
+  }
+  for (const [alias, canonical] of Object.entries(opts.tied ?? {})) {
+    const c = out.get(canonical);
+    if (c) out.set(alias, c);
+    else problems.push(`tied '${alias}': its canonical tensor '${canonical}' is not in the state dict`);
+  }
+  if (problems.length) throw new TorchImportError(problems);
+  return Object.fromEntries(out);
 }

@@ -4,6 +4,9 @@
 // `k_proj`, `v_proj`, `o_proj`). Two graphs from the same leaves: `forward` over a whole sequence (ir's
 // attention op, or decomposed with an additive `mask` input), and `decode` for one new token against a KV
 // cache held in state buffers (`<prefix>.cache.k/v` [B, Hkv, maxLen, D]) that the step updates in place.
+// RoPE pairs features half-split (i, i + D/2; HF LLaMA's rotate_half, ir's rope op) or interleaved (2i, 2i + 1;
+// GPT-J, Meta LLaMA): interleaved is run as half-split on q and k with each head's features reordered evens
+// then odds, which gives the same scores q·k (the same reorder of both), so the same output.
 // Invariant: decode at position t computes what forward computes for row t (tested to float tolerance).
 
 import { GraphError, type Graph, type Init, type Tensor } from '@neura/ir';
@@ -21,8 +24,8 @@ export interface AttentionOptions {
   causal?: boolean;
   /** Biases on the projections (default true). */
   bias?: boolean;
-  /** Rotary position embedding of q and k (half-split pairs, LLaMA/HF style) with this base; off when absent. */
-  rope?: { base?: number };
+  /** Rotary position embedding of q and k with this base (default 10000) and pair layout (see RopeLayout); off when absent. */
+  rope?: { base?: number; layout?: RopeLayout };
   /** Parameter layout (default 'separate'). */
   layout?: 'fused' | 'separate';
   /** ir's attention op (default) or decomposed matmul/softmax with an additive `mask` input [T, T]. */
@@ -32,6 +35,9 @@ export interface AttentionOptions {
   /** Dropout on the output (residual dropout, nanoGPT's `resid_dropout`). */
   dropout?: number;
 }
+
+/** Which features RoPE rotates together: 'half' (i, i + D/2; HF LLaMA, default) or 'interleaved' (2i, 2i + 1; GPT-J, Meta LLaMA). */
+export type RopeLayout = 'half' | 'interleaved';
 
 /** The per-step inputs of a decode graph, shared by every attention layer of a model. */
 export interface DecodeContext {
@@ -67,6 +73,8 @@ export class MultiheadAttention extends Module {
     this.heads = h;
     this.kvHeads = hkv;
     this.headDim = width / h;
+    if (options.rope?.layout !== undefined && options.rope.layout !== 'half' && options.rope.layout !== 'interleaved')
+      throw new GraphError(`MultiheadAttention: rope layout must be 'half' or 'interleaved', got '${String(options.rope.layout)}'`, 'MultiheadAttention');
     if (options.rope && this.headDim % 2 !== 0) throw new GraphError(`MultiheadAttention: rotary embeddings need an even head size, got ${this.headDim}`, 'MultiheadAttention');
     const bias = options.bias !== false;
     const normal = (std: number): Init => ({ kind: 'normal', mean: 0, std, seed: 0 });
@@ -105,8 +113,8 @@ export class MultiheadAttention extends Module {
     let kh = split(k, hkv);
     const vh = this.repeatKv(g, split(v, hkv), batch, seq);
     if (this.options.rope) {
-      qh = g.rope(qh, this.options.rope);
-      kh = g.rope(kh, this.options.rope);
+      qh = g.rope(qh, { base: this.options.rope.base });
+      kh = g.rope(kh, { base: this.options.rope.base });
     }
     kh = this.repeatKv(g, kh, batch, seq);
     const scale = 1 / Math.sqrt(d);
@@ -135,8 +143,8 @@ export class MultiheadAttention extends Module {
     const vPlaced = place(heads(v, hkv));
     let qh = heads(q, h);
     if (this.options.rope) {
-      kPlaced = g.rope(kPlaced, this.options.rope);
-      qh = g.sum(g.rope(place(qh), this.options.rope), 2, true);
+      kPlaced = g.rope(kPlaced, { base: this.options.rope.base });
+      qh = g.sum(g.rope(place(qh), { base: this.options.rope.base }), 2, true);
     }
     const keep = g.sub(1, ctx.slot);
     const cache = (name: string, placed: Tensor) => {
@@ -153,15 +161,25 @@ export class MultiheadAttention extends Module {
     return this.output(g, g.reshape(o, [batch, this.width]), prefix);
   }
 
-  /** q [N, H·D], k and v [N, Hkv·D] from rows x [N, W]. */
+  /** q [N, H·D], k and v [N, Hkv·D] from rows x [N, W] (q and k reordered for interleaved RoPE). */
   private project(g: Graph, x: Tensor, prefix?: string): { q: Tensor; k: Tensor; v: Tensor } {
     const lin = (name: string, y: Tensor) => this.linear(name).forward(g, y, paramName(prefix, name));
+    let q: Tensor;
+    let k: Tensor;
+    let v: Tensor;
     if (this.options.layout === 'fused') {
       const kvWidth = this.kvHeads * this.headDim;
-      const [q, k, v] = g.split(lin('c_attn', x), [this.width, kvWidth, kvWidth], -1);
-      return { q, k, v };
-    }
-    return { q: lin('q_proj', x), k: lin('k_proj', x), v: lin('v_proj', x) };
+      [q, k, v] = g.split(lin('c_attn', x), [this.width, kvWidth, kvWidth], -1);
+    } else [q, k, v] = [lin('q_proj', x), lin('k_proj', x), lin('v_proj', x)];
+    if (this.options.rope?.layout === 'interleaved') [q, k] = [this.evensThenOdds(g, q, this.heads), this.evensThenOdds(g, k, this.kvHeads)];
+    return { q, k, v };
+  }
+
+  /** Rows [N, n·D] with each head's features reordered (0, 2, …, D−2, 1, 3, …, D−1): interleaved pairs become half-split ones. */
+  private evensThenOdds(g: Graph, y: Tensor, n: number): Tensor {
+    const [rows] = y.shape;
+    const d = this.headDim;
+    return g.reshape(g.transpose(g.reshape(y, [rows, n, d / 2, 2]), [0, 1, 3, 2]), [rows, n * d]);
   }
 
   private output(g: Graph, o: Tensor, prefix?: string): Tensor {

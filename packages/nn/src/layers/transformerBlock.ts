@@ -6,12 +6,12 @@
 
 import { GraphError, type Graph, type Init, type Tensor } from '@neura/ir';
 import { Module, paramName } from '../module.js';
-import { type DecodeContext, MultiheadAttention } from './attention.js';
+import { type DecodeContext, MultiheadAttention, type RopeLayout } from './attention.js';
 import { Dropout } from './dropout.js';
 import { LayerNorm, RMSNorm } from './layerNorm.js';
 import { Linear } from './linear.js';
 
-/** The feed-forward part: GELU MLP (`c_fc` → GELU → `c_proj`) or SwiGLU (`down(silu(gate(x)) · up(x))`). */
+/** The feed-forward part: GELU MLP (`c_fc` → GELU, exact unless `gelu: 'tanh'` → `c_proj`) or SwiGLU (`down(silu(gate(x)) · up(x))`). */
 export class MLP extends Module {
   private readonly drop?: Dropout;
   private readonly lins = new Map<string, Linear>();
@@ -42,7 +42,7 @@ export class MLP extends Module {
     const y =
       this.options.kind === 'swiglu'
         ? lin('down_proj', g.mul(g.silu(lin('gate_proj', x)), lin('up_proj', x)))
-        : lin('c_proj', g.gelu(lin('c_fc', x), { approximate: this.options.gelu ?? 'tanh' }));
+        : lin('c_proj', g.gelu(lin('c_fc', x), { approximate: this.options.gelu ?? 'none' }));
     return this.drop ? this.drop.forward(g, y, paramName(prefix, 'dropout')) : y;
   }
 }
@@ -61,10 +61,12 @@ export interface TransformerBlockOptions {
   bias?: boolean;
   /** Norm epsilon (default 1e-5 for LayerNorm, 1e-6 for RMSNorm). */
   eps?: number;
-  /** 'gpt' only: GELU form (default 'tanh', GPT-2's). */
+  /** 'gpt' only: GELU form (default 'none', exact erf as nanoGPT's nn.GELU(); 'tanh' is GPT-2's gelu_new). */
   gelu?: 'none' | 'tanh';
   /** 'llama' only: RoPE base (default 10000). */
   ropeBase?: number;
+  /** 'llama' only: RoPE pairs, 'half' (HF, default) or 'interleaved' (Meta's original checkpoints, GPT-J). */
+  ropeLayout?: RopeLayout;
   /** Attention through ir's op (default) or decomposed with a `mask` input. */
   kernel?: 'op' | 'decomposed';
   /** Normal init std of projections, and of the two output projections (GPT-2: 0.02 and 0.02/√(2·layers)). */
@@ -102,7 +104,7 @@ export class TransformerBlock extends Module {
         kvHeads: options.kvHeads,
         bias,
         layout: llama ? 'separate' : 'fused',
-        rope: llama ? { base: options.ropeBase ?? 10000 } : undefined,
+        rope: llama ? { base: options.ropeBase ?? 10000, layout: options.ropeLayout } : undefined,
         kernel: options.kernel,
         init: options.init,
         dropout: options.dropout,

@@ -86,9 +86,9 @@ export function blockDecode(g: Graph, blocks: ModuleList, x: Tensor, ctx: Decode
   return x;
 }
 
-/** A language-model head `[width] → [vocab]` without bias, N(0, 0.02) (GPT-2 and LLaMA alike). */
-export function lmHead(width: number, vocab: number): Linear {
-  return new Linear(width, vocab, { bias: false, weightInit: { kind: 'normal', mean: 0, std: 0.02, seed: 0 } });
+/** A language-model head `[width] → [vocab]`, N(0, 0.02), without bias unless asked (GPT-2 and LLaMA alike). */
+export function lmHead(width: number, vocab: number, bias = false): Linear {
+  return new Linear(width, vocab, { bias, weightInit: { kind: 'normal', mean: 0, std: 0.02, seed: 0 }, biasInit: { kind: 'zeros' } });
 }
 
 /** Logits of rows `x`: through `head` when the model has one, else through the token table reused (tied). */

@@ -1,6 +1,7 @@
 // GPT in nanoGPT's layout (Karpathy's model.py): `transformer.wte` token and `transformer.wpe` position
 // embeddings, blocks `transformer.h.<i>` (ln_1, attn.c_attn/c_proj, ln_2, mlp.c_fc/c_proj), `transformer.ln_f`,
-// and `lm_head` (or the token table reused, `tiedHead`). GPT-2 init: N(0, 0.02), residual projections
+// and `lm_head` (or the token table reused, `tiedHead`: one tensor, `transformer.wte.weight`, that torch files may
+// name `lm_head.weight` too). MLP GELU is exact erf by default (nanoGPT's nn.GELU()). GPT-2 init: N(0, 0.02), residual projections
 // N(0, 0.02/√(2·layers)), zero biases. Built on the module tree; compiled with compileTraining like any graph.
 // Linear weights are [in, out] here and [out, in] in torch: `torchImportOptions` says which to transpose.
 
@@ -30,13 +31,15 @@ export interface GptConfig {
   readonly width: number;
   /** Grouped-query K/V heads (default `heads`). */
   readonly kvHeads?: number;
-  /** Reuse `transformer.wte` as the output head (default false: a separate `lm_head`). */
+  /** Reuse `transformer.wte` as the output head (default false: a separate `lm_head`); nanoGPT ties them. */
   readonly tiedHead?: boolean;
+  /** A bias on `lm_head` (default false, as nanoGPT; not with `tiedHead`). */
+  readonly headBias?: boolean;
   /** Biases in Linear and LayerNorm (default true). */
   readonly bias?: boolean;
   /** Dropout on embeddings and residual branches in training mode (default 0). */
   readonly dropout?: number;
-  /** GELU form (default 'tanh', GPT-2's; nanoGPT's nn.GELU() is 'none'). */
+  /** GELU form: 'none' (default) is exact erf, nanoGPT's and PyTorch's nn.GELU(); 'tanh' is HF gpt2's gelu_new. */
   readonly gelu?: 'none' | 'tanh';
   /** ir's attention op (default) or decomposed with an additive `mask` input [T, T] (see `causalMask`). */
   readonly attention?: 'op' | 'decomposed';
@@ -58,7 +61,7 @@ class GptTransformer extends Module {
     this.wpe = this.registerModule('wpe', new Embedding(c.context, c.width, { init: normal(0.02) }));
     if (c.dropout) this.drop = this.registerModule('drop', new Dropout(c.dropout));
     const init = { std: 0.02, outStd: 0.02 / Math.sqrt(2 * c.layers) };
-    const block = { width: c.width, heads: c.heads, kvHeads: c.kvHeads, style: 'gpt', bias: c.bias, gelu: c.gelu, kernel: c.attention, dropout: c.dropout, init } as const;
+    const block = { width: c.width, heads: c.heads, kvHeads: c.kvHeads, style: 'gpt', bias: c.bias, gelu: c.gelu ?? 'none', kernel: c.attention, dropout: c.dropout, init } as const;
     this.h = this.registerModule('h', blockStack(c.layers, block));
     this.ln_f = this.registerModule('ln_f', new LayerNorm(c.width, { bias: c.bias }));
   }
@@ -81,7 +84,8 @@ export class GPT extends CausalLM {
     this.vocab = c.vocab;
     this.maxContext = c.context;
     this.transformer = this.registerModule('transformer', new GptTransformer(c));
-    if (!c.tiedHead) this.lm_head = this.registerModule('lm_head', lmHead(c.width, c.vocab));
+    if (c.tiedHead && c.headBias) throw new GraphError('GPT: headBias needs a separate lm_head (tiedHead is set)', 'GPT');
+    if (!c.tiedHead) this.lm_head = this.registerModule('lm_head', lmHead(c.width, c.vocab, c.headBias ?? false));
   }
 
   logitsRows(g: Graph, tokens: Tensor, prefix?: string): Tensor {
@@ -106,9 +110,13 @@ export class GPT extends CausalLM {
     return this.head(g, tr.ln_f.forward(g, x, p('ln_f')), prefix);
   }
 
-  /** Options for `importTorchStateDict(torch, gpt, …)` with a nanoGPT state dict (drops its `attn.bias` masks). */
-  torchImportOptions(): { ignore: RegExp } {
-    return { ignore: this.config.tiedHead ? /(\.attn\.bias|\.attn\.masked_bias|^lm_head\.weight)$/ : /\.attn\.(bias|masked_bias)$/ };
+  /**
+   * Options for `importTorchStateDict(torch, gpt, …)` with a nanoGPT or HF state dict: drops the `attn.bias`
+   * masks and, with a tied head, takes `lm_head.weight` as `transformer.wte.weight` (either name or both).
+   */
+  torchImportOptions(): { ignore: RegExp; tied?: Readonly<Record<string, string>> } {
+    const ignore = /\.attn\.(bias|masked_bias)$/;
+    return this.config.tiedHead ? { ignore, tied: { 'lm_head.weight': 'transformer.wte.weight' } } : { ignore };
   }
 
   private head(g: Graph, x: Tensor, prefix?: string): Tensor {

@@ -4,7 +4,7 @@
 // biases, init N(0, 0.02). Positions come only from RoPE, so the sequence length is free.
 
 import { GraphError, type Graph, type Init, type Tensor } from '@neura/ir';
-import type { DecodeContext } from '../layers/attention.js';
+import type { DecodeContext, RopeLayout } from '../layers/attention.js';
 import type { ModuleList } from '../layers/containers.js';
 import { Embedding } from '../layers/embedding.js';
 import { RMSNorm } from '../layers/layerNorm.js';
@@ -26,6 +26,8 @@ export interface LlamaConfig {
   readonly eps?: number;
   /** RoPE base (default 10000). */
   readonly ropeBase?: number;
+  /** RoPE pairs: 'half' (HF LLaMA's rotate_half, default) or 'interleaved' (Meta's original checkpoints). */
+  readonly ropeLayout?: RopeLayout;
   /** Reuse `model.embed_tokens` as the output head (default false). */
   readonly tiedHead?: boolean;
   /** Attention through ir's op (default) or decomposed with a `mask` input. */
@@ -41,7 +43,7 @@ class LlamaModel extends Module {
     super();
     const init: Init = { kind: 'normal', mean: 0, std: 0.02, seed: 0 };
     this.embed_tokens = this.registerModule('embed_tokens', new Embedding(c.vocab, c.width, { init }));
-    const block = { width: c.width, heads: c.heads, kvHeads: c.kvHeads, style: 'llama', hidden: c.hidden, eps: c.eps, ropeBase: c.ropeBase, kernel: c.attention, init: { std: 0.02 } } as const;
+    const block = { width: c.width, heads: c.heads, kvHeads: c.kvHeads, style: 'llama', hidden: c.hidden, eps: c.eps, ropeBase: c.ropeBase, ropeLayout: c.ropeLayout, kernel: c.attention, init: { std: 0.02 } } as const;
     this.layers = this.registerModule('layers', blockStack(c.layers, block));
     this.norm = this.registerModule('norm', new RMSNorm(c.width, { eps: c.eps }));
   }
@@ -78,6 +80,12 @@ export class Llama extends CausalLM {
     let x = this.model.embed_tokens.forward(g, token, p('embed_tokens'));
     x = blockDecode(g, this.model.layers, x, ctx, p('layers'));
     return this.head(g, this.model.norm.forward(g, x, p('norm')), prefix);
+  }
+
+  /** Options for `importTorchStateDict(torch, llama, …)` with an HF state dict (drops `rotary_emb.inv_freq`; a tied head reads either name). */
+  torchImportOptions(): { ignore: RegExp; tied?: Readonly<Record<string, string>> } {
+    const ignore = /\.rotary_emb\.inv_freq$/;
+    return this.config.tiedHead ? { ignore, tied: { 'lm_head.weight': 'model.embed_tokens.weight' } } : { ignore };
   }
 
   private head(g: Graph, x: Tensor, prefix?: string): Tensor {
