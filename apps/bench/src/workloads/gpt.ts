@@ -17,8 +17,8 @@ export interface GptWorkload {
 
 /** The GPT workloads of the bench issue (vocab 65: a character-level vocabulary). */
 export const GPT_WORKLOADS: GptWorkload[] = [
-  { name: 'gpt-2x128-ctx64-b16-adamw', config: { layers: 2, heads: 4, width: 128, context: 64, batch: 16, vocab: 65, attention: 'op' } },
-  { name: 'gpt-6x384-ctx256-b64-adamw', config: { layers: 6, heads: 6, width: 384, context: 256, batch: 64, vocab: 65, attention: 'op' } },
+  { name: 'gpt-2x128-ctx64-b16-adamw', config: { layers: 2, heads: 4, width: 128, context: 64, batch: 16, vocab: 65, attention: 'op', gelu: 'tanh' } },
+  { name: 'gpt-6x384-ctx256-b64-adamw', config: { layers: 6, heads: 6, width: 384, context: 256, batch: 64, vocab: 65, attention: 'op', gelu: 'tanh' } },
 ];
 
 /** `k` distinct batches of token ids and next-token targets for workload `w`. */
