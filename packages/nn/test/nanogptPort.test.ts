@@ -1,4 +1,4 @@
-// nanoGPT's training loop ported to neura, step for step against PyTorch (float64 both sides): exact GELU, the
+// nanoGPT's training loop ported to neura with GPT's defaults, step for step against PyTorch (float64 both sides): exact GELU, the
 // tied head loaded from the file `safetensors.torch.save_model` writes (lm_head.weight only), cross-entropy with
 // ignore_index -1, AdamW in two param groups (decay on matrices only, betas 0.9/0.95), nanoGPT's warm-up + cosine
 // schedule and gradient clipping at 1.0. Reference: tooling/fixtures/nanogpt_port.py → nanogpt-port.json.
@@ -30,7 +30,7 @@ const asTorch = (s: Record<string, Encoded>) => Object.fromEntries(Object.entrie
 
 describe('a port of the nanoGPT training loop', () => {
   const { vocab, context, layers, heads, width, batch } = fx.config;
-  const model = new GPT({ vocab, context, layers, heads, width, tiedHead: true, gelu: 'none' });
+  const model = new GPT({ vocab, context, layers, heads, width, tiedHead: true });
 
   it("uses nanoGPT's learning rate at every step (warm-up, cosine to min_lr at lr_decay_iters)", () => {
     const { lr, minLr, warmup, decayIters } = fx.schedule;
@@ -52,7 +52,7 @@ describe('a port of the nanoGPT training loop', () => {
     });
     buildTrainingStep(graph, { loss, clipGradNorm: gradClip, groups: [group('decay', true), group('noDecay', false)] });
 
-    let state: Record<string, TensorValue> = importTorchStateDict(asTorch(fx.state), model, { ...model.torchImportOptions(), ignore: /\.attn\.bias$/, rename: { 'lm_head.weight': 'transformer.wte.weight' } });
+    let state: Record<string, TensorValue> = importTorchStateDict(asTorch(fx.state), model, model.torchImportOptions());
     const losses: number[] = [];
     fx.batches.forEach((b, step) => {
       const feeds = { tokens: tensor([batch, context], b.tokens, 'i32'), targets: tensor([batch * context], b.targets, 'i32'), lr: f64({ shape: [], data: [fx.lrs[step]] }) };
@@ -63,7 +63,7 @@ describe('a port of the nanoGPT training loop', () => {
     expect(losses).toBeAllclose(fx.losses, { rtol: 1e-12, atol: 1e-14 });
     expect(losses[19]).toBeLessThan(losses[0] - 0.3); // it learned: the comparison is not of a flat curve
 
-    const final = importTorchStateDict(asTorch(fx.final), model, { ...model.torchImportOptions(), ignore: /\.attn\.bias$/, rename: { 'lm_head.weight': 'transformer.wte.weight' } });
+    const final = importTorchStateDict(asTorch(fx.final), model, model.torchImportOptions());
     for (const [name, want] of Object.entries(final)) expect(state[name].data, name).toBeAllclose(want.data, { rtol: 1e-10, atol: 1e-13 });
   }, 120_000);
 });
