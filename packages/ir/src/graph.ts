@@ -7,7 +7,7 @@ import type { DType } from './dtype.js';
 import { GraphError, userCallSite } from './graphError.js';
 import { inferType, type TensorType } from './infer.js';
 import type { NamedLeafOp } from './opFacts.js';
-import type { CustomParams, Init, OpAttrs, OpKind, Reduction, UnaryOp } from './ops.js';
+import type { CustomParams, Init, MaxPoolAttrs, OpAttrs, OpKind, Reduction, UnaryOp } from './ops.js';
 import { isOp } from './opWithAttrs.js';
 import { broadcastShapes, fmtShape, normalizeAxes, type Shape } from './shape.js';
 
@@ -53,6 +53,17 @@ export interface CrossEntropyOptions {
   readonly ignoreIndex?: number;
   /** Per-class weights [C] (PyTorch's `weight`): row i counts w[y_i] times, and `mean` divides by Σ w[y_i]. */
   readonly weight?: Tensor;
+}
+
+/** Options of `Graph.maxPool2d` (PyTorch's max_pool2d arguments). */
+export interface MaxPool2dOptions {
+  /** Default: the kernel size. */
+  readonly stride?: number | [number, number];
+  readonly padding?: number | [number, number];
+  /** Spacing between window taps (default 1). */
+  readonly dilation?: number | [number, number];
+  /** Round the output size up (PyTorch's ceil_mode): a last, partial window is kept if it starts inside the input or its left padding. */
+  readonly ceilMode?: boolean;
 }
 
 /** A state tensor overwritten at the end of each step by a value computed in the step. */
@@ -606,9 +617,18 @@ export class Graph {
     return bias ? this.add(y, this.reshape(bias, [bias.shape[0], 1, 1])) : y;
   }
 
-  /** Max pooling, NCHW (stride defaults to the kernel). */
-  maxPool2d(x: Tensor, kernel: number | [number, number], opts: { stride?: number | [number, number]; padding?: number | [number, number] } = {}): Tensor {
-    return this.node('maxPool2d', [x], { kernel: pair(kernel), stride: pair(opts.stride ?? kernel), padding: pair(opts.padding ?? 0) });
+  /** Max pooling, NCHW, as PyTorch's max_pool2d (stride defaults to the kernel; dilation 1; floor mode). */
+  maxPool2d(x: Tensor, kernel: number | [number, number], opts: MaxPool2dOptions = {}): Tensor {
+    return this.node('maxPool2d', [x], maxPoolAttrs(kernel, opts));
+  }
+
+  /**
+   * Max pooling that also gives PyTorch's indices (return_indices): [values, indices], indices i32 of the same
+   * shape, each the position iy·W + ix of its window's first maximum in its H×W plane.
+   */
+  maxPool2dWithIndices(x: Tensor, kernel: number | [number, number], opts: MaxPool2dOptions = {}): [Tensor, Tensor] {
+    const a = maxPoolAttrs(kernel, opts);
+    return [this.node('maxPool2d', [x], a), this.node('maxPool2dIndices', [x], a)];
   }
 
   /** Average pooling, NCHW (stride defaults to the kernel; padding counts in the mean). */
@@ -681,6 +701,15 @@ function exactNumbers(_key: string, v: unknown): unknown {
 }
 
 const pair = (v: number | readonly [number, number]): [number, number] => (typeof v === 'number' ? [v, v] : [v[0], v[1]]);
+
+/** maxPool2d's attributes from the builder's arguments, with PyTorch's defaults. */
+const maxPoolAttrs = (kernel: number | [number, number], o: MaxPool2dOptions): MaxPoolAttrs => ({
+  kernel: pair(kernel),
+  stride: pair(o.stride ?? kernel),
+  padding: pair(o.padding ?? 0),
+  dilation: pair(o.dilation ?? 1),
+  ceilMode: o.ceilMode ?? false,
+});
 
 /** Result shape of broadcasting two tensors (exposed for builders in other packages). */
 export function broadcastOf(a: Tensor, b: Tensor): number[] {

@@ -27,7 +27,7 @@ export { Conv2d, type Conv2dOptions, ConvTranspose2d, type ConvTranspose2dOption
 export { Flatten, Unflatten } from './layers/flatten.js';
 export { GroupNorm } from './layers/groupNorm.js';
 export { Linear, type LinearOptions, mlp } from './layers/linear.js';
-export { AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, type PoolOptions } from './layers/pool.js';
+export { AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, type MaxPool2dOptions, type PoolOptions } from './layers/pool.js';
 export { accuracy, argmaxRow, countCorrect, crossEntropyMetric, inTopK, type Metric, meanOutput } from './metrics.js';
 export { kaimingUniform, type LeafSpec, leafInit, Module, paramName } from './module.js';
 export { type Progress, ProgressBar } from './progressBar.js';
