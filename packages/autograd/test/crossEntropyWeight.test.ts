@@ -54,6 +54,13 @@ describe('crossEntropy with class weights', () => {
     expect(r.outputs.m.data[0]).toBeCloseTo(Array.from(r.outputs.l.data).reduce((s, v) => s + v, 0) / 6, 12);
   });
 
+  it('keeps the unweighted loss as nll(logSoftmax), the pattern the e-graph fuses into one kernel', () => {
+    const g = new Graph();
+    const l = g.crossEntropy(g.input('x', [6, 4]), g.input('labels', [6], 'i32'));
+    expect(l.op).toBe('nll');
+    expect(g.get(l.inputs[0]).op).toBe('logSoftmax');
+  });
+
   it('refuses a weight whose shape is not [C], naming both shapes', () => {
     const g = new Graph();
     const x = g.input('x', [6, 4]);
