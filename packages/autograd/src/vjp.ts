@@ -278,6 +278,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   conv2dGradWeight: secondOrder,
   maxPool2d: rule(({ graph: G, g, inputs: [x], node }) => [G.node('maxPool2dGrad', [x, g], node.attrs)]),
   maxPool2dGrad: secondOrder,
+  maxPool2dIndices: noGradient('maxPool2dIndices gives i32 indices, which carry no gradient'),
   avgPool2d: rule(({ graph: G, g, inputs: [x], node }) => [G.node('avgPool2dGrad', [g], { ...node.attrs, inputSize: [x.shape[2], x.shape[3]] })]),
   avgPool2dGrad: secondOrder,
   // a rotation's transpose is the opposite rotation

@@ -7,7 +7,7 @@ import type { DType } from './dtype.js';
 import { GraphError, userCallSite } from './graphError.js';
 import { inferType, type TensorType } from './infer.js';
 import type { NamedLeafOp } from './opFacts.js';
-import type { CustomParams, Init, OpAttrs, OpKind, Reduction, UnaryOp } from './ops.js';
+import type { CustomParams, Init, MaxPoolAttrs, OpAttrs, OpKind, Reduction, UnaryOp } from './ops.js';
 import { isOp } from './opWithAttrs.js';
 import { broadcastShapes, fmtShape, normalizeAxes, type Shape } from './shape.js';
 
@@ -45,11 +45,25 @@ export type TensorLike = Tensor | number;
 
 /** Options of `Graph.crossEntropy`. */
 export interface CrossEntropyOptions {
-  readonly reduction?: Reduction;
+  /** `none` gives the per-row losses, shaped as the labels. */
+  readonly reduction?: Reduction | 'none';
   /** ε in [0, 1]: the target puts 1 − ε on the label and ε/C on every class. */
   readonly labelSmoothing?: number;
   /** Rows whose label is this value, in range or not (PyTorch's pad ids), count for nothing (PyTorch: -100). */
   readonly ignoreIndex?: number;
+  /** Per-class weights [C] (PyTorch's `weight`): row i counts w[y_i] times, and `mean` divides by Σ w[y_i]. */
+  readonly weight?: Tensor;
+}
+
+/** Options of `Graph.maxPool2d` (PyTorch's max_pool2d arguments). */
+export interface MaxPool2dOptions {
+  /** Default: the kernel size. */
+  readonly stride?: number | [number, number];
+  readonly padding?: number | [number, number];
+  /** Spacing between window taps (default 1). */
+  readonly dilation?: number | [number, number];
+  /** Round the output size up (PyTorch's ceil_mode): a last, partial window is kept if it starts inside the input or its left padding. */
+  readonly ceilMode?: boolean;
 }
 
 /** A state tensor overwritten at the end of each step by a value computed in the step. */
@@ -522,12 +536,13 @@ export class Graph {
 
   /**
    * Cross-entropy of integer labels under logits [N, C] (or [..., C] with labels [...], flattened). Plain, it is
-   * nll(logSoftmax(logits)), which the e-graph fuses. With `labelSmoothing` ε or `ignoreIndex` it is the
-   * decomposition −Σ_c target·logSoftmax(logits) with target = (1 − ε)·oneHot(labels) + ε/C on rows whose label
-   * is in range; rows labelled `ignoreIndex` (and rows with an out-of-range label) count for nothing, and `mean` divides by
-   * the number of counted rows (PyTorch's semantics; NaN when every row is ignored).
+   * nll(logSoftmax(logits)), which the e-graph fuses. With `labelSmoothing` ε, `ignoreIndex`, `weight` or
+   * reduction `none` it is the decomposition −Σ_c target·logSoftmax(logits) with target = ((1 − ε)·oneHot(labels)
+   * + ε/C)·w on rows whose label is in range; rows labelled `ignoreIndex` (and rows with an out-of-range label)
+   * count for nothing, and `mean` divides by Σ w[y_i] over counted rows (their number without weights): PyTorch's
+   * semantics, NaN when every row is ignored.
    */
-  crossEntropy(logits: Tensor, labels: Tensor, opts: Reduction | CrossEntropyOptions = 'mean'): Tensor {
+  crossEntropy(logits: Tensor, labels: Tensor, opts: Reduction | 'none' | CrossEntropyOptions = 'mean'): Tensor {
     const o: CrossEntropyOptions = typeof opts === 'string' ? { reduction: opts } : opts;
     const reduction = o.reduction ?? 'mean';
     if (logits.shape.length < 2)
@@ -541,6 +556,15 @@ export class Graph {
         'crossEntropy',
         userCallSite(),
       );
+    const w = o.weight;
+    if (w && (w.shape.length !== 1 || w.shape[0] !== c || w.dtype !== 'f32'))
+      throw new GraphError(
+        `crossEntropy: weight ${fmtShape(w.shape)}:${w.dtype} does not match the ${c} classes of logits ${fmtShape(logits.shape)} (want weight [${c}]:f32)`,
+        'crossEntropy',
+        userCallSite(),
+      );
+    if (!['mean', 'sum', 'none'].includes(reduction))
+      throw new GraphError(`crossEntropy: reduction '${reduction}' is not 'mean', 'sum' or 'none'`, 'crossEntropy', userCallSite());
     const x = logits.shape.length === 2 ? logits : this.reshape(logits, [-1, c]);
     const flat = labels.shape.length === 1 ? labels : this.reshape(labels, [-1]);
     const ii = o.ignoreIndex;
@@ -548,14 +572,18 @@ export class Graph {
     // an in-range ignore index (a pad id such as 0) is relabelled out of range, so its one-hot row is zero
     const l = ii !== undefined && ii >= 0 && ii < c ? this.where(this.eq(flat, ii), -1, flat) : flat;
     const eps = o.labelSmoothing ?? 0;
-    if (eps === 0 && o.ignoreIndex === undefined) return this.nll(this.logSoftmax(x), l, reduction);
+    if (eps === 0 && o.ignoreIndex === undefined && !w && reduction !== 'none') return this.nll(this.logSoftmax(x), l, reduction);
     if (!(eps >= 0 && eps <= 1)) throw new GraphError(`crossEntropy: labelSmoothing ${eps} is outside [0, 1]`, 'crossEntropy', userCallSite());
     const logp = this.logSoftmax(x);
     const hot = this.oneHot(l, c);
     const counted = this.sum(hot, 1, true); // [N, 1]: 1 for a row with an in-range label, 0 for an ignored one
-    const target = eps === 0 ? hot : this.add(this.mul(hot, 1 - eps), this.mul(counted, eps / c));
+    const smoothed = eps === 0 ? hot : this.add(this.mul(hot, 1 - eps), this.mul(counted, eps / c));
+    // PyTorch weights the smoothing term per class too: ε/C·Σ_c w_c·(−logp_c), over Σ w[y_i] under `mean`
+    const target = w ? this.mul(smoothed, w) : smoothed;
     const perRow = this.neg(this.sum(this.mul(target, logp), 1));
+    if (reduction === 'none') return labels.shape.length === 1 ? perRow : this.reshape(perRow, labels.shape);
     if (reduction === 'sum') return this.sum(perRow);
+    if (w) return this.div(this.sum(perRow), this.sum(this.mul(hot, w)));
     return o.ignoreIndex === undefined ? this.mean(perRow) : this.div(this.sum(perRow), this.sum(counted));
   }
 
@@ -660,9 +688,18 @@ export class Graph {
     return bias ? this.add(y, this.reshape(bias, [bias.shape[0], 1, 1])) : y;
   }
 
-  /** Max pooling, NCHW (stride defaults to the kernel). */
-  maxPool2d(x: Tensor, kernel: number | [number, number], opts: { stride?: number | [number, number]; padding?: number | [number, number] } = {}): Tensor {
-    return this.node('maxPool2d', [x], { kernel: pair(kernel), stride: pair(opts.stride ?? kernel), padding: pair(opts.padding ?? 0) });
+  /** Max pooling, NCHW, as PyTorch's max_pool2d (stride defaults to the kernel; dilation 1; floor mode). */
+  maxPool2d(x: Tensor, kernel: number | [number, number], opts: MaxPool2dOptions = {}): Tensor {
+    return this.node('maxPool2d', [x], maxPoolAttrs(kernel, opts));
+  }
+
+  /**
+   * Max pooling that also gives PyTorch's indices (return_indices): [values, indices], indices i32 of the same
+   * shape, each the position iy·W + ix of its window's first maximum in its H×W plane.
+   */
+  maxPool2dWithIndices(x: Tensor, kernel: number | [number, number], opts: MaxPool2dOptions = {}): [Tensor, Tensor] {
+    const a = maxPoolAttrs(kernel, opts);
+    return [this.node('maxPool2d', [x], a), this.node('maxPool2dIndices', [x], a)];
   }
 
   /** Average pooling, NCHW (stride defaults to the kernel; padding counts in the mean). */
@@ -735,6 +772,15 @@ function exactNumbers(_key: string, v: unknown): unknown {
 }
 
 const pair = (v: number | readonly [number, number]): [number, number] => (typeof v === 'number' ? [v, v] : [v[0], v[1]]);
+
+/** maxPool2d's attributes from the builder's arguments, with PyTorch's defaults. */
+const maxPoolAttrs = (kernel: number | [number, number], o: MaxPool2dOptions): MaxPoolAttrs => ({
+  kernel: pair(kernel),
+  stride: pair(o.stride ?? kernel),
+  padding: pair(o.padding ?? 0),
+  dilation: pair(o.dilation ?? 1),
+  ceilMode: o.ceilMode ?? false,
+});
 
 /** Result shape of broadcasting two tensors (exposed for builders in other packages). */
 export function broadcastOf(a: Tensor, b: Tensor): number[] {

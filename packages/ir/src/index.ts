@@ -1,10 +1,11 @@
 // @neura/ir: the op set, dtypes, shapes, the Graph builder and the reference interpreter. Imports nothing.
 
 export { byteSize, type DType, DTYPES, isFloat } from './dtype.js';
-export { type CrossEntropyOptions, leafName, type Node, type NodeId, type NodeOf, type StateUpdate, type Tensor, type TensorLike, Graph, broadcastOf, hashName } from './graph.js';
+export { type CrossEntropyOptions, leafName, type MaxPool2dOptions, type Node, type NodeId, type NodeOf, type StateUpdate, type Tensor, type TensorLike, Graph, broadcastOf, hashName } from './graph.js';
 export { type CustomOpDef, customOpDef, registerCustomOp, unregisterCustomOp } from './customOp.js';
 export { GraphError, userCallSite } from './graphError.js';
 export { INFER, inferType, type TensorType } from './infer.js';
+export { convExtent, poolExtent } from './inferConv.js';
 export {
   DEFAULT_KERNEL_LIMITS,
   isKernelOp,
@@ -63,6 +64,7 @@ export {
   type OpKind,
   type OpWithAttrs,
   type OtherOpAttrs,
+  type MaxPoolAttrs,
   type PoolAttrs,
   REDUCE_OPS,
   type ReduceOp,

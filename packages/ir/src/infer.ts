@@ -3,7 +3,7 @@
 
 import type { DType } from './dtype.js';
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
-import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferPool } from './inferConv.js';
+import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferMaxPool2dIndices, inferPool } from './inferConv.js';
 import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionGradKV, inferAttentionGradQKV, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferCumsum, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
@@ -206,6 +206,7 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   conv2dGradWeight: inferConv2dGradWeight,
   maxPool2d: inferPool('maxPool2d'),
   maxPool2dGrad: inferMaxPool2dGrad,
+  maxPool2dIndices: inferMaxPool2dIndices,
   avgPool2d: inferPool('avgPool2d'),
   avgPool2dGrad: inferAvgPool2dGrad,
   fusedMatmul: (ins, a) => {

@@ -1,8 +1,8 @@
 // Shape and dtype inference for NCHW convolution and pooling and their backward ops. Output extents follow
-// PyTorch (floor division, no ceil mode); each failure names the op and the operands' shapes.
+// PyTorch (floor division; max pooling also ceil mode); each failure names the op and the operands' shapes.
 
 import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
-import type { Conv2dAttrs, OpAttrs, PoolAttrs } from './ops.js';
+import type { Conv2dAttrs, MaxPoolAttrs, OpAttrs, PoolAttrs } from './ops.js';
 import { fmtShape, sameShape } from './shape.js';
 
 /** Output extent of a window sweep along one axis. */
@@ -64,24 +64,39 @@ export const inferConv2dGradWeight: Rule<OpAttrs['conv2dGradWeight']> = (ins, a)
   return { shape: w, dtype: 'f32' };
 };
 
-/** The output shape of a pool over x [N, C, H, W]. */
-function poolShape(op: string, ins: readonly TensorType[], x: readonly number[], a: PoolAttrs): number[] {
+/**
+ * Output extent of a pool along one axis, as PyTorch's pooling_output_shape: in ceil mode the division rounds
+ * up, then a last window that would start past the input and its left padding is dropped.
+ */
+export const poolExtent = (size: number, kernel: number, stride: number, padding: number, dilation: number, ceilMode: boolean): number => {
+  if (!ceilMode) return convExtent(size, kernel, stride, padding, dilation);
+  const out = Math.floor((size + 2 * padding - dilation * (kernel - 1) - 1 + stride - 1) / stride) + 1;
+  return (out - 1) * stride >= size + padding ? out - 1 : out;
+};
+
+/** The output shape of a pool over x [N, C, H, W] (dilation and ceil mode for max pools). */
+function poolShape(op: string, ins: readonly TensorType[], x: readonly number[], a: PoolAttrs & Partial<MaxPoolAttrs>): number[] {
   pairs(op, ins, a);
   if (a.padding[0] * 2 > a.kernel[0] || a.padding[1] * 2 > a.kernel[1]) fail(op, `padding [${a.padding}] must be at most half the kernel [${a.kernel}]`, ins);
-  const ho = convExtent(x[2], a.kernel[0], a.stride[0], a.padding[0], 1);
-  const wo = convExtent(x[3], a.kernel[1], a.stride[1], a.padding[1], 1);
+  if (a.ceilMode !== undefined && typeof a.ceilMode !== 'boolean') fail(op, `ceilMode ${a.ceilMode} must be a boolean`, ins);
+  const [dh, dw] = a.dilation ?? [1, 1];
+  const ho = poolExtent(x[2], a.kernel[0], a.stride[0], a.padding[0], dh, a.ceilMode ?? false);
+  const wo = poolExtent(x[3], a.kernel[1], a.stride[1], a.padding[1], dw, a.ceilMode ?? false);
   if (ho < 1 || wo < 1) fail(op, `the window [${a.kernel}] does not fit the padded input`, ins);
   return [x[0], x[1], ho, wo];
 }
 
-/** maxPool2d and avgPool2d. */
+/** maxPool2d, maxPool2dIndices (i32) and avgPool2d. */
 export const inferPool =
-  (op: 'maxPool2d' | 'avgPool2d'): Rule<PoolAttrs> =>
+  (op: 'maxPool2d' | 'maxPool2dIndices' | 'avgPool2d'): Rule<PoolAttrs> =>
   (ins, a) => {
     arity(op, ins, 1);
     nchw(op, ins, 0, 'x');
-    return { shape: poolShape(op, ins, ins[0].shape, a), dtype: 'f32' };
+    return { shape: poolShape(op, ins, ins[0].shape, a), dtype: op === 'maxPool2dIndices' ? 'i32' : 'f32' };
   };
+
+/** maxPool2dIndices: [x] → i32 of the pooled shape. */
+export const inferMaxPool2dIndices: Rule<OpAttrs['maxPool2dIndices']> = inferPool('maxPool2dIndices');
 
 /** maxPool2dGrad: [x, dy] → x's shape. */
 export const inferMaxPool2dGrad: Rule<OpAttrs['maxPool2dGrad']> = (ins, a) => {

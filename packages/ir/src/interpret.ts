@@ -14,6 +14,7 @@ import {
   interpretConv2dGradWeight,
   interpretMaxPool2d,
   interpretMaxPool2dGrad,
+  interpretMaxPool2dIndices,
 } from './interpretConv.js';
 import { interpretAttention, interpretAttentionGrad, interpretAttentionWithLse, interpretAttentionGradKV, interpretAttentionGradQKV, interpretAttentionLse, interpretDropout, interpretRope } from './interpretNn.js';
 import { interpretArgmax, interpretCumsum, interpretConcat, interpretGather, interpretOneHot, interpretPad, interpretScatterAdd, interpretSlice } from './interpretIndexing.js';
@@ -384,6 +385,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   conv2dGradWeight: interpretConv2dGradWeight,
   maxPool2d: interpretMaxPool2d,
   maxPool2dGrad: interpretMaxPool2dGrad,
+  maxPool2dIndices: interpretMaxPool2dIndices,
   avgPool2d: interpretAvgPool2d,
   avgPool2dGrad: interpretAvgPool2dGrad,
   fusedMatmul: (node, ins, ctx) => {

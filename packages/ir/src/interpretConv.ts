@@ -4,7 +4,7 @@
 
 import type { Node } from './graph.js';
 import { alloc, type Ctx, out } from './interpretCore.js';
-import type { Conv2dAttrs, PoolAttrs } from './ops.js';
+import type { Conv2dAttrs, MaxPoolAttrs, PoolAttrs } from './ops.js';
 import type { TensorValue } from './tensorValue.js';
 
 /** Calls fn(xi, wi, yi) for each product x[xi]·w[wi] that conv2d sums into y[yi] (padding taps skipped). */
@@ -66,20 +66,24 @@ export function interpretConv2dGradWeight(node: Node<'conv2dGradWeight'>, [x, dy
   return finish(node, acc, ctx);
 }
 
-/** Calls fn(yi, taps) per output element with the flat input indices of its window (padding taps omitted). */
-function poolVisit(x: readonly number[], y: readonly number[], a: PoolAttrs, fn: (yi: number, taps: readonly number[]) => void): void {
+/**
+ * Calls fn(yi, taps) per output element with the flat input indices of its window in scan order (rows, then
+ * columns; padding taps and, in ceil mode, taps past the input omitted).
+ */
+function poolVisit(x: readonly number[], y: readonly number[], a: PoolAttrs & Partial<MaxPoolAttrs>, fn: (yi: number, taps: readonly number[]) => void): void {
   const [n, c, h, w] = x;
   const [ho, wo] = [y[2], y[3]];
+  const [dh, dw] = a.dilation ?? [1, 1];
   const taps: number[] = [];
   for (let p = 0; p < n * c; p++)
     for (let oy = 0; oy < ho; oy++)
       for (let ox = 0; ox < wo; ox++) {
         taps.length = 0;
         for (let ky = 0; ky < a.kernel[0]; ky++) {
-          const iy = oy * a.stride[0] - a.padding[0] + ky;
+          const iy = oy * a.stride[0] - a.padding[0] + ky * dh;
           if (iy < 0 || iy >= h) continue;
           for (let kx = 0; kx < a.kernel[1]; kx++) {
-            const ix = ox * a.stride[1] - a.padding[1] + kx;
+            const ix = ox * a.stride[1] - a.padding[1] + kx * dw;
             if (ix >= 0 && ix < w) taps.push((p * h + iy) * w + ix);
           }
         }
@@ -106,6 +110,16 @@ export function interpretMaxPool2dGrad(node: Node<'maxPool2dGrad'>, [x, dy]: rea
     acc[argmaxTap(x, taps)] += dy.data[yi];
   });
   return finish(node, acc, ctx);
+}
+
+/** maxPool2dIndices: the index iy·W + ix within its plane of each window's first maximum, as i32. */
+export function interpretMaxPool2dIndices(node: Node<'maxPool2dIndices'>, [x]: readonly TensorValue[], ctx: Ctx): TensorValue {
+  const plane = x.shape[2] * x.shape[3];
+  const d = alloc(node.shape, 'i32', ctx);
+  poolVisit(x.shape, node.shape, node.attrs, (yi, taps) => {
+    d[yi] = argmaxTap(x, taps) % plane;
+  });
+  return out(node, d);
 }
 
 /** avgPool2d: the sum over the window's in-range taps over the full window size. */

@@ -68,7 +68,7 @@ const attentionFlops = (c: KernelCtx<'attention' | 'attentionLse' | 'attentionGr
   return n(q.slice(0, -2)) * q[r - 2] * k[r - 2] * (2 * (q[r - 1] + v[r - 1]) + 5);
 };
 /** One compare or add per window tap of each pooled output. */
-const poolFlops = (pooledIsLastInput: boolean) => (c: KernelCtx<'maxPool2d' | 'maxPool2dGrad' | 'avgPool2d' | 'avgPool2dGrad'>) => {
+const poolFlops = (pooledIsLastInput: boolean) => (c: KernelCtx<'maxPool2d' | 'maxPool2dGrad' | 'maxPool2dIndices' | 'avgPool2d' | 'avgPool2dGrad'>) => {
   const k = c.attrs.kernel;
   return n(pooledIsLastInput ? c.ins[c.ins.length - 1].shape : c.out.shape) * k[0] * k[1];
 };
@@ -179,6 +179,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   conv2dGradWeight: { flops: (c) => 2 * n(c.ins[1]?.shape ?? []) * n(c.out.shape.slice(1)) },
   maxPool2d: { flops: poolFlops(false) },
   maxPool2dGrad: { flops: poolFlops(true) },
+  maxPool2dIndices: { flops: poolFlops(false) },
   avgPool2d: { flops: poolFlops(false) },
   avgPool2dGrad: { flops: poolFlops(true) },
   fusedMatmul: { flops: (c) => matmulFlops(c) + 2 * n(c.out.shape) },

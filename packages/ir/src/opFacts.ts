@@ -130,6 +130,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   conv2dGradWeight: plain('conv'),
   maxPool2d: plain('conv'),
   maxPool2dGrad: plain('conv'),
+  maxPool2dIndices: plain('conv'),
   avgPool2d: plain('conv'),
   avgPool2dGrad: plain('conv'),
   fusedMatmul: fusedOp('linalg'),

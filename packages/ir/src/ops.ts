@@ -57,6 +57,13 @@ export type PoolAttrs = {
   padding: [number, number];
 };
 
+/** Attributes of a max-pooling window: PoolAttrs plus PyTorch's dilation and ceil_mode. */
+export type MaxPoolAttrs = PoolAttrs & {
+  dilation: [number, number];
+  /** Output extents rounded up, keeping only windows that start inside the input or its left padding. */
+  ceilMode: boolean;
+};
+
 /** The parameters of a custom op: plain JSON data (part of the node's identity). */
 export type CustomParams = Readonly<Record<string, number | string | boolean | readonly number[]>>;
 
@@ -205,10 +212,12 @@ export interface OtherOpAttrs {
   conv2dGradInput: Conv2dAttrs & { inputSize: [number, number] };
   /** inputs [x, dy]: the gradient of conv2d with respect to w, of kernel size `kernelSize`. */
   conv2dGradWeight: Conv2dAttrs & { kernelSize: [number, number] };
-  /** inputs [x [N, C, H, W]]: window maxima (padding never wins), output size as conv2d with dilation 1. */
-  maxPool2d: PoolAttrs;
+  /** inputs [x [N, C, H, W]]: window maxima (padding never wins), output size as PyTorch's max_pool2d. */
+  maxPool2d: MaxPoolAttrs;
   /** inputs [x, dy]: dy routed to the first maximum of each window (as PyTorch's indices). */
-  maxPool2dGrad: PoolAttrs;
+  maxPool2dGrad: MaxPoolAttrs;
+  /** inputs [x [N, C, H, W]]: i32 index iy·W + ix in its H×W plane of each window's first maximum (PyTorch's indices). */
+  maxPool2dIndices: MaxPoolAttrs;
   /** inputs [x [N, C, H, W]]: window means, padding counted (PyTorch's default count_include_pad). */
   avgPool2d: PoolAttrs;
   /** inputs [dy]: the gradient of avgPool2d, of spatial size `inputSize`. */

@@ -67,6 +67,7 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   conv2dGradWeight: (g, t) => raw(g, 'conv2dGradWeight', [t.f], {}),
   maxPool2d: (g, t) => g.maxPool2d(t.f, 2),
   maxPool2dGrad: (g, t) => raw(g, 'maxPool2dGrad', [t.f], {}),
+  maxPool2dIndices: (g, t) => g.maxPool2dWithIndices(t.f, 2)[1],
   avgPool2d: (g, t) => g.avgPool2d(t.img, 8),
   avgPool2dGrad: (g, t) => raw(g, 'avgPool2dGrad', [t.f], {}),
   fusedMatmul: (g, t) => raw(g, 'fusedMatmul', [t.f, t.g3], { transA: false, transB: false, bias: false, activation: 'none' }),

@@ -28,7 +28,7 @@ export { Flatten, Unflatten } from './layers/flatten.js';
 export { GroupNorm } from './layers/groupNorm.js';
 export { Linear, type LinearAdapter, type LinearOptions, mlp } from './layers/linear.js';
 export { applyLora, loadLoraStateDict, LoraAdapter, LoraFactor, type LoraFormat, loraLayers, type LoraOptions, loraStateDict, mergeLora, PEFT_PREFIX, unmergeLora } from './layers/lora.js';
-export { AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, type PoolOptions } from './layers/pool.js';
+export { AdaptiveAvgPool2d, AvgPool2d, MaxPool2d, type MaxPool2dOptions, type PoolOptions } from './layers/pool.js';
 export { accuracy, argmaxRow, countCorrect, crossEntropyMetric, inTopK, type Metric, meanOutput } from './metrics.js';
 export { kaimingUniform, type LeafSpec, leafInit, Module, paramName } from './module.js';
 export { type Progress, ProgressBar } from './progressBar.js';

@@ -5,7 +5,7 @@
 // here once conv speed matters. Padded taps are skipped (zero for conv, never the max for maxPool, counted in
 // the avgPool divisor: count_include_pad, as the interpreter).
 
-import type { PoolAttrs } from '@neura/ir';
+import type { MaxPoolAttrs, PoolAttrs } from '@neura/ir';
 import { numel } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { EMPTY_PLAN } from './kernel.js';
@@ -137,13 +137,19 @@ if (lid == 0u) { y[o] = s; }`;
   return planOf([shaderDispatch(spec, { strategy, buffers, main: perWorkgroupMain(wg, g.index, u32Lit(nw), body), workgroupSize: wg, grid: g.grid })]);
 }
 
+/** The dilation of a pool (1 for avgPool) on axis i, as a WGSL factor (` * d`, or nothing at 1: same WGSL as before). */
+const dil = (a: PoolAttrs & Partial<MaxPoolAttrs>, i: 0 | 1): string => {
+  const d = a.dilation?.[i] ?? 1;
+  return d === 1 ? '' : ` * ${d}`;
+};
+
 /** WGSL scanning the window of output (oy, ox) of plane p: `visit` runs per in-range tap with `ti` (flat index). */
 function windowScan(a: PoolAttrs, H: number, W: number, oy: string, ox: string, p: string, visit: string): string {
   return `for (var ky = 0; ky < ${a.kernel[0]}; ky = ky + 1) {
-  let iy = ${oy} * ${a.stride[0]} - ${a.padding[0]} + ky;
+  let iy = ${oy} * ${a.stride[0]} - ${a.padding[0]} + ky${dil(a, 0)};
   if (iy < 0 || iy >= ${H}) { continue; }
   for (var kx = 0; kx < ${a.kernel[1]}; kx = kx + 1) {
-    let ix = ${ox} * ${a.stride[1]} - ${a.padding[1]} + kx;
+    let ix = ${ox} * ${a.stride[1]} - ${a.padding[1]} + kx${dil(a, 1)};
     if (ix < 0 || ix >= ${W}) { continue; }
     let ti = (${p} * ${u32Lit(H)} + u32(iy)) * ${u32Lit(W)} + u32(ix);
     ${visit}
@@ -160,11 +166,11 @@ ${windowScan(a, H, W, oy, ox, p, 'let v = x[ti]; if (best == 0xffffffffu || v > 
 function coveringWindows(a: PoolAttrs, HO: number, WO: number, visit: string): string {
   const [sh, sw] = a.stride;
   return `for (var ky = 0; ky < ${a.kernel[0]}; ky = ky + 1) {
-  let ty = iy + ${a.padding[0]} - ky;
+  let ty = iy + ${a.padding[0]} - ky${dil(a, 0)};
   if (ty < 0 || ty % ${sh} != 0 || ty / ${sh} >= ${HO}) { continue; }
   let oy = ty / ${sh};
   for (var kx = 0; kx < ${a.kernel[1]}; kx = kx + 1) {
-    let tx = ix + ${a.padding[1]} - kx;
+    let tx = ix + ${a.padding[1]} - kx${dil(a, 1)};
     if (tx < 0 || tx % ${sw} != 0 || tx / ${sw} >= ${WO}) { continue; }
     let ox = tx / ${sw};
     ${visit}
@@ -177,7 +183,7 @@ const planeOf = (H: number, W: number, y: string, x: string) => `let ${x} = i32(
 let ${y} = i32((o / ${u32Lit(W)}) % ${u32Lit(H)});
 let p = o / ${u32Lit(W * H)};`;
 
-type PoolOp = 'maxPool2d' | 'maxPool2dGrad' | 'avgPool2d' | 'avgPool2dGrad';
+type PoolOp = 'maxPool2d' | 'maxPool2dGrad' | 'maxPool2dIndices' | 'avgPool2d' | 'avgPool2dGrad';
 
 /**
  * A pool kernel: a thread per element of the node's result; `body` gets the window attributes and the extents
@@ -198,6 +204,14 @@ export function maxPool2dKernel(spec: KernelSpec<'maxPool2d'>, caps: DeviceCaps)
   return poolPlan(spec, caps, strategy, bindOperands(spec, [0], ['x']).buffers, (a, { H, W, HO, WO }) => `${planeOf(HO, WO, 'oy', 'ox')}
 ${firstMax(a, H, W, 'oy', 'ox', 'p')}
 y[o] = bv;`);
+}
+
+/** `maxPool2dIndices`: the position iy·W + ix in its plane of each window's first maximum, as i32. */
+export function maxPool2dIndicesKernel(spec: KernelSpec<'maxPool2dIndices'>, caps: DeviceCaps): KernelPlan {
+  const strategy = `maxPool2dIndices ${spec.node.attrs.kernel.join('x')}: a thread per output`;
+  return poolPlan(spec, caps, strategy, bindOperands(spec, [0], ['x']).buffers, (a, { H, W, HO, WO }) => `${planeOf(HO, WO, 'oy', 'ox')}
+${firstMax(a, H, W, 'oy', 'ox', 'p')}
+y[o] = i32(best % ${u32Lit(H * W)});`);
 }
 
 /** `maxPool2dGrad` [x, dy] → dx: each input element sums dy of the windows whose first maximum it is. */

@@ -11,7 +11,7 @@ import { groupOperands, isAliasOp, isElementwise, isLeafOp, perBinaryOp, perUnar
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
 import { type BindingSource, type DeviceCaps, isSpecOf, type KernelGenerator, type KernelPlan, type KernelSpec } from './kernel.js';
 import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionGradKVKernel, attentionGradQKVKernel, attentionWithLseKernel } from './attention.js';
-import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dKernel } from './conv.js';
+import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dIndicesKernel, maxPool2dKernel } from './conv.js';
 import { cumsumKernel } from './cumsum.js';
 import { customKernel } from './customKernel.js';
 import { dropoutKernel } from './dropout.js';
@@ -75,6 +75,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   conv2dGradWeight: conv2dGradWeightKernel,
   maxPool2d: maxPool2dKernel,
   maxPool2dGrad: maxPool2dGradKernel,
+  maxPool2dIndices: maxPool2dIndicesKernel,
   avgPool2d: avgPool2dKernel,
   avgPool2dGrad: avgPool2dGradKernel,
   fusedMatmul: matmulTunedKernel,

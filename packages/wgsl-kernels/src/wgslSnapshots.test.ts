@@ -16,7 +16,7 @@ const E: Record<string, never> = {};
 const x0: PwExpr = { op: 'in', index: 0 };
 const x1: PwExpr = { op: 'in', index: 1 };
 const conv: OpAttrs['conv2d'] = { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 };
-const pool: OpAttrs['maxPool2d'] = { kernel: [2, 2], stride: [2, 2], padding: [0, 0] };
+const pool: OpAttrs['maxPool2d'] = { kernel: [2, 2], stride: [2, 2], padding: [0, 0], dilation: [1, 1], ceilMode: false };
 
 /** One spec per GPU op (the type checker lists a missing one); `skip` for kernels owned by another change. */
 const CASES: { readonly [K in GpuOp]: Case<K> | 'skip' } = {
@@ -58,6 +58,7 @@ const CASES: { readonly [K in GpuOp]: Case<K> | 'skip' } = {
   conv2dGradWeight: c<'conv2dGradWeight'>([[1, 2, 5, 5], [1, 3, 5, 5]], { ...conv, kernelSize: [3, 3] }),
   maxPool2d: c<'maxPool2d'>([[1, 2, 4, 4]], pool),
   maxPool2dGrad: c<'maxPool2dGrad'>([[1, 2, 4, 4], [1, 2, 2, 2]], pool),
+  maxPool2dIndices: c<'maxPool2dIndices'>([[1, 2, 5, 5]], { ...pool, kernel: [3, 3], padding: [1, 1], dilation: [2, 1], ceilMode: true }),
   avgPool2d: c<'avgPool2d'>([[1, 2, 4, 4]], pool),
   avgPool2dGrad: c<'avgPool2dGrad'>([[1, 2, 2, 2]], { ...pool, inputSize: [4, 4] }),
   fusedMatmul: 'skip',

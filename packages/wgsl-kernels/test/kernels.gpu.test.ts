@@ -15,6 +15,7 @@ import {
   numel,
   type OpAttrs,
   type OpKind,
+  poolExtent,
   type PwExpr,
   type RowStat,
   type Shape,
@@ -782,10 +783,28 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       ];
       for (const { x, a } of pools) {
         const y = [x[0], x[1], outSize(x[2], a.kernel[0], a.stride[0], a.padding[0], 1), outSize(x[3], a.kernel[1], a.stride[1], a.padding[1], 1)];
-        await check('maxPool2d', [{ shape: x }], a, caps);
-        await check('maxPool2dGrad', [{ shape: x }, { shape: y }], a, caps, { rtol: 1e-5, atol: 1e-5 });
+        const m = { ...a, dilation: [1, 1] as [number, number], ceilMode: false };
+        await check('maxPool2d', [{ shape: x }], m, caps);
+        await check('maxPool2dGrad', [{ shape: x }, { shape: y }], m, caps, { rtol: 1e-5, atol: 1e-5 });
         await check('avgPool2d', [{ shape: x }], a, caps);
         await check('avgPool2dGrad', [{ shape: y }], { ...a, inputSize: [x[2], x[3]] }, caps);
+      }
+    });
+
+    it('max pooling with dilation, ceil mode and stride > kernel, its indices and gradient (ties: the first max)', async () => {
+      const caps = await getCaps();
+      const pools: { x: number[]; a: OpAttrs['maxPool2d'] }[] = [
+        { x: [1, 2, 7, 6], a: { kernel: [3, 2], stride: [2, 2], padding: [1, 1], dilation: [2, 2], ceilMode: true } },
+        { x: [2, 1, 9, 7], a: { kernel: [2, 2], stride: [3, 3], padding: [0, 1], dilation: [1, 1], ceilMode: true } },
+        { x: [1, 3, 5, 8], a: { kernel: [3, 3], stride: [1, 2], padding: [1, 0], dilation: [1, 2], ceilMode: false } },
+      ];
+      for (const { x, a } of pools) {
+        const y = [x[0], x[1], poolExtent(x[2], a.kernel[0], a.stride[0], a.padding[0], a.dilation[0], a.ceilMode), poolExtent(x[3], a.kernel[1], a.stride[1], a.padding[1], a.dilation[1], a.ceilMode)];
+        for (const gen of ['any', 'small-int'] as const) {
+          await check('maxPool2d', [{ shape: x, gen }], a, caps);
+          await check('maxPool2dIndices', [{ shape: x, gen }], a, caps, { exact: true });
+          await check('maxPool2dGrad', [{ shape: x, gen }, { shape: y }], a, caps, { rtol: 1e-5, atol: 1e-5 });
+        }
       }
     });
   });
@@ -915,7 +934,7 @@ describe('labels outside [0, C)', () => {
 
 describe('coverage', () => {
   it('every GPU op has a GPU test above', () => {
-    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmulPartials', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'cumsum', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
+    const tested = new Set<string>([...UNARY_OPS, ...BINARY_OPS, ...COMPARISON_OPS, 'where', 'cast', 'expand', 'pointwise', 'pointwiseMulti', 'pointwiseReduce', 'rowwise', 'matmulEpilogue', 'matmulPartials', 'matmul', 'fusedMatmul', 'slice', 'pad', 'concat', 'gather', 'scatterAdd', 'oneHot', 'argmax', 'cumsum', 'stopGradient', 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV', 'rope', 'dropout', 'conv2d', 'conv2dGradInput', 'conv2dGradWeight', 'maxPool2d', 'maxPool2dGrad', 'maxPool2dIndices', 'avgPool2d', 'avgPool2dGrad', 'sum', 'mean', 'reduceMax', 'reduceMin', 'logSoftmax', 'logSoftmaxGrad', 'softmaxCrossEntropy', 'softmaxCrossEntropyGrad', 'nll', 'nllGrad', 'transpose']);
     // its one-dispatch form reads the runtime's arena layout: packages/runtime-webgpu/test/multiTensor.gpu.test.ts runs both forms
     tested.add('pointwiseMultiTensor');
     tested.add('pointwiseReduceMulti'); // several results: packages/runtime-webgpu/test/reduceMulti.gpu.test.ts checks each through compile

@@ -1,5 +1,5 @@
-// Pooling layers, NCHW: MaxPool2d and AvgPool2d (PyTorch defaults: stride = kernel, floor mode, padding
-// counted in the mean) and AdaptiveAvgPool2d (output size fixed; PyTorch's windows
+// Pooling layers, NCHW: MaxPool2d (with PyTorch's dilation, ceil_mode and return_indices) and AvgPool2d (PyTorch
+// defaults: stride = kernel, floor mode, padding counted in the mean) and AdaptiveAvgPool2d (output size fixed; PyTorch's windows
 // [⌊i·H/Ho⌋, ⌈(i+1)·H/Ho⌉)). The adaptive pool is a global mean at 1×1, one avgPool2d when the sizes divide,
 // and otherwise a mean per output window joined by concat (fine for the small outputs it is used with).
 
@@ -20,9 +20,9 @@ function check4d(layer: string, x: Tensor): void {
   if (x.shape.length !== 4) throw new GraphError(`${layer}: input [${x.shape.join(', ')}] must be [N, C, H, W]`, layer);
 }
 
-/** A fixed-window pool: MaxPool2d and AvgPool2d differ only in the graph op they apply to each window. */
+/** A fixed-window pool (AvgPool2d; MaxPool2d has its own options). */
 abstract class WindowPool2d extends Module {
-  protected abstract readonly op: 'maxPool2d' | 'avgPool2d';
+  protected abstract readonly op: 'avgPool2d';
   constructor(
     readonly kernelSize: Pair,
     readonly options: PoolOptions = {},
@@ -30,14 +30,45 @@ abstract class WindowPool2d extends Module {
     super();
   }
   forward(g: Graph, x: Tensor): Tensor {
-    check4d(this.op === 'maxPool2d' ? 'MaxPool2d' : 'AvgPool2d', x);
+    check4d('AvgPool2d', x);
     return g[this.op](x, pair(this.kernelSize), { stride: this.options.stride, padding: this.options.padding });
   }
 }
 
+/** Options of MaxPool2d (PyTorch's nn.MaxPool2d arguments). */
+export interface MaxPool2dOptions extends PoolOptions {
+  /** Spacing between window taps (default 1). */
+  dilation?: Pair;
+  /** Round output sizes up, keeping a last partial window that starts inside the input or its left padding. */
+  ceilMode?: boolean;
+  /** Also give the argmax positions: use `forwardWithIndices` (forward returns one tensor, so it refuses). */
+  returnIndices?: boolean;
+}
+
 /** Window maxima. */
-export class MaxPool2d extends WindowPool2d {
-  protected readonly op = 'maxPool2d';
+export class MaxPool2d extends Module {
+  constructor(
+    readonly kernelSize: Pair,
+    readonly options: MaxPool2dOptions = {},
+  ) {
+    super();
+  }
+  forward(g: Graph, x: Tensor): Tensor {
+    if (this.options.returnIndices)
+      throw new GraphError('MaxPool2d(returnIndices: true): forward gives one tensor; call forwardWithIndices(g, x) for [values, indices]', 'MaxPool2d');
+    check4d('MaxPool2d', x);
+    return g.maxPool2d(x, pair(this.kernelSize), this.graphOptions());
+  }
+  /** [values, indices]: indices i32, each the position iy·W + ix of its window's first maximum in its H×W plane (PyTorch's). */
+  forwardWithIndices(g: Graph, x: Tensor): [Tensor, Tensor] {
+    check4d('MaxPool2d', x);
+    return g.maxPool2dWithIndices(x, pair(this.kernelSize), this.graphOptions());
+  }
+  private graphOptions() {
+    const { stride, padding, dilation, ceilMode } = this.options;
+    const p = (v: Pair | undefined) => (v === undefined ? undefined : pair(v));
+    return { stride: p(stride), padding: p(padding), dilation: p(dilation), ceilMode };
+  }
 }
 
 /** Window means (zero padding counted, PyTorch's count_include_pad). */
