@@ -174,8 +174,6 @@ function binaryOf(ty: 'f32' | 'i32', op: BinaryOp, a: string, b: string): string
     case 'mul':
       return `(${a} * ${b})`;
     case 'div':
-      // a literal zero divisor is made a runtime zero of its sign: llvmpipe folded x / 0.0 to 0 (IEEE: ±Infinity, NaN)
-      if (ty === 'f32' && (b === '0.0' || b === '-0.0')) return `(${a} / bitcast<f32>((bitcast<u32>(${a}) & 0u)${b === '-0.0' ? ' | 0x80000000u' : ''}))`;
       return ty === 'f32' ? `(${a} / ${b})` : `select(${a} / ${b}, 0i, ${b} == 0i)`;
     case 'max':
       return ty === 'f32' ? `max_nan(${a}, ${b})` : `max(${a}, ${b})`;
