@@ -4,7 +4,7 @@
 // Invariant: a dispatch never binds one buffer both read-only and writable; every GPU object has a label.
 
 import { alignedBytes, type Graph, initialValue, leafName, type Node, type NodeId } from '@neura/ir';
-import { generateKernel, type KernelGenerator, type KernelPlan, type MatmulTuning } from '@neura/wgsl-kernels';
+import { generateKernel, type KernelGenerator, literalTableBytes, type KernelPlan, type MatmulTuning } from '@neura/wgsl-kernels';
 import type { NeuraDevice } from './device.js';
 import { ErrorScopes } from './errorScopes.js';
 import { InputError } from './errors.js';
@@ -232,7 +232,7 @@ function bindDispatches(
         } else if (b.source.kind === 'literals') {
           buffer = literalsBuffer(gpu, `${dl}.literals`, b.source.data);
           buffers.push(buffer); // destroyed with the session's buffers
-          size = b.source.data.byteLength;
+          size = literalTableBytes(b.source.data.length);
           what = 'literals';
         } else {
           buffer = bufferFor(`n${id}.s${b.source.index}`);
@@ -257,7 +257,7 @@ function bindDispatches(
 
 /** A uniform buffer holding `data` (a kernel's float literals, literals.ts in wgsl-kernels), written at creation. */
 function literalsBuffer(gpu: GPUDevice, label: string, data: Float32Array): GPUBuffer {
-  const buffer = gpu.createBuffer({ label, size: Math.max(16, data.byteLength), usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
+  const buffer = gpu.createBuffer({ label, size: literalTableBytes(data.length), usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
   new Float32Array(buffer.getMappedRange()).set(data);
   buffer.unmap();
   return buffer;

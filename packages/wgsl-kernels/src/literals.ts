@@ -38,22 +38,36 @@ export function literalTable(code: string): { code: string; data?: Float32Array 
     return `${LITERALS_VAR}[${i >> 2}].${'xyzw'[i & 3]}`;
   });
   if (slot.size === 0) return { code };
-  const words = new Uint32Array(Math.ceil(slot.size / 4) * 4);
+  const words = new Uint32Array(slot.size);
   for (const [bits, i] of slot) words[i] = Number.parseInt(bits, 16);
-  if (words.byteLength > MAX_LITERAL_BYTES) throw new KernelError(`${slot.size} distinct float literals need ${words.byteLength} bytes, more than maxUniformBufferBindingSize (default ${MAX_LITERAL_BYTES})`);
+  if (literalTableBytes(slot.size) > MAX_LITERAL_BYTES) throw new KernelError(`${slot.size} distinct float literals need ${literalTableBytes(slot.size)} bytes, more than maxUniformBufferBindingSize (default ${MAX_LITERAL_BYTES})`);
   return { code: out, data: new Float32Array(words.buffer) };
 }
 
-/** The binding of a literal table. */
+/** Bytes of the uniform buffer holding `count` literals: whole vec4s (a uniform array's stride is 16 bytes). */
+export function literalTableBytes(count: number): number {
+  return Math.ceil(count / 4) * 16;
+}
+
+/** The shortest decimal that reads back as the f32 `v`, for comments. */
+function shortest(v: number): string {
+  if (Object.is(v, -0)) return '-0';
+  for (let p = 1; p < 9; p++) {
+    const s = String(Number(v.toPrecision(p)));
+    if (Math.fround(Number(s)) === v) return s;
+  }
+  return String(v);
+}
+
+/** The binding of a literal table (its values in slot order, unpadded). */
 export function literalsBinding(data: Float32Array): Binding {
   return { source: { kind: 'literals', data }, access: 'read', dtype: 'f32' };
 }
 
 /** The WGSL declaration of a literal table at `@binding(index)`, its values in a comment. */
 export function declareLiterals(index: number, data: Float32Array): string {
-  const shown = Array.from(data, (v) => (Object.is(v, -0) ? '-0' : String(v)));
-  return `// float literals, read at run time so that the shader compiler cannot fold them: ${shown.join(', ')}
-@group(0) @binding(${index}) var<uniform> ${LITERALS_VAR}: array<vec4<f32>, ${data.length / 4}>;`;
+  return `// float literals, read at run time so that the shader compiler cannot fold them: ${Array.from(data, shortest).join(', ')}
+@group(0) @binding(${index}) var<uniform> ${LITERALS_VAR}: array<vec4<f32>, ${literalTableBytes(data.length) / 16}>;`;
 }
 
 /**

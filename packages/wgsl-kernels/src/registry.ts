@@ -13,6 +13,7 @@ import { type BindingSource, type DeviceCaps, isSpecOf, type KernelGenerator, ty
 import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionGradKVKernel, attentionGradQKVKernel, attentionWithLseKernel } from './attention.js';
 import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dKernel } from './conv.js';
 import { customKernel } from './customKernel.js';
+import { literalTableBytes } from './literals.js';
 import { dropoutKernel } from './dropout.js';
 import { ropeKernel } from './rope.js';
 import { argmaxKernel, concatKernel, gatherKernel, oneHotKernel, padKernel, scatterAddKernel, sliceKernel, stopGradientKernel } from './indexing.js';
@@ -204,7 +205,7 @@ function bindingBytes(spec: KernelSpec, plan: KernelPlan, s: BindingSource, outB
     case 'table':
       return s.words * 4;
     case 'literals':
-      return s.data.byteLength; // bounded by literalTable (a uniform buffer)
+      return literalTableBytes(s.data.length); // a uniform buffer, bounded by literalTable
     default:
       return s satisfies never;
   }
