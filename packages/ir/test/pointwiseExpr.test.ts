@@ -61,15 +61,15 @@ const TORCH_POW = [
 describe('pow follows C99 / IEEE 754 pow (PyTorch), not JS **', () => {
   it('matches torch.pow in float32 on every pair of special values', () => {
     const num = (s: string) => (s === 'Inf' ? Infinity : s === '-Inf' ? -Infinity : Number(s));
-    TORCH_POW.forEach((row, i) =>
+    TORCH_POW.forEach((row, i) => {
       row.split(' ').forEach((w, j) => {
         const [a, b] = [Math.fround(POW_ARGS[i]), Math.fround(POW_ARGS[j])];
         const got = Math.fround(BINARY_FN.pow(a, b));
         const want = num(w);
         if (Number.isFinite(want) && want !== 0) expect(Math.abs(got - want), `pow(${a}, ${b})`).toBeLessThanOrEqual(1e-6 * Math.abs(want));
         else expect(got, `pow(${a}, ${b})`).toBe(want); // toBe: Object.is, so −0 ≠ 0 and NaN = NaN
-      }),
-    );
+      });
+    });
   });
 
   it('gives 1 for 1 ** NaN, 1 ** ±Infinity and (−1) ** ±Infinity, where JS ** gives NaN', () => {

@@ -109,3 +109,86 @@ describe('IEEE special values through every pointwise op', () => {
     expect(bad).toEqual([]);
   }, 120_000);
 });
+
+describe('matmul with a fused relu keeps NaN (issue 22)', () => {
+  // skinny (small M), tiled (vec4 stores), tiled with N not a multiple of 4 (scalar stores), split-K (long K)
+  const SHAPES: readonly [number, number, number][] = [
+    [2, 16, 32],
+    [64, 32, 64],
+    [33, 20, 7],
+    [16, 2048, 16],
+  ];
+  it.each(SHAPES)('M %i, K %i, N %i: a NaN in A gives NaN rows, optimize on and off, as the interpreter', async (M, K, N) => {
+    const g = new Graph();
+    const a = g.input('a', [M, K]);
+    const b = g.input('b', [K, N]);
+    const outputs = {
+      fused: g.node('fusedMatmul', [a, b], { transA: false, transB: false, bias: false, activation: 'relu' }),
+      unfused: g.relu(g.matmul(a, b)),
+    };
+    // deterministic values of both signs; NaN at the start of row 1 and the end of the last row
+    const av = Array.from({ length: M * K }, (_, i) => Math.sin(i * 1.7) * 2);
+    av[K] = Number.NaN;
+    av[M * K - 1] = Number.NaN;
+    const bv = Array.from({ length: K * N }, (_, i) => Math.cos(i * 0.9));
+    const feeds = { a: tensor([M, K], av), b: tensor([K, N], bv) };
+    const ref = g.clone();
+    for (const [k, t] of Object.entries(outputs)) ref.output(k, t);
+    const want = interpret(ref, feeds, {}, 'f32').outputs;
+    for (const optimize of [false, true]) {
+      const session = await compileInference(g, { outputs, device, optimize });
+      const got = await session.run(feeds);
+      session.dispose();
+      for (const k of Object.keys(outputs)) {
+        const w = want[k].data;
+        const o = got[k].data;
+        const nanRows = new Set<number>();
+        for (let j = 0; j < w.length; j++) if (Number.isNaN(w[j])) nanRows.add(Math.floor(j / N));
+        expect([...nanRows], 'rows the interpreter makes NaN').toEqual([...new Set([1, M - 1])]);
+        const bad: string[] = [];
+        for (let j = 0; j < w.length; j++) {
+          const ok = Number.isNaN(w[j]) ? Number.isNaN(o[j]) : Math.abs(o[j] - w[j]) <= 1e-4 * (1 + Math.abs(w[j]));
+          if (!ok) bad.push(`${k} (optimize ${optimize}) at [${Math.floor(j / N)}, ${j % N}]: gpu ${show(o[j])}, interpreter ${show(w[j])}`);
+        }
+        expect(bad.slice(0, 8)).toEqual([]);
+      }
+    }
+  }, 120_000);
+});
+
+describe('a matmul epilogue reads its literals at run time (issue 22)', () => {
+  it('(A·B) / 0, (A·B)·0 and (A·B + 0) keep ±Infinity, NaN and −0, optimize on and off, as the interpreter', async () => {
+    const [M, K, N] = [8, 4, 8];
+    const g = new Graph();
+    const a = g.input('a', [M, K]);
+    const b = g.input('b', [K, N]);
+    const mm = () => g.matmul(a, b);
+    const outputs = { div0: g.div(mm(), 0), mul0: g.mul(mm(), 0), add0: g.add(mm(), 0) };
+    // products of both signs, zeros (row 0: +0·b = +0; row 1: −0 and +0 terms), infinities (row 2) and NaN (row 3)
+    const av = Array.from({ length: M * K }, (_, i) => Math.sin(i * 1.3) * 3);
+    av.fill(0, 0, K);
+    av.fill(-0, K, 2 * K);
+    av[2 * K] = Infinity;
+    av[3 * K] = Number.NaN;
+    const bv = Array.from({ length: K * N }, (_, i) => Math.cos(i * 0.7));
+    const feeds = { a: tensor([M, K], av), b: tensor([K, N], bv) };
+    const ref = g.clone();
+    for (const [k, t] of Object.entries(outputs)) ref.output(k, t);
+    const want = interpret(ref, feeds, {}, 'f32').outputs;
+    const bad: string[] = [];
+    for (const optimize of [false, true]) {
+      const session = await compileInference(g, { outputs, device, optimize });
+      const got = await session.run(feeds);
+      session.dispose();
+      for (const k of Object.keys(outputs)) {
+        const w = want[k].data;
+        const o = got[k].data;
+        for (let j = 0; j < w.length; j++) {
+          const ok = Number.isNaN(w[j]) ? Number.isNaN(o[j]) : Number.isFinite(w[j]) && w[j] !== 0 ? Math.abs(o[j] - w[j]) <= 1e-5 * Math.abs(w[j]) : Object.is(o[j], w[j]);
+          if (!ok) bad.push(`${k} (optimize ${optimize}) at [${Math.floor(j / N)}, ${j % N}]: gpu ${show(o[j])}, interpreter ${show(w[j])}`);
+        }
+      }
+    }
+    expect(bad).toEqual([]);
+  }, 120_000);
+});

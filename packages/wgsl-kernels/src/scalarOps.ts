@@ -9,7 +9,7 @@ import type { BinaryOp, DType, UnaryOp } from '@neura/ir';
  * - transcendental ops (exp, log, sin, cos, tanh, pow) use the GPU's builtins: WGSL allows a few ULP (sin/cos:
  *   2^-11 absolute on [-π, π]); `tanh` clamps its argument to ±10 first (tanh(±10) rounds to ±1 in f32), because
  *   some drivers return NaN for large |x|.
- * - `max`/`min`/`relu` are not WGSL's max/min (indeterminate for NaN): they propagate NaN as PyTorch does, and give
+ * - `max`/`min`/`relu` (also matmul's fused relu) are not WGSL's max/min (indeterminate for NaN): they propagate NaN as PyTorch does, and give
  *   the first operand on a tie (maximum(−0, 0) = −0; relu(−0) = −0), NaN found by its bits (a compiler may assume
  *   `x != x` false).
  * - `pow` follows C99 / IEEE 754 pow (as ir and PyTorch) on every special value (±0, ±Infinity, NaN, 1 ** b,
@@ -134,9 +134,7 @@ export function unaryF32(op: UnaryOp, x: string): string {
     case 'square':
       return `(${x} * ${x})`;
     case 'relu':
-      // NaN and −0 pass through (PyTorch); selected as bits: llvmpipe turned a float select into max(x, 0), NaN → 0
-      // negative non-zero non-NaN ⇔ bits in [0x80000001, 0xff800000]: one wrapping u32 compare
-      return `bitcast<f32>(select(bitcast<u32>(${x}), 0u, bitcast<u32>(${x}) - 0x80000001u < 0x7f800000u))`;
+      return reluOf(x);
     case 'sigmoid':
       return `(1.0 / (1.0 + exp(-${x})))`;
     case 'tanh':
@@ -160,6 +158,16 @@ export function unaryF32(op: UnaryOp, x: string): string {
     default:
       return op satisfies never;
   }
+}
+
+/**
+ * PyTorch's relu of an f32 (or, with `vec4`, a vec4<f32>) expression: NaN and −0 pass through. Selected as bits:
+ * llvmpipe turned a float select into max(x, 0), and WGSL's max is indeterminate for NaN (NaN → 0 there).
+ */
+export function reluOf(x: string, vec4 = false): string {
+  // negative non-zero non-NaN ⇔ bits in [0x80000001, 0xff800000]: one wrapping u32 compare
+  if (!vec4) return `bitcast<f32>(select(bitcast<u32>(${x}), 0u, bitcast<u32>(${x}) - 0x80000001u < 0x7f800000u))`;
+  return `bitcast<vec4<f32>>(select(bitcast<vec4<u32>>(${x}), vec4<u32>(), bitcast<vec4<u32>>(${x}) - vec4<u32>(0x80000001u) < vec4<u32>(0x7f800000u)))`;
 }
 
 const CMP: Partial<Record<BinaryOp, string>> = { gt: '>', ge: '>=', lt: '<', le: '<=', eq: '==' };
