@@ -87,7 +87,8 @@ export const BINARY_FN: { [K in BinaryOp]: (a: number, b: number) => number } = 
   // PyTorch's maximum/minimum: NaN propagates, a tie gives the first operand (maximum(−0, 0) = −0; Math.max gives +0)
   max: (a, b) => (Number.isNaN(b) ? b : a < b ? b : a),
   min: (a, b) => (Number.isNaN(b) ? b : b < a ? b : a),
-  pow: (a, b) => a ** b,
+  // C99/IEEE pow (PyTorch): as JS `**` except 1 ** y = 1 for every y (NaN, ±Infinity) and (−1) ** ±Infinity = 1
+  pow: (a, b) => (a === 1 || (a === -1 && Math.abs(b) === Infinity) ? 1 : a ** b),
   gt: (a, b) => (a > b ? 1 : 0),
   ge: (a, b) => (a >= b ? 1 : 0),
   lt: (a, b) => (a < b ? 1 : 0),

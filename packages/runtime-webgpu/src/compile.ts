@@ -4,7 +4,7 @@
 // Invariant: a dispatch never binds one buffer both read-only and writable; every GPU object has a label.
 
 import { alignedBytes, type Graph, initialValue, leafName, type Node, type NodeId } from '@neura/ir';
-import { generateKernel, type KernelGenerator, type KernelPlan, type MatmulTuning } from '@neura/wgsl-kernels';
+import { generateKernel, type KernelGenerator, literalTableBytes, type KernelPlan, type MatmulTuning } from '@neura/wgsl-kernels';
 import type { NeuraDevice } from './device.js';
 import { ErrorScopes } from './errorScopes.js';
 import { InputError } from './errors.js';
@@ -57,7 +57,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
     const state = uploadLeaves(gpu, graph, plan, storageOf, { initialState: opts.initialState, label, buffers });
     for (const [id, table] of plan.tables) gpu.queue.writeBuffer(bufferFor(`n${id}.table`), 0, table.buffer, table.byteOffset, table.byteLength);
     const { inputs, deadInputs, outputs } = ioSlots(graph, plan, storageOf);
-    const jobs = bindDispatches(graph, plan, storageOf, bufferFor, buffers);
+    const jobs = bindDispatches(gpu, graph, plan, { storageOf, bufferFor, buffers });
     const dispatches = await createDispatches(gpu, jobs, opts.pipelineCache ?? new PipelineCache(gpu), scopes);
     // copies for updates that could not be written in place
     const { preCopies, postCopies } = recordCopies(graph, plan, plan.copies, storageOf, bufferFor);
@@ -180,10 +180,16 @@ interface DispatchJob {
 
 /**
  * GPU phase: the bind group entries of every dispatch, each binding resolved to its buffer (input, output or a
- * result of a multi-result kernel, scratch); refuses one buffer bound writable and read-only, or writable twice
- * over overlapping ranges, in one dispatch.
+ * result of a multi-result kernel, scratch, a literal table made here and owned with `buffers`); refuses one buffer
+ * bound writable and read-only, or writable twice over overlapping ranges, in one dispatch.
  */
-function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) => GPUBuffer, bufferFor: (key: string) => GPUBuffer, buffers: readonly GPUBuffer[]): DispatchJob[] {
+function bindDispatches(
+  gpu: GPUDevice,
+  graph: Graph,
+  step: StepPlan,
+  o: { storageOf: (id: NodeId) => GPUBuffer; bufferFor: (key: string) => GPUBuffer; buffers: GPUBuffer[] },
+): DispatchJob[] {
+  const { storageOf, bufferFor, buffers } = o;
   const jobs: DispatchJob[] = [];
   for (const id of step.order) {
     const plan = step.plans.get(id);
@@ -223,6 +229,11 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
           buffer = bufferFor(`n${id}.table`);
           size = b.source.words * 4;
           what = 'table';
+        } else if (b.source.kind === 'literals') {
+          buffer = literalsBuffer(gpu, `${dl}.literals`, b.source.data);
+          buffers.push(buffer); // destroyed with the session's buffers
+          size = literalTableBytes(b.source.data.length);
+          what = 'literals';
         } else {
           buffer = bufferFor(`n${id}.s${b.source.index}`);
           size = plan.scratch[b.source.index];
@@ -242,6 +253,14 @@ function bindDispatches(graph: Graph, step: StepPlan, storageOf: (id: NodeId) =>
     });
   }
   return jobs;
+}
+
+/** A uniform buffer holding `data` (a kernel's float literals, literals.ts in wgsl-kernels), written at creation. */
+function literalsBuffer(gpu: GPUDevice, label: string, data: Float32Array): GPUBuffer {
+  const buffer = gpu.createBuffer({ label, size: literalTableBytes(data.length), usage: GPUBufferUsage.UNIFORM, mappedAtCreation: true });
+  new Float32Array(buffer.getMappedRange()).set(data);
+  buffer.unmap();
+  return buffer;
 }
 
 /** The copies of updates that could not be written in place (through a temporary when the value is a state). */

@@ -35,7 +35,7 @@ export class PipelineCache {
 
   /** The bind group layout for a binding list (read → read-only-storage, read_write → storage). */
   layoutFor(bindings: readonly Binding[]): GPUBindGroupLayout {
-    const sig = bindings.map((b) => (b.access === 'read' ? 'r' : 'w')).join('');
+    const sig = signatureOf(bindings);
     let layout = this.layouts.get(sig);
     if (!layout) {
       layout = this.device.createBindGroupLayout({
@@ -43,7 +43,7 @@ export class PipelineCache {
         entries: bindings.map((b, i) => ({
           binding: i,
           visibility: GPUShaderStage.COMPUTE,
-          buffer: { type: b.access === 'read' ? 'read-only-storage' : 'storage' },
+          buffer: { type: b.source.kind === 'literals' ? 'uniform' : b.access === 'read' ? 'read-only-storage' : 'storage' },
         })),
       });
       this.layouts.set(sig, layout);
@@ -53,7 +53,7 @@ export class PipelineCache {
 
   /** The pipeline for a dispatch: cached, shared while in flight, or compiled now. */
   get(req: PipelineRequest): Promise<CachedPipeline> {
-    const sig = req.bindings.map((b) => (b.access === 'read' ? 'r' : 'w')).join('');
+    const sig = signatureOf(req.bindings);
     const key = `${sig}\n${req.code}`;
     const hit = this.pipelines.get(key);
     if (hit) {
@@ -96,6 +96,11 @@ export class PipelineCache {
       throw new KernelCompileError(req.label, [{ line: 0, col: 0, message: `pipeline creation failed: ${message}` }], req.code, e);
     }
   }
+}
+
+/** A layout's key: per binding `u` (uniform literals), `r` (read-only storage) or `w` (read-write storage). */
+function signatureOf(bindings: readonly Binding[]): string {
+  return bindings.map((b) => (b.source.kind === 'literals' ? 'u' : b.access === 'read' ? 'r' : 'w')).join('');
 }
 
 function diagnostic(m: GPUCompilationMessage): WgslDiagnostic {

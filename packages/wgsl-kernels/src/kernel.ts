@@ -112,9 +112,13 @@ export type BindingSource =
   | { readonly kind: 'output'; readonly index?: number } // the node's result (`index`: of a multi-result node; 0 by default)
   | { readonly kind: 'scratch'; readonly index: number } // plan.scratch[index], private to this plan
   | { readonly kind: 'arena'; readonly role: number } // pointwiseMultiTensor: the buffer holding role `role` of every group
-  | { readonly kind: 'table'; readonly words: number }; // pointwiseMultiTensor: the runtime's table of `words` u32 (offsets per group)
+  | { readonly kind: 'table'; readonly words: number } // pointwiseMultiTensor: the runtime's table of `words` u32 (offsets per group)
+  | { readonly kind: 'literals'; readonly data: Float32Array }; // a uniform buffer of these values, made once by the runtime (literals.ts)
 
-/** One storage-buffer binding of a dispatch; binding number = position in `Dispatch.bindings`. */
+/**
+ * One binding of a dispatch; binding number = position in `Dispatch.bindings`. A storage buffer, except
+ * `literals` (a uniform buffer: not counted against maxStorageBuffersPerShaderStage).
+ */
 export interface Binding {
   readonly source: BindingSource;
   readonly access: 'read' | 'read_write';

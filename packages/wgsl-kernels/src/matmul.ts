@@ -21,6 +21,7 @@ import { broadcastStrides, numel, splitKFor } from '@neura/ir';
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
 import { checkWorkgroupMemory, header, indexMath, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
 import { type MatmulEpilogueHook, matmulEpilogueHook } from './matmulEpilogue.js';
+import { reluOf } from './scalarOps.js';
 
 /** A tiled matmul configuration: tile BM x BN x BK, TM x TN outputs per thread (multiples of 4). */
 export interface MatmulConfig {
@@ -306,7 +307,7 @@ export function biasAt(p: MatmulProblem, r: string, c: string): string {
 export function storeVec4(p: MatmulProblem, partial: boolean, vecOut: boolean): string[] {
   const parts: string[] = [];
   if (p.hasBias && !partial) parts.push(`v = v + vec4<f32>(${[0, 1, 2, 3].map((x) => biasAt(p, 'r', `min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
-  if (p.relu && !partial) parts.push('v = max(v, vec4<f32>());');
+  if (p.relu && !partial) parts.push(`v = ${reluOf('v', true)};`); // NaN and −0 pass through (scalarOps)
   if (p.epi && !partial) {
     const epi = p.epi;
     parts.push(`v = vec4<f32>(${[0, 1, 2, 3].map((x) => epi.at(`v.${'xyzw'[x]}`, `yoff + r * N + min(c + ${u32Lit(x)}, N - 1u)`)).join(', ')});`);
@@ -558,7 +559,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   var v = part[e];
   for (var s = 1u; s < ${u32Lit(splits)}; s = s + 1u) { v = v + part[s * ${u32Lit(units)} + e]; }
   ${bias}
-  ${p.relu ? `v = max(v, ${ty}());` : ''}
+  ${p.relu ? `v = ${reluOf('v', vec)};` : ''}
   ${p.epi ? `v = ${epiSplit(p.epi, vec)};` : ''}
   y[e] = v;
 }
@@ -625,7 +626,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (m < M && n < N) {
       var v = 0.0;
       for (var q = 0u; q < S; q = q + 1u) { v = v + part[r * ${u32Lit(nt)} + ${transB ? 'c * S + q' : `q * ${u32Lit(wn)} + c`}]; }
-${bias ? `      v = v + ${bias};\n` : ''}${p.relu ? '      v = max(v, 0.0);\n' : ''}${p.epi ? `      v = ${p.epi.at('v', 'yoff + m * N + n')};\n` : ''}      y[yoff + m * N + n] = v;
+${bias ? `      v = v + ${bias};\n` : ''}${p.relu ? `      v = ${reluOf('v')};\n` : ''}${p.epi ? `      v = ${p.epi.at('v', 'yoff + m * N + n')};\n` : ''}      y[yoff + m * N + n] = v;
     }
   }
 }

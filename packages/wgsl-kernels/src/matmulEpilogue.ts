@@ -8,6 +8,7 @@ import { type Binding, isSpecOf, type KernelSpec } from './kernel.js';
 import type { DType } from '@neura/ir';
 import { fmtPwExpr } from '@neura/ir';
 import { operandLoads } from './elementwise.js';
+import { declareLiterals, literalsBinding, literalTable } from './literals.js';
 import { emitPwExpr } from './pointwise.js';
 import { emitHelpers, HELPERS, type HelperName } from './scalarOps.js';
 import { indent, kernelError, wgslType } from './wgsl.js';
@@ -39,7 +40,6 @@ export function matmulEpilogueHook(spec: KernelSpec): MatmulEpilogueHook | undef
       used.add(i - 1);
       return f32Of(`v${i - 1}`, extras[i - 1].dtype);
     },
-    '(o & 0u)',
   );
   const order = [...used].sort((a, b) => a - b);
   const names = order.map((k) => `ep${k}`);
@@ -50,14 +50,19 @@ export function matmulEpilogueHook(spec: KernelSpec): MatmulEpilogueHook | undef
     used,
     spec.node.shape,
   );
-  const fn = `fn epilogue(prod: f32, o: u32) -> f32 {
+  // the expression's float literals are read from a uniform table bound after the extra operands (literals.ts)
+  const { code: fn, data: literals } = literalTable(`fn epilogue(prod: f32, o: u32) -> f32 {
 ${indent([...loads, e.code, `return ${e.result};`].filter(Boolean).join('\n'))}
-}`;
+}`);
   const helpers = (Object.keys(HELPERS) as HelperName[]).filter((h) => calls(fn, h));
   return {
     declare(first) {
       const bindings: Binding[] = order.map((k) => ({ source: { kind: 'input', index: k + 2 }, access: 'read', dtype: extras[k].dtype }));
       const decl = order.map((k, j) => `@group(0) @binding(${first + j}) var<storage, read> ${names[j]}: array<${wgslType(extras[k].dtype)}>;`);
+      if (literals) {
+        decl.push(declareLiterals(first + bindings.length, literals));
+        bindings.push(literalsBinding(literals));
+      }
       const h = emitHelpers(new Set(helpers));
       return { bindings, decl: [...decl, ...(h ? [h] : []), fn] };
     },

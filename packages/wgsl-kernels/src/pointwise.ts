@@ -5,7 +5,7 @@
 
 import type { PwExpr } from '@neura/ir';
 import { binaryF32, castF32, unaryF32 } from './scalarOps.js';
-import { f32Lit } from './wgsl.js';
+import { literal } from './literals.js';
 
 /** The emitted statements, the f32 result expression and the number of arithmetic ops. */
 export interface EmittedExpr {
@@ -18,10 +18,10 @@ export interface EmittedExpr {
 export const POW_UNROLL_LIMIT = 8;
 
 /**
- * Emits `e` as WGSL. `input(i)` gives the f32 value of input i; `runtimeZero` is a u32 expression that is 0 at
- * run time but not a constant (used to spell ±inf / NaN constants, which WGSL rejects as constant expressions).
+ * Emits `e` as WGSL. `input(i)` gives the f32 value of input i. Constants are `literal` placeholders (read at run
+ * time from a uniform table, see literals.ts), which the dispatch's builder resolves.
  */
-export function emitPwExpr(e: PwExpr, input: (index: number) => string, runtimeZero = '(o & 0u)'): EmittedExpr {
+export function emitPwExpr(e: PwExpr, input: (index: number) => string): EmittedExpr {
   const keys = new WeakMap<PwExpr, string>();
   const names = new Map<string, string>();
   const lines: string[] = [];
@@ -59,13 +59,6 @@ export function emitPwExpr(e: PwExpr, input: (index: number) => string, runtimeZ
     return id;
   };
 
-  const constant = (value: number): string => {
-    const v = Math.fround(value);
-    if (Number.isFinite(v)) return f32Lit(v);
-    const bits = Number.isNaN(v) ? '0x7fc00000u' : v > 0 ? '0x7f800000u' : '0xff800000u';
-    return `bitcast<f32>(${bits} | ${runtimeZero})`;
-  };
-
   const visit = (x: PwExpr): string => {
     if (x.op === 'in') {
       let v = loaded.get(x.index);
@@ -75,7 +68,7 @@ export function emitPwExpr(e: PwExpr, input: (index: number) => string, runtimeZ
       }
       return v;
     }
-    if (x.op === 'const') return constant(x.value);
+    if (x.op === 'const') return literal(x.value);
     const key = keyOf(x);
     const hit = names.get(key);
     if (hit !== undefined) return hit;

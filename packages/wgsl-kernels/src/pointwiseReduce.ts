@@ -28,7 +28,6 @@ export function pointwiseReduceKernel(spec: KernelSpec<'pointwiseReduce'>, caps:
       used.add(i);
       return f32Of(`v${i}`, spec.inputs[i].dtype);
     },
-    '(o & 0u)',
   );
   const groups = groupByNode(spec, [...used].sort((a, b) => a - b));
   const buffers = groups.map((g) => inputVar(spec, g[0], `x${g[0]}`));
@@ -41,7 +40,7 @@ ${indent([...loads, e.code].filter(Boolean).join('\n'))}
   const source: ReduceSource = { buffers, read: (i) => `prologue(${i})`, decls: [fn], plain: false };
   let finish: ReduceFinish | undefined;
   if (!(post.op === 'in' && post.index === 0)) {
-    const p = emitPwExpr(post, () => 'v', '(bitcast<u32>(v) & 0u)');
+    const p = emitPwExpr(post, () => 'v');
     finish = { decls: [`fn epilogue(v: f32) -> f32 {\n${indent([p.code, `return ${p.result};`].filter(Boolean).join('\n'))}\n}`], apply: (v) => `epilogue(${v})` };
   }
   return reducePlan(spec, caps, reduce, { shape, axes, source, out: outputVar(spec), finish, columns });
@@ -58,7 +57,6 @@ function prologues(spec: KernelSpec, exprs: readonly PwExpr[], shape: readonly n
         usedBy[j].add(i);
         return f32Of(`v${i}`, spec.inputs[i].dtype);
       },
-      '(o & 0u)',
     ),
   );
   const all = new Set(usedBy.flatMap((u) => [...u]));
@@ -84,7 +82,7 @@ export function pointwiseReduceMultiKernel(spec: KernelSpec<'pointwiseReduceMult
     const post = r.post;
     let finish: ReduceFinish | undefined;
     if (!(post.op === 'in' && post.index === 0)) {
-      const e = emitPwExpr(post, () => 'v', '(bitcast<u32>(v) & 0u)');
+      const e = emitPwExpr(post, () => 'v');
       finish = { decls: [`fn epilogue${j}(v: f32) -> f32 {\n${indent([e.code, `return ${e.result};`].filter(Boolean).join('\n'))}\n}`], apply: (v) => `epilogue${j}(${v})` };
     }
     return { read: (i) => `prologue${j}(${i})`, out, finish };

@@ -14,6 +14,7 @@ import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionGrad
 import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dIndicesKernel, maxPool2dKernel } from './conv.js';
 import { cumsumKernel } from './cumsum.js';
 import { customKernel } from './customKernel.js';
+import { literalTableBytes } from './literals.js';
 import { dropoutKernel } from './dropout.js';
 import { ropeKernel } from './rope.js';
 import { argmaxKernel, concatKernel, gatherKernel, oneHotKernel, padKernel, scatterAddKernel, sliceKernel, stopGradientKernel } from './indexing.js';
@@ -165,14 +166,15 @@ export function checkPlan(spec: KernelSpec, plan: KernelPlan, caps: DeviceCaps):
   const outBytes = bytesOf(spec.node);
   for (const d of plan.dispatches) {
     const where = plan.dispatches.length > 1 ? ` in dispatch ${d.label}` : '';
-    if (d.bindings.length > caps.maxStorageBuffersPerShaderStage)
-      kernelError(spec, `needs ${d.bindings.length} storage buffers${where}, more than maxStorageBuffersPerShaderStage (device value ${caps.maxStorageBuffersPerShaderStage})`);
+    const storage = d.bindings.filter((b) => b.source.kind !== 'literals').length;
+    if (storage > caps.maxStorageBuffersPerShaderStage)
+      kernelError(spec, `needs ${storage} storage buffers${where}, more than maxStorageBuffersPerShaderStage (device value ${caps.maxStorageBuffersPerShaderStage})`);
     for (const b of d.bindings) {
       const s = b.source;
       const bytes = bindingBytes(spec, plan, s, outBytes);
       if (bytes === undefined) kernelError(spec, `binding refers to missing ${s.kind}${where}`);
       if (bytes > caps.maxStorageBufferBindingSize) {
-        const what = s.kind === 'output' ? 'the output' : s.kind === 'arena' ? `arena of role ${s.role}` : s.kind === 'table' ? 'the table' : `${s.kind} ${s.index}`;
+        const what = s.kind === 'output' ? 'the output' : s.kind === 'arena' ? `arena of role ${s.role}` : s.kind === 'table' ? 'the table' : s.kind === 'literals' ? 'the literals' : `${s.kind} ${s.index}`;
         kernelError(spec, `binds ${what} of ${bytes} bytes${where}, more than maxStorageBufferBindingSize (device value ${caps.maxStorageBufferBindingSize})`);
       }
     }
@@ -205,6 +207,8 @@ function bindingBytes(spec: KernelSpec, plan: KernelPlan, s: BindingSource, outB
     }
     case 'table':
       return s.words * 4;
+    case 'literals':
+      return literalTableBytes(s.data.length); // a uniform buffer, bounded by literalTable
     default:
       return s satisfies never;
   }

@@ -65,7 +65,7 @@ function rowwisePlan(spec: KernelSpec<'rowwise' | 'rowwiseMulti'>, caps: DeviceC
   };
   const posts = stats.map((s) => {
     if (s.post.op === 'in' && s.post.index === 0) return undefined;
-    const p = emitPwExpr(s.post, () => 'v', '(bitcast<u32>(v) & 0u)');
+    const p = emitPwExpr(s.post, () => 'v');
     return { code: p.code, result: p.result };
   });
   // about 8 elements per lane, at least 32 lanes (a 384-wide row: 64 lanes), never more lanes than elements

@@ -9,12 +9,13 @@ import type { BinaryOp, DType, UnaryOp } from '@neura/ir';
  * - transcendental ops (exp, log, sin, cos, tanh, pow) use the GPU's builtins: WGSL allows a few ULP (sin/cos:
  *   2^-11 absolute on [-π, π]); `tanh` clamps its argument to ±10 first (tanh(±10) rounds to ±1 in f32), because
  *   some drivers return NaN for large |x|.
- * - `max`/`min`/`relu` are not WGSL's max/min (indeterminate for NaN): they propagate NaN as PyTorch does, and give
+ * - `max`/`min`/`relu` (also matmul's fused relu) are not WGSL's max/min (indeterminate for NaN): they propagate NaN as PyTorch does, and give
  *   the first operand on a tie (maximum(−0, 0) = −0; relu(−0) = −0), NaN found by its bits (a compiler may assume
  *   `x != x` false).
- * - `pow` computes exp2(b·log2|a|) with the sign fixed for a negative base and an integer exponent (odd → negative),
- *   NaN for a negative base and a non-integer exponent, 1 for b = 0 (as JS). Constant integer exponents in a
- *   pointwise expression (|c| ≤ 8) are repeated multiplication (one rounding per multiply).
+ * - `pow` follows C99 / IEEE 754 pow (as ir and PyTorch) on every special value (±0, ±Infinity, NaN, 1 ** b,
+ *   (−1) ** ±Infinity, a negative base: an odd integer exponent keeps its sign, a non-integer one gives NaN); other
+ *   values are exp2(b·log2|a|), a few ULP. Constant integer exponents in a pointwise expression (|c| ≤ 8) are
+ *   repeated multiplication (one rounding per multiply).
  * - `erf` (and exact `gelu`) use Abramowitz & Stegun 7.1.26, |error| ≤ 1.5e-7; ir's float64 erf is exact to 1e-15.
  * - denormals may be flushed to zero.
  * - i32 `div` truncates toward zero and gives 0 for a zero divisor (JS `(a / 0) | 0`); `cast` to i32 clamps
@@ -24,16 +25,31 @@ export const DIFFERENCES = 'see the comment above';
 
 /** WGSL helper functions a kernel body may call, by name; the shader builder emits each once, only when called. */
 export const HELPERS = {
-  pow_js: `// a ** b as JS computes it for finite inputs: sign for integer exponents of a negative base, NaN otherwise.
-fn pow_js(a: f32, b: f32) -> f32 {
-  if (b == 0.0) { return 1.0; }
-  let m = exp2(b * log2(abs(a)));
-  if (a < 0.0) {
-    if (trunc(b) != b) { return bitcast<f32>(0x7fc00000u | (bitcast<u32>(b) & 0u)); }
-    let odd = abs(b) < 16777216.0 && (abs(b) % 2.0) == 1.0;
-    return select(m, -m, odd);
+  pow_ieee: `// C99 / IEEE 754 pow (PyTorch's): special values decided on the bits (a compiler may assume finite floats; WGSL's
+// pow is undefined for a < 0 and for a = 0, b <= 0), then exp2(b·log2|a|) for finite non-zero a and finite b.
+fn pow_ieee(a: f32, b: f32) -> f32 {
+  let ua = bitcast<u32>(a);
+  let ub = bitcast<u32>(b);
+  let ma = ua & 0x7fffffffu;
+  let mb = ub & 0x7fffffffu;
+  // a ** ±0 = 1 and 1 ** b = 1, NaN included
+  if (mb == 0u || ua == 0x3f800000u) { return 1.0; }
+  if (ma > 0x7f800000u || mb > 0x7f800000u) { return bitcast<f32>(0x7fc00000u | (ub & 0u)); }
+  // an odd integer exponent keeps a negative base's sign (|b| >= 2^24 is even)
+  let odd = mb < 0x4b800000u && trunc(b) == b && (abs(b) % 2.0) == 1.0;
+  let sign = select(0u, 0x80000000u, (ua >> 31u) == 1u && odd);
+  let bneg = (ub >> 31u) == 1u;
+  if (mb == 0x7f800000u) {
+    // b = ±Infinity: (−1) ** ±Infinity = 1, else +Infinity when |a| > 1 and b > 0 or |a| < 1 and b < 0, else +0
+    if (ma == 0x3f800000u) { return 1.0; }
+    return bitcast<f32>(select(0u, 0x7f800000u, (ma > 0x3f800000u) != bneg));
   }
-  return m;
+  // a = ±0: ±Infinity for b < 0, ±0 for b > 0; a = ±Infinity: the reverse (signed only for an odd b)
+  if (ma == 0u || ma == 0x7f800000u) { return bitcast<f32>(select(0u, 0x7f800000u, (ma == 0u) == bneg) | sign); }
+  if ((ua >> 31u) == 1u && trunc(b) != b) { return bitcast<f32>(0x7fc00000u | (ub & 0u)); }
+  // log2|a|, a denormal's from its mantissa as an integer (float arithmetic may flush denormals to zero)
+  let l = select(log2(abs(a)), log2(f32(ma)) - 149.0, ma < 0x00800000u);
+  return bitcast<f32>(bitcast<u32>(exp2(b * l)) | sign);
 }`,
   max_nan: `// PyTorch's maximum: NaN if either operand is NaN, else the first operand on a tie (−0 and +0 tie); on the bits.
 fn max_nan(a: f32, b: f32) -> f32 {
@@ -118,9 +134,7 @@ export function unaryF32(op: UnaryOp, x: string): string {
     case 'square':
       return `(${x} * ${x})`;
     case 'relu':
-      // NaN and −0 pass through (PyTorch); selected as bits: llvmpipe turned a float select into max(x, 0), NaN → 0
-      // negative non-zero non-NaN ⇔ bits in [0x80000001, 0xff800000]: one wrapping u32 compare
-      return `bitcast<f32>(select(bitcast<u32>(${x}), 0u, bitcast<u32>(${x}) - 0x80000001u < 0x7f800000u))`;
+      return reluOf(x);
     case 'sigmoid':
       return `(1.0 / (1.0 + exp(-${x})))`;
     case 'tanh':
@@ -144,6 +158,16 @@ export function unaryF32(op: UnaryOp, x: string): string {
     default:
       return op satisfies never;
   }
+}
+
+/**
+ * PyTorch's relu of an f32 (or, with `vec4`, a vec4<f32>) expression: NaN and −0 pass through. Selected as bits:
+ * llvmpipe turned a float select into max(x, 0), and WGSL's max is indeterminate for NaN (NaN → 0 there).
+ */
+export function reluOf(x: string, vec4 = false): string {
+  // negative non-zero non-NaN ⇔ bits in [0x80000001, 0xff800000]: one wrapping u32 compare
+  if (!vec4) return `bitcast<f32>(select(bitcast<u32>(${x}), 0u, bitcast<u32>(${x}) - 0x80000001u < 0x7f800000u))`;
+  return `bitcast<vec4<f32>>(select(bitcast<vec4<u32>>(${x}), vec4<u32>(), bitcast<vec4<u32>>(${x}) - vec4<u32>(0x80000001u) < vec4<u32>(0x7f800000u)))`;
 }
 
 const CMP: Partial<Record<BinaryOp, string>> = { gt: '>', ge: '>=', lt: '<', le: '<=', eq: '==' };
@@ -174,15 +198,13 @@ function binaryOf(ty: 'f32' | 'i32', op: BinaryOp, a: string, b: string): string
     case 'mul':
       return `(${a} * ${b})`;
     case 'div':
-      // a literal zero divisor is made a runtime zero of its sign: llvmpipe folded x / 0.0 to 0 (IEEE: ±Infinity, NaN)
-      if (ty === 'f32' && (b === '0.0' || b === '-0.0')) return `(${a} / bitcast<f32>((bitcast<u32>(${a}) & 0u)${b === '-0.0' ? ' | 0x80000000u' : ''}))`;
       return ty === 'f32' ? `(${a} / ${b})` : `select(${a} / ${b}, 0i, ${b} == 0i)`;
     case 'max':
       return ty === 'f32' ? `max_nan(${a}, ${b})` : `max(${a}, ${b})`;
     case 'min':
       return ty === 'f32' ? `min_nan(${a}, ${b})` : `min(${a}, ${b})`;
     case 'pow':
-      return ty === 'f32' ? `pow_js(${a}, ${b})` : `i32(pow_js(f32(${a}), f32(${b})))`;
+      return ty === 'f32' ? `pow_ieee(${a}, ${b})` : `i32(pow_ieee(f32(${a}), f32(${b})))`;
     case 'gt':
     case 'ge':
     case 'lt':

@@ -5,6 +5,7 @@
 // Invariant: a dispatch's `bindings` and its shader's `@binding(i)` lines come from one list of `BufferVar`s.
 
 import type { Binding, DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { bindLiterals } from './literals.js';
 import { emitHelpers, HELPERS, type HelperName } from './scalarOps.js';
 import { declareBindings, header, indent, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, workgroupReduceFns } from './wgsl.js';
 
@@ -86,10 +87,11 @@ export function shaderCode(spec: KernelSpec, parts: ShaderParts, wg: number): st
   return `${header(spec, parts.strategy)}${[bindings, emitHelpers(helpers), moduleScope, parts.main].filter(Boolean).join('\n\n')}`;
 }
 
-/** A dispatch of one shader: workgroups of `workgroupSize` (x, or [x, y]) invocations, `grid` workgroups. */
+/** A dispatch of one shader (its literal placeholders bound as a uniform table): workgroups of `workgroupSize` (x, or [x, y]) invocations, `grid` workgroups. */
 export function shaderDispatch(spec: KernelSpec, d: ShaderParts & { readonly label?: string; readonly workgroupSize: number | readonly [number, number]; readonly grid: readonly [number, number, number] }): Dispatch {
   const [x, y] = typeof d.workgroupSize === 'number' ? [d.workgroupSize, 1] : d.workgroupSize;
-  return { label: d.label ?? labelOf(spec.node), code: shaderCode(spec, d, x), bindings: d.buffers.map((b) => b.binding), workgroupSize: [x, y, 1], grid: d.grid };
+  // float literals of a fused expression become reads of a uniform table bound last (literals.ts)
+  return bindLiterals({ label: d.label ?? labelOf(spec.node), code: shaderCode(spec, d, x), bindings: d.buffers.map((b) => b.binding), workgroupSize: [x, y, 1], grid: d.grid });
 }
 
 /** A plan of `dispatches` run in order, sharing scratch buffers of `scratch` bytes. */

@@ -1,10 +1,12 @@
 // scratch: []
-// ---- pointwiseReduce[3x64->3x1]: workgroup [32,1,1] grid [3,1,1] bindings input0:read:f32 input1:read:f32 output:read_write:f32
+// ---- pointwiseReduce[3x64->3x1]: workgroup [32,1,1] grid [3,1,1] bindings input0:read:f32 input1:read:f32 output:read_write:f32 literals:read:f32
 // neura kernel: pointwiseReduce [3, 64]:f32, [64]:f32 -> [3, 1]:f32
 // rows: a workgroup per output reduces 64 contiguous elements (tree in shared memory)
 @group(0) @binding(0) var<storage, read> x0: array<f32>;
 @group(0) @binding(1) var<storage, read> x1: array<f32>;
 @group(0) @binding(2) var<storage, read_write> y: array<f32>;
+// float literals, read at run time so that the shader compiler cannot fold them: 0.00001
+@group(0) @binding(3) var<uniform> lits: array<vec4<f32>, 1>;
 
 const ROWS = 3u;
 fn prologue(o: u32) -> f32 {
@@ -18,7 +20,7 @@ fn prologue(o: u32) -> f32 {
   return t1;
 }
 fn epilogue(v: f32) -> f32 {
-  let t0 = (v + 0.000009999999747378752);
+  let t0 = (v + lits[0].x);
   let t1 = (1.0 / sqrt(t0));
   return t1;
 }

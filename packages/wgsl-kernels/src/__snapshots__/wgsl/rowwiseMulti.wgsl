@@ -1,11 +1,13 @@
 // scratch: []
-// ---- rowwiseMulti[3x64]: workgroup [32,1,1] grid [3,1,1] bindings input0:read:f32 input1:read:f32 output0:read_write:f32 output1:read_write:f32
+// ---- rowwiseMulti[3x64]: workgroup [32,1,1] grid [3,1,1] bindings input0:read:f32 input1:read:f32 output0:read_write:f32 output1:read_write:f32 literals:read:f32
 // neura kernel: rowwiseMulti [3, 64]:f32, [64]:f32 -> [3, 64]:f32
 // rowwise: a workgroup per row of 64 (32 lanes) computes 2 stat(s) by tree reductions, then the row's elements for 2 result(s)
 @group(0) @binding(0) var<storage, read> x0: array<f32>;
 @group(0) @binding(1) var<storage, read> x1: array<f32>;
 @group(0) @binding(2) var<storage, read_write> y0: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y1: array<f32>;
+// float literals, read at run time so that the shader compiler cannot fold them: 0.00001
+@group(0) @binding(4) var<uniform> lits: array<vec4<f32>, 1>;
 
 const ROWS = 3u;
 var<workgroup> red: array<f32, 32>;
@@ -54,7 +56,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   var s1 = 0.0;
   {
     let v = r1;
-    let t0 = (v + 0.000009999999747378752);
+    let t0 = (v + lits[0].x);
     let t1 = (1.0 / sqrt(t0));
     s1 = t1;
   }
