@@ -196,6 +196,10 @@ const SAMPLES: Record<string, Sample> = {
     },
   },
   'softmax-cross-entropy-grad': { build: (g, r) => sceGrad(g, r, 'mean') },
+  'attention-recognize': {
+    nonFinite:
+      'the op scores in f64 and never reads masked keys; the decomposed f32 form overflows q·kᵀ to ∞ and adds −∞ to a masked +∞ score (NaN)',
+  },
   'softmax-cross-entropy-grad-sum': { build: (g, r) => sceGrad(g, r, 'sum') },
   'relu-grad-mask': {
     build: (g, r) => {
@@ -518,6 +522,20 @@ const SAMPLES: Record<string, Sample> = {
     },
     prefer: ['attentionGradQKV'],
   },
+  'attention-recognize': {
+    // hand-written attention: unmasked with the scale after q·kᵀ, a causal −∞ fill (masked_fill) with the scale on q,
+    // and an additive causal mask; the masks are built in-graph from index ramps (cumsum of ones), so provable
+    build: (g, r) => {
+      const [h, t, d] = [dim(r), dim(r), dim(r)];
+      const [q, k, v] = [g.input('q', [h, t, d]), g.input('k', [h, t, d]), g.input('v', [h, t, dim(r)])];
+      const above = g.gt(g.cumsum(g.constant(1, [1, t]), 1), g.cumsum(g.constant(1, [t, 1]), 0)); // j > i
+      const plain = g.matmul(g.softmax(g.mul(g.matmul(q, k, { transB: true }), 0.5)), v);
+      const filled = g.matmul(g.softmax(g.where(above, Number.NEGATIVE_INFINITY, g.matmul(g.mul(q, 0.25), k, { transB: true }))), v);
+      const added = g.matmul(g.softmax(g.add(g.mul(0.3, g.matmul(q, k, { transB: true })), g.where(above, Number.NEGATIVE_INFINITY, 0))), v);
+      return [plain, filled, added];
+    },
+    prefer: ['attention'],
+  },
   'pointwise-expand': {
     build: (g, r) => {
       const x = mat(g, 'x', r);
@@ -607,6 +625,10 @@ const KNOWN_IEEE_GAPS: Readonly<Record<string, { zeroSign?: string; nonFinite?: 
   'softmax-cross-entropy-grad': {
     zeroSign: 'the fused gradient is softmax − onehot, the unfused one adds scaled zeros',
     nonFinite: 'an infinite logit gives NaN unfused (∞ − ∞ in log-softmax) but ±Infinity/0 fused',
+  },
+  'attention-recognize': {
+    nonFinite:
+      'the op scores in f64 and never reads masked keys; the decomposed f32 form overflows q·kᵀ to ∞ and adds −∞ to a masked +∞ score (NaN)',
   },
   'softmax-cross-entropy-grad-sum': {
     zeroSign: 'as softmax-cross-entropy-grad',
