@@ -196,10 +196,6 @@ const SAMPLES: Record<string, Sample> = {
     },
   },
   'softmax-cross-entropy-grad': { build: (g, r) => sceGrad(g, r, 'mean') },
-  'attention-recognize': {
-    nonFinite:
-      'the op scores in f64 and never reads masked keys; the decomposed f32 form overflows q·kᵀ to ∞ and adds −∞ to a masked +∞ score (NaN)',
-  },
   'softmax-cross-entropy-grad-sum': { build: (g, r) => sceGrad(g, r, 'sum') },
   'relu-grad-mask': {
     build: (g, r) => {
@@ -620,15 +616,14 @@ const byName = new Map(allRules.map((r) => [r.name, r]));
  * on special inputs, and why. Everything else about their results is still checked.
  */
 const KNOWN_IEEE_GAPS: Readonly<Record<string, { zeroSign?: string; nonFinite?: string }>> = {
+  // the additive causal mask: s + (−∞) is NaN for a +∞ or NaN score above the diagonal, which the op never reads;
+  // and the op scores in f64 where the f32 q·kᵀ overflows to ∞
+  'attention-recognize': { nonFinite: 'a non-finite score above the diagonal makes the decomposed row NaN; the causal op skips it' },
   // x + (+0) of the pads (autograd's zeros) turns −0 into +0; the concat keeps −0
   'pad-add-concat': { zeroSign: 'the summed zero pads make −0 gradients +0; the concat keeps them' },
   'softmax-cross-entropy-grad': {
     zeroSign: 'the fused gradient is softmax − onehot, the unfused one adds scaled zeros',
     nonFinite: 'an infinite logit gives NaN unfused (∞ − ∞ in log-softmax) but ±Infinity/0 fused',
-  },
-  'attention-recognize': {
-    nonFinite:
-      'the op scores in f64 and never reads masked keys; the decomposed f32 form overflows q·kᵀ to ∞ and adds −∞ to a masked +∞ score (NaN)',
   },
   'softmax-cross-entropy-grad-sum': {
     zeroSign: 'as softmax-cross-entropy-grad',

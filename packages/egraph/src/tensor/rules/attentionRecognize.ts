@@ -3,7 +3,9 @@
 // guess a mask: a causal mask is recognized only where the e-graph can prove it, i.e. built in-graph as
 // col > row of index ramps (cumsum of ones along the last / second-to-last axis), used as a −∞ fill
 // (`where(causal, −∞, s)`, PyTorch's masked_fill) or added (`s + where(causal, −∞, 0)`); a mask fed as an input is
-// opaque (its values come at step time) and stays decomposed. Invariant: the op computes what the matched nodes do.
+// opaque (its values come at step time) and stays decomposed; so is a finite fill (−1e9 + s is not −∞ for huge s).
+// Invariant: the op computes what the matched nodes do (short of IEEE edge cases of the additive spelling: a +∞ or
+// NaN score above the diagonal makes s + (−∞) NaN, which the op, reading no masked key, never sees).
 
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
