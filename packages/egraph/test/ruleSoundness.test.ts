@@ -518,6 +518,20 @@ const SAMPLES: Record<string, Sample> = {
     },
     prefer: ['attentionGradQKV'],
   },
+  'attention-recognize': {
+    // hand-written attention: unmasked with the scale after q·kᵀ, a causal −∞ fill (masked_fill) with the scale on q,
+    // and an additive causal mask; the masks are built in-graph from index ramps (cumsum of ones), so provable
+    build: (g, r) => {
+      const [h, t, d] = [dim(r), dim(r), dim(r)];
+      const [q, k, v] = [g.input('q', [h, t, d]), g.input('k', [h, t, d]), g.input('v', [h, t, dim(r)])];
+      const above = g.gt(g.cumsum(g.constant(1, [1, t]), 1), g.cumsum(g.constant(1, [t, 1]), 0)); // j > i
+      const plain = g.matmul(g.softmax(g.mul(g.matmul(q, k, { transB: true }), 0.5)), v);
+      const filled = g.matmul(g.softmax(g.where(above, Number.NEGATIVE_INFINITY, g.matmul(g.mul(q, 0.25), k, { transB: true }))), v);
+      const added = g.matmul(g.softmax(g.add(g.mul(0.3, g.matmul(q, k, { transB: true })), g.where(above, Number.NEGATIVE_INFINITY, 0))), v);
+      return [plain, filled, added];
+    },
+    prefer: ['attention'],
+  },
   'pointwise-expand': {
     build: (g, r) => {
       const x = mat(g, 'x', r);
@@ -602,6 +616,9 @@ const byName = new Map(allRules.map((r) => [r.name, r]));
  * on special inputs, and why. Everything else about their results is still checked.
  */
 const KNOWN_IEEE_GAPS: Readonly<Record<string, { zeroSign?: string; nonFinite?: string }>> = {
+  // the additive causal mask: s + (−∞) is NaN for a +∞ or NaN score above the diagonal, which the op never reads;
+  // and the op scores in f64 where the f32 q·kᵀ overflows to ∞
+  'attention-recognize': { nonFinite: 'a non-finite score above the diagonal makes the decomposed row NaN; the causal op skips it' },
   // x + (+0) of the pads (autograd's zeros) turns −0 into +0; the concat keeps −0
   'pad-add-concat': { zeroSign: 'the summed zero pads make −0 gradients +0; the concat keeps them' },
   'softmax-cross-entropy-grad': {

@@ -14,6 +14,7 @@ import { type MatmulTuning, registeredKernelOps } from '@neura/wgsl-kernels';
 import { type AutotuneOptions, matmulTuningFor } from './matmulAutotune.js';
 import { anomalyStep } from './anomaly.js';
 import { keepDeclaredInputs } from './declaredInputs.js';
+import { recognizedForward } from './recognizedForward.js';
 import { TrainingStepError } from './errors.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
@@ -221,9 +222,10 @@ function groupsOf(names: readonly string[], opts: StepOptions): { optimizer: Opt
 export async function compileTraining(forward: Graph, opts: TrainingOptions): Promise<TrainingSession> {
   const { device } = opts;
   const caps = capsFor(device, opts.precision); // before any work: an impossible precision fails here
-  const graph = forward.clone();
+  // hand-written attention becomes the fused op before grad, so its backward is fused too (recognizedForward.ts)
+  const { graph, loss } = opts.optimize === false ? { graph: forward.clone(), loss: opts.loss } : recognizedForward(forward, opts.loss);
   const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
-  const params = buildTrainingStep(graph, opts);
+  const params = buildTrainingStep(graph, { ...opts, loss });
 
   let step = graph;
   let report: OptimizeReport | undefined;

@@ -17,6 +17,7 @@ export {
   type TrainingSession,
   type TrainingStepOptions,
 } from './compileTraining.js';
+export { recognizedForward } from './recognizedForward.js';
 export { type Batch, type BatchOptions, batches } from './data/batches.js';
 export { type IdxData, IdxError, parseIdx } from './data/idx.js';
 export { type Mnist, type MnistSplit, mnistFromIdx } from './data/mnist.js';

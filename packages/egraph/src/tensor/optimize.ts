@@ -26,6 +26,7 @@ import { attentionGradKVRules } from './rules/attentionGradKV.js';
 import { attentionGradQKVRules } from './rules/attentionGradQKV.js';
 import { attentionLayoutRules } from './rules/attentionLayout.js';
 import { attentionLseRules } from './rules/attentionLse.js';
+import { attentionRecognizeRules } from './rules/attentionRecognize.js';
 import { attentionWindowRules } from './rules/attentionWindow.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
@@ -62,13 +63,15 @@ export const RULE_SETS = {
   fold: splitKFoldRules,
   // not in the default passes: `memoryBudget` offers its alternatives edge by edge (memoryFit.ts)
   recompute: recomputeRules,
+  // not in the default passes: `recognizeForward` runs it on the forward graph, before differentiation
+  recognize: attentionRecognizeRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */
 export type RuleSetName = keyof typeof RULE_SETS;
 
 /** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionGradQKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...attentionWindowRules, ...reduceMultiRules, ...rowwiseMultiRules, ...recomputeRules, ...splitKFoldRules];
+export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionGradQKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...attentionWindowRules, ...reduceMultiRules, ...rowwiseMultiRules, ...recomputeRules, ...splitKFoldRules, ...attentionRecognizeRules];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
