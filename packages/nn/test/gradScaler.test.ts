@@ -109,6 +109,17 @@ describe('dynamic loss scaling (GradScaler)', () => {
     expect(scaleOf(state)).toEqual([32768, 0]);
   });
 
+  it('checks before clipping (an Inf gradient would make the clipped ones NaN) and still skips with clipGradNorm', () => {
+    const g = net({ optimizer: adam({ lr: 0.1 }), lossScale: 'dynamic', clipGradNorm: 0.5 });
+    const { state } = run(g, feeds(1), {});
+    const before = bits(state);
+    const bad = run(g, feeds(1e36), state).state;
+    for (const n of Object.keys(before)) if (!n.startsWith('gradScaler.')) expect(bits(bad)[n], n).toEqual(before[n]);
+    expect(scaleOf(bad)).toEqual([32768, 0]);
+    const next = run(g, feeds(1), bad).state;
+    expect(Object.values(next).every((v) => Array.from(v.data).every(Number.isFinite))).toBe(true);
+  });
+
   it('refuses bad options, naming the option', () => {
     const bad = (lossScale: unknown) => () => net({ optimizer: sgd({ lr: 0.1 }), lossScale: lossScale as LossScale });
     expect(bad(0)).toThrow(/lossScale must be a positive power of two, got 0/);
