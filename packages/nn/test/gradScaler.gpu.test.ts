@@ -87,6 +87,10 @@ describe('dynamic loss scaling on the GPU', () => {
       const b = await scaled.step(feeds(i + 1), { readLoss: true });
       expect(b, 'the reported loss is unscaled').toBe(a);
     }
+    // the guards fuse into the optimizer's multi-tensor update; the check costs one reduction per gradient and a few scalars
+    const ops = (s: TrainingSession, op: string) => s.graph.live().filter((id) => s.graph.nodes[id].op === op).length;
+    expect(ops(scaled, 'pointwiseMultiTensor')).toBe(ops(plain, 'pointwiseMultiTensor'));
+    expect(scaled.stats.dispatchesPerStep).toBeLessThanOrEqual(plain.stats.dispatchesPerStep + 4 + 4);
     const [a, b] = [await plain.session.readState(), await scaled.session.readState()];
     // bit for bit: scaling by 2^16 and back commutes with f32 rounding (no overflow or subnormal here), and the two
     // plans reduce in the same order (the seed's product is a separate factor, not a reordering)
