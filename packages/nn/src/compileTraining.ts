@@ -15,6 +15,7 @@ import { type AutotuneOptions, matmulTuningFor } from './matmulAutotune.js';
 import { anomalyStep } from './anomaly.js';
 import { keepDeclaredInputs } from './declaredInputs.js';
 import { recognizedForward } from './recognizedForward.js';
+import { allFinite, GRAD_SCALER_STATE, guardAndUpdateScale, type LossScale, type LossScaleState, resolveLossScale, scaleTensor, unscale } from './gradScaler.js';
 import { TrainingStepError } from './errors.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
@@ -92,6 +93,8 @@ export interface TrainingSession {
   readonly stats: SessionStats;
   /** Micro-batches per optimizer update the step was built with (`accumulate`, default 1). */
   readonly accumulate: number;
+  /** The loss scaler's current scale and growth tracker (reads them back when dynamic; 1 without scaling). */
+  lossScale(): Promise<LossScaleState>;
   /** The underlying runtime session (read/write state, dispose). */
   readonly session: Session;
   /** Current values of all trainable parameters, by name. */
@@ -130,14 +133,18 @@ export interface StepOptions {
   /** Clip the (accumulated) gradients to this global L2 norm before the optimizer. */
   clipGradNorm?: number;
   /**
-   * Static loss scaling (a power of two): the backward pass starts from this seed instead of 1 and each gradient is
-   * multiplied by its inverse before accumulation, clipping and the optimizer. For `precision: 'mixed'`, where
-   * matmuls round their operands to f16: a mean loss over many tokens has gradients near f16's smallest normal
-   * (6e-5), which lose bits or vanish; scaled by 2^10 they keep f16's full precision. Exact in f32 (a power of two
-   * commutes with rounding, short of overflow), so fp32 steps are unchanged. Default 1 (PyTorch's GradScaler
-   * does the same dynamically).
+   * Loss scaling (see gradScaler.ts): the backward pass starts from the scale instead of 1 and each gradient is
+   * multiplied by its inverse before accumulation, clipping and the optimizer; the reported loss is unscaled. For
+   * `precision: 'mixed'`, where matmuls round their operands to f16, small gradients would lose bits or vanish.
+   * - `'dynamic'` or `{ initScale, growthFactor, backoffFactor, growthInterval }` (defaults 2^16, 2, 0.5, 2000):
+   *   PyTorch's GradScaler, on the GPU. A step whose gradients hold Inf/NaN is skipped (params and optimizer state
+   *   bit-identical) and the scale multiplied by `backoffFactor`; `growthInterval` finite steps in a row multiply it
+   *   by `growthFactor`. The scale and its tracker are state (`gradScaler.*`), saved in checkpoints.
+   * - a power of two: a static scale (no check, no skip); exact in f32 short of overflow.
+   * Default: `'dynamic'` under `compileTraining`'s `precision: 'mixed'` (as PyTorch pairs GradScaler with autocast),
+   * none otherwise; `buildTrainingStep` scales only when asked.
    */
-  lossScale?: number;
+  lossScale?: LossScale;
 }
 
 /**
@@ -158,10 +165,9 @@ export function buildTrainingStep(graph: Graph, opts: StepOptions): Node<'param'
   const groups = groupsOf(names, opts);
   const acc = opts.accumulate ?? 1;
   if (!(Number.isInteger(acc) && acc >= 1)) throw new RangeError(`compileTraining: accumulate must be a positive integer, got ${acc}`);
-  const scale = opts.lossScale ?? 1;
-  if (!(scale > 0 && Number.isFinite(scale) && 2 ** Math.round(Math.log2(scale)) === scale))
-    throw new RangeError(`compileTraining: lossScale must be a positive power of two, got ${scale}`);
-  let grads: Tensor[] = scale === 1 ? grad(graph, loss, params) : grad(graph, loss, params, { seed: graph.constant(scale, []) }).map((g) => graph.mul(g, 1 / scale));
+  const scaler = resolveLossScale(opts.lossScale);
+  const scale = scaler && scaleTensor(graph, scaler);
+  let grads: Tensor[] = scaler && scale ? unscale(graph, grad(graph, loss, params, { seed: scale }), scale, scaler) : grad(graph, loss, params);
   let apply: Tensor | undefined;
   if (acc > 1) {
     apply = graph.gt(graph.input(ACCUMULATE_INPUT, [], 'f32'), 0.5);
@@ -172,6 +178,8 @@ export function buildTrainingStep(graph: Graph, opts: StepOptions): Node<'param'
       return next;
     });
   }
+  // checked before clipping, as PyTorch's `unscale_` finds Inf before `clip_grad_norm_` (which would spread NaN)
+  const finite = scaler?.kind === 'dynamic' ? allFinite(graph, grads) : undefined;
   if (opts.clipGradNorm !== undefined) grads = clipGradNorm(graph, grads, opts.clipGradNorm);
   const firstUpdate = graph.updates.length;
   for (const { optimizer, members } of groups)
@@ -180,8 +188,9 @@ export function buildTrainingStep(graph: Graph, opts: StepOptions): Node<'param'
       members.map((i) => params[i]),
       members.map((i) => grads[i]),
     );
+  if (scaler?.kind === 'dynamic' && scale && finite) guardAndUpdateScale(graph, scaler, scale, finite, firstUpdate);
   if (apply) {
-    // the optimizer's updates (params, moments, step counters) take effect only on the applying micro-batch
+    // the optimizer's updates (params, moments, step counters) and the scaler's take effect only on the applying micro-batch
     for (let i = firstUpdate; i < graph.updates.length; i++) {
       const u = graph.updates[i];
       graph.updates[i] = { state: u.state, value: graph.where(apply, graph.get(u.value), graph.get(u.state)).id };
@@ -225,7 +234,9 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   // hand-written attention becomes the fused op before grad, so its backward is fused too (recognizedForward.ts)
   const { graph, loss } = opts.optimize === false ? { graph: forward.clone(), loss: opts.loss } : recognizedForward(forward, opts.loss);
   const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
-  const params = buildTrainingStep(graph, { ...opts, loss });
+  const lossScale = opts.lossScale ?? (opts.precision === 'mixed' ? 'dynamic' : undefined);
+  const scaler = resolveLossScale(lossScale);
+  const params = buildTrainingStep(graph, { ...opts, loss, lossScale });
 
   let step = graph;
   let report: OptimizeReport | undefined;
@@ -266,6 +277,11 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
       if (o.detectAnomaly ?? opts.detectAnomaly) return anomalyStep(session, step, device, feeds, number);
       const r = await session.step(feeds, o.readLoss ? { read: ['loss'] } : {});
       return o.readLoss ? r.outputs.loss?.data[0] : undefined;
+    },
+    async lossScale() {
+      if (scaler?.kind !== 'dynamic') return { scale: scaler?.scale ?? 1, growthTracker: 0, dynamic: false };
+      const [sc, tr] = await Promise.all([session.read(GRAD_SCALER_STATE.scale), session.read(GRAD_SCALER_STATE.growthTracker)]);
+      return { scale: sc.data[0], growthTracker: tr.data[0], dynamic: true };
     },
     async readParams() {
       const out: Record<string, TensorValue> = {};

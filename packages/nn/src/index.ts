@@ -7,6 +7,7 @@ export type { AutotuneOptions } from './matmulAutotune.js';
 export { CANDIDATES, type Candidate, chooseStep, type DecisionCache, decisionKey, type Measurement, type MeasureOptions, memoryDecisionCache } from './chooseStep.js';
 export { AnomalyError, type AnomalyKernel } from './anomaly.js';
 export { DivergenceError, TrainingStepError } from './errors.js';
+export { type DynamicLossScale, GRAD_SCALER_STATE, type LossScale, type LossScaleState } from './gradScaler.js';
 export {
   ACCUMULATE_INPUT,
   buildTrainingStep,

@@ -4,13 +4,16 @@
 // Invariant: `restoreCheckpoint` validates every name, shape and dtype against the compiled graph before it
 // writes anything, so a wrong checkpoint leaves the session untouched.
 
-import { fmtShape, type Graph, type TensorValue } from '@neura/ir';
+import { fmtShape, type Graph, initialValue, type TensorValue } from '@neura/ir';
 import type { Session } from '@neura/runtime-webgpu';
+import { GRAD_SCALER_STATE } from '../gradScaler.js';
 import { decodeSafetensors, encodeSafetensors, SafetensorsError, setOwn } from './safetensors.js';
 
 /** The format tag written in `__metadata__.format`. */
 export const CHECKPOINT_FORMAT = 'neura-checkpoint/1';
 const RESERVED = new Set(['format', 'step', 'rng']);
+/** State a checkpoint may lack: restored to its initial value (the dynamic loss scaler's, added after format 1). */
+const DEFAULTED: ReadonlySet<string> = new Set(Object.values(GRAD_SCALER_STATE));
 
 /** What a checkpoint records besides tensors. */
 export interface CheckpointInfo {
@@ -77,7 +80,8 @@ export function readCheckpoint(bytes: Uint8Array | ArrayBuffer): Checkpoint {
 /**
  * Writes a checkpoint's tensors into a compiled session. Every name, shape and dtype is checked first; with
  * `strict` (default) the checkpoint must hold exactly the session's params and state, otherwise missing ones
- * keep their values and unknown ones are an error only when `strict`.
+ * keep their values and unknown ones are an error only when `strict`. A missing loss-scaler state (`gradScaler.*`,
+ * a checkpoint saved before it existed) is not an error: it is reset to its initial value.
  */
 export async function restoreCheckpoint(target: CheckpointTarget, ckpt: Pick<Checkpoint, 'tensors'>, opts: { strict?: boolean } = {}): Promise<void> {
   const strict = opts.strict ?? true;
@@ -95,7 +99,13 @@ export async function restoreCheckpoint(target: CheckpointTarget, ckpt: Pick<Che
       problems.push(`'${name}' is ${fmtShape(v.shape)} ${v.dtype} in the checkpoint, ${fmtShape(leaf.shape)} ${leaf.dtype} in the session`);
     else writes.push([name, v]);
   }
-  if (strict) for (const name of live) if (!Object.hasOwn(ckpt.tensors, name)) problems.push(`'${name}' is missing from the checkpoint`);
+  for (const name of live) {
+    if (Object.hasOwn(ckpt.tensors, name)) continue;
+    // a checkpoint from before loss scaling (or from an unscaled run): the scaler starts afresh
+    const leaf = leaves.get(name);
+    if (DEFAULTED.has(name) && leaf?.op === 'state') writes.push([name, initialValue(leaf.attrs.init, leaf.shape, leaf.dtype, name)]);
+    else if (strict) problems.push(`'${name}' is missing from the checkpoint`);
+  }
   if (problems.length) throw new CheckpointMismatchError(problems);
   await Promise.all(writes.map(([name, v]) => target.session.writeState(name, v)));
 }
