@@ -64,7 +64,7 @@ describe('Graph', () => {
     expect(printGraph(h)).toBe(printGraph(g));
     expect(h.byName('x')?.id).toBe(x.id);
     expect(h.byName('w')?.attrs).toEqual(w.attrs);
-    expect(Object.is((h.byName('m')?.attrs as { init: { value: number } }).init.value, -0)).toBe(true);
+    expect(Object.is((h.byName('m')?.attrs as { init: { value: number } } | undefined)?.init.value, -0)).toBe(true);
     expect(() => h.input('w', [1])).toThrow(/'w' is already used/);
     const dup = graphToJson(g);
     dup.nodes.push({ ...dup.nodes[0] });
