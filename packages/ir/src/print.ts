@@ -3,7 +3,8 @@
 // survives `JSON.stringify`: numbers JSON cannot write (NaN, ±Infinity, -0) travel as `{ "$number": "NaN" }`.
 
 import { Graph, type Node } from './graph.js';
-import type { OpAttrs, OpKind } from './ops.js';
+import { GraphError } from './graphError.js';
+import type { Init, OpAttrs, OpKind } from './ops.js';
 import { fmtPwExpr } from './pointwiseExpr.js';
 
 /** `post(reduce[axes](expr))` of a `pointwiseReduce`, e.g. `(neg $0) ∘ sum[1](mul $0 $1)`. */
@@ -58,18 +59,31 @@ export function graphToJson(g: Graph): GraphJson {
   };
 }
 
-/** Rebuilds a graph from JSON, re-checking every node's type. */
+/**
+ * Rebuilds a graph from JSON, re-checking every node's type. Named leaves go through the builder's `input`/`param`/
+ * `state`, so the rebuilt graph finds them by name (`byName`) and refuses a name used twice, as the original did.
+ */
 export function graphFromJson(j: GraphJson): Graph {
   const g = new Graph();
   const map: number[] = [];
   for (const n of j.nodes) {
-    const leaf = n.inputs.length === 0 ? { shape: n.shape, dtype: n.dtype as Node['dtype'] } : undefined;
-    // attributes read from JSON: untyped until g.node infers the node's type from them (and throws if they are wrong)
-    map.push(g.node(n.op, n.inputs.map((i) => map[i]), decodeNumbers(n.attrs) as never, leaf).id);
+    const dtype = n.dtype as Node['dtype'];
+    // attributes read from JSON: untyped until the builder infers the node's type from them (and throws if they are wrong)
+    const attrs = decodeNumbers(n.attrs) as never;
+    map.push(namedLeaf(g, n.op, attrs, n.shape, dtype) ?? g.node(n.op, n.inputs.map((i) => map[i]), attrs, n.inputs.length === 0 ? { shape: n.shape, dtype } : undefined).id);
   }
   for (const [name, id] of j.outputs) g.outputs.set(name, map[id]);
   for (const u of j.updates) g.updates.push({ state: map[u.state], value: map[u.value] });
   return g;
+}
+
+/** Builds an input, param or state leaf by name (undefined for any other op). */
+function namedLeaf(g: Graph, op: OpKind, attrs: { name: string; init: Init }, shape: number[], dtype: Node['dtype']): number | undefined {
+  if (op === 'input') return g.input(attrs.name, shape, dtype).id;
+  if (op === 'state') return g.state(attrs.name, shape, attrs.init, dtype).id;
+  if (op !== 'param') return undefined;
+  if (dtype !== 'f32') throw new GraphError(`param '${attrs.name}': dtype ${dtype} in JSON, but params are f32`, 'param');
+  return g.param(attrs.name, shape, attrs.init).id;
 }
 
 const isSpecial = (v: number) => !Number.isFinite(v) || Object.is(v, -0);

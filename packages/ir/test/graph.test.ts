@@ -52,6 +52,24 @@ describe('Graph', () => {
     expect(printGraph(h)).toBe(printGraph(g));
     expect(printGraph(g)).toContain('sum(%');
   });
+
+  it('round-trips named leaves so the parsed graph finds them by name, with their init, and refuses a duplicate', () => {
+    const g = new Graph();
+    const x = g.input('x', [2, 3]);
+    const w = g.param('w', [3, 4], { kind: 'normal', mean: 0, std: 0.02, seed: 7 });
+    const m = g.state('m', [2], { kind: 'fill', value: -0 }, 'i32');
+    g.output('y', g.matmul(x, w));
+    g.update(m, g.add(m, 1));
+    const h = graphFromJson(JSON.parse(JSON.stringify(graphToJson(g))));
+    expect(printGraph(h)).toBe(printGraph(g));
+    expect(h.byName('x')?.id).toBe(x.id);
+    expect(h.byName('w')?.attrs).toEqual(w.attrs);
+    expect(Object.is((h.byName('m')?.attrs as { init: { value: number } } | undefined)?.init.value, -0)).toBe(true);
+    expect(() => h.input('w', [1])).toThrow(/'w' is already used/);
+    const dup = graphToJson(g);
+    dup.nodes.push({ ...dup.nodes[0] });
+    expect(() => graphFromJson(dup)).toThrow(/'x' is already used/);
+  });
 });
 
 describe('Graph with the op set of real models', () => {

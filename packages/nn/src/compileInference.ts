@@ -2,13 +2,13 @@
 // evaluation pass of a trained model. Parameters are loaded by name with `load()` from any source
 // (a training session's `readParams()` or a checkpoint).
 
-import { type OptimizeReport, optimize } from '@neura/egraph';
+import type { OptimizeReport } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session, type TuneMatmulResult } from '@neura/runtime-webgpu';
 import { type MatmulTuning, registeredKernelOps } from '@neura/wgsl-kernels';
-import { keepDeclaredInputs } from './declaredInputs.js';
 import { TrainingStepError } from './errors.js';
 import { type AutotuneOptions, matmulTuningFor } from './matmulAutotune.js';
+import { optimizeWithPlanCache, type PlanCache } from './planCache.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileInference`. */
@@ -31,6 +31,8 @@ export interface InferenceOptions {
    * with a MemoryBudgetError naming the smallest plan found; see `TrainingOptions.memoryBudget`. Needs the optimizer.
    */
   memoryBudget?: number;
+  /** Where optimized plans are kept across compiles; see `TrainingOptions.planCache`. Needs the optimizer. */
+  planCache?: PlanCache;
 }
 
 /** A compiled forward pass. */
@@ -51,6 +53,8 @@ export interface InferenceSession {
   /** What `autotune` did (only with `autotune`). */
   readonly autotuned?: TuneMatmulResult;
   readonly session: Session;
+  /** Whether the plan was read from `planCache` (undefined without one). */
+  readonly planFromCache?: boolean;
   dispose(): void;
 }
 
@@ -63,10 +67,11 @@ export async function compileInference(model: Graph, opts: InferenceOptions): Pr
   let g = graph;
   let report: OptimizeReport | undefined;
   if (opts.optimize === false && opts.memoryBudget !== undefined) throw new TrainingStepError('compileInference: memoryBudget is met by the optimizer; it cannot be combined with optimize: false');
+  if (opts.optimize === false && opts.planCache) throw new TrainingStepError('compileInference: planCache keeps the optimizer\'s plan; it cannot be combined with optimize: false');
+  let planFromCache: boolean | undefined;
   if (opts.optimize !== false) {
     const budget = opts.memoryBudget === undefined ? {} : { memoryBudget: opts.memoryBudget };
-    ({ graph: g, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps(), ...budget }));
-    keepDeclaredInputs(g, graph);
+    ({ graph: g, report, fromCache: planFromCache } = await optimizeWithPlanCache(graph, { limits: caps, customKernelOps: registeredKernelOps(), ...budget }, opts.planCache, 'compileInference'));
   }
   const { tuning, autotuned } = await matmulTuningFor(g, opts.device, opts, 'compileInference');
   const session = await compile(g, opts.device, { initialState: compilableState(opts.initialState, modelTypes, g), label: 'inference', precision: opts.precision, shippedMatmulTuning: opts.shippedMatmulTuning, ...(tuning ? { matmulTuning: tuning } : {}) });
@@ -77,6 +82,7 @@ export async function compileInference(model: Graph, opts: InferenceOptions): Pr
     report,
     ...(autotuned ? { autotuned } : {}),
     session,
+    ...(opts.planCache ? { planFromCache } : {}),
     async run(feeds) {
       const r = await session.step(feeds, { read: names });
       return r.outputs;

@@ -5,7 +5,7 @@
 // device's limits, so the e-graph never picks a kernel `compile` would refuse.
 
 import { grad } from '@neura/autograd';
-import { type OptimizeReport, optimize } from '@neura/egraph';
+import type { OptimizeReport } from '@neura/egraph';
 import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
 import { clipGradNorm, type Optimizer } from '@neura/optim';
 import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session, type SessionStats, type TuneMatmulResult } from '@neura/runtime-webgpu';
@@ -13,7 +13,7 @@ import { chooseStep, type Measurement, type MeasureOptions } from './chooseStep.
 import { type MatmulTuning, registeredKernelOps } from '@neura/wgsl-kernels';
 import { type AutotuneOptions, matmulTuningFor } from './matmulAutotune.js';
 import { anomalyStep } from './anomaly.js';
-import { keepDeclaredInputs } from './declaredInputs.js';
+import { optimizeWithPlanCache, type PlanCache, type PlanStats } from './planCache.js';
 import { recognizedForward } from './recognizedForward.js';
 import { allFinite, GRAD_SCALER_STATE, guardAndUpdateScale, type LossScale, type LossScaleState, resolveLossScale, scaleTensor, unscale } from './gradScaler.js';
 import { TrainingStepError } from './errors.js';
@@ -67,6 +67,13 @@ export interface TrainingOptions extends StepOptions {
    * `autotune.cache` per adapter: a second compile with the same cache reads them and measures nothing.
    */
   autotune?: AutotuneOptions;
+  /**
+   * Where optimized plans are kept across compiles (memoryPlanCache, indexedDbPlanCache, filePlanCache from
+   * @neura/nn/node): a second compile of the same step for the same device limits and options reads the plan and
+   * runs no e-graph; `stats.planFromCache` says which happened. A corrupt or mismatched entry is warned about and
+   * recomputed.
+   */
+  planCache?: PlanCache;
 }
 
 /** Options of one `TrainingSession.step`. */
@@ -89,8 +96,8 @@ export interface TrainingSession {
   readonly measurement?: Measurement;
   /** What `autotune` did: the table compiled with, per-shape choices and timings, shapes measured (only with `autotune`). */
   readonly autotuned?: TuneMatmulResult;
-  /** Dispatches per step, bytes allocated, … */
-  readonly stats: SessionStats;
+  /** Dispatches per step, bytes allocated, …, and whether the plan came from `planCache` (only with one). */
+  readonly stats: SessionStats & PlanStats;
   /** Micro-batches per optimizer update the step was built with (`accumulate`, default 1). */
   readonly accumulate: number;
   /** The loss scaler's current scale and growth tracker (reads them back when dynamic; 1 without scaling). */
@@ -244,6 +251,8 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   let measurement: Measurement | undefined;
   let tuning: MatmulTuning | undefined;
   let autotuned: TuneMatmulResult | undefined;
+  let planFromCache: boolean | undefined;
+  if (opts.planCache && (opts.measure || opts.optimize === false)) throw new TrainingStepError(`compileTraining: planCache keeps the optimizer's plan; it cannot be combined with ${opts.measure ? 'measure (which keeps its own decision cache)' : 'optimize: false'}`);
   if (opts.measure) {
     if (opts.optimize === false) throw new TrainingStepError('compileTraining: measure chooses among optimized plans; it cannot be combined with optimize: false');
     if (opts.memoryBudget !== undefined) throw new TrainingStepError('compileTraining: measure chooses among plans optimized without a memory budget; it cannot be combined with memoryBudget');
@@ -254,8 +263,8 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
     if (opts.optimize === false && opts.memoryBudget !== undefined) throw new TrainingStepError('compileTraining: memoryBudget is met by the optimizer; it cannot be combined with optimize: false');
     if (opts.optimize !== false) {
       const budget = opts.memoryBudget === undefined ? {} : { memoryBudget: opts.memoryBudget };
-      ({ graph: step, report } = optimize(graph, { limits: caps, customKernelOps: registeredKernelOps(), ...budget })); // the device's limits; prints its report under NEURA_DEBUG
-      keepDeclaredInputs(step, graph);
+      // the device's limits; prints its report under NEURA_DEBUG (unless the plan comes from the cache)
+      ({ graph: step, report, fromCache: planFromCache } = await optimizeWithPlanCache(graph, { limits: caps, customKernelOps: registeredKernelOps(), ...budget }, opts.planCache, 'compileTraining'));
     }
     ({ tuning, autotuned } = await matmulTuningFor(step, device, opts, 'compileTraining'));
     session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step', precision: opts.precision, shippedMatmulTuning: opts.shippedMatmulTuning, ...(tuning ? { matmulTuning: tuning } : {}) });
@@ -270,7 +279,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
     session,
     accumulate: opts.accumulate ?? 1,
     get stats() {
-      return session.stats;
+      return opts.planCache ? { ...session.stats, planFromCache } : session.stats;
     },
     async step(feeds, o = {}) {
       const number = ++steps;

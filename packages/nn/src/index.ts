@@ -6,6 +6,8 @@ export { compileInference, type InferenceOptions, type InferenceSession } from '
 export type { AutotuneOptions } from './matmulAutotune.js';
 export { CANDIDATES, type Candidate, chooseStep, type DecisionCache, decisionKey, type Measurement, type MeasureOptions, memoryDecisionCache } from './chooseStep.js';
 export { AnomalyError, type AnomalyKernel } from './anomaly.js';
+export { type CachedPlan, memoryPlanCache, optimizeWithPlanCache, PLAN_FORMAT, type PlanCache, planKey, planMismatch, type PlanRecord, type PlanStats } from './planCache.js';
+export { indexedDbPlanCache } from './indexedDbPlanCache.js';
 export { DivergenceError, TrainingStepError } from './errors.js';
 export { type DynamicLossScale, GRAD_SCALER_STATE, type LossScale, type LossScaleState } from './gradScaler.js';
 export {
