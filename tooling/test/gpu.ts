@@ -65,6 +65,13 @@ export async function runPlan(plan: KernelPlan, inputs: readonly ArrayBufferView
   });
   const out = mk(outputBytes, 'out');
   const scratch = plan.scratch.map((s, i) => mk(s, `scratch${i}`));
+  const literals: GPUBuffer[] = []; // the kernels' float literal tables (uniform buffers, as the runtime binds them)
+  const literalsBuffer = (data: Float32Array, label: string) => {
+    const b = device.createBuffer({ size: Math.max(16, Math.ceil(data.byteLength / 16) * 16), usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label });
+    device.queue.writeBuffer(b, 0, data.buffer, data.byteOffset, data.byteLength);
+    literals.push(b);
+    return b;
+  };
   // Shader errors surface through the validation scope (with Dawn's line:col message). No getCompilationInfo:
   // awaiting it hangs dawn.node on llvmpipe now and then (seen here in about one run of three, 2026-12).
   device.pushErrorScope('validation');
@@ -77,7 +84,7 @@ export async function runPlan(plan: KernelPlan, inputs: readonly ArrayBufferView
       entries: d.bindings.map((b, i) => ({
         binding: i,
         visibility: GPUShaderStage.COMPUTE,
-        buffer: { type: b.access === 'read' ? 'read-only-storage' : 'storage' },
+        buffer: { type: b.source.kind === 'literals' ? 'uniform' : b.access === 'read' ? 'read-only-storage' : 'storage' },
       })),
     });
     const pipeline = device.createComputePipeline({
@@ -97,7 +104,9 @@ export async function runPlan(plan: KernelPlan, inputs: readonly ArrayBufferView
                 ? out
                 : b.source.kind === 'scratch'
                   ? scratch[b.source.index]
-                  : fail(`runPlan binds no ${b.source.kind} (a runtime layout): compile the graph instead`),
+                  : b.source.kind === 'literals'
+                    ? literalsBuffer(b.source.data, `${d.label}.literals`)
+                    : fail(`runPlan binds no ${b.source.kind} (a runtime layout): compile the graph instead`),
         },
       })),
     });
@@ -117,7 +126,7 @@ export async function runPlan(plan: KernelPlan, inputs: readonly ArrayBufferView
   // Destroying buffers right after mapAsync resolves crashed dawn.node on llvmpipe (SIGSEGV / std::system_error in
   // about half of 12-dispatch runs, 2026-12); waiting for the queue to drain first made 6/6 runs clean.
   await device.queue.onSubmittedWorkDone();
-  for (const b of [...ins, out, read, ...scratch]) b.destroy();
+  for (const b of [...ins, out, read, ...scratch, ...literals]) b.destroy();
   return result;
 }
 
