@@ -131,7 +131,7 @@ for (const w of GPT_WORKLOADS) {
       const t0 = performance.now();
       const { train, batches } = await buildGpt(w, dev, p);
       const losses: number[] = [];
-      for (let i = 0; i < steps; i++) losses.push((await train.step(batches[0], { readLoss: true })) as number);
+      for (let i = 0; i < steps; i++) losses.push(await train.step(batches[0], { readLoss: true }));
       const compileAndTrainMs = performance.now() - t0;
       const synced = await timeSyncedSteps(train, batches, { steps: 50, warmup: 5, warmupMs: 1000 });
       row[p] = { losses, synced, compileAndTrainMs, dispatchesPerStep: train.stats.dispatchesPerStep, bytesAllocated: train.stats.bytesAllocated };

@@ -116,7 +116,7 @@ if (!args['null-device'] && (want('matmul-4096') || GPT_WORKLOADS.some((w) => wa
         const t0 = performance.now();
         const { train, batches } = await buildGpt(w, mdev, 'mixed');
         const losses: number[] = [];
-        for (let i = 0; i < 20; i++) losses.push((await train.step(batches[0], { readLoss: true })) as number);
+        for (let i = 0; i < 20; i++) losses.push(await train.step(batches[0], { readLoss: true }));
         const compileAndTrainMs = performance.now() - t0;
         const synced = await timeSyncedSteps(train, batches, device ? { steps: 50, warmup: 5, warmupMs: 1000 } : { steps: 2, warmup: 1 });
         log(`${w.name} mixed: synced ${synced.medianMs.toFixed(3)} ms, ${train.stats.dispatchesPerStep} dispatches, losses ${losses[0].toFixed(4)} → ${losses[losses.length - 1].toFixed(4)}`);

@@ -86,6 +86,8 @@ export interface TrainingStepOptions {
 
 /** A compiled training step. */
 export interface TrainingSession {
+  /** Runs one step and resolves with its loss once the GPU finishes. */
+  step(feeds: Record<string, FeedValue>, opts: TrainingStepOptions & { readLoss: true }): Promise<number>;
   /** Runs one step; with `readLoss` the promise resolves with the loss after the GPU finishes. */
   step(feeds: Record<string, FeedValue>, opts?: TrainingStepOptions): Promise<number | undefined>;
   /** The step graph as compiled (after optimization). */
@@ -271,6 +273,12 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   }
   const paramNames = params.map((p) => p.attrs.name);
   let steps = 0;
+  async function runStep(feeds: Record<string, FeedValue>, o: TrainingStepOptions = {}): Promise<number | undefined> {
+    const number = ++steps;
+    if (o.detectAnomaly ?? opts.detectAnomaly) return anomalyStep(session, step, device, feeds, number);
+    const r = await session.step(feeds, o.readLoss ? { read: ['loss'] } : {});
+    return o.readLoss ? r.outputs.loss.data[0] : undefined;
+  }
   return {
     graph: step,
     report,
@@ -281,12 +289,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
     get stats() {
       return opts.planCache ? { ...session.stats, planFromCache } : session.stats;
     },
-    async step(feeds, o = {}) {
-      const number = ++steps;
-      if (o.detectAnomaly ?? opts.detectAnomaly) return anomalyStep(session, step, device, feeds, number);
-      const r = await session.step(feeds, o.readLoss ? { read: ['loss'] } : {});
-      return o.readLoss ? r.outputs.loss?.data[0] : undefined;
-    },
+    step: runStep as TrainingSession['step'], // the overloads' one implementation: a loss whenever readLoss is set
     async lossScale() {
       if (scaler?.kind !== 'dynamic') return { scale: scaler?.scale ?? 1, growthTracker: 0, dynamic: false };
       const [sc, tr] = await Promise.all([session.read(GRAD_SCALER_STATE.scale), session.read(GRAD_SCALER_STATE.growthTracker)]);
