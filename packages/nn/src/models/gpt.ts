@@ -127,7 +127,7 @@ export class GPT extends CausalLM {
 
 /**
  * A GPT's whole training step as one graph (forward, loss output, backward, AdamW lr 3e-4, wd 0.1), uncompiled,
- * for e-graph benchmarks and tests; attention defaults to 'decomposed' here (the e-graph sees every primitive).
+ * for e-graph benchmarks and tests; attention defaults to 'decomposed' here (matmul/softmax/matmul, as users write it).
  * The forward's hand-written attention is recognized before grad as compileTraining does (`recognize: false`
  * keeps it decomposed, as compileTraining's `optimize: false`), so the step is the one users' sessions optimize.
  */
