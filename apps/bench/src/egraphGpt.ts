@@ -1,7 +1,8 @@
-// Benchmark of the tensor optimizer on whole training steps: the GPT step (decomposed attention, layer norm,
-// GELU, cross-entropy, autograd backward, AdamW) at two sizes, and the MNIST step of `pnpm mnist`. Measures
-// optimize time (first run in the process, with JIT warm-up, and the best of the repeats) and dispatches and
-// bytes before/after. Must not assert anything: benchmarks measure, tests check.
+// Benchmark of the tensor optimizer on whole training steps: the GPT step (decomposed attention, recognized as the
+// fused op before grad as compileTraining does; layer norm, GELU, cross-entropy, autograd backward, AdamW) at two
+// sizes, and the MNIST step of `pnpm mnist`. Measures optimize time (first run in the process, with JIT warm-up,
+// and the best of the repeats) and dispatches and bytes before/after. Must not assert anything: benchmarks
+// measure, tests check.
 import type { OptimizeOptions, SearchStop, StopReason } from '@neura/egraph';
 import { graphFigures, optimize } from '@neura/egraph';
 import type { Graph } from '@neura/ir';

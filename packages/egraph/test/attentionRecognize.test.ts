@@ -39,6 +39,16 @@ describe('recognizeForward', () => {
     }
   });
 
+  it("recognizes Graph's own causal masks: scores + causalMask(T) and where(futureMask(T), −∞, scores)", () => {
+    const added = attentionGraph((g, s) => g.add(s, g.causalMask(T)));
+    const filled = attentionGraph((g, s) => g.where(g.futureMask(T), Number.NEGATIVE_INFINITY, s));
+    for (const g of [added, filled]) {
+      const { graph } = recognizeForward(g);
+      expect(attentionOps(graph).map((n) => n.attrs)).toEqual([{ causal: true, scale: 1 / Math.sqrt(D) }]);
+      expectSameValues(g, graph);
+    }
+  });
+
   it('makes a plain attention op of unmasked scores', () => {
     const g = attentionGraph((_, s) => s);
     const { graph } = recognizeForward(g);

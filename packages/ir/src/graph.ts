@@ -650,6 +650,24 @@ export class Graph {
     return this.node('attention', [q, k, v], { causal: opts.causal ?? false, scale: opts.scale ?? 1 / Math.sqrt(d) });
   }
 
+  /**
+   * bool [T, T], true where key j > query i: the positions a causal query must not see, for
+   * `where(futureMask(T), −∞, scores)` (PyTorch's `masked_fill(~tril, -inf)`). Built from index ramps (cumsum of
+   * ones), the form the optimizer proves causal and replaces, with its softmax·v, by the fused attention op.
+   */
+  futureMask(t: number): Tensor {
+    if (!(Number.isInteger(t) && t >= 1)) throw new GraphError(`futureMask: size must be a positive integer, got ${t}`, 'futureMask', userCallSite());
+    const cols = this.cumsum(this.constant(1, [1, t]), 1); // j + 1 along the last axis
+    const rows = this.cumsum(this.constant(1, [t, 1]), 0); // i + 1 along the second-to-last
+    return this.gt(cols, rows);
+  }
+
+  /** f32 additive causal mask [T, T]: 0 on and below the diagonal, −∞ above (`scores + causalMask(T)`; see `futureMask`). */
+  causalMask(t: number): Tensor {
+    if (!(Number.isInteger(t) && t >= 1)) throw new GraphError(`causalMask: size must be a positive integer, got ${t}`, 'causalMask', userCallSite());
+    return this.where(this.futureMask(t), Number.NEGATIVE_INFINITY, 0);
+  }
+
   /** Rotary position embedding of x [..., T, D] (half-split pairs, base 10000 by default). */
   rope(x: Tensor, opts: { base?: number } = {}): Tensor {
     return this.node('rope', [x], { base: opts.base ?? 10000, inverse: false });

@@ -57,7 +57,7 @@ export { type ExpectedTensor, exportTorchStateDict, importTorchStateDict, linear
 export { Rng } from './rng.js';
 export { buildDecodeGraph, compileGenerator, decodeFeeds, type GenerateOptions, Generator, type GeneratorOptions } from './generation/generator.js';
 export { argmax, checkSampling, type SamplingOptions, sampleToken } from './generation/sampling.js';
-export { ATTENTION_MASK, type AttentionOptions, type DecodeContext, MultiheadAttention, type RopeLayout } from './layers/attention.js';
+export { type AttentionOptions, type DecodeContext, MultiheadAttention, type RopeLayout } from './layers/attention.js';
 export { DROPOUT_OFFSET, Dropout, dropoutOffset } from './layers/dropout.js';
 export { Embedding, type EmbeddingOptions } from './layers/embedding.js';
 export { LayerNorm, type NormOptions, RMSNorm } from './layers/layerNorm.js';

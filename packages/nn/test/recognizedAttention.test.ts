@@ -1,43 +1,22 @@
-// Hand-written attention in a GPT training step is recognized before differentiation: with a causal mask built
-// in-graph (provable), the step's forward and backward become the fused attention kernels and the optimized step
-// computes what the unoptimized decomposed step computes (f64 interpreter: loss and every update). A mask fed as an
-// input is opaque and stays decomposed.
+// Hand-written attention in a GPT training step is recognized before differentiation: GPT's decomposed attention
+// masks in-graph (Graph.futureMask, provable), so the step's forward and backward become the fused attention
+// kernels and the optimized step computes what the unoptimized decomposed step computes (f64 interpreter: loss and
+// every update). The graph declares no mask input (masks it cannot prove: egraph's attentionRecognize tests).
 import { optimize } from '@neura/egraph';
-import { Graph, interpret, mulberry32, type Tensor, type TensorValue, tensor } from '@neura/ir';
+import { type Graph, interpret, mulberry32, type TensorValue, tensor } from '@neura/ir';
 import { adamW } from '@neura/optim';
-import { ATTENTION_MASK, buildTrainingStep, GPT, type GptConfig, recognizedForward } from '@neura/nn';
+import { buildTrainingStep, GPT, type GptConfig, recognizedForward } from '@neura/nn';
 import { describe, expect, it } from 'vitest';
-
-/** A copy of `forward` whose `mask` input is the causal mask built in-graph: where(j > i, −∞, 0) of index ramps. */
-function withInGraphMask(forward: Graph, loss: Tensor): { graph: Graph; loss: Tensor } {
-  const g = new Graph();
-  const map = new Map<number, Tensor>();
-  for (const n of forward.nodes) {
-    if (n.op === 'input' && n.attrs.name === ATTENTION_MASK) {
-      const t = n.shape[0];
-      const above = g.gt(g.cumsum(g.constant(1, [1, t]), 1), g.cumsum(g.constant(1, [t, 1]), 0));
-      map.set(n.id, g.where(above, Number.NEGATIVE_INFINITY, 0));
-      continue;
-    }
-    const leaf = n.inputs.length === 0 ? { shape: n.shape, dtype: n.dtype } : undefined;
-    map.set(n.id, g.node(n.op, n.inputs.map((i) => map.get(i) as Tensor), n.attrs as never, leaf));
-  }
-  for (const [name, id] of forward.outputs) g.output(name, map.get(id) as Tensor);
-  for (const u of forward.updates) g.update(map.get(u.state) as Tensor, map.get(u.value) as Tensor);
-  return { graph: g, loss: map.get(loss.id) as Tensor };
-}
 
 const optimizer = () => adamW({ lr: 3e-4, weightDecay: 0.1 });
 
-/** The decomposed GPT step with an in-graph mask: unrecognized, and recognized before grad. */
+/** The decomposed GPT step (its mask built in-graph): unrecognized, and recognized before grad. */
 function steps(c: GptConfig & { batch: number }): { plain: Graph; recognized: Graph } {
-  const build = () => {
-    const { graph, loss } = new GPT({ ...c, attention: 'decomposed' }).trainingGraph(c.batch);
-    return withInGraphMask(graph, loss);
-  };
+  const build = () => new GPT({ ...c, attention: 'decomposed' }).trainingGraph(c.batch);
   const a = build();
   buildTrainingStep(a.graph, { loss: a.loss, optimizer: optimizer() });
-  const b = recognizedForward(...(Object.values(build()) as [Graph, Tensor]));
+  const fresh = build();
+  const b = recognizedForward(fresh.graph, fresh.loss);
   buildTrainingStep(b.graph, { loss: b.loss, optimizer: optimizer() });
   return { plain: a.graph, recognized: b.graph };
 }
@@ -65,9 +44,8 @@ describe('hand-written attention recognized before grad', () => {
     for (const k of Object.keys(a.updates)) expect(b.updates[k].data, k).toBeAllclose(a.updates[k].data, { rtol: 1e-8, atol: 1e-12 });
   }, 120_000);
 
-  it('leaves attention over a mask input decomposed (its values are unknown until the step runs)', () => {
-    const { graph, loss } = new GPT({ layers: 1, heads: 2, width: 16, context: 4, vocab: 7, attention: 'decomposed' }).trainingGraph(2);
-    const out = recognizedForward(graph, loss).graph;
-    expect(out.live().some((i) => out.nodes[i].op === 'attention')).toBe(false);
+  it('declares no mask input: the decomposed GPT graph is fed tokens and targets only', () => {
+    const { graph } = new GPT({ layers: 1, heads: 2, width: 16, context: 4, vocab: 7, attention: 'decomposed' }).trainingGraph(2);
+    expect(graph.leaves('input').map((n) => n.attrs.name)).toEqual(['tokens', 'targets']);
   });
 });

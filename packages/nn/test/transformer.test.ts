@@ -4,16 +4,15 @@
 
 import { grad } from '@neura/autograd';
 import { Graph, interpret, type TensorValue, tensor } from '@neura/ir';
-import { buildDecodeGraph, type CausalLM, causalMask, decodeFeeds, Dropout, Embedding, GPT, Llama, MultiheadAttention, TransformerBlock } from '@neura/nn';
+import { buildDecodeGraph, type CausalLM, decodeFeeds, Dropout, Embedding, GPT, Llama, MultiheadAttention, TransformerBlock } from '@neura/nn';
 import { describe, expect, it } from 'vitest';
 
-/** Full-forward logits [T, V] for one sequence on the interpreter (f64); decomposed attention gets its mask. */
+/** Full-forward logits [T, V] for one sequence on the interpreter (f64); decomposed attention masks in-graph. */
 function fullLogits(model: CausalLM, tokens: number[]): number[] {
   const t = tokens.length;
   const full = new Graph();
   full.output('logits', model.forward(full, full.input('tokens', [1, t], 'i32')));
   const feeds: Record<string, TensorValue> = { tokens: tensor([1, t], tokens, 'i32') };
-  if (full.byName('mask')) feeds.mask = causalMask(t);
   return Array.from(interpret(full, feeds, model.initialState(), 'f64').outputs.logits.data);
 }
 

@@ -2,7 +2,7 @@
 // step, AdamW, the whole step compiled once and replayed; timed like the MLP workloads.
 
 import { optimize } from '@neura/egraph';
-import { buildTrainingStep, causalMask, compileTraining, GPT, type GptConfig, type TrainingSession } from '@neura/nn';
+import { buildTrainingStep, compileTraining, GPT, type GptConfig, type TrainingSession } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import { compile, type NeuraDevice, type Precision } from '@neura/runtime-webgpu';
 import type { KernelGenerator } from '@neura/wgsl-kernels';
@@ -25,14 +25,11 @@ export const GPT_WORKLOADS: GptWorkload[] = [
 export function gptBatches(w: GptWorkload, k = 4): FeedBatches {
   const c = w.config;
   const n = c.batch * c.context;
-  return feedBatches(k, (b) => {
-    const f: Record<string, Int32Array | Float32Array> = {
-      tokens: Int32Array.from({ length: n }, (_, i) => (i * 31 + 7 + b * 13) % c.vocab),
-      targets: Int32Array.from({ length: n }, (_, i) => (i * 17 + 3 + b * 5) % c.vocab),
-    };
-    if (c.attention !== 'op') f.mask = Float32Array.from(causalMask(c.context).data); // the op masks itself
-    return f;
-  });
+  // decomposed attention masks in-graph, as the op does: no mask feed
+  return feedBatches(k, (b) => ({
+    tokens: Int32Array.from({ length: n }, (_, i) => (i * 31 + 7 + b * 13) % c.vocab),
+    targets: Int32Array.from({ length: n }, (_, i) => (i * 17 + 3 + b * 5) % c.vocab),
+  }));
 }
 
 /** The static loss scale of mixed-precision GPT steps: keeps the mean loss's small gradients in f16's normal range. */

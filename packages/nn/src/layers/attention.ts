@@ -2,8 +2,9 @@
 // query heads, as LLaMA's repeat_kv), optional rotary embeddings and a causal mask, in two parameter layouts:
 // `fused` (nanoGPT: one `c_attn` [W, (H + 2·Hkv)·D] and `c_proj`) and `separate` (LLaMA / HF: `q_proj`,
 // `k_proj`, `v_proj`, `o_proj`). Two graphs from the same leaves: `forward` over a whole sequence (ir's
-// attention op, or decomposed with an additive `mask` input), and `decode` for one new token against a KV
-// cache held in state buffers (`<prefix>.cache.k/v` [B, Hkv, maxLen, D]) that the step updates in place.
+// attention op, or decomposed as softmax(masked_fill(scale·q·kᵀ, −∞))·v with the mask built in-graph by
+// `Graph.futureMask`, which compileTraining recognizes as the op again), and `decode` for one new token against a
+// KV cache held in state buffers (`<prefix>.cache.k/v` [B, Hkv, maxLen, D]) that the step updates in place.
 // RoPE pairs features half-split (i, i + D/2; HF LLaMA's rotate_half, ir's rope op) or interleaved (2i, 2i + 1;
 // GPT-J, Meta LLaMA): interleaved is run as half-split on q and k with each head's features reordered evens
 // then odds, which gives the same scores q·k (the same reorder of both), so the same output.
@@ -28,7 +29,7 @@ export interface AttentionOptions {
   rope?: { base?: number; layout?: RopeLayout };
   /** Parameter layout (default 'separate'). */
   layout?: 'fused' | 'separate';
-  /** ir's attention op (default) or decomposed matmul/softmax with an additive `mask` input [T, T]. */
+  /** ir's attention op (default) or decomposed matmul/softmax, masked in-graph (`Graph.futureMask`, −∞ fill). */
   kernel?: 'op' | 'decomposed';
   /** Std of the normal init of the input projections and of the output projection (default: Linear's init). */
   init?: { std: number; outStd?: number };
@@ -48,9 +49,6 @@ export interface DecodeContext {
   /** [1, maxLen] f32 additive mask: 0 at positions ≤ the current one, −1e9 after. */
   readonly mask: Tensor;
 }
-
-/** The name of the additive causal-mask input [T, T] that decomposed attention reads. */
-export const ATTENTION_MASK = 'mask';
 
 /** Self-attention `x [B, T, W] → [B, T, W]` (see the file header for layouts and the KV-cache decode). */
 export class MultiheadAttention extends Module {
@@ -122,7 +120,8 @@ export class MultiheadAttention extends Module {
     let o: Tensor; // [B, H, T, D]
     if (this.options.kernel === 'decomposed') {
       let scores = g.mul(g.matmul(qh, kh, { transB: true }), scale);
-      if (causal) scores = g.add(scores, maskInput(g, seq));
+      // masked_fill(−∞) as nanoGPT, built in-graph: the optimizer can prove it causal and fuse the whole attention
+      if (causal) scores = g.where(g.futureMask(seq), Number.NEGATIVE_INFINITY, scores);
       o = g.matmul(g.softmax(scores), vh);
     } else o = g.attention(qh, kh, vh, { causal, scale });
     return this.output(g, g.reshape(g.transpose(o, [0, 2, 1, 3]), [batch * seq, this.width]), prefix);
@@ -199,15 +198,4 @@ export class MultiheadAttention extends Module {
     const e = g.expand(g.reshape(y, [batch, hkv, 1, seq, d]), [batch, hkv, h / hkv, seq, d]);
     return g.reshape(e, [batch, h, seq, d]);
   }
-}
-
-/** The graph's additive causal mask input [T, T] (0 on and below the diagonal, −1e9 above; see `causalMask`). */
-function maskInput(g: Graph, seq: number): Tensor {
-  const have = g.byName(ATTENTION_MASK);
-  if (have) {
-    if (have.op !== 'input' || have.shape.join() !== `${seq},${seq}`)
-      throw new GraphError(`'${ATTENTION_MASK}' must be an f32 input [${seq}, ${seq}], the graph has a ${have.op} [${have.shape.join(', ')}]`, 'MultiheadAttention');
-    return have;
-  }
-  return g.input(ATTENTION_MASK, [seq, seq]);
 }

@@ -67,7 +67,7 @@ export interface TransformerBlockOptions {
   ropeBase?: number;
   /** 'llama' only: RoPE pairs, 'half' (HF, default) or 'interleaved' (Meta's original checkpoints, GPT-J). */
   ropeLayout?: RopeLayout;
-  /** Attention through ir's op (default) or decomposed with a `mask` input. */
+  /** Attention through ir's op (default) or decomposed with an in-graph causal mask. */
   kernel?: 'op' | 'decomposed';
   /** Normal init std of projections, and of the two output projections (GPT-2: 0.02 and 0.02/√(2·layers)). */
   init?: { std: number; outStd?: number };

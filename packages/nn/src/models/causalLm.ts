@@ -97,7 +97,7 @@ export function headLogits(g: Graph, x: Tensor, head: Linear | undefined, tokens
   return g.matmul(x, tokens.weight(g, paramName(prefix, tokensName)), { transB: true });
 }
 
-/** The additive causal mask feed [T, T] of decomposed attention: 0 on and below the diagonal, −1e9 above. */
+/** An additive causal mask value [T, T] (0 on and below the diagonal, −1e9 above) for graphs that take their mask as an input. */
 export function causalMask(context: number): TensorValue {
   const data = new Float32Array(context * context);
   for (let i = 0; i < context; i++) for (let j = i + 1; j < context; j++) data[i * context + j] = -1e9;

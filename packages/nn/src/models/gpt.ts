@@ -15,6 +15,7 @@ import { LayerNorm } from '../layers/layerNorm.js';
 import type { Linear } from '../layers/linear.js';
 import type { ModuleList } from '../layers/containers.js';
 import { Module, paramName } from '../module.js';
+import { recognizedForward } from '../recognizedForward.js';
 import { blockDecode, blockRows, blockStack, CausalLM, headLogits, lmHead } from './causalLm.js';
 
 /** Size and options of a GPT. */
@@ -41,7 +42,7 @@ export interface GptConfig {
   readonly dropout?: number;
   /** GELU form: 'none' (default) is exact erf, nanoGPT's and PyTorch's nn.GELU(); 'tanh' is HF gpt2's gelu_new. */
   readonly gelu?: 'none' | 'tanh';
-  /** ir's attention op (default) or decomposed with an additive `mask` input [T, T] (see `causalMask`). */
+  /** ir's attention op (default) or decomposed matmul/softmax with an in-graph −∞ causal mask (no mask input). */
   readonly attention?: 'op' | 'decomposed';
   /** Sequences per step, for `buildGptStep` (the training graph's batch). */
   readonly batch?: number;
@@ -126,11 +127,14 @@ export class GPT extends CausalLM {
 
 /**
  * A GPT's whole training step as one graph (forward, loss output, backward, AdamW lr 3e-4, wd 0.1), uncompiled,
- * for e-graph benchmarks and tests; attention defaults to 'decomposed' here (the e-graph sees every primitive).
+ * for e-graph benchmarks and tests; attention defaults to 'decomposed' here (matmul/softmax/matmul, as users write it).
+ * The forward's hand-written attention is recognized before grad as compileTraining does (`recognize: false`
+ * keeps it decomposed, as compileTraining's `optimize: false`), so the step is the one users' sessions optimize.
  */
-export function buildGptStep(c: GptConfig): Graph {
+export function buildGptStep(c: GptConfig, opts: { recognize?: boolean } = {}): Graph {
   if (c.batch === undefined) throw new GraphError('buildGptStep: the config needs a batch size', 'GPT');
-  const { graph, loss } = new GPT({ ...c, attention: c.attention ?? 'decomposed' }).trainingGraph(c.batch);
+  const forward = new GPT({ ...c, attention: c.attention ?? 'decomposed' }).trainingGraph(c.batch);
+  const { graph, loss } = opts.recognize === false ? forward : recognizedForward(forward.graph, forward.loss);
   buildTrainingStep(graph, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.1 }) });
   return graph;
 }

@@ -30,7 +30,7 @@ export interface LlamaConfig {
   readonly ropeLayout?: RopeLayout;
   /** Reuse `model.embed_tokens` as the output head (default false). */
   readonly tiedHead?: boolean;
-  /** Attention through ir's op (default) or decomposed with a `mask` input. */
+  /** Attention through ir's op (default) or decomposed with an in-graph causal mask. */
   readonly attention?: 'op' | 'decomposed';
 }
 
