@@ -7,3 +7,4 @@ export { cleanStaleTemps, loadCheckpointFile, saveCheckpointFile, writeFileAtomi
 export { fileDecisionCache } from './node/decisionCacheFile.js';
 export { fileTuningCache, tuningCachePath } from './node/tuningCacheFile.js';
 export { filePlanCache, planCachePath } from './node/planCacheFile.js';
+export { loadOnnxFile } from './node/onnxFile.js';
