@@ -55,8 +55,11 @@ describe('importOnnx matches onnxruntime', () => {
   });
 
   it('imports a small CNN: Conv (groups, stride, dilation, pads), BatchNorm, MaxPool, Pad + AveragePool, GlobalAveragePool', async () => {
-    const { ref, ours } = await both('cnn', { x: f32([2, 3, 8, 8], 2) });
+    const { ref, ours, imp } = await both('cnn', { x: f32([2, 3, 8, 8], 2) });
     expectSame(ref, ours);
+    // BatchNorm's running statistics stay non-trainable state, as PyTorch's buffers
+    expect(imp.params.sort()).toEqual(['bn.bias', 'bn.weight', 'c1.bias', 'c1.weight', 'c2.bias', 'c2.weight', 'fc.bias', 'fc.weight']);
+    expect(imp.graph.leaves('state').map((n) => n.attrs.name).sort()).toEqual(['bn.running_mean', 'bn.running_var']);
   });
 
   it('imports a transformer block whose layer norm is ReduceMean-based (opset 13)', async () => {

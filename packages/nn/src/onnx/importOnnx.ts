@@ -30,7 +30,10 @@ export interface OnnxImport {
   outputs: Record<string, Tensor>;
   /** Initial values of every leaf the import made from the file (params and constants), by leaf name. */
   initialState: Record<string, TensorValue>;
-  /** Names of the trainable param leaves (float initializers, with `initializers: 'params'`). */
+  /**
+   * Names of the trainable param leaves: float initializers with `initializers: 'params'`, except
+   * BatchNormalization's running statistics, which stay non-trainable state as in PyTorch.
+   */
   params: string[];
   /** The default-domain opset the model declares. */
   opset: number;
@@ -61,6 +64,8 @@ export function importOnnx(bytes: Uint8Array, opts: OnnxImportOptions = {}): Onn
   const inits = new Map<string, TensorValue>();
   const leafNames = new Set<string>();
 
+  // BatchNormalization's running mean and variance are statistics, not weights (PyTorch keeps them as buffers)
+  const buffers = new Set((og.node ?? []).flatMap((n) => (n.opType === 'BatchNormalization' ? (n.input ?? []).slice(3, 5) : [])));
   for (const t of og.initializer ?? []) {
     const name = t.name ?? '';
     if (!name) throw new OnnxImportError('importOnnx: malformed ONNX file: an initializer has no name');
@@ -68,7 +73,7 @@ export function importOnnx(bytes: Uint8Array, opts: OnnxImportOptions = {}): Onn
     inits.set(name, v);
     // integer tensors (shapes, axes, indices) and everything in constants mode stay host values; float
     // initializers in params mode are weights: a leaf, never folded into constants
-    vals.set(name, v.dtype === 'f32' && trainable ? {} : { v });
+    vals.set(name, v.dtype === 'f32' && trainable && !buffers.has(name) ? {} : { v });
   }
 
   let hostCount = 0;
