@@ -178,7 +178,7 @@ function fold(node: OnnxNode, opset: number, known: (TensorValue | undefined)[])
   const outs = Array.isArray(result) ? result : [result];
   const tensors = outs.filter((r): r is Tensor => 'op' in r);
   if (tensors.length === 0) return result;
-  tensors.forEach((t, i) => scratch.output(`out${i}`, t));
+  for (const [i, t] of tensors.entries()) scratch.output(`out${i}`, t);
   const run = interpret(scratch, feeds, {}, 'f32');
   let k = 0;
   return outs.map((r) => ('op' in r ? run.outputs[`out${k++}`] : r));
