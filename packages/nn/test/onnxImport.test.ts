@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { interpret, type TensorValue } from '@neura/ir';
+import { loadOnnxFile } from '@neura/nn/node';
 import { importOnnx, OnnxImportError } from '@neura/nn/onnx';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
@@ -79,6 +80,11 @@ describe('importOnnx matches onnxruntime', () => {
       expectSame(ref, ours);
     });
 
+  it('imports ONNX-only window forms: uncounted AveragePool pads, asymmetric MaxPool pads, Conv SAME_UPPER (opset 19)', async () => {
+    const { ref, ours } = await both('pool19', { x: f32([1, 2, 7, 7], 7) });
+    expectSame(ref, ours);
+  });
+
   it('keeps initializers out of the trainable set with initializers: constants', async () => {
     const { ref, ours, imp } = await both('mlp', { x: f32([3, 6], 5) }, { initializers: 'constants' });
     expectSame(ref, ours);
@@ -90,6 +96,15 @@ describe('importOnnx matches onnxruntime', () => {
     expect(() => importOnnx(fixture('mlp-dynamic'))).toThrow(/input 'x' has a dynamic shape \[batch, 6\].*inputShapes/);
     const { ref, ours } = await both('mlp-dynamic', { x: f32([5, 6], 6) }, { inputShapes: { x: [5, 6] } });
     expectSame(ref, ours);
+  });
+});
+
+describe('loadOnnxFile', () => {
+  it('reads a file from disk and imports it', async () => {
+    const imp = await loadOnnxFile(fileURLToPath(new URL('../../../tooling/fixtures/onnx/mlp.onnx', import.meta.url)));
+    expect(imp.opset).toBe(13);
+    expect(imp.outputs.y.shape).toEqual([3, 4]);
+    await expect(loadOnnxFile('/nonexistent/model.onnx')).rejects.toThrow(/ENOENT.*nonexistent/);
   });
 });
 

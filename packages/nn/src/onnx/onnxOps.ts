@@ -405,8 +405,9 @@ export const ONNX_OPS: Readonly<Record<string, OpRule>> = {
     return c.g.transpose(x, c.ints('perm') ?? x.shape.map((_, i) => x.shape.length - 1 - i));
   },
   Concat: (c) => {
-    const xs = Array.from({ length: c.arity }, (_, i) => c.input(i)).filter((t) => prod(t.shape) > 0 || t.shape.length > 0);
-    return c.g.concat(xs, axisOf(c, c.int('axis', 0), xs[0].shape.length));
+    const all = Array.from({ length: c.arity }, (_, i) => c.input(i));
+    const xs = all.filter((t) => prod(t.shape) > 0); // exporters concat empty shape lists; they add nothing
+    return c.g.concat(xs.length > 0 ? xs : all.slice(0, 1), axisOf(c, c.int('axis', 0), all[0].shape.length));
   },
   Split: split,
   Slice: slice,
