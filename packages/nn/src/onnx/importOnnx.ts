@@ -141,7 +141,7 @@ export function importOnnx(bytes: Uint8Array, opts: OnnxImportOptions = {}): Onn
     let result: OpResult;
     try {
       if (foldable) result = fold(node, opset, knownIn);
-      else result = rule(context(node, opset, g, (i) => tensorOf(ins[i], where), (i) => (ins[i] ? (vals.get(ins[i])?.v ?? (trainable ? undefined : inits.get(ins[i]))) : undefined), (v) => host(v, `${node.name}`), where));
+      else result = rule(context(node, opset, g, (i) => tensorOf(ins[i], where), (i) => (ins[i] ? (vals.get(ins[i])?.v ?? (trainable ? undefined : inits.get(ins[i]))) : undefined), (v) => host(v, `${node.name}`), where, inits));
     } catch (e) {
       if (e instanceof OnnxImportError) throw e;
       throw new OnnxImportError(`importOnnx: ${where}: ${(e as Error).message}`, { cause: e });
@@ -184,7 +184,16 @@ function fold(node: OnnxNode, opset: number, known: (TensorValue | undefined)[])
   return outs.map((r) => ('op' in r ? run.outputs[`out${k++}`] : r));
 }
 
-function context(node: OnnxNode, opset: number, g: Graph, input: (i: number) => Tensor, known: (i: number) => TensorValue | undefined, host: (v: TensorValue) => Tensor, where: string): OpContext {
+function context(
+  node: OnnxNode,
+  opset: number,
+  g: Graph,
+  input: (i: number) => Tensor,
+  known: (i: number) => TensorValue | undefined,
+  host: (v: TensorValue) => Tensor,
+  where: string,
+  inits?: ReadonlyMap<string, TensorValue>,
+): OpContext {
   const ins = node.input ?? [];
   const fail = (why: string): never => {
     throw new OnnxImportError(`importOnnx: ${where}: ${why}`);
@@ -201,11 +210,13 @@ function context(node: OnnxNode, opset: number, g: Graph, input: (i: number) => 
     input: (i) => (has(i) ? input(i) : fail(`input ${i} is required`)),
     known: (i) => (has(i) ? known(i) : undefined),
     values: (i, what) => {
-      const v = has(i) ? known(i) : undefined;
+      // attribute-like operands (Clip's bounds, Pad's value) may be float initializers: read, never trained
+      const v = has(i) ? (known(i) ?? inits?.get(ins[i])) : undefined;
       if (!v) return fail(`${what} (input ${i}) must be static (a constant, an initializer or computed from static shapes)`);
       return Array.from(v.data);
     },
-    shape: (i) => (has(i) ? (known(i)?.shape ?? input(i).shape) : fail(`input ${i} is required`)),
+    // an initializer's shape without making it a leaf (Shape of a weight must not add an unused param)
+    shape: (i) => (has(i) ? (known(i)?.shape ?? inits?.get(ins[i])?.shape ?? input(i).shape) : fail(`input ${i} is required`)),
     int: (name, dflt) => {
       const a = attr(name);
       return typeof a === 'number' ? a : dflt;
