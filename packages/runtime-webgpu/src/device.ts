@@ -4,7 +4,7 @@
 // here, where the device is created, and surface as typed errors on the next runtime call, never silently.
 
 import { capsOf, type DeviceCaps, type NumericCaps } from '@neura/wgsl-kernels';
-import { DeviceLostError, GpuValidationError } from './errors.js';
+import { DeviceLostError, GpuValidationError, WebGpuUnavailableError } from './errors.js';
 
 /** The feature tensor-core matmuls need (Dawn: offered only with the `allow_unsafe_apis` toggle). */
 export const SUBGROUP_MATRIX_FEATURE = 'chromium-experimental-subgroup-matrix';
@@ -298,7 +298,7 @@ async function nodeAdapter(choice: AdapterChoice, powerPreference?: GPUPowerPref
     const v = hasLoader ? await vulkan('vulkan') : undefined;
     found = v && !v.info.software ? v : ((await opengles()) ?? v ?? (await swiftshader()));
   }
-  if (!found) throw new Error(`createDevice: no WebGPU adapter for NEURA_ADAPTER=${choice} (tried ${tried.join('; ')})`);
+  if (!found) throw new WebGpuUnavailableError('no-adapter', `createDevice: no WebGPU adapter for NEURA_ADAPTER=${choice} (tried ${tried.join('; ')})`);
   return found;
 }
 
@@ -306,7 +306,8 @@ async function browserAdapter(gpu: GPU, powerPreference?: GPUPowerPreference): P
   const adapter =
     (await gpu.requestAdapter(powerPreference ? { powerPreference } : {})) ??
     (await gpu.requestAdapter({ featureLevel: 'compatibility' } as GPURequestAdapterOptions));
-  if (!adapter) throw new Error('createDevice: navigator.gpu.requestAdapter() returned no adapter');
+  if (!adapter)
+    throw new WebGpuUnavailableError('no-adapter', 'createDevice: requestAdapter() returned no adapter (WebGPU may be disabled or blocklisted for this GPU; chrome://gpu tells which)');
   return { instance: gpu, adapter, info: infoOf(adapter, 'browser') };
 }
 
@@ -351,14 +352,14 @@ async function findAdapter(opts: CreateDeviceOptions): Promise<Found> {
     return nodeAdapter(choice, opts.powerPreference, opts.mixedPrecision ? withDawnToggles(dawnOptions, MIXED_PRECISION_TOGGLES) : dawnOptions);
   }
   if (typeof navigator !== 'undefined' && navigator.gpu) return browserAdapter(navigator.gpu, opts.powerPreference);
-  throw new Error('createDevice: WebGPU is not available (no navigator.gpu, and not running in Node)');
+  throw new WebGpuUnavailableError('no-webgpu', 'createDevice: WebGPU is not available (no navigator.gpu, and not running in Node): use a browser with WebGPU enabled, or the reference interpreter (@neura/ir interpret) on the CPU');
 }
 
 /**
  * A device with every compute limit the adapter has (an older adapter may lack some) and the optional features it
  * offers; with `mixed`, also the subgroup-matrix feature where offered.
  */
-function requestComputeDevice(adapter: GPUAdapter, label: string, mixed: boolean): Promise<GPUDevice> {
+async function requestComputeDevice(adapter: GPUAdapter, label: string, mixed: boolean): Promise<GPUDevice> {
   const requiredLimits: Record<string, number> = {};
   for (const k of COMPUTE_LIMITS) {
     const v: number | undefined = adapter.limits[k];
@@ -366,7 +367,12 @@ function requestComputeDevice(adapter: GPUAdapter, label: string, mixed: boolean
   }
   const wanted = mixed ? [...OPTIONAL_FEATURES, SUBGROUP_MATRIX_FEATURE as GPUFeatureName] : OPTIONAL_FEATURES;
   const requiredFeatures = wanted.filter((f) => adapter.features.has(f));
-  return adapter.requestDevice({ label, requiredLimits, requiredFeatures });
+  try {
+    return await adapter.requestDevice({ label, requiredLimits, requiredFeatures });
+  } catch (e) {
+    const asked = requiredFeatures.length ? ` with features ${requiredFeatures.join(', ')}` : '';
+    throw new WebGpuUnavailableError('device-refused', `createDevice: the adapter refused a device${asked}: ${(e as Error).message}`, { cause: e });
+  }
 }
 
 /** What a device reports outside error scopes: uncaptured errors (each thrown once by `check`) and its loss. */

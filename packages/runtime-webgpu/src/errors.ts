@@ -57,6 +57,24 @@ export class DeviceLostError extends Error {
   }
 }
 
+/** Why no WebGPU device could be had: no WebGPU API here, no adapter behind it, or the adapter refused the device. */
+export type WebGpuUnavailableReason = 'no-webgpu' | 'no-adapter' | 'device-refused';
+
+/**
+ * WebGPU is not usable here (`createDevice`): `reason` says which step failed, the message what was tried and what to
+ * do (e.g. enable WebGPU in the browser, install a Vulkan driver, or use the reference interpreter on the CPU).
+ */
+export class WebGpuUnavailableError extends Error {
+  override readonly name = 'WebGpuUnavailableError';
+  constructor(
+    readonly reason: WebGpuUnavailableReason,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
 /** How long a failed mapping waits for `device.lost` to say whether the device went away (it settles a little later). */
 const LOSS_GRACE_MS = 100;
 

@@ -10,7 +10,7 @@ export { matmulTuningOf, SHIPPED_MATMUL_TUNINGS, type ShippedMatmulTuning, shipp
 export { type CandidateTiming, type ShapeTuning, type TuneMatmulOptions, type TuneMatmulResult, tuneMatmul } from './tuneMatmul.js';
 export { DEFAULT_CHOICE, indexedDbTuningCache, memoryTuningCache, type TuningCache, type TuningEntries, type TuningRecord, validTuningEntries } from './tuningCache.js';
 export { capsFor, type Precision, PrecisionError, supportsPrecision } from './precision.js';
-export { DeviceLostError, GpuValidationError, InputError, KernelCompileError, type WgslDiagnostic } from './errors.js';
+export { DeviceLostError, GpuValidationError, InputError, KernelCompileError, WebGpuUnavailableError, type WebGpuUnavailableReason, type WgslDiagnostic } from './errors.js';
 export type { FeedValue } from './feeds.js';
 export {
   alignedBytes,
