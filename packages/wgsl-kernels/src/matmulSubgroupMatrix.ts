@@ -44,6 +44,11 @@ export interface SubgroupMatrixTiling {
    * 256 bytes put the 8 rows a matrix load reads at once on the same banks of workgroup memory.
    */
   readonly pad?: number;
+  /**
+   * Workgroups walk the output in bands of this many tile rows (column by column inside a band) instead of row
+   * by row, so the workgroups running at once share A's and B's tiles in L2 (0 or absent: row by row).
+   */
+  readonly group?: number;
 }
 
 /** Lanes per subgroup the kernel assumes (NVIDIA: 32; the runtime checks the adapter's subgroup size). */
@@ -129,6 +134,19 @@ export function subgroupMatrixPlan(p: MatmulProblem, caps: DeviceCaps, given?: S
   const main = mainDispatch(p, s, t, caps, split);
   if (!split) return { dispatches: [main], scratch: [] };
   return { dispatches: [main, splitReduce(p, split.splits, caps, main.label.replace(/:split\d+$/, ''))], scratch: [split.splits * p.M * p.N * 4] };
+}
+
+/** WGSL lets `row0`, `col0`: the tile of this workgroup, row by row or in bands of `group` tile rows. */
+function tileIndex(grid: readonly number[], group: number, bm: number, bn: number): string {
+  const [gx, gy] = grid;
+  if (group <= 1 || gy <= group) return `  let row0 = wid.y * ${u32Lit(bm)};\n  let col0 = wid.x * ${u32Lit(bn)};`;
+  // band b holds tile rows b·G .. b·G + G - 1 (the last band may be shorter); inside it tiles go down, then across
+  return [
+    `  let lin = wid.y * ${u32Lit(gx)} + wid.x; let band = lin / ${u32Lit(group * gx)}; let inb = lin % ${u32Lit(group * gx)};`,
+    `  let rows = min(${u32Lit(group)}, ${u32Lit(gy)} - band * ${u32Lit(group)});`,
+    `  let row0 = (band * ${u32Lit(group)} + inb % rows) * ${u32Lit(bm)};`,
+    `  let col0 = (inb / rows) * ${u32Lit(bn)};`,
+  ].join('\n');
 }
 
 function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatrixTiling, caps: DeviceCaps, split?: { splits: number; chunk: number }): Dispatch {
@@ -283,7 +301,7 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
     }
   }
   const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
-  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices${t.db ? ', double-buffered' : ''}${pad ? `, rows padded by ${pad}` : ''}, ${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads, ${direct ? 'results stored directly' : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
+  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices${t.db ? ', double-buffered' : ''}${pad ? `, rows padded by ${pad}` : ''}${(t.group ?? 0) > 1 && grid[1] > (t.group ?? 0) ? `, tiles in bands of ${t.group} rows` : ''}, ${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads, ${direct ? 'results stored directly' : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
 enable subgroups;
 enable chromium_experimental_subgroup_matrix;
 diagnostic(off, chromium.subgroup_matrix_uniformity);
@@ -297,8 +315,7 @@ var<workgroup> Bs: array<f16, ${bLen * (t.db ? 2 : 1)}>;
 ${direct ? '' : `var<workgroup> Cs: array<f32, ${sgm * sgn * s.m * fn * s.n}>;\n`}
 @compute @workgroup_size(${nt})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let row0 = wid.y * ${u32Lit(bm)};
-  let col0 = wid.x * ${u32Lit(bn)};
+${tileIndex(grid, t.group ?? 0, bm, bn)}
   let sg = lid / ${u32Lit(SUBGROUP_MATRIX_LANES)};
   let sl = lid % ${u32Lit(SUBGROUP_MATRIX_LANES)};
   let sm = sg / ${u32Lit(sgn)};
