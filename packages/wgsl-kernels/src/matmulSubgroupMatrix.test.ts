@@ -82,6 +82,31 @@ describe('matmul under precision: mixed', () => {
     expect(() => subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096, { epilogue: true })), { ...MIXED, maxComputeWorkgroupStorageSize: 32768 }, { ...t, db: true })).toThrow(/does not fit/);
   });
 
+  it('pads staged rows on request: loads and stores step over the padding, for each transpose', () => {
+    const t = { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32, pad: 8 };
+    const ab = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096)), MIXED, t)?.dispatches[0].code ?? '';
+    expect(ab).toContain('var<workgroup> As: array<f16, 5120>;'); // 128 rows of 32 + 8
+    expect(ab).toContain('var<workgroup> Bs: array<f16, 4352>;'); // 32 rows of 128 + 8
+    expect(ab).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>\(&As, \(sm \* 64u \+ 0u\) \* 40u \+ 0u, 40u\)/);
+    expect(ab).toMatch(/subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>\(&Bs, 2176u \+ sn \* 64u \+ 0u, 136u\)/);
+    expect(ab).toMatch(/let s = o \* 40u \+ i0; As\[s/);
+    const atbt = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096, { transA: true, transB: true })), MIXED, { ...t, db: true })?.dispatches[0].code ?? '';
+    expect(atbt).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>\(&As, rA \+ 0u \+ sm \* 64u \+ 0u, 136u\)/);
+    expect(atbt).toMatch(/subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>\(&Bs, rB \+ \(sn \* 64u \+ 0u\) \* 40u \+ 0u, 40u\)/);
+    expect(atbt).toContain('let rA = cur * 4352u; let rB = cur * 5120u;');
+    expect(() => subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096)), MIXED, { ...t, pad: 4 })).toThrow(/does not fit/);
+  });
+
+  it('walks tiles in bands of tile rows on request, and row by row when the grid has no more rows than a band', () => {
+    const t = { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32, group: 8 };
+    const banded = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096)), MIXED, t)?.dispatches[0].code ?? '';
+    expect(banded).toContain('let lin = wid.y * 32u + wid.x; let band = lin / 256u; let inb = lin % 256u;');
+    expect(banded).toContain('let row0 = (band * 8u + inb % rows) * 128u;');
+    expect(banded).toContain('let col0 = (inb / rows) * 128u;');
+    const small = subgroupMatrixPlan(matmulProblemOf(spec(1024, 4096, 256)), MIXED, t)?.dispatches[0].code ?? '';
+    expect(small).toContain('let row0 = wid.y * 128u;');
+  });
+
   it('picks smaller tiles when big ones would leave the GPU idle, and none when the device is too small', () => {
     const s = { m: 16, n: 16, k: 16 };
     expect(chooseSubgroupMatrixTiling(4096, 4096, s, MIXED)).toMatchObject({ fm: 4, fn: 4 });

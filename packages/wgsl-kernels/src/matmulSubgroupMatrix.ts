@@ -39,6 +39,16 @@ export interface SubgroupMatrixTiling {
    * instead of two. Not in the shipped tilings yet (unmeasured); a candidate for `subgroupMatrixPlan(p, caps, t)`.
    */
   readonly db?: boolean;
+  /**
+   * f16 elements added to each staged row (a multiple of 8: rows stay 16-byte aligned). Unpadded rows of 64 or
+   * 256 bytes put the 8 rows a matrix load reads at once on the same banks of workgroup memory.
+   */
+  readonly pad?: number;
+  /**
+   * Workgroups walk the output in bands of this many tile rows (column by column inside a band) instead of row
+   * by row, so the workgroups running at once share A's and B's tiles in L2 (0 or absent: row by row).
+   */
+  readonly group?: number;
 }
 
 /** Lanes per subgroup the kernel assumes (NVIDIA: 32; the runtime checks the adapter's subgroup size). */
@@ -56,20 +66,31 @@ const TILINGS: readonly (SubgroupMatrixTiling & { minTiles: number })[] = [
 ];
 
 const tileOf = (t: SubgroupMatrixTiling, s: SubgroupMatrixShape) => ({ bm: t.sgm * t.fm * s.m, bn: t.sgn * t.fn * s.n, nt: t.sgm * t.sgn * SUBGROUP_MATRIX_LANES });
-/** Workgroup memory of a tiling: the f16 slices of A and B, and the f32 staging of one row of result matrices. */
-const bytesOf = (t: SubgroupMatrixTiling, s: SubgroupMatrixShape) => {
+/** f16 elements of one staged slice of an operand: rows of `inner` (the contiguous extent) plus the padding. */
+const sliceOf = (t: SubgroupMatrixTiling, bx: number, alongK: boolean) => (alongK ? bx * (t.bk + (t.pad ?? 0)) : t.bk * (bx + (t.pad ?? 0)));
+/**
+ * Workgroup memory of a tiling: the f16 slices of A and B (padded rows counted as A·B's; a transpose moves the
+ * padding to the other dimension, never more than 8 rows' worth more), and the f32 staging of one row of result
+ * matrices unless results are stored straight from the matrices.
+ */
+const bytesOf = (t: SubgroupMatrixTiling, s: SubgroupMatrixShape, staged: boolean) => {
   const { bm, bn } = tileOf(t, s);
-  return (bm + bn) * t.bk * 2 * (t.db ? 2 : 1) + t.sgm * t.sgn * t.fn * s.m * s.n * 4;
+  const slices = Math.max(sliceOf(t, bm, true), sliceOf(t, bm, false)) + Math.max(sliceOf(t, bn, true), sliceOf(t, bn, false));
+  return slices * 2 * (t.db ? 2 : 1) + (staged ? t.sgm * t.sgn * t.fn * s.m * s.n * 4 : 0);
 };
 
-/** Whether a tiling fits the device's limits. */
-function fits(t: SubgroupMatrixTiling, s: SubgroupMatrixShape, caps: DeviceCaps): boolean {
-  return tileOf(t, s).nt <= caps.maxComputeInvocationsPerWorkgroup && tileOf(t, s).nt <= caps.maxComputeWorkgroupSizeX && bytesOf(t, s) <= caps.maxComputeWorkgroupStorageSize && t.bk % s.k === 0;
+/** Whether a tiling fits the device's limits (`staged`: results leave through workgroup memory). */
+function fits(t: SubgroupMatrixTiling, s: SubgroupMatrixShape, caps: DeviceCaps, staged = true): boolean {
+  const { nt } = tileOf(t, s);
+  return nt <= caps.maxComputeInvocationsPerWorkgroup && nt <= caps.maxComputeWorkgroupSizeX && bytesOf(t, s, staged) <= caps.maxComputeWorkgroupStorageSize && t.bk % s.k === 0 && (t.pad ?? 0) % 8 === 0;
 }
 
-/** The tiling for an M x N output (batches included in N's count), or undefined when none fits the device. */
-export function chooseSubgroupMatrixTiling(m: number, n: number, s: SubgroupMatrixShape, caps: DeviceCaps): SubgroupMatrixTiling | undefined {
-  const ok = TILINGS.filter((t) => fits(t, s, caps));
+/**
+ * The tiling for an M x N output (batches included in N's count), or undefined when none fits the device
+ * (`staged`: results may leave through workgroup memory, which needs room for them).
+ */
+export function chooseSubgroupMatrixTiling(m: number, n: number, s: SubgroupMatrixShape, caps: DeviceCaps, staged = true): SubgroupMatrixTiling | undefined {
+  const ok = TILINGS.filter((t) => fits(t, s, caps, staged));
   return ok.find((t) => Math.ceil(m / tileOf(t, s).bm) * Math.ceil(n / tileOf(t, s).bn) >= t.minTiles) ?? ok[ok.length - 1];
 }
 
@@ -99,17 +120,33 @@ export function matmulMixedKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps):
   return subgroupMatrixPlan(p, caps) ?? matmulKernel(spec, caps);
 }
 
+/** Whether results may need workgroup staging (an epilogue, or blocks that straddle the output's edge). */
+const stagedOf = (p: MatmulProblem, s: SubgroupMatrixShape) => p.hasBias || p.relu || p.epi !== undefined || p.M % s.m !== 0 || p.N % s.n !== 0;
+
 /** The mixed-precision plan of a matmul (tiling chosen per shape unless given), or undefined when no tiling fits. */
 export function subgroupMatrixPlan(p: MatmulProblem, caps: DeviceCaps, given?: SubgroupMatrixTiling): KernelPlan | undefined {
   const s = caps.mixedMatmul;
   if (!s) return kernelError(p.spec, 'a subgroup-matrix plan needs caps.mixedMatmul (precision: mixed)');
-  const t = given ?? chooseSubgroupMatrixTiling(p.M, p.N * p.batches, s, caps);
+  const t = given ?? chooseSubgroupMatrixTiling(p.M, p.N * p.batches, s, caps, stagedOf(p, s));
   if (!t) return undefined;
-  if (given && !fits(given, s, caps)) kernelError(p.spec, `subgroup-matrix tiling ${JSON.stringify(given)} does not fit the device`);
+  if (given && !fits(given, s, caps, stagedOf(p, s))) kernelError(p.spec, `subgroup-matrix tiling ${JSON.stringify(given)} does not fit the device`);
   const split = splitOf(p, t, s, caps);
   const main = mainDispatch(p, s, t, caps, split);
   if (!split) return { dispatches: [main], scratch: [] };
   return { dispatches: [main, splitReduce(p, split.splits, caps, main.label.replace(/:split\d+$/, ''))], scratch: [split.splits * p.M * p.N * 4] };
+}
+
+/** WGSL lets `row0`, `col0`: the tile of this workgroup, row by row or in bands of `group` tile rows. */
+function tileIndex(grid: readonly number[], group: number, bm: number, bn: number): string {
+  const [gx, gy] = grid;
+  if (group <= 1 || gy <= group) return `  let row0 = wid.y * ${u32Lit(bm)};\n  let col0 = wid.x * ${u32Lit(bn)};`;
+  // band b holds tile rows b·G .. b·G + G - 1 (the last band may be shorter); inside it tiles go down, then across
+  return [
+    `  let lin = wid.y * ${u32Lit(gx)} + wid.x; let band = lin / ${u32Lit(group * gx)}; let inb = lin % ${u32Lit(group * gx)};`,
+    `  let rows = min(${u32Lit(group)}, ${u32Lit(gy)} - band * ${u32Lit(group)});`,
+    `  let row0 = (band * ${u32Lit(group)} + inb % rows) * ${u32Lit(bm)};`,
+    `  let col0 = (inb / rows) * ${u32Lit(bn)};`,
+  ].join('\n');
 }
 
 function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatrixTiling, caps: DeviceCaps, split?: { splits: number; chunk: number }): Dispatch {
@@ -145,6 +182,7 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
     const bx = isA ? bm : bn;
     const alongK = isA ? !trans : trans;
     const inner = alongK ? bk : bx;
+    const row = inner + (t.pad ?? 0); // staged row stride
     const units = (bx * bk) / w;
     const buf = isA ? A : B;
     const g0 = isA ? 'row0' : 'col0';
@@ -164,12 +202,15 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
       const sh = isA ? 'As' : 'Bs';
       const put = vec ? [0, 1, 2, 3].map((q) => `${sh}[s + ${u32Lit(q)}] = ${r}.${'xyzw'[q]};`).join(' ') : `${sh}[s] = ${r};`;
       // double buffering: the slice being stored starts at sA / sB (0 or one slice)
-      store.push(`${guard}{ ${at} let s = ${t.db ? `${isA ? 'sA' : 'sB'} + ` : ''}o * ${u32Lit(inner)} + i0; ${put} }`);
+      store.push(`${guard}{ ${at} let s = ${t.db ? `${isA ? 'sA' : 'sB'} + ` : ''}o * ${u32Lit(row)} + i0; ${put} }`);
     }
   };
   operand(true);
   operand(false);
 
+  const pad = t.pad ?? 0;
+  const aLen = sliceOf(t, bm, !transA);
+  const bLen = sliceOf(t, bn, transB);
   const L = `subgroup_matrix_left<f16, ${s.k}, ${s.m}>`;
   const R = `subgroup_matrix_right<f16, ${s.n}, ${s.k}>`;
   const C = `subgroup_matrix_result<f32, ${s.n}, ${s.m}>`;
@@ -191,11 +232,11 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
       emit('{', 2);
       for (let i = 0; i < fm; i++) {
         const m = `sm * ${u32Lit(fm * s.m)} + ${u32Lit(i * s.m)}`;
-        emit(`let l${i} = ${transA ? load(L, `${u32Lit(kk * bm)} + ${m}`, true, bm) : load(L, `(${m}) * ${u32Lit(bk)} + ${u32Lit(kk)}`, false, bk)};`, 3);
+        emit(`let l${i} = ${transA ? load(L, `${u32Lit(kk * (bm + pad))} + ${m}`, true, bm + pad) : load(L, `(${m}) * ${u32Lit(bk + pad)} + ${u32Lit(kk)}`, false, bk + pad)};`, 3);
       }
       for (let j = 0; j < fn; j++) {
         const n = `sn * ${u32Lit(fn * s.n)} + ${u32Lit(j * s.n)}`;
-        emit(`let r${j} = ${transB ? load(R, `(${n}) * ${u32Lit(bk)} + ${u32Lit(kk)}`, true, bk) : load(R, `${u32Lit(kk * bn)} + ${n}`, false, bn)};`, 3);
+        emit(`let r${j} = ${transB ? load(R, `(${n}) * ${u32Lit(bk + pad)} + ${u32Lit(kk)}`, true, bk + pad) : load(R, `${u32Lit(kk * (bn + pad))} + ${n}`, false, bn + pad)};`, 3);
       }
       for (let i = 0; i < fm; i++) for (let j = 0; j < fn; j++) emit(`c${i}_${j} = subgroupMatrixMultiplyAccumulate(l${i}, r${j}, c${i}_${j});`, 3);
       emit('}', 2);
@@ -214,8 +255,8 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   } else {
     // slice 0 stored before the loop; each step stores slice i+1 into the other half, fetches slice i+2 into
     // registers, computes slice i, then one barrier
-    const sa = u32Lit(bm * bk);
-    const sb = u32Lit(bk * bn);
+    const sa = u32Lit(aLen);
+    const sb = u32Lit(bLen);
     emit('{ let sA = 0u; let sB = 0u;');
     for (const x of store) emit(x, 2);
     emit('}');
@@ -260,7 +301,7 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
     }
   }
   const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
-  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices${t.db ? ', double-buffered' : ''}, ${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads, ${direct ? 'results stored directly' : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
+  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices${t.db ? ', double-buffered' : ''}${pad ? `, rows padded by ${pad}` : ''}${(t.group ?? 0) > 1 && grid[1] > (t.group ?? 0) ? `, tiles in bands of ${t.group} rows` : ''}, ${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads, ${direct ? 'results stored directly' : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
 enable subgroups;
 enable chromium_experimental_subgroup_matrix;
 diagnostic(off, chromium.subgroup_matrix_uniformity);
@@ -269,13 +310,12 @@ ${decl.join('\n')}
 const M = ${u32Lit(M)};
 const N = ${u32Lit(N)};
 const K = ${u32Lit(K)};
-var<workgroup> As: array<f16, ${bm * bk * (t.db ? 2 : 1)}>;
-var<workgroup> Bs: array<f16, ${bk * bn * (t.db ? 2 : 1)}>;
+var<workgroup> As: array<f16, ${aLen * (t.db ? 2 : 1)}>;
+var<workgroup> Bs: array<f16, ${bLen * (t.db ? 2 : 1)}>;
 ${direct ? '' : `var<workgroup> Cs: array<f32, ${sgm * sgn * s.m * fn * s.n}>;\n`}
 @compute @workgroup_size(${nt})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let row0 = wid.y * ${u32Lit(bm)};
-  let col0 = wid.x * ${u32Lit(bn)};
+${tileIndex(grid, t.group ?? 0, bm, bn)}
   let sg = lid / ${u32Lit(SUBGROUP_MATRIX_LANES)};
   let sl = lid % ${u32Lit(SUBGROUP_MATRIX_LANES)};
   let sm = sg / ${u32Lit(sgn)};

@@ -1,0 +1,178 @@
+// Sweep of the subgroup-matrix (tensor-core) matmul's tilings on a GPU with `chromium-experimental-subgroup-matrix`:
+// (1) every matmul form (transposes, epilogue, batches, split-K, ragged and whole-block shapes) under several
+// tilings against the interpreter on f16-rounded operands, then (2) GPU time (timestamps) of each tiling on the GPT
+// 6x384 matmul shapes and 4096³, shipped choice first. python/reference.py's matmul_kernels is the cuBLAS side.
+// Run: node sgm-bench.mjs --out=FILE [--shapes=a,b] [--tilings=all|wide] [--deadline=SECONDS] [--only=check,sweep]
+
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Graph, interpret, type PwExpr, type TensorValue, tensor } from '@neura/ir';
+import { capsFor, compile, createDevice, type NeuraDevice, seededUniform } from '@neura/runtime-webgpu';
+import { generateKernel, isSpecOf, type KernelGenerator, matmulProblemOf, type SubgroupMatrixTiling, subgroupMatrixPlan } from '@neura/wgsl-kernels';
+import { benchMatmulShape, GPT_MATMULS } from './workloads/kernels.js';
+
+const { values: args } = parseArgs({ options: { out: { type: 'string' }, shapes: { type: 'string' }, tilings: { type: 'string', default: 'all' }, deadline: { type: 'string', default: '420' }, only: { type: 'string' } } });
+const t0 = performance.now();
+const left = () => Number(args.deadline) - (performance.now() - t0) / 1000;
+const want = (x: string) => !args.only || args.only.split(',').includes(x);
+const log = (s: string) => console.error(`[sgm] ${s}`);
+const results: Record<string, unknown> = {};
+const save = () => args.out && writeFileSync(args.out, JSON.stringify(results, null, 1));
+
+/** A generator that plans every matmul on subgroup matrices with tiling `t` (everything else as usual). */
+const withTiling =
+  (t: SubgroupMatrixTiling): KernelGenerator =>
+  (spec, caps) =>
+    isSpecOf(spec, 'matmul', 'fusedMatmul', 'matmulEpilogue') && caps.mixedMatmul ? (subgroupMatrixPlan(matmulProblemOf(spec), caps, t) ?? generateKernel(spec, caps)) : generateKernel(spec, caps);
+/** A short name of a tiling: subgroups / matrices per subgroup / slice depth, padding, double buffering. */
+const nameOf = (t: SubgroupMatrixTiling) => `${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.pad ? `/p${t.pad}` : ''}${t.group ? `/g${t.group}` : ''}${t.db ? '+db' : ''}`;
+
+/** Layouts of subgroups (SGM x SGN) and result matrices per subgroup (FM x FN), the likeliest first. */
+const LAYOUTS: [number, number, number, number][] = [
+  [2, 4, 4, 4], // 128x256, 8 subgroups
+  [4, 2, 4, 4], // 256x128, 8
+  [2, 2, 4, 4], // 128x128, 4
+  [4, 4, 2, 4], // 128x256, 16
+  [4, 4, 4, 2], // 256x128, 16
+  [4, 2, 2, 4], // 128x128, 8
+  [2, 4, 4, 2], // 128x128, 8
+  [4, 4, 4, 4], // 256x256, 16
+  [2, 2, 2, 4], // 64x128, 4
+  [2, 2, 4, 2], // 128x64, 4
+  [4, 4, 2, 2], // 128x128, 16
+  [2, 2, 2, 2], // 64x64, 4
+];
+/**
+ * Tilings swept: for the first three layouts padded rows in bands of 8 tile rows, padded row by row, unpadded
+ * (the effect of each), then the other layouts padded in bands; each double-buffered or not, slices of 32 or 64.
+ */
+const variants = ([sgm, sgn, fm, fn]: [number, number, number, number], pad: number, group: number) =>
+  [true, false].flatMap((db) => [32, 64].map((bk) => ({ sgm, sgn, fm, fn, bk, pad, db, group })));
+const ALL: SubgroupMatrixTiling[] = [
+  ...LAYOUTS.slice(0, 3).flatMap((l) => [...variants(l, 8, 8), ...variants(l, 8, 0), ...variants(l, 0, 0)]),
+  ...LAYOUTS.slice(3).flatMap((l) => variants(l, 8, 8)),
+];
+const tilings = args.tilings === 'all' ? ALL : ALL.filter((t) => args.tilings?.split(',').includes(nameOf(t)));
+
+const dev: NeuraDevice = await createDevice({ mixedPrecision: true, dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
+results.adapter = { name: dev.name, subgroupMatrixConfigs: dev.adapterInfo.subgroupMatrixConfigs, limits: { maxComputeWorkgroupStorageSize: dev.caps.maxComputeWorkgroupStorageSize } };
+log(`adapter ${dev.name}`);
+try {
+  results.mixedCaps = capsFor(dev, 'mixed').mixedMatmul;
+} catch (e) {
+  results.error = String(e);
+  save();
+  process.exit(1);
+}
+
+/** f16 rounding, ties to even (as the GPU's f32 -> f16 conversion). */
+function f16(x: number): number {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  const a = Math.abs(x);
+  const q = 2 ** (Math.max(Math.floor(Math.log2(a)), -14) - 10);
+  const t = a / q;
+  let r = Math.round(t);
+  if (r - t === 0.5 && r % 2 === 1) r -= 1;
+  return Math.sign(x) * r * q;
+}
+
+// (1) correctness of every form under the shipped choice and under candidate tilings
+if (want('check')) {
+  const forms: { name: string; a: number[]; b: number[]; transA?: boolean; transB?: boolean; epilogue?: boolean }[] = [
+    { name: 'A·B whole blocks (direct stores)', a: [256, 64], b: [64, 272] },
+    { name: 'A·B partial tiles', a: [200, 96], b: [96, 136] },
+    { name: 'A·B odd', a: [97, 37], b: [37, 65] },
+    { name: 'Aᵀ·B', a: [96, 130], b: [96, 72], transA: true },
+    { name: 'A·Bᵀ', a: [130, 64], b: [72, 64], transB: true },
+    { name: 'Aᵀ·Bᵀ', a: [64, 130], b: [72, 64], transA: true, transB: true },
+    { name: 'bias+GELU epilogue', a: [160, 48], b: [48, 100], epilogue: true },
+    { name: 'bias+GELU epilogue Aᵀ, whole blocks', a: [96, 256], b: [96, 128], transA: true, epilogue: true },
+    { name: 'bias+GELU epilogue Bᵀ', a: [160, 48], b: [100, 48], transB: true, epilogue: true },
+    { name: 'batched', a: [3, 80, 24], b: [3, 24, 40] },
+    { name: 'split-K Aᵀ', a: [2100, 96], b: [2100, 40], transA: true },
+    { name: 'split-K Aᵀ whole blocks', a: [2048, 64], b: [2048, 128], transA: true },
+  ];
+  const candidates: (SubgroupMatrixTiling | undefined)[] = [
+    undefined,
+    { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32, pad: 8 },
+    { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, db: true },
+    { sgm: 4, sgn: 2, fm: 4, fn: 4, bk: 64, pad: 8 },
+    { sgm: 2, sgn: 2, fm: 2, fn: 4, bk: 64, pad: 8, db: true },
+    { sgm: 4, sgn: 4, fm: 2, fn: 2, bk: 32, pad: 8, db: true },
+    { sgm: 2, sgn: 2, fm: 2, fn: 2, bk: 32, pad: 8, db: true, group: 2 },
+    { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 64, pad: 8, group: 8 },
+  ];
+  const out: unknown[] = [];
+  for (const c of forms) {
+    const g = new Graph();
+    const a = g.input('a', c.a);
+    const b = g.input('b', c.b);
+    const attrs = { transA: c.transA ?? false, transB: c.transB ?? false };
+    const n = c.b[c.b.length - (attrs.transB ? 2 : 1)];
+    const k = c.a[c.a.length - (attrs.transA ? 2 : 1)];
+    const feeds: Record<string, TensorValue> = { a: tensor(c.a, seededUniform(c.a.reduce((x, y) => x * y, 1), 11)), b: tensor(c.b, seededUniform(c.b.reduce((x, y) => x * y, 1), 12)) };
+    let y: ReturnType<Graph['input']>;
+    if (c.epilogue) {
+      feeds.bias = tensor([n], seededUniform(n, 13));
+      const expr: PwExpr = { op: 'geluTanh', a: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 1 } } };
+      y = g.node('matmulEpilogue', [a, b, g.input('bias', [n])], { ...attrs, expr });
+    } else y = g.matmul(a, b, attrs);
+    g.output('y', y);
+    const round = (v: TensorValue) => tensor(v.shape, Array.from(v.data, f16));
+    const rounded = interpret(g, { ...feeds, a: round(feeds.a), b: round(feeds.b) }, {}, 'f32').outputs.y.data;
+    for (const t of candidates) {
+      const name = `${c.name} @ ${t ? nameOf(t) : 'shipped'}`;
+      try {
+        const session = await compile(g, dev, { precision: 'mixed', label: c.name, ...(t ? { generator: withTiling(t) } : {}) });
+        const gpu = (await session.step(feeds, { read: ['y'] })).outputs.y.data;
+        session.dispose();
+        let err = 0;
+        let big = 0;
+        for (let i = 0; i < gpu.length; i++) {
+          err = Math.max(err, Math.abs(gpu[i] - rounded[i]));
+          big = Math.max(big, Math.abs(rounded[i]));
+        }
+        const ok = err <= 1e-4 * big + 2e-5 * Math.sqrt(k);
+        out.push({ name, maxErrVsRounded: err, maxAbs: big, ok });
+        log(`check ${name}: ${ok ? 'ok' : 'FAIL'} ${err.toExponential(2)}`);
+      } catch (e) {
+        out.push({ name, error: String(e).slice(0, 1200) });
+        log(`check ${name}: ERROR ${String(e).slice(0, 600)}`);
+      }
+    }
+  }
+  results.checks = out;
+  results.checksFailed = out.filter((x) => !(x as { ok?: boolean }).ok).length;
+  save();
+}
+
+// (2) GPU time per tiling and shape (shipped choice first; tilings outermost, so a deadline cuts the least likely
+// tilings on every shape rather than whole shapes)
+if (want('sweep')) {
+  const shapes = args.shapes ? args.shapes.split(',').flatMap((n) => GPT_MATMULS.filter((s) => s.name === n)) : GPT_MATMULS;
+  const sweep: Record<string, Record<string, unknown>> = Object.fromEntries(shapes.map((s) => [s.name, {}]));
+  results.sweep = sweep;
+  for (const t of [undefined, ...tilings]) {
+    if (left() < 0) break;
+    const key = t ? nameOf(t) : 'shipped';
+    for (const s of shapes) {
+      try {
+        const r = await benchMatmulShape(s, dev, 10, undefined, 'mixed', t ? withTiling(t) : undefined);
+        sweep[s.name][key] = { ms: +r.medianMs.toFixed(5), tflops: +(r.tflops ?? 0).toFixed(1), ...(t ? {} : { plan: r.plan }) };
+        log(`${s.name} ${key}: ${r.medianMs.toFixed(4)} ms ${r.tflops?.toFixed(1)} TFLOP/s`);
+      } catch (e) {
+        sweep[s.name][key] = { error: String(e).slice(0, 300) };
+        log(`${s.name} ${key}: ERROR ${String(e).slice(0, 300)}`);
+      }
+    }
+    save();
+  }
+  for (const [name, row] of Object.entries(sweep)) {
+    const best = Object.entries(row).filter(([, v]) => (v as { tflops?: number }).tflops).sort(([, x], [, y]) => (y as { tflops: number }).tflops - (x as { tflops: number }).tflops);
+    log(`${name} best: ${best.slice(0, 6).map(([k, v]) => `${k} ${(v as { tflops: number }).tflops}`).join(', ')}`);
+  }
+}
+results.seconds = (performance.now() - t0) / 1000;
+save();
+dev.destroy();
+process.exit(0);
