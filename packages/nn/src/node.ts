@@ -5,4 +5,5 @@
 export { loadMnist } from './node/loadMnist.js';
 export { cleanStaleTemps, loadCheckpointFile, saveCheckpointFile, writeFileAtomic } from './node/checkpointFile.js';
 export { fileDecisionCache } from './node/decisionCacheFile.js';
+export { loadPretrainedDir, savePretrainedDir } from './node/pretrainedDir.js';
 export { fileTuningCache, tuningCachePath } from './node/tuningCacheFile.js';
