@@ -1,7 +1,8 @@
-// Hugging Face checkpoints in and out, against real `transformers` (tooling/fixtures/hf_fixtures.py wrote
-// tooling/fixtures/hf/<name>/ with save_pretrained and the float64 logits transformers computes from the saved
-// files): GPT-2 (tanh and exact GELU, eps, half-precision file), LLaMA (tied, untied, sharded, bf16 file) and
-// Qwen2 (q/k/v biases) reproduce those logits on the interpreter; bad configs name the field; export round-trips.
+// Hugging Face checkpoints in and out. tooling/fixtures/hf/<name>/ holds checkpoints in save_pretrained's layout
+// and float64 reference logits: from real `transformers` (hf_fixtures.py) or, where it could not run, from
+// hf_reference.py's transcription of its forward (logits.json's "generator" says which). GPT-2 (tanh and exact
+// GELU, eps, F16 file), LLaMA (tied, untied, sharded, BF16 file) and Qwen2 (q/k/v biases) reproduce those logits
+// on the interpreter; bad configs name the field; export round-trips.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ const dir = (name: string) => new URL(`${name}/`, ROOT).pathname;
 const NAMES = ['gpt2', 'gpt2-gelu-eps', 'gpt2-f16', 'llama-tied', 'llama-untied', 'llama-sharded', 'llama-bf16', 'qwen2-tied', 'qwen2-untied'];
 
 interface Reference {
+  generator?: string;
   tokens: number[][];
   shape: number[];
   logits: number[];
@@ -40,9 +42,9 @@ async function thrown(run: () => unknown): Promise<Error> {
   throw new Error('expected an error');
 }
 
-describe("fromPretrained reproduces transformers' logits", () => {
+describe('fromPretrained reproduces the reference logits', () => {
   for (const name of NAMES)
-    it(`${name}: logits equal transformers' (f64 to 1e-9, f32 to 1e-4)`, async () => {
+    it(`${name}: logits equal ${reference(name).generator ?? 'transformers'}'s (f64 to 1e-9, f32 to 1e-4)`, async () => {
       const p = await loadPretrainedDir(dir(name));
       const ref = reference(name);
       expect(ref.shape).toEqual([2, 8, 64]);

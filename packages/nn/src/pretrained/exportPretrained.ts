@@ -5,7 +5,7 @@
 
 import type { TensorValue } from '@neura/ir';
 import { encodeSafetensors } from '../checkpoint/safetensors.js';
-import { exportTorchStateDict } from '../checkpoint/torchImport.js';
+import { exportTorchStateDict, TorchImportError } from '../checkpoint/torchImport.js';
 import { GPT } from '../models/gpt.js';
 import type { Llama } from '../models/llama.js';
 import { HF_FILES, hfImportOptions } from './fromPretrained.js';
@@ -15,7 +15,7 @@ import { type HfConfig, hfConfigOf } from './hfConfig.js';
 export function hfStateDict(model: GPT | Llama, values: Readonly<Record<string, TensorValue>>): Record<string, TensorValue> {
   const opts = hfImportOptions(model);
   const missing = [...model.stateDictSpec().keys()].filter((n) => !(n in values));
-  if (missing.length) throw new Error(`exportPretrained: the values lack ${missing.map((n) => `'${n}'`).join(', ')}`);
+  if (missing.length) throw new TorchImportError(missing.map((n) => `the values lack the model's '${n}'`));
   // no `tied`: save_pretrained writes a tied pair once, under the embedding's name
   return exportTorchStateDict(values, model, model instanceof GPT ? { transposed: opts.transposed } : {});
 }
