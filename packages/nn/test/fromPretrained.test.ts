@@ -125,6 +125,13 @@ describe('config fields neura cannot reproduce are errors naming the field', () 
       expect(e.message).toContain(field.split('.').at(-1));
     });
 
+  it("reads RoPE's base from transformers 5's rope_parameters (rope_type default)", () => {
+    const { rope_theta: _, ...v5 } = llama;
+    const m = modelFromHfConfig({ ...v5, rope_parameters: { rope_type: 'default', rope_theta: 500000 } }).model as Llama;
+    expect(m.config.ropeBase).toBe(500000);
+    expect((modelFromHfConfig(v5).model as Llama).config.ropeBase).toBe(10000); // transformers' default
+  });
+
   it('the unmodified fixture configs all build', () => {
     for (const name of NAMES) expect(() => modelFromHfConfig(JSON.parse(readFileSync(join(dir(name), 'config.json'), 'utf8')))).not.toThrow();
   });
