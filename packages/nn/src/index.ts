@@ -54,6 +54,9 @@ export {
 } from './checkpoint/checkpoint.js';
 export { decodeSafetensors, encodeSafetensors, MAX_HEADER_BYTES, SafetensorsError, type SafetensorsDType, type SafetensorsFile } from './checkpoint/safetensors.js';
 export { type ExpectedTensor, exportTorchStateDict, importTorchStateDict, linearWeights, TorchImportError, type TorchImportOptions } from './checkpoint/torchImport.js';
+export { exportPretrained, hfStateDict } from './pretrained/exportPretrained.js';
+export { fromPretrained, HF_FILES, hfImportOptions, type Pretrained, PretrainedFileError, type PretrainedFiles, type PretrainedLoader } from './pretrained/fromPretrained.js';
+export { type HfConfig, hfConfigOf, type HfModel, type HfModelType, modelFromHfConfig, PretrainedConfigError } from './pretrained/hfConfig.js';
 export { Rng } from './rng.js';
 export { buildDecodeGraph, compileGenerator, decodeFeeds, type GenerateOptions, Generator, type GeneratorOptions } from './generation/generator.js';
 export { argmax, checkSampling, type SamplingOptions, sampleToken } from './generation/sampling.js';
