@@ -6,3 +6,4 @@ export { loadMnist } from './node/loadMnist.js';
 export { cleanStaleTemps, loadCheckpointFile, saveCheckpointFile, writeFileAtomic } from './node/checkpointFile.js';
 export { fileDecisionCache } from './node/decisionCacheFile.js';
 export { fileTuningCache, tuningCachePath } from './node/tuningCacheFile.js';
+export { loadTokenizer } from './node/loadTokenizer.js';
