@@ -106,7 +106,8 @@ describe('TextTokenizer: CharTokenizer and Tokenizer alike', () => {
 
   it('streams the text of generated ids, holding back a character split over byte-fallback tokens', async () => {
     const llama = Tokenizer.fromJSON(readJson('llama/tokenizer.json'), readJson('llama/tokenizer_config.json'));
-    const out = Array.from(llama.encode(' and café 🦀 日本', { addSpecialTokens: false }));
+    // the normalizer prepends ▁ to the encoded text: after the prompt it decodes as one space
+    const out = Array.from(llama.encode('and café 🦀 日本', { addSpecialTokens: false }));
     const pieces = await collect(llama, 'Hello', out);
     expect(pieces.join('')).toBe(' and café 🦀 日本');
     expect(pieces.every((p) => !p.includes('\uFFFD'))).toBe(true);
