@@ -1,7 +1,9 @@
-// Hugging Face tokenizers: two tiny tokenizers trained by Python `tokenizers` (a GPT-2-style byte-level BPE and a
-// LLaMA-2-style metaspace BPE with byte fallback; tooling/fixtures/tokenizer_fixtures.py) encode and decode every
-// test string (ASCII, accents, emoji, CJK, whitespace runs, special tokens) exactly as Python does, and the chat
-// template renders as transformers' apply_chat_template. Malformed files fail naming the field.
+// Hugging Face tokenizers: two tiny tokenizers (a GPT-2-style byte-level BPE and a LLaMA-2-style metaspace BPE with
+// byte fallback) encode and decode every test string (ASCII, accents, emoji, CJK, whitespace runs, special tokens)
+// exactly as Hugging Face's Rust `tokenizers` does, and the chat template renders as transformers' jinja2 setup does.
+// Fixtures: tooling/fixtures/tokenizers/ (expected.json's `versions` says which generator wrote them:
+// tokenizer_fixtures.py with Python tokenizers/transformers, or tokenizer_fixtures_rust.mjs with the npm binding of
+// the same Rust crate + jinja2). Malformed files fail naming the field.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -28,17 +30,17 @@ interface Expected {
 }
 const expected: Record<'gpt2' | 'llama', Expected> = readJson('expected.json');
 
-describe.each(['gpt2', 'llama'] as const)('the %s tokenizer, against Python tokenizers', (name) => {
+describe.each(['gpt2', 'llama'] as const)('the %s tokenizer, against Hugging Face tokenizers', (name) => {
   const want = expected[name];
 
-  it('loads from its folder with the vocabulary size and special token ids Python reports', async () => {
+  it('loads from its folder with the vocabulary size and special token ids the reference reports', async () => {
     const tok = await loadTokenizer(DIR + name);
     expect(tok.vocabSize).toBe(want.vocabSize);
     expect([tok.bosTokenId, tok.eosTokenId, tok.padTokenId, tok.unkTokenId]).toEqual([want.specialIds.bos_token, want.specialIds.eos_token, want.specialIds.pad_token, want.specialIds.unk_token]);
   });
 
   const tok = Tokenizer.fromJSON(readJson(`${name}/tokenizer.json`), readJson(`${name}/tokenizer_config.json`));
-  it.each(want.cases.map((c) => [JSON.stringify(c.text), c] as const))('encodes and decodes %s as Python does', (_, c) => {
+  it.each(want.cases.map((c) => [JSON.stringify(c.text), c] as const))('encodes and decodes %s as the reference does', (_, c) => {
     expect(Array.from(tok.encode(c.text))).toEqual(c.ids);
     expect(Array.from(tok.encode(c.text, { addSpecialTokens: false }))).toEqual(c.idsNoSpecial);
     expect(tok.decode(c.ids)).toBe(c.decoded);
@@ -49,7 +51,7 @@ describe.each(['gpt2', 'llama'] as const)('the %s tokenizer, against Python toke
 describe('chat templates', () => {
   const tok = Tokenizer.fromJSON(readJson('llama/tokenizer.json'), readJson('llama/tokenizer_config.json'));
 
-  it.each(expected.llama.chats.map((c, i) => [i, c.addGenerationPrompt, c] as const))('renders conversation %i (generation prompt %s) as transformers does', (_, gen, c) => {
+  it.each(expected.llama.chats.map((c, i) => [i, c.addGenerationPrompt, c] as const))('renders conversation %i (generation prompt %s) as the reference does', (_, gen, c) => {
     expect(tok.applyChatTemplate(c.messages, { addGenerationPrompt: gen })).toBe(c.text);
     expect(Array.from(tok.encodeChat(c.messages, { addGenerationPrompt: gen }))).toEqual(c.ids);
   });
