@@ -69,4 +69,6 @@ export { CausalLM, causalMask, type LmGraph } from './models/causalLm.js';
 export { buildGptStep, GPT, type GptConfig } from './models/gpt.js';
 export { Llama, type LlamaConfig } from './models/llama.js';
 export { CharTokenizer, type LmBatch, randomWindows } from './data/text.js';
+export type { TextTokenizer } from './data/textTokenizer.js';
+export { generateText } from './generation/generateText.js';
 export { type CustomOpBuilder, type CustomOpOptions, customOp } from './customOp.js';

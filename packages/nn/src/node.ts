@@ -9,3 +9,4 @@ export { loadPretrainedDir, savePretrainedDir } from './node/pretrainedDir.js';
 export { fileTuningCache, tuningCachePath } from './node/tuningCacheFile.js';
 export { filePlanCache, planCachePath } from './node/planCacheFile.js';
 export { loadOnnxFile } from './node/onnxFile.js';
+export { loadTokenizer } from './node/loadTokenizer.js';
