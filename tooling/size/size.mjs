@@ -1,5 +1,5 @@
 // `pnpm size`: the gzipped browser bundle of each budgeted entry (the README's MLP snippet, @neura/nn's main entry,
-// each browser subpath of @neura/nn), built like a browser app would (esbuild, minified, code splitting on), checked
+// each browser subpath of @neura/nn), built like a Vite app would (rolldown, Vite's bundler; minified), checked
 // against tooling/size/budgets.json. "initial" is what loads before any code runs (the entry chunk and the chunks it
 // imports statically); "lazy" is what dynamic import() may fetch later. Exits 1 when an initial size is over budget
 // or a subpath export has no budget. `--json` prints the measurements as JSON instead of the table.
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { rolldown } from 'rolldown';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const budgets = JSON.parse(readFileSync(join(root, 'tooling/size/budgets.json'), 'utf8'));
@@ -22,36 +22,31 @@ for (const [sub, spec] of Object.entries(nnPkg.exports)) {
 
 /** Bundles one entry; returns gzipped bytes loaded up front and behind dynamic imports, and the biggest modules. */
 async function measure(entry) {
-  const outdir = join(root, '.cache/size-out');
-  const r = await build({
-    entryPoints: [join(root, entry)],
-    bundle: true,
-    splitting: true,
+  const bundle = await rolldown({
+    input: join(root, entry),
     platform: 'browser',
-    format: 'esm',
-    minify: true,
-    write: false,
-    metafile: true,
-    outdir,
+    resolve: { conditionNames: ['@neura/source', 'import', 'default'] },
     logLevel: 'silent',
-    conditions: ['@neura/source'],
   });
-  const gz = new Map(r.outputFiles.filter((f) => f.path.endsWith('.js')).map((f) => [relative(root, f.path), gzipSync(f.contents, { level: 9 }).length]));
-  const outputs = r.metafile.outputs;
-  const main = Object.keys(outputs).find((k) => outputs[k].entryPoint !== undefined);
+  const { output } = await bundle.generate({ format: 'esm', minify: true });
+  await bundle.close();
+  const chunks = new Map(output.filter((c) => c.type === 'chunk').map((c) => [c.fileName, c]));
   const initial = new Set();
-  const visit = (k) => {
-    if (initial.has(k)) return;
-    initial.add(k);
-    for (const i of outputs[k].imports) if (i.kind === 'import-statement' && outputs[i.path]) visit(i.path);
+  const visit = (name) => {
+    if (initial.has(name) || !chunks.has(name)) return;
+    initial.add(name);
+    for (const i of chunks.get(name).imports) visit(i);
   };
-  visit(main);
+  for (const c of chunks.values()) if (c.isEntry) visit(c.fileName);
   let up = 0;
   let lazy = 0;
-  for (const [k, bytes] of gz) if (initial.has(k)) up += bytes;
-  else lazy += bytes;
-  const modules = [...initial].flatMap((k) => Object.entries(outputs[k].inputs)).sort((a, b) => b[1].bytesInOutput - a[1].bytesInOutput);
-  return { initial: up, lazy, chunks: gz.size, top: modules.slice(0, 8).map(([f, v]) => `${v.bytesInOutput}\t${f}`) };
+  for (const [name, c] of chunks) {
+    const bytes = gzipSync(c.code, { level: 9 }).length;
+    if (initial.has(name)) up += bytes;
+    else lazy += bytes;
+  }
+  const modules = [...initial].flatMap((n) => Object.entries(chunks.get(n).modules)).sort((a, b) => b[1].renderedLength - a[1].renderedLength);
+  return { initial: up, lazy, chunks: chunks.size, top: modules.slice(0, 8).map(([f, m]) => `${m.renderedLength}\t${relative(root, f)}`) };
 }
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
