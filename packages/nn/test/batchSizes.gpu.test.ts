@@ -3,7 +3,7 @@
 // on the unoptimized step graph. Real kernels on the software adapter; the errors name what is wrong.
 
 import { Graph, interpret, type Tensor, type TensorValue, tensor } from '@neura/ir';
-import { BatchSizeError, buildTrainingStep, compileTraining, GPT, mlp, type TrainingSession } from '@neura/nn';
+import { BatchSizeError, buildTrainingStep, compileTraining, GPT, mlp, type TrainingSession, Trainer, tensorDataset } from '@neura/nn';
 import { adam, sgd } from '@neura/optim';
 import { createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,32 @@ describe('a step compiled at B takes any batch up to B', () => {
       return r.graph;
     };
     await matches(session, ref, [seqs(1, 3, 1), seqs(2, 2, 2), seqs(2, 4, 3)], { rtol: 2e-4, atol: 2e-5 });
+    session.dispose();
+  });
+});
+
+describe('the Trainer with a step that takes any batch size', () => {
+  it('feeds the last partial batch of each epoch as is (no drop, no padding by the caller)', async () => {
+    const B = 4;
+    const n = 10; // batches of 4, 4 and 2
+    const x = rand(n * F, 5);
+    const labels = Int32Array.from({ length: n }, (_, i) => i % C);
+    const full = mlpGraph(B, 'ce');
+    const session = await compileTraining(full.g, { loss: full.loss, optimizer: sgd({ lr: 0.2 }), device, batchInputs: ['x', 'labels'] });
+    const fit = await new Trainer(session).fit(tensorDataset({ x: { data: x, perExample: F }, labels: { data: labels, perExample: 1 } }), { epochs: 2, batchSize: B, progress: false });
+    expect(fit.steps).toBe(6);
+    // the interpreter, one step graph per batch size, over the same order (no shuffle)
+    let state: Record<string, TensorValue> = {};
+    for (let e = 0; e < 2; e++)
+      for (const [start, b] of [[0, 4], [4, 4], [8, 2]]) {
+        const r = mlpGraph(b, 'ce');
+        buildTrainingStep(r.g, { loss: r.loss, optimizer: sgd({ lr: 0.2 }) });
+        const feeds = { x: tensor([b, F], x.subarray(start * F, (start + b) * F)), labels: tensor([b], labels.subarray(start, start + b), 'i32') };
+        state = { ...state, ...interpret(r.g, feeds, state, 'f64').updates };
+      }
+    const params = await session.readParams();
+    for (const [name, v] of Object.entries(params)) expect(v.data, name).toBeAllclose(state[name].data, { rtol: 2e-3, atol: 2e-5 });
+    await expect(new Trainer(session).fit(tensorDataset({ x: { data: x, perExample: F }, labels: { data: labels, perExample: 1 } }), { epochs: 1, batchSize: 5, progress: false })).rejects.toThrow(/batchSize 5 is more than the 4 rows/);
     session.dispose();
   });
 });
