@@ -47,7 +47,7 @@ export class BatchPadder {
     if (entries.length === 0) throw new BatchSizeError('batchInputs: no inputs named');
     this.slots = entries.map(([name, o]) => {
       const node = graph.byName(name);
-      if (!node || node.op !== 'input') throw new BatchSizeError(`batchInputs: '${name}' is not an input of the graph; inputs: ${graph.leaves('input').map((n) => n.attrs.name).join(', ') || 'none'}`);
+      if (node?.op !== 'input') throw new BatchSizeError(`batchInputs: '${name}' is not an input of the graph; inputs: ${graph.leaves('input').map((n) => n.attrs.name).join(', ') || 'none'}`);
       if (node.shape.length < (o.sequence ? 2 : 1)) throw new BatchSizeError(`batchInputs: '${name}' [${node.shape.join(', ')}] has no ${o.sequence ? 'sequence axis (axis 1)' : 'batch axis'}`);
       const pad = o.pad ?? 0;
       if (!Number.isFinite(pad) || (node.dtype !== 'f32' && !Number.isInteger(pad))) throw new BatchSizeError(`batchInputs: pad ${pad} of '${name}' is not a ${node.dtype} value`);
