@@ -8,7 +8,9 @@ export { CANDIDATES, type Candidate, chooseStep, type DecisionCache, decisionKey
 export { AnomalyError, type AnomalyKernel } from './anomaly.js';
 export { type CachedPlan, memoryPlanCache, optimizeWithPlanCache, PLAN_FORMAT, type PlanCache, planKey, planMismatch, type PlanRecord, type PlanStats } from './planCache.js';
 export { indexedDbPlanCache } from './indexedDbPlanCache.js';
-export { DivergenceError, TrainingStepError } from './errors.js';
+export { BatchSizeError, DivergenceError, TrainingStepError } from './errors.js';
+export { BATCH_ROWS_INPUT, maskedBatchGraph } from './batchMask.js';
+export { type BatchInputOptions, type BatchInputs, BatchPadder } from './batchFeeds.js';
 export { type DynamicLossScale, GRAD_SCALER_STATE, type LossScale, type LossScaleState } from './gradScaler.js';
 export {
   ACCUMULATE_INPUT,
