@@ -5,7 +5,7 @@
 # workspace (tooling/consumer/, copied to a temp folder) and checks, in order: imports and the missing-`webgpu`
 # error before the optional peer is installed; every README example in Node ESM; TypeScript under nodenext and
 # bundler resolution with @webgpu/types; an esbuild browser bundle of @neura/nn, run in headless Chromium when
-# /usr/bin/chromium exists (CI installs it). Offline-friendly: every
+# /usr/bin/chromium exists (CI installs it). NEURA_PACK_OUT=dir keeps a copy of the tarballs (release.sh). Offline-friendly: every
 # package comes from the tarballs or pnpm's store (--prefer-offline).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,6 +18,8 @@ t0=$SECONDS
 pnpm -s build >/dev/null
 mkdir -p "$work/tarballs"
 for p in "${pkgs[@]}"; do (cd "packages/$p" && pnpm pack --pack-destination "$work/tarballs" >/dev/null); done
+# release.sh publishes exactly the tarballs checked here
+if [[ ${NEURA_PACK_OUT:-} ]]; then cp "$work"/tarballs/*.tgz "$NEURA_PACK_OUT/"; fi
 
 for t in "$work"/tarballs/*.tgz; do
   name=$(basename "$t" .tgz)
