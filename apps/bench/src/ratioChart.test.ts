@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ratioChartSvg } from './ratioChart.js';
+import { ratioChartSvg, stepTimeRatios } from './ratioChart.js';
 
 const series = [
   { key: 'eager', label: 'PyTorch eager', color: '#e76f51' },
@@ -23,5 +23,28 @@ describe('the step-time ratio chart', () => {
     expect(svg).not.toMatch(/n\/a/);
     expect(svg).not.toMatch(/fill="#2a9d8f"><title>/);
     expect(svg).toContain('>5.96×</text>');
+  });
+
+  it("draws PyTorch's CUDA graphs beside eager and compiled where reference.py measured them", () => {
+    const ours = { 'gpt-2x128': { synced: { medianMs: 4 } }, 'mlp-784': { synced: { medianMs: 1 } }, 'matmul-1024': {} };
+    const torch = {
+      'gpt-2x128': { eager: { medianMs: 8 }, compiled: { medianMs: 6 }, graphs: { medianMs: 2 }, best: 'graphs' },
+      'mlp-784': { eager: { medianMs: 3 }, compiled: { medianMs: 4 } }, // no capture: no graphs bar
+    };
+    const { rows, series } = stepTimeRatios(ours, torch);
+    expect(series.map((s) => s.key)).toEqual(['eager', 'compiled', 'graphs']);
+    expect(rows).toEqual([
+      { name: 'gpt-2x128', ratios: { eager: 2, compiled: 1.5, graphs: 0.5, tfjs: undefined } },
+      { name: 'mlp-784', ratios: { eager: 3, compiled: 4, graphs: undefined, tfjs: undefined } },
+    ]);
+    const svg = ratioChartSvg(rows, { title: 't', series });
+    expect(svg).toContain('>PyTorch CUDA graphs</text>');
+    expect(svg.match(/<title>PyTorch CUDA graphs: /g)).toHaveLength(1);
+    expect(svg).toContain('<title>PyTorch CUDA graphs: 0.50×</title>');
+  });
+
+  it('leaves a reference out of the legend when no workload has it', () => {
+    const { series } = stepTimeRatios({ mlp: { synced: { medianMs: 1 } } }, { mlp: { eager: { medianMs: 2 } } }, { mlp: { synced: { medianMs: 5 } } });
+    expect(series.map((s) => s.key)).toEqual(['eager', 'tfjs']);
   });
 });

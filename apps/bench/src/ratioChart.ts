@@ -1,6 +1,8 @@
 // The step-time ratio chart of results/README.md (reference time / neura time per workload) as SVG: a log-scale
 // ratio axis centred on parity (1×), bars growing right when neura is faster and left when slower, so 0.07× and 13×
 // are both readable. Pure (rows in, SVG text out). A ratio that was not measured gets no bar and no "n/a×" label.
+// `stepTimeRatios` turns result files into those rows: one series per PyTorch mode measured (eager, compiled, CUDA
+// graphs) and TF.js.
 
 /** One workload: its name and, per reference, reference ms / neura ms (undefined when not measured). */
 export interface RatioRow {
@@ -12,6 +14,40 @@ export interface RatioRow {
 export interface RatioChartOptions {
   readonly title: string;
   readonly series: readonly { readonly key: string; readonly label: string; readonly color: string }[];
+}
+
+/** A step time as the result files hold it. */
+interface Timing {
+  readonly medianMs: number;
+}
+
+/** The references of the chart in drawing order: PyTorch's modes (reference.py `--modes`), then TF.js. */
+export const REFERENCE_SERIES = [
+  { key: 'eager', label: 'PyTorch eager', color: '#e76f51' },
+  { key: 'compiled', label: 'PyTorch compiled', color: '#f4a261' },
+  { key: 'graphs', label: 'PyTorch CUDA graphs', color: '#9b5de5' },
+  { key: 'tfjs', label: 'TF.js (WebGPU)', color: '#2a9d8f' },
+] as const;
+
+/**
+ * Rows and series of the step-time chart: per training workload neura ran (synced), each reference's median over
+ * neura's; a series is drawn only when some workload has it (PyTorch's CUDA graphs run only where capture works).
+ */
+export function stepTimeRatios(
+  ours: Readonly<Record<string, { readonly synced?: Timing }>>,
+  torch: Readonly<Record<string, Readonly<Record<string, Timing | string | undefined>>>>,
+  tfjs?: Readonly<Record<string, { readonly synced?: Timing }>>,
+): { rows: RatioRow[]; series: RatioChartOptions['series'] } {
+  const rows: RatioRow[] = [];
+  for (const [name, r] of Object.entries(ours)) {
+    if (!/^(mlp|gpt|cnn)/.test(name) || !r.synced) continue;
+    const us = r.synced.medianMs;
+    const ref = (t: Timing | string | undefined) => (typeof t === 'object' && t.medianMs > 0 ? t.medianMs / us : undefined);
+    const modes = torch[name] ?? {};
+    rows.push({ name, ratios: { eager: ref(modes.eager), compiled: ref(modes.compiled), graphs: ref(modes.graphs), tfjs: ref(tfjs?.[name]?.synced) } });
+  }
+  const series = REFERENCE_SERIES.filter((s) => rows.some((r) => r.ratios[s.key] !== undefined));
+  return { rows, series };
 }
 
 const TICKS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100];

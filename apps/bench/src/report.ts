@@ -4,7 +4,7 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ratioChartSvg } from './ratioChart.js';
+import { ratioChartSvg, stepTimeRatios } from './ratioChart.js';
 
 interface T {
   medianMs: number;
@@ -30,23 +30,21 @@ lines.push(`Machine: ${torch.device} — neura on ${ours.adapterName} (Dawn, Nod
 lines.push('On your own GPU: `pnpm bench:local` (full workloads on the local adapter, PyTorch beside them where installed; writes results/local/). H200 reproduce: `pnpm bench:device`, then on the H200 machine `source .devkit/enter.sh && node .devkit/bench.mjs --profile device --out $OUT/neura.json && python3 apps/bench/python/reference.py > $OUT/pytorch.json` (one command), then `pnpm --filter @neura/bench report results/h200-neura.json results/h200-pytorch.json`.', '');
 
 lines.push('## Training step (ms, median with p10–p90; ratio = reference / neura, >1 means neura is faster)', '');
-lines.push('| workload | neura synced | neura pipelined | PyTorch eager | PyTorch compiled | eager / neura | compiled / neura |' + (tfjs ? ' TF.js | TF.js / neura |' : ''));
-lines.push('| --- | --- | --- | --- | --- | --- | --- |' + (tfjs ? ' --- | --- |' : ''));
-const chart: { name: string; eager?: number; compiled?: number; tfjs?: number }[] = [];
+// PyTorch's CUDA graphs (torch.compile mode="reduce-overhead") where reference.py measured them
+const graphs = Object.values(torch.results).some((r) => r?.graphs);
+lines.push('| workload | neura synced | neura pipelined | PyTorch eager | PyTorch compiled |' + (graphs ? ' PyTorch CUDA graphs |' : '') + ' eager / neura | compiled / neura |' + (graphs ? ' graphs / neura |' : '') + (tfjs ? ' TF.js | TF.js / neura |' : ''));
+lines.push('| --- | --- | --- | --- | --- | --- | --- |' + (graphs ? ' --- | --- |' : '') + (tfjs ? ' --- | --- |' : ''));
 for (const [name, r] of Object.entries(ours.results)) {
   if (!/^(mlp|gpt|cnn)/.test(name) || !r.synced) continue;
   const ref = torch.results[name] ?? {};
   const tf = tfjs?.results[name];
   lines.push(
-    `| ${name} | ${ms(r.synced)} | ${ms(r.pipelined)} | ${ms(ref.eager)} | ${ms(ref.compiled)} | ${ratio(ref.eager, r.synced)} | ${ratio(ref.compiled, r.synced)} |` +
+    `| ${name} | ${ms(r.synced)} | ${ms(r.pipelined)} | ${ms(ref.eager)} | ${ms(ref.compiled)} |` +
+      (graphs ? ` ${ms(ref.graphs)} |` : '') +
+      ` ${ratio(ref.eager, r.synced)} | ${ratio(ref.compiled, r.synced)} |` +
+      (graphs ? ` ${ratio(ref.graphs, r.synced)} |` : '') +
       (tfjs ? ` ${ms(tf?.synced)} | ${ratio(tf?.synced, r.synced)} |` : ''),
   );
-  chart.push({
-    name,
-    eager: ref.eager ? ref.eager.medianMs / r.synced.medianMs : undefined,
-    compiled: ref.compiled ? ref.compiled.medianMs / r.synced.medianMs : undefined,
-    tfjs: tf?.synced ? tf.synced.medianMs / r.synced.medianMs : undefined,
-  });
 }
 lines.push('');
 lines.push('## Matmul fp32 (TFLOP/s)', '');
@@ -98,12 +96,7 @@ lines.push(
 writeFileSync(join(outDir, 'README.md'), `${lines.join('\n')}\n`);
 
 // bar chart of step-time ratios (reference time / neura time), log-scale around parity
-const series = [
-  { key: 'eager', label: 'PyTorch eager', color: '#e76f51' },
-  { key: 'compiled', label: 'PyTorch compiled', color: '#f4a261' },
-  ...(tfjs ? [{ key: 'tfjs', label: 'TF.js (WebGPU)', color: '#2a9d8f' }] : []),
-];
-const rows = chart.map((c) => ({ name: c.name, ratios: { eager: c.eager, compiled: c.compiled, tfjs: c.tfjs } }));
+const { rows, series } = stepTimeRatios(ours.results, torch.results, tfjs?.results);
 const title = `Training step time: reference / neura (${torch.device ?? 'this machine'}; right of 1× = neura faster)`;
 writeFileSync(join(outDir, 'step-time-ratios.svg'), ratioChartSvg(rows, { title, series }));
 console.log(lines.join('\n'));
