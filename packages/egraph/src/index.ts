@@ -36,6 +36,7 @@ export type {
 export {
   BackoffScheduler,
   DagExtractor,
+  MultiPattern,
   EGraph,
   EGraphError,
   EGraphStateError,
