@@ -12,7 +12,9 @@ import { Subst, varName } from './subst.js';
 
 /** A pattern variable, e.g. `?a` (the name keeps its `?`). */
 export interface PatternVar {
+  /** Discriminant: a variable. */
   readonly kind: 'var';
+  /** The variable's name, with its `?`. */
   readonly name: string;
 }
 
@@ -21,9 +23,13 @@ export interface PatternVar {
  * it names is equal (subset); other data must be equal. On the right, `data` is exactly the new node's data.
  */
 export interface PatternNode {
+  /** Discriminant: an operator node. */
   readonly kind: 'node';
+  /** The operator name. */
   readonly op: string;
+  /** Data to match (left side) or to build (right side). */
   readonly data?: NodeData;
+  /** Child patterns, in operand order. */
   readonly children: readonly PatternAst[];
 }
 
