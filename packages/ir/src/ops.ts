@@ -39,7 +39,12 @@ type ReduceAttrs = {
   keepdims: boolean;
 };
 
-/** A per-row statistic of a `rowwise` node: `post(reduce over the row of expr)`. */
+/**
+ * A per-row statistic of a `rowwise` node: `post(reduce over the row of expr)`.
+ * @property expr - the value reduced, over the node's inputs
+ * @property reduce - the reduction over the row
+ * @property post - applied to the reduced value (its input 0)
+ */
 export type RowStat = { expr: PwExpr; reduce: ReduceOp; post: PwExpr };
 
 /** Attributes of a 2-D convolution: [along H, along W] pairs. */
@@ -96,6 +101,8 @@ export type AttentionAttrs = {
  * Head windows of a seq-major attention op: operand i of q, k, v is a wider seq-major tensor [..., T, W_i, D] and the
  * op reads its heads [offsets[i], offsets[i] + heads) — the column slices of a fused QKV projection, read in place
  * instead of copied out. `attentionLse` reads q and k only (offsets[2] is 0). Made by the optimizer's layout rules.
+ * @property heads - heads the op reads from each operand
+ * @property offsets - first head read in operand i's wider tensor, for q, k and v
  */
 export type AttentionWindow = { heads: number; offsets: number[] };
 
