@@ -13,7 +13,9 @@ import { Subst, varName } from './subst.js';
 
 /** A pattern variable, e.g. `?a` (the name keeps its `?`). */
 export interface PatternVar {
+  /** Discriminant: a variable. */
   readonly kind: 'var';
+  /** The variable's name, with its `?`. */
   readonly name: string;
 }
 
@@ -24,9 +26,13 @@ export interface PatternVar {
  * (repeated, it must agree), on the right it writes the bound value (a field bound to undefined is left out).
  */
 export interface PatternNode {
+  /** Discriminant: an operator node. */
   readonly kind: 'node';
+  /** The operator name. */
   readonly op: string;
+  /** Data to match (left side) or to build (right side). */
   readonly data?: NodeData;
+  /** Child patterns, in operand order. */
   readonly children: readonly PatternAst[];
 }
 

@@ -93,6 +93,8 @@ export class Subst {
 
 /** All substitutions under which a searcher matched one e-class (egg's `SearchMatches`). */
 export interface Match {
+  /** The matched e-class. */
   readonly eclass: Id;
+  /** Every substitution of the pattern's variables that matched it. */
   readonly substs: readonly Subst[];
 }
