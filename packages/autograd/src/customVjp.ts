@@ -6,12 +6,15 @@ import type { CustomParams, Graph, Node, Tensor } from '@neura/ir';
 
 /** What a custom op's VJP sees. */
 export interface CustomVjpContext {
+  /** The graph the backward nodes are appended to. */
   readonly graph: Graph;
   /** The forward node (its value is available as a tensor: `node` itself). */
   readonly node: Node<'custom'>;
+  /** The forward node's operands, in order. */
   readonly inputs: readonly Tensor[];
   /** The upstream gradient, shaped like the output. */
   readonly g: Tensor;
+  /** The custom op's params (as given to `Graph.custom`). */
   readonly params: CustomParams;
   /** Whether operand i needs a gradient (others may be `undefined`). */
   readonly needs: readonly boolean[];

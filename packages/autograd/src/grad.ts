@@ -80,6 +80,16 @@ function backprop(graph: Graph, root: Tensor, seed: Tensor, wrt: readonly Tensor
 /**
  * Gradients of `loss` with respect to each tensor of `wrt` (params, inputs or intermediate nodes), in the
  * same order. Appends the backward nodes to `graph`. The loss must be f32; a non-scalar loss needs a `seed`.
+ *
+ * @example
+ * ```ts
+ * const g = new Graph();
+ * const x = g.input('x', [4, 3]);
+ * const w = g.param('w', [3, 2], { kind: 'normal', mean: 0, std: 0.1, seed: 1 });
+ * const loss = g.mean(g.square(g.matmul(x, w)));
+ * const [dw] = grad(g, loss, [w]);                 // [3, 2], a node of `g`
+ * g.output('dw', dw);
+ * ```
  */
 export function grad(graph: Graph, loss: Tensor, wrt: readonly Tensor[], opts: GradOptions = {}): Tensor[] {
   if (graph.nodes[loss.id] !== loss) throw new GraphError(`grad: the loss ${describe(loss)} is not a node of this graph`);

@@ -17,9 +17,11 @@ export interface GradCheckOptions {
   readonly eps?: number;
   /** Tolerances: an element passes when |analytic − numeric| ≤ atol + rtol·|numeric| (defaults 1e-6, 1e-8). */
   readonly rtol?: number;
+  /** Absolute tolerance (default 1e-8). */
   readonly atol?: number;
   /** Range of the random values (default [-1, 1]) and PRNG seed (default 1). */
   readonly range?: readonly [number, number];
+  /** Seed of the random values. */
   readonly seed?: number;
   /** Give leaves without a gradient path zeros instead of throwing (see `GradOptions.allowUnused`). */
   readonly allowUnused?: boolean;
@@ -29,20 +31,29 @@ export interface GradCheckOptions {
 
 /** The comparison for one leaf. */
 export interface LeafGradCheck {
+  /** The leaf's name. */
   readonly name: string;
+  /** The gradient from autograd, computed by the f64 interpreter, row-major. */
   readonly analytic: Float64Array;
+  /** The central-difference gradient, row-major. */
   readonly numeric: Float64Array;
   /** Flat index of the element furthest outside tolerance (or of the largest error when all pass). */
   readonly worst: number;
+  /** Largest |analytic − numeric|. */
   readonly maxAbsErr: number;
+  /** Largest |analytic − numeric| / |numeric|. */
   readonly maxRelErr: number;
+  /** Every element within tolerance. */
   readonly ok: boolean;
 }
 
 /** The result of `checkGradients`: per leaf comparisons and a one-line-per-leaf summary. */
 export interface GradCheckReport {
+  /** Every leaf passed. */
   readonly ok: boolean;
+  /** The comparison per checked leaf. */
   readonly leaves: readonly LeafGradCheck[];
+  /** One line per leaf: name, errors, pass or fail (for test failure messages). */
   readonly summary: string;
 }
 

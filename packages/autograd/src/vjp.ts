@@ -9,6 +9,7 @@ import { sumToShape } from './sumToShape.js';
 
 /** What a VJP rule sees: the forward node, its operands, the upstream gradient and which operands need one. */
 export interface VjpContext<K extends OpKind> {
+  /** The graph the backward nodes are appended to. */
   readonly graph: Graph;
   /** The forward node being differentiated (its value is available as a tensor: `node` itself). */
   readonly node: Node<K>;

@@ -1,5 +1,12 @@
 // @neura/egraph: the generic e-graph core (egg-style) and, from `src/tensor`, the tensor optimizer.
 // Explicit exports only (no `export *`); `src/core` imports nothing outside itself.
+
+/**
+ * A generic egg-style e-graph (patterns, rewrites, runner, extraction) and the tensor optimizer `optimize`, which
+ * fuses a training step into few kernels by equality saturation.
+ *
+ * @module @neura/egraph
+ */
 export type {
   Analysis,
   Applier,
@@ -36,6 +43,7 @@ export type {
 export {
   BackoffScheduler,
   DagExtractor,
+  MultiPattern,
   EGraph,
   EGraphError,
   EGraphStateError,

@@ -16,11 +16,17 @@ export type NodeId = number;
 
 /** One immutable node of one op: the op applied to earlier nodes, with its attributes and inferred type. */
 export interface NodeOf<K extends OpKind> {
+  /** Position of this node in `Graph.nodes` (its id; operands always have smaller ids). */
   readonly id: NodeId;
+  /** The op this node applies. */
   readonly op: K;
+  /** Ids of the operand nodes, in the op's operand order. */
   readonly inputs: readonly NodeId[];
+  /** The op's attributes (axes, shapes, flags), as `OpAttrs[op]`. */
   readonly attrs: OpAttrs[K];
+  /** The inferred output shape (extents, outermost first; `[]` is a scalar). */
   readonly shape: Shape;
+  /** The inferred output element type. */
   readonly dtype: DType;
   /** `file:line:col` in user code that built this node. */
   readonly site?: string;
@@ -59,6 +65,7 @@ export interface CrossEntropyOptions {
 export interface MaxPool2dOptions {
   /** Default: the kernel size. */
   readonly stride?: number | [number, number];
+  /** Zero padding added on each side, one value for both axes or [along H, along W] (default 0). */
   readonly padding?: number | [number, number];
   /** Spacing between window taps (default 1). */
   readonly dilation?: number | [number, number];
@@ -68,14 +75,31 @@ export interface MaxPool2dOptions {
 
 /** A state tensor overwritten at the end of each step by a value computed in the step. */
 export interface StateUpdate {
+  /** Id of the `param` or `state` leaf that is overwritten. */
   readonly state: NodeId;
+  /** Id of the node whose value it takes at the end of the step (same shape and dtype). */
   readonly value: NodeId;
 }
 
 const EMPTY: Record<string, never> = {};
 
-/** Builds a tensor graph with shape inference, hash-consing and clear errors. */
+/**
+ * Builds a tensor graph with shape inference, hash-consing and clear errors. Each builder method appends one node
+ * (or returns an identical existing one) and returns it as a `Tensor`; a bad operand throws a `GraphError` naming
+ * the op, the shapes and the call site, and leaves the graph unchanged.
+ *
+ * @example
+ * ```ts
+ * const g = new Graph();
+ * const x = g.input('x', [32, 784]);                       // f32 [batch, features]
+ * const w = g.param('w', [784, 10], { kind: 'normal', mean: 0, std: 0.01, seed: 1 });
+ * const logits = g.matmul(x, w);                           // [32, 10]
+ * const loss = g.crossEntropy(logits, g.input('labels', [32], 'i32'));
+ * g.output('loss', loss);
+ * ```
+ */
 export class Graph {
+  /** Every node, in creation order (a node's id is its index; operands precede their users). */
   readonly nodes: Node[] = [];
   /** Named results of the graph (for example `loss`). */
   readonly outputs = new Map<string, NodeId>();
@@ -222,22 +246,37 @@ export class Graph {
   unary(op: UnaryOp, x: Tensor): Tensor {
     return this.node(op, [x], EMPTY);
   }
+  /** Elementwise −x. */
   neg(x: Tensor): Tensor { return this.unary('neg', x); }
+  /** Elementwise |x|. */
   abs(x: Tensor): Tensor { return this.unary('abs', x); }
+  /** Elementwise eˣ. */
   exp(x: Tensor): Tensor { return this.unary('exp', x); }
+  /** Elementwise natural logarithm (−Inf at 0, NaN below 0, as torch.log). */
   log(x: Tensor): Tensor { return this.unary('log', x); }
+  /** Elementwise √x (NaN below 0). */
   sqrt(x: Tensor): Tensor { return this.unary('sqrt', x); }
+  /** Elementwise 1/√x. */
   rsqrt(x: Tensor): Tensor { return this.unary('rsqrt', x); }
+  /** Elementwise 1/x. */
   recip(x: Tensor): Tensor { return this.unary('recip', x); }
+  /** Elementwise x². */
   square(x: Tensor): Tensor { return this.unary('square', x); }
   /** max(x, 0) with gradient 0 at x = 0, as torch.relu (`max(x, 0)` splits it in half there, as torch.maximum). */
   relu(x: Tensor): Tensor { return this.unary('relu', x); }
+  /** Elementwise logistic 1/(1 + e⁻ˣ). */
   sigmoid(x: Tensor): Tensor { return this.unary('sigmoid', x); }
+  /** Elementwise hyperbolic tangent. */
   tanh(x: Tensor): Tensor { return this.unary('tanh', x); }
+  /** Elementwise sine (radians). */
   sin(x: Tensor): Tensor { return this.unary('sin', x); }
+  /** Elementwise cosine (radians). */
   cos(x: Tensor): Tensor { return this.unary('cos', x); }
+  /** Elementwise Gauss error function erf(x). */
   erf(x: Tensor): Tensor { return this.unary('erf', x); }
+  /** Elementwise SiLU (swish): x·sigmoid(x). */
   silu(x: Tensor): Tensor { return this.unary('silu', x); }
+  /** Elementwise softplus log(1 + eˣ), as torch.nn.functional.softplus with beta 1. */
   softplus(x: Tensor): Tensor { return this.unary('softplus', x); }
 
   /** GELU: exact (erf) by default, or the tanh approximation (PyTorch's `approximate` option). */
@@ -253,19 +292,29 @@ export class Graph {
   private bin(op: 'add' | 'sub' | 'mul' | 'div' | 'max' | 'min' | 'pow' | 'gt' | 'ge' | 'lt' | 'le' | 'eq', a: TensorLike, b: TensorLike): Tensor {
     return this.node(op, this.scalarOperands(a, b), EMPTY);
   }
+  /** Elementwise a + b with numpy broadcasting; a number becomes a scalar constant (an integer next to an i32 tensor stays i32, any other number is f32). */
   add(a: TensorLike, b: TensorLike): Tensor { return this.bin('add', a, b); }
+  /** Elementwise a − b with numpy broadcasting. */
   sub(a: TensorLike, b: TensorLike): Tensor { return this.bin('sub', a, b); }
+  /** Elementwise a · b with numpy broadcasting. */
   mul(a: TensorLike, b: TensorLike): Tensor { return this.bin('mul', a, b); }
+  /** Elementwise a / b with numpy broadcasting (IEEE: x/0 is ±Inf or NaN). */
   div(a: TensorLike, b: TensorLike): Tensor { return this.bin('div', a, b); }
   /** Elementwise maximum, as torch.maximum: tied operands get half of the gradient each. */
   max(a: TensorLike, b: TensorLike): Tensor { return this.bin('max', a, b); }
   /** Elementwise minimum, as torch.minimum: tied operands get half of the gradient each. */
   min(a: TensorLike, b: TensorLike): Tensor { return this.bin('min', a, b); }
+  /** Elementwise aᵇ with numpy broadcasting, as torch.pow. */
   pow(a: TensorLike, b: TensorLike): Tensor { return this.bin('pow', a, b); }
+  /** Elementwise a > b with numpy broadcasting; the result is `bool`. */
   gt(a: TensorLike, b: TensorLike): Tensor { return this.bin('gt', a, b); }
+  /** Elementwise a ≥ b with numpy broadcasting; the result is `bool`. */
   ge(a: TensorLike, b: TensorLike): Tensor { return this.bin('ge', a, b); }
+  /** Elementwise a < b with numpy broadcasting; the result is `bool`. */
   lt(a: TensorLike, b: TensorLike): Tensor { return this.bin('lt', a, b); }
+  /** Elementwise a ≤ b with numpy broadcasting; the result is `bool`. */
   le(a: TensorLike, b: TensorLike): Tensor { return this.bin('le', a, b); }
+  /** Elementwise a == b with numpy broadcasting; the result is `bool`. */
   eq(a: TensorLike, b: TensorLike): Tensor { return this.bin('eq', a, b); }
 
   /** Elementwise `cond ? a : b` with broadcasting. */

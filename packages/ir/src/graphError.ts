@@ -3,6 +3,7 @@
 
 /** A graph construction or validation error, with the op and the user's call site. */
 export class GraphError extends Error {
+  /** Always `'GraphError'`, so errors can be told apart after serialisation. */
   override readonly name = 'GraphError';
   constructor(
     message: string,

@@ -1,5 +1,12 @@
 // @neura/ir: the op set, dtypes, shapes, the Graph builder and the reference interpreter. Imports nothing.
 
+/**
+ * The tensor graph IR: the closed op set, dtypes and shapes, the `Graph` builder with shape inference, and the
+ * reference interpreter (the oracle every kernel is tested against).
+ *
+ * @module @neura/ir
+ */
+
 export { byteSize, type DType, DTYPES, isFloat } from './dtype.js';
 export { type CrossEntropyOptions, leafName, type MaxPool2dOptions, type Node, type NodeId, type NodeOf, type StateUpdate, type Tensor, type TensorLike, Graph, broadcastOf, hashName } from './graph.js';
 export { type CustomOpDef, customOpDef, registerCustomOp, unregisterCustomOp } from './customOp.js';

@@ -8,7 +8,9 @@ import { fmtShape, type Shape } from './shape.js';
 
 /** The type of a tensor: its shape and dtype. */
 export interface TensorType {
+  /** Extents, outermost first (`[]` for a scalar). */
   readonly shape: Shape;
+  /** Element type. */
   readonly dtype: DType;
 }
 

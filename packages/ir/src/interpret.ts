@@ -31,7 +31,9 @@ export type { Precision } from './interpretCore.js';
 
 /** What `interpret` returns: every live node's value, the named outputs and the new state values. */
 export interface InterpretResult {
+  /** The value of every node that was evaluated, by node id. */
   readonly values: Map<NodeId, TensorValue>;
+  /** The graph's named outputs, by name. */
   readonly outputs: Record<string, TensorValue>;
   /** New values of updated params/state, by leaf name. */
   readonly updates: Record<string, TensorValue>;

@@ -33,8 +33,11 @@ export const DEFAULT_KERNEL_LIMITS: KernelLimits = {
 
 /** What a cost rule of op `K` sees: the op's attributes, its distinct operand types and its output type. */
 export interface KernelCtx<K extends OpKind = OpKind> {
+  /** The op's attributes. */
   readonly attrs: OpAttrs[K];
+  /** The distinct operand types, in first-use order. */
   readonly ins: readonly TensorType[];
+  /** The output type. */
   readonly out: TensorType;
   /** Every operand's type in order, repeats included (where a rule needs the operands' roles: attention's q, k, v). */
   readonly operands?: readonly TensorType[];
@@ -42,6 +45,7 @@ export interface KernelCtx<K extends OpKind = OpKind> {
 
 /** The cost of a kernel of op `K` (whether the op runs a kernel at all is OP_FACTS' `needsKernel`). */
 export interface KernelCost<K extends OpKind = OpKind> {
+  /** Floating-point operations of one run of the kernel (a multiply-add counts 2). */
   readonly flops: (c: KernelCtx<K>) => number;
 }
 

@@ -13,8 +13,11 @@ import { type Arena, type MemoryReport, planMemory, type TensorLifetime } from '
 
 /** One value of a schedule: its op, its bytes, and its inputs as positions of earlier entries. */
 export interface ScheduledValue {
+  /** The op that computes it. */
   readonly op: OpKind;
+  /** Its size in bytes. */
   readonly bytes: number;
+  /** Schedule positions of its operands (all earlier than this entry). */
   readonly inputs: readonly number[];
   /** For a `pick`: which result of its multi-result input it holds. */
   readonly result?: number;

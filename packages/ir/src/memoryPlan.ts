@@ -8,7 +8,9 @@
 
 /** One tensor to place: its size and the schedule positions where it is written first and read last. */
 export interface TensorLifetime {
+  /** Unique name of the tensor (the key of `bufferOf`). */
   readonly key: string;
+  /** Size in bytes. */
   readonly bytes: number;
   /** Schedule position of the dispatch that writes it (ignored for persistent tensors). */
   readonly start: number;
@@ -20,9 +22,13 @@ export interface TensorLifetime {
 
 /** One GPU buffer of the plan and the tensors it holds. */
 export interface PlannedBuffer {
+  /** Position of the buffer in `MemoryPlan.buffers`. */
   readonly index: number;
+  /** Size in bytes (the largest tensor or arena it holds). */
   readonly bytes: number;
+  /** Holds persistent tensors (params, state), never shared with transients. */
   readonly persistent: boolean;
+  /** Keys of the tensors placed in it, in placement order. */
   readonly tensors: readonly string[];
 }
 
@@ -32,9 +38,13 @@ export interface MemoryReport {
   readonly bytesAllocated: number;
   /** Sum of all tensor sizes (what one buffer per tensor would allocate). */
   readonly bytesIfUnshared: number;
+  /** Number of GPU buffers created. */
   readonly buffers: number;
+  /** Number of tensors placed. */
   readonly tensors: number;
+  /** Bytes of buffers holding persistent tensors. */
   readonly persistentBytes: number;
+  /** Bytes of buffers holding transient (per-step) tensors. */
   readonly transientBytes: number;
   /** Tensors placed in a buffer that an earlier tensor already used. */
   readonly reused: number;
@@ -44,18 +54,23 @@ export interface MemoryReport {
 
 /** Tensors laid out side by side in one buffer (all persistent or all transient), in this order. */
 export interface Arena {
+  /** Unique name of the arena (its key in `MemoryPlan.arenas`). */
   readonly key: string;
+  /** Keys of its member tensors, in layout order. */
   readonly tensors: readonly string[];
 }
 
 /** Where each tensor lives, the buffers to create, and the report. */
 export interface MemoryPlan {
+  /** Index into `buffers` of each tensor's buffer, by tensor key. */
   readonly bufferOf: ReadonlyMap<string, number>;
   /** Byte offset of a tensor in its buffer (arena members; 0 for every other tensor and absent keys). */
   readonly offsetOf: ReadonlyMap<string, number>;
   /** Each arena's buffer and byte size (its members from its offset 0). */
   readonly arenas: ReadonlyMap<string, { readonly buffer: number; readonly bytes: number }>;
+  /** The buffers to create, indexed as in `bufferOf`. */
   readonly buffers: readonly PlannedBuffer[];
+  /** Totals of the plan (bytes allocated, reuse, peak). */
   readonly report: MemoryReport;
 }
 

@@ -25,9 +25,11 @@ export const MULTI_RESULT_OPS = ['pointwiseMulti', 'pointwiseMultiTensor', 'poin
 
 /** How a `pointwiseMultiTensor` node's operands split: shared ones first, then `roles` per group. */
 export interface OperandGroups {
+  /** Number of leading operands that every group shares. */
   readonly shared: number;
   /** Operands per group. */
   readonly roles: number;
+  /** Number of groups (tensors computed by the one kernel). */
   readonly groups: number;
   /** The node input index of group `g`'s operand `j` of the expressions (shared ones are the same for all groups). */
   readonly operand: (g: number, j: number) => number;

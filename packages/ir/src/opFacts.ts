@@ -51,6 +51,7 @@ export type ComputeOp = Exclude<OpKind, LeafOp | AliasOpKind>;
 
 /** The facts of one op. */
 export interface OpFacts<K extends OpKind = OpKind> {
+  /** The op's family (`leaf`, `elementwise`, `reduce`, …), which decides how passes treat it. */
   readonly family: K extends LeafOp ? 'leaf' : Exclude<OpFamily, 'leaf'>;
   /** The output is a view of operand 0's storage (same bytes, new shape): no kernel, no copy. */
   readonly alias: K extends AliasOpKind ? true : false;

@@ -39,26 +39,39 @@ type ReduceAttrs = {
   keepdims: boolean;
 };
 
-/** A per-row statistic of a `rowwise` node: `post(reduce over the row of expr)`. */
+/**
+ * A per-row statistic of a `rowwise` node: `post(reduce over the row of expr)`.
+ * @property expr - the value reduced, over the node's inputs
+ * @property reduce - the reduction over the row
+ * @property post - applied to the reduced value (its input 0)
+ */
 export type RowStat = { expr: PwExpr; reduce: ReduceOp; post: PwExpr };
 
 /** Attributes of a 2-D convolution: [along H, along W] pairs. */
 export type Conv2dAttrs = {
+  /** Step between windows. */
   stride: [number, number];
+  /** Zeros added on each side. */
   padding: [number, number];
+  /** Spacing between kernel taps. */
   dilation: [number, number];
+  /** Channel groups: input and output channels split into this many independent convolutions. */
   groups: number;
 };
 
 /** Attributes of a 2-D pooling window. */
 export type PoolAttrs = {
+  /** Window size. */
   kernel: [number, number];
+  /** Step between windows. */
   stride: [number, number];
+  /** Padding on each side (implicit −Inf for max pooling, zeros for average pooling). */
   padding: [number, number];
 };
 
 /** Attributes of a max-pooling window: PoolAttrs plus PyTorch's dilation and ceil_mode. */
 export type MaxPoolAttrs = PoolAttrs & {
+  /** Spacing between window taps. */
   dilation: [number, number];
   /** Output extents rounded up, keeping only windows that start inside the input or its left padding. */
   ceilMode: boolean;
@@ -67,7 +80,6 @@ export type MaxPoolAttrs = PoolAttrs & {
 /** The parameters of a custom op: plain JSON data (part of the node's identity). */
 export type CustomParams = Readonly<Record<string, number | string | boolean | readonly number[]>>;
 
-/** Attributes of every op that is not a plain unary or binary elementwise op. */
 /**
  * Attributes of the attention ops. `seqMajor`: the head axis follows the sequence axis, so q, k, v, dOut and the
  * ops' results are [..., T, H, D] (the rows of a [..., T, H·D] projection, no head-split transpose) and lse and
@@ -75,8 +87,11 @@ export type CustomParams = Readonly<Record<string, number | string | boolean | r
  * optimizer's layout rules from transposes around the heads-major op.
  */
 export type AttentionAttrs = {
+  /** Mask keys after the query's position (decoder self-attention). */
   causal: boolean;
+  /** Factor applied to q·k before the softmax (usually 1/√D). */
   scale: number;
+  /** Operands and results are [..., T, H, D] instead of [..., H, T, D] (see above). */
   seqMajor?: boolean;
   /** Seq-major only: q, k and v are read as head windows of wider tensors (see `AttentionWindow`). */
   window?: AttentionWindow;
@@ -86,6 +101,8 @@ export type AttentionAttrs = {
  * Head windows of a seq-major attention op: operand i of q, k, v is a wider seq-major tensor [..., T, W_i, D] and the
  * op reads its heads [offsets[i], offsets[i] + heads) — the column slices of a fused QKV projection, read in place
  * instead of copied out. `attentionLse` reads q and k only (offsets[2] is 0). Made by the optimizer's layout rules.
+ * @property heads - heads the op reads from each operand
+ * @property offsets - first head read in operand i's wider tensor, for q, k and v
  */
 export type AttentionWindow = { heads: number; offsets: number[] };
 
@@ -95,19 +112,30 @@ export type AttentionWindow = { heads: number; offsets: number[] };
  */
 export type AttentionGradAttrs = AttentionAttrs & { deltaFromOut?: boolean };
 
+/** Attributes of every op that is not a plain unary or binary elementwise op. */
 export interface OtherOpAttrs {
   // leaves
+  /** A named graph input fed each step. */
   input: { name: string };
+  /** A named trainable parameter with its initializer. */
   param: { name: string; init: Init };
+  /** A named non-trainable state tensor (running statistics, optimizer moments) with its initializer. */
   state: { name: string; init: Init };
+  /** A constant scalar. */
   const: { value: number };
   // elementwise (unary and binary ops come from UNARY_OPS / BINARY_OPS)
+  /** inputs [cond (bool), a, b]: `cond ? a : b` elementwise with broadcasting. */
   where: Record<string, never>;
+  /** Converts to dtype `to` (f32 → i32 truncates toward zero, as torch). */
   cast: { to: DType };
   // reductions
+  /** Sum over `axes`. */
   sum: ReduceAttrs;
+  /** Mean over `axes`. */
   mean: ReduceAttrs;
+  /** Maximum over `axes` (ties share the gradient, as torch.amax). */
   reduceMax: ReduceAttrs;
+  /** Minimum over `axes` (ties share the gradient, as torch.amin). */
   reduceMin: ReduceAttrs;
   /** Index (i32) of the first maximum along a normalised axis. */
   argmax: { axis: number; keepdims: boolean };
@@ -117,6 +145,7 @@ export interface OtherOpAttrs {
    */
   cumsum: { axis: number; reverse: boolean };
   // layout
+  /** Same elements in a new shape (row-major; same element count): a view, no copy. */
   reshape: { shape: number[] };
   /**
    * inputs [x, dep]: x itself (a view of x's storage), ordered after `dep`. Only the optimizer makes it: the
@@ -124,7 +153,9 @@ export interface OtherOpAttrs {
    * backward, once `dep` exists, instead of keeping its result alive from the forward (see egraph recompute.ts).
    */
   after: Record<string, never>;
+  /** Permutes axes: output axis i is input axis `perm[i]`. */
   transpose: { perm: number[] };
+  /** Broadcasts to `shape` (numpy rules: extent-1 axes repeat, new axes in front). */
   expand: { shape: number[] };
   /**
    * Strided window, one entry per axis (normalised: 0 ≤ start ≤ end ≤ extent, step ≥ 1); the output extent is
@@ -153,8 +184,10 @@ export interface OtherOpAttrs {
   custom: { name: string; params: CustomParams };
   // linear algebra: a [...A, M, K] (or [..., K, M] if transA) times b [...B, K, N] (or [..., N, K] if transB)
   // gives [...broadcast(A, B), M, N]: the flags apply to the last two axes, leading axes broadcast (numpy)
+  /** Matrix product (see the comment above for shapes and transposes). */
   matmul: { transA: boolean; transB: boolean };
   // normalisation and losses
+  /** log(softmax(x)) along `axis`, computed stably. */
   logSoftmax: { axis: number };
   /** inputs [y = logSoftmax(x), g]: g - exp(y) * sum(g, axis). */
   logSoftmaxGrad: { axis: number };

@@ -45,8 +45,11 @@ export function printGraph(g: Graph): string {
 
 /** Serialised form of a graph. */
 export interface GraphJson {
+  /** Every node as op, operand ids, attributes, shape and dtype, in id order. */
   nodes: { op: OpKind; inputs: number[]; attrs: unknown; shape: number[]; dtype: string }[];
+  /** Named outputs as [name, node id] pairs. */
   outputs: [string, number][];
+  /** State updates as state leaf id and value node id. */
   updates: { state: number; value: number }[];
 }
 

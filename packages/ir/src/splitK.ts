@@ -24,7 +24,9 @@ export function splitKChunk(k: number, splits: number): number {
 
 /** A matmul's K split: `splits` partial products, each summing `chunk` of K (the last may be shorter). */
 export interface SplitK {
+  /** Number of partial products (1: no split). */
   readonly splits: number;
+  /** Elements of K summed by each partial (a multiple of the split slice). */
   readonly chunk: number;
 }
 

@@ -10,8 +10,11 @@ export type TensorData = Float32Array | Float64Array | Int32Array;
 
 /** A tensor on the host. */
 export interface TensorValue {
+  /** Extents, outermost first. */
   readonly shape: Shape;
+  /** Element type (`bool` is stored as 0/1 in an Int32Array). */
   readonly dtype: DType;
+  /** The elements, row-major; Float64Array in the interpreter's f64 mode. */
   readonly data: TensorData;
 }
 

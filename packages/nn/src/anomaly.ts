@@ -12,17 +12,21 @@ import { compile, type FeedValue, type NeuraDevice, type Session } from '@neura/
 export interface AnomalyKernel {
   /** Node id in the compiled step graph (`TrainingSession.graph`). */
   readonly node: NodeId;
+  /** The op of the failing node (e.g. `matmul`, `pointwise`). */
   readonly op: string;
+  /** The node's output shape. */
   readonly shape: readonly number[];
   /** Where the user built the node, when known. */
   readonly site?: string;
   /** The first non-finite element: its index and value. */
   readonly index: number;
+  /** The first non-finite value (NaN, Infinity or -Infinity). */
   readonly value: number;
 }
 
 /** A training step produced a non-finite loss or parameter/state (detectAnomaly); the step was undone. */
 export class AnomalyError extends Error {
+  /** Always `'AnomalyError'`. */
   override readonly name = 'AnomalyError';
   constructor(
     message: string,

@@ -13,7 +13,9 @@ import { TrainingStepError } from './errors.js';
 
 /** A candidate plan: the step optimized with these cost figures (or not optimized at all). */
 export interface Candidate {
+  /** Name shown in the measurement and kept in the decision cache. */
   readonly name: string;
+  /** Cost-model figures the optimizer uses for this candidate (default: egraph's). */
   readonly cost?: CostOptions;
   /** Rules the e-graph runs without (by name), e.g. `update-multi-tensor` for one update kernel per parameter. */
   readonly withoutRules?: readonly string[];
@@ -35,7 +37,9 @@ export const CANDIDATES: readonly Candidate[] = [
 
 /** Where measured decisions are kept: key (adapter and step graph) → the chosen candidate's name. */
 export interface DecisionCache {
+  /** The candidate name chosen for `key`, or undefined when none was measured. */
   get(key: string): string | undefined | Promise<string | undefined>;
+  /** Remembers the candidate name chosen for `key`. */
   set(key: string, choice: string): void | Promise<void>;
 }
 
@@ -59,14 +63,19 @@ export interface MeasureOptions {
   readonly checkInterpreter?: boolean;
   /** Relative and absolute tolerance of the checks (default 2e-3, 2e-5). */
   readonly rtol?: number;
+  /** Absolute tolerance of the checks (default 2e-5). */
   readonly atol?: number;
 }
 
 /** What the measured mode did: each distinct candidate's figures, the choice, and whether it came from the cache. */
 export interface Measurement {
+  /** The decision cache key (adapter and step graph). */
   readonly key: string;
+  /** Name of the chosen candidate. */
   readonly choice: string;
+  /** True when the choice was read from the cache (nothing was measured). */
   readonly cached: boolean;
+  /** Per distinct candidate: name, mean milliseconds per step, dispatches per step, whether its check passed and why not. */
   readonly candidates: readonly { readonly name: string; readonly msPerStep: number; readonly dispatches: number; readonly ok: boolean; readonly why?: string }[];
 }
 

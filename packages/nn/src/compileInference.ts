@@ -15,8 +15,11 @@ import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionSta
 export interface InferenceOptions {
   /** Named results to compute. */
   outputs: Record<string, Tensor>;
+  /** The device to compile for (from `createDevice`). */
   device: NeuraDevice;
+  /** Run the e-graph optimizer (default true); false compiles the graph as built. */
   optimize?: boolean;
+  /** Values of params/state by name to upload before the first run (others get their initializers). */
   initialState?: Record<string, TensorValue>;
   /** `fp32` (default) or `mixed` (f16 matmul operands on tensor cores, f32 accumulation); see `TrainingOptions`. */
   precision?: Precision;
@@ -48,17 +51,32 @@ export interface InferenceSession {
   stateDict(): Promise<Record<string, TensorValue>>;
   /** Overwrites parameters and buffers after checking names, shapes and dtypes; on any mismatch nothing is written. */
   loadStateDict(values: Record<string, TensorValue>, opts?: LoadStateDictOptions): Promise<void>;
+  /** The graph as compiled (after optimization). */
   readonly graph: Graph;
+  /** The e-graph report (undefined when optimization was off). */
   readonly report?: OptimizeReport;
   /** What `autotune` did (only with `autotune`). */
   readonly autotuned?: TuneMatmulResult;
+  /** The underlying runtime session (read/write state, stats). */
   readonly session: Session;
   /** Whether the plan was read from `planCache` (undefined without one). */
   readonly planFromCache?: boolean;
+  /** Frees the session's GPU buffers; the session cannot run afterwards. */
   dispose(): void;
 }
 
-/** Optimizes and compiles a forward graph. The graph is not changed (its outputs are named on a copy). */
+/**
+ * Optimizes and compiles a forward graph. The graph is not changed (its outputs are named on a copy).
+ *
+ * @example
+ * ```ts
+ * const ge = new Graph();
+ * const logits = model.eval().forward(ge, ge.input('x', [500, 1, 28, 28]));
+ * const infer = await compileInference(ge, { outputs: { logits }, device });
+ * await infer.loadStateDict(await train.stateDict());      // names, shapes and dtypes checked first
+ * const { logits: out } = await infer.run({ x: images });   // TensorValue [500, 10]
+ * ```
+ */
 export async function compileInference(model: Graph, opts: InferenceOptions): Promise<InferenceSession> {
   const caps = capsFor(opts.device, opts.precision); // an impossible precision fails before any work
   const graph = model.clone();

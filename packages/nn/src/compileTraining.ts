@@ -25,6 +25,7 @@ import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionSta
 export interface TrainingOptions extends StepOptions {
   /** The scalar loss node of the forward graph. */
   loss: Tensor;
+  /** The device to compile for (from `createDevice`). */
   device: NeuraDevice;
   /** Run the e-graph optimizer (default true); false compiles the step exactly as differentiated. */
   optimize?: boolean;
@@ -123,6 +124,7 @@ export interface TrainingSession {
   stateDict(): Promise<Record<string, TensorValue>>;
   /** Overwrites parameters and buffers after checking names, shapes and dtypes; on any mismatch nothing is written. */
   loadStateDict(values: Record<string, TensorValue>, opts?: LoadStateDictOptions): Promise<void>;
+  /** Frees the session's GPU buffers; the session cannot run afterwards. */
   dispose(): void;
 }
 
@@ -139,6 +141,7 @@ export interface ParamGroup {
 
 /** How the step is built from the loss. */
 export interface StepOptions {
+  /** The scalar loss node of the forward graph. */
   loss: Tensor;
   /** The optimizer of every param (or use `groups`). */
   optimizer?: Optimizer;
@@ -247,6 +250,17 @@ function groupsOf(names: readonly string[], opts: StepOptions): { optimizer: Opt
 /**
  * Builds, optimizes and compiles the training step of `graph`. The graph is not changed: the step (backward and
  * update nodes) is built on a copy, which the session's `graph` shows (optimized unless `optimize: false`).
+ * Throws a `TrainingStepError` for a non-scalar loss, no params or conflicting options.
+ *
+ * @example
+ * ```ts
+ * const g = new Graph();
+ * const x = g.input('x', [32, 784]);
+ * const labels = g.input('labels', [32], 'i32');
+ * const loss = g.crossEntropy(mlp([784, 128, 10]).forward(g, x), labels);
+ * const train = await compileTraining(g, { loss, optimizer: adam({ lr: 1e-3 }), device: await createDevice() });
+ * const l = await train.step({ x: images, labels: digits }, { readLoss: true });  // one GPU submission
+ * ```
  */
 export async function compileTraining(forward: Graph, opts: TrainingOptions): Promise<TrainingSession> {
   const { device } = opts;

@@ -7,14 +7,18 @@
  * params, conflicting options, or (under `measure`) no candidate plan that agrees with the reference.
  */
 export class TrainingStepError extends Error {
+  /** `'TrainingStepError'` (overridden by subclasses). */
   override readonly name: string = 'TrainingStepError';
 }
 
 /** The loss went non-finite during `Trainer.fit` (`step` is the step that produced it). */
 export class DivergenceError extends Error {
+  /** Always `'DivergenceError'`. */
   override readonly name: string = 'DivergenceError';
   constructor(
+    /** The optimizer step (1-based) whose loss was non-finite. */
     readonly step: number,
+    /** The non-finite loss value. */
     readonly loss: number,
   ) {
     super(`training diverged: loss is ${loss} at step ${step}`);

@@ -45,6 +45,7 @@ export interface LossScaleState {
   readonly scale: number;
   /** Finite updates in a row since the last growth or skip (always 0 unless dynamic). */
   readonly growthTracker: number;
+  /** Whether the scale adapts (dynamic loss scaling) or is static. */
   readonly dynamic: boolean;
 }
 

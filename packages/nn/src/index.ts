@@ -2,6 +2,13 @@
 // Browser-safe: no `node:` import here or below (esbuild --platform=browser bundles it); Node-only helpers
 // (file IO) live in `src/node/` behind the `@neura/nn/node` subpath (`src/node.ts`).
 
+/**
+ * PyTorch-like layers and models, `compileTraining` / `compileInference`, the `Trainer`, generation with a KV
+ * cache, checkpoints, datasets and metrics. Node-only helpers (file IO, MNIST loading) are in `@neura/nn/node`.
+ *
+ * @module @neura/nn
+ */
+
 export { compileInference, type InferenceOptions, type InferenceSession } from './compileInference.js';
 export type { AutotuneOptions } from './matmulAutotune.js';
 export { CANDIDATES, type Candidate, chooseStep, type DecisionCache, decisionKey, type Measurement, type MeasureOptions, memoryDecisionCache } from './chooseStep.js';

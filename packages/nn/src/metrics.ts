@@ -34,10 +34,13 @@ export function inTopK(logits: ArrayLike<number>, row: number, classes: number, 
 
 /** A validation metric accumulated over batches; `update` sees a batch's outputs and feeds and how many of its examples are real. */
 export interface Metric {
+  /** Key of the metric in evaluation results (e.g. `accuracy`). */
   readonly name: string;
+  /** Clears the accumulated state before an evaluation. */
   reset(): void;
   /** `examples` of the batch's `batchSize` are real (a padded last batch has fewer). */
   update(outputs: Readonly<Record<string, TensorValue>>, feeds: Readonly<Record<string, Float32Array | Int32Array>>, examples: number, batchSize: number): void;
+  /** The metric over every batch seen since `reset`. */
   value(): number;
 }
 

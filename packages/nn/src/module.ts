@@ -11,7 +11,9 @@ import { type DType, GraphError, type Graph, hashName, type Init, initialValue, 
 
 /** A declared parameter or buffer: shape, dtype and how it starts (a seeded init's `seed` is an offset). */
 export interface LeafSpec {
+  /** Extents of the leaf. */
   readonly shape: Shape;
+  /** Element type of the leaf. */
   readonly dtype: DType;
   /** First value; for `uniform`/`normal` the seed used is `seed + hashName(fullName)`, so every leaf differs. */
   readonly init: Init;
@@ -32,7 +34,23 @@ export function leafInit(spec: LeafSpec, fullName: string): Init {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$|^[0-9]+$/;
 
-/** A layer: named parameters, buffers and child modules, and a `forward` that builds its graph. */
+/**
+ * A layer: named parameters, buffers and child modules, and a `forward` that builds its graph.
+ *
+ * @example
+ * ```ts
+ * class Affine extends Module {
+ *   constructor(readonly features: number) {
+ *     super();
+ *     this.registerParameter('scale', [features], { kind: 'ones' });
+ *     this.registerParameter('shift', [features], { kind: 'zeros' });
+ *   }
+ *   forward(g: Graph, x: Tensor, prefix?: string): Tensor {
+ *     return g.add(g.mul(x, this.param(g, prefix, 'scale')), this.param(g, prefix, 'shift'));
+ *   }
+ * }
+ * ```
+ */
 export abstract class Module {
   /** Training mode (default): BatchNorm uses batch statistics and updates its running ones, Dropout drops. */
   training = true;

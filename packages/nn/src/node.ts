@@ -2,6 +2,13 @@
 // import `node:*`; nothing in the main entry (`src/index.ts`) may, so `@neura/nn` bundles for browsers.
 // Add a Node-only helper as a file under `src/node/` and name it in this list.
 
+/**
+ * The Node-only part of `@neura/nn`: MNIST and ONNX loading, checkpoint files written atomically, and file-backed
+ * caches for measured decisions, matmul tunings and optimized plans.
+ *
+ * @module @neura/nn/node
+ */
+
 export { loadMnist } from './node/loadMnist.js';
 export { cleanStaleTemps, loadCheckpointFile, saveCheckpointFile, writeFileAtomic } from './node/checkpointFile.js';
 export { fileDecisionCache } from './node/decisionCacheFile.js';

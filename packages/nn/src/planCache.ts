@@ -17,8 +17,11 @@ export const PLAN_FORMAT = 1;
 
 /** What a plan cache stores per key: the optimized graph and the report of the run that made it. */
 export interface PlanRecord {
+  /** Version of the record layout (`PLAN_FORMAT`); other versions are recomputed. */
   readonly format: number;
+  /** The cache key the record was stored under (checked on read). */
   readonly key: string;
+  /** The optimized graph, serialised. */
   readonly graph: GraphJson;
   /** The `OptimizeReport`'s data (its constructor's parts, without the DOT dump). */
   readonly report: ReportJson;
@@ -141,7 +144,9 @@ function readPlan(raw: unknown, key: string, requested: Graph): { graph: Graph; 
 
 /** A plan and where it came from. */
 export interface CachedPlan {
+  /** The optimized graph. */
   readonly graph: Graph;
+  /** The report of the optimizer run that made it. */
   readonly report: OptimizeReport;
   /** Whether the plan was read from the cache (no e-graph ran). */
   readonly fromCache: boolean;

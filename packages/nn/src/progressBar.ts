@@ -3,10 +3,15 @@
 
 /** What the bar shows. */
 export interface Progress {
+  /** Steps done. */
   step: number;
+  /** Steps in total. */
   total: number;
+  /** Latest loss read back, if any. */
   loss?: number;
+  /** Throughput over the recent steps. */
   stepsPerSecond?: number;
+  /** Text shown before the bar. */
   label?: string;
 }
 

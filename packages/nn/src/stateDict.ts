@@ -8,7 +8,9 @@ import type { FeedValue, Session } from '@neura/runtime-webgpu';
 
 /** The declared type of one state-dict entry. */
 export interface StateEntryType {
+  /** Extents. */
   readonly shape: Shape;
+  /** Element type. */
   readonly dtype: DType;
 }
 
@@ -22,8 +24,11 @@ export interface LoadStateDictOptions {
 export class StateDictError extends Error {
   constructor(
     message: string,
+    /** Names the model does not have. */
     readonly unknown: readonly string[],
+    /** Names the model has that the state dict lacks. */
     readonly missing: readonly string[],
+    /** Names whose shape or dtype differ from the model's. */
     readonly mismatched: readonly string[],
   ) {
     super(message);

@@ -23,6 +23,7 @@ export type Feeds = Record<string, Float32Array | Int32Array>;
 
 /** A dataset for the Trainer: `length` examples, and the feeds holding a batch of them (buffers may be reused). */
 export interface Dataset {
+  /** Number of examples. */
   readonly length: number;
   /** The feeds holding examples `indices`, in order (`indices.length` is the batch size, less for a partial last batch). */
   batch(indices: Int32Array): Feeds;
@@ -60,25 +61,33 @@ export interface StepInfo {
   readonly step: number;
   /** Completed epochs. */
   readonly epoch: number;
+  /** Optimizer updates the fit will do in total. */
   readonly totalSteps: number;
   /** The loss, when it was read back at this step. */
   readonly loss?: number;
+  /** The learning rate fed at this step, when an `lr` policy is set. */
   readonly lr?: number;
 }
 
 /** Hooks into the loop; returning `'stop'` (or a promise of it) ends training after the current step. */
 export interface Callback {
+  /** Called after every optimizer update. */
   onStepEnd?(info: StepInfo): unknown;
+  /** Called after every epoch. */
   onEpochEnd?(info: StepInfo): unknown;
+  /** Called after every validation run, with its metrics by name. */
   onEvaluate?(info: StepInfo & { metrics: Readonly<Record<string, number>> }): unknown;
 }
 
 /** The validation loop: an inference session over the same parameter names, its data and metrics. */
 export interface Validation {
+  /** A compiled forward graph whose params are refreshed from the training session before each evaluation. */
   readonly session: InferenceSession;
+  /** The validation examples. */
   readonly data: Dataset;
   /** The validation session's compiled batch size. */
   readonly batchSize: number;
+  /** What to compute (e.g. accuracy, mean loss). */
   readonly metrics: readonly Metric[];
   /** Evaluate every this many steps (default: after each epoch, and at the end). */
   readonly every?: number;
@@ -86,7 +95,9 @@ export interface Validation {
 
 /** Options of `Trainer.fit`. */
 export interface FitOptions {
+  /** Passes over the dataset. */
   epochs: number;
+  /** Examples per micro-batch (the compiled batch size). */
   batchSize: number;
   /** Stop after this many optimizer updates in total (default: all batches of all epochs). */
   maxSteps?: number;
@@ -94,6 +105,7 @@ export interface FitOptions {
   logEvery?: number;
   /** Seed of the shuffle and the dropout offsets (default 0); `shuffleSeed` is its older name. */
   seed?: number;
+  /** Older name of `seed`. */
   shuffleSeed?: number;
   /** Reshuffle the examples every epoch (default: true when `seed` or `shuffleSeed` is given, as before). */
   shuffle?: boolean;
@@ -111,7 +123,9 @@ export interface FitOptions {
   lr?: LrPolicy;
   /** Micro-batches per optimizer update (default 1); the step must be compiled with the same `accumulate`. */
   accumulate?: number;
+  /** Evaluate on held-out data during training. */
   validation?: Validation;
+  /** Hooks called after steps, epochs and evaluations. */
   callbacks?: readonly Callback[];
   /** Encode a checkpoint every `every` steps and at the end, and hand it to `save`. */
   checkpoint?: { every: number; save(bytes: Uint8Array, step: number): void | Promise<void> };
@@ -177,8 +191,19 @@ interface ImageSet {
 
 const isImageSet = (d: Dataset | ImageSet): d is ImageSet => 'images' in d && !('batch' in d);
 
-/** Runs training steps of a compiled session over a dataset. */
+/**
+ * Runs training steps of a compiled session over a dataset: shuffling, learning-rate policies, validation,
+ * callbacks, checkpoints and resume.
+ *
+ * @example
+ * ```ts
+ * const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 1e-3 }), device });
+ * const data = tensorDataset({ x: { data: images, perExample: 784 }, labels: { data: digits, perExample: 1 } });
+ * const { losses, msPerStep } = await new Trainer(train).fit(data, { epochs: 1, batchSize: 32, lr: cosineLr(1e-3) });
+ * ```
+ */
 export class Trainer {
+  /** @param session - the compiled training step to run (from `compileTraining`). */
   constructor(readonly session: TrainingSession) {}
 
   /** Trains on any Dataset; or, as before, on `{ count, images, labels }` with `features` values per image. */

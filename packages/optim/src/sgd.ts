@@ -20,7 +20,14 @@ export interface SgdOptions {
   readonly name?: string;
 }
 
-/** SGD: `d = g + wd·p; buf = μ·buf + d; d = nesterov ? d + μ·buf : buf; p -= lr·d`. */
+/**
+ * SGD: `d = g + wd·p; buf = μ·buf + d; d = nesterov ? d + μ·buf : buf; p -= lr·d`.
+ *
+ * @example
+ * ```ts
+ * const train = await compileTraining(g, { loss, optimizer: sgd({ lr: 0.1, momentum: 0.9, nesterov: true }), device });
+ * ```
+ */
 export function sgd(opts: SgdOptions): Optimizer {
   const name = opts.name ?? 'sgd';
   const momentum = checkRange(`${name}: momentum`, opts.momentum ?? 0, 0, 1, true);

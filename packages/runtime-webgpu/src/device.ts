@@ -75,10 +75,15 @@ export function parseDawnOptions(text: string): string[] {
 
 /** One subgroup-matrix configuration of the adapter (Dawn's `GPUSubgroupMatrixConfig`). */
 export interface SubgroupMatrixConfig {
+  /** Rows of the matrix tile. */
   readonly m: number;
+  /** Columns of the matrix tile. */
   readonly n: number;
+  /** Inner (reduction) extent of the tile. */
   readonly k: number;
+  /** Element type of the operands (e.g. `f16`). */
   readonly componentType: string;
+  /** Element type of the result (e.g. `f32`). */
   readonly resultComponentType: string;
 }
 
@@ -95,12 +100,17 @@ function lowerCaps(caps: DeviceCaps, limit: Partial<Record<NumericCap, number>> 
 
 /** What the adapter says about itself, plus the backend we asked for and whether it is a software renderer. */
 export interface AdapterInfo {
+  /** Adapter vendor (e.g. `nvidia`, `mesa`); may be empty. */
   readonly vendor: string;
+  /** Adapter architecture; may be empty. */
   readonly architecture: string;
+  /** Adapter device name; may be empty. */
   readonly device: string;
+  /** Driver description (e.g. `llvmpipe (LLVM 15.0.6, 256 bits)`); may be empty. */
   readonly description: string;
   /** `vulkan`, `opengles`, `swiftshader` (Vulkan) or `browser`. */
   readonly backend: string;
+  /** True for a CPU (software) renderer such as llvmpipe or SwiftShader. */
   readonly software: boolean;
   /** Subgroup-matrix configurations (empty unless the adapter offers `chromium-experimental-subgroup-matrix`). */
   readonly subgroupMatrixConfigs: readonly SubgroupMatrixConfig[];
@@ -110,8 +120,11 @@ export interface AdapterInfo {
 
 /** A WebGPU device with its capabilities and health, as the runtime uses it. */
 export interface NeuraDevice {
+  /** The underlying WebGPU device. */
   readonly gpu: GPUDevice;
+  /** Limits and features the runtime plans kernels with. */
   readonly caps: DeviceCaps;
+  /** What the adapter says about itself. */
   readonly adapterInfo: AdapterInfo;
   /** Short description for reports, e.g. `llvmpipe (opengles, software)`. */
   readonly name: string;
@@ -311,7 +324,17 @@ async function browserAdapter(gpu: GPU, powerPreference?: GPUPowerPreference): P
   return { instance: gpu, adapter, info: infoOf(adapter, 'browser') };
 }
 
-/** Acquires a WebGPU device (Dawn in Node, `navigator.gpu` in browsers) with the adapter's compute limits. */
+/**
+ * Acquires a WebGPU device (Dawn in Node, `navigator.gpu` in browsers) with the adapter's compute limits.
+ * Throws a `WebGpuUnavailableError` whose `reason` says which step failed when WebGPU cannot be used.
+ *
+ * @example
+ * ```ts
+ * const device = await createDevice();          // NEURA_ADAPTER=vulkan|opengles|swiftshader picks a backend in Node
+ * console.log(device.name);                     // e.g. `llvmpipe (opengles, software)`
+ * const train = await compileTraining(g, { loss, optimizer: adam({ lr: 1e-3 }), device });
+ * ```
+ */
 export async function createDevice(opts: CreateDeviceOptions = {}): Promise<NeuraDevice> {
   const found = await findAdapter(opts);
   const { adapter, info } = found;

@@ -4,6 +4,7 @@
 
 /** A feed or state value does not match what the compiled graph expects (name, shape, dtype, length). */
 export class InputError extends Error {
+  /** Always `'InputError'`. */
   override readonly name = 'InputError';
   /** The input (or param/state) name at fault. */
   readonly input: string;
@@ -15,17 +16,23 @@ export class InputError extends Error {
 
 /** One WGSL diagnostic: 1-based line and column, as `GPUCompilationMessage` reports them. */
 export interface WgslDiagnostic {
+  /** 1-based line in the WGSL source. */
   readonly line: number;
+  /** 1-based column. */
   readonly col: number;
+  /** The compiler's message. */
   readonly message: string;
 }
 
 /** WGSL that the device rejected: names the kernel, each error at line:col, and the source around it. */
 export class KernelCompileError extends Error {
+  /** Always `'KernelCompileError'`. */
   override readonly name = 'KernelCompileError';
   /** Label of the dispatch (e.g. `matmul[32x784x128]`) and the graph node it came from. */
   readonly kernel: string;
+  /** Every error and warning the compiler reported. */
   readonly diagnostics: readonly WgslDiagnostic[];
+  /** The rejected WGSL source. */
   readonly source: string;
   constructor(kernel: string, diagnostics: readonly WgslDiagnostic[], source: string, cause?: unknown) {
     super(`${kernel}: WGSL failed to compile\n${diagnostics.map((d) => `${d.line}:${d.col} error: ${d.message}\n${excerpt(source, d.line, d.col)}`).join('\n')}`, { cause });
@@ -37,6 +44,7 @@ export class KernelCompileError extends Error {
 
 /** A validation (or out-of-memory / internal) error raised by WebGPU, with where the runtime was at the time. */
 export class GpuValidationError extends Error {
+  /** Always `'GpuValidationError'`. */
   override readonly name = 'GpuValidationError';
   /** What the runtime was doing: `compile`, `step 12`, `read 'loss'`, `uncaptured`. */
   readonly phase: string;
@@ -48,6 +56,7 @@ export class GpuValidationError extends Error {
 
 /** The GPU device was lost (driver reset, destroyed, out of memory); every later call fails with this. */
 export class DeviceLostError extends Error {
+  /** Always `'DeviceLostError'`. */
   override readonly name = 'DeviceLostError';
   /** `GPUDeviceLostInfo.reason`: `destroyed` or `unknown`. */
   readonly reason: string;
@@ -65,8 +74,10 @@ export type WebGpuUnavailableReason = 'no-webgpu' | 'no-adapter' | 'device-refus
  * do (e.g. enable WebGPU in the browser, install a Vulkan driver, or use the reference interpreter on the CPU).
  */
 export class WebGpuUnavailableError extends Error {
+  /** Always `'WebGpuUnavailableError'`. */
   override readonly name = 'WebGpuUnavailableError';
   constructor(
+    /** Which step failed (no `navigator.gpu`/Dawn, no adapter, no device, …). */
     readonly reason: WebGpuUnavailableReason,
     message: string,
     options?: ErrorOptions,

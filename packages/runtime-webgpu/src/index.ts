@@ -2,6 +2,13 @@
 // submission per step, deferred readback). Imports only @neura/ir and @neura/wgsl-kernels.
 // Explicit export list: what is not named here is internal.
 
+/**
+ * The WebGPU runtime: `createDevice`, `compile` (kernels, memory plan, pipelines) and the `Session` that runs a
+ * step as one GPU submission, plus the profiler and matmul autotuning.
+ *
+ * @module @neura/runtime-webgpu
+ */
+
 export { type CompileOptions, compile } from './compile.js';
 export type { CompiledStep, InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 export { type AdapterChoice, type AdapterInfo, type CreateDeviceOptions, createDevice, MIXED_PRECISION_TOGGLES, type NeuraDevice, type NumericCap, SUBGROUP_MATRIX_FEATURE, parseDawnOptions, type SubgroupMatrixConfig, withDawnToggles } from './device.js';

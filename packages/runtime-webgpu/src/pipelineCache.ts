@@ -8,14 +8,19 @@ import { KernelCompileError, type WgslDiagnostic } from './errors.js';
 
 /** A compiled kernel: its pipeline and the bind group layout its bind groups must use. */
 export interface CachedPipeline {
+  /** The compute pipeline. */
   readonly pipeline: GPUComputePipeline;
+  /** The bind group layout its bind groups must use. */
   readonly layout: GPUBindGroupLayout;
 }
 
 /** What a dispatch needs compiled: its WGSL, its bindings (for the layout) and a label. */
 export interface PipelineRequest {
+  /** Label for errors and profiles. */
   readonly label: string;
+  /** The WGSL source. */
   readonly code: string;
+  /** The kernel's bindings, in binding order. */
   readonly bindings: readonly Binding[];
 }
 

@@ -12,6 +12,7 @@ export type Precision = 'fp32' | 'mixed';
 
 /** A precision policy the device cannot run, or an unknown one. */
 export class PrecisionError extends Error {
+  /** Always `'PrecisionError'`. */
   override readonly name = 'PrecisionError';
 }
 

@@ -11,6 +11,7 @@ import { type DispatchTiming, type RooflineCeilings, chromeTrace, profileTable, 
 
 /** Profiling was asked for but cannot run (missing `timestamp-query`, or bad NEURA_PROFILE). */
 export class ProfilerError extends Error {
+  /** Always `'ProfilerError'`. */
   override readonly name = 'ProfilerError';
 }
 

@@ -18,6 +18,7 @@ export interface ShippedMatmulTuning {
   readonly adapter: string;
   /** Where the measurement is recorded (a file under apps/bench/results/). */
   readonly source: string;
+  /** The measured matmul choices. */
   readonly tuning: MatmulTuning;
 }
 

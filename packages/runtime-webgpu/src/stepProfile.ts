@@ -8,7 +8,9 @@ import { kernelFlops, numel } from '@neura/ir';
 
 /** What a kernel (one graph node, one or more dispatches) does, for profiles and reports. */
 export interface KernelInfo {
+  /** The graph node id of the kernel. */
   readonly node: number;
+  /** The node's op. */
   readonly op: string;
   /** The ops it fuses, e.g. `matmul Aᵀ·B + bias, relu` or `pointwise(sub, mul, rsqrt)`. */
   readonly fused: string;
@@ -22,9 +24,13 @@ export interface KernelInfo {
 
 /** One timed dispatch: its label, kernel and GPU start/end in ns (relative to the step's first dispatch). */
 export interface DispatchTiming {
+  /** The dispatch label. */
   readonly label: string;
+  /** The kernel it belongs to, when known. */
   readonly kernel?: KernelInfo;
+  /** GPU start time in ns. */
   readonly startNs: number;
+  /** GPU end time in ns. */
   readonly endNs: number;
 }
 
@@ -38,14 +44,19 @@ export interface RooflineCeilings {
 
 /** One row of the per-kernel table. */
 export interface KernelRow {
+  /** The kernel's label. */
   readonly label: string;
+  /** The kernel, when known. */
   readonly kernel?: KernelInfo;
+  /** Dispatches the kernel ran. */
   readonly dispatches: number;
   /** Sum of its dispatches' GPU time in ms. */
   readonly ms: number;
   /** Share of the step's summed GPU time (0..1). */
   readonly share: number;
+  /** Achieved rate in GFLOP/s. */
   readonly gflops: number;
+  /** Achieved bandwidth in GB/s (by the kernel's fewest bytes). */
   readonly gbps: number;
   /** Roofline floor (max of flops/peak and bytes/bandwidth) over measured time, 0..1; undefined without ceilings. */
   readonly roofline?: number;
@@ -53,11 +64,13 @@ export interface KernelRow {
 
 /** Per-kernel rows, slowest first, and the step's totals. */
 export interface StepProfileSummary {
+  /** One row per kernel, slowest first. */
   readonly rows: readonly KernelRow[];
   /** Sum of all dispatch times (GPU busy) in ms. */
   readonly gpuMs: number;
   /** First dispatch start to last dispatch end in ms (includes gaps between passes). */
   readonly spanMs: number;
+  /** Dispatches timed. */
   readonly dispatches: number;
 }
 

@@ -29,6 +29,7 @@ export interface TuneMatmulOptions {
   readonly interpretUpTo?: number;
   /** Tolerance of the check (default 1e-3 relative, 1e-4·√K absolute). */
   readonly rtol?: number;
+  /** Absolute tolerance of the check (default 1e-4·√K). */
   readonly atol?: number;
   /** `gpu`: timestamp queries (default where the adapter offers them and is hardware); `wall`: wall clock per submitted step. */
   readonly clock?: 'gpu' | 'wall';
@@ -45,28 +46,37 @@ export interface TuneMatmulOptions {
 
 /** One candidate's figures on one shape. */
 export interface CandidateTiming {
+  /** Configuration name, or `default` for the heuristic. */
   readonly name: string;
+  /** Milliseconds per timed step (NaN when it did not run). */
   readonly msPerStep: number;
+  /** Whether its result passed the check. */
   readonly ok: boolean;
+  /** Why it failed the check or could not run. */
   readonly why?: string;
 }
 
 /** What `tuneMatmul` did for one shape. */
 export interface ShapeTuning {
+  /** The cache key of the shape. */
   readonly key: string;
+  /** The matmul's shape (batch, M, N, K, transposes). */
   readonly shape: MatmulShape;
   /** The winner: a configuration name or `default`. */
   readonly choice: string;
   /** Read from the cache (no timings). */
   readonly cached: boolean;
+  /** Each candidate's figures (empty when cached). */
   readonly timings: readonly CandidateTiming[];
 }
 
 /** The table to compile with (every shape: a configuration, or `default` where none beat the heuristic), and what was measured. */
 export interface TuneMatmulResult {
+  /** The table to compile with. */
   readonly tuning: MatmulTuning;
   /** How candidates were timed. */
   readonly clock: 'gpu' | 'wall';
+  /** What was decided per shape. */
   readonly shapes: readonly ShapeTuning[];
   /** Shapes measured now (0: every shape came from the cache). */
   readonly measured: number;

@@ -14,7 +14,9 @@ export type TuningEntries = Record<string, string>;
 
 /** What a cache stores per adapter. */
 export interface TuningRecord {
+  /** `adapterKey` of the adapter the entries were measured on. */
   readonly adapter: string;
+  /** The choices, by shape key. */
   readonly entries: TuningEntries;
 }
 

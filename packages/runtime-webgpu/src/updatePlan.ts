@@ -8,6 +8,7 @@ import { type Graph, isAliasOp, isElementwise, isLeafOp, type Node, type NodeId,
 
 /** How the kernel of a value node writes its state's buffer. */
 export interface StateWrite {
+  /** The state leaf whose buffer is written. */
   readonly state: NodeId;
   /**
    * `elementwise`: the value reads the state at the same index it writes (`KernelSpec.inPlace = input`);
@@ -25,7 +26,9 @@ export interface StateWrite {
 
 /** A state that gets its new value by `copyBufferToBuffer` after the compute pass. */
 export interface StateCopy {
+  /** The state leaf updated. */
   readonly state: NodeId;
+  /** The node whose value it takes. */
   readonly value: NodeId;
   /**
    * The value lives in another state's buffer that this step overwrites: copy it into a temporary before
@@ -42,6 +45,7 @@ export interface UpdatePlan {
   readonly order: readonly NodeId[];
   /** Value node → the state buffer its kernel writes. */
   readonly writes: ReadonlyMap<NodeId, StateWrite>;
+  /** State updates done by copies after the compute pass. */
   readonly copies: readonly StateCopy[];
   /** Updates whose value is the state itself (nothing to do). */
   readonly identities: number;

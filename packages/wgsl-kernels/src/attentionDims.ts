@@ -12,9 +12,13 @@ export interface AttentionDims {
   readonly heads: number;
   /** Seq-major layout ([..., T, H, D]): H, the heads per sequence; 0 for the heads-major layout. */
   readonly seqHeads: number;
+  /** Query positions T_q. */
   readonly tq: number;
+  /** Key/value positions T_k. */
   readonly tk: number;
+  /** Features per head of q and k. */
   readonly d: number;
+  /** Features per head of v (and of the output). */
   readonly dv: number;
   /**
    * Seq-major tensors stored as head windows of wider rows, by binding name (q, k, v; the results y, y2): absent

@@ -35,7 +35,9 @@ function tileRows(a: number, b: number, caps: DeviceCaps, most = 32): number {
 
 /** A flash variant: rows (threads) per workgroup and partner rows per staged tile (for sweeps; defaults 64 and 32). */
 export interface FlashConfig {
+  /** Query rows (threads) per workgroup. */
   readonly rows: number;
+  /** Key/value rows staged in workgroup memory per tile. */
   readonly tile: number;
   /** Gradient kernels: 'tiled' (flashAttentionTiledGrad.ts, where its workgroup memory fits) or 'rows' (unset: DEFAULT_FLASH_GRAD). */
   readonly grad?: 'tiled' | 'rows';

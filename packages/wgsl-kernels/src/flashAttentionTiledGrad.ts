@@ -22,7 +22,9 @@ const GROUPS = BC / 4;
 
 /** Threads and partner rows per tile of the tiled gradient kernels. */
 export interface TiledGradConfig {
+  /** Threads per workgroup. */
   readonly threads: number;
+  /** Partner rows staged per tile. */
   readonly partners: number;
 }
 

@@ -1,6 +1,13 @@
 // @neura/wgsl-kernels: pure WGSL generation (KernelSpec → KernelPlan) for every GPU op, and the registry through
 // which a user adds or overrides a kernel. Imports only @neura/ir; no GPU objects anywhere in this package.
 
+/**
+ * WGSL generation for every op (a `KernelSpec` in, a `KernelPlan` of dispatches out) and the registry through
+ * which a user adds or overrides a kernel. No GPU objects: pure code generation.
+ *
+ * @module @neura/wgsl-kernels
+ */
+
 export {
   type Binding,
   type BindingSource,

@@ -6,12 +6,19 @@ import type { DType, Node, OpKind, TensorType } from '@neura/ir';
 
 /** What the adapter/device allows, as plain numbers (read from `GPUDevice.limits` and features). */
 export interface DeviceCaps {
+  /** Most threads in one workgroup. */
   readonly maxComputeInvocationsPerWorkgroup: number;
+  /** Largest workgroup extent along x. */
   readonly maxComputeWorkgroupSizeX: number;
+  /** Largest workgroup extent along y. */
   readonly maxComputeWorkgroupSizeY: number;
+  /** Most workgroups along one grid dimension. */
   readonly maxComputeWorkgroupsPerDimension: number;
+  /** Most storage buffers one shader may bind. */
   readonly maxStorageBuffersPerShaderStage: number;
+  /** Largest storage buffer binding in bytes. */
   readonly maxStorageBufferBindingSize: number;
+  /** Bytes of workgroup memory one shader may use. */
   readonly maxComputeWorkgroupStorageSize: number;
   /** `subgroups` feature enabled on the device. */
   readonly subgroups: boolean;
@@ -52,7 +59,9 @@ export const DEFAULT_CAPS: DeviceCaps = {
 
 /** The parts of a GPUDevice that caps are read from (structural, so no WebGPU types are needed here). */
 export interface LimitsSource {
+  /** The device's numeric limits, by WebGPU limit name. */
   readonly limits: { readonly [K in NumericCaps]: number };
+  /** The device's enabled features. */
   readonly features: { has(name: string): boolean };
 }
 
@@ -77,7 +86,9 @@ export function capsOf(device: LimitsSource): DeviceCaps {
  * node to the ops a generator handles, so it reads their attributes without casts.
  */
 export interface KernelSpec<K extends OpKind = OpKind> {
+  /** The node to compute. */
   readonly node: Node<K>;
+  /** Its operand types, in `node.inputs` order. */
   readonly inputs: readonly TensorType[];
   /**
    * In-place update: the output shares its buffer with input `inPlace` (same shape, not broadcast). Only
@@ -120,7 +131,9 @@ export type BindingSource =
  * `literals` (a uniform buffer: not counted against maxStorageBuffersPerShaderStage).
  */
 export interface Binding {
+  /** Where the buffer comes from (an operand, the output, scratch, …). */
   readonly source: BindingSource;
+  /** Whether the shader only reads the buffer or also writes it. */
   readonly access: 'read' | 'read_write';
   /** Element type as the shader declares it. */
   readonly dtype: DType;
@@ -130,8 +143,11 @@ export interface Binding {
 export interface Dispatch {
   /** For GPU object labels and error messages, e.g. `matmul[32x784x128]`. */
   readonly label: string;
+  /** The WGSL source (entry point `main`). */
   readonly code: string;
+  /** The buffers bound, in binding order. */
   readonly bindings: readonly Binding[];
+  /** Threads per workgroup in x, y, z. */
   readonly workgroupSize: readonly [number, number, number];
   /** Number of workgroups in x, y, z. */
   readonly grid: readonly [number, number, number];
@@ -139,7 +155,9 @@ export interface Dispatch {
 
 /** How a node executes: dispatches in order, with scratch buffers (sizes in bytes) they share. */
 export interface KernelPlan {
+  /** The dispatches, in the order they run. */
   readonly dispatches: readonly Dispatch[];
+  /** Sizes in bytes of the scratch buffers (indexed by `scratch` bindings). */
   readonly scratch: readonly number[];
 }
 
@@ -151,5 +169,6 @@ export type KernelGenerator<K extends OpKind = OpKind> = (spec: KernelSpec<K>, c
 
 /** Raised when no kernel can be generated: unsupported op/shape or a device limit exceeded. */
 export class KernelError extends Error {
+  /** Always `'KernelError'`. */
   override readonly name = 'KernelError';
 }

@@ -25,10 +25,15 @@ import { reluOf } from './scalarOps.js';
 
 /** A tiled matmul configuration: tile BM x BN x BK, TM x TN outputs per thread (multiples of 4). */
 export interface MatmulConfig {
+  /** Output rows per workgroup tile (BM). */
   readonly bm: number;
+  /** Output columns per workgroup tile (BN). */
   readonly bn: number;
+  /** K slice staged per iteration (BK). */
   readonly bk: number;
+  /** Output rows per thread (TM). */
   readonly tm: number;
+  /** Output columns per thread (TN). */
   readonly tn: number;
   /** Used only when the output has at least this many tiles (else the next configuration). */
   readonly minTiles: number;
@@ -141,8 +146,11 @@ export function chooseMatmulConfig(m: number, n: number, caps: DeviceCaps, confi
 
 /** The skinny kernel's layout: RM rows x WN columns per workgroup, K split S ways (WN * S threads). */
 export interface SkinnyConfig {
+  /** Output rows per workgroup (RM). */
   readonly rm: number;
+  /** Output columns per workgroup (WN). */
   readonly wn: number;
+  /** Ways K is split among threads (S). */
   readonly s: number;
 }
 
@@ -163,18 +171,27 @@ export function chooseSkinnyConfig(m: number, transB: boolean, caps: DeviceCaps)
 
 /** A matmul node as its kernels see it (shapes, transposes, epilogue, batch offsets). */
 export interface MatmulProblem {
+  /** The node and operand types being compiled. */
   readonly spec: KernelSpec<MatmulOp | 'matmulPartials'>;
+  /** Output rows M. */
   readonly M: number;
+  /** Output columns N. */
   readonly N: number;
+  /** Inner extent K. */
   readonly K: number;
+  /** A is stored transposed ([K, M]). */
   readonly transA: boolean;
+  /** B is stored transposed ([N, K]). */
   readonly transB: boolean;
+  /** A bias row is added (fusedMatmul). */
   readonly hasBias: boolean;
+  /** ReLU is applied to the result (fusedMatmul). */
   readonly relu: boolean;
   /** A pointwise epilogue (`matmulEpilogue`), applied where each element is stored. */
   readonly epi?: MatmulEpilogueHook;
   /** Output batch axes (numpy-broadcast of A's and B's) and their count. */
   readonly batch: readonly number[];
+  /** Number of output batches (product of `batch`). */
   readonly batches: number;
   /** WGSL lets `aoff`, `boff`, `yoff`, `zbias`: this workgroup's batch offsets (from wid.z). */
   readonly offsets: string;
@@ -185,11 +202,17 @@ export type MatmulOp = 'matmul' | 'fusedMatmul' | 'matmulEpilogue';
 
 /** The shape of a matmul problem: M x N x K, operand transposes, output batches (what a tuning entry is keyed by). */
 export interface MatmulShape {
+  /** Output rows M. */
   readonly m: number;
+  /** Output columns N. */
   readonly n: number;
+  /** Inner extent K. */
   readonly k: number;
+  /** A is stored transposed (default false). */
   readonly transA?: boolean;
+  /** B is stored transposed (default false). */
   readonly transB?: boolean;
+  /** Output batches (default 1). */
   readonly batches?: number;
 }
 

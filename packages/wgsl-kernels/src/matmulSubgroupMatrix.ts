@@ -22,17 +22,25 @@ import { header, kernelError, labelOf, u32Lit } from './wgsl.js';
 
 /** A subgroup-matrix shape the device offers for f16 operands and f32 results (left m x k, right k x n). */
 export interface SubgroupMatrixShape {
+  /** Rows of the left and result matrices. */
   readonly m: number;
+  /** Columns of the right and result matrices. */
   readonly n: number;
+  /** Inner extent. */
   readonly k: number;
 }
 
 /** A subgroup-matrix tiling: SGM x SGN subgroups, each FM x FN result matrices, K slices of BK. */
 export interface SubgroupMatrixTiling {
+  /** Subgroups along M (SGM). */
   readonly sgm: number;
+  /** Subgroups along N (SGN). */
   readonly sgn: number;
+  /** Result matrices per subgroup along M (FM). */
   readonly fm: number;
+  /** Result matrices per subgroup along N (FN). */
   readonly fn: number;
+  /** K slice staged per iteration (BK). */
   readonly bk: number;
   /**
    * Two workgroup-memory slices: the next slice is stored while this one is computed, one barrier per slice

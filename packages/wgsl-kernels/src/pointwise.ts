@@ -9,8 +9,11 @@ import { literal } from './literals.js';
 
 /** The emitted statements, the f32 result expression and the number of arithmetic ops. */
 export interface EmittedExpr {
+  /** WGSL statements computing intermediate values. */
   readonly code: string;
+  /** The WGSL expression of the f32 result. */
   readonly result: string;
+  /** Number of arithmetic ops (for the cost model). */
   readonly ops: number;
 }
 

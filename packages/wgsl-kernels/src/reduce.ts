@@ -158,7 +158,9 @@ ${stores}`;
 
 /** Geometry of the one-pass columns kernel: columns per workgroup (a multiple of 4 or 1 below) and its threads. */
 export interface ColumnStripsConfig {
+  /** Columns per workgroup. */
   readonly strip: number;
+  /** Threads per workgroup. */
   readonly threads: number;
 }
 
@@ -167,7 +169,9 @@ export const COLUMN_STRIPS: ColumnStripsConfig = { strip: COLUMN_STRIP, threads:
 
 /** How a columns reduction runs: ir's rule (`columnsPath`), or a form forced by the bench (`strips`/`split`). */
 export interface ColumnsForm {
+  /** Force the one-pass strips or the two-pass split form (default: ir's rule decides). */
   readonly form?: 'strips' | 'split';
+  /** The strips geometry (default COLUMN_STRIPS). */
   readonly strips?: ColumnStripsConfig;
 }
 

@@ -11,7 +11,9 @@ import { declareBindings, header, indent, kernelError, labelOf, linearGrid, line
 
 /** A storage buffer as a shader sees it: the plan's binding and the WGSL variable bound to it. */
 export interface BufferVar {
+  /** The WGSL variable name. */
   readonly name: string;
+  /** The plan's binding. */
   readonly binding: Binding;
   /** Element type when it is not the dtype's storage type (`vec4<f32>`, `atomic<u32>`). */
   readonly element?: string;
@@ -35,6 +37,7 @@ export function scratchVar(index: number, name: string, access: Binding['access'
 
 /** Operands bound read-only (one buffer per distinct node, named by its first operand) plus the output `y`. */
 export interface BoundOperands {
+  /** The operand buffers and the output buffer. */
   readonly buffers: BufferVar[];
   /** WGSL buffer name of an operand (operands of the same node share a name). */
   readonly name: (operand: number) => string;
@@ -63,6 +66,7 @@ export function bindOperands(spec: KernelSpec, operands: readonly number[], name
 export interface ShaderParts {
   /** How the kernel works, for the header comment. */
   readonly strategy: string;
+  /** Every buffer the shader binds. */
   readonly buffers: readonly BufferVar[];
   /** Module-scope declarations (`const`, `var<workgroup>`), one per entry, in order. */
   readonly decls?: readonly string[];

@@ -26,9 +26,13 @@ export interface Analysis<D> {
 
 /** An e-class: its canonical id, e-nodes, analysis data and the (node, class) pairs that use it (possibly stale: canonicalise before use). */
 export interface EClass<D> {
+  /** The canonical id of the class. */
   readonly id: Id;
+  /** The e-nodes (equivalent expressions) of the class. */
   readonly nodes: readonly ENode[];
+  /** The analysis data of the class (for tensors: shape, dtype, known values). */
   readonly data: D;
+  /** The e-nodes that use this class as a child, each with its own class. */
   readonly parents: readonly (readonly [ENode, Id])[];
 }
 

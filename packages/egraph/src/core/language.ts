@@ -24,8 +24,11 @@ export function isDataRecord(data: NodeData | undefined): data is DataRecord {
 
 /** An e-node: an operator, optional attribute data (part of identity) and child e-class ids. */
 export interface ENode {
+  /** The operator name. */
   readonly op: string;
+  /** Attribute data (compared structurally: part of the node's identity). */
   readonly data?: NodeData;
+  /** Child e-class ids, in operand order. */
   readonly children: readonly Id[];
 }
 

@@ -12,8 +12,11 @@ export type RecExpr = readonly ENode[];
 
 /** A tree expression, convenient to write by hand. */
 export interface Term {
+  /** The operator name. */
   readonly op: string;
+  /** Attribute data. */
   readonly data?: NodeData;
+  /** Child terms, in operand order. */
   readonly children: readonly Term[];
 }
 

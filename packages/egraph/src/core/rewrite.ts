@@ -7,6 +7,7 @@ import type { Id, Language } from './language.js';
 import { defaultLanguage } from './language.js';
 import type { PatternAst } from './pattern.js';
 import { Pattern } from './pattern.js';
+import { MultiPattern } from './multiPattern.js';
 import type { Match, Subst } from './subst.js';
 
 /** Finds matches in an e-graph (a Pattern is one). */
@@ -98,12 +99,14 @@ export class Rewrite<D = unknown> {
 export interface RwOptions<D> {
   /** Guard: the rule fires only where it returns true. */
   readonly condition?: Condition<D>;
+  /** The same as `condition` (egg's conditional applier); give one of the two. */
+  readonly guard?: Condition<D>;
   /** Language used to parse string patterns. */
   readonly language?: Language;
 }
 
-function toPattern(p: string | Pattern | PatternAst, language: Language): Pattern {
-  if (p instanceof Pattern) return p;
+function toPattern(p: string | Pattern | MultiPattern | PatternAst, language: Language): Pattern | MultiPattern {
+  if (p instanceof Pattern || p instanceof MultiPattern) return p;
   return typeof p === 'string' ? Pattern.parse(p, language) : new Pattern(p);
 }
 
@@ -119,17 +122,18 @@ export function fnApplier<D>(fn: ApplyFn<D>, name = 'custom'): Applier<D> {
 }
 
 /**
- * A one-line named rule: `rw('mul-one', '(mul ?a 1)', '?a')`; the right side may be a pattern or a custom
- * applier function. Parse errors and unbound right-side variables throw an Error naming the rule.
+ * A one-line named rule: `rw('mul-one', '(mul ?a 1)', '?a')`; either side may be a MultiPattern, the right side
+ * also a custom applier function; `{ guard }` makes it conditional. Parse errors and unbound right-side variables throw an Error naming the rule.
  */
 export function rw<D = unknown>(
   name: string,
-  lhs: string | Pattern | PatternAst,
-  rhs: string | Pattern | PatternAst | ApplyFn<D>,
+  lhs: string | Pattern | MultiPattern | PatternAst,
+  rhs: string | Pattern | MultiPattern | PatternAst | ApplyFn<D>,
   opts: RwOptions<D> = {},
 ): Rewrite<D> {
   const language = opts.language ?? defaultLanguage;
-  let searcher: Pattern;
+  if (opts.condition && opts.guard) throw new RuleError(`rule '${name}': give either condition or guard, not both`);
+  let searcher: Pattern | MultiPattern;
   let applier: Applier<D>;
   try {
     searcher = toPattern(lhs, language);
@@ -138,7 +142,7 @@ export function rw<D = unknown>(
     const msg = e instanceof Error ? e.message : String(e);
     throw new RuleError(`rule '${name}': ${msg}`, { cause: e });
   }
-  return new Rewrite<D>(name, searcher, applier, opts.condition);
+  return new Rewrite<D>(name, searcher, applier, opts.condition ?? opts.guard);
 }
 
 /** Both directions of an equation: `name` (lhs → rhs) and `name-rev` (rhs → lhs). */

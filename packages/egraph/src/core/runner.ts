@@ -16,12 +16,17 @@ export type StopReason = 'saturated' | 'iterationLimit' | 'nodeLimit' | 'timeLim
 
 /** Figures of one iteration. */
 export interface Iteration {
+  /** E-nodes after the iteration. */
   readonly egraphNodes: number;
+  /** E-classes after the iteration. */
   readonly egraphClasses: number;
   /** Per rule: unions that changed the graph (only rules with at least one). */
   readonly applied: Readonly<Record<string, number>>;
+  /** Milliseconds spent searching for matches. */
   readonly searchTimeMs: number;
+  /** Milliseconds spent applying matches. */
   readonly applyTimeMs: number;
+  /** Milliseconds spent rebuilding (restoring congruence). */
   readonly rebuildTimeMs: number;
   /** Unions caused by congruence during rebuild. */
   readonly rebuildUnions: number;
@@ -29,20 +34,29 @@ export interface Iteration {
 
 /** What a run did: the stop reason, sizes, per-rule counts and time. */
 export interface Report {
+  /** Why the run stopped. */
   readonly stopReason: StopReason;
   /** Hook message when `stopReason` is `other`; otherwise a line naming the limit and its value. */
   readonly stopMessage: string;
+  /** Iterations run. */
   readonly iterations: number;
+  /** E-nodes at the end. */
   readonly egraphNodes: number;
+  /** E-classes at the end. */
   readonly egraphClasses: number;
   /** Per rule name: substitutions found by search, over all iterations (every rule listed). */
   readonly matched: Readonly<Record<string, number>>;
   /** Per rule name: unions that actually changed the graph, over all iterations (every rule listed). */
   readonly applied: Readonly<Record<string, number>>;
+  /** Milliseconds of the whole run. */
   readonly totalTimeMs: number;
+  /** Milliseconds spent searching, over all iterations. */
   readonly searchTimeMs: number;
+  /** Milliseconds spent applying, over all iterations. */
   readonly applyTimeMs: number;
+  /** Milliseconds spent rebuilding, over all iterations. */
   readonly rebuildTimeMs: number;
+  /** Figures of every iteration, in order. */
   readonly iterationLog: readonly Iteration[];
 }
 
@@ -51,11 +65,15 @@ export type RunnerHook<D> = (runner: Runner<D>) => string | undefined;
 
 /** Limits and settings of a Runner (egg's defaults: 30 iterations, 10 000 nodes, 5 s). */
 export interface RunnerOptions<D> {
+  /** Most iterations (default 30). */
   readonly iterLimit?: number;
+  /** Most e-nodes: the run stops once the e-graph is larger (default 10 000). */
   readonly nodeLimit?: number;
+  /** Most wall time in ms (default 5000). */
   readonly timeLimitMs?: number;
   /** Defaults to a fresh `BackoffScheduler`. */
   readonly scheduler?: Scheduler;
+  /** Hooks run before each iteration (any may stop the run). */
   readonly hooks?: readonly RunnerHook<D>[];
   /** Clock in milliseconds; defaults to `performance.now` where present, else `Date.now`. */
   readonly now?: () => number;

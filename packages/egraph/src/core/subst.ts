@@ -1,7 +1,7 @@
 // Substitutions (pattern variable → e-class id) and the `Match` a searcher returns for one e-class.
 // Must not search or apply anything. Invariant: variable names always carry their leading `?`.
 import { RuleError } from './errors.js';
-import type { Id } from './language.js';
+import type { Id, NodeData } from './language.js';
 
 /** Normalises a variable name to its `?name` form. */
 export function varName(name: string): string {
@@ -15,6 +15,7 @@ export function varName(name: string): string {
 export class Subst {
   private names: readonly string[];
   private ids: readonly Id[];
+  private attrs?: ReadonlyMap<string, NodeData | undefined>;
 
   /** Makes a substitution from `[name, id]` pairs. */
   constructor(entries: Iterable<readonly [string, Id]> = []) {
@@ -33,12 +34,20 @@ export class Subst {
     this.ids = ids;
   }
 
-  /** Makes a substitution from shared, already `?`-prefixed names and their ids (no copying). */
-  static fromArrays(names: readonly string[], ids: readonly Id[]): Subst {
+  /** Makes a substitution from shared, already `?`-prefixed names and their ids (no copying), and attribute values. */
+  static fromArrays(names: readonly string[], ids: readonly Id[], attrs?: ReadonlyMap<string, NodeData | undefined>): Subst {
     const s = new Subst();
     s.names = names;
     s.ids = ids;
+    if (attrs) s.attrs = attrs;
     return s;
+  }
+
+  /** The value bound to attribute variable `name` (undefined: the node lacked the field); throws when not bound. */
+  attr(name: string): NodeData | undefined {
+    const v = varName(name);
+    if (!this.attrs?.has(v)) throw new RuleError(`Subst: attribute variable ${v} is not bound (bound: ${[...(this.attrs?.keys() ?? [])].join(' ') || 'none'})`);
+    return this.attrs.get(v);
   }
 
   /** The id bound to `name`; throws an Error naming the variable when it is unbound. */
@@ -77,12 +86,15 @@ export class Subst {
 
   /** `{?a: 3, ?b: 5}`-style text for messages. */
   toString(): string {
-    return `{${this.names.map((n, i) => `${n}: ${this.ids[i]}`).join(', ')}}`;
+    const attrs = [...(this.attrs ?? [])].map(([n, v]) => `${n}: ${JSON.stringify(v)}`);
+    return `{${[...this.names.map((n, i) => `${n}: ${this.ids[i]}`), ...attrs].join(', ')}}`;
   }
 }
 
 /** All substitutions under which a searcher matched one e-class (egg's `SearchMatches`). */
 export interface Match {
+  /** The matched e-class. */
   readonly eclass: Id;
+  /** Every substitution of the pattern's variables that matched it. */
   readonly substs: readonly Subst[];
 }

@@ -24,6 +24,7 @@ export interface CostOptions {
 
 /** The cost model's figures with every default filled in, and the device limits it judges legality by. */
 export interface CostModel extends Required<CostOptions> {
+  /** The device limits a kernel must fit (storage buffers, workgroup sizes). */
   readonly limits: KernelLimits;
 }
 

@@ -13,6 +13,7 @@ import { enodeAttrs, irENode } from './tensorLanguage.js';
 
 /** No schedule and set of recomputations fits the plan into `optimize`'s `memoryBudget`. */
 export class MemoryBudgetError extends Error {
+  /** Always `'MemoryBudgetError'`. */
   override readonly name: string = 'MemoryBudgetError';
   constructor(
     message: string,

@@ -49,33 +49,49 @@ import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
 
 /** The named rule sets. */
 export const RULE_SETS = {
+  /** Algebraic simplification: identities, constant folding and scalar-factor reassociation. */
   algebra: algebraRules,
+  /** Layout rewrites: transposes folded into matmul flags, transpose/reshape chains collapsed, no-op reshapes removed. */
   layout: layoutRules,
+  /** Elementwise, reduction and matmul-epilogue fusion into pointwise kernels. */
   fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules],
+  /** Row-local fusion: a pointwise node reading its rows' statistics (layer norm, softmax) becomes one `rowwise` kernel. */
   rows: rowwiseFusionRules,
+  /** The gradient forms autograd emits, rewritten to fused backward ops. */
   backward: backwardRules,
+  /** Optimizer updates fused into one multi-result or multi-tensor kernel. */
   update: [...multiUpdateRules, ...multiTensorUpdateRules],
+  /** Attention: log-sum-exp reuse, fused K/V gradients and Δ from the output. */
   attention: [...attentionLseRules, ...attentionGradKVRules, ...attentionDeltaRules],
+  /** Attention in sequence-major layout (no head-split transposes). */
   attentionLayout: attentionLayoutRules,
+  /** Attention reading head windows of a fused QKV projection in place. */
   attentionInPlace: [...attentionWindowRules, ...attentionGradQKVRules],
+  /** Several reductions over one input in one kernel. */
   reduceMulti: reduceMultiRules,
+  /** Several row-wise ops over one input in one kernel. */
   rowMulti: rowwiseMultiRules,
+  /** Split-K weight gradients folded into the multi-tensor update that reads them. */
   fold: splitKFoldRules,
   // not in the default passes: `memoryBudget` offers its alternatives edge by edge (memoryFit.ts)
+  /** Recompute-instead-of-store alternatives (used by `memoryBudget` only). */
   recompute: recomputeRules,
   // not in the default passes: `recognizeForward` runs it on the forward graph, before differentiation
+  /** Recognition of attention built from matmul/softmax (used by `recognizeForward` only). */
   recognize: attentionRecognizeRules,
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */
 export type RuleSetName = keyof typeof RULE_SETS;
 
-/** Every tensor rule, in set order (algebra, layout, fusion, backward, update, attention). */
-export const allRules: readonly TensorRewrite[] = [...algebraRules, ...layoutRules, ...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...rowwiseFusionRules, ...backwardRules, ...multiUpdateRules, ...multiTensorUpdateRules, ...attentionLseRules, ...attentionGradKVRules, ...attentionGradQKVRules, ...attentionDeltaRules, ...attentionLayoutRules, ...attentionWindowRules, ...reduceMultiRules, ...rowwiseMultiRules, ...recomputeRules, ...splitKFoldRules, ...attentionRecognizeRules];
+/** Every tensor rule, derived from `RULE_SETS` in set order (each rule once): a new set's rules join automatically. */
+export const allRules: readonly TensorRewrite[] = [...new Set<TensorRewrite>(Object.values(RULE_SETS).flat())];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
+  /** Name of the pass, as in reports. */
   readonly name: string;
+  /** The rule sets it runs. */
   readonly ruleSets: readonly RuleSetName[];
   /** Cap of this pass (the run's totals cap it further). Passes are bounded by iterations and e-nodes, never by time. */
   readonly iterLimit?: number;
@@ -127,6 +143,7 @@ export interface OptimizeOptions {
    * the same graph gives the same plan on an idle and on a loaded machine.
    */
   readonly iterLimit?: number;
+  /** Most e-nodes over all passes (default 50 000). */
   readonly nodeLimit?: number;
   /**
    * A wall-clock cap over all passes in ms (default none). Opt-in only: a time cut makes the plan depend on the
@@ -165,14 +182,19 @@ export interface OptimizeOptions {
 
 /** The result of `optimize`. */
 export interface OptimizeResult {
+  /** The optimized graph (same outputs and updates as the input). */
   readonly graph: GraphT;
+  /** What the optimizer did. */
   readonly report: OptimizeReport;
 }
 
 /** An ir graph loaded into an e-graph: the class of each live node, and the roots extraction starts from. */
 export interface LoadedGraph {
+  /** The e-graph holding the graph's nodes. */
   readonly egraph: EGraphT<TensorInfo>;
+  /** The e-class of each live node. */
   readonly classOf: ReadonlyMap<NodeId, Id>;
+  /** The classes of the graph's outputs and update values. */
   readonly roots: readonly Id[];
 }
 
@@ -403,7 +425,9 @@ function stepEnds(loaded: LoadedGraph, original: GraphT): StepEnds {
 
 /** A pass's name and its runner report. */
 export interface PassReport {
+  /** Name of the pass. */
   readonly name: string;
+  /** The runner's report of the pass. */
   readonly report: Report;
 }
 
@@ -490,6 +514,14 @@ export const DEFAULT_FUSION_WIDTH = DEFAULT_KERNEL_LIMITS.maxStorageBuffersPerSh
 /**
  * Optimizes a graph by equality saturation: returns a new graph of fused kernels computing the same outputs
  * and updates, and a report (e-graph figures, stop reason, rule hits, dispatches and bytes before/after).
+ * The input graph is not changed. `compileTraining` and `compileInference` call it for you.
+ *
+ * @example
+ * ```ts
+ * const { graph: fused, report } = optimize(step);   // step: a Graph (forward, backward and updates)
+ * console.log(report.summary());                      // e-graph size, dispatches and bytes before → after
+ * const session = await compile(fused, device);
+ * ```
  */
 export function optimize(graph: GraphT, options: OptimizeOptions = {}): OptimizeResult {
   const start = now();

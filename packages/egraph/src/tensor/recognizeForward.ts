@@ -13,6 +13,7 @@ import { attentionRecognizeRules } from './rules/attentionRecognize.js';
 
 /** What `recognizeForward` did: the graph (the given one when nothing matched) and the rule hits. */
 export interface RecognizeResult {
+  /** The graph with recognized attention (the given one when nothing matched). */
   readonly graph: GraphT;
   /** Applications per rule (empty when nothing matched). */
   readonly applied: Readonly<Record<string, number>>;

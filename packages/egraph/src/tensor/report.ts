@@ -23,9 +23,13 @@ export interface GraphFigures {
 
 /** A fused kernel of the optimized graph and the rules whose rewrites built it. */
 export interface FusedKernel {
+  /** Id of the kernel's node in the optimized graph. */
   readonly node: NodeId;
+  /** The kernel's op (`pointwise`, `fusedMatmul`, …). */
   readonly op: string;
+  /** The kernel's output shape. */
   readonly shape: Shape;
+  /** Number of distinct operands. */
   readonly inputs: number;
   /** The pointwise expression, for `pointwise` kernels (`post ∘ reduce[axes](prologue)` for `pointwiseReduce`). */
   readonly expr?: string;
@@ -33,16 +37,23 @@ export interface FusedKernel {
   readonly epilogue?: string;
   /** The registered name, for `custom` kernels (user ops run as their own kernel). */
   readonly custom?: string;
+  /** Rules whose rewrites built it (by name). */
   readonly rules: readonly string[];
 }
 
 /** E-graph figures of the run. */
 export interface EGraphFigures {
+  /** E-nodes at the end of the run. */
   readonly enodes: number;
+  /** E-classes at the end of the run. */
   readonly eclasses: number;
+  /** Iterations, over all passes. */
   readonly iterations: number;
+  /** Why the (last) pass stopped. */
   readonly stopReason: Report['stopReason'];
+  /** A line naming the limit that stopped it, or a hook's message. */
   readonly stopMessage: string;
+  /** Milliseconds of equality saturation. */
   readonly timeMs: number;
   /** Unions that changed the e-graph, per rule (rules that never fired are left out). */
   readonly ruleHits: Readonly<Record<string, number>>;
@@ -116,14 +127,19 @@ export function fmtBytes(b: number): string {
 
 /** Wall time of each phase of `optimize`, in ms. */
 export interface OptimizePhases {
+  /** Loading the graph into the e-graph. */
   readonly loadMs: number;
+  /** Running the rule passes. */
   readonly runMs: number;
+  /** Extracting the cheapest plan. */
   readonly extractMs: number;
+  /** Rebuilding an ir graph from the extraction. */
   readonly rebuildGraphMs: number;
 }
 
 /** What fitting a plan into a memory budget did (the report's `memory`). */
 export interface MemoryFit {
+  /** The budget in bytes. */
   readonly budget: number;
   /** Estimated bytes allocated by the plan as extracted (its own schedule). */
   readonly before: number;
@@ -174,17 +190,29 @@ export class OptimizeReport {
 
   /** Builds the report from the run and both graphs' figures. */
   constructor(parts: {
+    /** The runner's report (totals over the passes). */
     run: Report;
+    /** Each pass's name and report. */
     passes?: readonly { readonly name: string; readonly report: Report }[];
+    /** Wall time per phase. */
     phases?: OptimizePhases;
+    /** Figures of the graph before optimization. */
     before: GraphFigures;
+    /** Figures of the optimized graph. */
     after: GraphFigures;
+    /** The optimized graph's fused kernels. */
     kernels: FusedKernel[];
+    /** Cost of the extracted plan under the cost model. */
     cost: number;
+    /** What the DAG extractor's search did. */
     search?: DagExtraction['search'];
+    /** Milliseconds of the whole optimize call. */
     totalTimeMs: number;
+    /** A DOT dump of the e-graph (debug level 3). */
     dot?: string;
+    /** Ops with a user-registered kernel. */
     customKernelOps?: readonly string[];
+    /** What `memoryBudget` did. */
     memory?: MemoryFit;
   }) {
     const hits: Record<string, number> = {};

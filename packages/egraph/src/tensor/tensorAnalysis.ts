@@ -12,7 +12,9 @@ import { fromENode, type IrOp, isOpKind, leafTypeOf } from './tensorLanguage.js'
 
 /** Analysis data of one e-class. */
 export interface TensorInfo {
+  /** The shape of every value in the class. */
   readonly shape: Shape;
+  /** The dtype of every value in the class. */
   readonly dtype: DType;
   /** The value of every element, when known (finite values only). */
   readonly constant?: number;

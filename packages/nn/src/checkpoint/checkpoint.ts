@@ -35,7 +35,9 @@ export interface Checkpoint extends CheckpointInfo {
 
 /** A compiled session with its graph (a TrainingSession or an InferenceSession). */
 export interface CheckpointTarget {
+  /** The compiled session whose params and state are saved or overwritten. */
   readonly session: Session;
+  /** The session's compiled graph (declares the names, shapes and dtypes checked). */
   readonly graph: Graph;
 }
 
@@ -112,6 +114,7 @@ export async function restoreCheckpoint(target: CheckpointTarget, ckpt: Pick<Che
 
 /** A checkpoint that does not fit the session it is restored into; lists every mismatch. */
 export class CheckpointMismatchError extends Error {
+  /** @param problems - every mismatch found (unknown, missing or wrongly shaped tensors), one line each. */
   constructor(readonly problems: readonly string[]) {
     super(`checkpoint does not match the session (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n  ${problems.slice(0, 20).join('\n  ')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`);
     this.name = 'CheckpointMismatchError';

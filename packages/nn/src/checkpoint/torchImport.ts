@@ -12,7 +12,9 @@ import { Module } from '../module.js';
 
 /** The shape and dtype a model expects for one param or buffer. */
 export interface ExpectedTensor {
+  /** The expected extents. */
   readonly shape: Shape;
+  /** The expected element type (default `f32`). */
   readonly dtype?: TensorValue['dtype'];
 }
 
@@ -35,6 +37,7 @@ export interface TorchImportOptions {
 
 /** A torch state dict that does not fit the model; lists every problem. */
 export class TorchImportError extends Error {
+  /** @param problems - every problem found (unknown, missing or wrongly shaped tensors), one line each. */
   constructor(readonly problems: readonly string[]) {
     super(`PyTorch state dict does not fit the model (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n  ${problems.slice(0, 20).join('\n  ')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`);
     this.name = 'TorchImportError';

@@ -6,15 +6,19 @@ import { mulberry32 } from '@neura/ir';
 
 /** One mini-batch: features [batch, features] and labels [batch]. Buffers are reused between batches. */
 export interface Batch {
+  /** Features, [batch, features] row-major. */
   readonly x: Float32Array;
+  /** Class labels, [batch]. */
   readonly labels: Int32Array;
 }
 
 /** Options of `batches`. */
 export interface BatchOptions {
+  /** Examples per batch (the last partial batch is dropped). */
   batchSize: number;
   /** Shuffle with this seed each epoch (epoch index is mixed in); no shuffle when undefined. */
   shuffleSeed?: number;
+  /** Epoch index mixed into the shuffle seed (default 0). */
   epoch?: number;
   /** The last batch when fewer than `batchSize` examples remain: dropped (default) or yielded with fewer rows. */
   lastBatch?: 'drop' | 'partial';

@@ -4,12 +4,15 @@
 
 /** A file that is not a well-formed IDX file of unsigned bytes (or not the one expected). */
 export class IdxError extends Error {
+  /** Always `'IdxError'`. */
   override readonly name = 'IdxError';
 }
 
 /** A decoded IDX file: its dimensions and raw unsigned bytes. */
 export interface IdxData {
+  /** Extent of each dimension, outermost first. */
   readonly dims: readonly number[];
+  /** The elements, row-major. */
   readonly data: Uint8Array;
 }
 

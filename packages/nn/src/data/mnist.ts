@@ -6,14 +6,19 @@ import { IdxError, parseIdx } from './idx.js';
 
 /** One split of MNIST: `count` images of 28×28 flattened to 784 floats, and their labels. */
 export interface MnistSplit {
+  /** Number of images. */
   readonly count: number;
+  /** `count` × 784 pixel values, row-major. */
   readonly images: Float32Array;
+  /** `count` digit labels 0–9. */
   readonly labels: Int32Array;
 }
 
 /** Both splits. */
 export interface Mnist {
+  /** The 60 000 training images. */
   readonly train: MnistSplit;
+  /** The 10 000 test images. */
   readonly test: MnistSplit;
 }
 

@@ -57,7 +57,9 @@ export class CharTokenizer implements TextTokenizer {
 
 /** One language-model batch: tokens and their next tokens, [batch, context] each (buffers reused). */
 export interface LmBatch {
+  /** Token ids, [batch, context] row-major. */
   readonly tokens: Int32Array;
+  /** The next token of each position, [batch, context]. */
   readonly targets: Int32Array;
 }
 

@@ -17,6 +17,7 @@ import { checkSampling, type SamplingOptions, sampleToken } from './sampling.js'
 
 /** Options of `compileGenerator`. */
 export interface GeneratorOptions {
+  /** The device to compile the decode step for. */
   device: NeuraDevice;
   /** Positions the KV cache holds (default: the model's context; required for models without one). */
   maxLen?: number;
@@ -67,7 +68,17 @@ export function decodeFeeds(token: number, pos: number, maxLen: number, into?: {
   return { [TOKEN]: f.token, [POS]: f.pos, [MASK]: f.mask };
 }
 
-/** Builds and compiles a model's decode graph; load weights with `loadStateDict` before generating. */
+/**
+ * Builds and compiles a model's decode graph; load weights with `loadStateDict` before generating.
+ *
+ * @example
+ * ```ts
+ * const gen = await compileGenerator(model, { device });   // KV cache of `context` positions
+ * await gen.loadStateDict(await train.stateDict());
+ * for await (const id of gen.generate(Array.from(tok.encode('The ')), { maxTokens: 200, temperature: 0.8, topK: 20, seed: 1 }))
+ *   process.stdout.write(tok.decode([id]));
+ * ```
+ */
 export async function compileGenerator(model: CausalLM, opts: GeneratorOptions): Promise<Generator> {
   const maxLen = opts.maxLen ?? model.maxContext;
   if (maxLen === undefined) throw new GraphError('compileGenerator: give maxLen (the model has no fixed context)', 'Generator');
@@ -87,6 +98,7 @@ export class Generator {
 
   /** @internal Use `compileGenerator`. */
   constructor(
+    /** The model whose decode step was compiled. */
     readonly model: CausalLM,
     /** The compiled decode graph (its state holds the model's weights and the KV caches). */
     readonly session: InferenceSession,

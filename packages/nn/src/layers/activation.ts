@@ -13,6 +13,7 @@ export class ReLU extends Module {
 
 /** max(x, αx) (PyTorch's negative_slope, default 0.01). */
 export class LeakyReLU extends Module {
+  /** @param negativeSlope - α, the slope for x < 0 (default 0.01). */
   constructor(readonly negativeSlope = 0.01) {
     super();
   }
@@ -23,6 +24,7 @@ export class LeakyReLU extends Module {
 
 /** GELU, exact (erf) by default or the tanh approximation. */
 export class GELU extends Module {
+  /** @param approximate - `'none'` (exact erf, default) or `'tanh'` (the tanh approximation). */
   constructor(readonly approximate: 'none' | 'tanh' = 'none') {
     super();
   }
@@ -54,6 +56,7 @@ export class Tanh extends Module {
 
 /** Softmax along an axis (default the last). */
 export class Softmax extends Module {
+  /** @param axis - the axis normalised over (default -1, the last). */
   constructor(readonly axis = -1) {
     super();
   }

@@ -54,15 +54,20 @@ export interface DecodeContext {
 
 /** Self-attention `x [B, T, W] → [B, T, W]` (see the file header for layouts and the KV-cache decode). */
 export class MultiheadAttention extends Module {
+  /** Query heads. */
   readonly heads: number;
+  /** Key/value heads (divides `heads`; equal for plain multi-head attention). */
   readonly kvHeads: number;
+  /** Features per head (`width / heads`). */
   readonly headDim: number;
   private readonly names: readonly string[];
   private readonly lins = new Map<string, Linear>();
   private readonly drop?: Dropout;
 
   constructor(
+    /** Model width W (input and output features). */
     readonly width: number,
+    /** Heads, masking, projections and init (see AttentionOptions). */
     readonly options: AttentionOptions,
   ) {
     super();

@@ -20,11 +20,16 @@ export interface BatchNormOptions {
 }
 
 abstract class BatchNormBase extends Module {
+  /** Added to the variance before the rsqrt (default 1e-5). */
   readonly eps: number;
+  /** Weight of the new batch statistic in the running averages (default 0.1, PyTorch's). */
   readonly momentum: number;
+  /** Whether the layer has a learnable per-channel weight and bias. */
   readonly affine: boolean;
+  /** Whether running statistics are kept and used in eval mode. */
   readonly trackRunningStats: boolean;
   constructor(
+    /** Channels C (axis 1 of the input). */
     readonly numFeatures: number,
     private readonly ranks: readonly number[],
     options: BatchNormOptions,

@@ -42,6 +42,7 @@ export class ModuleList extends Module {
   get length(): number {
     return this.items.length;
   }
+  /** Iterates over the modules in order. */
   [Symbol.iterator](): Iterator<Module> {
     return this.items[Symbol.iterator]();
   }

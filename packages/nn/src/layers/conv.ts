@@ -13,10 +13,13 @@ const pair = (v: Pair): [number, number] => (typeof v === 'number' ? [v, v] : [v
 
 /** Options of Conv2d. */
 export interface Conv2dOptions {
+  /** Step between windows (default 1). */
   stride?: Pair;
   /** Zero padding per side, or 'valid' (none) / 'same' (output size = input size; stride 1 only). */
   padding?: Pair | 'valid' | 'same';
+  /** Spacing between kernel taps (default 1). */
   dilation?: Pair;
+  /** Channel groups (default 1); must divide both channel counts. */
   groups?: number;
   /** Add a bias (default true). */
   bias?: boolean;
@@ -31,15 +34,23 @@ function checkChannels(layer: string, inC: number, outC: number, groups: number)
 
 /** 2-D convolution: `x [N, inChannels, H, W] → [N, outChannels, Ho, Wo]`; leaves `weight`, `bias`. */
 export class Conv2d extends Module {
+  /** Kernel size [KH, KW]. */
   readonly kernelSize: [number, number];
+  /** Stride [along H, along W]. */
   readonly stride: [number, number];
+  /** Zero padding per side [along H, along W] (resolved from 'valid'/'same'). */
   readonly padding: [number, number];
+  /** Dilation [along H, along W]. */
   readonly dilation: [number, number];
+  /** Channel groups. */
   readonly groups: number;
   constructor(
+    /** Input channels. */
     readonly inChannels: number,
+    /** Output channels. */
     readonly outChannels: number,
     kernelSize: Pair,
+    /** The options as given. */
     readonly options: Conv2dOptions = {},
   ) {
     super();
@@ -71,24 +82,35 @@ export class Conv2d extends Module {
 
 /** Options of ConvTranspose2d. */
 export interface ConvTranspose2dOptions {
+  /** Step of the forward convolution this transposes (default 1). */
   stride?: Pair;
+  /** Padding of the forward convolution, removed from each side of the output (default 0). */
   padding?: Pair;
   /** Extra rows/columns on the bottom/right of the output (< stride or < dilation), to pick among sizes. */
   outputPadding?: Pair;
+  /** Spacing between kernel taps (default 1). */
   dilation?: Pair;
+  /** Channel groups (default 1); must divide both channel counts. */
   groups?: number;
+  /** Add a bias (default true). */
   bias?: boolean;
+  /** Seed offset for the initialiser. */
   seed?: number;
 }
 
 /** Transposed 2-D convolution: `[N, inChannels, H, W] → [N, outChannels, (H−1)s − 2p + d(K−1) + op + 1, …]`. */
 export class ConvTranspose2d extends Module {
+  /** Kernel size [KH, KW]. */
   readonly kernelSize: [number, number];
+  /** Channel groups. */
   readonly groups: number;
   constructor(
+    /** Input channels. */
     readonly inChannels: number,
+    /** Output channels. */
     readonly outChannels: number,
     kernelSize: Pair,
+    /** The options as given. */
     readonly options: ConvTranspose2dOptions = {},
   ) {
     super();

@@ -23,6 +23,7 @@ export function dropoutOffset(g: Graph): Tensor {
 /** Zeroes elements with probability `p` in training mode (scaling the rest by 1/(1 − p)); identity in eval. */
 export class Dropout extends Module {
   constructor(
+    /** Probability of zeroing an element, in [0, 1) (default 0.5). */
     readonly p = 0.5,
     /** Added to the per-layer seed (default 0). */
     readonly seed = 0,

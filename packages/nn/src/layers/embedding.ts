@@ -18,7 +18,9 @@ export class Embedding extends Module {
   /** The normalised padding id, if any. */
   readonly paddingIdx?: number;
   constructor(
+    /** Number of embeddings (the vocabulary size); ids must be in [0, num). */
     readonly num: number,
+    /** Features per embedding. */
     readonly dim: number,
     options: EmbeddingOptions = {},
   ) {

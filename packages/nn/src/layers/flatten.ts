@@ -7,7 +7,9 @@ import { Module } from '../module.js';
 /** Merges axes `startDim..endDim` into one (default: everything after the batch axis). */
 export class Flatten extends Module {
   constructor(
+    /** First axis merged (default 1; negative counts from the end). */
     readonly startDim = 1,
+    /** Last axis merged, inclusive (default -1, the last). */
     readonly endDim = -1,
   ) {
     super();
@@ -26,7 +28,9 @@ export class Flatten extends Module {
 /** Splits axis `dim` into `sizes` (whose product must equal its extent; one entry may be -1). */
 export class Unflatten extends Module {
   constructor(
+    /** The axis split (negative counts from the end). */
     readonly dim: number,
+    /** The extents it is split into. */
     readonly sizes: readonly number[],
   ) {
     super();

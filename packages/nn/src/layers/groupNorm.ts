@@ -8,8 +8,11 @@ import { Module } from '../module.js';
 /** Group normalisation of [N, C, ...]; leaves `weight [C]`, `bias [C]` when affine. */
 export class GroupNorm extends Module {
   constructor(
+    /** Groups G; must divide `numChannels`. */
     readonly numGroups: number,
+    /** Channels C (axis 1 of the input). */
     readonly numChannels: number,
+    /** `eps` (default 1e-5) and `affine` (learnable weight and bias, default true). */
     readonly options: { eps?: number; affine?: boolean } = {},
   ) {
     super();

@@ -22,9 +22,12 @@ function checkFeatures(what: string, features: number, x: Tensor, prefix?: strin
 
 /** (x − mean)/√(var + eps)·weight + bias over the last axis; leaves `weight [features]`, `bias [features]`. */
 export class LayerNorm extends Module {
+  /** Added to the variance before the rsqrt (default 1e-5). */
   readonly eps: number;
   constructor(
+    /** Size of the last axis, normalised over. */
     readonly features: number,
+    /** Epsilon and affine options (see NormOptions). */
     readonly options: NormOptions = {},
   ) {
     super();
@@ -45,9 +48,12 @@ export class LayerNorm extends Module {
 
 /** x/√(mean(x²) + eps)·weight over the last axis (LLaMA's norm); leaf `weight [features]`. */
 export class RMSNorm extends Module {
+  /** Added to the mean square before the rsqrt (default 1e-6). */
   readonly eps: number;
   constructor(
+    /** Size of the last axis, normalised over. */
     readonly features: number,
+    /** Epsilon and affine options (see NormOptions). */
     readonly options: Omit<NormOptions, 'bias'> = {},
   ) {
     super();

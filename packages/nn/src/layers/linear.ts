@@ -28,11 +28,24 @@ export interface LinearAdapter {
   delta(g: Graph, x: Tensor, prefix: string | undefined): Tensor;
 }
 
-/** Fully connected layer: `x [..., in] → [..., out]`; leaves `weight [in, out]`, `bias [out]`. */
+/**
+ * Fully connected layer: `x [..., in] → [..., out]`; leaves `weight [in, out]`, `bias [out]` (torch stores
+ * `[out, in]`; `importTorchStateDict` transposes).
+ *
+ * @example
+ * ```ts
+ * const fc = new Linear(784, 10);
+ * const g = new Graph();
+ * const logits = fc.forward(g, g.input('x', [32, 784]), 'fc');   // [32, 10]; params `fc.weight`, `fc.bias`
+ * ```
+ */
 export class Linear extends Module {
   constructor(
+    /** Input features (the last axis of the input). */
     readonly inFeatures: number,
+    /** Output features. */
     readonly outFeatures: number,
+    /** Bias, initialisers and adapters (see LinearOptions). */
     readonly options: LinearOptions = {},
   ) {
     super();

@@ -45,14 +45,20 @@ export class LoraAdapter implements LinearAdapter {
   /** alpha / rank. */
   readonly scaling: number;
   readonly modules: readonly (readonly [string, Module])[];
+  /** The down-projection `lora_A` [in, rank]. */
   readonly A: LoraFactor;
+  /** The up-projection `lora_B` [rank, out] (zeros at first, so the adapter starts as a no-op). */
   readonly B: LoraFactor;
   private readonly drop?: Dropout;
 
   constructor(
+    /** Input features of the adapted Linear. */
     readonly inFeatures: number,
+    /** Output features of the adapted Linear. */
     readonly outFeatures: number,
+    /** Rank r of the low-rank update. */
     readonly rank: number,
+    /** Scale numerator: the update is multiplied by alpha / rank. */
     readonly alpha: number,
     dropout = 0,
     seed = 0,

@@ -13,6 +13,7 @@ const pair = (v: Pair): [number, number] => (typeof v === 'number' ? [v, v] : [v
 export interface PoolOptions {
   /** Default: the kernel size. */
   stride?: Pair;
+  /** Implicit padding per side (default 0). */
   padding?: Pair;
 }
 
@@ -24,7 +25,9 @@ function check4d(layer: string, x: Tensor): void {
 abstract class WindowPool2d extends Module {
   protected abstract readonly op: 'avgPool2d';
   constructor(
+    /** Window size (a number: square). */
     readonly kernelSize: Pair,
+    /** Stride and padding (see PoolOptions). */
     readonly options: PoolOptions = {},
   ) {
     super();
@@ -48,7 +51,9 @@ export interface MaxPool2dOptions extends PoolOptions {
 /** Window maxima. */
 export class MaxPool2d extends Module {
   constructor(
+    /** Window size (a number: square). */
     readonly kernelSize: Pair,
+    /** Stride, padding, dilation, ceil mode and indices (see MaxPool2dOptions). */
     readonly options: MaxPool2dOptions = {},
   ) {
     super();
@@ -59,7 +64,7 @@ export class MaxPool2d extends Module {
     check4d('MaxPool2d', x);
     return g.maxPool2d(x, pair(this.kernelSize), this.graphOptions());
   }
-  /** [values, indices]: indices i32, each the position iy·W + ix of its window's first maximum in its H×W plane (PyTorch's). */
+  /** `[values, indices]`: indices i32, each the position iy·W + ix of its window's first maximum in its H×W plane (PyTorch's). */
   forwardWithIndices(g: Graph, x: Tensor): [Tensor, Tensor] {
     check4d('MaxPool2d', x);
     return g.maxPool2dWithIndices(x, pair(this.kernelSize), this.graphOptions());
@@ -73,11 +78,13 @@ export class MaxPool2d extends Module {
 
 /** Window means (zero padding counted, PyTorch's count_include_pad). */
 export class AvgPool2d extends WindowPool2d {
+  /** The ir op this pool builds. */
   protected readonly op = 'avgPool2d';
 }
 
 /** Means over adaptive windows to a fixed output size `[Ho, Wo]` (a number: square). */
 export class AdaptiveAvgPool2d extends Module {
+  /** Output size [Ho, Wo]. */
   readonly outputSize: [number, number];
   constructor(outputSize: Pair) {
     super();

@@ -16,8 +16,11 @@ export class MLP extends Module {
   private readonly drop?: Dropout;
   private readonly lins = new Map<string, Linear>();
   constructor(
+    /** Model width (input and output features). */
     readonly width: number,
+    /** Hidden features. */
     readonly hidden: number,
+    /** `kind` ('gelu', default, or 'swiglu'), `gelu` form, `bias`, normal `init` std and `dropout`. */
     readonly options: { kind?: 'gelu' | 'swiglu'; gelu?: 'none' | 'tanh'; bias?: boolean; init?: { std: number; outStd?: number }; dropout?: number } = {},
   ) {
     super();
@@ -49,7 +52,9 @@ export class MLP extends Module {
 
 /** Options of a transformer block. */
 export interface TransformerBlockOptions {
+  /** Model width W. */
   width: number;
+  /** Attention (query) heads; must divide `width`. */
   heads: number;
   /** Grouped-query K/V heads (default `heads`). */
   kvHeads?: number;
@@ -84,12 +89,16 @@ export function llamaHidden(width: number, multipleOf = 32): number {
 
 /** Pre-norm decoder block (causal self-attention + MLP), see the file header. */
 export class TransformerBlock extends Module {
+  /** 'gpt' or 'llama' (see the file header). */
   readonly style: 'gpt' | 'llama';
+  /** The self-attention layer. */
   readonly attn: MultiheadAttention;
+  /** The feed-forward layer. */
   readonly mlp: MLP;
   private readonly n: readonly [string, string, string]; // norm₁, attention, norm₂ names
   private readonly norms: readonly [Module, Module];
 
+  /** @param options - width, heads, style and the rest (see TransformerBlockOptions). */
   constructor(readonly options: TransformerBlockOptions) {
     super();
     const { width, heads } = options;

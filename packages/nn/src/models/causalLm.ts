@@ -13,6 +13,7 @@ import { Module, paramName } from '../module.js';
 
 /** A causal language model training graph. */
 export interface LmGraph {
+  /** The training graph (inputs `tokens` and `targets`). */
   readonly graph: Graph;
   /** Mean next-token cross-entropy (scalar). */
   readonly loss: Tensor;

@@ -73,13 +73,26 @@ class GptTransformer extends Module {
   }
 }
 
-/** A GPT language model (nanoGPT names; see the file header). */
+/**
+ * A GPT language model (nanoGPT names; see the file header).
+ *
+ * @example
+ * ```ts
+ * const model = new GPT({ vocab: tok.size, context: 64, layers: 4, heads: 4, width: 128 });
+ * const { graph, loss } = model.trainingGraph(32);          // inputs tokens, targets [32, 64] i32
+ * const train = await compileTraining(graph, { loss, optimizer: adamW({ lr: 1e-3 }), device });
+ * await train.step({ tokens, targets });
+ * ```
+ */
 export class GPT extends CausalLM {
   readonly vocab: number;
   readonly maxContext: number;
+  /** The transformer body (`wte`, `wpe`, `h`, `ln_f`; nanoGPT names). */
   readonly transformer: GptTransformer;
+  /** The output head, absent when tied to `transformer.wte`. */
   readonly lm_head?: Linear;
 
+  /** @param config - vocabulary, context, layers, heads, width and options (see GptConfig). */
   constructor(readonly config: GptConfig) {
     super();
     const c = config;

@@ -13,11 +13,14 @@ import { Module } from '../module.js';
 
 /** LeNet-5: `x [N, 1, 28, 28] → logits [N, classes]` (61.7k parameters for 10 classes). */
 export class LeNet5 extends Module {
+  /** Convolutions, ReLUs and max pools: [N, 1, 28, 28] → [N, 16, 5, 5]. */
   readonly features = this.registerModule(
     'features',
     new Sequential(new Conv2d(1, 6, 5, { padding: 2 }), new ReLU(), new MaxPool2d(2), new Conv2d(6, 16, 5), new ReLU(), new MaxPool2d(2)),
   );
+  /** The fully connected layers: 400 → 120 → 84 → classes. */
   readonly classifier: Sequential;
+  /** @param classes - number of output classes (default 10). */
   constructor(readonly classes = 10) {
     super();
     this.classifier = this.registerModule('classifier', new Sequential(new Linear(16 * 5 * 5, 120), new ReLU(), new Linear(120, 84), new ReLU(), new Linear(84, classes)));

@@ -14,9 +14,13 @@ import { blockDecode, blockRows, blockStack, CausalLM, headLogits, lmHead } from
 
 /** Size and options of a LLaMA-style model. */
 export interface LlamaConfig {
+  /** Vocabulary size. */
   readonly vocab: number;
+  /** Transformer blocks. */
   readonly layers: number;
+  /** Attention (query) heads; must divide `width`. */
   readonly heads: number;
+  /** Model width. */
   readonly width: number;
   /** Grouped-query K/V heads (default `heads`). */
   readonly kvHeads?: number;
@@ -58,9 +62,12 @@ class LlamaModel extends Module {
 export class Llama extends CausalLM {
   readonly vocab: number;
   readonly maxContext = undefined;
+  /** The transformer body (`embed_tokens`, `layers`, `norm`; HF names). */
   readonly model: LlamaModel;
+  /** The output head, absent when tied to the token embedding. */
   readonly lm_head?: Linear;
 
+  /** @param config - vocabulary, layers, heads, width and options (see LlamaConfig). */
   constructor(readonly config: LlamaConfig) {
     super();
     CausalLM.checkSizes('Llama', config, ['vocab', 'layers', 'heads', 'width']);

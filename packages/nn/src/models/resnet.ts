@@ -13,10 +13,14 @@ import { Module } from '../module.js';
 
 /** Two 3×3 conv + BatchNorm layers with an identity (or 1×1 projection) shortcut, ReLU after the sum. */
 export class BasicBlock extends Module {
+  /** The 1×1 conv + BatchNorm projection of the shortcut, when stride or channels change. */
   readonly downsample?: Sequential;
   constructor(
+    /** Input channels. */
     readonly inChannels: number,
+    /** Output channels. */
     readonly outChannels: number,
+    /** Stride of the first conv (2 halves the resolution; default 1). */
     readonly stride = 1,
   ) {
     super();
@@ -41,13 +45,17 @@ export interface SmallResNetOptions {
   widths?: readonly number[];
   /** Basic blocks per stage (default 1 each: 8 layers with weights, ResNet-8). */
   blocks?: readonly number[];
+  /** Input channels (default 1). */
   inChannels?: number;
+  /** Output classes (default 10). */
   classes?: number;
 }
 
 /** A small ResNet: `x [N, C, H, W] → logits [N, classes]`. */
 export class SmallResNet extends Module {
+  /** Number of stages. */
   readonly stages: number;
+  /** @param options - widths, blocks, input channels and classes (see SmallResNetOptions). */
   constructor(readonly options: SmallResNetOptions = {}) {
     super();
     const widths = options.widths ?? [16, 32, 64];

@@ -9,55 +9,31 @@ import { buildPointwise, exprOf, exprSize, inlineExpr, isPrimaryExpr, liftable, 
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import type { RuleCtx } from '../ruleCtx.js';
-import { addRecorded, childSignature, classHasOp, classOpCount, classOps, ctxOf as ctxOfRules, nodeRule, rulesOf, type TensorRewrite, trw } from './ruleKit.js';
+import { addRecorded, childSignature, classHasOp, classOpCount, classOps, ctxOf as ctxOfRules, nodeRule, type PatternGuard, patternRule, rulesOf, type TensorRewrite, trw } from './ruleKit.js';
 import { enodeAttrs } from '../tensorLanguage.js';
-import type { OpAttrs, PwExpr } from '@neura/ir';
+import type { PwExpr } from '@neura/ir';
 import { BINARY_OPS, broadcastShapes, sameShape, UNARY_OPS } from '@neura/ir';
 
-type FusedFlags = OpAttrs['fusedMatmul'];
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 
 /**
- * `(add (matmul ?a ?b) ?c)` (either order) → `fusedMatmul{bias}` when ?c broadcasts to the product's shape: a
- * row bias [N], and equally a residual or gradient accumulation of the full shape, or a batched product's
- * bias (the kernel reads the bias with broadcast strides). The add's own dispatch and its read of the product
- * go away.
+ * Guard of `matmul-bias` with the product as child `side` of the add: the product has the add's shape and the f32
+ * operand ?c broadcasts to it (a row bias [N], a residual or gradient accumulation of the full shape, or a batched
+ * product's bias: the kernel reads the bias with broadcast strides).
  */
-function matmulBias(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
-  const out: Id[] = [];
-  const shape = info(egraph, eclass).shape;
-  for (const side of [0, 1] as const) {
-    const m = node.children[side];
-    const c = node.children[1 - side];
-    const cs = info(egraph, c);
-    if (!sameShape(info(egraph, m).shape, shape) || cs.dtype !== 'f32') continue;
+function biasFits(side: 0 | 1): PatternGuard {
+  return (egraph, eclass, subst, node) => {
+    const shape = info(egraph, eclass).shape;
+    const cs = info(egraph, subst.get('?c'));
+    if (!sameShape(info(egraph, node.children[side]).shape, shape) || cs.dtype !== 'f32') return false;
     const b = broadcastShapes(cs.shape, shape);
-    if (!b || !sameShape(b, shape)) continue;
-    for (const mm of egraph.eclass(m).nodes) {
-      if (mm.op !== 'matmul') continue;
-      const { transA, transB } = enodeAttrs(mm, 'matmul');
-      const data: FusedFlags = { transA, transB, bias: true, activation: 'none' };
-      out.push(addRecorded(egraph, { op: 'fusedMatmul', data, children: [mm.children[0], mm.children[1], c] }, ['matmul-bias', ...rulesOf(egraph, m, mm)]));
-    }
-  }
-  return out;
+    return b !== undefined && sameShape(b, shape);
+  };
 }
 
-/** `(relu (matmul …))` / `(relu (fusedMatmul{activation:none} …))` → `fusedMatmul{activation:relu}`. */
-function matmulRelu(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): Id[] {
-  const out: Id[] = [];
-  const m = node.children[0];
-  for (const mm of egraph.eclass(m).nodes) {
-    let data: FusedFlags;
-    if (mm.op === 'matmul') data = { ...enodeAttrs(mm, 'matmul'), bias: false, activation: 'relu' };
-    else if (mm.op === 'fusedMatmul' && enodeAttrs(mm, 'fusedMatmul').activation === 'none')
-      data = { ...enodeAttrs(mm, 'fusedMatmul'), activation: 'relu' };
-    else continue;
-    out.push(addRecorded(egraph, { op: 'fusedMatmul', data, children: [...mm.children] }, ['matmul-relu', ...rulesOf(egraph, m, mm)]));
-  }
-  return out;
-}
+const MM = 'matmul[transA=?ta,transB=?tb]';
+const FUSED = (bias: boolean, act: string) => `fusedMatmul[transA=?ta,transB=?tb,bias=${bias},activation="${act}"]`;
 
 /** Adds a built pointwise node (if legal) with its provenance; returns its class and node, if any. */
 function addPointwise(
@@ -331,8 +307,20 @@ const pointwiseCount = (egraph: EGraph<TensorInfo>, cls: Id): number => classOpC
 
 /** The fusion rule set. */
 export const fusionRules: readonly TensorRewrite[] = [
-  nodeRule('matmul-bias', ['add'], matmulBias, { guard: childHasOp('matmul'), guardBySignature: true }),
-  nodeRule('matmul-relu', ['relu'], matmulRelu),
+  // the add's own dispatch and its read of the product go away
+  patternRule(
+    'matmul-bias',
+    [
+      { lhs: `(add (${MM} ?a ?b) ?c)`, rhs: `(${FUSED(true, 'none')} ?a ?b ?c)`, guard: biasFits(0) },
+      { lhs: `(add ?c (${MM} ?a ?b))`, rhs: `(${FUSED(true, 'none')} ?a ?b ?c)`, guard: biasFits(1) },
+    ],
+    { guard: childHasOp('matmul'), guardBySignature: true },
+  ),
+  patternRule('matmul-relu', [
+    { lhs: `(relu (${MM} ?a ?b))`, rhs: `(${FUSED(false, 'relu')} ?a ?b)` },
+    { lhs: `(relu (${FUSED(false, 'none')} ?a ?b))`, rhs: `(${FUSED(false, 'relu')} ?a ?b)` },
+    { lhs: `(relu (${FUSED(true, 'none')} ?a ?b ?c))`, rhs: `(${FUSED(true, 'relu')} ?a ?b ?c)` },
+  ]),
   trw('softmax-cross-entropy', '(nll[reduction=mean] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=mean] ?x ?labels)'),
   trw('softmax-cross-entropy-sum', '(nll[reduction=sum] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=sum] ?x ?labels)'),
   nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise, { signature: childSignature(() => 0) }),

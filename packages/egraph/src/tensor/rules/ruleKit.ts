@@ -3,8 +3,8 @@
 // Must not hold rules itself. Invariant: every node a rule adds is recorded with the rule's name.
 
 import { broadcastShapes, sameShape } from '@neura/ir';
-import type { Condition, EGraph, ENode, Id, Match, Searcher } from '../../core/index.js';
-import { Pattern, Rewrite, RuleError, Subst, fnApplier, rw } from '../../core/index.js';
+import type { Condition, EGraph, ENode, Id, Match, PatternAst, PatternNode, Searcher } from '../../core/index.js';
+import { Pattern, Rewrite, RuleError, Subst, dataMatches, fnApplier, instantiateData, rw } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import { tensorLanguage } from '../tensorLanguage.js';
@@ -416,4 +416,70 @@ export function trwFn(
   condition?: TCond,
 ): TensorRewrite {
   return rw<TensorInfo>(name, lhs, fn, { language: tensorLanguage, condition });
+}
+
+/** A guard of a pattern rule: sees the matched class, the subst (class and attribute variables) and the root e-node. */
+export type PatternGuard = (egraph: EGraph<TensorInfo>, eclass: Id, subst: Subst, node: ENode) => boolean;
+
+/** One left side → right side of a pattern rule, with its optional guard. */
+export interface PatternCase {
+  readonly lhs: string;
+  readonly rhs: string;
+  readonly guard?: PatternGuard;
+}
+
+/** The nodes an instantiated left-side child pattern matched in class `cls` (for provenance), under `subst`. */
+function matchedChildNodes(egraph: EGraph<TensorInfo>, p: PatternAst, cls: Id, subst: Subst): ENode[] {
+  if (p.kind !== 'node') return [];
+  const want = instantiateData(p.data, subst);
+  return egraph.eclass(cls).nodes.filter(
+    (n) =>
+      n.op === p.op &&
+      n.children.length === p.children.length &&
+      dataMatches(want, n.data) &&
+      p.children.every((c, i) => c.kind !== 'var' || egraph.find(subst.get(c.name)) === egraph.find(n.children[i])),
+  );
+}
+
+/**
+ * A fusion rule written as patterns: `patternRule('matmul-relu', [{ lhs: '(relu (matmul[transA=?ta] ?a ?b))', rhs:
+ * '(fusedMatmul[…] ?a ?b)', guard }])`. Scanned incrementally as a `nodeRule` over the left sides' root op (so the
+ * scheduler sees one match per root node, as for a procedure), each case matched at the node in order; a built node
+ * is recorded with the rule's name and the rules that made the left side's matched child nodes. Every case's right
+ * side may read only variables (class or attribute) its left side binds: checked at construction.
+ */
+export function patternRule(name: string, cases: readonly PatternCase[], opts: NodeRuleOptions = {}): TensorRewrite {
+  const compiled = cases.map((c) => {
+    const r = rw<TensorInfo>(name, c.lhs, c.rhs, { language: tensorLanguage }); // parses and checks bound variables
+    const rhs = (r.applier as Pattern).ast;
+    if (rhs.kind !== 'node') throw new RuleError(`rule '${name}': a right side must build a node, not be a variable`);
+    const kids = rhs.children.map((p) => (p.kind === 'var' ? p.name : new Pattern(p)));
+    return { lhs: r.searcher as Pattern, rhs, kids, guard: c.guard };
+  });
+  const ops = [...new Set(compiled.map((c) => c.lhs.rootOp()))];
+  if (ops.some((op) => op === undefined)) throw new RuleError(`rule '${name}': a left side must be rooted at an op, not a variable`);
+  return nodeRule(
+    name,
+    ops as string[],
+    (egraph, eclass, node) => {
+      const out: Id[] = [];
+      for (const c of compiled) {
+        const m = c.lhs.searchNode(egraph, eclass, node);
+        if (!m) continue;
+        const root = c.lhs.ast as PatternNode;
+        for (const s of m.substs) {
+          if (c.guard && !c.guard(egraph, eclass, s, node)) continue;
+          const made = new Set([name]);
+          root.children.forEach((p, i) => {
+            for (const n of matchedChildNodes(egraph, p, egraph.find(node.children[i]), s)) for (const r of rulesOf(egraph, node.children[i], n)) made.add(r);
+          });
+          const children = c.kids.map((k) => (typeof k === 'string' ? s.get(k) : k.instantiate(egraph, s)));
+          const data = instantiateData(c.rhs.data, s);
+          out.push(addRecorded(egraph, data === undefined ? { op: c.rhs.op, children } : { op: c.rhs.op, data, children }, made));
+        }
+      }
+      return out;
+    },
+    opts,
+  );
 }
