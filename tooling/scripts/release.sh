@@ -44,7 +44,7 @@ else
   # the dry run works on a copy of the working tree (tracked and untracked, not ignored files) with its own install
   work=$(mktemp -d /tmp/neura-release.XXXXXX)
   [[ ${KEEP:-} ]] || trap 'rm -rf "$work"' EXIT
-  git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do [[ -e $f ]] && printf '%s\0' "$f"; done |
+  git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do if [[ -e $f ]]; then printf '%s\0' "$f"; fi; done |
     tar --null -T - -c | tar -x -C "$work"
   (cd "$work" && pnpm install --frozen-lockfile --prefer-offline --reporter=silent)
   say "dry run in $work (KEEP=1 keeps it)"
@@ -63,7 +63,7 @@ version=$(node -p "require('./packages/nn/package.json').version")
 for p in "${pkgs[@]}"; do
   v=$(node -p "require('./packages/$p/package.json').version")
   [[ $v == "$version" ]] || { echo "release: @neura/$p is $v, @neura/nn $version: the fixed group drifted" >&2; exit 1; }
-  [[ -f packages/$p/CHANGELOG.md ]] && printf '  @neura/%-15s %s -> %s  CHANGELOG.md %s bytes\n' "$p" "$before" "$v" "$(wc -c <"packages/$p/CHANGELOG.md")"
+  if [[ -f packages/$p/CHANGELOG.md ]]; then printf '  @neura/%-15s %s -> %s  CHANGELOG.md %s bytes\n' "$p" "$before" "$v" "$(wc -c <"packages/$p/CHANGELOG.md")"; fi
 done
 say "versioned $before -> $version"
 
