@@ -113,7 +113,12 @@ export interface TrainingSession {
   /** Micro-batches per optimizer update the step was built with (`accumulate`, default 1). */
   readonly accumulate: number;
   /** With `batchInputs`: the compiled batch size (a step takes up to this many rows) and the batch-major inputs. */
-  readonly batch?: { readonly rows: number; readonly inputs: readonly string[] };
+  readonly batch?: {
+    /** The compiled batch size B: a step takes 1 to B rows. */
+    readonly rows: number;
+    /** The inputs whose axis 0 is the batch. */
+    readonly inputs: readonly string[];
+  };
   /** The loss scaler's current scale and growth tracker (reads them back when dynamic; 1 without scaling). */
   lossScale(): Promise<LossScaleState>;
   /** The underlying runtime session (read/write state, dispose). */
