@@ -5,6 +5,7 @@ export {
   type Binding,
   type BindingSource,
   capsOf,
+  COMPAT_CAPS,
   DEFAULT_CAPS,
   type DeviceCaps,
   type MatmulTuning,
