@@ -4,7 +4,7 @@
 // on older State of the Union addresses so that fine-tuning adapts a model that already knows some English. The
 // tokenizer is the repo's LLaMA-style BPE fixture with byte fallback, so any text encodes. Node-only (file IO).
 
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TensorValue } from '@neura/ir';
@@ -107,7 +107,6 @@ export async function makeTinyLlama(dir: string, opts: TinyLlamaOptions = {}): P
   // HF fields beyond the math: token ids (the tokenizer's) and the dtype the weights are stored in
   const base = { bos_token_id: tok.bosTokenId, eos_token_id: tok.eosTokenId, torch_dtype: 'float32' };
   await savePretrainedDir(dir, model, values, base);
-  await mkdir(dir, { recursive: true });
   for (const f of ['tokenizer.json', 'tokenizer_config.json']) await copyFile(join(TOKENIZER_DIR, f), join(dir, f));
   return { config, pretrainLoss };
 }
