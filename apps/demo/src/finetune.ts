@@ -7,7 +7,7 @@
 // prints one JSON line last (stdout). Validation is the last 10% of the fine-tuning text.
 
 import { access, copyFile, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   applyLora,
@@ -63,20 +63,23 @@ const args = parseFlagsOrExit('pnpm finetune', SUMMARY, FLAGS, process.argv.slic
   if (!f.targets.split(',').some((t) => t.trim())) throw new CliError('--targets must name at least one Linear');
 });
 const { batch, context, steps } = args;
+// paths are relative to where `pnpm finetune` was typed (pnpm runs the script in apps/demo and names that in INIT_CWD)
+const baseDir = resolve(process.env.INIT_CWD ?? '', args.base);
+const outDir = resolve(process.env.INIT_CWD ?? '', args.out);
 const log = (line: string) => console.error(line);
 
 const device = await createDevice();
-if (args.base === DEFAULT_BASE_DIR && !(await exists(join(args.base, 'config.json')))) {
-  log(`neura finetune: no base model in ${args.base}; writing the tiny one (pnpm finetune:make-base)`);
-  await makeTinyLlama(args.base, { pretrainSteps: 200, device, log });
+if (baseDir === DEFAULT_BASE_DIR && !(await exists(join(baseDir, 'config.json')))) {
+  log(`neura finetune: no base model in ${baseDir}; writing the tiny one (pnpm finetune:make-base)`);
+  await makeTinyLlama(baseDir, { pretrainSteps: 200, device, log });
 }
 
 // base model and tokenizer, as any Hugging Face folder
-const base = await loadPretrainedDir(args.base);
-if (!(base.model instanceof Llama)) throw new CliError(`--base ${args.base}: a ${base.modelType} checkpoint; pnpm finetune takes llama / qwen2`);
+const base = await loadPretrainedDir(baseDir);
+if (!(base.model instanceof Llama)) throw new CliError(`--base ${baseDir}: a ${base.modelType} checkpoint; pnpm finetune takes llama / qwen2`);
 const model = base.model;
-const tok = await loadTokenizer(args.base);
-if (tok.vocabSize > model.vocab) throw new CliError(`--base ${args.base}: the tokenizer has ${tok.vocabSize} ids, the model's vocab_size is ${model.vocab}`);
+const tok = await loadTokenizer(baseDir);
+if (tok.vocabSize > model.vocab) throw new CliError(`--base ${baseDir}: the tokenizer has ${tok.vocabSize} ids, the model's vocab_size is ${model.vocab}`);
 const totalBase = model.parameterCount();
 const wrapped = applyLora(model, {
   rank: args.rank,
@@ -96,7 +99,7 @@ const train = ids.subarray(0, split);
 const val = ids.subarray(split);
 if (val.length < context + 1) throw new CliError(`--from-year ${args['from-year']}: ${ids.length} tokens leave too little validation text for --context ${context}`);
 log(
-  `neura finetune: adapter ${device.name}; base ${args.base} (${base.modelType}, ${(totalBase / 1e6).toFixed(2)}M parameters); ` +
+  `neura finetune: adapter ${device.name}; base ${baseDir} (${base.modelType}, ${(totalBase / 1e6).toFixed(2)}M parameters); ` +
     `${files} addresses from ${args['from-year']}, ${ids.length} tokens (vocab ${tok.vocabSize})`,
 );
 log(`LoRA rank ${args.rank}, alpha ${args.alpha} on ${wrapped.length} Linears (${wrapped.join(', ')})`);
@@ -166,12 +169,12 @@ log(`--- sample ---\n${sample}\n--------------`);
 
 // the adapter alone, as PEFT saves it (adapter_model.safetensors in torch layout + adapter_config.json) ...
 const adapter = loraStateDict(model, values, { format: 'peft' });
-await mkdir(args.out, { recursive: true });
-await writeFileAtomic(join(args.out, 'adapter_model.safetensors'), encodeSafetensors(adapter, { format: 'pt' }));
+await mkdir(outDir, { recursive: true });
+await writeFileAtomic(join(outDir, 'adapter_model.safetensors'), encodeSafetensors(adapter, { format: 'pt' }));
 const adapterConfig = {
   peft_type: 'LORA',
   task_type: 'CAUSAL_LM',
-  base_model_name_or_path: args.base,
+  base_model_name_or_path: baseDir,
   r: args.rank,
   lora_alpha: args.alpha,
   lora_dropout: args['lora-dropout'],
@@ -180,13 +183,13 @@ const adapterConfig = {
   fan_in_fan_out: false,
   inference_mode: true,
 };
-await writeFileAtomic(join(args.out, 'adapter_config.json'), new TextEncoder().encode(`${JSON.stringify(adapterConfig, null, 2)}\n`));
+await writeFileAtomic(join(outDir, 'adapter_config.json'), new TextEncoder().encode(`${JSON.stringify(adapterConfig, null, 2)}\n`));
 // ... and merged into the base (merge_and_unload): a plain checkpoint of the base's architecture, with its tokenizer
 const plain = modelFromHfConfig(base.config).model;
 const merged = mergeLora(model, values); // also holds the optimizer's state: keep the plain model's leaves
-await savePretrainedDir(join(args.out, 'merged'), plain, Object.fromEntries([...plain.stateDictSpec().keys()].map((n) => [n, merged[n]])), base.config);
-for (const f of ['tokenizer.json', 'tokenizer_config.json']) if (await exists(join(args.base, f))) await copyFile(join(args.base, f), join(args.out, 'merged', f));
-log(`wrote ${join(args.out, 'adapter_model.safetensors')} (${Object.keys(adapter).length} tensors) and ${join(args.out, 'merged')}/`);
+await savePretrainedDir(join(outDir, 'merged'), plain, Object.fromEntries([...plain.stateDictSpec().keys()].map((n) => [n, merged[n]])), base.config);
+for (const f of ['tokenizer.json', 'tokenizer_config.json']) if (await exists(join(baseDir, f))) await copyFile(join(baseDir, f), join(outDir, 'merged', f));
+log(`wrote ${join(outDir, 'adapter_model.safetensors')} (${Object.keys(adapter).length} tensors) and ${join(outDir, 'merged')}/`);
 
 console.log(
   JSON.stringify({
@@ -203,7 +206,7 @@ console.log(
     trainLoss,
     msPerStep: trainMs / steps,
     compileMs: Math.round(compileMs),
-    out: args.out,
+    out: outDir,
     sample,
   }),
 );

@@ -2,6 +2,7 @@
 // seed, optionally pre-trained a few steps on 1900–1950 addresses) and its tokenizer as a Hugging Face folder.
 // `pnpm finetune` does this itself with the defaults when the folder is missing.
 
+import { resolve } from 'node:path';
 import { createDevice } from '@neura/runtime-webgpu';
 import { type FlagSpec, parseFlagsOrExit } from './cli.js';
 import { DEFAULT_BASE_DIR, makeTinyLlama } from './tinyLlama.js';
@@ -21,8 +22,9 @@ const FLAGS = {
 } as const satisfies Record<string, FlagSpec>;
 
 const args = parseFlagsOrExit('pnpm finetune:make-base', SUMMARY, FLAGS, process.argv.slice(2));
+const out = resolve(process.env.INIT_CWD ?? '', args.out); // relative to where pnpm was typed (it runs in apps/demo)
 const device = args['pretrain-steps'] > 0 ? await createDevice() : undefined;
-const { config, pretrainLoss } = await makeTinyLlama(args.out, {
+const { config, pretrainLoss } = await makeTinyLlama(out, {
   seed: args.seed,
   layers: args.layers,
   width: args.width,
@@ -33,4 +35,4 @@ const { config, pretrainLoss } = await makeTinyLlama(args.out, {
   log: (l) => console.error(l),
 });
 device?.destroy();
-console.log(JSON.stringify({ dir: args.out, ...config, pretrainSteps: args['pretrain-steps'], pretrainLoss }));
+console.log(JSON.stringify({ dir: out, ...config, pretrainSteps: args['pretrain-steps'], pretrainLoss }));
