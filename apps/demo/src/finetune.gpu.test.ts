@@ -76,4 +76,9 @@ describe('pnpm finetune', () => {
     expect(logits(merged, tokens)).toBeAllclose(lora, { rtol: 1e-5, atol: 1e-6 });
     expect(logits(merged, tokens)).not.toBeAllclose(base, { rtol: 1e-5, atol: 1e-6 }); // the adapter changed the model
   });
+
+  it('exits 2 naming the folder when --base is no model folder', async () => {
+    const run = promisify(execFile)(process.execPath, [TSX, '--conditions=@neura/source', SCRIPT, '--base', join(dir, 'missing')]);
+    await expect(run).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining(`--base ${join(dir, 'missing')} has no config.json`) });
+  });
 });

@@ -68,18 +68,28 @@ const baseDir = resolve(process.env.INIT_CWD ?? '', args.base);
 const outDir = resolve(process.env.INIT_CWD ?? '', args.out);
 const log = (line: string) => console.error(line);
 
+/** A bad base folder or flag found after parsing: the message and exit status 2, as a bad command line. */
+function fail(message: string): never {
+  console.error(`pnpm finetune: ${message}`);
+  process.exit(2);
+}
+
+const makeBase = baseDir === DEFAULT_BASE_DIR && !(await exists(join(baseDir, 'config.json')));
+if (!makeBase)
+  for (const f of ['config.json', 'tokenizer.json'])
+    if (!(await exists(join(baseDir, f)))) fail(`--base ${baseDir} has no ${f} (a Hugging Face model folder; pnpm finetune:make-base writes one)`);
 const device = await createDevice();
-if (baseDir === DEFAULT_BASE_DIR && !(await exists(join(baseDir, 'config.json')))) {
+if (makeBase) {
   log(`neura finetune: no base model in ${baseDir}; writing the tiny one (pnpm finetune:make-base)`);
   await makeTinyLlama(baseDir, { pretrainSteps: 200, device, log });
 }
 
 // base model and tokenizer, as any Hugging Face folder
 const base = await loadPretrainedDir(baseDir);
-if (!(base.model instanceof Llama)) throw new CliError(`--base ${baseDir}: a ${base.modelType} checkpoint; pnpm finetune takes llama / qwen2`);
+if (!(base.model instanceof Llama)) fail(`--base ${baseDir} is a ${base.modelType} checkpoint; pnpm finetune takes llama or qwen2`);
 const model = base.model;
 const tok = await loadTokenizer(baseDir);
-if (tok.vocabSize > model.vocab) throw new CliError(`--base ${baseDir}: the tokenizer has ${tok.vocabSize} ids, the model's vocab_size is ${model.vocab}`);
+if (tok.vocabSize > model.vocab) fail(`--base ${baseDir}: the tokenizer has ${tok.vocabSize} ids, the model's vocab_size is only ${model.vocab}`);
 const totalBase = model.parameterCount();
 const wrapped = applyLora(model, {
   rank: args.rank,
@@ -97,7 +107,7 @@ const ids = tok.encode(text, { addSpecialTokens: false });
 const split = Math.floor(ids.length * 0.9);
 const train = ids.subarray(0, split);
 const val = ids.subarray(split);
-if (val.length < context + 1) throw new CliError(`--from-year ${args['from-year']}: ${ids.length} tokens leave too little validation text for --context ${context}`);
+if (val.length < context + 1) fail(`--from-year ${args['from-year']}: ${ids.length} tokens leave too little validation text for --context ${context}`);
 log(
   `neura finetune: adapter ${device.name}; base ${baseDir} (${base.modelType}, ${(totalBase / 1e6).toFixed(2)}M parameters); ` +
     `${files} addresses from ${args['from-year']}, ${ids.length} tokens (vocab ${tok.vocabSize})`,
