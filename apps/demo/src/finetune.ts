@@ -9,6 +9,7 @@
 import { access, copyFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GraphError } from '@neura/ir';
 import {
   applyLora,
   compileGenerator,
@@ -91,13 +92,19 @@ const model = base.model;
 const tok = await loadTokenizer(baseDir);
 if (tok.vocabSize > model.vocab) fail(`--base ${baseDir}: the tokenizer has ${tok.vocabSize} ids, the model's vocab_size is only ${model.vocab}`);
 const totalBase = model.parameterCount();
-const wrapped = applyLora(model, {
-  rank: args.rank,
-  alpha: args.alpha,
-  dropout: args['lora-dropout'],
-  targets: args.targets.split(',').map((t) => t.trim()).filter(Boolean),
-  seed: args.seed,
-});
+let wrapped: string[];
+try {
+  wrapped = applyLora(model, {
+    rank: args.rank,
+    alpha: args.alpha,
+    dropout: args['lora-dropout'],
+    targets: args.targets.split(',').map((t) => t.trim()).filter(Boolean),
+    seed: args.seed,
+  });
+} catch (err) {
+  if (!(err instanceof GraphError)) throw err;
+  fail(`--targets ${args.targets}: ${err.message}`); // e.g. names that match no Linear: the message lists them
+}
 const trainableParams = model.parameterCount({ trainable: true });
 const totalParams = model.parameterCount();
 
