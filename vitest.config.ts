@@ -34,7 +34,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'gpu',
-          include: ['packages/*/src/**/*.gpu.test.ts', 'packages/*/test/**/*.gpu.test.ts', 'apps/*/test/**/*.gpu.test.ts'],
+          include: ['packages/*/src/**/*.gpu.test.ts', 'packages/*/test/**/*.gpu.test.ts', 'apps/*/src/**/*.gpu.test.ts', 'apps/*/test/**/*.gpu.test.ts'],
           setupFiles: ['tooling/test/setup.ts'],
           pool: 'forks',
           fileParallelism: false,
