@@ -67,3 +67,5 @@ export { buildGptStep, GPT, type GptConfig } from './models/gpt.js';
 export { Llama, type LlamaConfig } from './models/llama.js';
 export { CharTokenizer, type LmBatch, randomWindows } from './data/text.js';
 export { type CustomOpBuilder, type CustomOpOptions, customOp } from './customOp.js';
+export { type OpfsAtomicMode, type OpfsCheckpointOptions, type OpfsCheckpoints, OpfsCheckpointError, opfsCheckpoints } from './worker/opfsCheckpoints.js';
+export { type FetchCachedOptions, FetchCachedError, type FetchFailure, type FetchProgress, fetchCached, fetchWeights, type ResponseCache, sha256Hex } from './worker/fetchCached.js';
