@@ -74,8 +74,9 @@ export async function opfsCheckpoints(dirName: string, opts: OpfsCheckpointOptio
   if (!opts.root && !storage?.getDirectory) throw new OpfsCheckpointError('no Origin Private File System here (navigator.storage.getDirectory is missing; it needs a secure context)');
   const root = opts.root ?? (await (storage as StorageManager).getDirectory());
   const dir = await root.getDirectoryHandle(dirName, { create: true });
-  const canMove = typeof (FileSystemFileHandle.prototype as { move?: unknown }).move === 'function';
+  const canMove = typeof FileSystemFileHandle !== 'undefined' && typeof (FileSystemFileHandle.prototype as { move?: unknown }).move === 'function';
   const want = opts.atomic ?? 'auto';
+  if (want !== 'auto' && want !== 'move' && want !== 'index') throw new OpfsCheckpointError(`atomic must be 'auto', 'move' or 'index', got ${JSON.stringify(want)}`);
   if (want === 'move' && !canMove) throw new OpfsCheckpointError("atomic: 'move' asked for, but FileSystemFileHandle.move is missing in this browser (use 'auto')");
   const mode: OpfsAtomicMode = want === 'auto' ? (canMove ? 'move' : 'index') : want;
 
