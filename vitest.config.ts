@@ -4,11 +4,11 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// `@neura/<pkg>` resolves to `<pkg>/src/index.ts` and `@neura/nn/node` to `nn/src/node.ts` (the `@neura/source`
+// `@neura/<pkg>` resolves to `<pkg>/src/index.ts` and `@neura/nn/<sub>` to `nn/src/<sub>.ts` (the `@neura/source`
 // condition, spelled as an alias so it also holds in vitest's server-side resolution).
 const resolve = {
   alias: [
-    { find: /^@neura\/nn\/(node|onnx|worker)$/, replacement: fileURLToPath(new URL('./packages/nn/src/$1.ts', import.meta.url)) },
+    { find: /^@neura\/nn\/(node|onnx|tokenizer|worker)$/, replacement: fileURLToPath(new URL('./packages/nn/src/$1.ts', import.meta.url)) },
     {
       find: /^@neura\/(ir|egraph|autograd|optim|wgsl-kernels|runtime-webgpu|nn)$/,
       replacement: fileURLToPath(new URL('./packages/$1/src/index.ts', import.meta.url)),

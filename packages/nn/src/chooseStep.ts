@@ -6,7 +6,7 @@
 // miss only costs time.
 
 import { type CostOptions, type OptimizeReport, optimize } from '@neura/egraph';
-import { type Graph, hashName, interpret, type OpKind, printGraph, type TensorValue, tensor } from '@neura/ir';
+import { type Graph, hashName, type OpKind, printGraph, type TensorValue, tensor } from '@neura/ir';
 import { adapterKey, capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session } from '@neura/runtime-webgpu';
 import { keepDeclaredInputs } from './declaredInputs.js';
 import { TrainingStepError } from './errors.js';
@@ -155,6 +155,7 @@ export async function chooseStep(
     try {
       const initial = await session.readState();
       if (opts.checkInterpreter && !expected) {
+        const { interpret } = await import('./onDemand.js'); // the interpreter loads only when asked for
         const r = interpret(step, asTensors(step, opts.feeds), initial, 'f64');
         expected = { ...r.outputs, ...r.updates };
       }

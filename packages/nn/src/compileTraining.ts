@@ -17,6 +17,8 @@ import { optimizeWithPlanCache, type PlanCache, type PlanStats } from './planCac
 import { recognizedForward } from './recognizedForward.js';
 import { allFinite, GRAD_SCALER_STATE, guardAndUpdateScale, type LossScale, type LossScaleState, resolveLossScale, scaleTensor, unscale } from './gradScaler.js';
 import { TrainingStepError } from './errors.js';
+import { maskedBatchGraph } from './batchMask.js';
+import { type BatchInputs, BatchPadder } from './batchFeeds.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileTraining`. */
@@ -74,6 +76,13 @@ export interface TrainingOptions extends StepOptions {
    * recomputed.
    */
   planCache?: PlanCache;
+  /**
+   * The inputs whose axis 0 is the batch (names, or names with `{ pad, sequence }`): the step is compiled at their
+   * batch B and then takes any b ≤ B rows, padded inside `step` (no recompile); the loss and its gradients are
+   * those of the b real rows (a mean divides by b). Refused (BatchSizeError, naming the op) when padded rows would
+   * change the loss, e.g. BatchNorm in training mode. See the README's "Batch sizes".
+   */
+  batchInputs?: BatchInputs;
 }
 
 /** Options of one `TrainingSession.step`. */
@@ -102,6 +111,8 @@ export interface TrainingSession {
   readonly stats: SessionStats & PlanStats;
   /** Micro-batches per optimizer update the step was built with (`accumulate`, default 1). */
   readonly accumulate: number;
+  /** With `batchInputs`: the compiled batch size (a step takes up to this many rows) and the batch-major inputs. */
+  readonly batch?: { readonly rows: number; readonly inputs: readonly string[] };
   /** The loss scaler's current scale and growth tracker (reads them back when dynamic; 1 without scaling). */
   lossScale(): Promise<LossScaleState>;
   /** The underlying runtime session (read/write state, dispose). */
@@ -241,7 +252,10 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   const { device } = opts;
   const caps = capsFor(device, opts.precision); // before any work: an impossible precision fails here
   // hand-written attention becomes the fused op before grad, so its backward is fused too (recognizedForward.ts)
-  const { graph, loss } = opts.optimize === false ? { graph: forward.clone(), loss: opts.loss } : recognizedForward(forward, opts.loss);
+  let { graph, loss } = opts.optimize === false ? { graph: forward.clone(), loss: opts.loss } : recognizedForward(forward, opts.loss);
+  // any batch up to the compiled one: padded rows masked out of the loss (batchMask.ts), feeds padded in `step`
+  const padder = opts.batchInputs && new BatchPadder(graph, opts.batchInputs);
+  if (padder) ({ graph, loss } = maskedBatchGraph(graph, loss, padder.names, padder.rows));
   const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
   const lossScale = opts.lossScale ?? (opts.precision === 'mixed' ? 'dynamic' : undefined);
   const scaler = resolveLossScale(lossScale);
@@ -260,7 +274,8 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
     if (opts.memoryBudget !== undefined) throw new TrainingStepError('compileTraining: measure chooses among plans optimized without a memory budget; it cannot be combined with memoryBudget');
     if (opts.matmulTuning || opts.autotune) throw new TrainingStepError('compileTraining: measure compiles its candidate plans with the shipped matmul choices (the adapter\'s shipped table, else the heuristic); it cannot be combined with matmulTuning or autotune');
     const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
-    ({ graph: step, report, session, measurement } = await chooseStep(graph, device, opts.measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps(), precision: opts.precision }));
+    const measure = padder ? { ...opts.measure, feeds: { ...padder.pad(opts.measure.feeds) } } : opts.measure;
+    ({ graph: step, report, session, measurement } = await chooseStep(graph, device, measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps(), precision: opts.precision }));
   } else {
     if (opts.optimize === false && opts.memoryBudget !== undefined) throw new TrainingStepError('compileTraining: memoryBudget is met by the optimizer; it cannot be combined with optimize: false');
     if (opts.optimize !== false) {
@@ -273,7 +288,8 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   }
   const paramNames = params.map((p) => p.attrs.name);
   let steps = 0;
-  async function runStep(feeds: Record<string, FeedValue>, o: TrainingStepOptions = {}): Promise<number | undefined> {
+  async function runStep(given: Record<string, FeedValue>, o: TrainingStepOptions = {}): Promise<number | undefined> {
+    const feeds = padder ? padder.pad(given) : given;
     const number = ++steps;
     if (o.detectAnomaly ?? opts.detectAnomaly) return anomalyStep(session, step, device, feeds, number);
     const r = await session.step(feeds, o.readLoss ? { read: ['loss'] } : {});
@@ -286,6 +302,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
     ...(autotuned ? { autotuned } : {}),
     session,
     accumulate: opts.accumulate ?? 1,
+    ...(padder ? { batch: { rows: padder.rows, inputs: padder.names } } : {}),
     get stats() {
       return opts.planCache ? { ...session.stats, planFromCache } : session.stats;
     },

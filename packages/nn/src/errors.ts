@@ -20,3 +20,11 @@ export class DivergenceError extends Error {
     super(`training diverged: loss is ${loss} at step ${step}`);
   }
 }
+
+/**
+ * A batch size a step cannot take: a feed with more rows than compiled, feeds of different batch sizes, or (at
+ * compile time, under `batchInputs`) a step whose loss padded rows would change, naming the op responsible.
+ */
+export class BatchSizeError extends Error {
+  override readonly name: string = 'BatchSizeError';
+}

@@ -8,7 +8,9 @@ export { CANDIDATES, type Candidate, chooseStep, type DecisionCache, decisionKey
 export { AnomalyError, type AnomalyKernel } from './anomaly.js';
 export { type CachedPlan, memoryPlanCache, optimizeWithPlanCache, PLAN_FORMAT, type PlanCache, planKey, planMismatch, type PlanRecord, type PlanStats } from './planCache.js';
 export { indexedDbPlanCache } from './indexedDbPlanCache.js';
-export { DivergenceError, TrainingStepError } from './errors.js';
+export { BatchSizeError, DivergenceError, TrainingStepError } from './errors.js';
+export { BATCH_ROWS_INPUT, maskedBatchGraph } from './batchMask.js';
+export { type BatchInputOptions, type BatchInputs, BatchPadder } from './batchFeeds.js';
 export { type DynamicLossScale, GRAD_SCALER_STATE, type LossScale, type LossScaleState } from './gradScaler.js';
 export {
   ACCUMULATE_INPUT,
@@ -54,6 +56,9 @@ export {
 } from './checkpoint/checkpoint.js';
 export { decodeSafetensors, encodeSafetensors, MAX_HEADER_BYTES, SafetensorsError, type SafetensorsDType, type SafetensorsFile } from './checkpoint/safetensors.js';
 export { type ExpectedTensor, exportTorchStateDict, importTorchStateDict, linearWeights, TorchImportError, type TorchImportOptions } from './checkpoint/torchImport.js';
+export { exportPretrained, hfStateDict } from './pretrained/exportPretrained.js';
+export { fromPretrained, HF_FILES, hfImportOptions, type Pretrained, PretrainedFileError, type PretrainedFiles, type PretrainedLoader } from './pretrained/fromPretrained.js';
+export { type HfConfig, hfConfigOf, type HfModel, type HfModelType, modelFromHfConfig, PretrainedConfigError } from './pretrained/hfConfig.js';
 export { Rng } from './rng.js';
 export { buildDecodeGraph, compileGenerator, decodeFeeds, type GenerateOptions, Generator, type GeneratorOptions } from './generation/generator.js';
 export { argmax, checkSampling, type SamplingOptions, sampleToken } from './generation/sampling.js';
@@ -66,6 +71,6 @@ export { CausalLM, causalMask, type LmGraph } from './models/causalLm.js';
 export { buildGptStep, GPT, type GptConfig } from './models/gpt.js';
 export { Llama, type LlamaConfig } from './models/llama.js';
 export { CharTokenizer, type LmBatch, randomWindows } from './data/text.js';
+export type { TextTokenizer } from './data/textTokenizer.js';
+export { generateText } from './generation/generateText.js';
 export { type CustomOpBuilder, type CustomOpOptions, customOp } from './customOp.js';
-export { type OpfsAtomicMode, type OpfsCheckpointOptions, type OpfsCheckpoints, OpfsCheckpointError, opfsCheckpoints } from './worker/opfsCheckpoints.js';
-export { type FetchCachedOptions, FetchCachedError, type FetchFailure, type FetchProgress, fetchCached, fetchWeights, type ResponseCache, sha256Hex } from './worker/fetchCached.js';

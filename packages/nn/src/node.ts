@@ -5,6 +5,8 @@
 export { loadMnist } from './node/loadMnist.js';
 export { cleanStaleTemps, loadCheckpointFile, saveCheckpointFile, writeFileAtomic } from './node/checkpointFile.js';
 export { fileDecisionCache } from './node/decisionCacheFile.js';
+export { loadPretrainedDir, savePretrainedDir } from './node/pretrainedDir.js';
 export { fileTuningCache, tuningCachePath } from './node/tuningCacheFile.js';
 export { filePlanCache, planCachePath } from './node/planCacheFile.js';
 export { loadOnnxFile } from './node/onnxFile.js';
+export { loadTokenizer } from './node/loadTokenizer.js';

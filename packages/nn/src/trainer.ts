@@ -1,5 +1,6 @@
 // Trainer: the loop around a compiled training step, for any dataset — seeded mini-batches (the last partial
-// batch dropped, or wrapped into the next epoch's order: compiled shapes are static), a learning-rate policy fed
+// batch fed as is to a step compiled with `batchInputs`, else dropped or wrapped into the next epoch's order:
+// compiled shapes are static), a learning-rate policy fed
 // as the scalar input `lr`, gradient accumulation through the step's `applyUpdate` input (build the step with
 // `accumulate`), dropout offsets fed from the Trainer's Rng, a validation loop with metrics (a partial last
 // validation batch is padded and the padding not counted), callbacks, periodic checkpoints and resume (the data
@@ -23,7 +24,7 @@ export type Feeds = Record<string, Float32Array | Int32Array>;
 /** A dataset for the Trainer: `length` examples, and the feeds holding a batch of them (buffers may be reused). */
 export interface Dataset {
   readonly length: number;
-  /** The feeds holding examples `indices`, in order (`indices.length` is the compiled batch size). */
+  /** The feeds holding examples `indices`, in order (`indices.length` is the batch size, less for a partial last batch). */
   batch(indices: Int32Array): Feeds;
 }
 
@@ -96,8 +97,12 @@ export interface FitOptions {
   shuffleSeed?: number;
   /** Reshuffle the examples every epoch (default: true when `seed` or `shuffleSeed` is given, as before). */
   shuffle?: boolean;
-  /** The last partial batch of an epoch: dropped (default) or completed from the next epoch's order. */
-  lastBatch?: 'drop' | 'wrap';
+  /**
+   * The last partial batch of an epoch: fed as is (`partial`, the default for a step compiled with `batchInputs`:
+   * its loss is the mean over its rows), dropped (`drop`, the default otherwise) or completed from the next epoch's
+   * order (`wrap`). Under `accumulate`, a partial micro-batch counts as a whole one in the average.
+   */
+  lastBatch?: 'drop' | 'wrap' | 'partial';
   /** Show a progress bar on stderr (default true). */
   progress?: boolean;
   /** Receives one JSON line per logged step and per evaluation (e.g. `console.log`). */
@@ -137,7 +142,7 @@ class IndexStream {
   private epoch = 0;
   constructor(
     private readonly n: number,
-    private readonly mode: 'drop' | 'wrap',
+    private readonly mode: 'drop' | 'wrap' | 'partial',
     private readonly shuffle: boolean,
     private readonly seed: number,
   ) {
@@ -151,13 +156,15 @@ class IndexStream {
     this.order = this.orderOf(++this.epoch);
     this.pos = 0;
   }
-  /** Fills `idx` with the next batch. */
-  next(idx: Int32Array): void {
-    if (this.mode === 'drop' && this.pos + idx.length > this.n) this.advance();
-    for (let b = 0; b < idx.length; b++) {
+  /** Fills `idx` with the next batch; returns how many it filled (fewer than `idx.length` only for a `partial` last batch). */
+  next(idx: Int32Array): number {
+    if (this.pos === this.n || (this.mode === 'drop' && this.pos + idx.length > this.n)) this.advance();
+    const count = this.mode === 'partial' ? Math.min(idx.length, this.n - this.pos) : idx.length;
+    for (let b = 0; b < count; b++) {
       if (this.pos === this.n) this.advance();
       idx[b] = this.order[this.pos++];
     }
+    return count;
   }
 }
 
@@ -239,15 +246,17 @@ class FitRun {
   ) {
     const B = (this.batchSize = opts.batchSize);
     const acc = (this.acc = opts.accumulate ?? 1);
-    const mode = opts.lastBatch ?? 'drop';
+    const mode = opts.lastBatch ?? (session.batch ? 'partial' : 'drop');
     if (!(Number.isInteger(B) && B >= 1)) throw new RangeError(`Trainer: batchSize must be a positive integer, got ${B}`);
     if (!(Number.isInteger(acc) && acc >= 1)) throw new RangeError(`Trainer: accumulate must be a positive integer, got ${acc}`);
     this.inputs = new Set(session.graph.leaves('input').map((n) => n.attrs.name));
     // the step scales each micro-batch's gradient by 1/accumulate and applies on the last: the counts must agree
     if (acc !== session.accumulate) throw new RangeError(`Trainer: accumulate ${acc} needs a step compiled with { accumulate: ${acc} } (this one has ${session.accumulate})`);
+    if (mode === 'partial' && !session.batch) throw new RangeError("Trainer: lastBatch 'partial' needs a step compiled with batchInputs (one that takes fewer rows than compiled)");
+    if (session.batch && B > session.batch.rows) throw new RangeError(`Trainer: batchSize ${B} is more than the ${session.batch.rows} rows the step was compiled for`);
     if (mode === 'drop' && data.length < B)
       throw new RangeError(`Trainer.fit: ${data.length} examples are fewer than one batch of ${B}: no step would run (incomplete batches are dropped; lastBatch: 'wrap' repeats examples)`);
-    this.perEpoch = mode === 'wrap' ? data.length / B : Math.floor(data.length / B);
+    this.perEpoch = mode === 'wrap' ? data.length / B : mode === 'partial' ? Math.ceil(data.length / B) : Math.floor(data.length / B);
     this.total = Math.min(opts.maxSteps ?? Number.POSITIVE_INFINITY, Math.floor(Math.ceil(this.perEpoch * opts.epochs) / acc));
     const seed = opts.seed ?? opts.shuffleSeed;
     this.rng = new Rng(seed ?? 0);
@@ -296,8 +305,8 @@ class FitRun {
     let loss: number | undefined;
     let lr: number | undefined;
     for (let k = 0; k < acc; k++) {
-      this.stream.next(this.idx);
-      const feeds: Feeds = { ...this.data.batch(this.idx) };
+      const count = this.stream.next(this.idx);
+      const feeds: Feeds = { ...this.data.batch(count === this.idx.length ? this.idx : this.idx.subarray(0, count)) };
       if (opts.lr) {
         lr = this.lrFeed[0] = opts.lr instanceof ReduceLrOnPlateau ? opts.lr.value : opts.lr(this.step, this.total);
         feeds.lr = this.lrFeed;

@@ -1,6 +1,7 @@
 // @neura/nn must bundle for browsers as is: esbuild with --platform=browser and no externals, from source (the
 // `@neura/source` condition). A `node:` import in the main entry (or anything it reaches) fails here; Node-only
-// helpers belong behind `@neura/nn/node`, which must NOT bundle for browsers.
+// helpers belong behind `@neura/nn/node`, which must NOT bundle for browsers. `@neura/nn/tokenizer` bundles on its
+// own (it carries @huggingface/tokenizers and @huggingface/jinja, kept out of the main entry).
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +17,17 @@ describe('@neura/nn in a browser bundle', () => {
     expect(js.length).toBeGreaterThan(10_000);
     expect(js).not.toMatch(/from ["']node:|import\(["']node:/);
     expect(js).toContain('compileTraining');
+    // the Hugging Face tokenizer and jinja live behind @neura/nn/tokenizer, not in the core bundle
+    expect(js).not.toContain('Unknown TokenizerModel type');
+    expect(js).not.toContain('raise_exception');
+  });
+
+  it('bundles the tokenizer subpath for browsers too, at its own size', async () => {
+    const out = await bundle('tokenizer.ts');
+    const js = out.outputFiles[0].text;
+    expect(js).not.toMatch(/from ["']node:|import\(["']node:/);
+    expect(js).toContain('Unknown TokenizerModel type');
+    expect(js.length).toBeLessThan(400_000); // ~100 KB tokenizers + ~120 KB jinja + ours, unminified
   });
 
   it('keeps the Node-only loaders out of it (the node subpath does not bundle for browsers)', async () => {

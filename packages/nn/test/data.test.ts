@@ -44,6 +44,16 @@ describe('batches', () => {
     expect(seen).toEqual([[0, 1, 2, 3], [4, 5, 6, 7]]);
   });
 
+  it('yields the partial last batch with fewer rows when asked', () => {
+    const seen: { labels: number[]; x: number }[] = [];
+    for (const b of batches(data, 2, { batchSize: 4, lastBatch: 'partial' })) seen.push({ labels: [...b.labels], x: b.x.length });
+    expect(seen).toEqual([
+      { labels: [0, 1, 2, 3], x: 8 },
+      { labels: [4, 5, 6, 7], x: 8 },
+      { labels: [8, 9], x: 4 },
+    ]);
+  });
+
   it('shuffles with a seed, keeping images and labels together', () => {
     for (const b of batches(data, 2, { batchSize: 5, shuffleSeed: 3 }))
       for (let i = 0; i < 5; i++) expect(b.x[2 * i]).toBe(b.labels[i] * 2);

@@ -4,7 +4,7 @@
 // Invariant: a dispatch never binds one buffer both read-only and writable; every GPU object has a label.
 
 import { alignedBytes, type Graph, initialValue, leafName, type Node, type NodeId } from '@neura/ir';
-import { generateKernel, type KernelGenerator, literalTableBytes, type KernelPlan, type MatmulTuning } from '@neura/wgsl-kernels';
+import { generateKernel, type KernelGenerator, literalTableBytes, loadKernels, type KernelPlan, type MatmulTuning } from '@neura/wgsl-kernels';
 import type { NeuraDevice } from './device.js';
 import { ErrorScopes } from './errorScopes.js';
 import { InputError } from './errors.js';
@@ -44,7 +44,9 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   device.check();
   const gpu = device.gpu;
   const label = opts.label ?? 'neura';
-  // pure phases (stepPlan.ts): schedule, kernel plans, storage and memory plan, host index checks
+  // the code of the generators this graph's ops need (attention, conv and indexing load on demand), then the pure
+  // phases (stepPlan.ts): schedule, kernel plans, storage and memory plan, host index checks
+  await loadKernels(graph.nodes.map((n) => n.op));
   const plan = planStep(graph, tunedCaps(capsFor(device, opts.precision), matmulTuningOf(device, opts)), opts.generator ?? generateKernel);
   const scopes = new ErrorScopes(gpu);
   scopes.begin();

@@ -24,7 +24,7 @@ export { pointwiseReduceKernel, pointwiseReduceMultiKernel } from './pointwiseRe
 export { COLUMN_STRIPS, type ColumnsForm, type ColumnStripsConfig, reduceKernel } from './reduce.js';
 export { rowwiseKernel, rowwiseMultiKernel } from './rowwise.js';
 export { attentionGradKVKernel, attentionGradQKVKernel, attentionWithLseKernel } from './attention.js';
-export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
+export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, loadKernels, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';

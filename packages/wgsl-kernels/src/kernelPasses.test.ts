@@ -3,7 +3,9 @@
 // dispatches, everything else one.
 import { describe, expect, it } from 'vitest';
 import { Graph, kernelDispatches, matmulSplitK, type Node, type OpAttrs, type OpKind, type PwExpr, type Shape } from '@neura/ir';
-import { chooseSplitK, DEFAULT_CAPS, type DeviceCaps, generateKernel, type KernelSpec } from './index.js';
+import { chooseSplitK, DEFAULT_CAPS, type DeviceCaps, generateKernel, KERNELS, type KernelSpec, loadKernels } from './index.js';
+// attention, conv/pool and indexing generators load on demand (lazyKernels.ts); these tests call them synchronously
+await loadKernels(Object.keys(KERNELS) as OpKind[]);
 
 const H200: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupSizeY: 1024, maxStorageBuffersPerShaderStage: 10, maxStorageBufferBindingSize: 2 ** 31, maxComputeWorkgroupStorageSize: 32768 };
 

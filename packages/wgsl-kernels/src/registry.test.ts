@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Graph, needsKernel, OP_KINDS, type Node, type OpAttrs, type OpKind, type PwExpr, type Shape } from '@neura/ir';
-import { DEFAULT_CAPS, type DeviceCaps, generateKernel, KERNELS, KernelError, type KernelSpec, registerKernel, unregisterKernel } from './index.js';
+import { DEFAULT_CAPS, type DeviceCaps, generateKernel, KERNELS, KernelError, type KernelSpec, loadKernels, registerKernel, unregisterKernel } from './index.js';
 import { chooseMatmulConfig, chooseSkinnyConfig } from './matmul.js';
+// attention, conv/pool and indexing generators load on demand (lazyKernels.ts); these tests call them synchronously
+await loadKernels(Object.keys(KERNELS) as OpKind[]);
 
 const BIG: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupSizeY: 1024, maxStorageBuffersPerShaderStage: 8, maxComputeWorkgroupStorageSize: 32768 };
 

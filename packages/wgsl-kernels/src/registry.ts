@@ -10,15 +10,13 @@ import type { ComputeOp, OpKind } from '@neura/ir';
 import { groupOperands, isAliasOp, isElementwise, isLeafOp, perBinaryOp, perUnaryOp } from '@neura/ir';
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
 import { type BindingSource, type DeviceCaps, isSpecOf, type KernelGenerator, type KernelPlan, type KernelSpec } from './kernel.js';
-import { attentionGradKernel, attentionKernel, attentionLseKernel, attentionGradKVKernel, attentionGradQKVKernel, attentionWithLseKernel } from './attention.js';
-import { avgPool2dGradKernel, avgPool2dKernel, conv2dGradInputKernel, conv2dGradWeightKernel, conv2dKernel, maxPool2dGradKernel, maxPool2dIndicesKernel, maxPool2dKernel } from './conv.js';
 import { cumsumKernel } from './cumsum.js';
 import { customKernel } from './customKernel.js';
 import { literalTableBytes } from './literals.js';
 import { dropoutKernel } from './dropout.js';
 import { ropeKernel } from './rope.js';
-import { argmaxKernel, concatKernel, gatherKernel, oneHotKernel, padKernel, scatterAddKernel, sliceKernel, stopGradientKernel } from './indexing.js';
 import { expandKernel, transposeKernel } from './layout.js';
+import { type KernelGroup, LAZY_GROUP, lazyKernel, loadKernelGroup } from './lazyKernels.js';
 import { matmulPartialsKernel } from './matmulPartials.js';
 import { matmulTunedKernel } from './matmulTuning.js';
 import { nllGradKernel, nllKernel } from './nll.js';
@@ -36,7 +34,10 @@ import { bytesOf, kernelError } from './wgsl.js';
  */
 export type GpuOp = Exclude<ComputeOp, 'pick'>;
 
-/** The built-in generator of every GPU op, typed per op (a generator reads its op's attributes without casts). */
+/**
+ * The built-in generator of every GPU op, typed per op (a generator reads its op's attributes without casts).
+ * Attention, conv/pool and indexing rows load their code on demand (lazyKernels.ts): `loadKernels` first.
+ */
 export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   ...perUnaryOp(() => unaryKernel),
   ...perBinaryOp(() => binaryKernel),
@@ -46,39 +47,39 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   mean: reduceKernel,
   reduceMax: reduceKernel,
   reduceMin: reduceKernel,
-  argmax: argmaxKernel,
+  argmax: lazyKernel('indexing', (m) => m.argmaxKernel),
   cumsum: cumsumKernel,
   transpose: transposeKernel,
   expand: expandKernel,
-  slice: sliceKernel,
-  pad: padKernel,
-  concat: concatKernel,
-  gather: gatherKernel,
-  scatterAdd: scatterAddKernel,
-  oneHot: oneHotKernel,
-  stopGradient: stopGradientKernel,
+  slice: lazyKernel('indexing', (m) => m.sliceKernel),
+  pad: lazyKernel('indexing', (m) => m.padKernel),
+  concat: lazyKernel('indexing', (m) => m.concatKernel),
+  gather: lazyKernel('indexing', (m) => m.gatherKernel),
+  scatterAdd: lazyKernel('indexing', (m) => m.scatterAddKernel),
+  oneHot: lazyKernel('indexing', (m) => m.oneHotKernel),
+  stopGradient: lazyKernel('indexing', (m) => m.stopGradientKernel),
   custom: customKernel,
   matmul: matmulTunedKernel,
   logSoftmax: logSoftmaxKernel,
   logSoftmaxGrad: logSoftmaxGradKernel,
   nll: nllKernel,
   nllGrad: nllGradKernel,
-  attention: attentionKernel,
-  attentionLse: attentionLseKernel,
-  attentionWithLse: attentionWithLseKernel,
-  attentionGradKV: attentionGradKVKernel,
-  attentionGradQKV: attentionGradQKVKernel,
-  attentionGrad: attentionGradKernel,
+  attention: lazyKernel('attention', (m) => m.attentionKernel),
+  attentionLse: lazyKernel('attention', (m) => m.attentionLseKernel),
+  attentionWithLse: lazyKernel('attention', (m) => m.attentionWithLseKernel),
+  attentionGradKV: lazyKernel('attention', (m) => m.attentionGradKVKernel),
+  attentionGradQKV: lazyKernel('attention', (m) => m.attentionGradQKVKernel),
+  attentionGrad: lazyKernel('attention', (m) => m.attentionGradKernel),
   rope: ropeKernel,
   dropout: dropoutKernel,
-  conv2d: conv2dKernel,
-  conv2dGradInput: conv2dGradInputKernel,
-  conv2dGradWeight: conv2dGradWeightKernel,
-  maxPool2d: maxPool2dKernel,
-  maxPool2dGrad: maxPool2dGradKernel,
-  maxPool2dIndices: maxPool2dIndicesKernel,
-  avgPool2d: avgPool2dKernel,
-  avgPool2dGrad: avgPool2dGradKernel,
+  conv2d: lazyKernel('conv', (m) => m.conv2dKernel),
+  conv2dGradInput: lazyKernel('conv', (m) => m.conv2dGradInputKernel),
+  conv2dGradWeight: lazyKernel('conv', (m) => m.conv2dGradWeightKernel),
+  maxPool2d: lazyKernel('conv', (m) => m.maxPool2dKernel),
+  maxPool2dGrad: lazyKernel('conv', (m) => m.maxPool2dGradKernel),
+  maxPool2dIndices: lazyKernel('conv', (m) => m.maxPool2dIndicesKernel),
+  avgPool2d: lazyKernel('conv', (m) => m.avgPool2dKernel),
+  avgPool2dGrad: lazyKernel('conv', (m) => m.avgPool2dGradKernel),
   fusedMatmul: matmulTunedKernel,
   matmulEpilogue: matmulTunedKernel,
   matmulPartials: matmulPartialsKernel,
@@ -146,6 +147,19 @@ export function kernelFor<K extends OpKind>(op: K): KernelGenerator<K> | undefin
   // the one place a per-op table is read by a dynamic op: the row of op K takes specs of op K
   const builtIn = (KERNELS as { readonly [P in OpKind]?: KernelGenerator<never> })[op];
   return (overrides.get(op) ?? builtIn) as KernelGenerator<K> | undefined;
+}
+
+/**
+ * Loads the code of the built-in generators these ops need (attention, conv/pool and indexing load on demand, see
+ * lazyKernels.ts); `compile` awaits it for its graph's ops. After it resolves, `generateKernel` runs synchronously.
+ */
+export async function loadKernels(ops: Iterable<OpKind>): Promise<void> {
+  const groups = new Set<KernelGroup>();
+  for (const op of ops) {
+    const row = (KERNELS as { readonly [P in OpKind]?: { readonly [LAZY_GROUP]?: KernelGroup } })[op];
+    if (row?.[LAZY_GROUP] !== undefined) groups.add(row[LAZY_GROUP]);
+  }
+  await Promise.all([...groups].map(loadKernelGroup));
 }
 
 /** Generates the plan for one node on a device; throws KernelError when it cannot, naming op, shapes and limit. */

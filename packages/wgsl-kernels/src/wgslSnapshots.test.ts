@@ -8,7 +8,9 @@
 import { type DType, Graph, type OpAttrs, type OpKind, type PwExpr, perBinaryOp, perUnaryOp, type Shape } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CAPS, type KernelPlan, type KernelSpec } from './kernel.js';
-import { type GpuOp, generateKernel } from './registry.js';
+import { type GpuOp, generateKernel, KERNELS, loadKernels } from './registry.js';
+// attention, conv/pool and indexing generators load on demand (lazyKernels.ts); these tests call them synchronously
+await loadKernels(Object.keys(KERNELS) as OpKind[]);
 
 type Case<K extends OpKind> = { shapes: Shape[]; attrs: OpAttrs[K]; dtypes?: DType[] };
 const c = <K extends OpKind>(shapes: Shape[], attrs: OpAttrs[K], dtypes?: DType[]): Case<K> => ({ shapes, attrs, dtypes });

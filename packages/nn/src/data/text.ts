@@ -3,9 +3,10 @@
 // Rng into preallocated buffers. Browser-safe (strings in, typed arrays out); reading files is the caller's.
 
 import type { Rng } from '../rng.js';
+import type { TextTokenizer } from './textTokenizer.js';
 
 /** Maps characters to ids 0..V−1 (sorted by code point) and back. */
-export class CharTokenizer {
+export class CharTokenizer implements TextTokenizer {
   /** The vocabulary, one character per id. */
   readonly chars: readonly string[];
   private readonly ids: Map<string, number>;
@@ -22,6 +23,11 @@ export class CharTokenizer {
 
   /** Vocabulary size. */
   get size(): number {
+    return this.chars.length;
+  }
+
+  /** Vocabulary size (the `TextTokenizer` name of `size`). */
+  get vocabSize(): number {
     return this.chars.length;
   }
 

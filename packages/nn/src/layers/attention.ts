@@ -25,6 +25,8 @@ export interface AttentionOptions {
   causal?: boolean;
   /** Biases on the projections (default true). */
   bias?: boolean;
+  /** Bias on the output projection (default `bias`; Qwen2 has q/k/v biases and none here). */
+  outBias?: boolean;
   /** Rotary position embedding of q and k with this base (default 10000) and pair layout (see RopeLayout); off when absent. */
   rope?: { base?: number; layout?: RopeLayout };
   /** Parameter layout (default 'separate'). */
@@ -75,6 +77,7 @@ export class MultiheadAttention extends Module {
       throw new GraphError(`MultiheadAttention: rope layout must be 'half' or 'interleaved', got '${String(options.rope.layout)}'`, 'MultiheadAttention');
     if (options.rope && this.headDim % 2 !== 0) throw new GraphError(`MultiheadAttention: rotary embeddings need an even head size, got ${this.headDim}`, 'MultiheadAttention');
     const bias = options.bias !== false;
+    const outBias = options.outBias ?? bias;
     const normal = (std: number): Init => ({ kind: 'normal', mean: 0, std, seed: 0 });
     const inInit = options.init ? { weightInit: normal(options.init.std), biasInit: { kind: 'zeros' } as Init } : {};
     const outInit = options.init ? { weightInit: normal(options.init.outStd ?? options.init.std), biasInit: { kind: 'zeros' } as Init } : {};
@@ -82,13 +85,13 @@ export class MultiheadAttention extends Module {
     const add = (name: string, m: Linear) => this.lins.set(name, this.registerModule(name, m));
     if (options.layout === 'fused') {
       add('c_attn', new Linear(width, width + 2 * kvWidth, { bias, ...inInit }));
-      add('c_proj', new Linear(width, width, { bias, ...outInit }));
+      add('c_proj', new Linear(width, width, { bias: outBias, ...outInit }));
       this.names = ['c_attn', 'c_proj'];
     } else {
       add('q_proj', new Linear(width, width, { bias, ...inInit }));
       add('k_proj', new Linear(width, kvWidth, { bias, ...inInit }));
       add('v_proj', new Linear(width, kvWidth, { bias, ...inInit }));
-      add('o_proj', new Linear(width, width, { bias, ...outInit }));
+      add('o_proj', new Linear(width, width, { bias: outBias, ...outInit }));
       this.names = ['q_proj', 'k_proj', 'v_proj', 'o_proj'];
     }
     if (options.dropout) this.drop = this.registerModule('resid_dropout', new Dropout(options.dropout));

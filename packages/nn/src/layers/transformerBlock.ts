@@ -59,6 +59,8 @@ export interface TransformerBlockOptions {
   hidden?: number;
   /** Biases in projections (default: true for 'gpt', false for 'llama'). */
   bias?: boolean;
+  /** Biases on the attention's q/k/v projections only, overriding `bias` there (Qwen2: true). */
+  qkvBias?: boolean;
   /** Norm epsilon (default 1e-5 for LayerNorm, 1e-6 for RMSNorm). */
   eps?: number;
   /** 'gpt' only: GELU form (default 'none', exact erf as nanoGPT's nn.GELU(); 'tanh' is GPT-2's gelu_new). */
@@ -102,7 +104,8 @@ export class TransformerBlock extends Module {
       new MultiheadAttention(width, {
         heads,
         kvHeads: options.kvHeads,
-        bias,
+        bias: options.qkvBias ?? bias,
+        outBias: bias,
         layout: llama ? 'separate' : 'fused',
         rope: llama ? { base: options.ropeBase ?? 10000, layout: options.ropeLayout } : undefined,
         kernel: options.kernel,

@@ -42,14 +42,18 @@ export abstract class CausalLM extends Module {
     return g.reshape(this.logitsRows(g, tokens, prefix), [b, t, this.vocab]);
   }
 
-  /** A new graph with inputs `tokens` and `targets` [batch, seq] i32 and the mean cross-entropy `loss`. */
-  trainingGraph(batch: number, seq = this.maxContext): LmGraph {
+  /**
+   * A new graph with inputs `tokens` and `targets` [batch, seq] i32 and the mean cross-entropy `loss`; targets equal
+   * to `ignoreIndex` count for nothing (pad them so to train on sequences shorter than `seq`, see `batchInputs`).
+   */
+  trainingGraph(batch: number, seq = this.maxContext, opts: { ignoreIndex?: number } = {}): LmGraph {
     if (seq === undefined) throw new GraphError(`${this.constructor.name}.trainingGraph: give the sequence length`, 'CausalLM');
     const graph = new Graph();
     const tokens = graph.input('tokens', [batch, seq], 'i32');
     const targets = graph.input('targets', [batch, seq], 'i32');
     const logits = this.logitsRows(graph, tokens);
-    return { graph, logits, loss: graph.crossEntropy(logits, graph.reshape(targets, [batch * seq])) };
+    const flat = graph.reshape(targets, [batch * seq]);
+    return { graph, logits, loss: opts.ignoreIndex === undefined ? graph.crossEntropy(logits, flat) : graph.crossEntropy(logits, flat, { ignoreIndex: opts.ignoreIndex }) };
   }
 
   /** Throws unless each of `keys` of `config` is a positive integer (the sizes a model cannot be built without). */

@@ -36,6 +36,8 @@ export interface GptConfig {
   readonly tiedHead?: boolean;
   /** A bias on `lm_head` (default false, as nanoGPT; not with `tiedHead`). */
   readonly headBias?: boolean;
+  /** LayerNorm epsilon (default 1e-5, GPT-2's layer_norm_epsilon). */
+  readonly eps?: number;
   /** Biases in Linear and LayerNorm (default true). */
   readonly bias?: boolean;
   /** Dropout on embeddings and residual branches in training mode (default 0). */
@@ -62,9 +64,9 @@ class GptTransformer extends Module {
     this.wpe = this.registerModule('wpe', new Embedding(c.context, c.width, { init: normal(0.02) }));
     if (c.dropout) this.drop = this.registerModule('drop', new Dropout(c.dropout));
     const init = { std: 0.02, outStd: 0.02 / Math.sqrt(2 * c.layers) };
-    const block = { width: c.width, heads: c.heads, kvHeads: c.kvHeads, style: 'gpt', bias: c.bias, gelu: c.gelu ?? 'none', kernel: c.attention, dropout: c.dropout, init } as const;
+    const block = { width: c.width, heads: c.heads, kvHeads: c.kvHeads, style: 'gpt', bias: c.bias, eps: c.eps, gelu: c.gelu ?? 'none', kernel: c.attention, dropout: c.dropout, init } as const;
     this.h = this.registerModule('h', blockStack(c.layers, block));
-    this.ln_f = this.registerModule('ln_f', new LayerNorm(c.width, { bias: c.bias }));
+    this.ln_f = this.registerModule('ln_f', new LayerNorm(c.width, { eps: c.eps, bias: c.bias }));
   }
   forward(): Tensor {
     throw new GraphError('GPT.transformer is run by GPT (use gpt.forward)', 'GPT');

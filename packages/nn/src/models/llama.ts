@@ -28,6 +28,8 @@ export interface LlamaConfig {
   readonly ropeBase?: number;
   /** RoPE pairs: 'half' (HF LLaMA's rotate_half, default) or 'interleaved' (Meta's original checkpoints). */
   readonly ropeLayout?: RopeLayout;
+  /** Biases on q/k/v_proj (Qwen2's attention; default false). */
+  readonly qkvBias?: boolean;
   /** Reuse `model.embed_tokens` as the output head (default false). */
   readonly tiedHead?: boolean;
   /** Attention through ir's op (default) or decomposed with an in-graph causal mask. */
@@ -43,7 +45,7 @@ class LlamaModel extends Module {
     super();
     const init: Init = { kind: 'normal', mean: 0, std: 0.02, seed: 0 };
     this.embed_tokens = this.registerModule('embed_tokens', new Embedding(c.vocab, c.width, { init }));
-    const block = { width: c.width, heads: c.heads, kvHeads: c.kvHeads, style: 'llama', hidden: c.hidden, eps: c.eps, ropeBase: c.ropeBase, ropeLayout: c.ropeLayout, kernel: c.attention, init: { std: 0.02 } } as const;
+    const block = { width: c.width, heads: c.heads, kvHeads: c.kvHeads, style: 'llama', hidden: c.hidden, eps: c.eps, ropeBase: c.ropeBase, ropeLayout: c.ropeLayout, qkvBias: c.qkvBias, kernel: c.attention, init: { std: 0.02 } } as const;
     this.layers = this.registerModule('layers', blockStack(c.layers, block));
     this.norm = this.registerModule('norm', new RMSNorm(c.width, { eps: c.eps }));
   }

@@ -1,0 +1,32 @@
+// The on-demand generators (lazyKernels.ts): a stub called before its module loaded names what to do; loadKernels
+// loads only the groups its ops need; once loaded, the registry's plan is the module's own (same WGSL).
+import { Graph, type OpAttrs, type OpKind } from '@neura/ir';
+import { describe, expect, it } from 'vitest';
+import { conv2dKernel } from './conv.js';
+import { DEFAULT_CAPS, KernelError, type KernelSpec } from './kernel.js';
+import { kernelGroupLoaded } from './lazyKernels.js';
+import { generateKernel, KERNELS, loadKernels } from './registry.js';
+
+function convSpec(): KernelSpec<'conv2d'> {
+  const g = new Graph({ recordSites: false });
+  const ins = [g.input('x', [1, 2, 6, 6]), g.input('w', [3, 2, 3, 3])];
+  const attrs: OpAttrs['conv2d'] = { stride: [1, 1], padding: [1, 1], dilation: [1, 1], groups: 1 };
+  return { node: g.node('conv2d', ins, attrs), inputs: ins.map((n) => ({ shape: n.shape, dtype: n.dtype })) };
+}
+
+describe('on-demand kernel generators', () => {
+  it('loads nothing for an MLP step’s ops, and a stub called before loading throws a KernelError saying what to await', async () => {
+    await loadKernels(['matmul', 'add', 'relu', 'softmaxCrossEntropy', 'sum', 'pointwiseMultiTensor'] as OpKind[]);
+    expect([kernelGroupLoaded('attention'), kernelGroupLoaded('conv'), kernelGroupLoaded('indexing')]).toEqual([false, false, false]);
+    expect(() => generateKernel(convSpec(), DEFAULT_CAPS)).toThrow(KernelError);
+    expect(() => generateKernel(convSpec(), DEFAULT_CAPS)).toThrow(/conv2d .*the conv kernel generators are not loaded yet: await loadKernels/);
+  });
+
+  it('loads the group an op needs, after which the registry’s plan is the module’s own', async () => {
+    await Promise.all([loadKernels(['conv2d']), loadKernels(['maxPool2d'])]); // concurrent loads share one import
+    expect([kernelGroupLoaded('attention'), kernelGroupLoaded('conv'), kernelGroupLoaded('indexing')]).toEqual([false, true, false]);
+    expect(generateKernel(convSpec(), DEFAULT_CAPS)).toEqual(conv2dKernel(convSpec(), DEFAULT_CAPS));
+    await loadKernels(Object.keys(KERNELS) as OpKind[]);
+    expect([kernelGroupLoaded('attention'), kernelGroupLoaded('indexing')]).toEqual([true, true]);
+  });
+});
