@@ -7,6 +7,7 @@ import { countCorrect, mnistFromIdx, readCheckpoint, restoreCheckpoint, saveChec
 import { opfsCheckpoints, startWorkerTrainer } from '@neura/nn/worker';
 import { createDevice, ProfilerError } from '@neura/runtime-webgpu';
 import { adapterPanelHtml } from './web/adapterPanel.js';
+import { digitsPng } from './web/digits.js';
 import { egraphPanelHtml } from './web/egraphPanel.js';
 import { esc } from './web/html.js';
 import { BATCH_ACCURACY, type MnistConfig, type MnistResult, type PanelMessage } from './web/mnistMessages.js';
@@ -80,8 +81,6 @@ startWorkerTrainer<MnistConfig, MnistResult>(async (ctx) => {
     trainS,
     dispatchesPerStep: model.train.stats.dispatchesPerStep,
     device: device.name,
-    images: data.test.images.slice(0, 32 * 784),
-    labels: data.test.labels.slice(0, 32),
-    logits: Float32Array.from((ev.logits as ArrayLike<number>) ?? []).slice(0, 32 * 10),
+    digits: await digitsPng(data.test.images, ev.logits ?? [], data.test.labels),
   };
 });

@@ -47,10 +47,10 @@ await withDemoPage(
     const again = await load(page, `${url}?model=${model}&restore=1`);
     console.log(JSON.stringify({ restored: again.restored, step: again.step, accuracy: again.accuracy, status: again.status }));
     if (again.error) fail(`after the reload: ${again.error}`);
-    const tasks = [...(longTasks ?? []), ...(again.longTasks ?? [])];
+    const tasks = [...(longTasks ?? []).map((t) => ({ ...t, load: 'train' })), ...(again.longTasks ?? []).map((t) => ({ ...t, load: 'restore' }))];
     const max = tasks.length ? Math.max(...tasks.map((t) => t.ms)) : 0;
     console.log(`web:check: main-thread long tasks during load, compile, training and restore: ${tasks.length} (max ${max} ms)`);
-    for (const t of tasks) console.log(`  ${t.ms} ms at ${t.at} ms (status: ${t.status})`);
+    for (const t of tasks) console.log(`  ${t.ms} ms at ${t.at} ms of the ${t.load} page (status: ${t.status})`);
     if (longTasks === null) fail('the page has no long-task observer (window.__longTasks)');
     if (result.saved !== `${model}@${steps}`) fail(`the checkpoint was not saved to OPFS (body[data-saved] is ${JSON.stringify(result.saved)})`);
     if (again.restored !== 'true' || again.step !== String(steps)) fail(`the reload did not restore the step-${steps} checkpoint (restored ${again.restored}, step ${again.step})`);

@@ -31,8 +31,6 @@ export interface MnistResult {
   readonly trainS: number;
   readonly dispatchesPerStep: number;
   readonly device: string;
-  /** The first 32 test images, their labels and the model's logits. */
-  readonly images: Float32Array;
-  readonly labels: Int32Array;
-  readonly logits: Float32Array;
+  /** The first 32 test digits with the model's guesses, a PNG drawn in the worker (web/digits.ts). */
+  readonly digits: Blob;
 }
