@@ -60,6 +60,7 @@ async function runMnist(kind: 'mlp' | 'cnn', steps: number, restore: boolean): P
 }
 
 async function main(): Promise<void> {
+  performance.mark('neura:script'); // web:check tells long tasks before the page's own code from those after
   const params = new URLSearchParams(location.search);
   const kind = (params.get('model') ?? 'mlp') as ModelKind;
   if (!(kind in MODELS)) throw new Error(`unknown model '${kind}' (mlp, cnn or gpt)`);

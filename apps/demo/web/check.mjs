@@ -23,7 +23,7 @@ async function load(page, url) {
   // polled from here, not page.waitForFunction: that evaluates Playwright's injected script (~100 ms of main
   // thread in headless Chromium on a busy machine), a long task of the check, not of the page
   for (;;) {
-    const r = await page.evaluate(() => ({ ...document.body.dataset, status: document.getElementById('status')?.textContent, longTasks: window.__longTasks ?? null }));
+    const r = await page.evaluate(() => ({ ...document.body.dataset, status: document.getElementById('status')?.textContent, longTasks: window.__longTasks ?? null, nav: (({ responseEnd, domInteractive }) => ({ responseEnd: Math.round(responseEnd), domInteractive: Math.round(domInteractive) }))(performance.getEntriesByType('navigation')[0] ?? {}), script: Math.round(performance.getEntriesByName('neura:script')[0]?.startTime ?? -1) }));
     if (r.accuracy || r.error) return r;
     await new Promise((res) => setTimeout(res, 500));
   }
@@ -39,7 +39,7 @@ await withDemoPage(
   async (page, url) => {
     const result = await load(page, `${url}?steps=${steps}&model=${model}`);
     await page.screenshot({ path: shot, fullPage: true });
-    const { longTasks, ...shown } = result;
+    const { longTasks, nav, script, ...shown } = result;
     console.log(JSON.stringify(shown));
     if (result.error) fail(result.error);
     if (model === 'gpt') return; // the GPT trains on the page: no worker, no OPFS
@@ -47,10 +47,11 @@ await withDemoPage(
     const again = await load(page, `${url}?model=${model}&restore=1`);
     console.log(JSON.stringify({ restored: again.restored, step: again.step, accuracy: again.accuracy, status: again.status }));
     if (again.error) fail(`after the reload: ${again.error}`);
-    const tasks = [...(longTasks ?? []).map((t) => ({ ...t, load: 'train' })), ...(again.longTasks ?? []).map((t) => ({ ...t, load: 'restore' }))];
+    const tasks = [...(longTasks ?? []).map((t) => ({ ...t, load: 'train', script: result.script })), ...(again.longTasks ?? []).map((t) => ({ ...t, load: 'restore', script: again.script }))];
+    console.log(`web:check: navigation timing (ms) of the train page ${JSON.stringify(result.nav)}, its script ran at ${result.script}; restore page ${JSON.stringify(again.nav)}, script at ${again.script}`);
     const max = tasks.length ? Math.max(...tasks.map((t) => t.ms)) : 0;
     console.log(`web:check: main-thread long tasks during load, compile, training and restore: ${tasks.length} (max ${max} ms)`);
-    for (const t of tasks) console.log(`  ${t.ms} ms at ${t.at} ms of the ${t.load} page (status: ${t.status})`);
+    for (const t of tasks) console.log(`  ${t.ms} ms at ${t.at} ms of the ${t.load} page (${t.name}; ${t.at + t.ms <= t.script ? "before the page's script ran" : `status: ${t.status}`})`);
     if (longTasks === null) fail('the page has no long-task observer (window.__longTasks)');
     if (result.saved !== `${model}@${steps}`) fail(`the checkpoint was not saved to OPFS (body[data-saved] is ${JSON.stringify(result.saved)})`);
     if (again.restored !== 'true' || again.step !== String(steps)) fail(`the reload did not restore the step-${steps} checkpoint (restored ${again.restored}, step ${again.step})`);
