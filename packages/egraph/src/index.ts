@@ -96,7 +96,8 @@ export { costDefaults, isKernelOp, opCost, tensorBytes, tensorCost } from './ten
 export type { LoadedGraph, OptimizeOptions, OptimizeResult, PassReport, PassSpec, RuleSetName } from './tensor/optimize.js';
 export type { RecognizeResult } from './tensor/recognizeForward.js';
 export { recognizeForward } from './tensor/recognizeForward.js';
-export { DEFAULT_FUSION_WIDTH, DEFAULT_PASSES, RULE_SETS, allRules, egraphToGraph, graphToEGraph, MAX_DEFAULT_POINTWISE_INPUTS, optimize } from './tensor/optimize.js';
+export { DEFAULT_FUSION_WIDTH, MAX_DEFAULT_POINTWISE_INPUTS } from './tensor/fusionWidth.js';
+export { DEFAULT_PASSES, RULE_SETS, allRules, egraphToGraph, graphToEGraph, optimize } from './tensor/optimize.js';
 export type { EGraphFigures, FusedKernel, GraphFigures, MemoryFit, OptimizePhases } from './tensor/report.js';
 export { OptimizeReport, debugLevel, egraphToDot, fmtBytes, graphFigures } from './tensor/report.js';
 export type { TensorRewrite } from './tensor/rules/ruleKit.js';

@@ -56,6 +56,8 @@ export {
   needsKernel,
   OP_FACTS,
   OP_KINDS,
+  absorbedOpsOf,
+  type KernelClass,
   type OpFacts,
   type OpFamily,
 } from './opFacts.js';
@@ -81,7 +83,7 @@ export {
 export { estimateGraphMemory, estimateMemory, type ScheduledValue, type ScheduleEnds } from './memoryEstimate.js';
 export { ARENA_ALIGN, type Arena, alignedBytes, arenaSlotBytes, BUFFER_ALIGN, type MemoryPlan, type MemoryReport, type PlannedBuffer, planMemory, type TensorLifetime } from './memoryPlan.js';
 export { attrsOf, isOp, withAttrs } from './opWithAttrs.js';
-export { BINARY_FN, castScalar, erf, evalPwExpr, fmtPwExpr, GELU_TANH_K, type PwExpr, pwArity, UNARY_FN } from './pointwiseExpr.js';
+export { BINARY_FN, castScalar, erf, evalPwExpr, fmtPwExpr, GELU_TANH_K, type PwExpr, pwArity, pwExprOps, type PwOp, UNARY_FN } from './pointwiseExpr.js';
 export { fmtPointwiseReduce, fmtRowwise, type GraphJson, graphFromJson, graphToDot, graphToJson, printGraph } from './print.js';
 export {
   broadcastAxes,

@@ -25,7 +25,11 @@ export interface KernelLimits {
   readonly maxStorageBufferBindingSize: number;
 }
 
-/** WebGPU's default limits (what every adapter offers without asking). */
+/**
+ * Core WebGPU's default limits (what every core adapter offers without asking): what the e-graph plans for when no
+ * device is given, and the base of its default fusion width. Looser than wgsl-kernels' `COMPAT_CAPS` (compatibility
+ * mode's 4 storage buffers), on purpose: planning for compatibility mode would split every fused kernel.
+ */
 export const DEFAULT_KERNEL_LIMITS: KernelLimits = {
   maxStorageBuffersPerShaderStage: 8,
   maxStorageBufferBindingSize: 128 * 1024 * 1024,

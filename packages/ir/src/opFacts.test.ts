@@ -3,7 +3,7 @@ import { Graph } from './graph.js';
 import { INFER } from './infer.js';
 import { INTERPRET, interpret } from './interpret.js';
 import { isKernelOp } from './kernelCost.js';
-import { ALIAS_OPS, FUSED_OPS, indexOperandsOf, isAliasOp, LEAF_OPS, needsKernel, OP_FACTS, OP_KINDS } from './opFacts.js';
+import { ALIAS_OPS, absorbedOpsOf, FUSED_OPS, factsOf, indexOperandsOf, isAliasOp, LEAF_OPS, needsKernel, OP_FACTS, OP_KINDS } from './opFacts.js';
 import { BINARY_OPS, UNARY_OPS } from './elementwise.js';
 import { tensor } from './tensorValue.js';
 
@@ -59,5 +59,29 @@ describe('op facts', () => {
     expect(nll.bound({ reduction: 'mean' }, [{ shape: [4, 7], dtype: 'f32' }, { shape: [4], dtype: 'i32' }])).toBe(7);
     const [nllGrad] = indexOperandsOf('nllGrad');
     expect(nllGrad.bound({ reduction: 'mean', classes: 9 }, [{ shape: [4], dtype: 'i32' }, { shape: [], dtype: 'f32' }])).toBe(9);
+  });
+});
+
+describe('fused-op facts', () => {
+  it('every fused op that runs a kernel says which primitive ops it absorbs (a missing one would hide a registered kernel)', () => {
+    expect(FUSED_OPS.filter((op) => needsKernel(op) && !factsOf(op).absorbs)).toEqual([]);
+  });
+
+  it('absorbed ops are read off the attributes, and a plain op stands for itself', () => {
+    const relu = { op: 'relu', a: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 1 } } } as const;
+    expect([...absorbedOpsOf('pointwise', { expr: relu, dtype: 'f32' })].sort()).toEqual(['add', 'relu']);
+    expect(absorbedOpsOf('fusedMatmul', { transA: false, transB: false, bias: true, activation: 'relu' })).toEqual(['matmul', 'add', 'relu']);
+    expect(absorbedOpsOf('fusedMatmul', { transA: false, transB: false, bias: false, activation: 'none' })).toEqual(['matmul']);
+    const windowed = { causal: true, scale: 1, seqMajor: true, window: { heads: 2, offsets: [0, 2, 4] }, deltaFromOut: true };
+    expect(absorbedOpsOf('attentionGradKV', windowed)).toEqual(['attentionGrad', 'sum', 'mul', 'slice']);
+    expect(absorbedOpsOf('attention', { causal: false, scale: 1 })).toEqual(['attention']);
+    expect(absorbedOpsOf('matmul', { transA: false, transB: false })).toEqual(['matmul']);
+  });
+
+  it('every kernel has a profile class; fused kernels count with what they fuse', () => {
+    expect(OP_FACTS.matmulEpilogue.kernelClass).toBe(OP_FACTS.matmul.kernelClass);
+    expect(OP_FACTS.rowwise.kernelClass).toBe(OP_FACTS.sum.kernelClass);
+    expect(OP_FACTS.softmaxCrossEntropy.kernelClass).toBe(OP_FACTS.logSoftmax.kernelClass);
+    expect(OP_FACTS.attentionGradQKV.kernelClass).toBe('attention');
   });
 });

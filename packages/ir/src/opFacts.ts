@@ -1,13 +1,16 @@
 // The op-facts table: every per-op fact that is not a behaviour (inference, interpretation, VJP, WGSL live in
 // their own exhaustive tables; kernel cost and legality in kernelCost.ts) is written here once, typed per op — its
-// family, whether its output is an alias of its operand's storage, whether only fusion makes it, and which operands
-// hold i32 labels or indices with their bound. Every other package reads these facts instead of keeping its own
-// list; `OP_KINDS`, `LEAF_OPS`, `FUSED_OPS` and `ALIAS_OPS` are derived from this table.
-// Must stay data: no behaviour beyond the index bounds, no imports but types and the elementwise op lists.
+// family, whether its output is an alias of its operand's storage, whether only fusion makes it, which operands
+// hold i32 labels or indices with their bound, the primitive ops a fused kernel stands for, and its class in
+// profiles. Every other package reads these facts instead of keeping its own list; `OP_KINDS`, `LEAF_OPS`,
+// `FUSED_OPS` and `ALIAS_OPS` are derived from this table.
+// Must stay data: no behaviour beyond the index bounds and the absorbed-op lists (read off attributes), no imports
+// but types, the elementwise op lists and the expression walker.
 
 import { perBinaryOp, perUnaryOp } from './elementwise.js';
 import type { TensorType } from './inferCore.js';
-import type { BinaryOp, OpAttrs, OpKind, UnaryOp } from './ops.js';
+import type { AttentionAttrs, AttentionGradAttrs, BinaryOp, OpAttrs, OpKind, RowStat, UnaryOp } from './ops.js';
+import { type PwExpr, pwExprOps } from './pointwiseExpr.js';
 
 /** What kind of op it is (drives generic handling: leaves are uploaded, elementwise ops fuse into pointwise). */
 export type OpFamily =
@@ -33,6 +36,9 @@ export interface IndexOperand<K extends OpKind = OpKind> {
   /** What the bound is, for error messages (e.g. `axis 0 of gather`). */
   readonly describe: (attrs: OpAttrs[K]) => string;
 }
+
+/** A kernel's class in profiles' by-class summary (runtime's `kernelClassOf`). */
+export type KernelClass = 'matmul' | 'attention' | 'pointwise' | 'reduction' | 'softmax/CE' | 'layout copy' | 'gather/scatter' | 'elementwise/other';
 
 /** Leaf op names. */
 export type LeafOp = 'input' | 'param' | 'state' | 'const';
@@ -61,15 +67,29 @@ export interface OpFacts<K extends OpKind = OpKind> {
   readonly indexOperands: readonly IndexOperand<K>[];
   /** Its value is a result that operand 0's kernel writes (`pick` of a multi-result op): no kernel of its own. */
   readonly resultOfOperand?: true;
+  /** Its kernel's class in profiles. */
+  readonly kernelClass: KernelClass;
+  /**
+   * The primitive ops a node of it stands for, from its attributes (the ones its fusion rules absorbed), when more
+   * than itself: a registered kernel of any of them must not be hidden inside it (egraph's kernelBoundaries.ts).
+   */
+  readonly absorbs?: (attrs: OpAttrs[K]) => readonly OpKind[];
 }
 
 const NONE: readonly never[] = [];
 type Family = Exclude<OpFamily, 'leaf'>;
-const leaf: OpFacts<LeafOp> = { family: 'leaf', alias: false, fused: false, indexOperands: NONE };
-const un: OpFacts<ComputeOp> = { family: 'unary', alias: false, fused: false, indexOperands: NONE };
-const bin: OpFacts<ComputeOp> = { family: 'binary', alias: false, fused: false, indexOperands: NONE };
-const plain = (family: Family): OpFacts<ComputeOp> => ({ family, alias: false, fused: false, indexOperands: NONE });
-const fusedOp = (family: Family): OpFacts<ComputeOp> => ({ family, alias: false, fused: true, indexOperands: NONE });
+const OTHER: KernelClass = 'elementwise/other';
+const leaf: OpFacts<LeafOp> = { family: 'leaf', alias: false, fused: false, indexOperands: NONE, kernelClass: OTHER };
+const un: OpFacts<ComputeOp> = { family: 'unary', alias: false, fused: false, indexOperands: NONE, kernelClass: OTHER };
+const bin: OpFacts<ComputeOp> = { family: 'binary', alias: false, fused: false, indexOperands: NONE, kernelClass: OTHER };
+const plain = (family: Family, kernelClass: KernelClass = OTHER): OpFacts<ComputeOp> => ({ family, alias: false, fused: false, indexOperands: NONE, kernelClass });
+const fusedOp = (family: Family, kernelClass: KernelClass = OTHER): OpFacts<ComputeOp> => ({ family, alias: false, fused: true, indexOperands: NONE, kernelClass });
+const exprsOps = (exprs: readonly PwExpr[], out = new Set<OpKind>()) => exprs.reduce((s, e) => pwExprOps(e, s), out);
+const statsOps = (stats: readonly RowStat[], out: Set<OpKind>) => stats.reduce((s, st) => pwExprOps(st.post, pwExprOps(st.expr, s.add(st.reduce))), out);
+/** An attention node also stands for the slices it reads its head window through (attention-head-window). */
+const windowed = (a: AttentionAttrs): readonly OpKind[] => (a.window ? ['slice'] : []);
+/** A gradient computing Δ from attention's output also stands for Δ's sum(mul(dOut, out)) (attention-delta-from-out). */
+const delta = (a: AttentionGradAttrs): readonly OpKind[] => (a.deltaFromOut ? ['sum', 'mul'] : []);
 const classes = (t: TensorType) => t.shape[t.shape.length - 1];
 
 /** Labels of a class loss: operand `operand`, bounded by the classes of logits/log-probabilities operand 0. */
@@ -91,39 +111,39 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   ...perBinaryOp(() => bin),
   where: plain('elementwise'),
   cast: plain('elementwise'),
-  sum: plain('reduce'),
-  mean: plain('reduce'),
-  reduceMax: plain('reduce'),
-  reduceMin: plain('reduce'),
+  sum: plain('reduce', 'reduction'),
+  mean: plain('reduce', 'reduction'),
+  reduceMax: plain('reduce', 'reduction'),
+  reduceMin: plain('reduce', 'reduction'),
   argmax: plain('reduce'),
   cumsum: plain('reduce'),
-  reshape: { family: 'layout', alias: true, fused: false, indexOperands: NONE },
-  after: { family: 'layout', alias: true, fused: true, indexOperands: NONE },
-  transpose: plain('layout'),
-  expand: plain('layout'),
-  slice: plain('indexing'),
-  pad: plain('indexing'),
-  concat: plain('indexing'),
-  gather: { ...plain('indexing'), indexOperands: indicesOf('gather') },
-  scatterAdd: { ...plain('indexing'), indexOperands: indicesOf('scatterAdd') },
+  reshape: { family: 'layout', alias: true, fused: false, indexOperands: NONE, kernelClass: OTHER },
+  after: { family: 'layout', alias: true, fused: true, indexOperands: NONE, kernelClass: OTHER },
+  transpose: plain('layout', 'layout copy'),
+  expand: plain('layout', 'layout copy'),
+  slice: plain('indexing', 'layout copy'),
+  pad: plain('indexing', 'layout copy'),
+  concat: plain('indexing', 'layout copy'),
+  gather: { ...plain('indexing', 'gather/scatter'), indexOperands: indicesOf('gather') },
+  scatterAdd: { ...plain('indexing', 'gather/scatter'), indexOperands: indicesOf('scatterAdd') },
   // labels outside [0, classes) give a zero row by definition (ignore_index is built on it): not checked
-  oneHot: plain('indexing'),
+  oneHot: plain('indexing', 'gather/scatter'),
   stopGradient: plain('layout'),
   custom: plain('nn'),
-  matmul: plain('linalg'),
-  logSoftmax: plain('nn'),
-  logSoftmaxGrad: plain('nn'),
-  nll: { ...plain('nn'), indexOperands: labelsOf(1, 'nll') },
+  matmul: plain('linalg', 'matmul'),
+  logSoftmax: plain('nn', 'softmax/CE'),
+  logSoftmaxGrad: plain('nn', 'softmax/CE'),
+  nll: { ...plain('nn', 'softmax/CE'), indexOperands: labelsOf(1, 'nll') },
   nllGrad: {
-    ...plain('nn'),
+    ...plain('nn', 'softmax/CE'),
     indexOperands: [{ operand: 0, role: 'label', bound: (a) => a.classes, describe: () => 'classes of nllGrad' }],
   },
-  attention: plain('nn'),
-  attentionLse: plain('nn'),
-  attentionWithLse: fusedOp('nn'),
-  attentionGradKV: fusedOp('nn'),
-  attentionGradQKV: fusedOp('nn'),
-  attentionGrad: plain('nn'),
+  attention: { ...plain('nn', 'attention'), absorbs: (a) => ['attention', ...windowed(a)] },
+  attentionLse: { ...plain('nn', 'attention'), absorbs: (a) => ['attentionLse', ...windowed(a)] },
+  attentionWithLse: { ...fusedOp('nn', 'attention'), absorbs: (a) => ['attention', 'attentionLse', ...windowed(a)] },
+  attentionGradKV: { ...fusedOp('nn', 'attention'), absorbs: (a) => ['attentionGrad', ...delta(a), ...windowed(a)] },
+  attentionGradQKV: { ...fusedOp('nn', 'attention'), absorbs: (a) => ['attentionGrad', 'concat', ...delta(a), ...windowed(a)] },
+  attentionGrad: { ...plain('nn', 'attention'), absorbs: (a) => ['attentionGrad', ...delta(a), ...windowed(a)] },
   rope: plain('nn'),
   dropout: plain('nn'),
   conv2d: plain('conv'),
@@ -134,24 +154,30 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   maxPool2dIndices: plain('conv'),
   avgPool2d: plain('conv'),
   avgPool2dGrad: plain('conv'),
-  fusedMatmul: fusedOp('linalg'),
-  matmulEpilogue: fusedOp('linalg'),
-  matmulPartials: fusedOp('linalg'),
-  pointwise: fusedOp('elementwise'),
-  pointwiseMulti: fusedOp('elementwise'),
-  pointwiseMultiTensor: fusedOp('elementwise'),
-  pointwiseReduce: fusedOp('reduce'),
-  pointwiseReduceMulti: fusedOp('reduce'),
-  rowwise: fusedOp('reduce'),
-  rowwiseMulti: fusedOp('reduce'),
+  fusedMatmul: { ...fusedOp('linalg', 'matmul'), absorbs: (a) => ['matmul', ...(a.bias ? (['add'] as const) : []), ...(a.activation === 'relu' ? (['relu'] as const) : [])] },
+  matmulEpilogue: { ...fusedOp('linalg', 'matmul'), absorbs: (a) => ['matmul', ...pwExprOps(a.expr)] },
+  matmulPartials: { ...fusedOp('linalg', 'matmul'), absorbs: () => ['matmul'] },
+  pointwise: { ...fusedOp('elementwise', 'pointwise'), absorbs: (a) => [...pwExprOps(a.expr)] },
+  pointwiseMulti: { ...fusedOp('elementwise'), absorbs: (a) => [...exprsOps(a.exprs)] },
+  pointwiseMultiTensor: { ...fusedOp('elementwise'), absorbs: (a) => [...exprsOps(a.exprs)] },
+  pointwiseReduce: { ...fusedOp('reduce', 'reduction'), absorbs: (a) => [a.reduce, ...pwExprOps(a.post, pwExprOps(a.expr))] },
+  pointwiseReduceMulti: { ...fusedOp('reduce', 'reduction'), absorbs: (a) => [a.reduce, ...a.results.reduce((s, r) => pwExprOps(r.post, pwExprOps(r.expr, s)), new Set<OpKind>())] },
+  rowwise: { ...fusedOp('reduce', 'reduction'), absorbs: (a) => [...statsOps(a.stats, pwExprOps(a.expr))] },
+  rowwiseMulti: { ...fusedOp('reduce', 'reduction'), absorbs: (a) => [...statsOps(a.stats, exprsOps(a.exprs))] },
   pick: { ...fusedOp('layout'), resultOfOperand: true },
-  softmaxCrossEntropy: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropy') },
-  softmaxCrossEntropyGrad: { ...fusedOp('nn'), indexOperands: labelsOf(1, 'softmaxCrossEntropyGrad') },
+  softmaxCrossEntropy: { ...fusedOp('nn', 'softmax/CE'), indexOperands: labelsOf(1, 'softmaxCrossEntropy'), absorbs: () => ['logSoftmax', 'nll'] },
+  softmaxCrossEntropyGrad: { ...fusedOp('nn', 'softmax/CE'), indexOperands: labelsOf(1, 'softmaxCrossEntropyGrad'), absorbs: () => ['logSoftmax', 'logSoftmaxGrad', 'nllGrad'] },
 };
 
 /** The facts of one op. */
 export function factsOf<K extends OpKind>(op: K): OpFacts<K> {
   return OP_FACTS[op];
+}
+
+/** The primitive ops a node of `op` with these attributes stands for: its `absorbs` fact, else the op itself. */
+export function absorbedOpsOf<K extends OpKind>(op: K, attrs: OpAttrs[K]): readonly OpKind[] {
+  const absorbs = OP_FACTS[op].absorbs as OpFacts<K>['absorbs'];
+  return absorbs ? absorbs(attrs) : [op];
 }
 
 /** Every op name, in the table's order (derived: never kept by hand). */

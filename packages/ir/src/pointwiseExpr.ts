@@ -143,6 +143,19 @@ export function pwArity(e: PwExpr): number {
   }
 }
 
+/** An op that may appear inside a pointwise expression (every node but inputs and constants). */
+export type PwOp = Exclude<PwExpr['op'], 'in' | 'const'>;
+
+/** The ops of an expression, added to `out` in first-visit order (operands a, b, then where's condition c). */
+export function pwExprOps<T extends string = PwOp>(e: PwExpr, out: Set<T | PwOp> = new Set()): Set<T | PwOp> {
+  if (e.op === 'in' || e.op === 'const') return out;
+  out.add(e.op);
+  if ('a' in e) pwExprOps(e.a, out);
+  if ('b' in e) pwExprOps(e.b, out);
+  if ('c' in e) pwExprOps(e.c, out);
+  return out;
+}
+
 /** Prints an expression as an s-expression, e.g. `(relu (add $0 $1))`. */
 export function fmtPwExpr(e: PwExpr): string {
   switch (e.op) {

@@ -26,12 +26,20 @@ const isReduced = (s: BatchState): s is { reduced: Node } => s !== undefined && 
 const ELEMENTWISE = new Set<string>([...UNARY_OPS, ...BINARY_OPS, 'where', 'cast', 'stopGradient', 'dropout', 'pointwise']);
 const POOLS = new Set<string>(['maxPool2d', 'avgPool2d', 'maxPool2dIndices']);
 
+/** The rebuilt forward graph and its masked loss. */
+export interface MaskedBatchGraph {
+  /** The copy of the forward graph, with the hidden `BATCH_ROWS_INPUT` input. */
+  readonly graph: Graph;
+  /** The loss over the real rows only. */
+  readonly loss: Tensor;
+}
+
 /**
  * A copy of `forward` whose loss is exact for any number of real rows ≤ B under the hidden input
  * `BATCH_ROWS_INPUT`; `batchInputs` are the inputs whose axis 0 is the batch (all of extent B). Throws a
  * BatchSizeError naming the op where padded rows could not be kept out of the loss.
  */
-export function maskedBatchGraph(forward: Graph, loss: Tensor, batchInputs: readonly string[], rows: number): { graph: Graph; loss: Tensor } {
+export function maskedBatchGraph(forward: Graph, loss: Tensor, batchInputs: readonly string[], rows: number): MaskedBatchGraph {
   const B = rows;
   const out = new Graph({ recordSites: false });
   const map = new Map<NodeId, Tensor>();

@@ -5,10 +5,10 @@
 // reads it and compiles one plan. Must not change results: a candidate that disagrees is never chosen, a cache
 // miss only costs time.
 
-import { type CostOptions, type OptimizeReport, optimize } from '@neura/egraph';
+import type { CostOptions } from '@neura/egraph';
 import { type Graph, hashName, type OpKind, printGraph, type TensorValue, tensor } from '@neura/ir';
-import { adapterKey, capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session } from '@neura/runtime-webgpu';
-import { keepDeclaredInputs } from './declaredInputs.js';
+import { adapterKey, type FeedValue, type NeuraDevice, type Precision, type Session } from '@neura/runtime-webgpu';
+import { type CompiledStep, compilePlan, planStep, type StepPlan } from './compileStep.js';
 import { TrainingStepError } from './errors.js';
 
 /** A candidate plan: the step optimized with these cost figures (or not optimized at all). */
@@ -108,16 +108,13 @@ function asTensors(step: Graph, feeds: Readonly<Record<string, FeedValue>>): Rec
   return out;
 }
 
-interface Plan {
+interface Plan extends StepPlan {
   readonly candidate: Candidate;
-  readonly graph: Graph;
-  readonly report?: OptimizeReport;
 }
 
-function planOf(step: Graph, c: Candidate, device: NeuraDevice, customKernelOps: ReadonlySet<OpKind>, precision?: Precision): Plan {
-  if (c.optimize === false) return { candidate: c, graph: step };
-  const { graph, report } = optimize(step, { limits: capsFor(device, precision), customKernelOps, ...(c.cost ? { cost: c.cost } : {}), ...(c.withoutRules ? { withoutRules: c.withoutRules } : {}) });
-  return { candidate: c, graph: keepDeclaredInputs(graph, step), report };
+async function planOf(step: Graph, c: Candidate, device: NeuraDevice, customKernelOps?: ReadonlySet<OpKind>, precision?: Precision): Promise<Plan> {
+  const plan = await planStep(step, { device, precision, optimize: c.optimize, cost: c.cost, withoutRules: c.withoutRules, customKernelOps, who: 'compileTraining' });
+  return { ...plan, candidate: c };
 }
 
 /**
@@ -128,24 +125,24 @@ export async function chooseStep(
   step: Graph,
   device: NeuraDevice,
   opts: MeasureOptions,
-  compileOpts: { initialState: (plan: Graph) => Record<string, TensorValue> | undefined; label: string; customKernelOps: ReadonlySet<OpKind>; precision?: Precision },
-): Promise<{ graph: Graph; report?: OptimizeReport; session: Session; measurement: Measurement }> {
+  compileOpts: { initialState: (plan: Graph) => Record<string, TensorValue> | undefined; label: string; customKernelOps?: ReadonlySet<OpKind>; precision?: Precision },
+): Promise<CompiledStep & { measurement: Measurement }> {
   const candidates = opts.candidates ?? CANDIDATES;
   if (candidates.length === 0) throw new TrainingStepError('compileTraining: measure.candidates is empty');
   const cache = opts.cache ?? processCache;
   const key = decisionKey(device, step, compileOpts.precision);
-  const compileOne = (p: Plan) => compile(p.graph, device, { initialState: compileOpts.initialState(p.graph), label: compileOpts.label, precision: compileOpts.precision });
+  const compileOne = async (p: Plan) => (await compilePlan(p, { ...compileOpts, device, who: 'compileTraining' })).session;
   const cachedName = await cache.get(key);
   const cachedCandidate = candidates.find((c) => c.name === cachedName);
   if (cachedCandidate) {
-    const p = planOf(step, cachedCandidate, device, compileOpts.customKernelOps, compileOpts.precision);
+    const p = await planOf(step, cachedCandidate, device, compileOpts.customKernelOps, compileOpts.precision);
     return { graph: p.graph, report: p.report, session: await compileOne(p), measurement: { key, choice: cachedCandidate.name, cached: true, candidates: [] } };
   }
   // distinct plans only: candidates that lead to the same graph are measured once
   const plans: Plan[] = [];
   const seen = new Set<string>();
   for (const c of candidates) {
-    const p = planOf(step, c, device, compileOpts.customKernelOps, compileOpts.precision);
+    const p = await planOf(step, c, device, compileOpts.customKernelOps, compileOpts.precision);
     const text = printGraph(p.graph);
     if (seen.has(text)) continue;
     seen.add(text);

@@ -4,11 +4,11 @@
 
 import type { OptimizeReport } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
-import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session, type TuneMatmulResult } from '@neura/runtime-webgpu';
-import { type MatmulTuning, registeredKernelOps } from '@neura/wgsl-kernels';
-import { TrainingStepError } from './errors.js';
-import { type AutotuneOptions, matmulTuningFor } from './matmulAutotune.js';
-import { optimizeWithPlanCache, type PlanCache } from './planCache.js';
+import { capsFor, type FeedValue, type NeuraDevice, type Precision, type Session, type TuneMatmulResult } from '@neura/runtime-webgpu';
+import type { MatmulTuning } from '@neura/wgsl-kernels';
+import { compileStep } from './compileStep.js';
+import type { AutotuneOptions } from './matmulAutotune.js';
+import type { PlanCache } from './planCache.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileInference`. */
@@ -78,21 +78,12 @@ export interface InferenceSession {
  * ```
  */
 export async function compileInference(model: Graph, opts: InferenceOptions): Promise<InferenceSession> {
-  const caps = capsFor(opts.device, opts.precision); // an impossible precision fails before any work
+  capsFor(opts.device, opts.precision); // an impossible precision fails before any work
   const graph = model.clone();
   for (const [name, t] of Object.entries(opts.outputs)) graph.output(name, t);
   const modelTypes = graphStateTypes(graph);
-  let g = graph;
-  let report: OptimizeReport | undefined;
-  if (opts.optimize === false && opts.memoryBudget !== undefined) throw new TrainingStepError('compileInference: memoryBudget is met by the optimizer; it cannot be combined with optimize: false');
-  if (opts.optimize === false && opts.planCache) throw new TrainingStepError('compileInference: planCache keeps the optimizer\'s plan; it cannot be combined with optimize: false');
-  let planFromCache: boolean | undefined;
-  if (opts.optimize !== false) {
-    const budget = opts.memoryBudget === undefined ? {} : { memoryBudget: opts.memoryBudget };
-    ({ graph: g, report, fromCache: planFromCache } = await optimizeWithPlanCache(graph, { limits: caps, customKernelOps: registeredKernelOps(), ...budget }, opts.planCache, 'compileInference'));
-  }
-  const { tuning, autotuned } = await matmulTuningFor(g, opts.device, opts, 'compileInference');
-  const session = await compile(g, opts.device, { initialState: compilableState(opts.initialState, modelTypes, g), label: 'inference', precision: opts.precision, shippedMatmulTuning: opts.shippedMatmulTuning, ...(tuning ? { matmulTuning: tuning } : {}) });
+  const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
+  const { graph: g, report, fromCache: planFromCache, session, autotuned } = await compileStep(graph, { ...opts, initialState, label: 'inference', who: 'compileInference' });
   const names = Object.keys(opts.outputs);
   const state = sessionStateDict(graph, modelTypes, session, 'InferenceSession.loadStateDict', opts.initialState);
   return {

@@ -8,12 +8,13 @@ import { grad } from '@neura/autograd';
 import type { OptimizeReport } from '@neura/egraph';
 import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
 import { clipGradNorm, type Optimizer } from '@neura/optim';
-import { capsFor, compile, type FeedValue, type NeuraDevice, type Precision, type Session, type SessionStats, type TuneMatmulResult } from '@neura/runtime-webgpu';
+import { capsFor, type FeedValue, type NeuraDevice, type Precision, type Session, type SessionStats, type TuneMatmulResult } from '@neura/runtime-webgpu';
 import { chooseStep, type Measurement, type MeasureOptions } from './chooseStep.js';
-import { type MatmulTuning, registeredKernelOps } from '@neura/wgsl-kernels';
-import { type AutotuneOptions, matmulTuningFor } from './matmulAutotune.js';
+import type { MatmulTuning } from '@neura/wgsl-kernels';
+import type { AutotuneOptions } from './matmulAutotune.js';
 import { anomalyStep } from './anomaly.js';
-import { optimizeWithPlanCache, type PlanCache, type PlanStats } from './planCache.js';
+import { type CompiledStep, compileStep } from './compileStep.js';
+import type { PlanCache, PlanStats } from './planCache.js';
 import { recognizedForward } from './recognizedForward.js';
 import { allFinite, GRAD_SCALER_STATE, guardAndUpdateScale, type LossScale, type LossScaleState, resolveLossScale, scaleTensor, unscale } from './gradScaler.js';
 import { TrainingStepError } from './errors.js';
@@ -113,7 +114,12 @@ export interface TrainingSession {
   /** Micro-batches per optimizer update the step was built with (`accumulate`, default 1). */
   readonly accumulate: number;
   /** With `batchInputs`: the compiled batch size (a step takes up to this many rows) and the batch-major inputs. */
-  readonly batch?: { readonly rows: number; readonly inputs: readonly string[] };
+  readonly batch?: {
+    /** The compiled batch size B: a step takes 1 to B rows. */
+    readonly rows: number;
+    /** The inputs whose axis 0 is the batch. */
+    readonly inputs: readonly string[];
+  };
   /** The loss scaler's current scale and growth tracker (reads them back when dynamic; 1 without scaling). */
   lossScale(): Promise<LossScaleState>;
   /** The underlying runtime session (read/write state, dispose). */
@@ -264,7 +270,7 @@ function groupsOf(names: readonly string[], opts: StepOptions): { optimizer: Opt
  */
 export async function compileTraining(forward: Graph, opts: TrainingOptions): Promise<TrainingSession> {
   const { device } = opts;
-  const caps = capsFor(device, opts.precision); // before any work: an impossible precision fails here
+  capsFor(device, opts.precision); // before any work: an impossible precision fails here
   // hand-written attention becomes the fused op before grad, so its backward is fused too (recognizedForward.ts)
   let { graph, loss } = opts.optimize === false ? { graph: forward.clone(), loss: opts.loss } : recognizedForward(forward, opts.loss);
   // any batch up to the compiled one: padded rows masked out of the loss (batchMask.ts), feeds padded in `step`
@@ -275,31 +281,18 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   const scaler = resolveLossScale(lossScale);
   const params = buildTrainingStep(graph, { ...opts, loss, lossScale });
 
-  let step = graph;
-  let report: OptimizeReport | undefined;
-  let session: Session;
+  if (opts.planCache && opts.measure) throw new TrainingStepError("compileTraining: planCache keeps the optimizer's plan; it cannot be combined with measure (which keeps its own decision cache)");
+  const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
+  let compiled: CompiledStep;
   let measurement: Measurement | undefined;
-  let tuning: MatmulTuning | undefined;
-  let autotuned: TuneMatmulResult | undefined;
-  let planFromCache: boolean | undefined;
-  if (opts.planCache && (opts.measure || opts.optimize === false)) throw new TrainingStepError(`compileTraining: planCache keeps the optimizer's plan; it cannot be combined with ${opts.measure ? 'measure (which keeps its own decision cache)' : 'optimize: false'}`);
   if (opts.measure) {
     if (opts.optimize === false) throw new TrainingStepError('compileTraining: measure chooses among optimized plans; it cannot be combined with optimize: false');
     if (opts.memoryBudget !== undefined) throw new TrainingStepError('compileTraining: measure chooses among plans optimized without a memory budget; it cannot be combined with memoryBudget');
     if (opts.matmulTuning || opts.autotune) throw new TrainingStepError('compileTraining: measure compiles its candidate plans with the shipped matmul choices (the adapter\'s shipped table, else the heuristic); it cannot be combined with matmulTuning or autotune');
-    const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
     const measure = padder ? { ...opts.measure, feeds: { ...padder.pad(opts.measure.feeds) } } : opts.measure;
-    ({ graph: step, report, session, measurement } = await chooseStep(graph, device, measure, { initialState, label: 'train-step', customKernelOps: registeredKernelOps(), precision: opts.precision }));
-  } else {
-    if (opts.optimize === false && opts.memoryBudget !== undefined) throw new TrainingStepError('compileTraining: memoryBudget is met by the optimizer; it cannot be combined with optimize: false');
-    if (opts.optimize !== false) {
-      const budget = opts.memoryBudget === undefined ? {} : { memoryBudget: opts.memoryBudget };
-      // the device's limits; prints its report under NEURA_DEBUG (unless the plan comes from the cache)
-      ({ graph: step, report, fromCache: planFromCache } = await optimizeWithPlanCache(graph, { limits: caps, customKernelOps: registeredKernelOps(), ...budget }, opts.planCache, 'compileTraining'));
-    }
-    ({ tuning, autotuned } = await matmulTuningFor(step, device, opts, 'compileTraining'));
-    session = await compile(step, device, { initialState: compilableState(opts.initialState, modelTypes, step), label: 'train-step', precision: opts.precision, shippedMatmulTuning: opts.shippedMatmulTuning, ...(tuning ? { matmulTuning: tuning } : {}) });
-  }
+    ({ measurement, ...compiled } = await chooseStep(graph, device, measure, { initialState, label: 'train-step', precision: opts.precision }));
+  } else compiled = await compileStep(graph, { ...opts, initialState, label: 'train-step', who: 'compileTraining' });
+  const { graph: step, report, session, autotuned, fromCache: planFromCache } = compiled;
   const paramNames = params.map((p) => p.attrs.name);
   let steps = 0;
   async function runStep(given: Record<string, FeedValue>, o: TrainingStepOptions = {}): Promise<number | undefined> {

@@ -30,5 +30,6 @@ export class DivergenceError extends Error {
  * compile time, under `batchInputs`) a step whose loss padded rows would change, naming the op responsible.
  */
 export class BatchSizeError extends Error {
+  /** Always `'BatchSizeError'`. */
   override readonly name: string = 'BatchSizeError';
 }

@@ -16,7 +16,7 @@ export { AnomalyError, type AnomalyKernel } from './anomaly.js';
 export { type CachedPlan, memoryPlanCache, optimizeWithPlanCache, PLAN_FORMAT, type PlanCache, planKey, planMismatch, type PlanRecord, type PlanStats } from './planCache.js';
 export { indexedDbPlanCache } from './indexedDbPlanCache.js';
 export { BatchSizeError, DivergenceError, TrainingStepError } from './errors.js';
-export { BATCH_ROWS_INPUT, maskedBatchGraph } from './batchMask.js';
+export { BATCH_ROWS_INPUT, type MaskedBatchGraph, maskedBatchGraph } from './batchMask.js';
 export { type BatchInputOptions, type BatchInputs, BatchPadder } from './batchFeeds.js';
 export { type DynamicLossScale, GRAD_SCALER_STATE, type LossScale, type LossScaleState } from './gradScaler.js';
 export {

@@ -7,7 +7,7 @@ import { Graph, graphFromJson, graphToJson, interpret, mulberry32, printGraph, t
 import { buildGptStep, buildTrainingStep, causalMask, LeNet5, memoryPlanCache, mlp, optimizeWithPlanCache, type PlanCache, planKey } from '@neura/nn';
 import { filePlanCache, planCachePath } from '@neura/nn/node';
 import { adamW, sgd } from '@neura/optim';
-import { DEFAULT_CAPS } from '@neura/wgsl-kernels';
+import { COMPAT_CAPS } from '@neura/wgsl-kernels';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,7 +83,7 @@ describe('graph JSON of real step graphs', () => {
 });
 
 describe('optimizeWithPlanCache', () => {
-  const options = { limits: DEFAULT_CAPS };
+  const options = { limits: COMPAT_CAPS };
 
   it('reads the plan back on a second optimize: no e-graph runs, and the plan and its report are the same', async () => {
     const cache = memoryPlanCache();
@@ -104,7 +104,7 @@ describe('optimizeWithPlanCache', () => {
     expect(await planKey(mlpStep(), options)).toBe(key);
     const others = [
       await planKey(mlpStep(32), options),
-      await planKey(mlpStep(), { limits: { ...DEFAULT_CAPS, maxStorageBuffersPerShaderStage: 10 } }),
+      await planKey(mlpStep(), { limits: { ...COMPAT_CAPS, maxStorageBuffersPerShaderStage: 10 } }),
       await planKey(mlpStep(), { ...options, memoryBudget: 1e6 }),
       await planKey(mlpStep(), { ...options, customKernelOps: ['relu'] }),
     ];
@@ -113,7 +113,7 @@ describe('optimizeWithPlanCache', () => {
     await optimizeWithPlanCache(mlpStep(), options, cache, 'test');
     const calls = optimizeCalls();
     expect((await optimizeWithPlanCache(mlpStep(32), options, cache, 'test')).fromCache).toBe(false);
-    expect((await optimizeWithPlanCache(mlpStep(), { limits: { ...DEFAULT_CAPS, maxStorageBuffersPerShaderStage: 10 } }, cache, 'test')).fromCache).toBe(false);
+    expect((await optimizeWithPlanCache(mlpStep(), { limits: { ...COMPAT_CAPS, maxStorageBuffersPerShaderStage: 10 } }, cache, 'test')).fromCache).toBe(false);
     expect(optimizeCalls()).toBe(calls + 2);
   });
 

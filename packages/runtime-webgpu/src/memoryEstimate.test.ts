@@ -2,12 +2,12 @@
 // plan: the same liveness and best-fit packing, so the bytes must agree where no kernel needs scratch.
 
 import { estimateGraphMemory, Graph } from '@neura/ir';
-import { DEFAULT_CAPS, generateKernel } from '@neura/wgsl-kernels';
+import { COMPAT_CAPS, generateKernel } from '@neura/wgsl-kernels';
 import { describe, expect, it } from 'vitest';
 import { mlpTrainingGraph } from '../test/graphs.js';
 import { planStep } from './stepPlan.js';
 
-const CAPS = { ...DEFAULT_CAPS, maxStorageBuffersPerShaderStage: 8 };
+const CAPS = { ...COMPAT_CAPS, maxStorageBuffersPerShaderStage: 8 };
 
 describe('estimateGraphMemory', () => {
   it('allocates what the runtime plans for an MLP training step', () => {

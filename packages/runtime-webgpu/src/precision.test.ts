@@ -1,6 +1,6 @@
 // capsFor's decision from what a device reports (plain data: features, adapter info, caps), and the Dawn toggle
 // merge createDevice({ mixedPrecision }) uses. The GPU side is runtime-webgpu/test/mixedPrecision.gpu.test.ts.
-import { DEFAULT_CAPS } from '@neura/wgsl-kernels';
+import { COMPAT_CAPS } from '@neura/wgsl-kernels';
 import { describe, expect, it } from 'vitest';
 import { type AdapterInfo, type NeuraDevice, parseDawnOptions, withDawnToggles } from './device.js';
 import { capsFor, PrecisionError, supportsPrecision } from './precision.js';
@@ -14,7 +14,7 @@ const H200_CONFIGS = [
 
 function device(features: string[], info: Partial<AdapterInfo> = {}): NeuraDevice {
   const adapterInfo: AdapterInfo = { vendor: 'nvidia', architecture: 'hopper', device: 'nvidia-h200', description: '', backend: 'vulkan', software: false, subgroupMatrixConfigs: H200_CONFIGS, subgroupSizes: [32, 32], ...info };
-  return { caps: DEFAULT_CAPS, adapterInfo, name: 'nvidia (vulkan, gpu)', features: new Set(features) } as unknown as NeuraDevice;
+  return { caps: COMPAT_CAPS, adapterInfo, name: 'nvidia (vulkan, gpu)', features: new Set(features) } as unknown as NeuraDevice;
 }
 const ALL = ['chromium-experimental-subgroup-matrix', 'shader-f16', 'subgroups'];
 
@@ -22,7 +22,7 @@ describe('capsFor', () => {
   it("plans 'mixed' on the largest f16 x f16 -> f32 shape, and leaves fp32 alone", () => {
     const d = device(ALL);
     expect(capsFor(d, 'mixed').mixedMatmul).toEqual({ m: 16, n: 16, k: 16 });
-    expect(capsFor(d, 'mixed').maxComputeWorkgroupStorageSize).toBe(DEFAULT_CAPS.maxComputeWorkgroupStorageSize);
+    expect(capsFor(d, 'mixed').maxComputeWorkgroupStorageSize).toBe(COMPAT_CAPS.maxComputeWorkgroupStorageSize);
     expect(capsFor(d)).toBe(d.caps);
   });
 

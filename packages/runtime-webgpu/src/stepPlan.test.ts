@@ -1,12 +1,12 @@
 // The pure phases of compile, without a device: schedule, kernel plans, storage and the host index checks.
 
 import { Graph, needsKernel } from '@neura/ir';
-import { DEFAULT_CAPS, generateKernel, KernelError } from '@neura/wgsl-kernels';
+import { COMPAT_CAPS, generateKernel, KernelError } from '@neura/wgsl-kernels';
 import { describe, expect, it } from 'vitest';
 import { mlpTrainingGraph } from '../test/graphs.js';
 import { planIndexChecks, planKernels, planStep, planStorage, scheduleStep } from './stepPlan.js';
 
-const CAPS = { ...DEFAULT_CAPS, maxStorageBuffersPerShaderStage: 8 };
+const CAPS = { ...COMPAT_CAPS, maxStorageBuffersPerShaderStage: 8 };
 
 describe('stepPlan phases', () => {
   it('plans a kernel for every live node that needs one, and none for leaves and aliases', () => {

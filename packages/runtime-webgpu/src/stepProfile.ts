@@ -3,8 +3,8 @@
 // Pure: no GPU objects here (profiler.ts records the timestamps), so it is tested without a device.
 // Invariants: every dispatch of the step appears exactly once; times are in ns relative to the first dispatch.
 
-import type { Graph, Node, PwExpr } from '@neura/ir';
-import { kernelFlops, numel } from '@neura/ir';
+import type { Graph, Node, OpKind } from '@neura/ir';
+import { kernelFlops, numel, OP_FACTS, pwExprOps } from '@neura/ir';
 
 /** What a kernel (one graph node, one or more dispatches) does, for profiles and reports. */
 export interface KernelInfo {
@@ -77,20 +77,12 @@ export interface StepProfileSummary {
 const sizeOf = (n: { shape: readonly number[] }) => numel(n.shape) * 4;
 const fmt = (s: readonly number[]) => `[${s.join(',')}]`;
 
-function exprOps(e: PwExpr, out: Set<string>): Set<string> {
-  if (e.op === 'in' || e.op === 'const') return out;
-  out.add(e.op);
-  if ('a' in e) exprOps(e.a, out);
-  if ('b' in e) exprOps(e.b, out);
-  if ('c' in e) exprOps(e.c, out);
-  return out;
-}
 
 /** What a node's kernel fuses, in words. */
 export function fusedOpsOf(n: Node): string {
   switch (n.op) {
     case 'pointwise':
-      return `pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`;
+      return `pointwise(${[...pwExprOps(n.attrs.expr, new Set())].join(', ')})`;
     case 'matmul':
     case 'fusedMatmul':
     case 'matmulEpilogue':
@@ -99,20 +91,20 @@ export function fusedOpsOf(n: Node): string {
       const parts = [`matmul ${a.transA ? 'Aᵀ' : 'A'}·${a.transB ? 'Bᵀ' : 'B'}`];
       if (n.op === 'fusedMatmul' && n.attrs.bias) parts.push('+ bias');
       if (n.op === 'fusedMatmul' && n.attrs.activation !== 'none') parts.push(n.attrs.activation);
-      if (n.op === 'matmulEpilogue') parts.push(`then pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`);
+      if (n.op === 'matmulEpilogue') parts.push(`then pointwise(${[...pwExprOps(n.attrs.expr, new Set())].join(', ')})`);
       if (n.op === 'matmulPartials') parts.push(`as ${n.attrs.splits} split-K partials`);
       return parts.join(' ');
     }
     case 'pointwiseReduce':
-      return `${n.attrs.reduce} of pointwise(${[...exprOps(n.attrs.expr, new Set())].join(', ')})`;
+      return `${n.attrs.reduce} of pointwise(${[...pwExprOps(n.attrs.expr, new Set())].join(', ')})`;
     case 'pointwiseReduceMulti':
-      return `${n.attrs.results.length} ${n.attrs.reduce}s of pointwise(${[...n.attrs.results.reduce((s, r) => exprOps(r.expr, s), new Set<string>())].join(', ')})`;
+      return `${n.attrs.results.length} ${n.attrs.reduce}s of pointwise(${[...n.attrs.results.reduce((s, r) => pwExprOps(r.expr, s), new Set<OpKind>())].join(', ')})`;
     case 'rowwise': {
-      const ops = n.attrs.stats.reduce((s, st) => exprOps(st.post, exprOps(st.expr, s)), exprOps(n.attrs.expr, new Set()));
+      const ops = n.attrs.stats.reduce((s, st) => pwExprOps(st.post, pwExprOps(st.expr, s)), pwExprOps(n.attrs.expr, new Set()));
       return `rowwise ${n.attrs.stats.map((s) => s.reduce).join('+')} then pointwise(${[...ops].join(', ')})`;
     }
     case 'rowwiseMulti': {
-      const ops = n.attrs.stats.reduce((s, st) => exprOps(st.post, exprOps(st.expr, s)), n.attrs.exprs.reduce((s, e) => exprOps(e, s), new Set<string>()));
+      const ops = n.attrs.stats.reduce((s, st) => pwExprOps(st.post, pwExprOps(st.expr, s)), n.attrs.exprs.reduce((s, e) => pwExprOps(e, s), new Set<OpKind>()));
       return `rowwise ${n.attrs.stats.map((s) => s.reduce).join('+')} then ${n.attrs.exprs.length} results of pointwise(${[...ops].join(', ')})`;
     }
     case 'attention':
@@ -185,17 +177,10 @@ export function summarizeProfile(timings: readonly DispatchTiming[], ceilings?: 
   return { rows, gpuMs: gpuNs * 1e-6, spanMs: timings.length ? (end - start) * 1e-6 : 0, dispatches: timings.length };
 }
 
-/** The kernel's class for the by-class summary: matmul, attention, pointwise, reduction, ... */
+/** The kernel's class for the by-class summary (ir's `kernelClass` fact): matmul, attention, pointwise, reduction, ... */
 export function kernelClassOf(op: string | undefined): string {
   if (!op) return 'other';
-  if (op === 'matmul' || op === 'fusedMatmul' || op === 'matmulEpilogue' || op === 'matmulPartials') return 'matmul';
-  if (op.startsWith('attention')) return 'attention';
-  if (op === 'pointwise') return 'pointwise';
-  if (['sum', 'mean', 'reduceMax', 'reduceMin', 'pointwiseReduce', 'pointwiseReduceMulti', 'rowwise', 'rowwiseMulti'].includes(op)) return 'reduction';
-  if (op.startsWith('softmaxCrossEntropy') || op.startsWith('logSoftmax') || op.startsWith('nll')) return 'softmax/CE';
-  if (['transpose', 'expand', 'slice', 'concat', 'pad'].includes(op)) return 'layout copy';
-  if (['gather', 'scatterAdd', 'oneHot'].includes(op)) return 'gather/scatter';
-  return 'elementwise/other';
+  return Object.hasOwn(OP_FACTS, op) ? OP_FACTS[op as OpKind].kernelClass : 'elementwise/other';
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;

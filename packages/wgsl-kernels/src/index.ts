@@ -12,6 +12,7 @@ export {
   type Binding,
   type BindingSource,
   capsOf,
+  COMPAT_CAPS,
   DEFAULT_CAPS,
   type DeviceCaps,
   type MatmulTuning,

@@ -44,8 +44,14 @@ export type MatmulTuning = Readonly<Record<string, string>>;
 /** The numeric fields of `DeviceCaps` (device limits). */
 export type NumericCaps = Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16' | 'mixedMatmul' | 'matmulTuning'>;
 
-/** The WebGPU default limits (what every adapter offers without asking). */
-export const DEFAULT_CAPS: DeviceCaps = {
+/**
+ * WebGPU compatibility mode's default limits: the smallest device a kernel must run on (the CI software adapter is
+ * a compatibility adapter), so generators are tested against it. Deliberately tighter than ir's
+ * `DEFAULT_KERNEL_LIMITS` (core WebGPU's defaults, 8 storage buffers), which the e-graph plans for when no device is
+ * given: a plan is made for a real device's limits (`capsOf`), never for these. `kernelLimits.test.ts` checks that
+ * each limit here is at most the planning default.
+ */
+export const COMPAT_CAPS: DeviceCaps = {
   maxComputeInvocationsPerWorkgroup: 128,
   maxComputeWorkgroupSizeX: 128,
   maxComputeWorkgroupSizeY: 128,
@@ -56,6 +62,9 @@ export const DEFAULT_CAPS: DeviceCaps = {
   subgroups: false,
   shaderF16: false,
 };
+
+/** @deprecated The old name of `COMPAT_CAPS` (compatibility mode's limits, not core WebGPU's defaults). */
+export const DEFAULT_CAPS: DeviceCaps = COMPAT_CAPS;
 
 /** The parts of a GPUDevice that caps are read from (structural, so no WebGPU types are needed here). */
 export interface LimitsSource {

@@ -3,11 +3,11 @@
 // dispatches, everything else one.
 import { describe, expect, it } from 'vitest';
 import { Graph, kernelDispatches, matmulSplitK, type Node, type OpAttrs, type OpKind, type PwExpr, type Shape } from '@neura/ir';
-import { chooseSplitK, DEFAULT_CAPS, type DeviceCaps, generateKernel, KERNELS, type KernelSpec, loadKernels } from './index.js';
+import { chooseSplitK, COMPAT_CAPS, type DeviceCaps, generateKernel, KERNELS, type KernelSpec, loadKernels } from './index.js';
 // attention, conv/pool and indexing generators load on demand (lazyKernels.ts); these tests call them synchronously
 await loadKernels(Object.keys(KERNELS) as OpKind[]);
 
-const H200: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupSizeY: 1024, maxStorageBuffersPerShaderStage: 10, maxStorageBufferBindingSize: 2 ** 31, maxComputeWorkgroupStorageSize: 32768 };
+const H200: DeviceCaps = { ...COMPAT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupSizeY: 1024, maxStorageBuffersPerShaderStage: 10, maxStorageBufferBindingSize: 2 ** 31, maxComputeWorkgroupStorageSize: 32768 };
 
 function spec<K extends OpKind>(op: K, shapes: Shape[], attrs: OpAttrs[K], dtypes: ('f32' | 'i32')[] = []): KernelSpec & { node: Node } {
   const g = new Graph();
@@ -40,7 +40,7 @@ describe('kernelDispatches', () => {
     [[8, 16, 4], [0, 2]], // too short for the rows pass
     [[6, 5, 7], [1]], // general
   ];
-  for (const caps of [DEFAULT_CAPS, H200]) {
+  for (const caps of [COMPAT_CAPS, H200]) {
     it(`counts the passes of every reduction path (${caps === H200 ? 'H200-like' : 'default'} limits)`, () => {
       for (const [shape, axes] of reductions) {
         const [plan, counted] = both(spec('sum', [shape], { axes, keepdims: false }), caps);
@@ -87,7 +87,7 @@ describe('kernelDispatches', () => {
 
   it('counts scatterAdd of many indices as two passes, of few as one', () => {
     for (const [k, rows] of [[8, 10], [1000, 10], [1000, 1000]])
-      for (const caps of [DEFAULT_CAPS, H200]) {
+      for (const caps of [COMPAT_CAPS, H200]) {
         const s = spec('scatterAdd', [[rows, 4], [k], [k, 4]], { axis: 0 }, ['f32', 'i32', 'f32']);
         const [plan, counted] = both(s, caps);
         expect(counted, `scatterAdd of ${k} indices into ${rows} rows`).toBe(plan);
@@ -96,7 +96,7 @@ describe('kernelDispatches', () => {
 
   it('counts the cross-entropy loss as its two passes', () => {
     const s = spec('softmaxCrossEntropy', [[64, 65], [64]], { reduction: 'mean' }, ['f32', 'i32']);
-    const [plan, counted] = both(s, DEFAULT_CAPS);
+    const [plan, counted] = both(s, COMPAT_CAPS);
     expect(plan).toBe(2);
     expect(counted).toBe(plan);
   });

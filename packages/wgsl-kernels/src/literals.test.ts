@@ -3,7 +3,7 @@
 
 import { type BinaryOp, Graph, type PwExpr } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CAPS, type KernelSpec } from './kernel.js';
+import { COMPAT_CAPS, type KernelSpec } from './kernel.js';
 import { bindLiterals, literal, literalTable } from './literals.js';
 import { generateKernel } from './registry.js';
 
@@ -34,7 +34,7 @@ describe('literal tables', () => {
     const e = bin('add', bin('mul', bin('add', bin('div', inp(0), c(0)), bin('mul', inp(1), c(0))), inp(2)), c(1e30));
     const node = g.node('pointwise', [x, y, z], { expr: e, dtype: 'f32' });
     const spec: KernelSpec = { node, inputs: [x, y, z].map((n) => ({ shape: n.shape, dtype: n.dtype })) };
-    const [d] = generateKernel(spec, DEFAULT_CAPS).dispatches;
+    const [d] = generateKernel(spec, COMPAT_CAPS).dispatches;
     expect(d.bindings.map((b) => b.source.kind)).toEqual(['input', 'input', 'input', 'output', 'literals']);
     expect(d.code).toContain('@group(0) @binding(4) var<uniform> lits: array<vec4<f32>, 1>;');
     expect(d.code).toContain('(v0 / lits[0].x)');

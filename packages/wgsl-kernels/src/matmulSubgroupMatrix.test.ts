@@ -3,12 +3,12 @@
 // (runtime-webgpu/test/mixedPrecision.gpu.test.ts).
 import { Graph, type PwExpr } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CAPS, type DeviceCaps, type KernelSpec } from './kernel.js';
+import { COMPAT_CAPS, type DeviceCaps, type KernelSpec } from './kernel.js';
 import type { MatmulOp } from './matmul.js';
 import { matmulProblemOf } from './matmul.js';
 import { chooseSubgroupMatrixTiling, matmulMixedKernel, subgroupMatrixPlan } from './matmulSubgroupMatrix.js';
 
-const H200: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupStorageSize: 49152, maxStorageBuffersPerShaderStage: 10, maxStorageBufferBindingSize: 2 ** 31, subgroups: true, shaderF16: true };
+const H200: DeviceCaps = { ...COMPAT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupStorageSize: 49152, maxStorageBuffersPerShaderStage: 10, maxStorageBufferBindingSize: 2 ** 31, subgroups: true, shaderF16: true };
 const MIXED: DeviceCaps = { ...H200, mixedMatmul: { m: 16, n: 16, k: 16 } };
 
 function spec(m: number, n: number, k: number, o: { transA?: boolean; transB?: boolean; epilogue?: boolean } = {}): KernelSpec<MatmulOp> {

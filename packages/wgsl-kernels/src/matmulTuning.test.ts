@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Graph } from '@neura/ir';
-import { checkMatmulTuning, DEFAULT_CAPS, type DeviceCaps, generateKernel, KernelError, type KernelSpec, MATMUL_CANDIDATES, MATMUL_CONFIG_BY_NAME, MATMUL_HEURISTIC, matmulConfigName, matmulShapeKey } from './index.js';
+import { checkMatmulTuning, COMPAT_CAPS, type DeviceCaps, generateKernel, KernelError, type KernelSpec, MATMUL_CANDIDATES, MATMUL_CONFIG_BY_NAME, MATMUL_HEURISTIC, matmulConfigName, matmulShapeKey } from './index.js';
 
-const BIG: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupSizeY: 1024, maxComputeWorkgroupStorageSize: 32768 };
+const BIG: DeviceCaps = { ...COMPAT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupSizeY: 1024, maxComputeWorkgroupStorageSize: 32768 };
 
 function matmulSpec(m: number, k: number, n: number, transB = false): KernelSpec {
   const g = new Graph();
@@ -33,17 +33,17 @@ describe('matmul tuning table', () => {
   });
 
   it('refuses an entry whose configuration does not fit the device, naming the limit', () => {
-    const caps = { ...DEFAULT_CAPS, matmulTuning: { '256x128x64:NN:b1': '128x128x16/8x8' } };
+    const caps = { ...COMPAT_CAPS, matmulTuning: { '256x128x64:NN:b1': '128x128x16/8x8' } };
     expect(() => generateKernel(matmulSpec(256, 64, 128), caps)).toThrow(KernelError);
     expect(() => generateKernel(matmulSpec(256, 64, 128), caps)).toThrow(/tuning entry '256x128x64:NN:b1' names configuration '128x128x16\/8x8', which does not fit the device: 256 invocations > maxComputeInvocationsPerWorkgroup \(device value 128\)/);
-    expect(() => checkMatmulTuning(caps.matmulTuning, DEFAULT_CAPS)).toThrow(/does not fit the device/);
+    expect(() => checkMatmulTuning(caps.matmulTuning, COMPAT_CAPS)).toThrow(/does not fit the device/);
     expect(() => checkMatmulTuning(caps.matmulTuning, BIG)).not.toThrow();
   });
 
   it('runs the heuristic for a `default` entry (a measured choice that overrides another table), also under mixed precision', () => {
     const skinny = matmulSpec(16, 64, 64);
     const entry = { '16x64x64:NN:b1': MATMUL_HEURISTIC };
-    expect(() => checkMatmulTuning(entry, DEFAULT_CAPS)).not.toThrow();
+    expect(() => checkMatmulTuning(entry, COMPAT_CAPS)).not.toThrow();
     expect(generateKernel(skinny, { ...BIG, matmulTuning: entry })).toEqual(generateKernel(skinny, BIG));
     const mixed = { ...BIG, mixedMatmul: { m: 16, n: 16, k: 16 } };
     expect(generateKernel(matmulSpec(256, 64, 128), { ...mixed, matmulTuning: { '256x128x64:NN:b1': MATMUL_HEURISTIC } })).toEqual(generateKernel(matmulSpec(256, 64, 128), mixed));

@@ -4,7 +4,7 @@
 
 import { type DType, Graph, type OpAttrs, type Shape } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CAPS, type KernelSpec } from './kernel.js';
+import { COMPAT_CAPS, type KernelSpec } from './kernel.js';
 import { type GpuOp, generateKernel } from './registry.js';
 import { workgroupReduceFns } from './wgsl.js';
 
@@ -12,7 +12,7 @@ const gen = <K extends GpuOp>(op: K, shapes: Shape[], attrs: OpAttrs[K], dtypes?
   const g = new Graph({ recordSites: false });
   const ins = shapes.map((s, i) => g.input(`x${i}`, s, dtypes?.[i] ?? 'f32'));
   const spec: KernelSpec<K> = { node: g.node(op, ins, attrs), inputs: ins.map((n) => ({ shape: n.shape, dtype: n.dtype })) };
-  return generateKernel(spec, DEFAULT_CAPS);
+  return generateKernel(spec, COMPAT_CAPS);
 };
 
 describe('row ops over an axis of length 1', () => {

@@ -3,7 +3,7 @@
 // A second copy is a second evaluation of registry.ts (vi.resetModules + a fresh import).
 import { Graph } from '@neura/ir';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_CAPS, type KernelGenerator } from './kernel.js';
+import { COMPAT_CAPS, type KernelGenerator } from './kernel.js';
 
 type RegistryModule = typeof import('./registry.js');
 const KEY = Symbol.for('@neura/wgsl-kernels/registry');
@@ -26,7 +26,7 @@ describe('the kernel registry across two copies of the package', () => {
     userCopy.registerKernel('neg', mine);
     try {
       expect(runtimeCopy.kernelFor('neg')).toBe(mine);
-      expect(runtimeCopy.generateKernel(spec, DEFAULT_CAPS).scratch).toEqual([7]);
+      expect(runtimeCopy.generateKernel(spec, COMPAT_CAPS).scratch).toEqual([7]);
     } finally {
       expect(runtimeCopy.unregisterKernel('neg')).toBe(true);
     }

@@ -7,7 +7,7 @@
 
 import { type DType, Graph, type OpAttrs, type OpKind, type PwExpr, perBinaryOp, perUnaryOp, type Shape } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CAPS, type KernelPlan, type KernelSpec } from './kernel.js';
+import { COMPAT_CAPS, type KernelPlan, type KernelSpec } from './kernel.js';
 import { type GpuOp, generateKernel, KERNELS, loadKernels } from './registry.js';
 // attention, conv/pool and indexing generators load on demand (lazyKernels.ts); these tests call them synchronously
 await loadKernels(Object.keys(KERNELS) as OpKind[]);
@@ -112,7 +112,7 @@ describe('WGSL snapshots of every GPU op', () => {
     const g = new Graph({ recordSites: false });
     const ins = cs.shapes.map((s, i) => g.input(`x${i}`, s, cs.dtypes?.[i] ?? 'f32'));
     const spec: KernelSpec<K> = { node: g.node(op, ins, cs.attrs), inputs: ins.map((n) => ({ shape: n.shape, dtype: n.dtype })) };
-    return generateKernel(spec, DEFAULT_CAPS);
+    return generateKernel(spec, COMPAT_CAPS);
   };
   for (const op of Object.keys(CASES) as GpuOp[]) {
     const cs = CASES[op];

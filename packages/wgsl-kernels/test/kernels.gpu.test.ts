@@ -1,5 +1,5 @@
 // Every GPU op's kernel against the reference interpreter (float32 mode) on a real WebGPU device, at small
-// shapes with odd sizes and broadcasting, under the device's caps and under small (DEFAULT_CAPS-like) limits.
+// shapes with odd sizes and broadcasting, under the device's caps and under small (COMPAT_CAPS-like) limits.
 import { describe, expect, it } from 'vitest';
 import {
   BINARY_OPS,
@@ -25,7 +25,7 @@ import {
 } from '@neura/ir';
 import {
   checkPlan,
-  DEFAULT_CAPS,
+  COMPAT_CAPS,
   type DeviceCaps,
   generateKernel,
   type GpuOp,
@@ -53,11 +53,11 @@ import {
 } from '@neura/wgsl-kernels';
 import { runPlan, testCaps } from '../../../tooling/test/gpu.js';
 
-const SMALL64: DeviceCaps = { ...DEFAULT_CAPS, maxComputeInvocationsPerWorkgroup: 64, maxComputeWorkgroupSizeX: 64, maxComputeWorkgroupSizeY: 64 };
+const SMALL64: DeviceCaps = { ...COMPAT_CAPS, maxComputeInvocationsPerWorkgroup: 64, maxComputeWorkgroupSizeX: 64, maxComputeWorkgroupSizeY: 64 };
 // Cap sets by name, so test titles say which limits a failure ran under.
-const CAPS = ['device caps', 'DEFAULT_CAPS', '64 invocations'] as const;
+const CAPS = ['device caps', 'COMPAT_CAPS', '64 invocations'] as const;
 const capsFor = (name: (typeof CAPS)[number]): Promise<DeviceCaps> =>
-  name === 'device caps' ? testCaps() : Promise.resolve(name === 'DEFAULT_CAPS' ? DEFAULT_CAPS : SMALL64);
+  name === 'device caps' ? testCaps() : Promise.resolve(name === 'COMPAT_CAPS' ? COMPAT_CAPS : SMALL64);
 
 type Gen = 'any' | 'positive' | 'nonzero' | 'int' | 'small-int' | 'bool' | 'labels';
 
@@ -889,7 +889,7 @@ describe('matmul tuning candidates', () => {
 });
 
 describe('2-D grids beyond maxComputeWorkgroupsPerDimension', () => {
-  const caps: DeviceCaps = { ...DEFAULT_CAPS, maxComputeWorkgroupsPerDimension: 4 };
+  const caps: DeviceCaps = { ...COMPAT_CAPS, maxComputeWorkgroupsPerDimension: 4 };
   it('elementwise, reductions, softmax rows and nllGrad index workgroups in x and y', async () => {
     await check('add', [{ shape: [11, 128] }, { shape: [128] }], E, caps);
     await check('sum', [{ shape: [10, 100] }], { axes: [1], keepdims: false }, caps, { atol: 1e-4 });

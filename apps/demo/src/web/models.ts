@@ -24,16 +24,9 @@ import {
 } from '@neura/nn';
 import { adam, adamW } from '@neura/optim';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
+import type { ModelKind } from './modelKinds.js';
 
-/** Which model the page trains. */
-export type ModelKind = 'mlp' | 'cnn' | 'gpt';
-
-/** The model choices shown in the page's menu. */
-export const MODELS: Readonly<Record<ModelKind, string>> = {
-  mlp: 'MLP 784-128-10 on MNIST (Adam)',
-  cnn: 'CNN: 2×(conv 5×5, ReLU, max-pool) + linear, on MNIST (Adam)',
-  gpt: 'char-level GPT: 2 layers, 2 heads, width 64, context 32 (AdamW)',
-};
+export { MODELS, type ModelKind } from './modelKinds.js';
 
 /** A compiled training step and what the page needs to drive, score and show it. */
 export interface DemoModel {

@@ -4,88 +4,17 @@
 // node in an e-class that holds a boundary op's node, cost Infinity. Must not change costs when no op is a
 // boundary. Invariant: the boundary op's own node stays finite, so extraction always succeeds.
 
-import type { OpAttrs, OpKind, OpWithAttrs, PwExpr } from '@neura/ir';
-import { isOp } from '@neura/ir';
+import type { OpKind } from '@neura/ir';
+import { absorbedOpsOf } from '@neura/ir';
 import type { EGraph, ENode, Id, NodeCostFunction } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { fromENode, isOpKind } from './tensorLanguage.js';
 
-/** The fused ops that stand for primitive ops (every fused op but `pick`, a result of another node's kernel). */
-type AbsorbingOp =
-  | 'attentionGradKV'
-  | 'attentionGradQKV'
-  | 'attentionWithLse'
-  | 'fusedMatmul'
-  | 'matmulEpilogue'
-  | 'matmulPartials'
-  | 'pointwise'
-  | 'pointwiseMulti'
-  | 'pointwiseMultiTensor'
-  | 'pointwiseReduce'
-  | 'pointwiseReduceMulti'
-  | 'rowwise'
-  | 'rowwiseMulti'
-  | 'softmaxCrossEntropy'
-  | 'softmaxCrossEntropyGrad';
-
-/** The primitive ops a fused op stands for (the ones its fusion rules absorbed), from its attributes. */
-const ABSORBED: {
-  readonly [K in AbsorbingOp]: (a: OpAttrs[K]) => readonly OpKind[];
-} = {
-  attentionGradKV: () => ['attentionGrad'],
-  attentionGradQKV: () => ['attentionGrad', 'concat'],
-  attentionWithLse: () => ['attention', 'attentionLse'],
-  fusedMatmul: (a) => ['matmul', ...(a.bias ? (['add'] as const) : []), ...(a.activation === 'relu' ? (['relu'] as const) : [])],
-  matmulEpilogue: (a) => ['matmul', ...exprOps(a.expr)],
-  matmulPartials: () => ['matmul'],
-  pointwise: (a) => [...exprOps(a.expr)],
-  pointwiseMulti: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
-  pointwiseMultiTensor: (a) => [...a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>())],
-  pointwiseReduce: (a) => [a.reduce, ...exprOps(a.post, exprOps(a.expr))],
-  pointwiseReduceMulti: (a) => [a.reduce, ...a.results.reduce((out, r) => exprOps(r.post, exprOps(r.expr, out)), new Set<OpKind>())],
-  rowwise: (a) => [...a.stats.reduce((out, s) => exprOps(s.post, exprOps(s.expr, out.add(s.reduce))), exprOps(a.expr))],
-  rowwiseMulti: (a) => [...a.stats.reduce((out, s) => exprOps(s.post, exprOps(s.expr, out.add(s.reduce))), a.exprs.reduce((out, e) => exprOps(e, out), new Set<OpKind>()))],
-  softmaxCrossEntropy: () => ['logSoftmax', 'nll'],
-  softmaxCrossEntropyGrad: () => ['logSoftmax', 'logSoftmaxGrad', 'nllGrad'],
-};
-
-/** The fused ops whose absorbed ops are known (a test checks that every fused op is among them). */
-export const ABSORBING_OPS: readonly AbsorbingOp[] = Object.keys(ABSORBED) as AbsorbingOp[];
-
-function exprOps(e: PwExpr, out = new Set<OpKind>()): Set<OpKind> {
-  switch (e.op) {
-    case 'in':
-    case 'const':
-      return out;
-    case 'where':
-      out.add('where');
-      exprOps(e.c, out);
-      exprOps(e.a, out);
-      return exprOps(e.b, out);
-    case 'cast':
-      out.add('cast');
-      return exprOps(e.a, out);
-    default:
-      out.add(e.op);
-      exprOps(e.a, out);
-      return 'b' in e ? exprOps(e.b, out) : out;
-  }
-}
-
-/** The primitive ops an e-node stands for: itself, or for a fused node the ops it absorbed. */
+/** The primitive ops an e-node stands for: itself, or for a fused node the ops it absorbed (ir's `absorbs` fact). */
 export function absorbedOps(node: ENode): readonly OpKind[] {
   if (!isOpKind(node.op)) return [];
   const ir = fromENode(node);
-  const ops = isOp(ir, ...ABSORBING_OPS) ? absorbedBy(ir) : [ir.op];
-  // a gradient computing Δ from attention's output also stands for Δ's sum(mul(dOut, out)) (attention-delta-from-out)
-  const delta: readonly OpKind[] = isOp(ir, 'attentionGrad', 'attentionGradKV', 'attentionGradQKV') && ir.attrs.deltaFromOut ? ['sum', 'mul'] : [];
-  // an attention reading head windows stands for the slices it reads through (attention-head-window)
-  const window: readonly OpKind[] = isOp(ir, 'attention', 'attentionLse', 'attentionWithLse', 'attentionGrad', 'attentionGradKV', 'attentionGradQKV') && ir.attrs.window ? ['slice'] : [];
-  return [...ops, ...delta, ...window];
-}
-
-function absorbedBy<K extends AbsorbingOp>(x: OpWithAttrs<K>): readonly OpKind[] {
-  return ABSORBED[x.op](x.attrs);
+  return absorbedOpsOf(ir.op, ir.attrs);
 }
 
 /**

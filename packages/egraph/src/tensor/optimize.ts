@@ -19,6 +19,7 @@ import type { DagExtraction, DagExtractorOptions, EGraph as EGraphT, ENode, Extr
 import { BackoffScheduler, DagExtractor, dagCost, EGraph, ExtractionError, reachableClasses, RuleError, Runner } from '../core/index.js';
 import type { CostOptions } from './costModel.js';
 import { costDefaults, tensorCost } from './costModel.js';
+import { DEFAULT_FUSION_WIDTH, deviceFusionWidth } from './fusionWidth.js';
 import { type MemoryFit, OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
 import { algebraRules } from './rules/algebra.js';
 import { attentionDeltaRules } from './rules/attentionDelta.js';
@@ -493,23 +494,6 @@ function combineReports(passes: readonly PassReport[]): Report {
   };
 }
 
-/**
- * Cap of the default fused-kernel width. Wider fusions multiply the alternatives the fusion rules build: with 32
- * storage buffers the GPT 6×384 step's e-graph reached its 50 000-node limit inside the fuse pass and kept a plan of
- * ~620 dispatches. The cap keeps a device with more bindings from a worse plan.
- */
-export const MAX_DEFAULT_POINTWISE_INPUTS = 15;
-
-/**
- * The fusion width the pass schedule runs at: WebGPU's default 8 storage buffers, less the output. A device with
- * more gets the `widens` passes again at its own width afterwards, over the same e-graph. Fusing at the device's
- * width from the start gave worse plans: the rules keep a few forms per class and inline a producer's first form, and
- * wide forms (a layer norm's dx re-reading the residual stream's dozen parts) crowded out the narrow ones the cost
- * model prefers: GPT 6×384 (attention op) at 16 buffers 212 dispatches (198 at 8; now 197 at both); and capping the
- * width at 7 instead lost what wide kernels pay for: ResNet-8 at 16 buffers 215 dispatches (187 at width 15 from the
- * start, 180 narrow then wide: its batch norms' backward reads 10-14 tensors per kernel).
- */
-export const DEFAULT_FUSION_WIDTH = DEFAULT_KERNEL_LIMITS.maxStorageBuffersPerShaderStage - 1;
 
 /**
  * Optimizes a graph by equality saturation: returns a new graph of fused kernels computing the same outputs
@@ -527,7 +511,7 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const start = now();
   const budget = options.memoryBudget === undefined ? undefined : checkedBudget(options.memoryBudget);
   const limits = options.limits ?? DEFAULT_KERNEL_LIMITS;
-  const maxInputs = options.maxPointwiseInputs ?? Math.max(1, Math.min(MAX_DEFAULT_POINTWISE_INPUTS, limits.maxStorageBuffersPerShaderStage - 1));
+  const maxInputs = options.maxPointwiseInputs ?? deviceFusionWidth(limits);
   // an optimizer update grouped with its moments binds them all: the device's limit, not the fusion width
   const maxBindings = Math.max(maxInputs + 1, limits.maxStorageBuffersPerShaderStage);
   const selected = selectPasses(options);

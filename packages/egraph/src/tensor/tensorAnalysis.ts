@@ -7,6 +7,7 @@ import { BINARY_FN, castScalar, COMPARISON_OPS, fmtShape, inferType, isBinary, i
 import type { Analysis, EGraph, ENode, Id } from '../core/index.js';
 import { dataKey, RuleError } from '../core/index.js';
 import { TensorTypeError } from './errors.js';
+import { DEFAULT_FUSION_WIDTH, DEFAULT_MAX_EXPR_SIZE } from './fusionWidth.js';
 import { RuleCtx } from './ruleCtx.js';
 import { fromENode, type IrOp, isOpKind, leafTypeOf } from './tensorLanguage.js';
 
@@ -22,14 +23,14 @@ export interface TensorInfo {
 
 /** Settings the tensor rules read from the analysis (so rule sets stay plain arrays). */
 export interface TensorAnalysisOptions {
-  /** Most distinct inputs of a fused pointwise kernel (storage buffers per stage minus the output); default 7. */
+  /** Most distinct inputs of a fused pointwise kernel (storage buffers per stage minus the output); default `DEFAULT_FUSION_WIDTH`. */
   readonly maxPointwiseInputs?: number;
   /**
    * Most storage buffers (operands plus results) of an optimizer update grouped with its moments (m, v and p in one
    * kernel): the device's limit, which may exceed the fusion width; default `maxPointwiseInputs` + 1.
    */
   readonly maxBindings?: number;
-  /** Most nodes of a fused pointwise expression tree; default 96. */
+  /** Most nodes of a fused pointwise expression tree; default `DEFAULT_MAX_EXPR_SIZE`. */
   readonly maxExprSize?: number;
   /** Largest storage binding in bytes (a multi-tensor update binds each operand role of every group as one); default 128 MiB. */
   readonly maxBindingBytes?: number;
@@ -137,9 +138,9 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** Makes an analysis with the given fusion limits. */
   constructor(opts: TensorAnalysisOptions = {}) {
-    this.width = opts.maxPointwiseInputs ?? 7;
+    this.width = opts.maxPointwiseInputs ?? DEFAULT_FUSION_WIDTH;
     this.maxBindings = opts.maxBindings ?? this.width + 1;
-    this.maxExprSize = opts.maxExprSize ?? 96;
+    this.maxExprSize = opts.maxExprSize ?? DEFAULT_MAX_EXPR_SIZE;
     this.maxBindingBytes = opts.maxBindingBytes ?? 128 * 1024 * 1024;
   }
 
@@ -325,4 +326,14 @@ export function info(egraph: EGraph<TensorInfo>, id: Id): TensorInfo {
 /** The tensor analysis of an e-graph, or undefined when it runs another analysis. */
 export function tensorAnalysisOf(egraph: EGraph<TensorInfo>): TensorAnalysis | undefined {
   return egraph.analysis instanceof TensorAnalysis ? egraph.analysis : undefined;
+}
+
+/** The fusion width every fusion rule obeys: the analysis's current width, or the default under another analysis. */
+export function fusionWidth(egraph: EGraph<TensorInfo>): number {
+  return tensorAnalysisOf(egraph)?.maxPointwiseInputs ?? DEFAULT_FUSION_WIDTH;
+}
+
+/** Most nodes of a fused expression tree: the analysis's, or the default under another analysis. */
+export function fusionExprSize(egraph: EGraph<TensorInfo>): number {
+  return tensorAnalysisOf(egraph)?.maxExprSize ?? DEFAULT_MAX_EXPR_SIZE;
 }

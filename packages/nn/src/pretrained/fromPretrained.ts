@@ -11,11 +11,20 @@ import type { Llama } from '../models/llama.js';
 import { type HfConfig, type HfModelType, modelFromHfConfig, PretrainedConfigError } from './hfConfig.js';
 
 /** The file names of a Hugging Face checkpoint folder. */
-export const HF_FILES = { config: 'config.json', weights: 'model.safetensors', index: 'model.safetensors.index.json' } as const;
+export const HF_FILES = {
+  /** The model's configuration. */
+  config: 'config.json',
+  /** The weights of an unsharded checkpoint. */
+  weights: 'model.safetensors',
+  /** A sharded checkpoint's map of tensor name → shard file. */
+  index: 'model.safetensors.index.json',
+} as const;
 
 /** A checkpoint already in memory: the config (parsed or as text/bytes) and every safetensors file (shards in any order). */
 export interface PretrainedFiles {
+  /** config.json, parsed or as text / bytes. */
   readonly config: HfConfig | string | Uint8Array | ArrayBuffer;
+  /** Every safetensors file of the checkpoint (shards in any order). */
   readonly files: readonly (Uint8Array | ArrayBuffer)[];
 }
 
@@ -24,8 +33,11 @@ export type PretrainedLoader = (name: string) => Promise<Uint8Array | ArrayBuffe
 
 /** A loaded checkpoint: the model, its values by neura name (for `loadStateDict` / `initialState` / `interpret`). */
 export interface Pretrained {
+  /** config.json's `model_type` (gpt2, llama, qwen2). */
   readonly modelType: HfModelType;
+  /** The neura model built from the config. */
   readonly model: GPT | Llama;
+  /** The weights by neura name. */
   readonly values: Record<string, TensorValue>;
   /** The config.json as read (pass it to `exportPretrained` to keep its other fields). */
   readonly config: HfConfig;
@@ -35,6 +47,7 @@ export interface Pretrained {
 
 /** A checkpoint file that is missing or inconsistent (the index names a shard or tensor that is not there, …). */
 export class PretrainedFileError extends Error {
+  /** Always `'PretrainedFileError'`. */
   override readonly name = 'PretrainedFileError';
 }
 

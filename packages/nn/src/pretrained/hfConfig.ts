@@ -15,6 +15,7 @@ export type HfModelType = 'gpt2' | 'llama' | 'qwen2';
 
 /** A config.json field neura cannot reproduce (or that is missing / malformed). */
 export class PretrainedConfigError extends Error {
+  /** Always `'PretrainedConfigError'`. */
   override readonly name = 'PretrainedConfigError';
   constructor(
     message: string,
@@ -29,7 +30,9 @@ export class PretrainedConfigError extends Error {
 
 /** A neura model built from a config.json, with the options to import its torch state dict. */
 export interface HfModel {
+  /** config.json's `model_type`. */
   readonly modelType: HfModelType;
+  /** The neura model the config describes (random weights until loaded). */
   readonly model: GPT | Llama;
 }
 

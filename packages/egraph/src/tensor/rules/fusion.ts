@@ -7,7 +7,7 @@
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import { buildPointwise, exprOf, exprSize, inlineExpr, isPrimaryExpr, liftable, primitiveExpr } from '../pointwiseFusion.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
-import { tensorAnalysisOf } from '../tensorAnalysis.js';
+import { fusionWidth, tensorAnalysisOf } from '../tensorAnalysis.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import { addRecorded, childSignature, classHasOp, classOpCount, classOps, ctxOf as ctxOfRules, nodeRule, type PatternGuard, patternRule, rulesOf, type TensorRewrite, trw } from './ruleKit.js';
 import { enodeAttrs } from '../tensorLanguage.js';
@@ -186,7 +186,7 @@ function mergeVariant(
   variant: 'all' | 'respecting',
   mayInline: (cls: Id, producer: ENode) => boolean,
 ): { id: Id; node: ENode } | undefined {
-  const limit = tensorAnalysisOf(egraph)?.maxPointwiseInputs ?? 7;
+  const limit = fusionWidth(egraph);
   const inline = new Map<number, ENode>();
   const reads = new Set(node.children.map((c) => egraph.find(c)));
   // provenance is read as the search goes: a lookup may fold in entries of merged classes, which later lookups see

@@ -11,7 +11,7 @@ import type { EGraph, ENode, Id } from '../../core/index.js';
 import { exprOf, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
-import { tensorAnalysisOf } from '../tensorAnalysis.js';
+import { fusionExprSize, fusionWidth } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { producers } from './fusion.js';
 import { addRecorded, classHasAnyOp, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
@@ -58,9 +58,8 @@ function productOf(n: ENode): { transA: boolean; transB: boolean; expr: PwExpr; 
 function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   const out = info(egraph, eclass);
   if (out.dtype !== 'f32') return [];
-  const analysis = tensorAnalysisOf(egraph);
-  const maxInputs = analysis?.maxPointwiseInputs ?? 7;
-  const maxSize = analysis?.maxExprSize ?? 96;
+  const maxInputs = fusionWidth(egraph);
+  const maxSize = fusionExprSize(egraph);
   const outer = exprOf(node);
   const children = node.children.map((c) => egraph.find(c));
   const done = ctx.of('matmul-epilogue:built', () => new WeakMap<ENode, Set<ENode>>()); // per consumer: products used
@@ -105,9 +104,8 @@ function readsProduct(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boo
  * epilogue `$0 · $1` first; this pulls GELU′ in, one kernel instead of two.
  */
 function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
-  const analysis = tensorAnalysisOf(egraph);
-  const maxInputs = analysis?.maxPointwiseInputs ?? 7;
-  const maxSize = analysis?.maxExprSize ?? 96;
+  const maxInputs = fusionWidth(egraph);
+  const maxSize = fusionExprSize(egraph);
   const shape = info(egraph, eclass).shape;
   const a = enodeAttrs(node, 'matmulEpilogue');
   const done = ctx.of('matmul-epilogue-inline:built', () => new WeakMap<ENode, Set<ENode>>()); // per epilogue: producers inlined

@@ -12,7 +12,7 @@ import type { EGraph, ENode, Id } from '../../core/index.js';
 import { mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
-import { tensorAnalysisOf } from '../tensorAnalysis.js';
+import { fusionWidth } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { addRecorded, classHasAnyOp, nodeRule, type TensorRewrite } from './ruleKit.js';
 
@@ -91,7 +91,7 @@ function reduceMulti(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: R
   const find = (id: Id) => egraph.find(id);
   const C = find(eclass);
   // distinct operands plus one binding per result must fit the device's storage buffers (as a pointwise kernel's)
-  const maxBindings = (tensorAnalysisOf(egraph)?.maxPointwiseInputs ?? 7) + 1;
+  const maxBindings = fusionWidth(egraph) + 1;
   const done = ctx.of(`${RULE}:scanned`, () => new Set<string>()); // operand classes whose readers were grouped
   const out: Id[] = [];
   const signature = `${r.reduce}|${r.shape}|${r.axes}|${r.keepdims}`;

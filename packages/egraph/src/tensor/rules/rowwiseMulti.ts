@@ -12,7 +12,7 @@ import type { EGraph, ENode, Id } from '../../core/index.js';
 import { exprSize, mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
-import { tensorAnalysisOf } from '../tensorAnalysis.js';
+import { fusionWidth } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { addRecorded, nodeRule, type TensorRewrite } from './ruleKit.js';
 
@@ -107,7 +107,7 @@ function rowwiseMulti(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: 
     return r;
   };
   // operands and results share the device's storage buffers (a pointwise kernel's inputs are that limit − 1)
-  const maxBindings = (tensorAnalysisOf(egraph)?.maxPointwiseInputs ?? 7) + 1;
+  const maxBindings = fusionWidth(egraph) + 1;
   const done = ctx.of(`${RULE}:scanned`, () => new Set<string>());
   const out: Id[] = [];
   if (!done.has(key)) {

@@ -1,0 +1,86 @@
+// The demo's MNIST worker (bundled to web/mnistWorker.js, started by the page as a module Worker): everything heavy
+// runs here, off the page's main thread — fetching and decoding MNIST, the WebGPU device, the e-graph compile,
+// training, evaluation, and the checkpoint in OPFS (saved after training; `restore` loads and evaluates it). It
+// streams progress, steps and panels to the page through `@neura/nn/worker`; the page only draws.
+
+import { countCorrect, mnistFromIdx, readCheckpoint, restoreCheckpoint, saveCheckpoint } from '@neura/nn';
+import { opfsCheckpoints, startWorkerTrainer } from '@neura/nn/worker';
+import { createDevice, ProfilerError } from '@neura/runtime-webgpu';
+import { adapterPanelHtml } from './web/adapterPanel.js';
+import { digitsPng } from './web/digits.js';
+import { egraphPanelHtml } from './web/egraphPanel.js';
+import { esc } from './web/html.js';
+import { BATCH_ACCURACY, type MnistConfig, type MnistResult, type PanelMessage } from './web/mnistMessages.js';
+import { mnistModel } from './web/models.js';
+import { timelinePanelHtml } from './web/timelinePanel.js';
+
+async function fetchBytes(name: string): Promise<Uint8Array> {
+  const r = await fetch(`data/${name}`); // relative to this worker script, next to the page
+  if (!r.ok) throw new Error(`fetch data/${name}: HTTP ${r.status}`);
+  return new Uint8Array(await r.arrayBuffer());
+}
+
+startWorkerTrainer<MnistConfig, MnistResult>(async (ctx) => {
+  const { kind, restore, opfs } = ctx.config;
+  const steps = restore ? 0 : ctx.config.steps;
+  const store = await opfsCheckpoints(opfs); // OPFS from the worker: the page's main thread never copies the bytes
+  const panel = (m: PanelMessage) => ctx.post(m);
+  ctx.progress('device', 'acquiring the WebGPU device (in a worker)…');
+  const device = await createDevice();
+  panel({ panel: 'adapter', html: adapterPanelHtml(device) });
+  ctx.progress('load', 'loading and decoding MNIST (in a worker)…');
+  const t0 = performance.now();
+  const [trImg, trLab, teImg, teLab] = await Promise.all(['train-images-idx3-ubyte', 'train-labels-idx1-ubyte', 't10k-images-idx3-ubyte', 't10k-labels-idx1-ubyte'].map(fetchBytes));
+  const data = { train: mnistFromIdx(trImg, trLab, 'train'), test: mnistFromIdx(teImg, teLab, 'test') };
+  ctx.progress('compile', `compiling the ${kind.toUpperCase()} step (in a worker)…`);
+  const model = await mnistModel(kind, data, device);
+  const compileMs = performance.now() - t0;
+  panel({ panel: 'egraph', html: egraphPanelHtml(model.built, model.train.graph, model.train.report) });
+  let step = 0;
+  ctx.onCheckpointRequest(async () => ({ bytes: await saveCheckpoint(model.train, { step, extra: { model: kind } }), step }));
+  const resume = restore ? await store.loadBytes(kind) : ctx.resume;
+  if (resume) {
+    ctx.progress('restore', `restoring the ${kind.toUpperCase()} checkpoint…`);
+    const ckpt = readCheckpoint(resume);
+    if (ckpt.extra.model !== kind) throw new Error(`the checkpoint is of model '${ckpt.extra.model}', not '${kind}'`);
+    await restoreCheckpoint(model.train, ckpt);
+    step = ckpt.step;
+  }
+  const start = performance.now();
+  for (let s = 0; s < steps && !ctx.signal.aborted; s++) {
+    if (s === 3) {
+      try {
+        const profile = await model.train.session.profile(model.next(s, steps).feeds); // a warm step, profiled (it trains too)
+        panel({ panel: 'timeline', html: timelinePanelHtml(profile.timings, profile.summary()) });
+      } catch (e) {
+        if (!(e instanceof ProfilerError)) throw e;
+        panel({ panel: 'timeline', html: `<p class="muted">No per-kernel timeline: ${esc(e.message)}. In Chromium, start it with --enable-dawn-features=allow_unsafe_apis (or --enable-webgpu-developer-features) to get timestamps.</p>` });
+      }
+    }
+    const { feeds, labels } = model.next(s, steps);
+    const r = await model.train.session.step(feeds, { read: ['loss', 'logits'] });
+    step++;
+    ctx.step({ step, totalSteps: steps, epoch: 0, loss: r.outputs.loss.data[0] });
+    ctx.metrics(step, { [BATCH_ACCURACY]: countCorrect(r.outputs.logits.data, labels, 10) / labels.length });
+  }
+  const trainS = (performance.now() - start) / 1000;
+  let saved: string | undefined;
+  if (steps > 0) {
+    ctx.progress('save', 'saving the checkpoint to OPFS…');
+    await store.save(kind, await saveCheckpoint(model.train, { step, extra: { model: kind } }));
+    saved = kind;
+  }
+  ctx.progress('evaluate', 'evaluating…');
+  const ev = await model.evaluate();
+  return {
+    accuracy: ev.accuracy as number,
+    step,
+    restored: resume !== undefined,
+    saved,
+    compileMs,
+    trainS,
+    dispatchesPerStep: model.train.stats.dispatchesPerStep,
+    device: device.name,
+    digits: await digitsPng(data.test.images, ev.logits ?? [], data.test.labels),
+  };
+});
