@@ -226,7 +226,8 @@ export class Generator {
    */
   async generateBatch(prompts: readonly ArrayLike<number>[], opts: GenerateBatchOptions): Promise<number[][]> {
     const out: number[][] = prompts.map(() => []);
-    for await (const step of this.generateBatchSteps(prompts, opts)) step.forEach((t, i) => t !== undefined && out[i].push(t));
+    for await (const step of this.generateBatchSteps(prompts, opts))
+      for (let i = 0; i < step.length; i++) if (step[i] !== undefined) out[i].push(step[i] as number);
     return out;
   }
 
