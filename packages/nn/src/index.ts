@@ -67,7 +67,15 @@ export { exportPretrained, hfStateDict } from './pretrained/exportPretrained.js'
 export { fromPretrained, HF_FILES, hfImportOptions, type Pretrained, PretrainedFileError, type PretrainedFiles, type PretrainedLoader } from './pretrained/fromPretrained.js';
 export { type HfConfig, hfConfigOf, type HfModel, type HfModelType, modelFromHfConfig, PretrainedConfigError } from './pretrained/hfConfig.js';
 export { Rng } from './rng.js';
-export { buildDecodeGraph, compileGenerator, decodeFeeds, type GenerateOptions, Generator, type GeneratorOptions } from './generation/generator.js';
+export {
+  buildDecodeGraph,
+  compileGenerator,
+  decodeFeeds,
+  type GenerateBatchOptions,
+  type GenerateOptions,
+  Generator,
+  type GeneratorOptions,
+} from './generation/generator.js';
 export { argmax, checkSampling, type SamplingOptions, sampleToken } from './generation/sampling.js';
 export { type AttentionOptions, type DecodeContext, MultiheadAttention, type RopeLayout } from './layers/attention.js';
 export { DROPOUT_OFFSET, Dropout, dropoutOffset } from './layers/dropout.js';

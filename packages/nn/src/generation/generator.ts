@@ -6,6 +6,9 @@
 // Streams are independent: several `generate` iterations may interleave on one generator. The cache holds one
 // stream's tokens at a time (`owner`); a stream that resumes after another wrote it re-runs its own tokens first
 // (a prefill), and cache updates run one at a time (`exclusive`), so no stream ever reads another's K/V.
+// Batched (`batch: B`): B rows share the step's position and mask, each with its own cache rows. `generateBatch`
+// runs its prompts in lockstep from position 0: a row feeds its prompt while others already sample, so each row
+// sees exactly the positions it would alone (the same logits, hence the same tokens for the same seed).
 
 import { f32Data, GraphError, Graph, type Tensor, type TensorValue } from '@neura/ir';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
@@ -23,6 +26,8 @@ export interface GeneratorOptions {
   maxLen?: number;
   /** Run the e-graph optimizer on the decode graph (default true). */
   optimize?: boolean;
+  /** Rows decoded together (default 1): `generateBatch` takes up to this many prompts. */
+  batch?: number;
 }
 
 /** Options of one `generate` call. */
@@ -37,16 +42,29 @@ export interface GenerateOptions extends SamplingOptions {
   stop?: readonly number[];
 }
 
+/** Options of one `generateBatch` call: every row samples under the same options, each from its own Rng. */
+export interface GenerateBatchOptions extends SamplingOptions {
+  /** Tokens to produce after each prompt. */
+  maxTokens: number;
+  /** Seed of every row's Rng (default 0): a row draws what `generate` draws for its prompt with this seed. */
+  seed?: number;
+  /** One seed per prompt (overrides `seed`). */
+  seeds?: readonly number[];
+  /** A row stops after producing any of these ids (the stop token is kept). */
+  stop?: readonly number[];
+}
+
 /** The decode graph's named inputs. */
 const TOKEN = 'token';
 const POS = 'pos';
 const MASK = 'decodeMask';
 
-/** The decode graph of a model: inputs `token` [1] i32, `pos` [1] i32, `decodeMask` [1, maxLen]; output `logits` [1, V]. */
-export function buildDecodeGraph(model: CausalLM, maxLen: number): { graph: Graph; logits: Tensor } {
+/** The decode graph of a model: inputs `token` [B] i32, `pos` [1] i32, `decodeMask` [1, maxLen]; output `logits` [B, V]. */
+export function buildDecodeGraph(model: CausalLM, maxLen: number, batch = 1): { graph: Graph; logits: Tensor } {
   if (!(Number.isInteger(maxLen) && maxLen >= 1)) throw new GraphError(`decode graph: maxLen must be a positive integer, got ${maxLen}`, 'Generator');
+  if (!(Number.isInteger(batch) && batch >= 1)) throw new GraphError(`decode graph: batch must be a positive integer, got ${batch}`, 'Generator');
   const g = new Graph();
-  const token = g.input(TOKEN, [1], 'i32');
+  const token = g.input(TOKEN, [batch], 'i32');
   const pos = g.input(POS, [1], 'i32');
   const mask = g.input(MASK, [1, maxLen]);
   const slot = g.reshape(g.oneHot(pos, maxLen), [maxLen, 1]);
@@ -59,10 +77,17 @@ export function buildDecodeGraph(model: CausalLM, maxLen: number): { graph: Grap
   }
 }
 
-/** The decode feeds for `token` at `pos` (into reusable arrays when given). */
-export function decodeFeeds(token: number, pos: number, maxLen: number, into?: { token: Int32Array; pos: Int32Array; mask: Float32Array }): Record<string, Int32Array | Float32Array> {
-  const f = into ?? { token: new Int32Array(1), pos: new Int32Array(1), mask: new Float32Array(maxLen) };
-  f.token[0] = token;
+/** The decode feeds for `token` (one per row, or one for a single-row graph) at `pos` (into reusable arrays when given). */
+export function decodeFeeds(
+  token: number | ArrayLike<number>,
+  pos: number,
+  maxLen: number,
+  into?: { token: Int32Array; pos: Int32Array; mask: Float32Array },
+): Record<string, Int32Array | Float32Array> {
+  const rows = typeof token === 'number' ? 1 : token.length;
+  const f = into ?? { token: new Int32Array(rows), pos: new Int32Array(1), mask: new Float32Array(maxLen) };
+  if (typeof token === 'number') f.token[0] = token;
+  else f.token.set(token);
   f.pos[0] = pos;
   for (let j = 0; j < maxLen; j++) f.mask[j] = j <= pos ? 0 : -1e9;
   return { [TOKEN]: f.token, [POS]: f.pos, [MASK]: f.mask };
@@ -82,9 +107,10 @@ export function decodeFeeds(token: number, pos: number, maxLen: number, into?: {
 export async function compileGenerator(model: CausalLM, opts: GeneratorOptions): Promise<Generator> {
   const maxLen = opts.maxLen ?? model.maxContext;
   if (maxLen === undefined) throw new GraphError('compileGenerator: give maxLen (the model has no fixed context)', 'Generator');
-  const { graph, logits } = buildDecodeGraph(model, maxLen);
+  const batch = opts.batch ?? 1;
+  const { graph, logits } = buildDecodeGraph(model, maxLen, batch);
   const session = await compileInference(graph, { outputs: { logits }, device: opts.device, optimize: opts.optimize });
-  return new Generator(model, session, maxLen);
+  return new Generator(model, session, maxLen, batch);
 }
 
 /** A compiled decode step with its KV cache; `generate` streams tokens. */
@@ -104,8 +130,10 @@ export class Generator {
     readonly session: InferenceSession,
     /** Positions the cache holds. */
     readonly maxLen: number,
+    /** Rows decoded together (`generateBatch` takes up to this many prompts). */
+    readonly batch = 1,
   ) {
-    this.feeds = { token: new Int32Array(1), pos: new Int32Array(1), mask: new Float32Array(maxLen) };
+    this.feeds = { token: new Int32Array(batch), pos: new Int32Array(1), mask: new Float32Array(maxLen) };
     this.spec = model.stateDictSpec();
   }
 
@@ -136,10 +164,18 @@ export class Generator {
     return run;
   }
 
+  /** One step with `token` in row 0 (other rows of a batched graph get token 0 and are not read): row 0's logits. */
   private async stepCache(token: number, pos: number, read: boolean): Promise<Float32Array | undefined> {
-    if (!(Number.isInteger(pos) && pos >= 0 && pos < this.maxLen)) throw new RangeError(`Generator.step: position ${pos} is outside the cache [0, ${this.maxLen})`);
     if (!(Number.isInteger(token) && token >= 0 && token < this.model.vocab)) throw new RangeError(`Generator.step: token ${token} is outside the vocabulary [0, ${this.model.vocab})`);
-    const r = await this.session.session.step(decodeFeeds(token, pos, this.maxLen, this.feeds), read ? { read: ['logits'] } : {});
+    this.feeds.token.fill(0);
+    const logits = await this.stepRows(token, pos, read);
+    return logits && this.batch > 1 ? logits.subarray(0, this.model.vocab) : logits;
+  }
+
+  /** One step of every row (`tokens` already checked, or one token for row 0): the [B·V] logits if `read`. */
+  private async stepRows(tokens: number | ArrayLike<number>, pos: number, read: boolean): Promise<Float32Array | undefined> {
+    if (!(Number.isInteger(pos) && pos >= 0 && pos < this.maxLen)) throw new RangeError(`Generator.step: position ${pos} is outside the cache [0, ${this.maxLen})`);
+    const r = await this.session.session.step(decodeFeeds(tokens, pos, this.maxLen, this.feeds), read ? { read: ['logits'] } : {});
     return read ? f32Data(r.outputs.logits, 'Generator.step logits') : undefined;
   }
 
@@ -181,6 +217,75 @@ export class Generator {
         seq.splice(0, seq.length - Math.max(1, Math.floor(this.maxLen / 2)));
         logits = await advance();
       } else logits = await advance(next);
+    }
+  }
+
+  /**
+   * Generates after each of up to `batch` prompts (lengths may differ) in one pass of batched steps; resolves to
+   * each prompt's tokens. Row i yields what `generate(prompts[i], { ...opts, seed: seeds[i] })` yields alone.
+   */
+  async generateBatch(prompts: readonly ArrayLike<number>[], opts: GenerateBatchOptions): Promise<number[][]> {
+    const out: number[][] = prompts.map(() => []);
+    for await (const step of this.generateBatchSteps(prompts, opts))
+      for (let i = 0; i < step.length; i++) if (step[i] !== undefined) out[i].push(step[i] as number);
+    return out;
+  }
+
+  /**
+   * The same as a stream of steps: each step yields one entry per prompt, the token that row produced then, or
+   * undefined (a row still reading its prompt, or finished). Rows run in lockstep from position 0, so a row's
+   * K/V sit where they would alone; when the cache is full every live row restarts from its last half (as `generate`).
+   */
+  async *generateBatchSteps(prompts: readonly ArrayLike<number>[], opts: GenerateBatchOptions): AsyncGenerator<(number | undefined)[], void, undefined> {
+    checkSampling(opts);
+    const vocab = this.model.vocab;
+    if (prompts.length === 0) throw new RangeError('generateBatch: no prompts (give between 1 and the batch of prompts)');
+    if (prompts.length > this.batch) throw new RangeError(`generateBatch: ${prompts.length} prompts exceed the generator's batch of ${this.batch} (compileGenerator(model, { batch }))`);
+    if (!(Number.isInteger(opts.maxTokens) && opts.maxTokens >= 0)) throw new RangeError(`generateBatch: maxTokens must be a non-negative integer, got ${opts.maxTokens}`);
+    if (opts.seeds !== undefined && opts.seeds.length !== prompts.length) throw new RangeError(`generateBatch: ${opts.seeds.length} seeds for ${prompts.length} prompts`);
+    const rows = prompts.map((p, r) => {
+      const seq: number[] = Array.from(p);
+      if (seq.length === 0) throw new RangeError(`generateBatch: prompt ${r} is empty (give at least one token)`);
+      if (seq.length > this.maxLen) throw new RangeError(`generateBatch: prompt ${r} has ${seq.length} tokens, more than the cache of ${this.maxLen} (compileGenerator's maxLen)`);
+      seq.forEach((t, i) => {
+        if (!(Number.isInteger(t) && t >= 0 && t < vocab)) throw new RangeError(`generateBatch: prompt ${r} id ${t} at position ${i} is not an integer in the vocabulary [0, ${vocab})`);
+      });
+      return { seq, produced: 0, done: opts.maxTokens === 0, rng: new Rng(opts.seeds?.[r] ?? opts.seed ?? 0) };
+    });
+    const stop = new Set(opts.stop ?? []);
+    const tokens = new Int32Array(this.batch); // rows past the prompts, and finished rows, feed token 0 (never read)
+    const feed = (pos: number) => {
+      rows.forEach((row, r) => {
+        tokens[r] = row.done ? 0 : row.seq[pos];
+      });
+      return tokens;
+    };
+    const me = {}; // this batch, as the cache's owner
+    // Invariant: at position `pos` every live row has seq.length − 1 ≥ pos (its tokens before pos are in the cache).
+    for (let pos = 0; rows.some((row) => !row.done); ) {
+      const read = rows.some((row) => !row.done && row.seq.length - 1 === pos);
+      const logits = await this.exclusive(me, async (owned) => {
+        // another stream wrote the cache since our last step: re-run every row's tokens before `pos`
+        if (!owned) for (let p = 0; p < pos; p++) await this.stepRows(feed(p), p, false);
+        return this.stepRows(feed(pos), pos, read);
+      });
+      const step: (number | undefined)[] = rows.map(() => undefined);
+      rows.forEach((row, r) => {
+        if (row.done || row.seq.length - 1 !== pos) return;
+        const next = sampleToken((logits as Float32Array).subarray(r * vocab, (r + 1) * vocab), opts, row.rng);
+        step[r] = next;
+        row.produced++;
+        if (stop.has(next) || row.produced === opts.maxTokens) row.done = true;
+        else row.seq.push(next);
+      });
+      if (read) yield step;
+      pos++;
+      if (pos === this.maxLen && rows.some((row) => !row.done)) {
+        // every live row now holds maxLen + 1 tokens (prompts fit the cache, and rows sample once past them):
+        // all keep their last half and re-run it from position 0, as `generate` does alone
+        for (const row of rows) if (!row.done) row.seq.splice(0, row.seq.length - Math.max(1, Math.floor(this.maxLen / 2)));
+        pos = 0;
+      }
     }
   }
 
