@@ -9,7 +9,8 @@
  * @module @neura/nn
  */
 
-export { compileInference, type InferenceOptions, type InferenceSession } from './compileInference.js';
+export { type AnyInferenceSession, compileInference, type InferenceOptions, type InferenceSession } from './compileInference.js';
+export { type CpuInferenceOptions, type CpuInferenceSession, type CpuInferenceStats, cpuInference } from './cpuInference.js';
 export type { AutotuneOptions } from './matmulAutotune.js';
 export { CANDIDATES, type Candidate, chooseStep, type DecisionCache, decisionKey, type Measurement, type MeasureOptions, memoryDecisionCache } from './chooseStep.js';
 export { AnomalyError, type AnomalyKernel } from './anomaly.js';

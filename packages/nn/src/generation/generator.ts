@@ -9,7 +9,7 @@
 
 import { f32Data, GraphError, Graph, type Tensor, type TensorValue } from '@neura/ir';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
-import { compileInference, type InferenceSession } from '../compileInference.js';
+import { type AnyInferenceSession, compileInference } from '../compileInference.js';
 import type { CausalLM } from '../models/causalLm.js';
 import { Rng } from '../rng.js';
 import { checkStateDict } from '../stateDict.js';
@@ -83,7 +83,7 @@ export async function compileGenerator(model: CausalLM, opts: GeneratorOptions):
   const maxLen = opts.maxLen ?? model.maxContext;
   if (maxLen === undefined) throw new GraphError('compileGenerator: give maxLen (the model has no fixed context)', 'Generator');
   const { graph, logits } = buildDecodeGraph(model, maxLen);
-  const session = await compileInference(graph, { outputs: { logits }, device: opts.device, optimize: opts.optimize });
+  const session = await compileInference(graph, { outputs: { logits }, device: opts.device, optimize: opts.optimize, ...(opts.fallback ? { fallback: opts.fallback } : {}) });
   return new Generator(model, session, maxLen);
 }
 
@@ -100,8 +100,8 @@ export class Generator {
   constructor(
     /** The model whose decode step was compiled. */
     readonly model: CausalLM,
-    /** The compiled decode graph (its state holds the model's weights and the KV caches). */
-    readonly session: InferenceSession,
+    /** The compiled decode graph (its state holds the model's weights and the KV caches), on the GPU or the CPU. */
+    readonly session: AnyInferenceSession,
     /** Positions the cache holds. */
     readonly maxLen: number,
   ) {
@@ -139,7 +139,8 @@ export class Generator {
   private async stepCache(token: number, pos: number, read: boolean): Promise<Float32Array | undefined> {
     if (!(Number.isInteger(pos) && pos >= 0 && pos < this.maxLen)) throw new RangeError(`Generator.step: position ${pos} is outside the cache [0, ${this.maxLen})`);
     if (!(Number.isInteger(token) && token >= 0 && token < this.model.vocab)) throw new RangeError(`Generator.step: token ${token} is outside the vocabulary [0, ${this.model.vocab})`);
-    const r = await this.session.session.step(decodeFeeds(token, pos, this.maxLen, this.feeds), read ? { read: ['logits'] } : {});
+    const feeds = decodeFeeds(token, pos, this.maxLen, this.feeds);
+    const r = this.session.backend === 'cpu' ? { outputs: await this.session.run(feeds) } : await this.session.session.step(feeds, read ? { read: ['logits'] } : {});
     return read ? f32Data(r.outputs.logits, 'Generator.step logits') : undefined;
   }
 
