@@ -8,7 +8,7 @@ import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import { capsFor, type FeedValue, type NeuraDevice, type Precision, type Session, type TuneMatmulResult, WebGpuUnavailableError } from '@neura/runtime-webgpu';
 import type { MatmulTuning } from '@neura/wgsl-kernels';
 import { compileStep } from './compileStep.js';
-import { type CpuInferenceSession, cpuInference } from './cpuInference.js';
+import type { CpuInferenceSession } from './cpuInference.js';
 import type { AutotuneOptions } from './matmulAutotune.js';
 import type { PlanCache } from './planCache.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
@@ -99,7 +99,8 @@ export async function compileInference(model: Graph, opts: InferenceOptions & { 
 /** As above; with `device: 'cpu'` or `fallback: 'cpu'` the session may run on the CPU (check `backend`). */
 export async function compileInference(model: Graph, opts: InferenceOptions): Promise<AnyInferenceSession>;
 export async function compileInference(model: Graph, opts: InferenceOptions): Promise<AnyInferenceSession> {
-  const cpu = () => cpuInference(model, { outputs: opts.outputs, ...(opts.initialState ? { initialState: opts.initialState } : {}) });
+  // loaded only when asked for: the interpreter stays out of a WebGPU page's initial bundle (tooling/size)
+  const cpu = async () => (await import('./cpuInference.js')).cpuInference(model, { outputs: opts.outputs, ...(opts.initialState ? { initialState: opts.initialState } : {}) });
   if (opts.device === 'cpu') return cpu();
   let device: NeuraDevice;
   try {

@@ -63,13 +63,7 @@ function labelChecks(graph: Graph, live: readonly NodeId[]): Map<NodeId, IndexCh
 
 /**
  * Prepares a forward graph to run on the CPU with the reference interpreter in float32. The graph is not changed.
- *
- * @example
- * ```ts
- * const infer = cpuInference(ge, { outputs: { logits } });
- * await infer.loadStateDict(weights);
- * const { logits: out } = await infer.run({ x: images });
- * ```
+ * Users reach it through `compileInference` (`device: 'cpu'` or `fallback: 'cpu'`), which loads this file on demand.
  */
 export function cpuInference(model: Graph, opts: CpuInferenceOptions): CpuInferenceSession {
   const graph = model.clone();

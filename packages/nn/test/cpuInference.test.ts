@@ -3,7 +3,7 @@
 // `fallback: 'cpu'` takes over only when createDevice throws a WebGpuUnavailableError, warning once.
 
 import { Graph, interpret, tensor } from '@neura/ir';
-import { compileGenerator, compileInference, cpuInference, GPT, StateDictError } from '@neura/nn';
+import { compileGenerator, compileInference, GPT, StateDictError } from '@neura/nn';
 import { createDevice, InputError, WebGpuUnavailableError } from '@neura/runtime-webgpu';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
@@ -33,7 +33,7 @@ afterEach(() => vi.restoreAllMocks());
 describe('CPU inference', () => {
   it("returns the interpreter's float32 outputs, as Float32Arrays", async () => {
     const { g, outputs } = model();
-    const s = cpuInference(g, { outputs, initialState: state });
+    const s = await compileInference(g, { outputs, device: 'cpu', initialState: state });
     expect(s.backend).toBe('cpu');
     const got = await s.run({ x, idx });
     const want = interpret(s.graph, { x, idx }, state, 'f32').outputs;
@@ -63,12 +63,12 @@ describe('CPU inference', () => {
 
   it('checks state dicts and initial state as the GPU session does', async () => {
     const { g, outputs } = model();
-    const s = cpuInference(g, { outputs });
+    const s = await compileInference(g, { outputs, device: 'cpu' });
     await expect(s.loadStateDict({ w: state.w })).rejects.toBeInstanceOf(StateDictError); // strict: b, table missing
     await expect(s.load({ w: tensor([5, 3], new Array(15).fill(0)) })).rejects.toThrow(/'w': expected \[3, 5\]:f32, got \[5, 3\]:f32/);
     await s.load({ b: state.b });
     expect(Array.from((await s.stateDict()).b.data)).toEqual(Array.from(Float32Array.from(state.b.data)));
-    expect(() => cpuInference(g, { outputs, initialState: { x } })).toThrow(InputError);
+    await expect(compileInference(g, { outputs, device: 'cpu', initialState: { x } })).rejects.toBeInstanceOf(InputError);
     s.dispose();
     await expect(s.run({ x, idx })).rejects.toThrow(/disposed/);
   });
@@ -78,7 +78,7 @@ describe('CPU inference', () => {
     const c = g.state('count', [1], { kind: 'zeros' });
     const next = g.add(c, g.input('inc', [1]));
     g.update(c, next);
-    const s = cpuInference(g, { outputs: { next } });
+    const s = await compileInference(g, { outputs: { next }, device: 'cpu' });
     for (let i = 0; i < 3; i++) await s.run({ inc: tensor([1], [2]) });
     expect(Array.from((await s.stateDict()).count.data)).toEqual([6]);
   });

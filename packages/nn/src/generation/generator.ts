@@ -17,8 +17,10 @@ import { checkSampling, type SamplingOptions, sampleToken } from './sampling.js'
 
 /** Options of `compileGenerator`. */
 export interface GeneratorOptions {
-  /** The device to compile the decode step for. */
-  device: NeuraDevice;
+  /** The device to compile the decode step for, its promise, or `'cpu'` (see `InferenceOptions.device`). */
+  device: NeuraDevice | Promise<NeuraDevice> | 'cpu';
+  /** `'cpu'`: decode on the CPU if WebGPU is unavailable (see `InferenceOptions.fallback`). */
+  fallback?: 'cpu';
   /** Positions the KV cache holds (default: the model's context; required for models without one). */
   maxLen?: number;
   /** Run the e-graph optimizer on the decode graph (default true). */
