@@ -40,7 +40,7 @@ describe('CPU inference', () => {
     expect(got.y.data).toBeInstanceOf(Float32Array);
     expect(Array.from(got.y.data)).toEqual(Array.from(want.y.data));
     expect(Array.from(got.picked.data)).toEqual([1.5, 1.75, -0.5, -0.25]);
-    expect(s.stats.runs).toBe(1);
+    expect(s.backend === 'cpu' && s.stats.runs).toBe(1);
   });
 
   it('checks feeds with the GPU session’s errors: InputError naming the input, RangeError for an index', async () => {
