@@ -1,12 +1,14 @@
 // compileInference: a forward graph (no backward, no updates) optimized and compiled for a device, e.g. the
 // evaluation pass of a trained model. Parameters are loaded by name with `load()` from any source
-// (a training session's `readParams()` or a checkpoint).
+// (a training session's `readParams()` or a checkpoint). Without WebGPU it can run on the CPU instead (opt-in:
+// `device: 'cpu'`, or `fallback: 'cpu'` when the device cannot be had), through cpuInference.
 
 import type { OptimizeReport } from '@neura/egraph';
 import type { Graph, Tensor, TensorValue } from '@neura/ir';
-import { capsFor, type FeedValue, type NeuraDevice, type Precision, type Session, type TuneMatmulResult } from '@neura/runtime-webgpu';
+import { capsFor, type FeedValue, type NeuraDevice, type Precision, type Session, type TuneMatmulResult, WebGpuUnavailableError } from '@neura/runtime-webgpu';
 import type { MatmulTuning } from '@neura/wgsl-kernels';
 import { compileStep } from './compileStep.js';
+import type { CpuInferenceSession } from './cpuInference.js';
 import type { AutotuneOptions } from './matmulAutotune.js';
 import type { PlanCache } from './planCache.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
@@ -15,8 +17,16 @@ import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionSta
 export interface InferenceOptions {
   /** Named results to compute. */
   outputs: Record<string, Tensor>;
-  /** The device to compile for (from `createDevice`). */
-  device: NeuraDevice;
+  /**
+   * The device to compile for: `createDevice()`'s device or its promise, or `'cpu'` to run the reference
+   * interpreter on the CPU (float32, slow, no optimizer; the GPU-only options are ignored).
+   */
+  device: NeuraDevice | Promise<NeuraDevice> | 'cpu';
+  /**
+   * `'cpu'`: if the device promise rejects with a WebGpuUnavailableError (no WebGPU, no adapter, device refused),
+   * run on the CPU instead, with a one-time console warning; any other error still rejects. Default: no fallback.
+   */
+  fallback?: 'cpu';
   /** Run the e-graph optimizer (default true); false compiles the graph as built. */
   optimize?: boolean;
   /** Values of params/state by name to upload before the first run (others get their initializers). */
@@ -38,8 +48,10 @@ export interface InferenceOptions {
   planCache?: PlanCache;
 }
 
-/** A compiled forward pass. */
+/** A compiled forward pass on the GPU. */
 export interface InferenceSession {
+  /** Always `'webgpu'` (a CPU session says `'cpu'`). */
+  readonly backend: 'webgpu';
   /** Runs the graph and reads back every output. */
   run(feeds: Record<string, FeedValue>): Promise<Record<string, TensorValue>>;
   /**
@@ -65,6 +77,12 @@ export interface InferenceSession {
   dispose(): void;
 }
 
+/** A forward pass on either backend: what `compileInference` returns when the CPU is allowed. */
+export type AnyInferenceSession = InferenceSession | CpuInferenceSession;
+
+/** Whether a page was already told that inference fell back to the CPU (the warning is shown once). */
+let warnedCpuFallback = false;
+
 /**
  * Optimizes and compiles a forward graph. The graph is not changed (its outputs are named on a copy).
  *
@@ -77,7 +95,29 @@ export interface InferenceSession {
  * const { logits: out } = await infer.run({ x: images });   // TensorValue [500, 10]
  * ```
  */
-export async function compileInference(model: Graph, opts: InferenceOptions): Promise<InferenceSession> {
+export async function compileInference(model: Graph, opts: InferenceOptions & { device: NeuraDevice | Promise<NeuraDevice>; fallback?: undefined }): Promise<InferenceSession>;
+/** As above; with `device: 'cpu'` or `fallback: 'cpu'` the session may run on the CPU (check `backend`). */
+export async function compileInference(model: Graph, opts: InferenceOptions): Promise<AnyInferenceSession>;
+export async function compileInference(model: Graph, opts: InferenceOptions): Promise<AnyInferenceSession> {
+  // loaded only when asked for: the interpreter stays out of a WebGPU page's initial bundle (tooling/size)
+  const cpu = async () => (await import('./cpuInference.js')).cpuInference(model, { outputs: opts.outputs, ...(opts.initialState ? { initialState: opts.initialState } : {}) });
+  if (opts.device === 'cpu') return cpu();
+  let device: NeuraDevice;
+  try {
+    device = await opts.device;
+  } catch (e) {
+    if (opts.fallback !== 'cpu' || !(e instanceof WebGpuUnavailableError)) throw e;
+    if (!warnedCpuFallback) {
+      warnedCpuFallback = true;
+      console.warn(`neura: WebGPU is unavailable (${e.reason}: ${e.message}); inference runs on the CPU with the reference interpreter, which is much slower`);
+    }
+    return cpu();
+  }
+  return compileOnDevice(model, { ...opts, device });
+}
+
+/** The GPU path of compileInference. */
+async function compileOnDevice(model: Graph, opts: InferenceOptions & { device: NeuraDevice }): Promise<InferenceSession> {
   capsFor(opts.device, opts.precision); // an impossible precision fails before any work
   const graph = model.clone();
   for (const [name, t] of Object.entries(opts.outputs)) graph.output(name, t);
@@ -87,6 +127,7 @@ export async function compileInference(model: Graph, opts: InferenceOptions): Pr
   const names = Object.keys(opts.outputs);
   const state = sessionStateDict(graph, modelTypes, session, 'InferenceSession.loadStateDict', opts.initialState);
   return {
+    backend: 'webgpu',
     graph: g,
     report,
     ...(autotuned ? { autotuned } : {}),

@@ -9,7 +9,8 @@
  * @module @neura/nn
  */
 
-export { compileInference, type InferenceOptions, type InferenceSession } from './compileInference.js';
+export { type AnyInferenceSession, compileInference, type InferenceOptions, type InferenceSession } from './compileInference.js';
+export type { CpuInferenceSession, CpuInferenceStats } from './cpuInference.js'; // the backend itself loads on demand (compileInference's device: 'cpu')
 export type { AutotuneOptions } from './matmulAutotune.js';
 export { CANDIDATES, type Candidate, chooseStep, type DecisionCache, decisionKey, type Measurement, type MeasureOptions, memoryDecisionCache } from './chooseStep.js';
 export { AnomalyError, type AnomalyKernel } from './anomaly.js';

@@ -10,7 +10,7 @@
  */
 
 export { type CompileOptions, compile } from './compile.js';
-export type { CompiledStep, InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
+export type { CompiledStep, IndexCheck, InputSlot, NamedTensor, RecordedCopy, RecordedDispatch, SessionStats } from './compiledStep.js';
 export { type AdapterChoice, type AdapterInfo, type CreateDeviceOptions, createDevice, MIXED_PRECISION_TOGGLES, type NeuraDevice, type NumericCap, SUBGROUP_MATRIX_FEATURE, parseDawnOptions, type SubgroupMatrixConfig, withDawnToggles } from './device.js';
 export { adapterKey, matmulShapesOf, tunedCaps } from './matmulTuning.js';
 export { matmulTuningOf, SHIPPED_MATMUL_TUNINGS, type ShippedMatmulTuning, shippedMatmulTuning, shippedTuningFor } from './shippedMatmulTuning.js';
@@ -18,7 +18,7 @@ export { type CandidateTiming, type ShapeTuning, type TuneMatmulOptions, type Tu
 export { DEFAULT_CHOICE, indexedDbTuningCache, memoryTuningCache, type TuningCache, type TuningEntries, type TuningRecord, validTuningEntries } from './tuningCache.js';
 export { capsFor, type Precision, PrecisionError, supportsPrecision } from './precision.js';
 export { DeviceLostError, GpuValidationError, InputError, KernelCompileError, WebGpuUnavailableError, type WebGpuUnavailableReason, type WgslDiagnostic } from './errors.js';
-export type { FeedValue } from './feeds.js';
+export { checkFeedsObject, checkLabels, type FeedValue, fmtType, toDeviceData } from './feeds.js'; // host-only: the CPU backend validates feeds with them
 export {
   alignedBytes,
   type MemoryPlan,

@@ -12,7 +12,7 @@
 
 import { f32Data, GraphError, Graph, type Tensor, type TensorValue } from '@neura/ir';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
-import { compileInference, type InferenceSession } from '../compileInference.js';
+import { type AnyInferenceSession, compileInference } from '../compileInference.js';
 import type { CausalLM } from '../models/causalLm.js';
 import { Rng } from '../rng.js';
 import { checkStateDict } from '../stateDict.js';
@@ -20,8 +20,10 @@ import { checkSampling, type SamplingOptions, sampleToken } from './sampling.js'
 
 /** Options of `compileGenerator`. */
 export interface GeneratorOptions {
-  /** The device to compile the decode step for. */
-  device: NeuraDevice;
+  /** The device to compile the decode step for, its promise, or `'cpu'` (see `InferenceOptions.device`). */
+  device: NeuraDevice | Promise<NeuraDevice> | 'cpu';
+  /** `'cpu'`: decode on the CPU if WebGPU is unavailable (see `InferenceOptions.fallback`). */
+  fallback?: 'cpu';
   /** Positions the KV cache holds (default: the model's context; required for models without one). */
   maxLen?: number;
   /** Run the e-graph optimizer on the decode graph (default true). */
@@ -109,7 +111,7 @@ export async function compileGenerator(model: CausalLM, opts: GeneratorOptions):
   if (maxLen === undefined) throw new GraphError('compileGenerator: give maxLen (the model has no fixed context)', 'Generator');
   const batch = opts.batch ?? 1;
   const { graph, logits } = buildDecodeGraph(model, maxLen, batch);
-  const session = await compileInference(graph, { outputs: { logits }, device: opts.device, optimize: opts.optimize });
+  const session = await compileInference(graph, { outputs: { logits }, device: opts.device, optimize: opts.optimize, ...(opts.fallback ? { fallback: opts.fallback } : {}) });
   return new Generator(model, session, maxLen, batch);
 }
 
@@ -126,8 +128,8 @@ export class Generator {
   constructor(
     /** The model whose decode step was compiled. */
     readonly model: CausalLM,
-    /** The compiled decode graph (its state holds the model's weights and the KV caches). */
-    readonly session: InferenceSession,
+    /** The compiled decode graph (its state holds the model's weights and the KV caches), on the GPU or the CPU. */
+    readonly session: AnyInferenceSession,
     /** Positions the cache holds. */
     readonly maxLen: number,
     /** Rows decoded together (`generateBatch` takes up to this many prompts). */
@@ -175,7 +177,8 @@ export class Generator {
   /** One step of every row (`tokens` already checked, or one token for row 0): the [B·V] logits if `read`. */
   private async stepRows(tokens: number | ArrayLike<number>, pos: number, read: boolean): Promise<Float32Array | undefined> {
     if (!(Number.isInteger(pos) && pos >= 0 && pos < this.maxLen)) throw new RangeError(`Generator.step: position ${pos} is outside the cache [0, ${this.maxLen})`);
-    const r = await this.session.session.step(decodeFeeds(tokens, pos, this.maxLen, this.feeds), read ? { read: ['logits'] } : {});
+    const feeds = decodeFeeds(tokens, pos, this.maxLen, this.feeds);
+    const r = this.session.backend === 'cpu' ? { outputs: await this.session.run(feeds) } : await this.session.session.step(feeds, read ? { read: ['logits'] } : {});
     return read ? f32Data(r.outputs.logits, 'Generator.step logits') : undefined;
   }
 
