@@ -7,7 +7,9 @@ import type { KernelInfo } from './stepProfile.js';
 
 /** A host-side check of an i32 input read as labels or indices (from ir's op facts): values lie in [0, bound). */
 export interface IndexCheck {
+  /** Whether the input holds class labels (a loss's targets) or gather/scatter indices. */
   readonly role: 'label' | 'index';
+  /** Values must be below this (classes, or the indexed axis's length). */
   readonly bound: number;
   /** What the bound is, e.g. `classes of nll` or `axis 0 of gather`. */
   readonly what: string;
