@@ -6,7 +6,7 @@
 import { countCorrect, mnistFromIdx, readCheckpoint, restoreCheckpoint, saveCheckpoint } from '@neura/nn';
 import { opfsCheckpoints, startWorkerTrainer } from '@neura/nn/worker';
 import { createDevice, ProfilerError } from '@neura/runtime-webgpu';
-import { adapterPanelHtml } from './web/adapterPanel.js';
+import { adapterPanelHtml, adapterTitle } from './web/adapterPanel.js';
 import { digitsPng } from './web/digits.js';
 import { egraphPanelHtml } from './web/egraphPanel.js';
 import { esc } from './web/html.js';
@@ -80,7 +80,7 @@ startWorkerTrainer<MnistConfig, MnistResult>(async (ctx) => {
     compileMs,
     trainS,
     dispatchesPerStep: model.train.stats.dispatchesPerStep,
-    device: device.name,
+    device: adapterTitle(device.adapterInfo),
     digits: await digitsPng(data.test.images, ev.logits ?? [], data.test.labels),
   };
 });
