@@ -1,11 +1,12 @@
 // The e-graph panel of the demo: what the optimizer did to the whole training step (forward, backward, update) —
 // dispatches and intermediate bytes before and after (the report's, in the headline and both columns), the kernel
-// ops of both graphs side by side, each named pass, the rules that fired, and every
+// ops of both graphs side by side and drawn as kernel graphs (kernelGraph.ts), each named pass, the rules that fired, and every
 // fused kernel with the rules that built it (from `OptimizeReport`). Pure: graphs and report in, HTML out.
 
 import type { OptimizeReport } from '@neura/egraph';
 import { type Graph, needsKernel } from '@neura/ir';
 import { bytes, esc, ms } from './html.js';
+import { kernelGraphSvg } from './kernelGraph.js';
 
 /** Kernel ops of a graph's live nodes, counted by op, most frequent first. */
 export function kernelOpCounts(graph: Graph): [string, number][] {
@@ -64,6 +65,8 @@ export function egraphPanelHtml(before: Graph, after: Graph, report: OptimizeRep
     `<div><h3>before: ${report.dispatchesBefore} dispatches, ${bytes(report.bytesBefore)} (whole step)</h3>${bars(topOps(b, 12), max, '#b8c4ce')}</div>`,
     `<div><h3>after: ${report.dispatchesAfter} dispatches, ${bytes(report.bytesAfter)}</h3>${bars(topOps(a, 12), max, '#2a9d8f')}</div>`,
     '</div>',
+    // the kernel dataflow of both graphs, laid out by dagre (a GPT step has too many kernels to draw)
+    `<div class="cols">${kernelGraphSvg(before, 'before')}${kernelGraphSvg(after, 'after')}</div>`,
     `<h3>rules that fired</h3><p class="rules">${hits.map(([r, n]) => `<code>${esc(r)}</code>×${n}`).join(' ') || '<span class="muted">none</span>'}</p>`,
     `<h3>${fused} fused kernels in ${groups.length} kinds, and the rules that made them</h3>`,
     '<table class="kernels"><tr><th>kernels</th><th>kind</th><th>example (node, shape, what it fuses)</th><th>rules</th></tr>',
