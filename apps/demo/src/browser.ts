@@ -7,7 +7,7 @@
 // URL: ?model=mlp|cnn|gpt&steps=N[&restore=1]. When done, body[data-accuracy] (or data-error) is set for web/check.mjs.
 
 import { trainInWorker } from '@neura/nn/worker';
-import { esc } from './web/html.js';
+import { bytes, esc } from './web/html.js';
 import { BATCH_ACCURACY, type MnistConfig, type MnistResult, type PanelMessage } from './web/mnistMessages.js';
 import { MODELS, type ModelKind } from './web/modelKinds.js';
 import { $, drawChart, status } from './web/page.js';
@@ -50,11 +50,12 @@ async function runMnist(kind: 'mlp' | 'cnn', steps: number, restore: boolean): P
   status(
     r.restored
       ? `restored the step-${r.step} checkpoint from OPFS (folder '${OPFS_DIR}') after a reload: ${what}`
-      : `done: ${steps} steps in ${r.trainS.toFixed(1)} s in a worker (load and compile ${(r.compileMs / 1000).toFixed(1)} s, ${r.dispatchesPerStep} dispatches/step), ${what}; saved to OPFS`,
+      : `done: ${steps} steps in ${r.trainS.toFixed(1)} s in a worker (load and compile ${(r.compileMs / 1000).toFixed(1)} s, MNIST ${bytes(r.mnistBytes.transferred)} gzipped → ${bytes(r.mnistBytes.decoded)}, ${r.dispatchesPerStep} dispatches/step), ${what}; saved to OPFS`,
   );
   if (losses.length) document.body.dataset.finalLoss = String(losses[losses.length - 1][1]);
   if (r.saved) document.body.dataset.saved = `${r.saved}@${r.step}`;
   document.body.dataset.step = String(r.step);
+  document.body.dataset.mnistBytes = `${r.mnistBytes.transferred}/${r.mnistBytes.decoded}`; // web:check prints it
   document.body.dataset.restored = String(r.restored);
   document.body.dataset.accuracy = String(r.accuracy);
 }

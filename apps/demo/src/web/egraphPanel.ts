@@ -1,11 +1,12 @@
-// The e-graph panel of the demo: what the optimizer did to the training step — kernel counts and intermediate bytes
-// before and after, the kernel ops of both graphs side by side, each named pass, the rules that fired, and every
+// The e-graph panel of the demo: what the optimizer did to the whole training step (forward, backward, update) —
+// dispatches and intermediate bytes before and after (the report's, in the headline and both columns), the kernel
+// ops of both graphs side by side and drawn as kernel graphs (kernelGraph.ts), each named pass, the rules that fired, and every
 // fused kernel with the rules that built it (from `OptimizeReport`). Pure: graphs and report in, HTML out.
 
 import type { OptimizeReport } from '@neura/egraph';
 import { type Graph, needsKernel } from '@neura/ir';
 import { bytes, esc, ms } from './html.js';
-
+import { kernelGraphSvg } from './kernelGraph.js';
 
 /** Kernel ops of a graph's live nodes, counted by op, most frequent first. */
 export function kernelOpCounts(graph: Graph): [string, number][] {
@@ -41,7 +42,10 @@ function topOps(rows: [string, number][], n: number): [string, number][] {
   return [...rows.slice(0, n - 1), [`${rows.length - n + 1} other ops`, rows.slice(n - 1).reduce((s, r) => s + r[1], 0)]];
 }
 
-/** The panel's HTML: `before` is the step graph as built (forward, backward, update), `after` the compiled one. */
+/**
+ * The panel's HTML: `before` is the whole step as handed to the optimizer (forward, backward, update; `builtStep`),
+ * `after` the compiled one, `report` the compiled step's OptimizeReport.
+ */
 export function egraphPanelHtml(before: Graph, after: Graph, report: OptimizeReport | undefined, maxRows = 14): string {
   if (!report) return '<p class="muted">The step was compiled without the e-graph optimizer (no report).</p>';
   const b = kernelOpCounts(before);
@@ -57,9 +61,12 @@ export function egraphPanelHtml(before: Graph, after: Graph, report: OptimizeRep
       .map((p) => `${esc(p.name)} (${p.report.iterations} it, ${esc(p.report.stopReason)})`)
       .join(' → ')}</p>`,
     '<div class="cols">',
-    `<div><h3>before: ${b.reduce((s, r) => s + r[1], 0)} kernel nodes</h3>${bars(topOps(b, 12), max, '#b8c4ce')}</div>`,
-    `<div><h3>after: ${a.reduce((s, r) => s + r[1], 0)} kernels</h3>${bars(topOps(a, 12), max, '#2a9d8f')}</div>`,
+    // the report's figures head both columns; the bars count kernel nodes by op (a two-pass kernel is one node)
+    `<div><h3>before: ${report.dispatchesBefore} dispatches, ${bytes(report.bytesBefore)} (whole step)</h3>${bars(topOps(b, 12), max, '#b8c4ce')}</div>`,
+    `<div><h3>after: ${report.dispatchesAfter} dispatches, ${bytes(report.bytesAfter)}</h3>${bars(topOps(a, 12), max, '#2a9d8f')}</div>`,
     '</div>',
+    // the kernel dataflow of both graphs, laid out by dagre (a GPT step has too many kernels to draw)
+    `<div class="cols">${kernelGraphSvg(before, 'before')}${kernelGraphSvg(after, 'after')}</div>`,
     `<h3>rules that fired</h3><p class="rules">${hits.map(([r, n]) => `<code>${esc(r)}</code>×${n}`).join(' ') || '<span class="muted">none</span>'}</p>`,
     `<h3>${fused} fused kernels in ${groups.length} kinds, and the rules that made them</h3>`,
     '<table class="kernels"><tr><th>kernels</th><th>kind</th><th>example (node, shape, what it fuses)</th><th>rules</th></tr>',

@@ -28,6 +28,8 @@ export interface MnistResult {
   /** The OPFS checkpoint name the worker saved (`<kind>`), after training. */
   readonly saved?: string;
   readonly compileMs: number;
+  /** MNIST's four IDX files: gzipped bytes fetched, and their size decoded. */
+  readonly mnistBytes: { readonly transferred: number; readonly decoded: number };
   readonly trainS: number;
   readonly dispatchesPerStep: number;
   readonly device: string;

@@ -24,6 +24,7 @@ import {
 } from '@neura/nn';
 import { adam, adamW } from '@neura/optim';
 import type { NeuraDevice } from '@neura/runtime-webgpu';
+import { builtStep } from './builtStep.js';
 import type { ModelKind } from './modelKinds.js';
 
 export { MODELS, type ModelKind } from './modelKinds.js';
@@ -63,13 +64,14 @@ export async function mnistModel(kind: 'mlp' | 'cnn', data: { train: MnistSplit;
   const logits = forward(g, g.input('x', [batch, 784]));
   g.output('logits', logits);
   const loss = g.crossEntropy(logits, g.input('labels', [batch], 'i32'));
-  const train = await compileTraining(g, { loss, optimizer: adam({ lr: g.input('lr', []) }), device });
+  const optimizer = adam({ lr: g.input('lr', []) });
+  const train = await compileTraining(g, { loss, optimizer, device });
   const lr = new Float32Array(1);
   const schedule = cosineLr(3e-3);
   let it = batches(data.train, 784, { batchSize: batch, shuffleSeed: 1 });
   return {
     kind,
-    built: g,
+    built: builtStep(g, { loss, optimizer }),
     train,
     classes: 10,
     next(step, total) {
@@ -111,7 +113,8 @@ export async function gptModel(text: string, device: NeuraDevice, batch = 8): Pr
   const model = new GPT({ vocab: chars.length, context, layers: 2, heads: 2, width: 64 });
   const { graph, loss, logits } = model.trainingGraph(batch);
   graph.output('logits', logits);
-  const train = await compileTraining(graph, { loss, optimizer: adamW({ lr: graph.input('lr', []), weightDecay: 0.01 }), device });
+  const optimizer = adamW({ lr: graph.input('lr', []), weightDecay: 0.01 });
+  const train = await compileTraining(graph, { loss, optimizer, device });
   const tokens = new Int32Array(batch * context);
   const targets = new Int32Array(batch * context);
   const lr = new Float32Array(1);
@@ -120,7 +123,7 @@ export async function gptModel(text: string, device: NeuraDevice, batch = 8): Pr
   const generator = await compileGenerator(model, { device, maxLen: context });
   return {
     kind: 'gpt',
-    built: graph,
+    built: builtStep(graph, { loss, optimizer }),
     train,
     classes: chars.length,
     next(step, total) {
