@@ -30,6 +30,7 @@ import {
   generateKernel,
   type GpuOp,
   KERNELS,
+  loadKernels,
   type KernelPlan,
   type KernelSpec,
   MATMUL_CANDIDATES,
@@ -52,6 +53,9 @@ import {
   attentionWithLseKernel,
 } from '@neura/wgsl-kernels';
 import { runPlan, testCaps } from '../../../tooling/test/gpu.js';
+
+// every generator, the on-demand ones too (compile loads them per graph; these tests call the generators directly)
+await loadKernels(Object.keys(KERNELS) as OpKind[]);
 
 const SMALL64: DeviceCaps = { ...COMPAT_CAPS, maxComputeInvocationsPerWorkgroup: 64, maxComputeWorkgroupSizeX: 64, maxComputeWorkgroupSizeY: 64 };
 // Cap sets by name, so test titles say which limits a failure ran under.
