@@ -23,6 +23,23 @@ import type { BinaryOp, DType, UnaryOp } from '@neura/ir';
  */
 export const DIFFERENCES = 'see the comment above';
 
+/** PyTorch's maximum / minimum as WGSL helper `${fn}_nan`: the two differ only in which key wins (`pick`). */
+function extremumNan(fn: 'max' | 'min', torchName: string, pick: string): string {
+  return `// PyTorch's ${torchName}: NaN if either operand is NaN, else the first operand on a tie (−0 and +0 tie); on the bits.
+fn ${fn}_nan(a: f32, b: f32) -> f32 {
+  let ua = bitcast<u32>(a);
+  let ub = bitcast<u32>(b);
+  if ((ua & 0x7fffffffu) > 0x7f800000u) { return a; }
+  if ((ub & 0x7fffffffu) > 0x7f800000u) { return b; }
+  let zeros = ((ua | ub) & 0x7fffffffu) == 0u;
+  // keys ordered as the floats (−0 below +0): integer compares, which the GLSL path's folding of a float select into
+  // max/min (llvmpipe: NaN and tie signs lost) does not touch
+  let ka = select(ua | 0x80000000u, ~ua, (ua >> 31u) == 1u);
+  let kb = select(ub | 0x80000000u, ~ub, (ub >> 31u) == 1u);
+  return bitcast<f32>(select(ua, ub, !zeros && ${pick}));
+}`;
+}
+
 /** WGSL helper functions a kernel body may call, by name; the shader builder emits each once, only when called. */
 export const HELPERS = {
   pow_ieee: `// C99 / IEEE 754 pow (PyTorch's): special values decided on the bits (a compiler may assume finite floats; WGSL's
@@ -51,32 +68,8 @@ fn pow_ieee(a: f32, b: f32) -> f32 {
   let l = select(log2(abs(a)), log2(f32(ma)) - 149.0, ma < 0x00800000u);
   return bitcast<f32>(bitcast<u32>(exp2(b * l)) | sign);
 }`,
-  max_nan: `// PyTorch's maximum: NaN if either operand is NaN, else the first operand on a tie (−0 and +0 tie); on the bits.
-fn max_nan(a: f32, b: f32) -> f32 {
-  let ua = bitcast<u32>(a);
-  let ub = bitcast<u32>(b);
-  if ((ua & 0x7fffffffu) > 0x7f800000u) { return a; }
-  if ((ub & 0x7fffffffu) > 0x7f800000u) { return b; }
-  let zeros = ((ua | ub) & 0x7fffffffu) == 0u;
-  // keys ordered as the floats (−0 below +0): integer compares, which the GLSL path's folding of a float select into
-  // max/min (llvmpipe: NaN and tie signs lost) does not touch
-  let ka = select(ua | 0x80000000u, ~ua, (ua >> 31u) == 1u);
-  let kb = select(ub | 0x80000000u, ~ub, (ub >> 31u) == 1u);
-  return bitcast<f32>(select(ua, ub, !zeros && ka < kb));
-}`,
-  min_nan: `// PyTorch's minimum: NaN if either operand is NaN, else the first operand on a tie (−0 and +0 tie); on the bits.
-fn min_nan(a: f32, b: f32) -> f32 {
-  let ua = bitcast<u32>(a);
-  let ub = bitcast<u32>(b);
-  if ((ua & 0x7fffffffu) > 0x7f800000u) { return a; }
-  if ((ub & 0x7fffffffu) > 0x7f800000u) { return b; }
-  let zeros = ((ua | ub) & 0x7fffffffu) == 0u;
-  // keys ordered as the floats (−0 below +0): integer compares, which the GLSL path's folding of a float select into
-  // max/min (llvmpipe: NaN and tie signs lost) does not touch
-  let ka = select(ua | 0x80000000u, ~ua, (ua >> 31u) == 1u);
-  let kb = select(ub | 0x80000000u, ~ub, (ub >> 31u) == 1u);
-  return bitcast<f32>(select(ua, ub, !zeros && kb < ka));
-}`,
+  max_nan: extremumNan('max', 'maximum', 'ka < kb'),
+  min_nan: extremumNan('min', 'minimum', 'kb < ka'),
   lowbias32: `fn lowbias32(x: u32) -> u32 {
   var h = x;
   h = h ^ (h >> 16u);
