@@ -15,6 +15,7 @@ export { type AdapterChoice, type AdapterInfo, type CreateDeviceOptions, createD
 export { adapterKey, matmulShapesOf, tunedCaps } from './matmulTuning.js';
 export { matmulTuningOf, SHIPPED_MATMUL_TUNINGS, type ShippedMatmulTuning, shippedMatmulTuning, shippedTuningFor } from './shippedMatmulTuning.js';
 export { type CandidateTiming, type ShapeTuning, type TuneMatmulOptions, type TuneMatmulResult, tuneMatmul } from './tuneMatmul.js';
+export { type GuardedIdbStore, type GuardedIdbStoreOptions, guardedIdbStore } from './guardedIdbStore.js';
 export { DEFAULT_CHOICE, indexedDbTuningCache, memoryTuningCache, type TuningCache, type TuningEntries, type TuningRecord, validTuningEntries } from './tuningCache.js';
 export { capsFor, type Precision, PrecisionError, supportsPrecision } from './precision.js';
 export { DeviceLostError, GpuValidationError, InputError, KernelCompileError, WebGpuUnavailableError, type WebGpuUnavailableReason, type WgslDiagnostic } from './errors.js';

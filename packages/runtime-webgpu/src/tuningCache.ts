@@ -4,6 +4,7 @@
 // Invariant: what is read back is validated by `validTuningEntries`; a corrupt record, one from another adapter or
 // an entry naming no known configuration is ignored with a warning naming where it came from, never applied.
 
+import { guardedIdbStore } from './guardedIdbStore.js';
 import { MATMUL_CONFIG_BY_NAME, MATMUL_HEURISTIC } from '@neura/wgsl-kernels';
 
 /** The choice recorded when the shipped heuristic was fastest (a table entry that selects the heuristic). */
@@ -62,12 +63,6 @@ export function memoryTuningCache(): TuningCache & { readonly records: Map<strin
   };
 }
 
-const request = <T>(r: IDBRequest<T>) =>
-  new Promise<T>((resolve, reject) => {
-    r.onsuccess = () => resolve(r.result);
-    r.onerror = () => reject(r.error);
-  });
-
 /**
  * A tuning cache in the browser's IndexedDB (database `dbName`, one object store, a record per adapter key). Only
  * runs where `indexedDB` exists; its reads go through `validTuningEntries` like the Node file cache's. A broken
@@ -75,39 +70,22 @@ const request = <T>(r: IDBRequest<T>) =>
  * first failure is reported once through `warn`, naming the problem; then reads find nothing and writes are dropped.
  */
 export function indexedDbTuningCache(dbName = 'neura-matmul-tuning', warn: (message: string) => void = console.warn): TuningCache {
-  const STORE = 'records';
-  let db: Promise<IDBDatabase> | undefined;
-  let warned = false;
-  const open = () => {
-    db ??= (async () => {
-      const r = indexedDB.open(dbName, 1);
-      r.onupgradeneeded = () => r.result.createObjectStore(STORE);
-      return request(r);
-    })();
-    return db;
-  };
-  /** Runs one store operation; a failure of the store itself is warned about (once) and yields `fallback`. */
-  const guarded = async <T>(what: string, fallback: T, op: (d: IDBDatabase) => Promise<T>): Promise<T> => {
-    // no indexedDB at all is a setup error, thrown as such; a store that fails is the browser's, warned about
-    if (typeof indexedDB === 'undefined') throw new Error('indexedDbTuningCache: this environment has no indexedDB (in Node, use fileTuningCache from @neura/nn/node)');
-    try {
-      return await op(await open());
-    } catch (e) {
-      if (!warned) {
-        warned = true;
-        warn(`matmul tuning cache IndexedDB '${dbName}': ${what} failed (${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}); the cache is ignored (nothing is read or kept) and tuning results stay in this session`);
-      }
-      return fallback;
-    }
-  };
+  const store = guardedIdbStore({
+    dbName,
+    store: 'records',
+    label: 'matmul tuning cache',
+    consequence: 'tuning results stay in this session',
+    missing: 'indexedDbTuningCache: this environment has no indexedDB (in Node, use fileTuningCache from @neura/nn/node)',
+    warn,
+  });
   return {
     async load(adapter) {
-      const raw: unknown = await guarded('reading', undefined, async (d) => request(d.transaction(STORE, 'readonly').objectStore(STORE).get(adapter)));
+      const raw = await store.get(adapter);
       return raw === undefined ? {} : validTuningEntries(raw, adapter, `IndexedDB '${dbName}' record '${adapter}'`, warn);
     },
     async save(adapter, entries) {
       const record: TuningRecord = { adapter, entries };
-      await guarded('writing', undefined, async (d) => void (await request(d.transaction(STORE, 'readwrite').objectStore(STORE).put(record, adapter))));
+      await store.put(adapter, record);
     },
   };
 }
