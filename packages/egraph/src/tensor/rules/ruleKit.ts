@@ -4,7 +4,8 @@
 
 import { broadcastShapes, sameShape } from '@neura/ir';
 import type { Condition, EGraph, ENode, Id, Match, PatternAst, PatternNode, Searcher } from '../../core/index.js';
-import { Pattern, Rewrite, RuleError, Subst, dataMatches, fnApplier, instantiateData, rw } from '../../core/index.js';
+import type { SExp } from '../../core/index.js';
+import { Pattern, Rewrite, RuleError, Subst, dataMatches, fnApplier, instantiateData, parseSExp, rw } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import { tensorLanguage } from '../tensorLanguage.js';
@@ -482,4 +483,41 @@ export function patternRule(name: string, cases: readonly PatternCase[], opts: N
     },
     opts,
   );
+}
+
+/** Ops whose two operands commute exactly in IEEE arithmetic (NaN payloads aside), for `commuted`. */
+const COMMUTATIVE: ReadonlySet<string> = new Set(['add', 'mul']);
+
+/** An s-expression written back in the syntax `parseSExp` reads. */
+const writeSExp = (e: SExp): string => (e.kind === 'atom' ? e.text : `(${e.items.map(writeSExp).join(' ')})`);
+
+/** Every spelling of an s-expression with the operands of each commutative op in either order. */
+function commutedSExp(e: SExp): string[] {
+  if (e.kind === 'atom') return [e.text];
+  const [head, ...args] = e.items;
+  const op = writeSExp(head);
+  let acc: string[][] = [[]];
+  for (const a of args) acc = acc.flatMap((pre) => commutedSExp(a).map((v) => [...pre, v]));
+  const out = acc.map((xs) => `(${[op, ...xs].join(' ')})`);
+  if (COMMUTATIVE.has(op) && args.length === 2) out.push(...acc.map(([x, y]) => `(${op} ${y} ${x})`));
+  return out;
+}
+
+/**
+ * Every operand order of a left side's `add`s and `mul`s (`(mul ?x (add ?a 1))` → 4 patterns), deduplicated: a
+ * recognition rule is written once in the order a user writes most often and matches all of them. The pattern
+ * count doubles with each commutative node: keep it to left sides of a few.
+ */
+export function commuted(lhs: string): string[] {
+  return [...new Set(commutedSExp(parseSExp(lhs)))];
+}
+
+/**
+ * Whether class `cls` is a known constant equal to `value` in every element (one element, or broadcast from one),
+ * compared as f32 values (`Math.fround`): a hand-written 1/√2 or 0.044715 equals the op's constant where the kernels
+ * compute, so `0.7071067811865476` and `Math.SQRT1_2` both match, `0.7071` does not.
+ */
+export function isScalar(egraph: EGraph<TensorInfo>, cls: Id, value: number): boolean {
+  const d = egraph.eclass(cls).data;
+  return d.constant !== undefined && d.dtype === 'f32' && d.shape.every((n) => n === 1) && Math.fround(d.constant) === Math.fround(value);
 }
