@@ -12,14 +12,14 @@ import { commuted, type PatternCase, type PatternGuard, patternRule, type Tensor
 
 type EG = EGraph<TensorInfo>;
 
-/** Axes a recognized log-softmax may run along (ranks up to 6). */
+/** Last axes a recognized log-softmax may run along (ranks 1 to 6; ir's logSoftmax runs along the last axis only). */
 const AXES = [0, 1, 2, 3, 4, 5];
 
-/** Whether the matched class has z's type (f32) and the shift m is constant along `axis` and within z's shape. */
+/** Whether `axis` is z's last, the matched class has z's type (f32), and the shift m is constant along `axis` and within z's shape. */
 function softmaxGuard(axis: number): PatternGuard {
   return (eg, eclass, s) => {
     const [out, z] = [eg.eclass(eclass).data, eg.eclass(s.get('?z')).data];
-    if (z.dtype !== 'f32' || z.shape.length <= axis || out.shape.join() !== z.shape.join()) return false;
+    if (z.dtype !== 'f32' || z.shape.length !== axis + 1 || out.shape.join() !== z.shape.join()) return false;
     if (!s.has('?m')) return true;
     const m = eg.eclass(s.get('?m')).data.shape;
     return m.length === z.shape.length && m[axis] === 1 && m.every((n, i) => n === 1 || n === z.shape[i]);
