@@ -76,7 +76,7 @@ function expectSameValues(spec: { body: Body } | { loss: Loss }, step: Graph): v
 }
 
 const weight = (g: Graph) => g.param('w', [C], { kind: 'normal', mean: 1, std: 0.2, seed: 3 });
-const affine = (g: Graph) => [weight(g), g.param('b', [C], { kind: 'normal', mean: 0, std: 0.2, seed: 4 })];
+const affine = (g: Graph): [Tensor, Tensor] => [weight(g), g.param('b', [C], { kind: 'normal', mean: 0, std: 0.2, seed: 4 })];
 const rowMean = (g: Graph, t: Tensor) => g.mean(t, -1, true);
 const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
 
@@ -192,6 +192,7 @@ describe('hand-written layers recognized before grad', () => {
 
   it('leaves near misses as written: a truncated 1/√2, a division by a root that is no norm, computed labels', () => {
     const nearMisses = [
+      // biome-ignore lint/suspicious/noApproximativeNumericConstant: a truncated 1/√2 is the near miss under test
       forward({ body: (g, h) => g.mul(g.mul(0.5, h), g.add(1, g.erf(g.mul(h, 0.7071)))) }), // not 1/√2 in f32
       forward({ body: (g, h) => g.div(h, g.sqrt(g.add(g.mean(g.square(h)), 1))) }), // a mean over all axes: no [.., 1] row statistic
       forward({ body: (g, h) => g.div(h, g.sqrt(g.add(g.square(h), 1e-5))) }), // no mean under the root
