@@ -532,6 +532,78 @@ const SAMPLES: Record<string, Sample> = {
     },
     prefer: ['attention'],
   },
+  'gelu-recognize': {
+    // PyTorch's exact GELU by hand in two groupings: 0.5·x·(1 + erf(x/√2)) and x·(0.5·(1 + erf(x·(1/√2))))
+    build: (g, r) => {
+      const [x, y] = [mat(g, 'x', r), mat(g, 'y', r)];
+      return [g.mul(g.mul(0.5, x), g.add(1, g.erf(g.div(x, Math.SQRT2)))), g.mul(y, g.mul(0.5, g.add(g.erf(g.mul(y, Math.SQRT1_2)), 1)))];
+    },
+    prefer: ['gelu'],
+  },
+  'gelu-tanh-recognize': {
+    // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) with x³ as pow(x, 3) and as x·x·x
+    build: (g, r) => {
+      const c = Math.sqrt(2 / Math.PI);
+      const gelu = (x: Tensor, cube: Tensor) => g.mul(g.mul(x, 0.5), g.add(1, g.tanh(g.mul(c, g.add(x, g.mul(0.044715, cube))))));
+      const [x, y] = [mat(g, 'x', r), mat(g, 'y', r)];
+      return [gelu(x, g.pow(x, 3)), gelu(y, g.mul(g.mul(y, y), y))];
+    },
+    prefer: ['geluTanh'],
+  },
+  'silu-recognize': {
+    build: (g, r) => {
+      const [x, y, z] = [mat(g, 'x', r), mat(g, 'y', r), mat(g, 'z', r)];
+      const denom = (t: Tensor) => g.add(1, g.exp(g.neg(t)));
+      return [g.mul(g.sigmoid(x), x), g.div(y, denom(y)), g.mul(z, g.div(1, denom(z)))];
+    },
+    prefer: ['silu'],
+  },
+  'square-recognize': {
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      return [g.mul(x, x), g.pow(x, 2)];
+    },
+    prefer: ['square'],
+  },
+  'variance-centred': {
+    // the one-pass variance, kept and reduced dims
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const onePass = (keep: boolean) => g.sub(g.mean(g.square(x), 1, keep), g.square(g.mean(x, 1, keep)));
+      return [onePass(true), onePass(false)];
+    },
+  },
+  'norm-rsqrt': {
+    // layer norm's and RMSNorm's normalisation as a division by √(mean + eps), eps on either side
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const c = g.sub(x, g.mean(x, 1, true));
+      return [g.div(c, g.sqrt(g.add(g.mean(g.square(c), 1, true), 1e-5))), g.div(x, g.sqrt(g.add(1e-6, g.mean(g.square(x), 1, true))))];
+    },
+    prefer: ['rsqrt'],
+  },
+  'log-softmax-recognize': {
+    // shifted by the row max (either grouping), by Graph.logsumexp's stop-gradient shift, and unshifted; rank 2 and 3
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const m = g.reduceMax(x, 1, true);
+      const lse = (t: Tensor) => g.log(g.sum(g.exp(t), -1, true));
+      const x3 = g.input('x3', [2, dim(r), dim(r)]);
+      return [g.sub(g.sub(x, m), lse(g.sub(x, m))), g.sub(x, g.add(m, lse(g.sub(x, m)))), g.sub(x3, g.logsumexp(x3, -1, true)), g.sub(x3, lse(x3))];
+    },
+    prefer: ['logSoftmax'],
+  },
+  'cross-entropy-recognize': {
+    // −mean and −sum of Σ_c oneHot(y)·logp over rows, the negation outside and inside
+    build: (g, r) => {
+      const logp = g.logSoftmax(mat(g, 'z', r));
+      const [n, c] = logp.shape;
+      const y = g.input('y', [n], 'i32');
+      const picked = g.sum(g.mul(g.oneHot(y, c), logp), 1);
+      return [g.neg(g.mean(picked)), g.sum(g.neg(g.sum(g.mul(logp, g.oneHot(y, c)), 1)))];
+    },
+    prefer: ['nll'],
+  },
   'pointwise-expand': {
     build: (g, r) => {
       const x = mat(g, 'x', r);
@@ -569,6 +641,7 @@ function randomFeeds(g: GraphT, r: Rnd, positive: boolean): Record<string, Tenso
   const feeds: Record<string, TensorValue> = {};
   const classes = new Map<number, number>();
   for (const n of g.nodes) if (n.op === 'nll' || n.op === 'nllGrad') classes.set(n.inputs[n.op === 'nll' ? 1 : 0], n.op === 'nll' ? g.nodes[n.inputs[0]].shape[1] : n.shape[1]);
+  for (const n of g.nodes) if (n.op === 'oneHot') classes.set(n.inputs[0], n.attrs.classes); // in range: a recognized nll refuses others
   for (const n of g.leaves('input')) {
     const name = n.attrs.name;
     const c = classes.get(n.id) ?? 3;
@@ -619,6 +692,11 @@ const KNOWN_IEEE_GAPS: Readonly<Record<string, { zeroSign?: string; nonFinite?: 
   // the additive causal mask: s + (−∞) is NaN for a +∞ or NaN score above the diagonal, which the op never reads;
   // and the op scores in f64 where the f32 q·kᵀ overflows to ∞
   'attention-recognize': { nonFinite: 'a non-finite score above the diagonal makes the decomposed row NaN; the causal op skips it' },
+  // Graph.logsumexp shifts by 0 where the row max is ±∞, so a row holding +∞ gives −∞ for its finite entries; the op
+  // (as torch.log_softmax) subtracts the max: NaN
+  'log-softmax-recognize': { nonFinite: "a +∞ logit: x − logsumexp(x) is −∞ at the row's finite entries, logSoftmax NaN (as torch)" },
+  // the one-hot spelling multiplies every class's log-probability by 0 or 1: 0·(−∞) is NaN; nll reads the label's only
+  'cross-entropy-recognize': { nonFinite: "a non-finite log-probability of another class makes oneHot·logp NaN (0·∞); nll reads only the label's" },
   // x + (+0) of the pads (autograd's zeros) turns −0 into +0; the concat keeps −0
   'pad-add-concat': { zeroSign: 'the summed zero pads make −0 gradients +0; the concat keeps them' },
   'softmax-cross-entropy-grad': {

@@ -21,6 +21,7 @@ import type { CostOptions } from './costModel.js';
 import { costDefaults, tensorCost } from './costModel.js';
 import { DEFAULT_FUSION_WIDTH, deviceFusionWidth } from './fusionWidth.js';
 import { type MemoryFit, OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
+import { activationRecognizeRules } from './rules/activationRecognize.js';
 import { algebraRules } from './rules/algebra.js';
 import { attentionDeltaRules } from './rules/attentionDelta.js';
 import { attentionGradKVRules } from './rules/attentionGradKV.js';
@@ -32,8 +33,10 @@ import { attentionWindowRules } from './rules/attentionWindow.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
+import { lossRecognizeRules } from './rules/lossRecognize.js';
 import { multiTensorUpdateRules } from './rules/multiTensorUpdate.js';
 import { multiUpdateRules } from './rules/multiUpdate.js';
+import { normRecognizeRules } from './rules/normRecognize.js';
 import { matmulEpilogueRules } from './rules/matmulEpilogue.js';
 import { reduceFusionRules } from './rules/reduceFusion.js';
 import { reduceMultiRules } from './rules/reduceMulti.js';
@@ -78,8 +81,11 @@ export const RULE_SETS = {
   /** Recompute-instead-of-store alternatives (used by `memoryBudget` only). */
   recompute: recomputeRules,
   // not in the default passes: `recognizeForward` runs it on the forward graph, before differentiation
-  /** Recognition of attention built from matmul/softmax (used by `recognizeForward` only). */
-  recognize: attentionRecognizeRules,
+  /**
+   * Recognition of hand-written layers as the built-in ones (used by `recognizeForward` only): attention built from
+   * matmul/softmax, GELU, SiLU, norms written from means, log-softmax and one-hot cross-entropy.
+   */
+  recognize: [...attentionRecognizeRules, ...activationRecognizeRules, ...normRecognizeRules, ...lossRecognizeRules],
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */

@@ -5,36 +5,17 @@
 // choose: the shared kernel is an alternative with a cost, extraction decides.
 // Invariant: each result is exactly the value of the class it joins.
 
-import type { EGraph, ENode, Id } from '../../core/index.js';
-import type { TensorInfo } from '../tensorAnalysis.js';
-import { fromENode, irENode } from '../tensorLanguage.js';
-import { addRecorded, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { multiPatternRule, type TensorRewrite } from './ruleKit.js';
 
-const RULE = 'attention-lse';
-
-/** For an attentionLse node: every attention of its q and k (same attributes) shares one kernel with it. */
-function attentionWithLse(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
-  const lse = fromENode(node);
-  if (lse.op !== 'attentionLse') return [];
-  const { causal, scale, seqMajor } = lse.attrs;
-  const [q, k] = node.children.map((c) => egraph.find(c));
-  const out: Id[] = [];
-  const seen = new Set<Id>();
-  for (const [parent, cls] of egraph.eclass(q).parents) {
-    const a = fromENode(parent);
-    if (a.op !== 'attention' || a.attrs.causal !== causal || a.attrs.scale !== scale || !a.attrs.seqMajor !== !seqMajor) continue;
-    const [aq, ak, v] = parent.children.map((c) => egraph.find(c));
-    const A = egraph.find(cls);
-    if (aq !== q || ak !== k || seen.has(A)) continue;
-    seen.add(A);
-    // the shared kernel keeps the rules that made its two halves (e.g. attention-seq-major) for the report
-    const made = new Set([RULE, ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, A, parent)]);
-    const m = addRecorded(egraph, irENode('attentionWithLse', seqMajor ? { causal, scale, seqMajor } : { causal, scale }, [q, k, v]), made);
-    egraph.union(A, addRecorded(egraph, irENode('pick', { index: 0 }, [m]), [RULE]));
-    out.push(addRecorded(egraph, irENode('pick', { index: 1 }, [m]), [RULE]));
-  }
-  return out;
-}
+/** Attributes an attention op and its log-sum-exp share (bound once: both must agree; absent fields stay absent). */
+const ATTRS = 'causal=?c,scale=?s,seqMajor=?sm,window=?w';
 
 /** The attention log-sum-exp rule set. */
-export const attentionLseRules: readonly TensorRewrite[] = [nodeRule(RULE, ['attentionLse'], attentionWithLse)];
+export const attentionLseRules: readonly TensorRewrite[] = [
+  // the shared kernel's result 1 is the log-sum-exp, result 0 the attention; the kernel itself keeps its own class
+  multiPatternRule(
+    'attention-lse',
+    `?l = (attentionLse[${ATTRS}] ?q ?k), ?a = (attention[${ATTRS}] ?q ?k ?v)`,
+    `?l = (pick[index=1] (attentionWithLse[${ATTRS}] ?q ?k ?v)), ?a = (pick[index=0] (attentionWithLse[${ATTRS}] ?q ?k ?v))`,
+  ),
+];

@@ -1,11 +1,12 @@
 // Node rules re-match a node only when what their result depends on (their signature) changed since they applied
-// to it: by default any node joining a child's class, with `childSignature` only the nodes it counts.
+// to it: by default any node joining a child's class, with `childSignature` only the nodes it counts. `commuted`
+// spells a pattern in every operand order; `multiPatternRule` builds and records several joined right sides.
 import { Graph } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
-import type { Id } from '../../core/index.js';
+import type { ENode, Id } from '../../core/index.js';
 import { graphToEGraph } from '../optimize.js';
 import { irENode } from '../tensorLanguage.js';
-import { childSignature, classOpCount, nodeRule } from './ruleKit.js';
+import { childSignature, classOpCount, commuted, multiPatternRule, nodeRule, rulesOf } from './ruleKit.js';
 
 /** x, y = relu(x), s = add(y, x) in a tensor e-graph, and their classes. */
 function loaded() {
@@ -68,5 +69,32 @@ describe('nodeRule signatures', () => {
     grow(egraph, y, 'neg', x);
     cached.search(egraph);
     expect(tests).toBe(4);
+  });
+});
+
+describe('commuted and multiPatternRule', () => {
+  it('spells a left side with every operand order of its adds and muls, once each', () => {
+    expect(commuted('(mul ?x (add ?a 1))').sort()).toEqual(['(mul (add 1 ?a) ?x)', '(mul (add ?a 1) ?x)', '(mul ?x (add 1 ?a))', '(mul ?x (add ?a 1))']);
+    expect(commuted('(mul ?x ?x)')).toEqual(['(mul ?x ?x)']);
+    expect(commuted('(sub ?a ?b)')).toEqual(['(sub ?a ?b)']);
+  });
+
+  it('refuses a right side that reads a variable its left side does not bind', () => {
+    expect(() => multiPatternRule('bad', '?a = (relu ?x), ?b = (neg ?x)', '?a = (exp ?y), ?b = (neg ?x)')).toThrow(/bad/);
+  });
+
+  it('builds every right-side pattern, unions each with its variable, and records the rule on what it built', () => {
+    const { egraph, x, y } = loaded();
+    const n = egraph.add(irENode('neg', {}, [x]));
+    egraph.rebuild();
+    // relu(relu x) = relu x and −(−(−x)) = −x: identities, so the unions keep every class's value
+    const rule = multiPatternRule('pair', '?a = (relu ?x), ?b = (neg ?x)', '?a = (relu (relu ?x)), ?b = (neg (neg (neg ?x)))');
+    rule.apply(egraph, rule.search(egraph));
+    egraph.rebuild();
+    const reluOfRelu = egraph.eclass(y).nodes.find((m) => m.op === 'relu' && egraph.find(m.children[0]) === egraph.find(y));
+    const negOfNeg = egraph.eclass(n).nodes.find((m) => m.op === 'neg' && egraph.find(m.children[0]) !== egraph.find(x));
+    expect(reluOfRelu && negOfNeg).toBeTruthy();
+    expect(rulesOf(egraph, y, reluOfRelu as ENode)).toEqual(['pair']);
+    expect(rulesOf(egraph, n, negOfNeg as ENode)).toEqual(['pair']);
   });
 });

@@ -4,7 +4,8 @@
 
 import { broadcastShapes, sameShape } from '@neura/ir';
 import type { Condition, EGraph, ENode, Id, Match, PatternAst, PatternNode, Searcher } from '../../core/index.js';
-import { Pattern, Rewrite, RuleError, Subst, dataMatches, fnApplier, instantiateData, rw } from '../../core/index.js';
+import type { SExp } from '../../core/index.js';
+import { MultiPattern, Pattern, Rewrite, RuleError, Subst, dataMatches, fnApplier, instantiateData, parseSExp, rw } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import { tensorLanguage } from '../tensorLanguage.js';
@@ -482,4 +483,79 @@ export function patternRule(name: string, cases: readonly PatternCase[], opts: N
     },
     opts,
   );
+}
+
+/**
+ * A rule over several patterns matched together (egg's MultiPattern): `multiPatternRule('attention-lse', '?l = (…),
+ * ?a = (…)', '?l = (…), ?a = (…)')`; each right-side pattern is built and unioned with its variable's class (the
+ * first's class is the match's). Every node built is recorded with the rule's name and the rules that made the
+ * left side's root nodes (a shared kernel keeps the rules that made its halves, for the report). Unbound right-side
+ * variables throw at construction; `guard` sees the matched class and the subst.
+ */
+export function multiPatternRule(name: string, lhs: string, rhs: string, guard?: TCond): TensorRewrite {
+  let searcher: MultiPattern;
+  let applier: MultiPattern;
+  try {
+    searcher = MultiPattern.parse(lhs, tensorLanguage);
+    applier = MultiPattern.parse(rhs, tensorLanguage);
+  } catch (e) {
+    throw new RuleError(`rule '${name}': ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  rw<TensorInfo>(name, searcher, applier); // checks that the right side reads only variables the left side binds
+  const build = (egraph: EGraph<TensorInfo>, p: PatternAst, s: Subst, made: ReadonlySet<string>): Id => {
+    if (p.kind === 'var') return s.get(p.name);
+    const children = p.children.map((c) => build(egraph, c, s, made));
+    const data = instantiateData(p.data, s);
+    return addRecorded(egraph, data === undefined ? { op: p.op, children } : { op: p.op, data, children }, made);
+  };
+  const recording = {
+    applyOne(egraph: EGraph<TensorInfo>, _eclass: Id, subst: Subst): Id[] {
+      const made = new Set([name]);
+      for (const [v, p] of searcher.pairs)
+        for (const n of matchedChildNodes(egraph, p.ast, egraph.find(subst.get(v)), subst)) for (const r of rulesOf(egraph, subst.get(v), n)) made.add(r);
+      const [[, head], ...rest] = applier.pairs;
+      for (const [v, p] of rest) egraph.union(subst.get(v), build(egraph, p.ast, subst, made));
+      return [build(egraph, head.ast, subst, made)];
+    },
+    vars: () => applier.vars(),
+    toString: () => applier.toString(tensorLanguage),
+  };
+  return new Rewrite<TensorInfo>(name, searcher, recording, guard);
+}
+
+/** Ops whose two operands commute exactly in IEEE arithmetic (NaN payloads aside), for `commuted`. */
+const COMMUTATIVE: ReadonlySet<string> = new Set(['add', 'mul']);
+
+/** An s-expression written back in the syntax `parseSExp` reads. */
+const writeSExp = (e: SExp): string => (e.kind === 'atom' ? e.text : `(${e.items.map(writeSExp).join(' ')})`);
+
+/** Every spelling of an s-expression with the operands of each commutative op in either order. */
+function commutedSExp(e: SExp): string[] {
+  if (e.kind === 'atom') return [e.text];
+  const [head, ...args] = e.items;
+  const op = writeSExp(head);
+  let acc: string[][] = [[]];
+  for (const a of args) acc = acc.flatMap((pre) => commutedSExp(a).map((v) => [...pre, v]));
+  const out = acc.map((xs) => `(${[op, ...xs].join(' ')})`);
+  if (COMMUTATIVE.has(op) && args.length === 2) out.push(...acc.map(([x, y]) => `(${op} ${y} ${x})`));
+  return out;
+}
+
+/**
+ * Every operand order of a left side's `add`s and `mul`s (`(mul ?x (add ?a 1))` → 4 patterns), deduplicated: a
+ * recognition rule is written once in the order a user writes most often and matches all of them. The pattern
+ * count doubles with each commutative node: keep it to left sides of a few.
+ */
+export function commuted(lhs: string): string[] {
+  return [...new Set(commutedSExp(parseSExp(lhs)))];
+}
+
+/**
+ * Whether class `cls` is a known constant equal to `value` in every element (one element, or broadcast from one),
+ * compared as f32 values (`Math.fround`): a hand-written 1/√2 or 0.044715 equals the op's constant where the kernels
+ * compute, so `0.7071067811865476` and `Math.SQRT1_2` both match, `0.7071` does not.
+ */
+export function isScalar(egraph: EGraph<TensorInfo>, cls: Id, value: number): boolean {
+  const d = egraph.eclass(cls).data;
+  return d.constant !== undefined && d.dtype === 'f32' && d.shape.every((n) => n === 1) && Math.fround(d.constant) === Math.fround(value);
 }
