@@ -42,13 +42,21 @@ async function thrown(run: () => unknown): Promise<Error> {
   throw new Error('expected an error');
 }
 
+/**
+ * How close our float64 logits must be to the reference's. transformers computes LLaMA's and Qwen2's RMSNorm
+ * (`hidden_states.to(torch.float32)`) and RoPE tables (inv_freq, cos and sin in float32 with autocast off) in float32
+ * even in a float64 model, so its logits carry f32 rounding there (~1e-6 seen); GPT-2 has no such step. A wrong eps,
+ * theta or layout moves logits by 1e-3 or more.
+ */
+const f64Tolerance = (name: string) => (reference(name).generator === 'transformers' && !name.startsWith('gpt2') ? 2e-5 : 1e-9);
+
 describe('fromPretrained reproduces the reference logits', () => {
   for (const name of NAMES)
-    it(`${name}: logits equal ${reference(name).generator ?? 'transformers'}'s (f64 to 1e-9, f32 to 1e-4)`, async () => {
+    it(`${name}: logits equal ${reference(name).generator ?? 'transformers'}'s (f64 to ${f64Tolerance(name)}, f32 to 1e-4)`, async () => {
       const p = await loadPretrainedDir(dir(name));
       const ref = reference(name);
       expect(ref.shape).toEqual([2, 8, 64]);
-      expect(logits(p, ref.tokens, 'f64')).toBeAllclose(ref.logits, { rtol: 1e-9, atol: 1e-9 });
+      expect(logits(p, ref.tokens, 'f64')).toBeAllclose(ref.logits, { rtol: f64Tolerance(name), atol: f64Tolerance(name) });
       expect(logits(p, ref.tokens, 'f32')).toBeAllclose(ref.logits, { rtol: 1e-4, atol: 1e-4 });
     });
 
