@@ -6,7 +6,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createDevice, type RooflineCeilings } from '@neura/runtime-webgpu';
+import { createDevice, type Precision, type RooflineCeilings } from '@neura/runtime-webgpu';
 import { measureBandwidth } from './bandwidth.js';
 import { timeSyncedSteps } from './workloads/stepFigures.js';
 import { buildGpt, GPT_WORKLOADS, timeGptWith } from './workloads/gpt.js';
@@ -16,11 +16,16 @@ import { benchAttention, benchMatmulShape, FLASH_SWEEP, GPT_MATMULS, withFlashCo
 /** H200 fp32 peak without tensor cores (datasheet, H200.md); the bandwidth is measured. */
 const PEAK_FP32 = 67e12;
 
-const { values: args } = parseArgs({ options: { 'out-dir': { type: 'string', default: '.' }, only: { type: 'string' }, top: { type: 'string', default: '45' }, kernels: { type: 'boolean', default: false }, sweep: { type: 'boolean', default: false }, 'sweep-gpt': { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({ options: { precision: { type: 'string', default: 'fp32' }, 'out-dir': { type: 'string', default: '.' }, only: { type: 'string' }, top: { type: 'string', default: '45' }, kernels: { type: 'boolean', default: false }, sweep: { type: 'boolean', default: false }, 'sweep-gpt': { type: 'boolean', default: false } } });
 const outDir = args['out-dir'] as string;
 mkdirSync(outDir, { recursive: true });
 const log = (s: string) => console.error(`[profile] ${s}`);
-const dev = await createDevice({ dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
+// --precision mixed: the GPT steps under `precision: 'mixed'` (files named <workload>-mixed-…; the roofline's compute
+// ceiling stays the fp32 peak, so read the FLOP column as a rate, not a fraction of the tensor cores)
+const precision = args.precision as Precision;
+if (precision !== 'fp32' && precision !== 'mixed') throw new Error(`--precision must be 'fp32' or 'mixed', got '${precision}'`);
+const tag = precision === 'mixed' ? '-mixed' : '';
+const dev = await createDevice({ mixedPrecision: precision === 'mixed', dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
 log(`adapter ${dev.name}; features ${[...dev.features].join(', ')}`);
 const bw = await measureBandwidth(dev);
 log(`copy bandwidth ${(bw.bytesPerSecond / 1e9).toFixed(0)} GB/s (${bw.medianMs.toFixed(3)} ms for ${bw.bytes / 2 ** 20} MiB)`);
@@ -29,15 +34,15 @@ const summary: Record<string, unknown> = { adapter: dev.adapterInfo, bandwidth: 
 
 for (const w of GPT_WORKLOADS) {
   if (args.only && !args.only.split(',').some((o) => w.name.startsWith(o))) continue;
-  const { train, batches } = await buildGpt(w, dev);
+  const { train, batches } = await buildGpt(w, dev, precision);
   // the bench's loop and lengths (GPT: 50 steps after ≥ 1 s of warm-up, a new batch each step), so both report one figure
   const synced = await timeSyncedSteps(train, batches, { steps: 50, warmup: 5, warmupMs: 1000 });
   const profile = await train.session.profile(batches[0]);
   const s = profile.summary(ceilings);
   const table = profile.table({ top: Number(args.top), ceilings });
-  const head = `# ${w.name}: per-kernel profile (${dev.name}, ${new Date().toISOString().slice(0, 10)})\n\nSynced step (one pass, no timestamps, the bench's loop): median ${synced.medianMs.toFixed(3)} ms over ${synced.samples} steps; ${train.stats.dispatchesPerStep} dispatches; timestamps ${profile.quantized ? 'QUANTIZED (Dawn timestamp_quantization)' : 'exact'}.\n\n`;
-  writeFileSync(`${outDir}/${w.name}-profile.md`, `${head}${table}\n`);
-  writeFileSync(`${outDir}/${w.name}-trace.json`, JSON.stringify(profile.trace()));
+  const head = `# ${w.name}: per-kernel profile (${precision}, ${dev.name}, ${new Date().toISOString().slice(0, 10)})\n\nSynced step (one pass, no timestamps, the bench's loop): median ${synced.medianMs.toFixed(3)} ms over ${synced.samples} steps; ${train.stats.dispatchesPerStep} dispatches; timestamps ${profile.quantized ? 'QUANTIZED (Dawn timestamp_quantization)' : 'exact'}.\n\n`;
+  writeFileSync(`${outDir}/${w.name}${tag}-profile.md`, `${head}${table}\n`);
+  writeFileSync(`${outDir}/${w.name}${tag}-trace.json`, JSON.stringify(profile.trace()));
   log(`${w.name}: synced ${synced.medianMs.toFixed(3)} ms, GPU ${s.gpuMs.toFixed(3)} ms over ${s.dispatches} dispatches`);
   console.log(`\n## ${w.name}\n${head}${profile.table({ top: 25, ceilings })}`);
   summary[w.name] = { syncedMs: synced.medianMs, gpuMs: s.gpuMs, spanMs: s.spanMs, dispatches: s.dispatches, rows: s.rows.map((r) => ({ ...r, kernel: r.kernel && { ...r.kernel } })) };

@@ -36,12 +36,13 @@ describe('matmul under precision: mixed', () => {
     const code = plan.dispatches[0].code;
     expect(code).toContain('enable chromium_experimental_subgroup_matrix;');
     expect(code).toContain('diagnostic(off, chromium.subgroup_matrix_uniformity);');
-    expect(code).toContain('var<workgroup> As: array<f16, 4096>;'); // 128 x 32
+    expect(code).toContain('var<workgroup> As: array<f16, 5120>;'); // 128 rows of 32 + 8 padding
+    expect(code).toContain('var<workgroup> Bs: array<f16, 8448>;'); // 32 rows of 256 + 8 padding
     expect(code).toMatch(/subgroupMatrixMultiplyAccumulate\(l0, r0, c0_0\)/);
     expect(code).toMatch(/subgroupMatrixStore<row_major>\(&y, yoff/);
     expect(code).not.toContain('Cs');
-    expect(plan.dispatches[0].workgroupSize).toEqual([128, 1, 1]);
-    expect(plan.dispatches[0].grid).toEqual([32, 32, 1]);
+    expect(plan.dispatches[0].workgroupSize).toEqual([256, 1, 1]);
+    expect(plan.dispatches[0].grid).toEqual([16, 32, 1]);
   });
 
   it('flips the load layout for transposed operands', () => {
@@ -107,10 +108,14 @@ describe('matmul under precision: mixed', () => {
     expect(small).toContain('let row0 = wid.y * 128u;');
   });
 
-  it('picks smaller tiles when big ones would leave the GPU idle, and none when the device is too small', () => {
+  it('picks smaller tiles when big ones would leave the GPU idle, the biggest under split-K, and none when the device is too small', () => {
     const s = { m: 16, n: 16, k: 16 };
-    expect(chooseSubgroupMatrixTiling(4096, 4096, s, MIXED)).toMatchObject({ fm: 4, fn: 4 });
+    // the measured best (H100): 8 subgroups of 4x4 matrices, rows padded; 2x2 subgroups where results are staged
+    expect(chooseSubgroupMatrixTiling(4096, 4096, s, MIXED, false)).toMatchObject({ sgm: 2, sgn: 4, fm: 4, fn: 4, pad: 8 });
+    expect(chooseSubgroupMatrixTiling(4096, 4096, s, MIXED, true)).toMatchObject({ sgm: 2, sgn: 2, fm: 4, fn: 4, pad: 8 });
     expect(chooseSubgroupMatrixTiling(256, 384, s, MIXED)).toMatchObject({ fm: 2, fn: 2 });
+    // a weight gradient (384 x 384 over K = 16384): few tiles, filled by split-K
+    expect(chooseSubgroupMatrixTiling(384, 384, s, MIXED, false, true)).toMatchObject({ sgm: 2, sgn: 4, fm: 4, fn: 4 });
     expect(chooseSubgroupMatrixTiling(4096, 4096, s, { ...MIXED, maxComputeWorkgroupStorageSize: 8192 })).toBeUndefined();
   });
 });

@@ -44,7 +44,8 @@ export interface SubgroupMatrixTiling {
   readonly bk: number;
   /**
    * Two workgroup-memory slices: the next slice is stored while this one is computed, one barrier per slice
-   * instead of two. Not in the shipped tilings yet (unmeasured); a candidate for `subgroupMatrixPlan(p, caps, t)`.
+   * instead of two. Not shipped: slower on the H100 where measured (2026-12-07: 2x4/4x4, 8.2 vs 11.4 TFLOP/s on a
+   * weight gradient); still a candidate for `subgroupMatrixPlan(p, caps, t)`.
    */
   readonly db?: boolean;
   /**
@@ -63,14 +64,18 @@ export interface SubgroupMatrixTiling {
 export const SUBGROUP_MATRIX_LANES = 32;
 
 /**
- * Tilings, preferred first (H200, 16x16x16 f16, 4096³ measured by the probe: 128x128x32 with 2x2 subgroups of 4x4
- * matrices 79.7 TFLOP/s stored directly; 64x128 and 64x64 tiles slower). A big tile is used only when the output
- * has enough of them to fill the GPU; else the next.
+ * Tilings, preferred first. H100, 2026-12-07 (apps/bench/results/h100-2026-12-07-sgm-sweep.md): 8 subgroups (2x4)
+ * of 4x4 matrices, 32-deep slices, rows padded by 8 halves was the fastest tiling measured on 9 of the GPT 6x384
+ * step's 10 matmul shapes and 4096³ (1.2–4.3x the earlier 2x2 tiling without padding; the padding alone gave
+ * 1.7x at 4096³). A big tile is used only when the output has enough of them to fill the GPU, or when split-K
+ * will fill it (a long K over few tiles: weight gradients); else the next. The 2x2 rows (needed where results are
+ * staged through workgroup memory) take the same padding.
  */
 const TILINGS: readonly (SubgroupMatrixTiling & { minTiles: number })[] = [
-  { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32, minTiles: 256 },
-  { sgm: 2, sgn: 2, fm: 2, fn: 4, bk: 32, minTiles: 128 },
-  { sgm: 2, sgn: 2, fm: 2, fn: 2, bk: 32, minTiles: 0 },
+  { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, minTiles: 128 },
+  { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32, pad: 8, minTiles: 128 },
+  { sgm: 2, sgn: 2, fm: 2, fn: 4, bk: 32, pad: 8, minTiles: 64 },
+  { sgm: 2, sgn: 2, fm: 2, fn: 2, bk: 32, pad: 8, minTiles: 0 },
 ];
 
 const tileOf = (t: SubgroupMatrixTiling, s: SubgroupMatrixShape) => ({ bm: t.sgm * t.fm * s.m, bn: t.sgn * t.fn * s.n, nt: t.sgm * t.sgn * SUBGROUP_MATRIX_LANES });
@@ -95,17 +100,22 @@ function fits(t: SubgroupMatrixTiling, s: SubgroupMatrixShape, caps: DeviceCaps,
 
 /**
  * The tiling for an M x N output (batches included in N's count), or undefined when none fits the device
- * (`staged`: results may leave through workgroup memory, which needs room for them).
+ * (`staged`: results may leave through workgroup memory, which needs room for them; `splitK`: a long reduction
+ * that split-K spreads over many workgroups, so the biggest tile that fits is taken).
  */
-export function chooseSubgroupMatrixTiling(m: number, n: number, s: SubgroupMatrixShape, caps: DeviceCaps, staged = true): SubgroupMatrixTiling | undefined {
+export function chooseSubgroupMatrixTiling(m: number, n: number, s: SubgroupMatrixShape, caps: DeviceCaps, staged = true, splitK = false): SubgroupMatrixTiling | undefined {
   const ok = TILINGS.filter((t) => fits(t, s, caps, staged));
+  if (splitK) return ok[0];
   return ok.find((t) => Math.ceil(m / tileOf(t, s).bm) * Math.ceil(n / tileOf(t, s).bn) >= t.minTiles) ?? ok[ok.length - 1];
 }
+
+/** Whether a reduction is long enough for split-K (as `splitOf` requires), whatever the tile. */
+const longReduction = (p: MatmulProblem) => p.batches === 1 && p.K >= 512 && p.K >= 4 * Math.max(p.M, p.N);
 
 /** Split-K for long reductions over few tiles (as matmul.ts's chooseSplitK, for this tile): splits and chunk, or undefined. */
 function splitOf(p: MatmulProblem, t: SubgroupMatrixTiling, s: SubgroupMatrixShape, caps: DeviceCaps): { splits: number; chunk: number } | undefined {
   const { M, N, K } = p;
-  if (p.batches !== 1 || K < 512 || K < 4 * Math.max(M, N)) return undefined;
+  if (!longReduction(p)) return undefined;
   const { bm, bn } = tileOf(t, s);
   const tiles = Math.ceil(M / bm) * Math.ceil(N / bn);
   if (tiles >= 128) return undefined;
@@ -135,7 +145,7 @@ const stagedOf = (p: MatmulProblem, s: SubgroupMatrixShape) => p.hasBias || p.re
 export function subgroupMatrixPlan(p: MatmulProblem, caps: DeviceCaps, given?: SubgroupMatrixTiling): KernelPlan | undefined {
   const s = caps.mixedMatmul;
   if (!s) return kernelError(p.spec, 'a subgroup-matrix plan needs caps.mixedMatmul (precision: mixed)');
-  const t = given ?? chooseSubgroupMatrixTiling(p.M, p.N * p.batches, s, caps, stagedOf(p, s));
+  const t = given ?? chooseSubgroupMatrixTiling(p.M, p.N * p.batches, s, caps, stagedOf(p, s), longReduction(p));
   if (!t) return undefined;
   if (given && !fits(given, s, caps, stagedOf(p, s))) kernelError(p.spec, `subgroup-matrix tiling ${JSON.stringify(given)} does not fit the device`);
   const split = splitOf(p, t, s, caps);

@@ -47,12 +47,12 @@ export async function buildGpt(w: GptWorkload, device: NeuraDevice, precision: P
  * The same step compiled with a given kernel generator (sweeps: a tiled-matmul or flash configuration for the
  * whole step), through `compile` directly; times synced steps.
  */
-export async function timeGptWith(w: GptWorkload, device: NeuraDevice, generator: KernelGenerator, iters: { steps: number; warmup: number }): Promise<Timing> {
+export async function timeGptWith(w: GptWorkload, device: NeuraDevice, generator: KernelGenerator, iters: { steps: number; warmup: number }, precision: Precision = 'fp32'): Promise<Timing> {
   const c = w.config;
   const { graph: g, loss } = new GPT(c).trainingGraph(c.batch);
   buildTrainingStep(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }) });
   const { graph } = optimize(g, { limits: device.caps });
-  const session = await compile(graph, device, { label: `${w.name}-variant`, generator });
+  const session = await compile(graph, device, { label: `${w.name}-variant`, generator, precision });
   const batches = gptBatches(w);
   let k = 0;
   const t = await timeAsync(
