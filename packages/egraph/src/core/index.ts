@@ -17,6 +17,8 @@ export { Pattern, instantiateData, pnode, pvar } from './pattern.js';
 export { MultiPattern } from './multiPattern.js';
 export type { Applier, ApplyFn, Condition, RwOptions, Searcher } from './rewrite.js';
 export { Rewrite, birw, fnApplier, rw } from './rewrite.js';
+export type { NodeRuleOptions, NodeSignature, RuleState } from './nodeRule.js';
+export { nodeRule, nodeSignature } from './nodeRule.js';
 export type { BackoffOptions, Scheduler } from './scheduler.js';
 export { BackoffScheduler, SimpleScheduler } from './scheduler.js';
 export type { Iteration, Report, RunnerHook, RunnerOptions, StopReason } from './runner.js';

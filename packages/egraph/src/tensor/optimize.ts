@@ -15,8 +15,8 @@
 
 import type { Graph as GraphT, KernelLimits, NamedLeafOp, Node, NodeId, OpKind } from '@neura/ir';
 import { DEFAULT_KERNEL_LIMITS, Graph } from '@neura/ir';
-import type { DagExtraction, DagExtractorOptions, EGraph as EGraphT, ENode, Extraction, Id, NodeCostFunction, Report } from '../core/index.js';
-import { BackoffScheduler, DagExtractor, dagCost, EGraph, ExtractionError, reachableClasses, RuleError, Runner } from '../core/index.js';
+import type { DagExtraction, DagExtractorOptions, EGraph as EGraphT, ENode, Extraction, Id, Report } from '../core/index.js';
+import { BackoffScheduler, EGraph, ExtractionError, reachableClasses, RuleError, Runner } from '../core/index.js';
 import type { CostOptions } from './costModel.js';
 import { costDefaults, tensorCost } from './costModel.js';
 import { DEFAULT_FUSION_WIDTH, deviceFusionWidth } from './fusionWidth.js';
@@ -47,6 +47,7 @@ import type { TensorRewrite } from './rules/ruleKit.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
 import { withKernelBoundaries } from './kernelBoundaries.js';
+import { extractAndPack, PACKERS, type Packer } from './pack/index.js';
 import { fitMemoryBudget, type StepEnds } from './memoryFit.js';
 import { recomputeRules } from './recompute.js';
 import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
@@ -145,6 +146,8 @@ export interface OptimizeOptions {
   readonly passes?: readonly PassSpec[];
   /** Rules left out of every pass, by name (e.g. a measured candidate without `update-multi-tensor`). */
   readonly withoutRules?: readonly string[];
+  /** Packers whose moves are left out of the pack stage, by name (`PACKERS`; their kernels keep their prices). */
+  readonly withoutPackers?: readonly string[];
   /**
    * Totals over all passes: iterations (default 40) and e-nodes (default 50 000). These bounds are deterministic:
    * the same graph gives the same plan on an idle and on a loaded machine.
@@ -300,117 +303,11 @@ function selectPasses(options: OptimizeOptions): { name: string; rules: readonly
   return (options.passes ?? DEFAULT_PASSES).map((p) => ({ name: p.name, rules: keep(p.ruleSets.flatMap((s) => RULE_SETS[s])), spec: p }));
 }
 
-/** The multi-result ops the siblings pass builds (reduceMulti.ts, rowwiseMulti.ts). */
-const LATE_OPS = ['pointwiseReduceMulti', 'rowwiseMulti'] as const;
-
-/**
- * Multi-result kernels built late (sibling reductions, reduceMulti.ts; sibling row kernels, rowwiseMulti.ts) are taken by a local search from the plan
- * extracted without them: offered from the start they steer the greedy phase to a worse local optimum elsewhere
- * (GPT 6x384: 408 dispatches instead of 351 before any sibling is grouped).
- */
-function extractWithLate(egraph: EGraphT<TensorInfo>, cost: NodeCostFunction, roots: readonly Id[], opts: DagExtractorOptions): DagExtraction {
-  const multis = LATE_OPS.flatMap((op) => egraph.classesWithOp(op));
-  const folds = foldedUpdates(egraph);
-  if (multis.length === 0 && folds.length === 0) return new DagExtractor(egraph, cost, opts).extract(roots);
-  const late = new Set(multis.map((id) => egraph.find(id)));
-  const isLate = (n: ENode) => (LATE_OPS as readonly string[]).includes(n.op) || (n.op === 'pick' && late.has(egraph.find(n.children[0])));
-  const without: NodeCostFunction = { ...cost, nodeCost: (n, c) => (isLate(n) ? Number.POSITIVE_INFINITY : cost.nodeCost(n, c)) };
-  const first = new DagExtractor(egraph, without, opts).extract(roots);
-  // the members' classes: those holding a pick of a sibling-reduction node
-  const focus = [...new Set(multis.flatMap((m) => [...egraph.eclass(m).parents].filter(([n]) => n.op === 'pick').map(([, c]) => egraph.find(c))))];
-  // the start: the first plan, and each multi node over operands it computes (its picks become alternatives)
-  const choice = new Map(first.choices);
-  for (const m of multis) {
-    const n = egraph.eclass(m).nodes.find((x) => (LATE_OPS as readonly string[]).includes(x.op));
-    if (n && n.children.every((c) => first.choices.has(egraph.find(c)))) choice.set(egraph.find(m), n);
-  }
-  // sibling row kernels: every member at once (each alone costs its own row kernel, so no one-class move takes them)
-  const find = (id: Id) => egraph.find(id);
-  let start = choice;
-  let total = dagCost(start, roots, cost, find);
-  // only pairs of which the plan computes a member; re-derived after each change
-  let reached = new Set(reachableClasses(start, roots, find) ?? []);
-  for (const m of egraph.classesWithOp('rowwiseMulti')) {
-    const M = find(m);
-    const n = egraph.eclass(M).nodes.find((x) => x.op === 'rowwiseMulti');
-    if (!n?.children.every((c) => first.choices.has(find(c)))) continue;
-    const members = new Map<Id, ENode>();
-    for (const [, c] of egraph.eclass(M).parents) {
-      const pick = egraph.eclass(c).nodes.find((x) => x.op === 'pick' && find(x.children[0]) === M);
-      if (pick) members.set(find(c), pick);
-    }
-    if (members.size < 2 || [...members.keys()].some((c) => start.get(c)?.op === 'pick')) continue;
-    const unreached = [...members.keys()].filter((c) => !reached.has(c));
-    if (unreached.length === members.size) continue;
-    const trial = new Map(start);
-    trial.set(M, n);
-    for (const [c, pick] of members) trial.set(c, pick);
-    // a member the plan does not compute (a norm's x̂ where the backward's dγ recomputes it from materialised
-    // mean and variance): its readers in the plan may take it instead, each by its best such variant
-    let trialCost: number | undefined; // dagCost(trial) while trial stands still (a pure function of its choices)
-    for (const u of unreached)
-      for (const [, k] of egraph.eclass(u).parents) {
-        const K = find(k);
-        if (!reached.has(K) || members.has(K)) continue;
-        let best: ENode | undefined;
-        let bestCost = (trialCost ??= dagCost(trial, roots, cost, find));
-        for (const alt of egraph.eclass(K).nodes) {
-          if (alt === trial.get(K) || !alt.children.some((c) => find(c) === u) || !alt.children.every((c) => trial.has(find(c)))) continue;
-          const saved = trial.get(K) as ENode;
-          trial.set(K, alt);
-          const c = dagCost(trial, roots, cost, find);
-          trial.set(K, saved);
-          if (c < bestCost) [best, bestCost] = [alt, c];
-        }
-        if (best) {
-          trial.set(K, best);
-          trialCost = bestCost;
-        }
-      }
-    const t = trialCost ?? dagCost(trial, roots, cost, find);
-    if (t < total) {
-      [start, total] = [trial, t];
-      reached = new Set(reachableClasses(start, roots, find) ?? []);
-    }
-  }
-  // sibling reductions over operands the row kernels above made available (a norm's dγ reading the x̂ its forward
-  // kernel now writes, beside its dβ): their picks become alternatives too
-  if (start !== choice)
-    for (const m of egraph.classesWithOp('pointwiseReduceMulti')) {
-      const M = find(m);
-      const n = egraph.eclass(M).nodes.find((x) => x.op === 'pointwiseReduceMulti');
-      if (n && !start.has(M) && n.children.every((c) => start.has(find(c)))) start.set(M, n);
-    }
-  // updates reading split-K partials: every result of every folded chunk at once (one pick alone needs the
-  // partials while the other results still need the reduced gradients, so no one-class move takes them)
-  if (folds.length > 0) {
-    const trial = new Map(start);
-    for (const [M, f] of folds) {
-      trial.set(M, f);
-      for (const [, c] of egraph.eclass(M).parents) {
-        const pick = egraph.eclass(c).nodes.find((x) => x.op === 'pick' && find(x.children[0]) === M);
-        if (pick) trial.set(find(c), pick);
-      }
-      for (const c of f.children) {
-        const mp = trial.has(find(c)) ? undefined : egraph.eclass(find(c)).nodes.find((x) => x.op === 'matmulPartials');
-        if (mp) trial.set(find(c), mp);
-      }
-    }
-    const t = dagCost(trial, roots, cost, find);
-    if (t < total) [start, total] = [trial, t];
-  }
-  const second = new DagExtractor(egraph, cost, { ...opts, improvePasses: 0, start: { choice: start, focus } }).extract(roots);
-  return { ...second, search: first.search };
-}
-
-/** Each class holding a multi-tensor update that reads split-K partials (splitKFold.ts), with that node. */
-function foldedUpdates(egraph: EGraphT<TensorInfo>): [Id, ENode][] {
-  const out: [Id, ENode][] = [];
-  for (const id of new Set(egraph.classesWithOp('pointwiseMultiTensor').map((i) => egraph.find(i)))) {
-    const f = egraph.eclass(id).nodes.find((x) => x.op === 'pointwiseMultiTensor' && enodeAttrs(x, 'pointwiseMultiTensor').partials);
-    if (f) out.push([id, f]);
-  }
-  return out;
+/** The packers of the pack stage, less those named (each name checked). */
+function selectPackers(without: readonly string[] = []): readonly Packer[] {
+  for (const name of without)
+    if (!PACKERS.some((p) => p.name === name)) throw new RuleError(`optimize: withoutPackers names '${name}', which is not a packer (${PACKERS.map((p) => p.name).join(', ')})`);
+  return PACKERS.filter((p) => !without.includes(p.name));
 }
 
 /** A memory budget in bytes, checked. */
@@ -534,7 +431,7 @@ export function optimize(graph: GraphT, options: OptimizeOptions = {}): Optimize
   const cost = withKernelBoundaries(tensorCost(egraph, costDefaults(options.cost, limits)), egraph, boundaries);
   const t0 = now();
   // bounded by moves tried, not by time: the plan must not depend on the machine's load
-  let extraction: DagExtraction = extractWithLate(egraph, cost, loaded.roots, { improvePasses: 2, maxEvaluations: 20_000, ...options.extract });
+  let extraction: DagExtraction = extractAndPack(egraph, cost, loaded.roots, { improvePasses: 2, maxEvaluations: 20_000, ...options.extract }, selectPackers(options.withoutPackers));
   let order: Id[] | undefined;
   let memory: MemoryFit | undefined;
   if (budget !== undefined) {

@@ -5,7 +5,8 @@
 import { broadcastShapes, sameShape } from '@neura/ir';
 import type { Condition, EGraph, ENode, Id, Match, PatternAst, PatternNode, Searcher } from '../../core/index.js';
 import type { SExp } from '../../core/index.js';
-import { MultiPattern, Pattern, Rewrite, RuleError, Subst, dataMatches, fnApplier, instantiateData, parseSExp, rw } from '../../core/index.js';
+import type { NodeRuleOptions as CoreNodeRuleOptions } from '../../core/index.js';
+import { MultiPattern, Pattern, Rewrite, RuleError, Subst, dataMatches, fnApplier, instantiateData, nodeRule as coreNodeRule, parseSExp, rw } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
 import { tensorLanguage } from '../tensorLanguage.js';
@@ -58,21 +59,6 @@ export function trw(name: string, lhs: string, rhs: string, condition?: TCond): 
 }
 
 /**
- * What a node rule's result can depend on, by default: the node's class and, per child, its canonical class, node
- * count and known constant, hashed to a number (a collision only skips a rewrite, never makes a wrong one). Classes
- * only ever gain nodes, so an unchanged signature means the rule would add nothing new.
- */
-function nodeSignature(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): number {
-  let h = Math.imul(egraph.find(eclass) + 1, 0x9e3779b1);
-  for (const c of node.children) {
-    const cls = egraph.eclass(c);
-    h = Math.imul(h ^ cls.id, 0x85ebca6b) + cls.nodes.length;
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) + (cls.data.constant === undefined ? 0 : 1);
-  }
-  return h | 0;
-}
-
-/**
  * A signature like the default one that counts, per child, only what `count` says of its class (e.g. its
  * pointwise nodes): for a rule whose result reads nothing else of its children, nodes of other ops joining a child
  * (most of the fuse pass's growth) no longer re-match it.
@@ -89,102 +75,14 @@ export function childSignature(count: (egraph: EGraph<TensorInfo>, cls: Id) => n
   };
 }
 
-// `?c0 … ?cN` name lists, shared (Subst keeps names by reference); constant data, never grows past the widest op
-const CHILD_VARS: readonly string[][] = Array.from({ length: 17 }, (_, arity) => Array.from({ length: arity }, (_, i) => `?c${i}`));
-/** The shared `?c0 … ?cN` names of an arity. */
-function childVars(arity: number): string[] {
-  return CHILD_VARS[arity] ?? Array.from({ length: arity }, (_, i) => `?c${i}`);
-}
-
-/**
- * The nodes of the classes changed since an epoch and of their parents' classes, in scan order (class by class,
- * each class's nodes in order), with the entry numbers of each op: what every node rule scanning at that epoch
- * reads, built once per search phase instead of once per rule.
- */
-interface CandidateScan {
-  readonly key: string;
-  /** Class of each entry (canonical). */
-  readonly classes: readonly Id[];
-  /** Node of each entry. */
-  readonly nodes: readonly ENode[];
-  /** Entry numbers of each op, ascending. */
-  readonly byOp: ReadonlyMap<string, readonly number[]>;
-}
-
-/**
- * Classes changed since `since` and the classes of their parents, scanned. Every node rule of a pass scanned at
- * the same epoch asks for the same scan while the e-graph stands still (searches run before applies): it is built once.
- */
-function candidateScan(egraph: EGraph<TensorInfo>, since: number): CandidateScan {
-  const ctx = ctxOf(egraph);
-  const key = `${since}|${egraph.epoch}|${egraph.totalNodes}|${egraph.numClasses}`;
-  const last = ctx.of<{ scan?: CandidateScan }>('nodeRule:changed', () => ({}));
-  if (last.scan?.key === key) return last.scan;
-  const ids = new Set<Id>();
-  for (const id of egraph.changedSince(since)) {
-    ids.add(id);
-    for (const [, p] of egraph.eclass(id).parents) ids.add(egraph.find(p));
-  }
-  const classes: Id[] = [];
-  const nodes: ENode[] = [];
-  const byOp = new Map<string, number[]>();
-  for (const id of ids) {
-    for (const n of egraph.eclass(id).nodes) {
-      const k = nodes.push(n) - 1;
-      classes.push(id);
-      const list = byOp.get(n.op);
-      if (list) list.push(k);
-      else byOp.set(n.op, [k]);
-    }
-  }
-  last.scan = { key, classes, nodes, byOp };
-  return last.scan;
-}
-
-/** The scan's entries of any of `ops`, in scan order. */
-function entriesOf(scan: CandidateScan, ops: readonly string[]): readonly number[] {
-  const lists: (readonly number[])[] = [];
-  for (const op of ops) {
-    const l = scan.byOp.get(op);
-    if (l) lists.push(l);
-  }
-  if (lists.length <= 1) return lists[0] ?? [];
-  return Int32Array.from(lists.flat()).sort() as unknown as readonly number[];
-}
-
-/** Options of `nodeRule`. */
-export interface NodeRuleOptions {
-  /** A cheap test at search time: nodes failing it are not matched (keeps match counts and apply calls down). */
-  readonly guard?: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode) => boolean;
-  /**
-   * What the rule's result depends on, hashed (default: the class, and per child its class, node count and
-   * constant): a node applied with an unchanged signature is not matched again. It must cover everything `apply`
-   * reads that can change within a run, or the rule misses rewrites.
-   */
-  readonly signature?: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode) => number;
-  /**
-   * The guard reads only what the signature covers (e.g. the node and its children's ops under the default
-   * signature): a node that failed it is not tested again until its signature changes (the guard then costs one
-   * signature per scan instead of its own test, for the many nodes that never pass it).
-   */
-  readonly guardBySignature?: boolean;
-}
+/** Options of `nodeRule` (core's, without `state`: a tensor rule's state is its run's `RuleCtx`). */
+export type NodeRuleOptions = Omit<CoreNodeRuleOptions<TensorInfo>, 'state'>;
 
 /** The per-run rule state of a tensor e-graph (its analysis's `ctx`). */
 export function ctxOf(egraph: EGraph<TensorInfo>): RuleCtx {
   const analysis = tensorAnalysisOf(egraph);
   if (!analysis) throw new RuleError('tensor rules run on an e-graph with a TensorAnalysis (it holds their per-run state)');
   return analysis.ctx;
-}
-
-/**
- * What `nodeRule` remembers in one run: the node behind each match of the last search, signatures applied, the
- * last full scan. Plain maps (the state dies with the run): weak maps' entries were much of the GC's work.
- */
-interface NodeRuleState {
-  readonly nodes: Map<Subst, ENode>;
-  readonly applied: Map<ENode, number>;
-  scanned?: number;
 }
 
 /** The ops of a class's node list, kept while the list stands still (lists only grow, or are replaced by a rebuild). */
@@ -243,12 +141,25 @@ export function classHasAnyOp(egraph: EGraph<TensorInfo>, cls: Id, ops: readonly
 }
 
 /**
- * A rule over every e-node of the given ops: `apply` sees the matched node (attributes included) and the
- * run's rule state, and returns the classes to union with its class. Children are bound as `?c0`, `?c1`, ...
- * for messages. A node is not matched again while its signature (its class, its children's classes and their
- * sizes) is unchanged since the rule last applied to it in this run: re-applying would only rebuild nodes the
- * e-graph already holds (this was most of `optimize`'s time on the GPT step), and unchanged nodes would count
- * against the scheduler's match limit. The rule holds no state itself: all of it lives in the run's `RuleCtx`.
+ * What a node rule's result can depend on, by default: the node's class and, per child, its canonical class, node
+ * count and known constant, hashed to a number (a collision only skips a rewrite, never makes a wrong one). Classes
+ * only ever gain nodes, so an unchanged signature means the rule would add nothing new.
+ */
+function nodeSignature(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): number {
+  let h = Math.imul(egraph.find(eclass) + 1, 0x9e3779b1);
+  for (const c of node.children) {
+    const cls = egraph.eclass(c);
+    h = Math.imul(h ^ cls.id, 0x85ebca6b) + cls.nodes.length;
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) + (cls.data.constant === undefined ? 0 : 1);
+  }
+  return h | 0;
+}
+
+/**
+ * A rule over every e-node of the given ops (core's `nodeRule`: the incremental scan, signatures, guards): `apply`
+ * sees the matched node (attributes included) and the run's rule state, and returns the classes to union with its
+ * class. The default signature also counts each child's known constant. The rule's per-run state lives in the
+ * run's `RuleCtx` (dropped when the analysis widens).
  */
 export function nodeRule(
   name: string,
@@ -256,99 +167,7 @@ export function nodeRule(
   apply: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx) => readonly Id[] | Id | undefined,
   opts: NodeRuleOptions = {},
 ): TensorRewrite {
-  const guard = opts.guard;
-  const signature = opts.signature ?? nodeSignature;
-  const guardBySignature = opts.guardBySignature ?? false;
-  const opSet = new Set(ops);
-  const stateKey = `nodeRule:${name}`;
-  const stateOf = (egraph: EGraph<TensorInfo>): NodeRuleState =>
-    ctxOf(egraph).of<NodeRuleState>(stateKey, () => ({ nodes: new Map(), applied: new Map() }));
-  const searcher: Searcher<TensorInfo> & { toString(): string } = {
-    search(egraph, limit = Number.POSITIVE_INFINITY) {
-      const st = stateOf(egraph);
-      st.nodes.clear(); // the runner applies each search's matches before the next search
-      const out: Match[] = [];
-      let budget = limit;
-      // incremental search: after a complete scan at epoch E only classes changed since E and their parents
-      // can hold a node with a new signature
-      const since = st.scanned;
-      const epoch = egraph.epoch;
-      // a node needs matching unless it was applied (or, with `guardBySignature`, failed the guard) with its current
-      // signature (hashed only for those), or fails the guard
-      const wanted = (id: Id, n: ENode): boolean => {
-        const applied = st.applied.get(n);
-        let sig: number | undefined;
-        if (applied !== undefined && applied === (sig = signature(egraph, id, n))) return false;
-        if (guard && !guard(egraph, id, n)) {
-          if (guardBySignature) st.applied.set(n, sig ?? signature(egraph, id, n));
-          return false;
-        }
-        return true;
-      };
-      const match = (n: ENode): Subst => {
-        const s = Subst.fromArrays(childVars(n.children.length), n.children);
-        st.nodes.set(s, n);
-        return s;
-      };
-      if (since === undefined) {
-        const seen = new Set<Id>();
-        for (const id of ops.flatMap((op) => egraph.classesWithOp(op))) {
-          if (seen.has(id)) continue;
-          seen.add(id);
-          if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
-          const substs: Subst[] = [];
-          for (const n of egraph.eclass(id).nodes) if (opSet.has(n.op) && wanted(id, n)) substs.push(match(n));
-          if (substs.length) {
-            out.push({ eclass: id, substs });
-            budget -= substs.length;
-          }
-        }
-      } else {
-        const scan = candidateScan(egraph, since);
-        let cur = -1;
-        let substs: Subst[] = [];
-        const entries = entriesOf(scan, ops);
-        // an index loop: `for … of` over the typed array (several ops) allocated an iterator result per entry
-        for (let e = 0; e < entries.length; e++) {
-          const k = entries[e];
-          const id = scan.classes[k];
-          if (id !== cur) {
-            if (substs.length) {
-              out.push({ eclass: cur, substs });
-              budget -= substs.length;
-              substs = [];
-            }
-            if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
-            cur = id;
-          }
-          const n = scan.nodes[k];
-          if (wanted(id, n)) substs.push(match(n));
-        }
-        if (substs.length) {
-          out.push({ eclass: cur, substs });
-          budget -= substs.length;
-        }
-        // as a class-by-class scan would: out of budget with classes still to visit leaves the scan incomplete
-        if (budget <= 0 && cur !== scan.classes[scan.classes.length - 1]) return out;
-      }
-      st.scanned = epoch;
-      return out;
-    },
-    vars: () => [],
-    toString: () => `<${ops.join('|')} node>`,
-  };
-  return new Rewrite<TensorInfo>(
-    name,
-    searcher,
-    fnApplier((egraph, eclass, subst) => {
-      const st = stateOf(egraph);
-      const n = st.nodes.get(subst);
-      if (!n) return undefined;
-      const canon = egraph.canonicalize(n);
-      st.applied.set(n, signature(egraph, eclass, canon));
-      return apply(egraph, eclass, canon, ctxOf(egraph));
-    }, name),
-  );
+  return coreNodeRule<TensorInfo>(name, ops, (egraph, eclass, node) => apply(egraph, eclass, node, ctxOf(egraph)), { signature: nodeSignature, ...opts, state: ctxOf });
 }
 
 /** A rule over e-classes picked by a predicate (bound as `?x`); `apply` returns the classes to union. */

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { EGraph } from './eGraph.js';
+import { enode } from './language.js';
+import { nodeRule } from './nodeRule.js';
+import { parseRecExpr } from './recExpr.js';
+import { Runner } from './runner.js';
+import { mathLanguage } from './testing/math.js';
+
+/** `(add a b)` → `(add b a)` as a node rule, counting the nodes it is applied to. */
+function commute() {
+  const seen: string[] = [];
+  const rule = nodeRule<undefined>('comm-add-node', ['add'], (egraph, _cls, node) => {
+    seen.push(node.children.map((c) => egraph.find(c)).join(','));
+    return egraph.add(enode('add', [node.children[1], node.children[0]]));
+  });
+  return { rule, seen };
+}
+
+describe('nodeRule (the core incremental node scan)', () => {
+  it('matches every node of its ops once, then only nodes whose signature changed', () => {
+    const eg = new EGraph();
+    eg.addExpr(parseRecExpr('(mul (add x y) (add y z))', mathLanguage));
+    eg.rebuild();
+    const { rule, seen } = commute();
+    expect(rule.apply(eg, rule.search(eg))).toBe(2);
+    eg.rebuild();
+    // the commuted nodes are new: they are matched once (and build nothing new); the first two are not again
+    const before = seen.length;
+    rule.apply(eg, rule.search(eg));
+    eg.rebuild();
+    expect(seen.length - before).toBe(2);
+    expect(rule.search(eg)).toEqual([]); // saturated: nothing changed since the last complete scan
+  });
+
+  it('scans only classes changed since its last complete scan (and their parents)', () => {
+    const eg = new EGraph();
+    eg.addExpr(parseRecExpr('(add a b)', mathLanguage));
+    eg.rebuild();
+    const { rule } = commute();
+    new Runner(eg, { iterLimit: 10 }).run([rule]);
+    expect(rule.search(eg)).toEqual([]);
+    eg.addExpr(parseRecExpr('(add c d)', mathLanguage));
+    eg.rebuild();
+    const m = rule.search(eg);
+    expect(m.map((x) => eg.find(x.eclass))).toEqual([eg.find(eg.lookup(enode('add', [eg.lookup(enode('c')) as number, eg.lookup(enode('d')) as number])) as number)]);
+  });
+
+  it('keeps its state per e-graph, or where `state` says', () => {
+    const { rule } = commute();
+    const a = new EGraph();
+    const b = new EGraph();
+    for (const eg of [a, b]) {
+      eg.addExpr(parseRecExpr('(add x y)', mathLanguage));
+      eg.rebuild();
+    }
+    expect(rule.search(a)).toHaveLength(1);
+    expect(rule.search(b)).toHaveLength(1); // b's scan is its own
+    const slots = new Map<string, unknown>();
+    const fresh = () => ({ of: <T>(k: string, init: () => T): T => (slots.has(k) ? (slots.get(k) as T) : (slots.set(k, init()).get(k) as T)) });
+    const own = nodeRule<undefined>('own-state', ['add'], () => undefined, { state: fresh });
+    own.apply(a, own.search(a));
+    expect(slots.has('nodeRule:own-state')).toBe(true);
+  });
+
+  it('skips nodes failing its guard', () => {
+    const eg = new EGraph();
+    eg.addExpr(parseRecExpr('(add x (add y z))', mathLanguage));
+    eg.rebuild();
+    const rule = nodeRule<undefined>('outer-only', ['add'], () => undefined, { guard: (egraph, _c, n) => egraph.eclass(n.children[1]).nodes[0].op === 'add' });
+    expect(rule.search(eg)).toHaveLength(1);
+  });
+});

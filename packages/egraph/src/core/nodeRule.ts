@@ -1,0 +1,253 @@
+// Node rules: procedural rewrites over every e-node of given ops, for what a pattern cannot say (variable arity,
+// expression rewriting, plans over many nodes). The scan is incremental and generic over the language: after a
+// complete scan only classes changed since (and their parents' classes) are scanned again, and a node is not
+// matched again while its signature is unchanged since the rule last applied to it. A rule holds no state itself:
+// it lives in a per-run `RuleState` (by default one per e-graph).
+
+import type { EGraph } from './eGraph.js';
+import type { ENode, Id } from './language.js';
+import { Rewrite, fnApplier, type Searcher } from './rewrite.js';
+import { type Match, Subst } from './subst.js';
+
+/** Per-run state of node rules: one slot per key (a rule's name, or a table rules share). */
+export interface RuleState {
+  /** The state under `key` in this run, made by `init` on first use. */
+  of<T>(key: string, init: () => T): T;
+}
+
+/** What a node rule's result reads of the e-graph, hashed (see `NodeRuleOptions.signature`). */
+export type NodeSignature<D> = (egraph: EGraph<D>, eclass: Id, node: ENode) => number;
+
+/** Options of `nodeRule`. */
+export interface NodeRuleOptions<D> {
+  /** A cheap test at search time: nodes failing it are not matched (keeps match counts and apply calls down). */
+  readonly guard?: (egraph: EGraph<D>, eclass: Id, node: ENode) => boolean;
+  /**
+   * What the rule's result depends on, hashed (default `nodeSignature`: the class, and per child its class and node
+   * count): a node applied with an unchanged signature is not matched again. It must cover everything `apply`
+   * reads that can change within a run, or the rule misses rewrites.
+   */
+  readonly signature?: NodeSignature<D>;
+  /**
+   * The guard reads only what the signature covers (e.g. the node and its children's ops under the default
+   * signature): a node that failed it is not tested again until its signature changes (the guard then costs one
+   * signature per scan instead of its own test, for the many nodes that never pass it).
+   */
+  readonly guardBySignature?: boolean;
+  /**
+   * Where the rule keeps its per-run state (default: one state per e-graph, for its life). A language whose runs
+   * start afresh on one e-graph (the tensor optimizer's wider second fusion pass) passes its own.
+   */
+  readonly state?: (egraph: EGraph<D>) => RuleState;
+}
+
+/** A plain `RuleState`. */
+class MapState implements RuleState {
+  private readonly slots = new Map<string, unknown>();
+  of<T>(key: string, init: () => T): T {
+    let v = this.slots.get(key) as T | undefined;
+    if (v === undefined) this.slots.set(key, (v = init()));
+    return v;
+  }
+}
+const egraphStates = new WeakMap<object, RuleState>();
+/** The default per-run state: one per e-graph. */
+function stateOfEGraph(egraph: object): RuleState {
+  let s = egraphStates.get(egraph);
+  if (!s) egraphStates.set(egraph, (s = new MapState()));
+  return s;
+}
+
+/**
+ * The default signature: the node's class and, per child, its canonical class and node count, hashed to a number
+ * (a collision only skips a rewrite, never makes a wrong one). Classes only ever gain nodes, so an unchanged
+ * signature means the rule would add nothing new.
+ */
+export function nodeSignature<D>(egraph: EGraph<D>, eclass: Id, node: ENode): number {
+  let h = Math.imul(egraph.find(eclass) + 1, 0x9e3779b1);
+  for (const c of node.children) {
+    const cls = egraph.eclass(c);
+    h = Math.imul(h ^ cls.id, 0x85ebca6b) + cls.nodes.length;
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  }
+  return h | 0;
+}
+
+// `?c0 … ?cN` name lists, shared (Subst keeps names by reference); constant data, never grows past the widest op
+const CHILD_VARS: readonly string[][] = Array.from({ length: 17 }, (_, arity) => Array.from({ length: arity }, (_, i) => `?c${i}`));
+/** The shared `?c0 … ?cN` names of an arity. */
+function childVars(arity: number): string[] {
+  return CHILD_VARS[arity] ?? Array.from({ length: arity }, (_, i) => `?c${i}`);
+}
+
+/**
+ * The nodes of the classes changed since an epoch and of their parents' classes, in scan order (class by class,
+ * each class's nodes in order), with the entry numbers of each op: what every node rule scanning at that epoch
+ * reads, built once per search phase instead of once per rule.
+ */
+interface CandidateScan {
+  readonly key: string;
+  /** Class of each entry (canonical). */
+  readonly classes: readonly Id[];
+  /** Node of each entry. */
+  readonly nodes: readonly ENode[];
+  /** Entry numbers of each op, ascending. */
+  readonly byOp: ReadonlyMap<string, readonly number[]>;
+}
+
+/**
+ * Classes changed since `since` and the classes of their parents, scanned. Every node rule of a pass scanned at
+ * the same epoch asks for the same scan while the e-graph stands still (searches run before applies): it is built once.
+ */
+function candidateScan<D>(egraph: EGraph<D>, state: RuleState, since: number): CandidateScan {
+  const key = `${since}|${egraph.epoch}|${egraph.totalNodes}|${egraph.numClasses}`;
+  const last = state.of<{ scan?: CandidateScan }>('nodeRule:changed', () => ({}));
+  if (last.scan?.key === key) return last.scan;
+  const ids = new Set<Id>();
+  for (const id of egraph.changedSince(since)) {
+    ids.add(id);
+    for (const [, p] of egraph.eclass(id).parents) ids.add(egraph.find(p));
+  }
+  const classes: Id[] = [];
+  const nodes: ENode[] = [];
+  const byOp = new Map<string, number[]>();
+  for (const id of ids) {
+    for (const n of egraph.eclass(id).nodes) {
+      const k = nodes.push(n) - 1;
+      classes.push(id);
+      const list = byOp.get(n.op);
+      if (list) list.push(k);
+      else byOp.set(n.op, [k]);
+    }
+  }
+  last.scan = { key, classes, nodes, byOp };
+  return last.scan;
+}
+
+/** The scan's entries of any of `ops`, in scan order. */
+function entriesOf(scan: CandidateScan, ops: readonly string[]): readonly number[] {
+  const lists: (readonly number[])[] = [];
+  for (const op of ops) {
+    const l = scan.byOp.get(op);
+    if (l) lists.push(l);
+  }
+  if (lists.length <= 1) return lists[0] ?? [];
+  return Int32Array.from(lists.flat()).sort() as unknown as readonly number[];
+}
+
+/**
+ * What a node rule remembers in one run: the node behind each match of the last search, signatures applied, the
+ * last full scan. Plain maps (the state dies with the run): weak maps' entries were much of the GC's work.
+ */
+interface NodeRuleRun {
+  readonly nodes: Map<Subst, ENode>;
+  readonly applied: Map<ENode, number>;
+  scanned?: number;
+}
+
+/**
+ * A rule over every e-node of the given ops: `apply` sees the matched node (attributes included) and returns the
+ * classes to union with its class. Children are bound as `?c0`, `?c1`, ... for messages. A node is not matched
+ * again while its signature is unchanged since the rule last applied to it in this run: re-applying would only
+ * rebuild nodes the e-graph already holds, and unchanged nodes would count against the scheduler's match limit.
+ */
+export function nodeRule<D>(
+  name: string,
+  ops: readonly string[],
+  apply: (egraph: EGraph<D>, eclass: Id, node: ENode) => readonly Id[] | Id | undefined,
+  opts: NodeRuleOptions<D> = {},
+): Rewrite<D> {
+  const guard = opts.guard;
+  const signature = opts.signature ?? nodeSignature;
+  const guardBySignature = opts.guardBySignature ?? false;
+  const stateOf = opts.state ?? stateOfEGraph;
+  const opSet = new Set(ops);
+  const stateKey = `nodeRule:${name}`;
+  const runOf = (egraph: EGraph<D>): NodeRuleRun => stateOf(egraph).of<NodeRuleRun>(stateKey, () => ({ nodes: new Map(), applied: new Map() }));
+  const searcher: Searcher<D> & { toString(): string } = {
+    search(egraph, limit = Number.POSITIVE_INFINITY) {
+      const st = runOf(egraph);
+      st.nodes.clear(); // the runner applies each search's matches before the next search
+      const out: Match[] = [];
+      let budget = limit;
+      // incremental search: after a complete scan at epoch E only classes changed since E and their parents
+      // can hold a node with a new signature
+      const since = st.scanned;
+      const epoch = egraph.epoch;
+      // a node needs matching unless it was applied (or, with `guardBySignature`, failed the guard) with its current
+      // signature (hashed only for those), or fails the guard
+      const wanted = (id: Id, n: ENode): boolean => {
+        const applied = st.applied.get(n);
+        let sig: number | undefined;
+        if (applied !== undefined && applied === (sig = signature(egraph, id, n))) return false;
+        if (guard && !guard(egraph, id, n)) {
+          if (guardBySignature) st.applied.set(n, sig ?? signature(egraph, id, n));
+          return false;
+        }
+        return true;
+      };
+      const match = (n: ENode): Subst => {
+        const s = Subst.fromArrays(childVars(n.children.length), n.children);
+        st.nodes.set(s, n);
+        return s;
+      };
+      if (since === undefined) {
+        const seen = new Set<Id>();
+        for (const id of ops.flatMap((op) => egraph.classesWithOp(op))) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+          if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
+          const substs: Subst[] = [];
+          for (const n of egraph.eclass(id).nodes) if (opSet.has(n.op) && wanted(id, n)) substs.push(match(n));
+          if (substs.length) {
+            out.push({ eclass: id, substs });
+            budget -= substs.length;
+          }
+        }
+      } else {
+        const scan = candidateScan(egraph, stateOf(egraph), since);
+        let cur = -1;
+        let substs: Subst[] = [];
+        const entries = entriesOf(scan, ops);
+        // an index loop: `for … of` over the typed array (several ops) allocated an iterator result per entry
+        for (let e = 0; e < entries.length; e++) {
+          const k = entries[e];
+          const id = scan.classes[k];
+          if (id !== cur) {
+            if (substs.length) {
+              out.push({ eclass: cur, substs });
+              budget -= substs.length;
+              substs = [];
+            }
+            if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
+            cur = id;
+          }
+          const n = scan.nodes[k];
+          if (wanted(id, n)) substs.push(match(n));
+        }
+        if (substs.length) {
+          out.push({ eclass: cur, substs });
+          budget -= substs.length;
+        }
+        // as a class-by-class scan would: out of budget with classes still to visit leaves the scan incomplete
+        if (budget <= 0 && cur !== scan.classes[scan.classes.length - 1]) return out;
+      }
+      st.scanned = epoch;
+      return out;
+    },
+    vars: () => [],
+    toString: () => `<${ops.join('|')} node>`,
+  };
+  return new Rewrite<D>(
+    name,
+    searcher,
+    fnApplier((egraph, eclass, subst) => {
+      const st = runOf(egraph);
+      const n = st.nodes.get(subst);
+      if (!n) return undefined;
+      const canon = egraph.canonicalize(n);
+      st.applied.set(n, signature(egraph, eclass, canon));
+      return apply(egraph, eclass, canon);
+    }, name),
+  );
+}
