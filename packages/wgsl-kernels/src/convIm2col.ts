@@ -1,0 +1,156 @@
+// The three NCHW convolution ops as implicit GEMMs (convGemm.ts), per channel group g, im2col never materialised:
+//   conv2d            y[n,o,·]  : M = O/G  N = N·Ho·Wo  K = C/G·Kh·Kw   A = w (rows),  B = im2col(x) gathered
+//   conv2dGradInput   dx[n,c,·] : M = C/G  N = N·H·W    K = O/G·Kh·Kw   A = wᵀ per group, B = dy gathered through
+//                                 the transposed window (a tap counts where (i + pad − k·dil) is a multiple of stride)
+//   conv2dGradWeight  dw[o,c,·] : M = O/G  N = C/G·Kh·Kw K = N·Ho·Wo    A = dy, B = im2col(x)ᵀ gathered
+// Padding taps read 0 (they add nothing, as the interpreter skips them). A 1x1 kernel without padding drops the
+// window arithmetic: its B is a strided read of x (conv2d) and of dy (the gradients), i.e. a plain matmul.
+
+import { numel } from '@neura/ir';
+import type { KernelSpec } from './kernel.js';
+import type { ImplicitGemm } from './convGemm.js';
+import { bindOperands } from './shader.js';
+import { u32Lit } from './wgsl.js';
+
+/** The conv ops that have an implicit-GEMM form. */
+export type ConvOp = 'conv2d' | 'conv2dGradInput' | 'conv2dGradWeight';
+
+/** Extents of a convolution, read from the op's operands and result. */
+interface ConvDims {
+  Nb: number;
+  C: number;
+  H: number;
+  W: number;
+  O: number;
+  CG: number;
+  OG: number;
+  KH: number;
+  KW: number;
+  HO: number;
+  WO: number;
+}
+
+function dimsOf(spec: KernelSpec<ConvOp>): ConvDims {
+  const { node, inputs } = spec;
+  const x = node.op === 'conv2dGradInput' ? node.shape : inputs[0].shape;
+  const w = node.op === 'conv2dGradWeight' ? node.shape : inputs[1].shape;
+  const y = node.op === 'conv2d' ? node.shape : node.op === 'conv2dGradInput' ? inputs[0].shape : inputs[1].shape;
+  const [Nb, C, H, W] = x;
+  const [O, CG, KH, KW] = w;
+  return { Nb, C, H, W, O, CG, OG: O / node.attrs.groups, KH, KW, HO: y[2], WO: y[3] };
+}
+
+/** A 1x1 kernel without padding: every tap is in range, no window arithmetic. */
+const pointwiseWindow = (spec: KernelSpec<ConvOp>, d: ConvDims) => d.KH === 1 && d.KW === 1 && spec.node.attrs.padding[0] === 0 && spec.node.attrs.padding[1] === 0;
+
+/** `(i32 expr) * f`, leaving out a factor of 1. */
+const times = (e: string, f: number) => (f === 1 ? e : `${e} * ${f}`);
+
+/** The implicit GEMM of a conv op (see the table at the top). */
+export function convGemmOf(spec: KernelSpec<ConvOp>): ImplicitGemm {
+  const d = dimsOf(spec);
+  const a = spec.node.attrs;
+  const [s0, s1] = a.stride;
+  const [p0, p1] = a.padding;
+  const [d0, d1] = a.dilation;
+  const { Nb, C, H, W, O, CG, OG, KH, KW, HO, WO } = d;
+  const KHW = KH * KW;
+  const HW = H * W;
+  const HWo = HO * WO;
+  const pw = pointwiseWindow(spec, d);
+  const groups = a.groups;
+  const outSize = numel(spec.node.shape);
+  const U = u32Lit;
+  const inRange = (iy: string, ix: string) => `${iy} >= 0 && ${iy} < ${H} && ${ix} >= 0 && ${ix} < ${W}`;
+  if (spec.node.op === 'conv2d') {
+    const { buffers, name } = bindOperands(spec, [0, 1], ['x', 'w']);
+    const K = CG * KHW;
+    return {
+      spec,
+      M: OG,
+      N: Nb * HWo,
+      K,
+      groups,
+      buffers: buffers.slice(0, -1),
+      a: { fast: 'k', setup: (m, s) => `let wr${s} = (g * ${U(OG)} + ${m}) * ${U(K)};`, load: (k, s, r) => `${r} = ${name(1)}[wr${s} + ${k}];` },
+      b: pw
+        ? {
+            fast: 'x',
+            setup: (n, s) => `let p${s} = ${n} % ${U(HWo)}; let xb${s} = (${n} / ${U(HWo)}) * ${U(C * HW)} + g * ${U(CG * HW)} + (p${s} / ${U(WO)}) * ${U(s0 * W)} + (p${s} % ${U(WO)}) * ${U(s1)};`,
+            load: (k, s, r) => `${r} = ${name(0)}[xb${s} + ${k} * ${U(HW)}];`,
+          }
+        : {
+            fast: 'x',
+            setup: (n, s) =>
+              `let p${s} = ${n} % ${U(HWo)}; let iy${s} = ${times(`i32(p${s} / ${U(WO)})`, s0)} - ${p0}; let ix${s} = ${times(`i32(p${s} % ${U(WO)})`, s1)} - ${p1}; let xb${s} = (${n} / ${U(HWo)}) * ${U(C * HW)} + g * ${U(CG * HW)};`,
+            load: (k, s, r) =>
+              `let t = ${k} % ${U(KHW)}; let iy = iy${s} + ${times(`i32(t / ${U(KW)})`, d0)}; let ix = ix${s} + ${times(`i32(t % ${U(KW)})`, d1)}; if (${inRange('iy', 'ix')}) { ${r} = ${name(0)}[xb${s} + (${k} / ${U(KHW)}) * ${U(HW)} + u32(iy) * ${U(W)} + u32(ix)]; }`,
+          },
+      outColumn: (n, s) => `let cb${s} = (${n} / ${U(HWo)}) * ${U(O * HWo)} + g * ${U(OG * HWo)} + ${n} % ${U(HWo)};`,
+      rowStride: HWo,
+      outSize,
+      what: `conv2d: y = w · im2col(x)`,
+    };
+  }
+  if (spec.node.op === 'conv2dGradInput') {
+    const { buffers, name } = bindOperands(spec, [0, 1], ['dy', 'w']);
+    // a tap of input pixel (iy, ix) reads dy at ((iy + pad − ky·dil) / stride, …) where that divides exactly
+    const tap = (t: string, st: number, lim: number) => (st === 1 ? `${t} >= 0 && ${t} < ${lim}` : `${t} >= 0 && ${t} % ${st} == 0 && ${t} / ${st} < ${lim}`);
+    const q = (t: string, st: number) => (st === 1 ? `u32(${t})` : `u32(${t} / ${st})`);
+    return {
+      spec,
+      M: CG,
+      N: Nb * HW,
+      K: OG * KHW,
+      groups,
+      buffers: buffers.slice(0, -1),
+      a: { fast: 'k', setup: (m, s) => `let wr${s} = g * ${U(OG * CG * KHW)} + ${m} * ${U(KHW)};`, load: (k, s, r) => `${r} = ${name(1)}[wr${s} + (${k} / ${U(KHW)}) * ${U(CG * KHW)} + ${k} % ${U(KHW)}];` },
+      b:
+        pw && s0 === 1 && s1 === 1
+          ? {
+              fast: 'x',
+              setup: (n, s) => `let db${s} = (${n} / ${U(HW)}) * ${U(O * HWo)} + g * ${U(OG * HWo)} + ${n} % ${U(HW)};`,
+              load: (k, s, r) => `${r} = ${name(0)}[db${s} + ${k} * ${U(HWo)}];`,
+            }
+          : {
+              fast: 'x',
+              setup: (n, s) =>
+                `let p${s} = ${n} % ${U(HW)}; let ty${s} = i32(p${s} / ${U(W)}) + ${p0}; let tx${s} = i32(p${s} % ${U(W)}) + ${p1}; let db${s} = (${n} / ${U(HW)}) * ${U(O * HWo)} + g * ${U(OG * HWo)};`,
+              load: (k, s, r) =>
+                `let t = ${k} % ${U(KHW)}; let ty = ty${s} - ${times(`i32(t / ${U(KW)})`, d0)}; let tx = tx${s} - ${times(`i32(t % ${U(KW)})`, d1)}; if (${tap('ty', s0, HO)} && ${tap('tx', s1, WO)}) { ${r} = ${name(0)}[db${s} + (${k} / ${U(KHW)}) * ${U(HWo)} + ${q('ty', s0)} * ${U(WO)} + ${q('tx', s1)}]; }`,
+            },
+      outColumn: (n, s) => `let cb${s} = (${n} / ${U(HW)}) * ${U(C * HW)} + g * ${U(CG * HW)} + ${n} % ${U(HW)};`,
+      rowStride: HW,
+      outSize,
+      what: `conv2dGradInput: dx = wᵀ · dy gathered through the transposed window`,
+    };
+  }
+  const { buffers, name } = bindOperands(spec, [0, 1], ['x', 'dy']);
+  const N = CG * KHW;
+  return {
+    spec,
+    M: OG,
+    N,
+    K: Nb * HWo,
+    groups,
+    buffers: buffers.slice(0, -1),
+    a: { fast: 'k', setup: (m, s) => `let ar${s} = (g * ${U(OG)} + ${m}) * ${U(HWo)};`, load: (k, s, r) => `${r} = ${name(1)}[(${k} / ${U(HWo)}) * ${U(O * HWo)} + ar${s} + ${k} % ${U(HWo)}];` },
+    b: pw
+      ? {
+          fast: 'k',
+          setup: (n, s) => `let xo${s} = (g * ${U(CG)} + ${n}) * ${U(HW)};`,
+          load: (k, s, r) => `let p = ${k} % ${U(HWo)}; ${r} = ${name(0)}[(${k} / ${U(HWo)}) * ${U(C * HW)} + xo${s} + (p / ${U(WO)}) * ${U(s0 * W)} + (p % ${U(WO)}) * ${U(s1)}];`,
+        }
+      : {
+          fast: 'k',
+          setup: (n, s) =>
+            `let t${s} = ${n} % ${U(KHW)}; let oy${s} = ${times(`i32(t${s} / ${U(KW)})`, d0)} - ${p0}; let ox${s} = ${times(`i32(t${s} % ${U(KW)})`, d1)} - ${p1}; let xo${s} = (g * ${U(CG)} + ${n} / ${U(KHW)}) * ${U(HW)};`,
+          load: (k, s, r) =>
+            `let p = ${k} % ${U(HWo)}; let iy = ${times(`i32(p / ${U(WO)})`, s0)} + oy${s}; let ix = ${times(`i32(p % ${U(WO)})`, s1)} + ox${s}; if (${inRange('iy', 'ix')}) { ${r} = ${name(0)}[(${k} / ${U(HWo)}) * ${U(C * HW)} + xo${s} + u32(iy) * ${U(W)} + u32(ix)]; }`,
+        },
+    outColumn: (n, s) => `let cb${s} = g * ${U(OG * N)} + ${n};`,
+    rowStride: N,
+    outSize,
+    what: `conv2dGradWeight: dw = dy · im2col(x)ᵀ`,
+  };
+}
