@@ -70,10 +70,12 @@ export function chooseConvTile(m: number, n: number, caps: DeviceCaps): ConvTile
 export interface GatherOperand {
   /** The index consecutive threads load along (the one contiguous in global memory). */
   readonly fast: 'x' | 'k';
-  /** WGSL statements run once per load unit before the k loop (`x`: the unit's global x, a u32); names end in `s`. */
+  /** WGSL statements run once per distinct x of a thread's loads, before the k loop (`x`: a u32); names end in `s`. */
   setup(x: string, s: string): string;
-  /** WGSL statements that set `r` (already 0.0) to element (x, k) at global `k` (a u32 < K; x < its extent). */
-  load(k: string, s: string, r: string): string;
+  /** WGSL statements run once per distinct k of a thread's loads in a slice (`k`: a u32, maybe ≥ K); names end in `q`. */
+  kpart?(k: string, q: string): string;
+  /** WGSL statements that set `r` (already 0.0) to element (x, k): x's values from `setup` (s), k's from `kpart` (q). */
+  load(k: string, s: string, r: string, q: string): string;
 }
 
 /** An implicit GEMM per channel group: C[M, N] = A[M, K] · B[K, N], operands gathered, C scattered. */
@@ -139,6 +141,9 @@ export function implicitGemmPlan(g: ImplicitGemm, tile: ConvTile, caps: DeviceCa
   const grid = convGemmGrid(g, tile, splits);
   const max = caps.maxComputeWorkgroupsPerDimension;
   if (grid.some((d) => d > max)) kernelError(spec, `needs a ${grid.join('x')} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
+  const pow2 = (v: number) => v > 0 && (v & (v - 1)) === 0;
+  if (![tile.bm, tile.bn, tile.bk, tile.bm / tile.tm, tile.bn / tile.tn].every(pow2) || tile.tm % 4 || tile.tn % 4)
+    kernelError(spec, `the implicit-GEMM tile ${convTileName(tile)} needs power-of-two extents and thread counts, TM and TN multiples of 4`);
   if (!convTileFits(tile, caps)) kernelError(spec, `the implicit-GEMM tile ${convTileName(tile)} does not fit the device`);
   checkWorkgroupMemory(spec, convTileBytes(tile), caps);
   if (split && split.chunk % tile.bk !== 0) kernelError(spec, `the split-K chunk ${split.chunk} is not a multiple of the tile's k slice ${tile.bk}`);
@@ -159,7 +164,8 @@ function mainDispatch(g: ImplicitGemm, tile: ConvTile, grid: [number, number, nu
   const lines: string[] = [];
   const L = (s: string, d = 1) => lines.push(`${'  '.repeat(d)}${s}`);
   // Operand tiles: a unit e = lid + l·NT is one element (x, kl) of the BK x BX slice; its x and kl are the same for
-  // every slice, so the gather's x part is computed once (setup) and only the k part per slice (load).
+  // every slice, so the gather's x part is computed once (setup) and its k part once per slice and distinct kl
+  // (kpart): units sharing an x or a kl share that WGSL (sizes are powers of two, so the shared ones are exact).
   interface Tile { regs: string[]; setup: string[]; fetch: string[]; store: string[]; row: number }
   const operand = (which: 'a' | 'b'): Tile => {
     const op = which === 'a' ? g.a : g.b;
@@ -171,15 +177,34 @@ function mainDispatch(g: ImplicitGemm, tile: ConvTile, grid: [number, number, nu
     const t: Tile = { regs: [], setup: [], fetch: [], store: [], row };
     const units = bx * bk;
     if (units % nt !== 0) kernelError(spec, `the tile ${convTileName(tile)} slice of ${which.toUpperCase()} (${units}) is not a multiple of its ${nt} threads`);
+    // (lid + c) % D and (lid + c) / D for lid < NT, c a multiple of NT, D and NT powers of two
+    const mod = (c: number, D: number) => (nt >= D ? `lid % ${u32Lit(D)}` : `lid + ${u32Lit(c % D)}`);
+    const div = (c: number, D: number) => (nt >= D ? `lid / ${u32Lit(D)} + ${u32Lit(c / D)}` : u32Lit(Math.floor(c / D)));
+    const xs = new Map<string, string>();
+    const ks = new Map<string, string>();
+    const fetch: string[] = [];
     for (let l = 0; l < units / nt; l++) {
-      const s = `${which}${l}`;
-      const e = `(lid + ${u32Lit(l * nt)})`;
-      const [x, kl] = op.fast === 'x' ? [`${e} % ${u32Lit(bx)}`, `${e} / ${u32Lit(bx)}`] : [`${e} / ${u32Lit(bk)}`, `${e} % ${u32Lit(bk)}`];
-      t.regs.push(`var r${s} = 0.0;`);
-      t.setup.push(`let x${s} = ${x}; let k${s} = ${kl}; let ok${s} = ${x0} + x${s} < ${ext};`, op.setup(`(${x0} + x${s})`, s));
-      t.fetch.push(`{ r${s} = 0.0; let k = kt + k${s}; if (ok${s} && k < K) { ${op.load('k', s, `r${s}`)} } }`);
-      t.store.push(`${sh}[k${s} * ${u32Lit(row)} + x${s} / 4u][x${s} % 4u] = r${s};`);
+      const c = l * nt;
+      const [x, kl] = op.fast === 'x' ? [mod(c, bx), div(c, bx)] : [div(c, bk), mod(c, bk)];
+      let s = xs.get(x);
+      if (s === undefined) {
+        s = `${which}${xs.size}`;
+        xs.set(x, s);
+        t.setup.push(`let x${s} = ${x}; let ok${s} = ${x0} + x${s} < ${ext};`, op.setup(`(${x0} + x${s})`, s));
+      }
+      let q = ks.get(kl);
+      if (q === undefined) {
+        q = `${which}${ks.size}`;
+        ks.set(kl, q);
+        t.setup.push(`let kl${q} = ${kl};`);
+        fetch.push(`let k${q} = kt + kl${q};${op.kpart ? ` ${op.kpart(`k${q}`, q)}` : ''}`);
+      }
+      const r = `r${which}${l}`;
+      t.regs.push(`var ${r} = 0.0;`);
+      fetch.push(`${r} = 0.0; if (ok${s} && k${q} < K) { ${op.load(`k${q}`, s, r, q)} }`);
+      t.store.push(`${sh}[kl${q} * ${u32Lit(row)} + x${s} / 4u][x${s} % 4u] = ${r};`);
     }
+    t.fetch.push(`{ ${fetch.join(' ')} }`);
     return t;
   };
   const ta = operand('a');

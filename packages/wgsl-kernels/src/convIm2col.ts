@@ -83,8 +83,9 @@ export function convGemmOf(spec: KernelSpec<ConvOp>): ImplicitGemm {
             fast: 'x',
             setup: (n, s) =>
               `let p${s} = ${n} % ${U(HWo)}; let iy${s} = ${times(`i32(p${s} / ${U(WO)})`, s0)} - ${p0}; let ix${s} = ${times(`i32(p${s} % ${U(WO)})`, s1)} - ${p1}; let xb${s} = (${n} / ${U(HWo)}) * ${U(C * HW)} + g * ${U(CG * HW)};`,
-            load: (k, s, r) =>
-              `let t = ${k} % ${U(KHW)}; let iy = iy${s} + ${times(`i32(t / ${U(KW)})`, d0)}; let ix = ix${s} + ${times(`i32(t % ${U(KW)})`, d1)}; if (${inRange('iy', 'ix')}) { ${r} = ${name(0)}[xb${s} + (${k} / ${U(KHW)}) * ${U(HW)} + u32(iy) * ${U(W)} + u32(ix)]; }`,
+            kpart: (k, q) =>
+              `let ci${q} = (${k} / ${U(KHW)}) * ${U(HW)}; let t${q} = ${k} % ${U(KHW)}; let ky${q} = ${times(`i32(t${q} / ${U(KW)})`, d0)}; let kx${q} = ${times(`i32(t${q} % ${U(KW)})`, d1)};`,
+            load: (_, s, r, q) => `let iy = iy${s} + ky${q}; let ix = ix${s} + kx${q}; if (${inRange('iy', 'ix')}) { ${r} = ${name(0)}[xb${s} + ci${q} + u32(iy) * ${U(W)} + u32(ix)]; }`,
           },
       outColumn: (n, s) => `let cb${s} = (${n} / ${U(HWo)}) * ${U(O * HWo)} + g * ${U(OG * HWo)} + ${n} % ${U(HWo)};`,
       rowStride: HWo,
@@ -96,7 +97,7 @@ export function convGemmOf(spec: KernelSpec<ConvOp>): ImplicitGemm {
     const { buffers, name } = bindOperands(spec, [0, 1], ['dy', 'w']);
     // a tap of input pixel (iy, ix) reads dy at ((iy + pad − ky·dil) / stride, …) where that divides exactly
     const tap = (t: string, st: number, lim: number) => (st === 1 ? `${t} >= 0 && ${t} < ${lim}` : `${t} >= 0 && ${t} % ${st} == 0 && ${t} / ${st} < ${lim}`);
-    const q = (t: string, st: number) => (st === 1 ? `u32(${t})` : `u32(${t} / ${st})`);
+    const at = (t: string, st: number) => (st === 1 ? `u32(${t})` : `u32(${t} / ${st})`);
     return {
       spec,
       M: CG,
@@ -104,7 +105,12 @@ export function convGemmOf(spec: KernelSpec<ConvOp>): ImplicitGemm {
       K: OG * KHW,
       groups,
       buffers: buffers.slice(0, -1),
-      a: { fast: 'k', setup: (m, s) => `let wr${s} = g * ${U(OG * CG * KHW)} + ${m} * ${U(KHW)};`, load: (k, s, r) => `${r} = ${name(1)}[wr${s} + (${k} / ${U(KHW)}) * ${U(CG * KHW)} + ${k} % ${U(KHW)}];` },
+      a: {
+        fast: 'k',
+        setup: (m, s) => `let wr${s} = g * ${U(OG * CG * KHW)} + ${m} * ${U(KHW)};`,
+        kpart: (k, q) => `let wk${q} = (${k} / ${U(KHW)}) * ${U(CG * KHW)} + ${k} % ${U(KHW)};`,
+        load: (_, s, r, q) => `${r} = ${name(1)}[wr${s} + wk${q}];`,
+      },
       b:
         pw && s0 === 1 && s1 === 1
           ? {
@@ -116,8 +122,10 @@ export function convGemmOf(spec: KernelSpec<ConvOp>): ImplicitGemm {
               fast: 'x',
               setup: (n, s) =>
                 `let p${s} = ${n} % ${U(HW)}; let ty${s} = i32(p${s} / ${U(W)}) + ${p0}; let tx${s} = i32(p${s} % ${U(W)}) + ${p1}; let db${s} = (${n} / ${U(HW)}) * ${U(O * HWo)} + g * ${U(OG * HWo)};`,
-              load: (k, s, r) =>
-                `let t = ${k} % ${U(KHW)}; let ty = ty${s} - ${times(`i32(t / ${U(KW)})`, d0)}; let tx = tx${s} - ${times(`i32(t % ${U(KW)})`, d1)}; if (${tap('ty', s0, HO)} && ${tap('tx', s1, WO)}) { ${r} = ${name(0)}[db${s} + (${k} / ${U(KHW)}) * ${U(HWo)} + ${q('ty', s0)} * ${U(WO)} + ${q('tx', s1)}]; }`,
+              kpart: (k, q) =>
+                `let qo${q} = (${k} / ${U(KHW)}) * ${U(HWo)}; let t${q} = ${k} % ${U(KHW)}; let ky${q} = ${times(`i32(t${q} / ${U(KW)})`, d0)}; let kx${q} = ${times(`i32(t${q} % ${U(KW)})`, d1)};`,
+              load: (_, s, r, q) =>
+                `let ty = ty${s} - ky${q}; let tx = tx${s} - kx${q}; if (${tap('ty', s0, HO)} && ${tap('tx', s1, WO)}) { ${r} = ${name(0)}[db${s} + qo${q} + ${at('ty', s0)} * ${U(WO)} + ${at('tx', s1)}]; }`,
             },
       outColumn: (n, s) => `let cb${s} = (${n} / ${U(HW)}) * ${U(C * HW)} + g * ${U(CG * HW)} + ${n} % ${U(HW)};`,
       rowStride: HW,
@@ -134,19 +142,26 @@ export function convGemmOf(spec: KernelSpec<ConvOp>): ImplicitGemm {
     K: Nb * HWo,
     groups,
     buffers: buffers.slice(0, -1),
-    a: { fast: 'k', setup: (m, s) => `let ar${s} = (g * ${U(OG)} + ${m}) * ${U(HWo)};`, load: (k, s, r) => `${r} = ${name(1)}[(${k} / ${U(HWo)}) * ${U(O * HWo)} + ar${s} + ${k} % ${U(HWo)}];` },
+    a: {
+      fast: 'k',
+      setup: (m, s) => `let ar${s} = (g * ${U(OG)} + ${m}) * ${U(HWo)};`,
+      kpart: (k, q) => `let ak${q} = (${k} / ${U(HWo)}) * ${U(O * HWo)} + ${k} % ${U(HWo)};`,
+      load: (_, s, r, q) => `${r} = ${name(1)}[ak${q} + ar${s}];`,
+    },
     b: pw
       ? {
           fast: 'k',
           setup: (n, s) => `let xo${s} = (g * ${U(CG)} + ${n}) * ${U(HW)};`,
-          load: (k, s, r) => `let p = ${k} % ${U(HWo)}; ${r} = ${name(0)}[(${k} / ${U(HWo)}) * ${U(C * HW)} + xo${s} + (p / ${U(WO)}) * ${U(s0 * W)} + (p % ${U(WO)}) * ${U(s1)}];`,
+          kpart: (k, q) => `let p${q} = ${k} % ${U(HWo)}; let bk${q} = (${k} / ${U(HWo)}) * ${U(C * HW)} + (p${q} / ${U(WO)}) * ${U(s0 * W)} + (p${q} % ${U(WO)}) * ${U(s1)};`,
+          load: (_, s, r, q) => `${r} = ${name(0)}[bk${q} + xo${s}];`,
         }
       : {
           fast: 'k',
           setup: (n, s) =>
             `let t${s} = ${n} % ${U(KHW)}; let oy${s} = ${times(`i32(t${s} / ${U(KW)})`, d0)} - ${p0}; let ox${s} = ${times(`i32(t${s} % ${U(KW)})`, d1)} - ${p1}; let xo${s} = (g * ${U(CG)} + ${n} / ${U(KHW)}) * ${U(HW)};`,
-          load: (k, s, r) =>
-            `let p = ${k} % ${U(HWo)}; let iy = ${times(`i32(p / ${U(WO)})`, s0)} + oy${s}; let ix = ${times(`i32(p % ${U(WO)})`, s1)} + ox${s}; if (${inRange('iy', 'ix')}) { ${r} = ${name(0)}[(${k} / ${U(HWo)}) * ${U(C * HW)} + xo${s} + u32(iy) * ${U(W)} + u32(ix)]; }`,
+          kpart: (k, q) =>
+            `let p${q} = ${k} % ${U(HWo)}; let bk${q} = (${k} / ${U(HWo)}) * ${U(C * HW)}; let py${q} = ${times(`i32(p${q} / ${U(WO)})`, s0)}; let px${q} = ${times(`i32(p${q} % ${U(WO)})`, s1)};`,
+          load: (_, s, r, q) => `let iy = py${q} + oy${s}; let ix = px${q} + ox${s}; if (${inRange('iy', 'ix')}) { ${r} = ${name(0)}[bk${q} + xo${s} + u32(iy) * ${U(W)} + u32(ix)]; }`,
         },
     outColumn: (n, s) => `let cb${s} = g * ${U(OG * N)} + ${n};`,
     rowStride: N,
