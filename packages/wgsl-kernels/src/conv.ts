@@ -58,7 +58,8 @@ export function convKernelOn<K extends ConvOp>(spec: KernelSpec<K>, caps: Device
   if (g.K === 0) return direct(spec, caps); // an empty sum: the direct kernels write the zeros
   const tile = choice?.tile ?? (rule.path === 'gemm' ? rule.tile : chooseConvTile(g.M, g.N, caps));
   if (!tile) return direct(spec, caps);
-  const split = choice && 'split' in choice ? choice.split : rule.path === 'gemm' ? rule.split : undefined;
+  // the split: as given, else the rule's for this tile (weight gradients only)
+  const split = choice && 'split' in choice ? choice.split : spec.node.op === 'conv2dGradWeight' ? chooseConvSplitK(g, tile, caps) : undefined;
   return implicitGemmPlan(g, tile, caps, split);
 }
 

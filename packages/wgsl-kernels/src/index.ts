@@ -35,6 +35,7 @@ export { attentionGradKVKernel, attentionGradQKVKernel, attentionWithLseKernel }
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, loadKernels, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
 export { CONV_GEMM_OPS, type ConvPath, convKernelWith } from './convPath.js';
+export type { ConvTile } from './convGemm.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
 export { bindLiterals, literal, literalTableBytes } from './literals.js';
