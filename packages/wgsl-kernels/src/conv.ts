@@ -2,11 +2,11 @@
 // between the implicit GEMM (convGemm.ts + convIm2col.ts) and the direct loops (convDirect.ts) by one rule,
 // `convPathOf`, here and nowhere else; the pooling kernels (pool.ts) are re-exported so the group is one module.
 
-import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
-import { EMPTY_PLAN } from './kernel.js';
+import { type DeviceCaps, EMPTY_PLAN, isSpecOf, type KernelPlan, type KernelSpec } from './kernel.js';
+import { planOf } from './shader.js';
 import { numel } from '@neura/ir';
 import { chooseConvSplitK, chooseConvTile, type ConvSplitK, type ConvTile, convGemmGrid, implicitGemmPlan } from './convGemm.js';
-import { type ConvOp, convGemmOf } from './convIm2col.js';
+import { type ConvOp, convGemmOf, convGradInputPhasesOf } from './convIm2col.js';
 import { conv2dDirectKernel, conv2dGradInputDirectKernel, conv2dGradWeightDirectKernel } from './convDirect.js';
 import type { ConvPath } from './convPath.js';
 
@@ -60,6 +60,11 @@ export function convKernelOn<K extends ConvOp>(spec: KernelSpec<K>, caps: Device
   if (!tile) return direct(spec, caps);
   // the split: as given, else the rule's for this tile (weight gradients only)
   const split = choice && 'split' in choice ? choice.split : spec.node.op === 'conv2dGradWeight' ? chooseConvSplitK(g, tile, caps) : undefined;
+  if (isSpecOf(spec, 'conv2dGradInput') && spec.node.attrs.stride.some((s) => s > 1)) {
+    // a GEMM per phase of the stride, each over its own pixels and taps (convIm2col.ts), each with its own tile
+    const phases = convGradInputPhasesOf(spec).map((p) => implicitGemmPlan(p, choice?.tile ?? chooseConvTile(p.M, p.N, caps) ?? tile, caps));
+    return planOf(phases.flatMap((p) => p.dispatches));
+  }
   return implicitGemmPlan(g, tile, caps, split);
 }
 

@@ -102,6 +102,8 @@ export interface ImplicitGemm {
   readonly outSize: number;
   /** What the GEMM computes, for the header comment. */
   readonly what: string;
+  /** Appended to the dispatch label where one node is several GEMMs (`:phase01`). */
+  readonly tag?: string;
 }
 
 /** A split of K into `splits` chunks of `chunk` (a multiple of BK; the last may be shorter). */
@@ -147,7 +149,7 @@ export function implicitGemmPlan(g: ImplicitGemm, tile: ConvTile, caps: DeviceCa
   if (!convTileFits(tile, caps)) kernelError(spec, `the implicit-GEMM tile ${convTileName(tile)} does not fit the device`);
   checkWorkgroupMemory(spec, convTileBytes(tile), caps);
   if (split && split.chunk % tile.bk !== 0) kernelError(spec, `the split-K chunk ${split.chunk} is not a multiple of the tile's k slice ${tile.bk}`);
-  const label = `${labelOf(spec.node)}:gemm${g.groups > 1 ? `x${g.groups}` : ''}[${g.M}x${g.K}x${g.N}]`;
+  const label = `${labelOf(spec.node)}:gemm${g.groups > 1 ? `x${g.groups}` : ''}[${g.M}x${g.K}x${g.N}]${g.tag ?? ''}`;
   const main = mainDispatch(g, tile, grid, split, split ? `${label}:split${splits}` : label);
   if (!split) return planOf([main]);
   return planOf([main, reduceDispatch(g, splits, caps, `${label}:reduce`)], [splits * g.outSize * 4]);

@@ -5,6 +5,9 @@
 //   conv2dGradWeight  dw[o,c,·] : M = O/G  N = C/G·Kh·Kw K = N·Ho·Wo    A = dy, B = im2col(x)ᵀ gathered
 // Padding taps read 0 (they add nothing, as the interpreter skips them). A 1x1 kernel without padding drops the
 // window arithmetic: its B is a strided read of x (conv2d) and of dy (the gradients), i.e. a plain matmul.
+// With a stride, conv2dGradInput splits by phase (`convGradInputPhasesOf`): input pixels with the same
+// (iy + pad) mod stride have the same taps (those with ky·dil ≡ that residue), so each phase is a GEMM over its own
+// pixels and its own taps only, not stride² times the work with most taps masked out.
 
 import { numel } from '@neura/ir';
 import type { KernelSpec } from './kernel.js';
@@ -42,6 +45,9 @@ function dimsOf(spec: KernelSpec<ConvOp>): ConvDims {
 
 /** A 1x1 kernel without padding: every tap is in range, no window arithmetic. */
 const pointwiseWindow = (spec: KernelSpec<ConvOp>, d: ConvDims) => d.KH === 1 && d.KW === 1 && spec.node.attrs.padding[0] === 0 && spec.node.attrs.padding[1] === 0;
+
+/** ` + c` or ` - |c|` for an i32 constant. */
+const plus = (c: number) => (c < 0 ? ` - ${-c}` : ` + ${c}`);
 
 /** `(i32 expr) * f`, leaving out a factor of 1. */
 const times = (e: string, f: number) => (f === 1 ? e : `${e} * ${f}`);
@@ -168,4 +174,70 @@ export function convGemmOf(spec: KernelSpec<ConvOp>): ImplicitGemm {
     outSize,
     what: `conv2dGradWeight: dw = dy · im2col(x)ᵀ`,
   };
+}
+
+/**
+ * The taps of phase r along one axis: ky with ky·d ≡ r (mod s), as first + u·step for u < count (solutions of a
+ * linear congruence: an arithmetic progression); and the input positions of the phase, i0 + j·s for j < extent.
+ */
+function phaseAxis(r: number, s: number, d: number, k: number, p: number, size: number) {
+  const taps = Array.from({ length: k }, (_, t) => t).filter((t) => (((t * d - r) % s) + s) % s === 0);
+  const step = taps.length > 1 ? taps[1] - taps[0] : 1;
+  const i0 = (((r - p) % s) + s) % s;
+  const first = taps[0] ?? 0;
+  // dy row of (i0 + j·s, first + u·step): j + base − u·delta (both exact divisions: every term ≡ r mod s; no taps: unused)
+  return { first, step, count: taps.length, i0, extent: i0 < size ? Math.ceil((size - i0) / s) : 0, base: taps.length ? (i0 + p - first * d) / s : 0, delta: taps.length > 1 ? (step * d) / s : 0 };
+}
+
+/**
+ * conv2dGradInput with a stride, as one GEMM per phase (ry, rx) of (iy + pad) mod stride: M = C/G, N = N·(its
+ * pixels), K = O/G·(its taps). A phase without taps has K = 0 (its pixels get zeros); one without pixels is left out.
+ */
+export function convGradInputPhasesOf(spec: KernelSpec<'conv2dGradInput'>): ImplicitGemm[] {
+  const d = dimsOf(spec);
+  const a = spec.node.attrs;
+  const { Nb, C, H, W, O, CG, OG, KH, KW, HO, WO } = d;
+  const KHW = KH * KW;
+  const HW = H * W;
+  const HWo = HO * WO;
+  const U = u32Lit;
+  const { buffers, name } = bindOperands(spec, [0, 1], ['dy', 'w']);
+  const out: ImplicitGemm[] = [];
+  for (let ry = 0; ry < a.stride[0]; ry++)
+    for (let rx = 0; rx < a.stride[1]; rx++) {
+      const y = phaseAxis(ry, a.stride[0], a.dilation[0], KH, a.padding[0], H);
+      const x = phaseAxis(rx, a.stride[1], a.dilation[1], KW, a.padding[1], W);
+      const PP = y.extent * x.extent;
+      if (PP === 0) continue;
+      const NV = Math.max(1, x.count);
+      const UV = Math.max(1, y.count * x.count);
+      out.push({
+        spec,
+        M: CG,
+        N: Nb * PP,
+        K: OG * y.count * x.count,
+        groups: a.groups,
+        buffers: buffers.slice(0, -1),
+        a: {
+          fast: 'k',
+          setup: (m, s) => `let wr${s} = g * ${U(OG * CG * KHW)} + ${m} * ${U(KHW)};`,
+          kpart: (k, q) => `let wk${q} = (${k} / ${U(UV)}) * ${U(CG * KHW)} + (${U(y.first)} + ((${k} % ${U(UV)}) / ${U(NV)}) * ${U(y.step)}) * ${U(KW)} + ${U(x.first)} + (${k} % ${U(NV)}) * ${U(x.step)};`,
+          load: (_, s, r, q) => `${r} = ${name(1)}[wr${s} + wk${q}];`,
+        },
+        b: {
+          fast: 'x',
+          setup: (n, s) =>
+            `let oy${s} = i32((${n} % ${U(PP)}) / ${U(x.extent)})${plus(y.base)}; let ox${s} = i32(${n} % ${U(x.extent)})${plus(x.base)}; let db${s} = (${n} / ${U(PP)}) * ${U(O * HWo)} + g * ${U(OG * HWo)};`,
+          kpart: (k, q) => `let qo${q} = (${k} / ${U(UV)}) * ${U(HWo)}; let u${q} = ${times(`i32((${k} % ${U(UV)}) / ${U(NV)})`, y.delta)}; let v${q} = ${times(`i32(${k} % ${U(NV)})`, x.delta)};`,
+          load: (_, s, r, q) => `let oy = oy${s} - u${q}; let ox = ox${s} - v${q}; if (oy >= 0 && oy < ${HO} && ox >= 0 && ox < ${WO}) { ${r} = ${name(0)}[db${s} + qo${q} + u32(oy) * ${U(WO)} + u32(ox)]; }`,
+        },
+        outColumn: (n, s) =>
+          `let cb${s} = (${n} / ${U(PP)}) * ${U(C * HW)} + g * ${U(CG * HW)} + (${U(y.i0)} + ((${n} % ${U(PP)}) / ${U(x.extent)}) * ${U(a.stride[0])}) * ${U(W)} + ${U(x.i0)} + (${n} % ${U(x.extent)}) * ${U(a.stride[1])};`,
+        rowStride: HW,
+        outSize: numel(spec.node.shape),
+        what: `conv2dGradInput, phase (${ry}, ${rx}) of the stride: dx = wᵀ · dy over its ${y.count}x${x.count} taps`,
+        tag: `:phase${ry}${rx}`,
+      });
+    }
+  return out;
 }

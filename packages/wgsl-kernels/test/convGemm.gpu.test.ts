@@ -1,7 +1,8 @@
 // The implicit-GEMM convolutions (forward, input gradient, weight gradient with and without split-K) and the direct
 // loops they fall back to, against the reference interpreter (float32) on a real WebGPU device, at odd shapes:
 // channels not multiples of 4 or of a tile, 1x1 / 3x3 / 5x5 / 7x7 kernels, strides 1 and 2, padding 0 to 3,
-// dilation, groups, batch 1 and 3, non-square images; under the device's caps and under 64-invocation limits.
+// dilation, groups, batch 1 and 3, non-square images, strided input gradients by phase; under the device's caps
+// and under 64-invocation limits.
 import { describe, expect, it } from 'vitest';
 import { COMPAT_CAPS, type DeviceCaps, type KernelPlan, type KernelSpec, loadKernels } from '@neura/wgsl-kernels';
 import { type Conv2dAttrs, Graph, interpret, mulberry32, numel, type Shape, tensor } from '@neura/ir';
@@ -34,6 +35,7 @@ const CASES: ConvCase[] = [
   { what: '1x1 stride 2, 12 -> 9 channels, batch 2, 9x10 (a downsample)', x: [2, 12, 9, 10], w: [9, 12, 1, 1], a: attrs(2, 0) },
   { what: '3x2 stride [2,1] pad [0,2] dilation [2,1], 2 groups of 4 -> 10', x: [3, 8, 7, 9], w: [20, 4, 3, 2], a: attrs([2, 1], [0, 2], { dilation: [2, 1], groups: 2 }) },
   { what: '3x3 stride 2 pad 1, 16 -> 33 channels, batch 3, 10x9', x: [3, 16, 10, 9], w: [33, 16, 3, 3], a: attrs(2, 1) },
+  { what: '5x4 stride [3,2] pad [2,1] dilation [2,3], 5 -> 8 channels, batch 2, 13x11 (phases with taps a stride apart)', x: [2, 5, 13, 11], w: [8, 5, 5, 4], a: attrs([3, 2], [2, 1], { dilation: [2, 3] }) },
   { what: '3x3 pad 1, 9 -> 13 channels, batch 3, 20x18 (a long K: split-K by the rule)', x: [3, 9, 20, 18], w: [13, 9, 3, 3], a: attrs(1, 1) },
 ];
 
@@ -116,7 +118,7 @@ describe('the implicit GEMM with every tile that fits the device', () => {
 
   it('splits the weight gradient of a long K by the rule (and the result still matches)', async () => {
     const caps = await testCaps();
-    const p = problem('conv2dGradWeight', CASES[7]);
+    const p = problem('conv2dGradWeight', CASES[8]);
     const rule = convPathOf(p.spec, caps);
     expect(rule.path === 'gemm' && rule.split && rule.split.splits).toBeGreaterThan(1);
     await expectMatches(convKernelOn(p.spec, caps), p);
