@@ -56,9 +56,12 @@ describe('the conv kernel rule', () => {
     expect(convKernelOn(s, tiny).dispatches[0].label).not.toContain(':gemm');
   });
 
-  it('fits the tile to the product: few rows take a 16-row tile, no tile exceeds the WebGPU defaults', () => {
+  it('fits the tile to the product and fills the GPU: few rows take a 16-row tile, few pixels smaller tiles', () => {
     expect(chooseConvTile(16, 100352, H100ISH)).toMatchObject({ bm: 16, bn: 128 });
-    expect(chooseConvTile(64, 6272, H100ISH)).toMatchObject({ bm: 64, bn: 128 });
+    // 64x128 tiles would leave most of the GPU idle (49 workgroups); with split-K to fill it, the largest lean tile
+    expect(chooseConvTile(64, 6272, H100ISH)).toMatchObject({ bm: 32, bn: 64 });
+    expect(chooseConvTile(64, 576, H100ISH, 1, false)).toMatchObject({ bm: 64, bn: 128 });
+    expect(chooseConvTile(32, 25088, H100ISH)).toMatchObject({ bm: 32, bn: 128 });
     for (const t of CONV_TILES.slice(0, 4)) expect(convTileFits(t, COMPAT_CAPS)).toBe(true);
   });
 });

@@ -26,12 +26,12 @@ export interface ConvGemmChoice {
  * The rule: the implicit GEMM unless a group's product has fewer than CONV_GEMM_MIN_EXTENT rows or columns
  * (depthwise and other few-channel groups: its tile would be mostly padding), no tile fits the device, or its
  * grid exceeds maxComputeWorkgroupsPerDimension; then the direct loops. Split-K only for conv2dGradWeight (its K is
- * N·Ho·Wo, long, over few output tiles).
+ * N·Ho·Wo, long, over few output tiles); the other ops pick tiles small enough to fill the GPU (chooseConvTile).
  */
 export function convPathOf(spec: KernelSpec<ConvOp>, caps: DeviceCaps): { path: 'direct' } | ({ path: 'gemm' } & ConvGemmChoice) {
   const g = convGemmOf(spec);
   if (g.M < CONV_GEMM_MIN_EXTENT || g.N < CONV_GEMM_MIN_EXTENT) return { path: 'direct' };
-  const tile = chooseConvTile(g.M, g.N, caps);
+  const tile = chooseConvTile(g.M, g.N, caps, g.groups, spec.node.op !== 'conv2dGradWeight');
   if (!tile) return { path: 'direct' };
   const split = spec.node.op === 'conv2dGradWeight' ? chooseConvSplitK(g, tile, caps) : undefined;
   if (convGemmGrid(g, tile, split?.splits ?? 1).some((d) => d > caps.maxComputeWorkgroupsPerDimension)) return { path: 'direct' };
@@ -56,13 +56,13 @@ export function convKernelOn<K extends ConvOp>(spec: KernelSpec<K>, caps: Device
   if (path === 'auto' && rule.path === 'direct') return direct(spec, caps);
   const g = convGemmOf(spec);
   if (g.K === 0) return direct(spec, caps); // an empty sum: the direct kernels write the zeros
-  const tile = choice?.tile ?? (rule.path === 'gemm' ? rule.tile : chooseConvTile(g.M, g.N, caps));
+  const tile = choice?.tile ?? (rule.path === 'gemm' ? rule.tile : chooseConvTile(g.M, g.N, caps, g.groups, spec.node.op !== 'conv2dGradWeight'));
   if (!tile) return direct(spec, caps);
   // the split: as given, else the rule's for this tile (weight gradients only)
   const split = choice && 'split' in choice ? choice.split : spec.node.op === 'conv2dGradWeight' ? chooseConvSplitK(g, tile, caps) : undefined;
   if (isSpecOf(spec, 'conv2dGradInput') && spec.node.attrs.stride.some((s) => s > 1)) {
     // a GEMM per phase of the stride, each over its own pixels and taps (convIm2col.ts), each with its own tile
-    const phases = convGradInputPhasesOf(spec).map((p) => implicitGemmPlan(p, choice?.tile ?? chooseConvTile(p.M, p.N, caps) ?? tile, caps));
+    const phases = convGradInputPhasesOf(spec).map((p) => implicitGemmPlan(p, choice?.tile ?? chooseConvTile(p.M, p.N, caps, p.groups) ?? tile, caps));
     return planOf(phases.flatMap((p) => p.dispatches));
   }
   return implicitGemmPlan(g, tile, caps, split);

@@ -56,14 +56,29 @@ export function convTileFits(t: ConvTile, caps: DeviceCaps): boolean {
   );
 }
 
+/** Workgroups a tiling should give to fill the GPU (matmul.ts's second configuration asks the same: a wave on ~132 SMs). */
+export const CONV_MIN_WORKGROUPS = 128;
+
 /**
- * The tile for an M x N output: among those that fit, the largest whose padded area is ≤ 1.4x the output (a
- * tile mostly outside the matrix wastes its work), else the one wasting least. Undefined when none fits.
+ * The tile for an M x N output (x `groups`): among those that fit and whose padded area is ≤ 1.4x the output (a
+ * tile mostly outside the matrix wastes its work), the largest that still gives CONV_MIN_WORKGROUPS workgroups,
+ * else the one giving most (ResNet's last stage, 64 x 6272: 49 tiles of 64x128 leave most SMs idle; 196 of
+ * 32x64); the largest first, then the squarest; with none that lean, the one wasting least. `fill` false (split-K fills the GPU instead): the largest
+ * lean one. Undefined when none fits.
  */
-export function chooseConvTile(m: number, n: number, caps: DeviceCaps): ConvTile | undefined {
+export function chooseConvTile(m: number, n: number, caps: DeviceCaps, groups = 1, fill = true): ConvTile | undefined {
   const fits = CONV_TILES.filter((t) => convTileFits(t, caps));
   const waste = (t: ConvTile) => (Math.ceil(m / t.bm) * t.bm * Math.ceil(n / t.bn) * t.bn) / (m * n);
-  return fits.find((t) => waste(t) <= 1.4) ?? [...fits].sort((a, b) => waste(a) - waste(b))[0];
+  const count = (t: ConvTile) => Math.ceil(m / t.bm) * Math.ceil(n / t.bn) * groups;
+  const lean = fits.filter((t) => waste(t) <= 1.4);
+  if (!lean.length) return [...fits].sort((a, b) => waste(a) - waste(b))[0];
+  if (!fill) return lean[0];
+  // the most outputs per workgroup, then the fewest operand loads per output (BM + BN: squarer)
+  const best = (ts: ConvTile[]) => [...ts].sort((a, b) => b.bm * b.bn - a.bm * a.bn || a.bm + a.bn - (b.bm + b.bn))[0];
+  const full = lean.filter((t) => count(t) >= CONV_MIN_WORKGROUPS);
+  if (full.length) return best(full);
+  const most = Math.max(...lean.map(count));
+  return best(lean.filter((t) => count(t) === most));
 }
 
 /** One operand of an implicit GEMM: how its tile loader reads element (x, k), x a row of A or a column of B. */
