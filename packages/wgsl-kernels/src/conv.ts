@@ -60,11 +60,12 @@ export function convKernelOn<K extends ConvOp>(spec: KernelSpec<K>, caps: Device
   if (!tile) return direct(spec, caps);
   // the split: as given, else the rule's for this tile (weight gradients only)
   const split = choice && 'split' in choice ? choice.split : spec.node.op === 'conv2dGradWeight' ? chooseConvSplitK(g, tile, caps) : undefined;
-  if (isSpecOf(spec, 'conv2dGradInput') && spec.node.attrs.stride.some((s) => s > 1)) {
-    // a GEMM per phase of the stride, each over its own pixels and taps (convIm2col.ts), each with its own tile
-    const phases = convGradInputPhasesOf(spec).map((p) => implicitGemmPlan(p, choice?.tile ?? chooseConvTile(p.M, p.N, caps, p.groups) ?? tile, caps));
-    return planOf(phases.flatMap((p) => p.dispatches));
-  }
+  const phases = isSpecOf(spec, 'conv2dGradInput') && spec.node.attrs.stride.some((s) => s > 1) ? convGradInputPhasesOf(spec) : [];
+  // a GEMM per phase of the stride, each over its own pixels and taps (convIm2col.ts), each with its own tile; not
+  // where a phase has no taps (a 1x1 stride-2 kernel: 3 of 4 phases would be dispatches writing zeros, while the
+  // one gather GEMM's masked taps cost little with K = O/G)
+  if (phases.length > 1 && phases.every((p) => p.K > 0))
+    return planOf(phases.flatMap((p) => implicitGemmPlan(p, choice?.tile ?? chooseConvTile(p.M, p.N, caps, p.groups) ?? tile, caps).dispatches));
   return implicitGemmPlan(g, tile, caps, split);
 }
 
