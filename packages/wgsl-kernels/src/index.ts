@@ -34,6 +34,8 @@ export { rowwiseKernel, rowwiseMultiKernel } from './rowwise.js';
 export { attentionGradKVKernel, attentionGradQKVKernel, attentionWithLseKernel } from './attention.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, loadKernels, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
+export { CONV_GEMM_OPS, type ConvPath, convKernelWith } from './convPath.js';
+export type { ConvTile } from './convGemm.js';
 export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
 export { bindLiterals, literal, literalTableBytes } from './literals.js';

@@ -122,3 +122,23 @@ describe('WGSL snapshots of every GPU op', () => {
     });
   }
 });
+
+// The implicit-GEMM convolutions (the registry's conv rows take them where a group's product has ≥ 8 rows and
+// columns; the CASES above stay on the direct loops): forward with padding, the input gradient with stride 2, the
+// weight gradient with K split (two dispatches and a scratch buffer).
+const GEMM_CONVS: { name: string; op: 'conv2d' | 'conv2dGradInput' | 'conv2dGradWeight'; shapes: Shape[]; attrs: OpAttrs['conv2dGradWeight'] | OpAttrs['conv2dGradInput'] | OpAttrs['conv2d'] }[] = [
+  { name: 'conv2d-gemm', op: 'conv2d', shapes: [[1, 3, 6, 5], [8, 3, 3, 3]], attrs: conv },
+  { name: 'conv2dGradInput-gemm', op: 'conv2dGradInput', shapes: [[1, 8, 3, 3], [8, 9, 3, 3]], attrs: { ...conv, stride: [2, 2], inputSize: [6, 5] } },
+  { name: 'conv2dGradWeight-gemm-splitk', op: 'conv2dGradWeight', shapes: [[2, 8, 20, 16], [2, 8, 20, 16]], attrs: { ...conv, kernelSize: [3, 3] } },
+];
+
+describe('WGSL snapshots of the implicit-GEMM convolutions', () => {
+  for (const cs of GEMM_CONVS) {
+    it(cs.name, async () => {
+      const g = new Graph({ recordSites: false });
+      const ins = cs.shapes.map((s, i) => g.input(`x${i}`, s));
+      const spec = { node: g.node(cs.op, ins, cs.attrs as never), inputs: ins.map((n) => ({ shape: n.shape, dtype: n.dtype })) } as KernelSpec;
+      await expect(planText(generateKernel(spec, COMPAT_CAPS))).toMatchFileSnapshot(`./__snapshots__/wgsl/${cs.name}.wgsl`);
+    });
+  }
+});
