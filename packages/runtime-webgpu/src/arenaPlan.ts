@@ -45,6 +45,8 @@ export function planArenas(graph: Graph, s: StepSchedule, rootOf: (id: NodeId) =
   for (const id of s.order) {
     const n = graph.nodes[id];
     if (n.op !== 'pointwiseMultiTensor' || exclude.has(id) || !rolesWritten(n, s)) continue;
+    // the arena kernel and its element-offset table are f32 (an f16 multi-tensor update runs a dispatch per group)
+    if (n.dtype !== 'f32' || n.inputs.some((i) => graph.nodes[i].dtype !== 'f32')) continue;
     const { shared, roles, groups, operand } = groupOperands(n);
     const rootsOf = Array.from({ length: roles }, (_, k) => Array.from({ length: groups }, (_, g) => rootOf(n.inputs[operand(g, shared + k)])));
     const all = rootsOf.flat();
