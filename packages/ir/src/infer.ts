@@ -1,7 +1,7 @@
 // Shape and dtype inference: one rule per op, required for every op by the type checker. Each rule either
 // returns the output type or throws a GraphError naming the op and the operands' shapes.
 
-import { type DType, DTYPES } from './dtype.js';
+import { type DType, DTYPES, isFloat } from './dtype.js';
 import { arity, fail, float, floating, type Rule, sameDtype, type TensorType } from './inferCore.js';
 import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferMaxPool2dIndices, inferPool } from './inferConv.js';
 import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionGradKV, inferAttentionGradQKV, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
@@ -242,7 +242,8 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     ins.slice(2).forEach((e, k) => {
       if (!broadcastsTo(e.shape, t.shape)) fail(op, `extra operand ${k} ${fmtShape(e.shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
     });
-    return t;
+    if (a.dtype !== undefined && !isFloat(a.dtype)) fail(op, `result dtype ${a.dtype} is not a float`, ins);
+    return a.dtype === undefined ? t : { shape: t.shape, dtype: a.dtype };
   },
   pointwise: (ins, a) => {
     if (ins.length < pwArity(a.expr)) fail('pointwise', `expression reads ${pwArity(a.expr)} inputs`, ins);

@@ -4,6 +4,7 @@
 import { optimize } from '@neura/egraph';
 import { type Graph, interpret, type Node, tensor } from '@neura/ir';
 import { adamW } from '@neura/optim';
+import { grad } from '@neura/autograd';
 import { describe, expect, it } from 'vitest';
 import { autocast } from './autocast.js';
 import { buildTrainingStep } from './compileTraining.js';
@@ -51,6 +52,31 @@ describe('autocast', () => {
     const ref = interpret(fwd.graph, feeds, {}, 'f32').outputs.l.data[0];
     expect(mixed).not.toBe(ref); // the casts took effect
     expect(Math.abs(mixed - ref) / ref).toBeLessThan(2e-3);
+  });
+
+  it('gives every f32 parameter an f32 gradient that the optimized graph computes as the unoptimized one does', () => {
+    const fwd = gptForward();
+    const { graph: g, loss } = autocast(fwd.graph, fwd.loss);
+    const params = g.leaves('param');
+    const grads = grad(g, loss, params);
+    grads.forEach((d, i) => {
+      expect(d.dtype).toBe('f32');
+      g.output(params[i].attrs.name, d);
+    });
+    const { graph: opt } = optimize(g);
+    const a = interpret(g, feeds, {}, 'f32').outputs;
+    const b = interpret(opt, feeds, {}, 'f32').outputs;
+    for (const p of params) {
+      const [x, y] = [a[p.attrs.name].data, b[p.attrs.name].data];
+      let worst = 0;
+      let scale = 0;
+      for (let i = 0; i < x.length; i++) {
+        worst = Math.max(worst, Math.abs(x[i] - y[i]));
+        scale = Math.max(scale, Math.abs(x[i]));
+      }
+      // the fused kernels round f16 values where the unfused nodes store them: equal up to f32 summation order
+      expect(worst, p.attrs.name).toBeLessThanOrEqual(scale * 1e-3);
+    }
   });
 
   it('gives f32 parameters f32 gradients, and the optimized step agrees with the unoptimized one', () => {
