@@ -23,11 +23,16 @@ export type DeviceData = Float32Array | Int32Array | Uint16Array;
  * leaf takes float values, rounded to the nearest half and encoded in 16 bits).
  */
 export function toDeviceData(name: string, n: Node, value: FeedValue): DeviceData {
-  const data = checkedData(name, n, value);
-  return n.dtype === 'f16' ? toF16Array(data) : data;
+  const data = toHostData(name, n, value);
+  if (n.dtype !== 'f16') return data;
+  // writeBuffer takes whole 4-byte words: an odd count of halves gets a zero half after it (the buffer has room)
+  const bits = new Uint16Array(data.length + (data.length % 2));
+  bits.set(toF16Array(data));
+  return bits;
 }
 
-function checkedData(name: string, n: Node, value: FeedValue): Float32Array | Int32Array {
+/** Checks `value` against leaf `n` and returns its data as the host holds it (floats in a Float32Array, f16 included). */
+export function toHostData(name: string, n: Node, value: FeedValue): Float32Array | Int32Array {
   const want = numel(n.shape);
   if (value instanceof Float32Array || value instanceof Int32Array) {
     const got = value instanceof Float32Array ? 'f32' : 'i32';
