@@ -94,6 +94,9 @@ export const AUTOCAST_POLICY: { readonly [K in OpKind]: CastPolicy } = {
   pick: 'promote',
 };
 
+/** Ops of one operand that only move or repeat values: a cast of their result is their result of the cast. */
+const MOVES: ReadonlySet<OpKind> = new Set<OpKind>(['reshape', 'transpose', 'expand', 'slice']);
+
 /** What `autocast` returns: the cast copy and its loss. */
 export interface Autocast {
   /** The forward graph with casts (a new graph). */
@@ -113,7 +116,11 @@ export function autocast(forward: Graph, loss: Tensor): Autocast {
   const weightLike = new Map<NodeId, boolean>();
   const castTo = (t: Tensor, to: DType): Tensor => {
     if (t.dtype === to || !isFloat(t.dtype)) return t;
-    return t.op === 'const' ? g.constant(t.attrs.value as number, t.shape, to) : g.cast(t, to);
+    if (t.op === 'const') return g.constant(t.attrs.value as number, t.shape, to);
+    // a cast commutes with ops that only move values: cast their source, so that a layout chain (the heads split
+    // off a QKV projection) reaches the cast's consumer in its dtype and the optimizer's layout rules still see it
+    if (MOVES.has(t.op)) return g.node(t.op, [castTo(g.get(t.inputs[0]), to)], t.attrs as never);
+    return g.cast(t, to);
   };
   for (const n of forward.nodes) {
     const ins = n.inputs.map((i) => map.get(i) as Tensor);

@@ -32,6 +32,7 @@ import { attentionWindowRules } from './rules/attentionWindow.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
+import { castLayoutRules } from './rules/castLayout.js';
 import { multiTensorUpdateRules } from './rules/multiTensorUpdate.js';
 import { multiUpdateRules } from './rules/multiUpdate.js';
 import { matmulEpilogueRules } from './rules/matmulEpilogue.js';
@@ -52,8 +53,8 @@ import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
 export const RULE_SETS = {
   /** Algebraic simplification: identities, constant folding and scalar-factor reassociation. */
   algebra: algebraRules,
-  /** Layout rewrites: transposes folded into matmul flags, transpose/reshape chains collapsed, no-op reshapes removed. */
-  layout: layoutRules,
+  /** Layout rewrites: transposes folded into matmul flags, transpose/reshape chains collapsed, no-op reshapes removed, casts moved through layout. */
+  layout: [...layoutRules, ...castLayoutRules],
   /** Elementwise, reduction and matmul-epilogue fusion into pointwise kernels. */
   fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules],
   /** Row-local fusion: a pointwise node reading its rows' statistics (layer norm, softmax) becomes one `rowwise` kernel. */
