@@ -40,9 +40,16 @@ const noGradient = (why: string) => ({ kind: 'noGradient', why }) as const;
 const notDifferentiable = (why: string) => ({ kind: 'notDifferentiable', why }) as const;
 const rule = <K extends OpKind>(fn: VjpFn<K>): Vjp<K> => ({ kind: 'rule', fn });
 
-/** A unary rule from `dx = f(graph, g, x, y)`. */
+/**
+ * A unary rule from `dx = f(graph, g, x, y)`. For an f16 op the derivative is computed in f32 and rounded to f16
+ * once, as PyTorch's half backward kernels (gelu_backward, tanh_backward…) compute in float: not op by op in f16.
+ */
 const unary = (f: (G: Graph, g: Tensor, x: Tensor, y: Tensor) => Tensor): Vjp<OpKind> =>
-  rule<OpKind>(({ graph, g, inputs, node }) => [f(graph, g, inputs[0], node)]);
+  rule<OpKind>(({ graph: G, g, inputs, node }) => {
+    if (inputs[0].dtype !== 'f16') return [f(G, g, inputs[0], node)];
+    const up = (t: Tensor) => G.cast(t, 'f32');
+    return [G.cast(f(G, up(g), up(inputs[0]), up(node)), 'f16')];
+  });
 
 type BinaryGrad = (G: Graph, g: Tensor, a: Tensor, b: Tensor, y: Tensor) => Tensor;
 
