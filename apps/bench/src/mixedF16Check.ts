@@ -114,7 +114,9 @@ if (want('gpt-2x128')) {
   const { graph: g, loss } = autocast(r.graph, r.loss);
   g.output('loss', loss);
   const params = g.leaves('param');
-  grad(g, loss, params).forEach((d, i) => g.output(`grad:${params[i].attrs.name}`, d));
+  grad(g, loss, params).forEach((d, i) => {
+    g.output(`grad:${params[i].attrs.name}`, d);
+  });
   const feeds = gptBatches(w, 1)[0] as Record<string, Int32Array>;
   const tv = { tokens: tensor([c.batch, c.context], feeds.tokens, 'i32'), targets: tensor([c.batch, c.context], feeds.targets, 'i32') };
   const t0 = performance.now();
