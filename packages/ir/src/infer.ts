@@ -237,7 +237,11 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   matmulEpilogue: (ins, a) => {
     const op = 'matmulEpilogue';
     if (ins.length < 2) fail(op, 'needs the two matmul operands', ins);
-    const t = matmulType(op, ins, a.transA, a.transB);
+    // an operand read rounded to f16 is f32 in memory and an f16 operand of the product
+    a.round?.forEach((r, i) => {
+      if (r && ins[i].dtype !== 'f32') fail(op, `operand ${i} is read rounded to f16, so it must be f32, got ${ins[i].dtype}`, ins);
+    });
+    const t = matmulType(op, ins.map((x, i) => (a.round?.[i] ? { shape: x.shape, dtype: 'f16' as const } : x)), a.transA, a.transB);
     if (pwArity(a.expr) > ins.length - 1) fail(op, `the epilogue reads $${pwArity(a.expr) - 1}, but there are ${ins.length - 2} extra operands`, ins);
     ins.slice(2).forEach((e, k) => {
       if (!broadcastsTo(e.shape, t.shape)) fail(op, `extra operand ${k} ${fmtShape(e.shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);

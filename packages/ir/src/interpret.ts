@@ -421,8 +421,10 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     return out(node, d);
   },
   matmulEpilogue: (node, ins, ctx) => {
-    const { transA, transB, expr } = node.attrs;
-    const prod = matmulCore(node, ins[0], ins[1], transA, transB, ctx);
+    const { transA, transB, expr, round } = node.attrs;
+    // operands read rounded to f16 (an autocast cast folded in) take their f16 values
+    const [a, b] = [0, 1].map((i) => (round?.[i] ? toF16(ins[i]) : ins[i]));
+    const prod = matmulCore(node, a, b, transA, transB, ctx);
     const extras = ins.slice(2);
     const d = alloc(node.shape, 'f32', ctx);
     const vals = new Array<number>(ins.length - 1);

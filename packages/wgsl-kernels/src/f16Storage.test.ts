@@ -33,8 +33,8 @@ const x0 = { op: 'in', index: 0 } as const;
 const x1 = { op: 'in', index: 1 } as const;
 
 const F16_VARS = new Map([
-  ['a', { load: 'f32', store: 'f16' }],
-  ['y', { load: 'f32', store: 'f16' }],
+  ['a', { load: (x: string) => `f32(${x})`, store: 'f16' }],
+  ['y', { load: (x: string) => `f32(${x})`, store: 'f16' }],
 ]);
 const convert = (code: string) => convertF16Accesses(code, F16_VARS, (msg) => {
   throw new Error(msg);

@@ -68,25 +68,50 @@ function tensorDtype(spec: KernelSpec, b: Binding): DType {
  */
 export function withF16Storage(spec: KernelSpec, plan: KernelPlan, caps: DeviceCaps, builtIn: boolean): KernelPlan {
   const f16 = plan.dispatches.map((d) => d.bindings.map((b) => tensorDtype(spec, b) === 'f16'));
-  if (!f16.some((row) => row.some(Boolean))) return plan;
+  const rounded = roundedOperands(spec);
+  if (!f16.some((row) => row.some(Boolean)) && rounded.length === 0) return plan;
   const op = spec.node.op;
   if (!caps.shaderF16) kernelError(spec, `${op} has f16 tensors, which need the 'shader-f16' feature; the device lacks it (cast to f32, or use precision 'fp32')`);
   if (!builtIn || !takesF16(op))
     kernelError(spec, `${builtIn ? `the ${op} kernel` : `the user kernel registered for ${op}`} does not take f16 tensors yet (${describeSpec(spec)}): cast them to f32 around it`);
-  return { ...plan, dispatches: plan.dispatches.map((d, i) => f16Dispatch(spec, d, f16[i])) };
+  return { ...plan, dispatches: plan.dispatches.map((d, i) => f16Dispatch(spec, d, f16[i], rounded)) };
+}
+
+/** Operands of a `matmulEpilogue` read rounded to f16 (its `round` flags). */
+function roundedOperands(spec: KernelSpec): number[] {
+  if (spec.node.op !== 'matmulEpilogue') return [];
+  const r = (spec.node as KernelSpec<'matmulEpilogue'>['node']).attrs.round;
+  return [0, 1].filter((i) => r?.[i]);
+}
+
+/** How the loads of a buffer are converted: `load` wraps a load, `store` is the stored type (a load inside its constructor stays direct). */
+export interface AccessConversion {
+  /** The value of a load as the kernel computes with it. */
+  readonly load: (access: string) => string;
+  /** The storage type: a store is converted to it, and a load already inside its constructor is left as it is. */
+  readonly store: string;
 }
 
 const DECL = /@group\(0\) @binding\((\d+)\) var<storage, (read|read_write)> (\w+): array<([^;]+)>;/g;
 
-/** One dispatch with its f16 bindings declared and accessed as f16. */
-function f16Dispatch(spec: KernelSpec, d: Dispatch, isF16: readonly boolean[]): Dispatch {
-  const vars = new Map<string, { load: string; store: string }>();
+/**
+ * One dispatch with its f16 bindings declared and accessed as f16, and the loads of operands `rounded` (f32 buffers
+ * read rounded to f16: `f32(f16(x))`, or direct inside an `f16(…)` staging conversion).
+ */
+function f16Dispatch(spec: KernelSpec, d: Dispatch, isF16: readonly boolean[], rounded: readonly number[]): Dispatch {
+  const vars = new Map<string, AccessConversion>();
   let code = d.code.replace(DECL, (line, index: string, _access, name: string, element: string) => {
-    if (!isF16[Number(index)]) return line;
+    const b = d.bindings[Number(index)];
+    const round = b?.source.kind === 'input' && rounded.includes(b.source.index);
+    if (!isF16[Number(index)] && !round) return line;
     const vec = /^vec([234])<f32>$/.exec(element);
-    if (element !== 'f32' && !vec) kernelError(spec, `binding ${index} (${name}) holds an f16 tensor, but the kernel declares it array<${element}>`);
+    if (element !== 'f32' && !vec) kernelError(spec, `binding ${index} (${name}) holds an ${round ? 'operand read rounded to f16' : 'f16 tensor'}, but the kernel declares it array<${element}>`);
     const store = vec ? `vec${vec[1]}<f16>` : 'f16';
-    vars.set(name, { load: element, store });
+    if (round) {
+      vars.set(name, { load: (x) => `${element}(${store}(${x}))`, store });
+      return line;
+    }
+    vars.set(name, { load: (x) => `${element}(${x})`, store });
     return line.replace(`array<${element}>`, `array<${store}>`);
   });
   const declared = [...d.code.matchAll(DECL)].map((m) => Number(m[1]));
@@ -125,7 +150,7 @@ function statementEnd(code: string, from: number): number {
  * `name[i] = f16(value)`, a compound store `name[i] = f16(f32(name[i]) op (value))`; a load already inside the
  * store type's constructor (`f16(name[i])`) stays a direct read. Pointers and bit casts are refused through `fail`.
  */
-export function convertF16Accesses(code: string, vars: ReadonlyMap<string, { load: string; store: string }>, fail: (msg: string) => never): string {
+export function convertF16Accesses(code: string, vars: ReadonlyMap<string, AccessConversion>, fail: (msg: string) => never): string {
   if (vars.size === 0) return code;
   const names = [...vars.keys()];
   const re = new RegExp(`(?<![\\w.&])(${names.join('|')})\\[`, 'g');
@@ -135,7 +160,7 @@ export function convertF16Accesses(code: string, vars: ReadonlyMap<string, { loa
   let out = '';
   let pos = 0;
   for (let m = re.exec(code); m; m = re.exec(code)) {
-    const { load, store } = vars.get(m[1]) as { load: string; store: string };
+    const { load, store } = vars.get(m[1]) as AccessConversion;
     const end = closing(code, m.index + m[1].length);
     if (end < 0) fail(`unbalanced brackets after ${m[1]}[ in the generated WGSL`);
     const access = code.slice(m.index, end);
@@ -146,12 +171,12 @@ export function convertF16Accesses(code: string, vars: ReadonlyMap<string, { loa
       const stop = statementEnd(code, rhsFrom);
       if (stop < 0) fail(`no ';' after the store to ${m[1]} in the generated WGSL`);
       const rhs = convertF16Accesses(code.slice(rhsFrom, stop).trim(), vars, fail);
-      const value = assign[1] ? `${load}(${access}) ${assign[1]} (${rhs})` : rhs;
+      const value = assign[1] ? `${load(access)} ${assign[1]} (${rhs})` : rhs;
       out += `${access} = ${store}(${value})`;
       pos = stop;
     } else {
       const direct = code.slice(0, m.index).endsWith(`${store}(`) && code[end] === ')';
-      out += direct ? access : `${load}(${access})`;
+      out += direct ? access : load(access);
       pos = end;
     }
     re.lastIndex = pos;

@@ -37,11 +37,11 @@ function operandSlots(egraph: EGraph<TensorInfo>): { ids: Id[]; slot: (c: Id) =>
 }
 
 /** A product node as flags, its epilogue over `$0` (the product) and `$1..` (its extra classes), and those classes. */
-function productOf(n: ENode): { transA: boolean; transB: boolean; expr: PwExpr; extras: readonly Id[] } | undefined {
+function productOf(n: ENode): { transA: boolean; transB: boolean; expr: PwExpr; extras: readonly Id[]; round?: [boolean, boolean] } | undefined {
   if (n.op === 'matmul') return { ...enodeAttrs(n, 'matmul'), expr: $(0), extras: [] };
   if (n.op === 'matmulEpilogue') {
     const a = enodeAttrs(n, 'matmulEpilogue');
-    return { transA: a.transA, transB: a.transB, expr: a.expr, extras: n.children.slice(2) };
+    return { transA: a.transA, transB: a.transB, expr: a.expr, extras: n.children.slice(2), ...(a.round ? { round: a.round } : {}) };
   }
   if (n.op === 'fusedMatmul') {
     const a = enodeAttrs(n, 'fusedMatmul');
@@ -81,7 +81,7 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
       const expr = mapIn(outer, (j) => (children[j] === cls ? inner : slot(children[j])));
       const operands = new Set([egraph.find(m.children[0]), egraph.find(m.children[1]), ...extras]);
       if (operands.size > maxInputs || pwExprSize(expr) > maxSize) continue;
-      const data = { transA: p.transA, transB: p.transB, expr, ...resultDtype(egraph, m, out) };
+      const data = { transA: p.transA, transB: p.transB, expr, ...resultDtype(egraph, m, out, p.round), ...(p.round ? { round: p.round } : {}) };
       const rules = ['matmul-epilogue', ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, m)];
       built.push(addRecorded(egraph, irENode('matmulEpilogue', data, [m.children[0], m.children[1], ...extras]), rules));
     }
@@ -89,9 +89,10 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   return built;
 }
 
-/** The `dtype` attribute of an epilogue with result type `out` over product `m`'s operands: only when they differ. */
-function resultDtype(egraph: EGraph<TensorInfo>, m: ENode, out: TensorInfo): { dtype?: DType } {
-  return info(egraph, m.children[0]).dtype === out.dtype ? {} : { dtype: out.dtype };
+/** The `dtype` attribute of an epilogue with result type `out` over product `m`'s operands (f16 where read rounded): only when they differ. */
+function resultDtype(egraph: EGraph<TensorInfo>, m: ENode, out: TensorInfo, round?: readonly boolean[]): { dtype?: DType } {
+  const operand = round?.[0] ? 'f16' : info(egraph, m.children[0]).dtype;
+  return operand === out.dtype ? {} : { dtype: out.dtype };
 }
 
 /**
@@ -136,7 +137,7 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
     });
     if (new Set([egraph.find(node.children[0]), egraph.find(node.children[1]), ...operands]).size > maxInputs || pwExprSize(expr) > maxSize) return;
     const rules = ['matmul-epilogue-inline', ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, producer)];
-    built.push(addRecorded(egraph, irENode('matmulEpilogue', { transA: a.transA, transB: a.transB, expr, ...(a.dtype ? { dtype: a.dtype } : {}) }, [node.children[0], node.children[1], ...operands]), rules));
+    built.push(addRecorded(egraph, irENode('matmulEpilogue', { transA: a.transA, transB: a.transB, expr, ...(a.dtype ? { dtype: a.dtype } : {}), ...(a.round ? { round: a.round } : {}) }, [node.children[0], node.children[1], ...operands]), rules));
   });
   return built;
 }
