@@ -90,3 +90,19 @@ describe('f16 type inference', () => {
     expect(() => g.logSoftmax(h)).toThrow(/logSoftmax: operand 0 is f16, but logSoftmax takes f32 only: cast it to f32 first/);
   });
 });
+
+describe('matmulEpilogue with operands read rounded to f16', () => {
+  it('computes what the matmul of the casts computes, and takes only f32 operands to round', () => {
+    const g = new Graph();
+    const a = g.input('a', [2, 3]);
+    const b = g.input('b', [3, 2]);
+    g.output('cast', g.matmul(g.cast(a, 'f16'), g.cast(b, 'f16')));
+    const fused = g.node('matmulEpilogue', [a, b], { transA: false, transB: false, expr: { op: 'in', index: 0 }, round: [true, true] });
+    expect(fused.dtype).toBe('f16');
+    g.output('fused', fused);
+    const r = interpret(g, { a: tensor([2, 3], [0.1, -0.7, 1.3, 2.5, 0.33, -1.1]), b: tensor([3, 2], [0.2, -0.4, 0.9, 0.123, -1.7, 0.05]) }).outputs;
+    expect(Array.from(r.fused.data)).toEqual(Array.from(r.cast.data));
+    const h = g.input('h', [2, 3], 'f16');
+    expect(() => g.node('matmulEpilogue', [h, b], { transA: false, transB: false, expr: { op: 'in', index: 0 }, round: [true, false] })).toThrow(/operand 0 is read rounded to f16, so it must be f32, got f16/);
+  });
+});

@@ -88,6 +88,20 @@ describe('f16 storage', () => {
     await expect(planText(plan)).toMatchFileSnapshot('./__snapshots__/wgsl-f16/matmulSubgroupMatrix.wgsl');
   });
 
+  it('reads an operand flagged `round` from its f32 buffer rounded to f16: f32(f16(x)) when tiled, staged directly on subgroup matrices', () => {
+    const spec = specOf('matmulEpilogue', [[64, 32], [32, 48]], ['f32', 'f16'], { transA: false, transB: false, expr: x0, round: [true, false] });
+    expect(spec.node.dtype).toBe('f16');
+    const tiled = generateKernel(spec, H100).dispatches[0];
+    expect(tiled.code).toMatch(/var<storage, read> a: array<f32>;/);
+    expect(tiled.code).toMatch(/f32\(f16\(a\[/);
+    expect(tiled.bindings.map((b) => b.dtype)).toEqual(['f32', 'f16', 'f16']);
+    const big = specOf('matmulEpilogue', [[256, 128], [128, 256]], ['f32', 'f16'], { transA: false, transB: false, expr: x0, round: [true, false] });
+    const sgm = generateKernel(big, MIXED).dispatches[0].code;
+    expect(sgm).toMatch(/var<storage, read> a: array<vec4<f32>>;/);
+    expect(sgm).toMatch(/= vec4<f16>\(a\[/);
+    expect(sgm).not.toMatch(/vec4<f32>\(vec4<f16>\(a\[/);
+  });
+
   it('converts a compound store: y[i] += v becomes y[i] = f16(f32(y[i]) + (v))', () => {
     expect(convert('y[i] += a[i] * 2.0;')).toBe('y[i] = f16(f32(y[i]) + (f32(a[i]) * 2.0));');
     expect(convert('let t = a[idx[i]] + y[i];')).toBe('let t = f32(a[idx[i]]) + f32(y[i]);');
