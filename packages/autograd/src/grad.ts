@@ -3,7 +3,7 @@
 // nodes are visited in decreasing id order (ids are topological), fan-out contributions are summed, and
 // every gradient has exactly the shape and dtype of the tensor it belongs to.
 
-import { fmtShape, type Graph, GraphError, leafName, type Node, type NodeId, type OpKind, sameShape, type Tensor } from '@neura/ir';
+import { fmtShape, type Graph, GraphError, isFloat, leafName, type Node, type NodeId, type OpKind, sameShape, type Tensor } from '@neura/ir';
 import { type Vjp, type VjpContext, VJPS } from './vjp.js';
 
 /** The VJP of op `K` (for a node of any op: `vjpOf(node.op)`). */
@@ -31,11 +31,11 @@ const describe = (n: Node) => {
 /** The engine: cotangents of every node on a path from `wrt` to `root`, seeded with `seed` at `root`. */
 function backprop(graph: Graph, root: Tensor, seed: Tensor, wrt: readonly Tensor[]): Map<NodeId, Tensor> {
   const wrtIds = new Set(wrt.map((t) => t.id));
-  // forward sweep: a node is active when it is f32 and is, or depends on, something in `wrt`
+  // forward sweep: a node is active when it is a float (f32, or f16 under autocast) and is, or depends on, something in `wrt`
   const active = new Uint8Array(root.id + 1);
   for (let id = 0; id <= root.id; id++) {
     const n = graph.nodes[id];
-    if (n.dtype !== 'f32') continue;
+    if (!isFloat(n.dtype)) continue;
     if (VJPS[n.op].kind === 'noGradient' && !wrtIds.has(id)) continue; // stopGradient: nothing flows back through it
     if (wrtIds.has(id) || n.inputs.some((i) => active[i] === 1)) active[id] = 1;
   }
@@ -96,7 +96,7 @@ export function grad(graph: Graph, loss: Tensor, wrt: readonly Tensor[], opts: G
   if (loss.dtype !== 'f32') throw new GraphError(`grad: the loss must be f32, got ${describe(loss)}`, loss.op, loss.site);
   for (const t of wrt) {
     if (graph.nodes[t.id] !== t) throw new GraphError(`grad: ${describe(t)} is not a node of this graph`);
-    if (t.dtype !== 'f32') throw new GraphError(`grad: cannot differentiate with respect to ${describe(t)}: only f32 tensors have gradients`, t.op, t.site);
+    if (!isFloat(t.dtype)) throw new GraphError(`grad: cannot differentiate with respect to ${describe(t)}: only float (f32, f16) tensors have gradients`, t.op, t.site);
   }
   let seed = opts.seed;
   if (seed === undefined) {

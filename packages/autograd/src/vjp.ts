@@ -3,7 +3,7 @@
 // and never a fused op (fused ops are made after differentiation and have no VJP). Every returned gradient
 // has exactly its operand's shape (broadcasts are summed away with `sumToShape`); the engine checks this.
 
-import { GELU_TANH_K, type Graph, GraphError, type Node, type OpKind, type Tensor } from '@neura/ir';
+import { GELU_TANH_K, type Graph, GraphError, isFloat, type Node, type OpKind, type Tensor } from '@neura/ir';
 import { customVjp } from './customVjp.js';
 import { sumToShape } from './sumToShape.js';
 
@@ -40,9 +40,16 @@ const noGradient = (why: string) => ({ kind: 'noGradient', why }) as const;
 const notDifferentiable = (why: string) => ({ kind: 'notDifferentiable', why }) as const;
 const rule = <K extends OpKind>(fn: VjpFn<K>): Vjp<K> => ({ kind: 'rule', fn });
 
-/** A unary rule from `dx = f(graph, g, x, y)`. */
+/**
+ * A unary rule from `dx = f(graph, g, x, y)`. For an f16 op the derivative is computed in f32 and rounded to f16
+ * once, as PyTorch's half backward kernels (gelu_backward, tanh_backward…) compute in float: not op by op in f16.
+ */
 const unary = (f: (G: Graph, g: Tensor, x: Tensor, y: Tensor) => Tensor): Vjp<OpKind> =>
-  rule<OpKind>(({ graph, g, inputs, node }) => [f(graph, g, inputs[0], node)]);
+  rule<OpKind>(({ graph: G, g, inputs, node }) => {
+    if (inputs[0].dtype !== 'f16') return [f(G, g, inputs[0], node)];
+    const up = (t: Tensor) => G.cast(t, 'f32');
+    return [G.cast(f(G, up(g), up(inputs[0]), up(node)), 'f16')];
+  });
 
 type BinaryGrad = (G: Graph, g: Tensor, a: Tensor, b: Tensor, y: Tensor) => Tensor;
 
@@ -53,7 +60,8 @@ const binary = (da: BinaryGrad, db: BinaryGrad): Vjp<OpKind> =>
     needs[1] ? sumToShape(graph, db(graph, g, a, b, node), b.shape) : undefined,
   ]);
 
-const f32 = (G: Graph, mask: Tensor) => G.cast(mask, 'f32');
+/** A boolean mask as 0/1 in the dtype of the gradient it multiplies (f32, or f16 in an autocast graph). */
+const f32 = (G: Graph, mask: Tensor, like?: Tensor) => G.cast(mask, like?.dtype ?? 'f32');
 
 /**
  * Gradient routing for `max` (`min` with `lt`): the winner gets g; on a tie each side gets g/2, as
@@ -107,14 +115,14 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   state: LEAF,
   const: LEAF,
   neg: unary((G, g) => G.neg(g)),
-  abs: unary((G, g, x) => G.mul(g, G.sub(f32(G, G.gt(x, 0)), f32(G, G.lt(x, 0))))), // sign(x); 0 at 0
+  abs: unary((G, g, x) => G.mul(g, G.sub(f32(G, G.gt(x, 0), g), f32(G, G.lt(x, 0), g)))), // sign(x); 0 at 0
   exp: unary((G, g, _x, y) => G.mul(g, y)),
   log: unary((G, g, x) => G.div(g, x)),
   sqrt: unary((G, g, _x, y) => G.div(g, G.mul(y, 2))),
   rsqrt: unary((G, g, _x, y) => G.mul(g, G.mul(G.mul(y, G.square(y)), -0.5))), // d x^-1/2 = -x^-3/2 / 2
   recip: unary((G, g, _x, y) => G.neg(G.mul(g, G.square(y)))),
   square: unary((G, g, x) => G.mul(g, G.mul(x, 2))),
-  relu: unary((G, g, x) => G.mul(g, f32(G, G.gt(x, 0)))), // subgradient 0 at 0
+  relu: unary((G, g, x) => G.mul(g, f32(G, G.gt(x, 0), g))), // subgradient 0 at 0
   sigmoid: unary((G, g, _x, y) => G.mul(g, G.mul(y, G.sub(1, y)))),
   tanh: unary((G, g, _x, y) => G.mul(g, G.sub(1, G.square(y)))),
   sin: unary((G, g, x) => G.mul(g, G.cos(x))),
@@ -169,8 +177,9 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
     needs[1] ? sumToShape(G, G.where(c, g, 0), a.shape) : undefined,
     needs[2] ? sumToShape(G, G.where(c, 0, g), b.shape) : undefined,
   ]),
-  // only an f32 → f32 cast can be on a gradient path: casts to or from i32/bool stop it (not f32 = not active)
-  cast: rule(({ g, inputs: [x], node }) => [x.dtype === 'f32' && node.dtype === 'f32' ? g : undefined]),
+  // a float → float cast passes the gradient cast back to the operand's dtype (f16 ↔ f32 under autocast, as torch's
+  // `.half()` backward); casts to or from i32/bool stop it (not a float = not active)
+  cast: rule(({ graph: G, g, inputs: [x], node }) => [isFloat(x.dtype) && isFloat(node.dtype) ? G.cast(g, x.dtype) : undefined]),
   sum: rule(({ graph: G, g, inputs: [x], node }) => [unreduce(G, g, x, node.attrs.axes)]),
   mean: rule(({ graph: G, g, inputs: [x], node }) => {
     const count = node.attrs.axes.reduce((p, ax) => p * x.shape[ax], 1);
@@ -179,13 +188,13 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   // g is shared equally among tied maxima (as torch.amax does), so the routed gradient always sums to g
   reduceMax: rule(({ graph: G, g, inputs: [x], node }) => {
     const kept = keptShape(x, node.attrs.axes);
-    const mask = f32(G, G.eq(x, G.reshape(node, kept)));
+    const mask = f32(G, G.eq(x, G.reshape(node, kept)), g);
     const ties = G.sum(mask, node.attrs.axes, true);
     return [G.mul(mask, G.div(G.reshape(g, kept), ties))];
   }),
   reduceMin: rule(({ graph: G, g, inputs: [x], node }) => {
     const kept = keptShape(x, node.attrs.axes);
-    const mask = f32(G, G.eq(x, G.reshape(node, kept)));
+    const mask = f32(G, G.eq(x, G.reshape(node, kept)), g);
     const ties = G.sum(mask, node.attrs.axes, true);
     return [G.mul(mask, G.div(G.reshape(g, kept), ties))];
   }),

@@ -75,7 +75,7 @@ describe('grad', () => {
     const g = new Graph();
     const labels = g.input('labels', [2], 'i32');
     const logits = g.param('logits', [2, 3]);
-    expect(() => grad(g, g.crossEntropy(logits, labels), [labels])).toThrow(/only f32 tensors have gradients/);
+    expect(() => grad(g, g.crossEntropy(logits, labels), [labels])).toThrow(/only float \(f32, f16\) tensors have gradients/);
   });
 
   it('gives no gradient to labels and stops at integer casts', () => {

@@ -140,6 +140,26 @@ const SAMPLES: Record<string, Sample> = {
       return [g.matmul(a, g.transpose(b)), g.matmul(a, g.transpose(c), { transB: true })];
     },
   },
+  'cast-layout': {
+    // autocast's casts around attention: f16 ↔ f32 casts of transposes and reshapes
+    build: (g, r) => {
+      const x = g.input('x', [dim(r), dim(r), dim(r)], 'f16');
+      const y = g.input('y', [dim(r), dim(r)]);
+      return [g.cast(g.transpose(x, [1, 0, 2]), 'f32'), g.cast(g.reshape(x, [x.shape[0] * x.shape[1], x.shape[2]]), 'f32'), g.cast(g.transpose(y, [1, 0]), 'f16')];
+    },
+  },
+  'matmul-round-operand': {
+    // an autocast linear: f32 activation and weight cast to f16, the product plus an f16 cast of an f32 bias
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const w = mat(g, 'w', r, [x.shape[1], dim(r)]);
+      const b = g.input('b', [w.shape[1]]);
+      const y = g.matmul(g.cast(x, 'f16'), g.cast(w, 'f16'));
+      return [g.cast(g.add(y, g.cast(b, 'f16')), 'f32'), g.matmul(g.cast(x, 'f16'), g.cast(w, 'f16'), { transA: false, transB: false })];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'matmul-epilogue'],
+    prefer: ['matmulEpilogue'],
+  },
   'transpose-transpose': {
     build: (g, r) => {
       const x = g.input('x', [dim(r), dim(r), dim(r)]);

@@ -3,7 +3,7 @@
 // names the op, the operands' shapes and the user's call site, and leaves the graph unchanged. Longer than
 // 500 lines on purpose: one builder method per op or decomposition (norms, losses) keeps the API in one place.
 
-import type { DType } from './dtype.js';
+import { type DType, isFloat } from './dtype.js';
 import { GraphError, userCallSite } from './graphError.js';
 import { inferType, type TensorType } from './infer.js';
 import type { NamedLeafOp } from './opFacts.js';
@@ -220,13 +220,15 @@ export class Graph {
 
   /** A constant filled with one value. */
   constant(value: number, shape: Shape = [], dtype: DType = 'f32'): Tensor {
-    if (dtype !== 'f32' && !(Number.isInteger(value) && value >= -2147483648 && value <= 2147483647))
+    if (!isFloat(dtype) && !(Number.isInteger(value) && value >= -2147483648 && value <= 2147483647))
       throw new GraphError(`const: value ${value} is not representable as ${dtype}`, 'const', userCallSite());
     return this.node('const', [], { value }, { shape, dtype });
   }
 
   private lift(x: TensorLike, like?: Tensor): Tensor {
-    return typeof x === 'number' ? this.constant(x, [], like?.dtype === 'i32' && Number.isInteger(x) ? 'i32' : 'f32') : x;
+    // a number next to an f16 tensor is an f16 constant (as torch's `half_tensor * 0.5` stays half)
+    const dtype = like?.dtype === 'i32' && Number.isInteger(x) ? 'i32' : like?.dtype === 'f16' ? 'f16' : 'f32';
+    return typeof x === 'number' ? this.constant(x, [], dtype) : x;
   }
 
   /**
@@ -391,7 +393,7 @@ export class Graph {
     const t = x.dtype === 'i32' && [min, max].some((v) => v !== undefined && !Number.isInteger(v)) ? this.cast(x, 'f32') : x;
     const c = (v: number) => this.constant(v, [], t.dtype);
     // the branch no comparison takes is x's NaNs: a NaN constant, so that they carry no gradient (i32 has none)
-    const nanOr = (v: number) => c(t.dtype === 'f32' ? Number.NaN : v);
+    const nanOr = (v: number) => c(isFloat(t.dtype) ? Number.NaN : v);
     if (min === undefined) return this.where(this.le(t, max as number), t, this.where(this.gt(t, max as number), c(max as number), nanOr(max as number)));
     const upper = max === undefined ? t : this.where(this.le(t, max), t, c(max));
     // min > max: max everywhere (torch); x stays an operand that no element selects, so its gradient is 0, not absent

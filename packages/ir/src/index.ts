@@ -7,7 +7,8 @@
  * @module @neura/ir
  */
 
-export { byteSize, type DType, DTYPES, isFloat } from './dtype.js';
+export { bufferBytes, byteSize, type DType, DTYPES, isFloat } from './dtype.js';
+export { f16Bits, f16FromBits, f16round, fromF16Array, toF16Array } from './f16.js';
 export { type CrossEntropyOptions, leafName, type MaxPool2dOptions, type Node, type NodeId, type NodeOf, type StateUpdate, type Tensor, type TensorLike, Graph, broadcastOf, hashName } from './graph.js';
 export { type CustomOpDef, customOpDef, registerCustomOp, unregisterCustomOp } from './customOp.js';
 export { GraphError, userCallSite } from './graphError.js';

@@ -1,8 +1,8 @@
 // Shape and dtype inference: one rule per op, required for every op by the type checker. Each rule either
 // returns the output type or throws a GraphError naming the op and the operands' shapes.
 
-import type { DType } from './dtype.js';
-import { arity, fail, float, type Rule, type TensorType } from './inferCore.js';
+import { type DType, DTYPES, isFloat } from './dtype.js';
+import { arity, fail, float, floating, type Rule, sameDtype, type TensorType } from './inferCore.js';
 import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradWeight, inferMaxPool2dGrad, inferMaxPool2dIndices, inferPool } from './inferConv.js';
 import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionGradKV, inferAttentionGradQKV, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferCumsum, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
@@ -20,7 +20,7 @@ const unary =
   (op: string): Rule<OpAttrs['neg']> =>
   (ins) => {
     arity(op, ins, 1);
-    float(op, ins, 0);
+    floating(op, ins, 0);
     return ins[0];
   };
 
@@ -28,7 +28,7 @@ const binary =
   (op: BinaryOp): Rule<OpAttrs['add']> =>
   (ins) => {
     arity(op, ins, 2);
-    if (ins[0].dtype !== ins[1].dtype) fail(op, `dtypes differ: ${ins[0].dtype} vs ${ins[1].dtype}`, ins);
+    sameDtype(op, ins, [0, 1]);
     const shape = broadcastShapes(ins[0].shape, ins[1].shape);
     if (!shape) fail(op, `shapes ${fmtShape(ins[0].shape)} and ${fmtShape(ins[1].shape)} do not broadcast`, ins);
     const dtype: DType = COMPARISON_OPS.includes(op) ? 'bool' : ins[0].dtype;
@@ -39,10 +39,11 @@ const reduce =
   (op: string): Rule<OpAttrs['sum']> =>
   (ins, a) => {
     arity(op, ins, 1);
-    float(op, ins, 0);
+    floating(op, ins, 0);
     const rank = ins[0].shape.length;
     if (a.axes.some((x) => x < 0 || x >= rank)) fail(op, `axes [${a.axes}] out of range for rank ${rank}`, ins);
-    return { shape: reducedShape(ins[0].shape, a.axes, a.keepdims), dtype: 'f32' };
+    // an f16 reduction accumulates in f32 and stores f16, as torch.sum of a half tensor
+    return { shape: reducedShape(ins[0].shape, a.axes, a.keepdims), dtype: ins[0].dtype };
   };
 
 const classLoss = (op: string, ins: readonly TensorType[]): void => {
@@ -56,8 +57,9 @@ const classLoss = (op: string, ins: readonly TensorType[]): void => {
 const matmulType = (op: string, ins: readonly TensorType[], transA: boolean, transB: boolean): TensorType => {
   const [a, b] = ins;
   if (a.shape.length < 2 || b.shape.length < 2) fail(op, 'operands must have rank ≥ 2 (batch axes, then a matrix)', ins);
-  float(op, ins, 0);
-  float(op, ins, 1);
+  floating(op, ins, 0);
+  floating(op, ins, 1);
+  sameDtype(op, ins, [0, 1]);
   const ra = a.shape.length;
   const rb = b.shape.length;
   const [m, ka] = transA ? [a.shape[ra - 1], a.shape[ra - 2]] : [a.shape[ra - 2], a.shape[ra - 1]];
@@ -67,7 +69,8 @@ const matmulType = (op: string, ins: readonly TensorType[], transA: boolean, tra
   const batchB = b.shape.slice(0, -2);
   const batch = broadcastShapes(batchA, batchB);
   if (!batch) fail(op, `batch dimensions ${fmtShape(batchA)} and ${fmtShape(batchB)} do not broadcast`, ins);
-  return { shape: [...(batch as number[]), m, n], dtype: 'f32' };
+  // f16 operands give an f16 product (accumulated in f32), as torch.matmul of halves
+  return { shape: [...(batch as number[]), m, n], dtype: a.dtype };
 };
 
 const leaf: Rule<unknown> = (_ins, _a, type) => type ?? { shape: [], dtype: 'f32' };
@@ -112,7 +115,7 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   where: (ins) => {
     arity('where', ins, 3);
     if (ins[0].dtype !== 'bool') fail('where', `condition must be bool, got ${ins[0].dtype}`, ins);
-    if (ins[1].dtype !== ins[2].dtype) fail('where', `branch dtypes differ: ${ins[1].dtype} vs ${ins[2].dtype}`, ins);
+    sameDtype('where', ins, [1, 2]);
     const shape = broadcastShapes(ins[0].shape, ins[1].shape, ins[2].shape);
     if (!shape) fail('where', 'shapes do not broadcast', ins);
     return { shape: shape as number[], dtype: ins[1].dtype };
@@ -158,7 +161,7 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   oneHot: inferOneHot,
   custom: (ins, a) => {
     const t = customOpDef(a.name).infer(ins, a.params);
-    if (!t || !Array.isArray(t.shape) || !t.shape.every((d) => Number.isInteger(d) && d >= 0) || !['f32', 'i32', 'bool'].includes(t.dtype))
+    if (!t || !Array.isArray(t.shape) || !t.shape.every((d) => Number.isInteger(d) && d >= 0) || !DTYPES.includes(t.dtype))
       fail(`custom ${a.name}`, `its infer returned ${JSON.stringify(t)}, not a { shape, dtype } type`, ins);
     return { shape: [...t.shape], dtype: t.dtype };
   },
@@ -234,12 +237,17 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   matmulEpilogue: (ins, a) => {
     const op = 'matmulEpilogue';
     if (ins.length < 2) fail(op, 'needs the two matmul operands', ins);
-    const t = matmulType(op, ins, a.transA, a.transB);
+    // an operand read rounded to f16 is f32 in memory and an f16 operand of the product
+    a.round?.forEach((r, i) => {
+      if (r && ins[i].dtype !== 'f32') fail(op, `operand ${i} is read rounded to f16, so it must be f32, got ${ins[i].dtype}`, ins);
+    });
+    const t = matmulType(op, ins.map((x, i) => (a.round?.[i] ? { shape: x.shape, dtype: 'f16' as const } : x)), a.transA, a.transB);
     if (pwArity(a.expr) > ins.length - 1) fail(op, `the epilogue reads $${pwArity(a.expr) - 1}, but there are ${ins.length - 2} extra operands`, ins);
     ins.slice(2).forEach((e, k) => {
       if (!broadcastsTo(e.shape, t.shape)) fail(op, `extra operand ${k} ${fmtShape(e.shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
     });
-    return t;
+    if (a.dtype !== undefined && !isFloat(a.dtype)) fail(op, `result dtype ${a.dtype} is not a float`, ins);
+    return a.dtype === undefined ? t : { shape: t.shape, dtype: a.dtype };
   },
   pointwise: (ins, a) => {
     if (ins.length < pwArity(a.expr)) fail('pointwise', `expression reads ${pwArity(a.expr)} inputs`, ins);

@@ -2,6 +2,8 @@
 // clarity, not speed: each op is a direct loop over row-major data. In float64 mode every float is a double;
 // in float32 mode each op's result is rounded to float32, as a GPU kernel would store it.
 
+import { isFloat } from './dtype.js';
+import { f16round } from './f16.js';
 import { type Graph, leafName, type Node, type NodeId } from './graph.js';
 import { customOpDef } from './customOp.js';
 import { perBinaryOp, perUnaryOp } from './elementwise.js';
@@ -52,7 +54,7 @@ const binary =
   (node, ins, ctx) => {
     const d = alloc(node.shape, node.dtype, ctx);
     const [a, b] = ins;
-    const r = node.dtype === 'f32' ? ctx.round : (x: number) => x | 0;
+    const r = isFloat(node.dtype) ? ctx.round : (x: number) => x | 0;
     broadcastMap(node, ins, (o, idx) => {
       d[o] = r(f(a.data[idx[0]], b.data[idx[1]]));
     });
@@ -63,7 +65,7 @@ const binary =
 function pointwiseResult(node: Node, expr: PwExpr, ins: readonly TensorValue[], ctx: Ctx): TensorValue {
   const d = alloc(node.shape, node.dtype, ctx);
   const vals = new Array<number>(ins.length);
-  const r = node.dtype === 'f32' ? ctx.round : (x: number) => castScalar(x, node.dtype);
+  const r = isFloat(node.dtype) ? ctx.round : (x: number) => castScalar(x, node.dtype);
   broadcastMap(node, ins, (o, idx) => {
     for (let j = 0; j < ins.length; j++) vals[j] = ins[j].data[idx[j]];
     d[o] = r(evalPwExpr(expr, vals, ctx.round));
@@ -268,7 +270,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   ...perBinaryOp((op) => binary(BINARY_FN[op])),
   const: (node, _ins, ctx) => {
     const d = alloc(node.shape, node.dtype, ctx);
-    d.fill(node.dtype === 'f32' ? ctx.round(node.attrs.value) : castScalar(node.attrs.value, node.dtype));
+    d.fill(isFloat(node.dtype) ? ctx.round(node.attrs.value) : castScalar(node.attrs.value, node.dtype));
     return out(node, d);
   },
   where: (node, ins, ctx) => {
@@ -330,7 +332,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     const values = customOpDef(node.attrs.name).interpret(ins, node.attrs.params, { shape: node.shape, dtype: node.dtype });
     const d = alloc(node.shape, node.dtype, ctx);
     if (values.length !== d.length) throw new Error(`interpret: custom op '${node.attrs.name}' returned ${values.length} values for shape [${node.shape.join(', ')}]`);
-    const r = node.dtype === 'f32' ? ctx.round : (x: number) => x | 0;
+    const r = isFloat(node.dtype) ? ctx.round : (x: number) => x | 0;
     for (let i = 0; i < d.length; i++) d[i] = r(values[i]);
     return out(node, d);
   },
@@ -419,8 +421,10 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     return out(node, d);
   },
   matmulEpilogue: (node, ins, ctx) => {
-    const { transA, transB, expr } = node.attrs;
-    const prod = matmulCore(node, ins[0], ins[1], transA, transB, ctx);
+    const { transA, transB, expr, round } = node.attrs;
+    // operands read rounded to f16 (an autocast cast folded in) take their f16 values
+    const [a, b] = [0, 1].map((i) => (round?.[i] ? toF16(ins[i]) : ins[i]));
+    const prod = matmulCore(node, a, b, transA, transB, ctx);
     const extras = ins.slice(2);
     const d = alloc(node.shape, 'f32', ctx);
     const vals = new Array<number>(ins.length - 1);
@@ -444,7 +448,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   pointwise: (node, ins, ctx) => {
     const d = alloc(node.shape, node.dtype, ctx);
     const vals = new Array<number>(ins.length);
-    const r = node.dtype === 'f32' ? ctx.round : (x: number) => castScalar(x, node.dtype);
+    const r = isFloat(node.dtype) ? ctx.round : (x: number) => castScalar(x, node.dtype);
     broadcastMap(node, ins, (o, idx) => {
       for (let j = 0; j < ins.length; j++) vals[j] = ins[j].data[idx[j]];
       d[o] = r(evalPwExpr(node.attrs.expr, vals, ctx.round));
@@ -479,9 +483,19 @@ function implOf<K extends OpKind>(op: K): Impl<K> {
 }
 
 function toPrecision(v: TensorValue, ctx: Ctx): TensorValue {
-  if (v.dtype !== 'f32') return v.data instanceof Int32Array ? v : { ...v, data: Int32Array.from(v.data) };
+  if (!isFloat(v.dtype)) return v.data instanceof Int32Array ? v : { ...v, data: Int32Array.from(v.data) };
   const want = ctx.precision === 'f64' ? Float64Array : Float32Array;
   return v.data instanceof want ? v : { ...v, data: want.from(v.data) };
+}
+
+/**
+ * An f16 node's value: computed as an f32 (or f64) result, then rounded to f16 once, as a kernel's f16 store does;
+ * a copy, so that a view's source or a caller's feed is never rewritten.
+ */
+function toF16(v: TensorValue): TensorValue {
+  const data = v.data instanceof Float64Array ? new Float64Array(v.data.length) : new Float32Array(v.data.length);
+  for (let i = 0; i < data.length; i++) data[i] = f16round(v.data[i]);
+  return { shape: v.shape, dtype: 'f16', data };
 }
 
 /**
@@ -523,6 +537,7 @@ export function interpret(
     } else {
       v = implOf(node.op)(node, node.inputs.map((i) => values.get(i) as TensorValue), ctx);
     }
+    if (node.dtype === 'f16') v = toF16(v);
     values.set(id, v);
   }
   const outputs: Record<string, TensorValue> = {};

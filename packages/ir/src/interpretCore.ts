@@ -1,7 +1,7 @@
 // Shared pieces of the reference interpreter: the run context, the implementation signature, buffer
 // allocation in the run's precision and the broadcast iterator. Must not know any particular op.
 
-import type { DType } from './dtype.js';
+import { type DType, isFloat } from './dtype.js';
 import type { Node } from './graph.js';
 import type { OpKind } from './ops.js';
 import { broadcastStrides, numel, type Shape } from './shape.js';
@@ -22,7 +22,7 @@ export type Impl<K extends OpKind> = (node: Node<K>, ins: readonly TensorValue[]
 /** A zeroed buffer for a tensor of this shape and dtype, in the run's precision. */
 export function alloc(shape: Shape, dtype: DType, ctx: Ctx): TensorData {
   const n = numel(shape);
-  if (dtype !== 'f32') return new Int32Array(n);
+  if (!isFloat(dtype)) return new Int32Array(n);
   return ctx.precision === 'f64' ? new Float64Array(n) : new Float32Array(n);
 }
 

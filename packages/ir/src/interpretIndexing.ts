@@ -2,6 +2,7 @@
 // a direct loop over output (or update) coordinates in row-major order; out-of-range indices throw a
 // RangeError naming the op, the index and its position (never a silent clamp or wrap).
 
+import { isFloat } from './dtype.js';
 import type { Node } from './graph.js';
 import { alloc, type Ctx, out } from './interpretCore.js';
 import { numel, stridesOf } from './shape.js';
@@ -43,7 +44,7 @@ export function interpretSlice(node: Node<'slice'>, [x]: readonly TensorValue[],
 export function interpretPad(node: Node<'pad'>, [x]: readonly TensorValue[], ctx: Ctx): TensorValue {
   const { before, interior, value } = node.attrs;
   const d = alloc(node.shape, node.dtype, ctx);
-  d.fill(node.dtype === 'f32' ? ctx.round(value) : value);
+  d.fill(isFloat(node.dtype) ? ctx.round(value) : value);
   const os = stridesOf(node.shape);
   const base = dot(before, os);
   const st = os.map((s, i) => s * (interior[i] + 1));

@@ -7,7 +7,7 @@
 // typed error naming the limit).
 
 import { customOpDef } from './customOp.js';
-import { byteSize } from './dtype.js';
+import { bufferBytes, byteSize } from './dtype.js';
 import type { TensorType } from './infer.js';
 import { OP_FACTS, needsKernel } from './opFacts.js';
 export { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, type OperandGroups, resultType } from './multiResult.js';
@@ -221,7 +221,7 @@ export function isKernelOp(op: OpKind): boolean {
 
 /** Bytes of a tensor of this type. */
 export function tensorTypeBytes(t: TensorType): number {
-  return n(t.shape) * byteSize(t.dtype);
+  return bufferBytes(t.dtype, n(t.shape)); // f16: 2 bytes an element, the buffer rounded up to 4
 }
 
 /**

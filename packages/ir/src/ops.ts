@@ -261,9 +261,11 @@ export interface OtherOpAttrs {
   /**
    * inputs [a, b, ...extras]: a matmul (as `matmul` with the flags) whose every product element passes through a
    * pointwise epilogue: `$0` in `expr` is the product, `$k` (k ≥ 1) is extra k − 1 broadcast to the output (a bias,
-   * a residual, a GELU's operands, a scale). One kernel: the product is never written.
+   * a residual, a GELU's operands, a scale). One kernel: the product is never written. `dtype`: the result's dtype
+   * when it is not the operands' (f16 operands with an f32 result: an f16 product cast to f32 by its epilogue).
+   * `round[i]`: operand i is f32 in memory and read rounded to f16 (an autocast cast folded into the product).
    */
-  matmulEpilogue: { transA: boolean; transB: boolean; expr: PwExpr };
+  matmulEpilogue: { transA: boolean; transB: boolean; expr: PwExpr; dtype?: DType; round?: [boolean, boolean] };
   /**
    * inputs [a, b] (matrices, flags as `matmul`): the split-K partial products of op(a)·op(b), [splits, M, N].
    * Partial s sums k in [s·chunk, min(K, (s + 1)·chunk)), chunk = `splitKChunk(K, splits)`; their sum over axis 0

@@ -3,6 +3,7 @@
 // and WGSL generation agree with. Expressions are trees of plain JSON; shared subtrees are allowed.
 
 import type { DType } from './dtype.js';
+import { f16round } from './f16.js';
 import type { BinaryOp, UnaryOp } from './elementwise.js';
 
 /** An expression over the inputs of a fused pointwise op. */
@@ -96,11 +97,13 @@ export const BINARY_FN: { [K in BinaryOp]: (a: number, b: number) => number } = 
   eq: (a, b) => (a === b ? 1 : 0),
 };
 
-/** Converts a scalar to the value it has in a dtype (truncation for integers, 0/1 for bool). */
+/** Converts a scalar to the value it has in a dtype (f16 rounding to nearest even, truncation for integers, 0/1 for bool). */
 export function castScalar(x: number, to: DType): number {
   switch (to) {
     case 'f32':
       return x;
+    case 'f16':
+      return f16round(x);
     case 'i32':
       return Math.trunc(x) | 0;
     case 'bool':

@@ -1,7 +1,9 @@
 // Host-side tensor values: the currency of the interpreter, of feeds and of readback. Data is row-major;
 // float tensors use Float64Array in float64 mode and Float32Array otherwise; i32 and bool use Int32Array.
+// f16 values are held as f16-rounded numbers in the float arrays (every half is exactly a float).
 
-import type { DType } from './dtype.js';
+import { type DType, isFloat } from './dtype.js';
+import { f16round } from './f16.js';
 import type { Init } from './ops.js';
 import { numel, type Shape } from './shape.js';
 
@@ -12,7 +14,7 @@ export type TensorData = Float32Array | Float64Array | Int32Array;
 export interface TensorValue {
   /** Extents, outermost first. */
   readonly shape: Shape;
-  /** Element type (`bool` is stored as 0/1 in an Int32Array). */
+  /** Element type (`bool` is stored as 0/1 in an Int32Array, `f16` as f16-rounded floats). */
   readonly dtype: DType;
   /** The elements, row-major; Float64Array in the interpreter's f64 mode. */
   readonly data: TensorData;
@@ -22,13 +24,14 @@ export interface TensorValue {
 export function tensor(shape: Shape, data: ArrayLike<number> | TensorData, dtype: DType = 'f32'): TensorValue {
   const n = numel(shape);
   if (data.length !== n) throw new Error(`tensor: ${data.length} values for shape [${shape.join(', ')}] (${n} elements)`);
-  if (dtype !== 'f32' && !(data instanceof Int32Array))
+  if (!isFloat(dtype) && !(data instanceof Int32Array))
     for (let i = 0; i < n; i++) {
       const v = data[i];
       if (!Number.isInteger(v) || v < -2147483648 || v > 2147483647)
         throw new RangeError(`tensor: value ${v} at index ${i} is not an integer representable as ${dtype}`);
     }
-  const arr = dtype === 'f32' ? Float32Array.from(data as ArrayLike<number>) : Int32Array.from(data as ArrayLike<number>);
+  const arr = isFloat(dtype) ? Float32Array.from(data as ArrayLike<number>) : Int32Array.from(data as ArrayLike<number>);
+  if (dtype === 'f16') for (let i = 0; i < n; i++) arr[i] = f16round(arr[i]);
   return { shape: [...shape], dtype, data: arr };
 }
 
@@ -70,7 +73,7 @@ export function initialValue(init: Init, shape: Shape, dtype: DType = 'f32', nam
   if (zeroRow !== undefined && !(typeof zeroRow === 'number' && Number.isInteger(zeroRow) && shape.length > 0 && zeroRow >= 0 && zeroRow < shape[0]))
     throw new Error(`parameter '${name}': init zeroRow ${String(zeroRow)} is not a row of [${shape.join(', ')}]`);
   const n = numel(shape);
-  const data = dtype === 'f32' ? new Float32Array(n) : new Int32Array(n);
+  const data = isFloat(dtype) ? new Float32Array(n) : new Int32Array(n);
   switch (init.kind) {
     case 'zeros':
       break;
@@ -101,5 +104,6 @@ export function initialValue(init: Init, shape: Shape, dtype: DType = 'f32', nam
     const row = n / shape[0];
     data.fill(0, zeroRow * row, (zeroRow + 1) * row);
   }
+  if (dtype === 'f16') for (let i = 0; i < n; i++) data[i] = f16round(data[i]);
   return { shape: [...shape], dtype, data };
 }

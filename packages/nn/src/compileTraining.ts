@@ -15,6 +15,7 @@ import type { AutotuneOptions } from './matmulAutotune.js';
 import { anomalyStep } from './anomaly.js';
 import { type CompiledStep, compileStep } from './compileStep.js';
 import type { PlanCache, PlanStats } from './planCache.js';
+import { autocast } from './autocast.js';
 import { recognizedForward } from './recognizedForward.js';
 import { allFinite, GRAD_SCALER_STATE, guardAndUpdateScale, type LossScale, type LossScaleState, resolveLossScale, scaleTensor, unscale } from './gradScaler.js';
 import { TrainingStepError } from './errors.js';
@@ -53,11 +54,17 @@ export interface TrainingOptions extends StepOptions {
    */
   measure?: MeasureOptions;
   /**
-   * `fp32` (default, the reference) or `mixed`: matmuls take f16 operands on tensor cores and accumulate in f32;
-   * params, gradients and optimizer state stay f32. Needs a device made with `createDevice({ mixedPrecision: true })`
-   * on an adapter with `chromium-experimental-subgroup-matrix` and `shader-f16` (else a PrecisionError).
+   * `fp32` (default, the reference) or `mixed`: matmuls take f16 operands on tensor cores and accumulate in f32, and
+   * activations are stored as f16 by PyTorch autocast's policy (autocast.ts; see `autocast`); params, their
+   * gradients and optimizer state stay f32. Needs a device made with `createDevice({ mixedPrecision: true })` on an
+   * adapter with `chromium-experimental-subgroup-matrix` and `shader-f16` (else a PrecisionError).
    */
   precision?: Precision;
+  /**
+   * Under `precision: 'mixed'`: store activations as f16 where autocast's policy says so (default true); `false`
+   * keeps every tensor f32 in memory and only rounds matmul operands to f16 as they are staged.
+   */
+  autocast?: boolean;
   /**
    * Measured matmul choices (runtime's `tuneMatmul`): listed shapes run their tiling, others the shipped heuristic;
    * an entry that does not fit the device is a KernelError. Entries here win over `autotune`'s, and both over the
@@ -276,6 +283,8 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   // any batch up to the compiled one: padded rows masked out of the loss (batchMask.ts), feeds padded in `step`
   const padder = opts.batchInputs && new BatchPadder(graph, opts.batchInputs);
   if (padder) ({ graph, loss } = maskedBatchGraph(graph, loss, padder.names, padder.rows));
+  // f16 storage: casts placed by autocast's policy before grad, so the backward stores f16 gradients of f16 tensors
+  if (opts.precision === 'mixed' && opts.autocast !== false) ({ graph, loss } = autocast(graph, loss));
   const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
   const lossScale = opts.lossScale ?? (opts.precision === 'mixed' ? 'dynamic' : undefined);
   const scaler = resolveLossScale(lossScale);

@@ -3,7 +3,7 @@
 // no optimizer, no kernels. Must check feeds and state exactly as the GPU session does (same checks, same errors).
 
 import { type Graph, indexOperandsOf, initialValue, interpret, isAliasOp, type NodeId, type Tensor, type TensorValue } from '@neura/ir';
-import { checkFeedsObject, checkLabels, type FeedValue, fmtType, type IndexCheck, InputError, toDeviceData } from '@neura/runtime-webgpu';
+import { checkFeedsObject, checkLabels, type FeedValue, fmtType, type IndexCheck, InputError, toHostData } from '@neura/runtime-webgpu';
 import { checkStateDict, graphStateTypes, type LoadStateDictOptions } from './stateDict.js';
 
 /** Options of `cpuInference`. */
@@ -73,7 +73,7 @@ export function cpuInference(model: Graph, opts: CpuInferenceOptions): CpuInfere
   for (const [name, value] of Object.entries(opts.initialState ?? {})) {
     const n = graph.byName(name);
     if (!n || n.op === 'input') throw new InputError(name, `compile: initialState '${name}' is not a param or state of this graph (${[...types.keys()].join(', ') || 'none'})`);
-    state.set(name, own({ shape: n.shape, dtype: n.dtype, data: toDeviceData(name, n, value) }));
+    state.set(name, own({ shape: n.shape, dtype: n.dtype, data: toHostData(name, n, value) }));
   }
   for (const [name, t] of types) {
     const leaf = graph.byName(name);
@@ -108,7 +108,7 @@ export function cpuInference(model: Graph, opts: CpuInferenceOptions): CpuInfere
         const name = n.attrs.name;
         const v = feeds[name];
         if (v === undefined) throw new InputError(name, `missing input '${name}' (${fmtType(n)}); expected inputs: ${expected()}`);
-        const data = toDeviceData(`input ${name}`, n, v);
+        const data = toHostData(`input ${name}`, n, v);
         for (const chk of checks.get(n.id) ?? []) checkLabels(name, chk, data);
         given[name] = { shape: n.shape, dtype: n.dtype, data };
       }

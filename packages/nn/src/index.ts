@@ -31,6 +31,7 @@ export {
   type TrainingStepOptions,
 } from './compileTraining.js';
 export { recognizedForward } from './recognizedForward.js';
+export { AUTOCAST_POLICY, type Autocast, autocast, type CastPolicy } from './autocast.js';
 export { type Batch, type BatchOptions, batches } from './data/batches.js';
 export { type IdxData, IdxError, parseIdx } from './data/idx.js';
 export { type Mnist, type MnistSplit, mnistFromIdx } from './data/mnist.js';

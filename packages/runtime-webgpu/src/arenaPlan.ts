@@ -4,7 +4,7 @@
 // the same role in every group, every root in one arena only, an arena all persistent or all transient, and no
 // other dispatch binding an arena's buffer both writable and read-only (then the kernel runs one dispatch per group).
 
-import { type Arena, type Graph, groupOperands, isLeafOp, type MemoryPlan, type Node, type NodeId } from '@neura/ir';
+import { type Arena, byteSize, type Graph, groupOperands, isLeafOp, type MemoryPlan, type Node, type NodeId } from '@neura/ir';
 import { type KernelPlan, multiTensorTable } from '@neura/wgsl-kernels';
 import type { StateWrite } from './updatePlan.js';
 
@@ -46,6 +46,9 @@ export function planArenas(graph: Graph, s: StepSchedule, rootOf: (id: NodeId) =
     const n = graph.nodes[id];
     if (n.op !== 'pointwiseMultiTensor' || exclude.has(id) || !rolesWritten(n, s)) continue;
     const { shared, roles, groups, operand } = groupOperands(n);
+    // the arena kernel writes f32 and reads a role of one dtype in every group (f16: autocast gradients, read only)
+    const roleDtypes = Array.from({ length: roles }, (_, k) => new Set(Array.from({ length: groups }, (_, g) => graph.nodes[n.inputs[operand(g, shared + k)]].dtype)));
+    if (n.dtype !== 'f32' || roleDtypes.some((d) => d.size !== 1 || !(d.has('f32') || d.has('f16')))) continue;
     const rootsOf = Array.from({ length: roles }, (_, k) => Array.from({ length: groups }, (_, g) => rootOf(n.inputs[operand(g, shared + k)])));
     const all = rootsOf.flat();
     const persistentRole = rootsOf.map((rs) => rs.map((r) => isLeafOp(graph.nodes[r].op)));
@@ -64,7 +67,9 @@ export function arenaTables(graph: Graph, arenas: ArenaChoice, memory: MemoryPla
   const tables = new Map<NodeId, Uint32Array>();
   for (const [id, roles] of arenas) {
     const n = graph.nodes[id] as Node<'pointwiseMultiTensor'>;
-    const offsets = n.attrs.shapes.map((_, g) => roles.map((a) => (memory.offsetOf.get(a.tensors[g]) ?? 0) / 4));
+    const { shared, operand } = groupOperands(n);
+    // element offsets: bytes over the role's element size (f16 roles: 2)
+    const offsets = n.attrs.shapes.map((_, g) => roles.map((a, k) => (memory.offsetOf.get(a.tensors[g]) ?? 0) / byteSize(graph.nodes[n.inputs[operand(0, shared + k)]].dtype)));
     tables.set(id, multiTensorTable(n, offsets));
   }
   return tables;

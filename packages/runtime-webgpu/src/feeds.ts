@@ -3,7 +3,7 @@
 // the GPU. Invariant: a value that fails a check throws before anything is written, naming the tensor,
 // what was expected and what was given.
 
-import { fmtShape, type Node, numel, type TensorValue } from '@neura/ir';
+import { fmtShape, isFloat, type Node, numel, type TensorValue, toF16Array } from '@neura/ir';
 import { InputError } from './errors.js';
 import type { IndexCheck } from './compiledStep.js';
 
@@ -15,12 +15,28 @@ export function fmtType(n: { readonly shape: readonly number[]; readonly dtype: 
   return `${fmtShape(n.shape)} ${n.dtype}`;
 }
 
-/** Checks `value` against leaf `n` and returns the typed array to upload (Float64Array data → Float32Array). */
-export function toDeviceData(name: string, n: Node, value: FeedValue): Float32Array | Int32Array {
+/** The typed array a leaf's device buffer is written from (f16 leaves as their 16-bit encodings). */
+export type DeviceData = Float32Array | Int32Array | Uint16Array;
+
+/**
+ * Checks `value` against leaf `n` and returns the typed array to upload (Float64Array data → Float32Array; an f16
+ * leaf takes float values, rounded to the nearest half and encoded in 16 bits).
+ */
+export function toDeviceData(name: string, n: Node, value: FeedValue): DeviceData {
+  const data = toHostData(name, n, value);
+  if (n.dtype !== 'f16') return data;
+  // writeBuffer takes whole 4-byte words: an odd count of halves gets a zero half after it (the buffer has room)
+  const bits = new Uint16Array(data.length + (data.length % 2));
+  bits.set(toF16Array(data));
+  return bits;
+}
+
+/** Checks `value` against leaf `n` and returns its data as the host holds it (floats in a Float32Array, f16 included). */
+export function toHostData(name: string, n: Node, value: FeedValue): Float32Array | Int32Array {
   const want = numel(n.shape);
   if (value instanceof Float32Array || value instanceof Int32Array) {
     const got = value instanceof Float32Array ? 'f32' : 'i32';
-    const ok = n.dtype === 'f32' ? got === 'f32' : got === 'i32';
+    const ok = isFloat(n.dtype) ? got === 'f32' : got === 'i32';
     if (!ok) throw new InputError(name, `'${name}': expected ${fmtType(n)}, got a ${value.constructor.name} (${got})`);
     if (value.length !== want)
       throw new InputError(name, `'${name}': expected ${fmtType(n)} (${want} values), got ${value.length} values`);
@@ -32,7 +48,7 @@ export function toDeviceData(name: string, n: Node, value: FeedValue): Float32Ar
   if (!shapeOk || value.dtype !== n.dtype) throw new InputError(name, `'${name}': expected ${fmtType(n)}, got ${fmtType(value)}`);
   if (value.data.length !== want)
     throw new InputError(name, `'${name}': shape ${fmtShape(n.shape)} needs ${want} values, data has ${value.data.length}`);
-  if (n.dtype === 'f32') return value.data instanceof Float32Array ? value.data : Float32Array.from(value.data);
+  if (isFloat(n.dtype)) return value.data instanceof Float32Array ? value.data : Float32Array.from(value.data);
   if (value.data instanceof Int32Array) return value.data;
   // float data for an integer leaf: refuse what Int32Array.from would truncate or wrap (NaN → 0, 2.7 → 2)
   const data = value.data;

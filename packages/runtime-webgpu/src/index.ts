@@ -19,7 +19,7 @@ export { type GuardedIdbStore, type GuardedIdbStoreOptions, guardedIdbStore } fr
 export { DEFAULT_CHOICE, indexedDbTuningCache, memoryTuningCache, type TuningCache, type TuningEntries, type TuningRecord, validTuningEntries } from './tuningCache.js';
 export { capsFor, type Precision, PrecisionError, supportsPrecision } from './precision.js';
 export { DeviceLostError, GpuValidationError, InputError, KernelCompileError, WebGpuUnavailableError, type WebGpuUnavailableReason, type WgslDiagnostic } from './errors.js';
-export { checkFeedsObject, checkLabels, type FeedValue, fmtType, toDeviceData } from './feeds.js'; // host-only: the CPU backend validates feeds with them
+export { checkFeedsObject, checkLabels, type DeviceData, type FeedValue, fmtType, toDeviceData, toHostData } from './feeds.js'; // host-only: the CPU backend validates feeds with them
 export {
   alignedBytes,
   type MemoryPlan,

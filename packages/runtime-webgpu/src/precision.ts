@@ -1,6 +1,7 @@
 // The precision policy of a compiled step. `fp32` (default): every kernel computes in f32, the correctness
 // reference. `mixed`: matmuls round their operands to f16 as they stage tiles and accumulate in f32 on subgroup
-// matrices (tensor cores); tensors, master weights and optimizer state stay f32 in memory. Mixed precision needs
+// matrices (tensor cores); f16 tensors (nn's autocast pass stores activations as f16) are read directly; master
+// weights and optimizer state stay f32. Mixed precision needs
 // Dawn's experimental `chromium-experimental-subgroup-matrix` with an f16 x f16 -> f32 configuration, `shader-f16`
 // and `subgroups`, and 32-lane subgroups (the kernel's layout); a device without them gets a PrecisionError.
 

@@ -3,7 +3,7 @@
 // out only when its previous mapping has finished (or it was never used); the caller submits the copy into
 // the slot before calling `arm`.
 
-import type { DType } from '@neura/ir';
+import { type DType, fromF16Array, numel } from '@neura/ir';
 import type { TensorValue } from '@neura/ir';
 
 interface Slot {
@@ -47,7 +47,8 @@ export class ReadbackRing {
     const p = slot.buffer.mapAsync(GPUMapMode.READ, 0, slot.buffer.size).then(() => {
       const raw = slot.buffer.getMappedRange(0, slot.buffer.size).slice(0, this.bytes);
       slot.buffer.unmap();
-      const data = this.dtype === 'f32' ? new Float32Array(raw) : new Int32Array(raw);
+      // f16 tensors come back as their 16-bit encodings (a buffer rounded up to 4 bytes: read numel halves)
+      const data = this.dtype === 'f16' ? fromF16Array(new Uint16Array(raw, 0, numel(this.shape))) : this.dtype === 'f32' ? new Float32Array(raw) : new Int32Array(raw);
       return { shape: [...this.shape], dtype: this.dtype, data } satisfies TensorValue;
     });
     slot.busy = p;

@@ -12,7 +12,7 @@
 import type { TensorValue } from '@neura/ir';
 import type { CompiledStep, NamedTensor, SessionStats } from './compiledStep.js';
 import { asDeviceLoss, GpuValidationError, InputError } from './errors.js';
-import { checkFeedsObject, checkLabels, type FeedValue, fmtType, toDeviceData } from './feeds.js';
+import { checkFeedsObject, checkLabels, type DeviceData, type FeedValue, fmtType, toDeviceData } from './feeds.js';
 import { DispatchTimer, checkProfilable, profileRequestFor, StepProfile, writeProfileFiles } from './profiler.js';
 import { ReadbackRing } from './readbackRing.js';
 
@@ -146,7 +146,7 @@ export class Session {
    * checked (name, shape, dtype, length) and copied before anything is written: a bad one writes nothing.
    */
   writeStates(values: Readonly<Record<string, FeedValue>>): Promise<void> {
-    let writes: { t: NamedTensor; data: Float32Array | Int32Array }[];
+    let writes: { t: NamedTensor; data: DeviceData }[];
     try {
       if (this.disposed) throw new Error(`session '${this.c.label}' is disposed`);
       writes = Object.entries(values).map(([name, value]) => {
@@ -244,7 +244,7 @@ export class Session {
   }
 
   /** Writes checked feeds to the input buffers now, in an error scope popped at once. */
-  private writeInputs(data: readonly (Float32Array | Int32Array)[]): Promise<GPUError | null> {
+  private writeInputs(data: readonly DeviceData[]): Promise<GPUError | null> {
     const gpu = this.c.device.gpu;
     gpu.pushErrorScope('validation');
     this.c.inputs.forEach((slot, i) => {
@@ -283,7 +283,7 @@ export class Session {
   }
 
   /** Checks every feed before anything is written; returns the arrays to upload (copies of the caller's), in input order. */
-  private checkFeeds(feeds: Readonly<Record<string, FeedValue>>, copy = false): (Float32Array | Int32Array)[] {
+  private checkFeeds(feeds: Readonly<Record<string, FeedValue>>, copy = false): DeviceData[] {
     const expected = () => this.c.inputs.map((i) => `${i.name} ${fmtType(i.node)}`).join(', ') || 'none';
     checkFeedsObject(feeds, expected, (name) => this.c.inputs.some((i) => i.name === name));
     for (const name of Object.keys(feeds))
@@ -403,7 +403,7 @@ export class Session {
 
 /** A step's checked inputs, taken when `step` is called: already written (`written`) or copies to write (`data`). */
 interface PreparedStep {
-  readonly data?: readonly (Float32Array | Int32Array)[];
+  readonly data?: readonly DeviceData[];
   /** The error scope of the feeds' writes, when they were written at call time. */
   readonly written?: Promise<GPUError | null>;
   readonly readNames: readonly string[];
@@ -419,6 +419,6 @@ interface EncodedReplay {
 }
 
 /** `data` itself when it was made for the upload, else a copy: never keep a reference to the caller's array. */
-function snapshot(data: Float32Array | Int32Array, given: FeedValue): Float32Array | Int32Array {
+function snapshot(data: DeviceData, given: FeedValue): DeviceData {
   return data === given || data === (given as TensorValue).data ? data.slice() : data;
 }

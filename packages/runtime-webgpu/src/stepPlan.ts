@@ -3,7 +3,7 @@
 // share their root's buffer; a liveness-based memory plan), and the host checks of fed labels and indices. Each
 // phase is a named function, testable without a device. Must not touch WebGPU.
 
-import { type Graph, indexOperandsOf, type MemoryPlan, planMemory, type TensorLifetime, isAliasOp, isLeafOp, isMultiResultOp, kernelIllegality, kernelOutputs, type Node, type NodeId, numel } from '@neura/ir';
+import { type Graph, indexOperandsOf, type MemoryPlan, planMemory, type TensorLifetime, isAliasOp, isLeafOp, isMultiResultOp, bufferBytes, kernelIllegality, kernelOutputs, type Node, type NodeId, numel } from '@neura/ir';
 import { type BindingSource, type DeviceCaps, type KernelGenerator, type KernelPlan, KernelError, type ResultTarget } from '@neura/wgsl-kernels';
 import { type ArenaChoice, arenaClashes, arenaTables, planArenas } from './arenaPlan.js';
 import type { IndexCheck } from './compiledStep.js';
@@ -11,7 +11,7 @@ import { planUpdates, type StateCopy, type StateWrite } from './updatePlan.js';
 
 const isLeaf = (n: Node) => isLeafOp(n.op);
 /** Bytes of a node's value on the device. */
-export const tensorBytes = (n: Node) => numel(n.shape) * 4;
+export const tensorBytes = (n: Node) => bufferBytes(n.dtype, numel(n.shape));
 
 /** The order, in-place writes and copies of a step (from the update plan; phases may turn writes into copies). */
 export interface StepSchedule {

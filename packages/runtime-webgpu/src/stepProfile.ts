@@ -3,8 +3,8 @@
 // Pure: no GPU objects here (profiler.ts records the timestamps), so it is tested without a device.
 // Invariants: every dispatch of the step appears exactly once; times are in ns relative to the first dispatch.
 
-import type { Graph, Node, OpKind } from '@neura/ir';
-import { kernelFlops, numel, OP_FACTS, pwExprOps } from '@neura/ir';
+import type { DType, Graph, Node, OpKind } from '@neura/ir';
+import { bufferBytes, kernelFlops, numel, OP_FACTS, pwExprOps } from '@neura/ir';
 
 /** What a kernel (one graph node, one or more dispatches) does, for profiles and reports. */
 export interface KernelInfo {
@@ -74,7 +74,7 @@ export interface StepProfileSummary {
   readonly dispatches: number;
 }
 
-const sizeOf = (n: { shape: readonly number[] }) => numel(n.shape) * 4;
+const sizeOf = (n: { shape: readonly number[]; dtype?: DType }) => (n.dtype ? bufferBytes(n.dtype, numel(n.shape)) : numel(n.shape) * 4);
 const fmt = (s: readonly number[]) => `[${s.join(',')}]`;
 
 

@@ -105,7 +105,7 @@ export function operandLoads(inputs: readonly TensorType[], groups: readonly num
   return lines;
 }
 
-const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
+const f32Of = (v: string, dtype: DType) => (wgslType(dtype) === 'f32' ? v : `f32(${v})`); // f16 loads arrive as f32
 
 /** Unary ops (f32 → f32). */
 export function unaryKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
@@ -118,8 +118,8 @@ export function unaryKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
 export function binaryKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   const op = spec.node.op;
   if (!isBinary(op)) return kernelError(spec, 'not a binary op');
-  const dtype = spec.inputs[0].dtype;
-  return elementwisePlan(spec, caps, `elementwise binary ${op} (${dtype === 'f32' ? 'f32' : 'i32'} arithmetic)`, (load) => {
+  const dtype = wgslType(spec.inputs[0].dtype); // f16 computes in f32
+  return elementwisePlan(spec, caps, `elementwise binary ${op} (${dtype} arithmetic)`, (load) => {
     const a = load(0);
     const b = load(1);
     const cmp = compareExpr(op, a, b);

@@ -23,7 +23,7 @@ export interface MatmulEpilogueHook {
   readonly what: string;
 }
 
-const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
+const f32Of = (v: string, dtype: DType) => (wgslType(dtype) === 'f32' ? v : `f32(${v})`); // f16 loads arrive as f32
 const calls = (code: string, fn: string) => new RegExp(`\\b${fn}\\(`).test(code);
 
 /** The hook of a `matmulEpilogue` node, or undefined for `matmul` / `fusedMatmul` (their bias and relu stay in matmul.ts). */

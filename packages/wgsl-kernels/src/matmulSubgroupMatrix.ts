@@ -175,8 +175,9 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   const max = caps.maxComputeWorkgroupsPerDimension;
   if (grid.some((g) => g > max)) kernelError(spec, `needs a ${grid.join('x')} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
   const epilogue = !split && (p.hasBias || p.relu || p.epi !== undefined);
-  // straight stores need whole m x n result matrices (a matrix is wholly inside the output or wholly outside)
-  const direct = !epilogue && M % s.m === 0 && N % s.n === 0;
+  // straight stores need whole m x n result matrices (a matrix is wholly inside the output or wholly outside) and
+  // an f32 output: an f16 one is written through the staged rows, where f16Storage.ts converts each store
+  const direct = !epilogue && M % s.m === 0 && N % s.n === 0 && spec.node.dtype !== 'f16';
   const vecA = transA ? M % 4 === 0 : K % 4 === 0;
   const vecB = transB ? K % 4 === 0 : N % 4 === 0;
   const { bindings, decl, A, B, va, vb } = bindMatmul(p, vecA, vecB, !split);

@@ -15,7 +15,7 @@ import { castStorage } from './scalarOps.js';
 import { inputVar, outputVar, perElementDispatch, planOf } from './shader.js';
 import { indent, kernelError, wgslType } from './wgsl.js';
 
-const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
+const f32Of = (v: string, dtype: DType) => (wgslType(dtype) === 'f32' ? v : `f32(${v})`); // f16 loads arrive as f32
 
 /** Reads of a pointwise expression's operands. */
 function readsOf(e: OpAttrs['pointwise']['expr'], into: Set<number>): void {

@@ -75,7 +75,14 @@ export function pointwiseMultiTensorKernel(spec: KernelSpec<'pointwiseMultiTenso
   if (typeof written === 'string') kernelError(spec, `the arena form writes every result in place: ${written}`);
   const P = node.attrs.partials;
   if (P && written.includes(P.role)) kernelError(spec, `role ${P.role} is read as split-K partials and cannot be written in place`);
-  if (dtype !== 'f32' || inputs.some((t) => t.dtype !== 'f32')) kernelError(spec, 'the arena form is f32 only');
+  // arenas hold f32 tensors, or f16 ones in a role only read (autocast gradients; f16Storage.ts converts the loads)
+  const roleDtype = (k: number) => inputs[groupOperands(node).operand(0, shared + k)].dtype;
+  for (let k = 0; k < roles; k++) {
+    const d = roleDtype(k);
+    if (shapes.some((_, g) => inputs[groupOperands(node).operand(g, shared + k)].dtype !== d)) kernelError(spec, `the arena form needs one dtype per role: role ${k} mixes dtypes`);
+    if (d !== 'f32' && (d !== 'f16' || written.includes(k))) kernelError(spec, `the arena form takes f32 roles and read-only f16 roles; role ${k} is ${d}${written.includes(k) ? ' and written' : ''}`);
+  }
+  if (dtype !== 'f32' || inputs.slice(0, shared).some((t) => t.dtype !== 'f32')) kernelError(spec, 'the arena form writes f32 results from f32 shared operands');
   const total = shapes.reduce((s, sh) => s + numel(sh), 0);
   if (total === 0) return EMPTY_PLAN;
   const buffers: BufferVar[] = [];

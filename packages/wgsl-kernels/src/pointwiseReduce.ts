@@ -12,9 +12,9 @@ import { groupByNode, operandLoads } from './elementwise.js';
 import { emitPwExpr } from './pointwise.js';
 import { type ColumnsForm, type ReduceFinish, type ReduceMember, reduceMultiPlan, reducePlan, type ReduceSource } from './reduce.js';
 import { inputVar, outputVar } from './shader.js';
-import { indent, kernelError } from './wgsl.js';
+import { indent, kernelError, wgslType } from './wgsl.js';
 
-const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
+const f32Of = (v: string, dtype: DType) => (wgslType(dtype) === 'f32' ? v : `f32(${v})`); // f16 loads arrive as f32
 
 /** `pointwiseReduce`: `post(reduce(expr))`, the prologue a WGSL function `prologue(i)` of the flat index. */
 export function pointwiseReduceKernel(spec: KernelSpec<'pointwiseReduce'>, caps: DeviceCaps, columns: ColumnsForm = {}): KernelPlan {

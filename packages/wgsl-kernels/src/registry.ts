@@ -14,6 +14,7 @@ import { cumsumKernel } from './cumsum.js';
 import { customKernel } from './customKernel.js';
 import { literalTableBytes } from './literals.js';
 import { dropoutKernel } from './dropout.js';
+import { withF16Storage } from './f16Storage.js';
 import { ropeKernel } from './rope.js';
 import { expandKernel, transposeKernel } from './layout.js';
 import { type KernelGroup, LAZY_GROUP, lazyKernel, loadKernelGroup } from './lazyKernels.js';
@@ -170,7 +171,8 @@ export function generateKernel(spec: KernelSpec, caps: DeviceCaps): KernelPlan {
   if (spec.inputs.length !== spec.node.inputs.length)
     kernelError(spec, `spec has ${spec.inputs.length} operand types for ${spec.node.inputs.length} node inputs`);
   if (spec.inPlace !== undefined && !isElementwise(op)) kernelError(spec, 'inPlace is only supported for elementwise ops');
-  const plan = gen(spec, caps);
+  // f16 tensors: stored as f16, computed in f32 (f16Storage.ts); a user kernel is written for f32 and refuses them
+  const plan = withF16Storage(spec, gen(spec, caps), caps, !overrides.has(op));
   checkPlan(spec, plan, caps);
   return plan;
 }

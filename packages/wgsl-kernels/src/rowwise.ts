@@ -12,9 +12,9 @@ import { EMPTY_PLAN } from './kernel.js';
 import { groupByNode, operandLoads } from './elementwise.js';
 import { emitPwExpr } from './pointwise.js';
 import { type BufferVar, inputVar, outputVar, perWorkgroupMain, planOf, shaderDispatch } from './shader.js';
-import { ceilPow2, f32Lit, indent, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit } from './wgsl.js';
+import { ceilPow2, f32Lit, indent, kernelError, labelOf, linearGrid, linearWorkgroupSize, u32Lit, wgslType } from './wgsl.js';
 
-const f32Of = (v: string, dtype: DType) => (dtype === 'f32' ? v : `f32(${v})`);
+const f32Of = (v: string, dtype: DType) => (wgslType(dtype) === 'f32' ? v : `f32(${v})`); // f16 loads arrive as f32
 const TREE = { sum: 'sum', mean: 'sum', reduceMax: 'max', reduceMin: 'min' } as const;
 
 /** `rowwise`: the stats of each row in order, then the output expression per element (see the header). */

@@ -214,6 +214,8 @@ export function castF32(x: string, to: DType): string {
   switch (to) {
     case 'f32':
       return x;
+    case 'f16':
+      return `f32(f16(${x}))`; // rounded to the nearest half, as castScalar
     case 'i32':
       return `trunc(${x})`;
     case 'bool':
@@ -226,13 +228,16 @@ export function castF32(x: string, to: DType): string {
 /** Converts an expression stored as `from` to the storage value of dtype `to` (what the `cast` op writes). */
 export function castStorage(x: string, from: DType, to: DType): string {
   if (from === to) return x;
+  // f16 is read and written as f32 (f16Storage.ts converts at the buffer), so f16 ↔ f32 is the stored value itself
+  const float = from === 'f32' || from === 'f16';
   switch (to) {
     case 'f32':
-      return `f32(${x})`;
+    case 'f16':
+      return float ? x : `f32(${x})`;
     case 'i32':
-      return from === 'f32' ? `i32(${x})` : x; // WGSL i32(f32) truncates toward zero (clamping out of range)
+      return float ? `i32(${x})` : x; // WGSL i32(f32) truncates toward zero (clamping out of range)
     case 'bool':
-      return from === 'f32' ? `select(0i, 1i, ${x} != 0.0)` : `select(0i, 1i, ${x} != 0i)`;
+      return float ? `select(0i, 1i, ${x} != 0.0)` : `select(0i, 1i, ${x} != 0i)`;
     default:
       return to satisfies never;
   }

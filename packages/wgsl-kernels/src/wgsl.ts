@@ -3,14 +3,18 @@
 // Pure string building: no GPU objects, no randomness, no clocks. Same arguments → same string.
 
 import type { DType, Node, Shape, TensorType } from '@neura/ir';
-import { fmtShape, numel } from '@neura/ir';
+import { bufferBytes, fmtShape, numel } from '@neura/ir';
 import type { Binding, DeviceCaps, KernelSpec } from './kernel.js';
 import { KernelError } from './kernel.js';
 
-/** The WGSL element type a tensor of this dtype is stored as (`bool` is stored as i32 0/1). */
+/**
+ * The WGSL type a kernel computes a tensor of this dtype in (`bool` is stored as i32 0/1). f16 computes in f32:
+ * generators treat it as f32, and f16Storage.ts converts its loads and stores (see there).
+ */
 export function wgslType(dtype: DType): 'f32' | 'i32' {
   switch (dtype) {
     case 'f32':
+    case 'f16':
       return 'f32';
     case 'i32':
     case 'bool':
@@ -78,7 +82,7 @@ export function kernelError(spec: KernelSpec, why: string): never {
 
 /** Bytes of a tensor on the device. */
 export function bytesOf(t: TensorType | { shape: Shape }): number {
-  return numel(t.shape) * 4;
+  return 'dtype' in t ? bufferBytes(t.dtype, numel(t.shape)) : numel(t.shape) * 4;
 }
 
 /** Largest power of two ≤ n (n ≥ 1). */

@@ -33,6 +33,8 @@ import { attentionWindowRules } from './rules/attentionWindow.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
+import { castLayoutRules } from './rules/castLayout.js';
+import { castOperandRules } from './rules/castOperand.js';
 import { lossRecognizeRules } from './rules/lossRecognize.js';
 import { multiTensorUpdateRules } from './rules/multiTensorUpdate.js';
 import { multiUpdateRules } from './rules/multiUpdate.js';
@@ -56,10 +58,10 @@ import { enodeAttrs, fromENode, toENode } from './tensorLanguage.js';
 export const RULE_SETS = {
   /** Algebraic simplification: identities, constant folding and scalar-factor reassociation. */
   algebra: algebraRules,
-  /** Layout rewrites: transposes folded into matmul flags, transpose/reshape chains collapsed, no-op reshapes removed. */
-  layout: layoutRules,
+  /** Layout rewrites: transposes folded into matmul flags, transpose/reshape chains collapsed, no-op reshapes removed, casts moved through layout. */
+  layout: [...layoutRules, ...castLayoutRules],
   /** Elementwise, reduction and matmul-epilogue fusion into pointwise kernels. */
-  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules],
+  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...castOperandRules],
   /** Row-local fusion: a pointwise node reading its rows' statistics (layer norm, softmax) becomes one `rowwise` kernel. */
   rows: rowwiseFusionRules,
   /** The gradient forms autograd emits, rewritten to fused backward ops. */

@@ -4,7 +4,7 @@
 // use, at most the analysis's input limit, and exactly the output shape of the class it will join.
 
 import type { PwExpr, Shape } from '@neura/ir';
-import { BINARY_FN, broadcastShapes, castScalar, COMPARISON_OPS, isBinary, isUnary, pwExprSize, sameShape, UNARY_FN } from '@neura/ir';
+import { BINARY_FN, broadcastShapes, castScalar, COMPARISON_OPS, isBinary, isFloat, isUnary, pwExprSize, sameShape, UNARY_FN } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
@@ -25,7 +25,10 @@ export function exprSize(e: PwExpr): number {
 // cached per whole expression only: caching every subtree (fresh objects each build) cost more than it saved
 const sizes = new WeakMap<PwExpr, number>();
 
-/** Whether an expression is one op applied directly to inputs and constants (what `pointwise-lift` makes). */
+/**
+ * Whether an expression is one op applied directly to inputs and constants (what `pointwise-lift` makes; an f16
+ * op's rounding `cast:f16` around it included).
+ */
 export function isPrimaryExpr(e: PwExpr): boolean {
   const leaf = (x: PwExpr) => x.op === 'in' || x.op === 'const';
   switch (e.op) {
@@ -35,7 +38,7 @@ export function isPrimaryExpr(e: PwExpr): boolean {
     case 'where':
       return leaf(e.c) && leaf(e.a) && leaf(e.b);
     case 'cast':
-      return leaf(e.a);
+      return leaf(e.a) || (e.to === 'f16' && e.a.op !== 'cast' && isPrimaryExpr(e.a));
     default:
       return 'b' in e ? leaf(e.a) && leaf(e.b) : leaf(e.a);
   }
@@ -45,18 +48,23 @@ export function isPrimaryExpr(e: PwExpr): boolean {
 export function liftable(op: string, out: TensorInfo): boolean {
   if (op === 'where' || op === 'cast') return true;
   if (!isOpKind(op)) return false;
-  if (isBinary(op)) return out.dtype === 'f32' || COMPARISON_OPS.includes(op);
-  return isUnary(op) && out.dtype === 'f32';
+  if (isBinary(op)) return isFloat(out.dtype) || COMPARISON_OPS.includes(op);
+  return isUnary(op) && isFloat(out.dtype);
 }
 
-/** The one-op expression of an elementwise primitive over its operands `$0..`. */
-export function primitiveExpr(n: ENode): PwExpr | undefined {
+/**
+ * The one-op expression of an elementwise primitive over its operands `$0..`. Arithmetic with an f16 result is
+ * wrapped in `cast:f16` (computed in f32, then rounded to a half as the primitive's store does), so that the value
+ * stays exact when the expression is inlined into a consumer and never stored on its own.
+ */
+export function primitiveExpr(n: ENode, out?: TensorInfo): PwExpr | undefined {
   const i = (index: number): PwExpr => ({ op: 'in', index });
+  const half = (e: PwExpr): PwExpr => (out?.dtype === 'f16' ? { op: 'cast', to: 'f16', a: e } : e);
   if (n.op === 'where') return { op: 'where', c: i(0), a: i(1), b: i(2) };
   if (n.op === 'cast') return { op: 'cast', to: enodeAttrs(n, 'cast').to, a: i(0) };
   if (!isOpKind(n.op)) return undefined;
-  if (isBinary(n.op)) return { op: n.op, a: i(0), b: i(1) };
-  if (isUnary(n.op)) return { op: n.op, a: i(0) };
+  if (isBinary(n.op)) return COMPARISON_OPS.includes(n.op) ? { op: n.op, a: i(0), b: i(1) } : half({ op: n.op, a: i(0), b: i(1) });
+  if (isUnary(n.op)) return half({ op: n.op, a: i(0) });
   return undefined;
 }
 

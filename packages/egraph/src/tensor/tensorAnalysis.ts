@@ -3,7 +3,7 @@
 // classes of different shape or dtype throws an Error naming both types (a rule claimed a false equality).
 
 import type { DType, OpWithAttrs, Shape, TensorType } from '@neura/ir';
-import { BINARY_FN, castScalar, COMPARISON_OPS, fmtShape, inferType, isBinary, isMultiResultOp, isUnary, sameShape, UNARY_FN } from '@neura/ir';
+import { BINARY_FN, castScalar, COMPARISON_OPS, f16round, fmtShape, inferType, isBinary, isFloat, isMultiResultOp, isUnary, sameShape, UNARY_FN } from '@neura/ir';
 import type { Analysis, EGraph, ENode, Id } from '../core/index.js';
 import { dataKey, RuleError } from '../core/index.js';
 import { TensorTypeError } from './errors.js';
@@ -51,11 +51,12 @@ const ROUND_F32 = Math.fround;
 /** A node's value from its operands' values, every f32 result rounded by `round`, following the interpreter's rules. */
 function evalConstant(ir: IrOp, v: readonly number[], kids: readonly TensorInfo[], out: TensorType, round: (x: number) => number): number | undefined {
   const op = ir.op;
-  const f = (x: number) => (out.dtype === 'f32' ? round(x) : x);
+  // an f16 result is rounded to a half once (exact in both precisions, as the interpreter's f16 store)
+  const f = (x: number) => (out.dtype === 'f32' ? round(x) : out.dtype === 'f16' ? f16round(x) : x);
   if (isUnary(op)) return f(UNARY_FN[op](v[0]));
   if (isBinary(op)) {
     const x = BINARY_FN[op](v[0], v[1]);
-    return COMPARISON_OPS.includes(op) ? x : out.dtype === 'f32' ? round(x) : x | 0;
+    return COMPARISON_OPS.includes(op) ? x : isFloat(out.dtype) ? f(x) : x | 0;
   }
   if (op === 'where') return v[0] !== 0 ? v[1] : v[2];
   if (op === 'cast') return f(castScalar(v[0], out.dtype));
@@ -72,7 +73,7 @@ function evalConstant(ir: IrOp, v: readonly number[], kids: readonly TensorInfo[
  */
 function constantOf(ir: IrOp, kids: readonly TensorInfo[], out: TensorType): number | undefined {
   if (ir.op === 'const') {
-    const v = foldable(ir.attrs.value);
+    const v = foldable(out.dtype === 'f16' ? f16round(ir.attrs.value) : ir.attrs.value);
     // an f32 constant too large for f32 is Infinity there: opaque
     return v !== undefined && out.dtype === 'f32' && !Number.isFinite(Math.fround(v)) ? undefined : v;
   }

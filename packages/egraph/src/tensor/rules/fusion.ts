@@ -76,7 +76,7 @@ function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx:
   const consts = node.children.map((c) => (info(egraph, c).constant === undefined ? '.' : 'c')).join('');
   if (liftedWith.get(node) === consts) return []; // lifted before: the same node, already in this class
   liftedWith.set(node, consts);
-  const expr = primitiveExpr(node);
+  const expr = primitiveExpr(node, info(egraph, eclass));
   const added = expr ? addPointwise(egraph, eclass, expr, node.children, ['pointwise-lift']) : undefined;
   if (added) tensorAnalysisOf(egraph)?.markRootRespecting(added.id, added.node); // it inlines nothing
   return ids([added]);

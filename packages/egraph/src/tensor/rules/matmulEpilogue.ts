@@ -5,8 +5,8 @@
 // consumer finds it). The cost model decides: the product's tensor is saved only when nothing else reads it.
 // Must not keep state outside the run's `RuleCtx`. Invariant: a fused node computes exactly its class's value.
 
-import type { PwExpr } from '@neura/ir';
-import { pwExprSize, sameShape } from '@neura/ir';
+import type { DType, PwExpr } from '@neura/ir';
+import { isFloat, pwExprSize, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import { exprOf, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
@@ -37,11 +37,11 @@ function operandSlots(egraph: EGraph<TensorInfo>): { ids: Id[]; slot: (c: Id) =>
 }
 
 /** A product node as flags, its epilogue over `$0` (the product) and `$1..` (its extra classes), and those classes. */
-function productOf(n: ENode): { transA: boolean; transB: boolean; expr: PwExpr; extras: readonly Id[] } | undefined {
+function productOf(n: ENode): { transA: boolean; transB: boolean; expr: PwExpr; extras: readonly Id[]; round?: [boolean, boolean] } | undefined {
   if (n.op === 'matmul') return { ...enodeAttrs(n, 'matmul'), expr: $(0), extras: [] };
   if (n.op === 'matmulEpilogue') {
     const a = enodeAttrs(n, 'matmulEpilogue');
-    return { transA: a.transA, transB: a.transB, expr: a.expr, extras: n.children.slice(2) };
+    return { transA: a.transA, transB: a.transB, expr: a.expr, extras: n.children.slice(2), ...(a.round ? { round: a.round } : {}) };
   }
   if (n.op === 'fusedMatmul') {
     const a = enodeAttrs(n, 'fusedMatmul');
@@ -57,7 +57,7 @@ function productOf(n: ENode): { transA: boolean; transB: boolean; expr: PwExpr; 
  */
 function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   const out = info(egraph, eclass);
-  if (out.dtype !== 'f32') return [];
+  if (!isFloat(out.dtype)) return [];
   const maxInputs = fusionWidth(egraph);
   const maxSize = fusionExprSize(egraph);
   const outer = exprOf(node);
@@ -67,7 +67,7 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   if (!seen) done.set(node, (seen = new Set()));
   const built: Id[] = [];
   for (const cls of new Set(children)) {
-    if (!sameShape(info(egraph, cls).shape, out.shape) || info(egraph, cls).dtype !== 'f32') continue;
+    if (!sameShape(info(egraph, cls).shape, out.shape) || !isFloat(info(egraph, cls).dtype)) continue;
     for (const m of egraph.eclass(cls).nodes) {
       if (!PRODUCTS.has(m.op) || seen.has(m)) continue;
       seen.add(m);
@@ -75,16 +75,24 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
       if (!p) continue;
       // operands: a, b, then the product's extras, then the consumer's other inputs (each class once)
       const { ids: extras, slot } = operandSlots(egraph);
-      const inner = mapIn(p.expr, (i) => (i === 0 ? $(0) : slot(p.extras[i - 1])));
+      const mapped = mapIn(p.expr, (i) => (i === 0 ? $(0) : slot(p.extras[i - 1])));
+      // an f16 product was rounded to a half when stored: the fused kernel rounds it there too (exact)
+      const inner: PwExpr = info(egraph, cls).dtype === 'f16' ? { op: 'cast', to: 'f16', a: mapped } : mapped;
       const expr = mapIn(outer, (j) => (children[j] === cls ? inner : slot(children[j])));
       const operands = new Set([egraph.find(m.children[0]), egraph.find(m.children[1]), ...extras]);
       if (operands.size > maxInputs || pwExprSize(expr) > maxSize) continue;
-      const data = { transA: p.transA, transB: p.transB, expr };
+      const data = { transA: p.transA, transB: p.transB, expr, ...resultDtype(egraph, m, out, p.round), ...(p.round ? { round: p.round } : {}) };
       const rules = ['matmul-epilogue', ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, m)];
       built.push(addRecorded(egraph, irENode('matmulEpilogue', data, [m.children[0], m.children[1], ...extras]), rules));
     }
   }
   return built;
+}
+
+/** The `dtype` attribute of an epilogue with result type `out` over product `m`'s operands (f16 where read rounded): only when they differ. */
+function resultDtype(egraph: EGraph<TensorInfo>, m: ENode, out: TensorInfo, round?: readonly boolean[]): { dtype?: DType } {
+  const operand = round?.[0] ? 'f16' : info(egraph, m.children[0]).dtype;
+  return operand === out.dtype ? {} : { dtype: out.dtype };
 }
 
 /**
@@ -129,7 +137,7 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
     });
     if (new Set([egraph.find(node.children[0]), egraph.find(node.children[1]), ...operands]).size > maxInputs || pwExprSize(expr) > maxSize) return;
     const rules = ['matmul-epilogue-inline', ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, producer)];
-    built.push(addRecorded(egraph, irENode('matmulEpilogue', { transA: a.transA, transB: a.transB, expr }, [node.children[0], node.children[1], ...operands]), rules));
+    built.push(addRecorded(egraph, irENode('matmulEpilogue', { transA: a.transA, transB: a.transB, expr, ...(a.dtype ? { dtype: a.dtype } : {}), ...(a.round ? { round: a.round } : {}) }, [node.children[0], node.children[1], ...operands]), rules));
   });
   return built;
 }

@@ -56,7 +56,8 @@ function memberOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): Member | un
   const index: number[] = []; // operand → shared index, or −1 − role
   for (const k of kids) {
     const s = info(egraph, k);
-    if (s.dtype !== 'f32') return undefined;
+    // an f16 operand (an autocast gradient, read through cast:f32 in the expression) joins a group of its own key
+    if (s.dtype !== 'f32' && s.dtype !== 'f16') return undefined;
     if (sameShape(s.shape, t.shape)) index.push(-roles.push(k));
     else if (numel(s.shape) === 1) index.push(shared.push(k) - 1);
     else return undefined;

@@ -24,6 +24,8 @@ function partialsNode(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): { su
   const { transA, transB } = enodeAttrs(node, 'matmul');
   const [a, b] = node.children.map((c) => info(egraph, c).shape);
   const out = info(egraph, eclass).shape;
+  // partials are f32 sums: an f16 product (autocast) keeps its one rounding to f16 in the matmul kernel's own split
+  if (info(egraph, eclass).dtype !== 'f32') return undefined;
   if (a.length !== 2 || b.length !== 2 || out.length !== 2) return undefined;
   const k = transA ? a[0] : a[1];
   const splits = matmulSplitK(out[0], out[1], k, 1, tensorAnalysisOf(egraph)?.maxBindingBytes);

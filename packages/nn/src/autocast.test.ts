@@ -1,0 +1,99 @@
+// The autocast pass of precision 'mixed' on a small GPT: which tensors come out f16, that gradients of the f32
+// parameters stay f32, that the loss moves only by f16 rounding, and that the optimized step of the f16 graph
+// computes what the unoptimized one does (the interpreter is the oracle; no GPU).
+import { optimize } from '@neura/egraph';
+import { type Graph, interpret, type Node, tensor } from '@neura/ir';
+import { adamW } from '@neura/optim';
+import { grad } from '@neura/autograd';
+import { describe, expect, it } from 'vitest';
+import { autocast } from './autocast.js';
+import { buildTrainingStep } from './compileTraining.js';
+import { GPT } from './models/gpt.js';
+import { recognizedForward } from './recognizedForward.js';
+
+const CONFIG = { layers: 1, heads: 2, width: 16, context: 8, vocab: 11, attention: 'op', gelu: 'tanh' } as const;
+const BATCH = 2;
+const feeds = {
+  tokens: tensor([BATCH, CONFIG.context], Array.from({ length: BATCH * CONFIG.context }, (_, i) => (i * 7 + 3) % CONFIG.vocab), 'i32'),
+  targets: tensor([BATCH, CONFIG.context], Array.from({ length: BATCH * CONFIG.context }, (_, i) => (i * 5 + 1) % CONFIG.vocab), 'i32'),
+};
+
+function gptForward() {
+  const { graph, loss } = new GPT(CONFIG).trainingGraph(BATCH);
+  return recognizedForward(graph, loss);
+}
+
+const ops = (g: Graph, op: string) => g.nodes.filter((n) => n.op === op);
+const dtypesOf = (g: Graph, n: Node) => n.inputs.map((i) => g.nodes[i].dtype);
+
+describe('autocast', () => {
+  it('makes matmul operands and results f16 and keeps softmax statistics, norms, reductions and the loss f32', () => {
+    const fwd = gptForward();
+    const { graph: g, loss } = autocast(fwd.graph, fwd.loss);
+    const matmuls = ops(g, 'matmul');
+    expect(matmuls.length).toBe(ops(fwd.graph, 'matmul').length);
+    for (const m of matmuls) expect([m.dtype, ...dtypesOf(g, m)]).toEqual(['f16', 'f16', 'f16']);
+    // the linear's bias add and the MLP's GELU stay f16 (the bias is cast, as F.linear does)
+    expect(ops(g, 'geluTanh').map((n) => n.dtype)).toEqual(['f16']);
+    for (const op of ['mean', 'sum', 'rsqrt', 'logSoftmax', 'nll', 'softmaxCrossEntropy', 'attention'])
+      for (const n of ops(g, op)) expect([op, ...dtypesOf(g, n)].every((d) => d === op || d === 'f32' || d === 'i32')).toBe(true);
+    expect(loss.dtype).toBe('f32');
+    for (const p of g.leaves('param')) expect(p.dtype).toBe('f32');
+    // the caller's graph is untouched
+    expect(fwd.graph.nodes.every((n) => n.dtype !== 'f16')).toBe(true);
+  });
+
+  it('moves the loss only by f16 rounding', () => {
+    const fwd = gptForward();
+    const { graph: g, loss } = autocast(fwd.graph, fwd.loss);
+    g.output('l', loss);
+    fwd.graph.output('l', fwd.loss);
+    const mixed = interpret(g, feeds, {}, 'f32').outputs.l.data[0];
+    const ref = interpret(fwd.graph, feeds, {}, 'f32').outputs.l.data[0];
+    expect(mixed).not.toBe(ref); // the casts took effect
+    expect(Math.abs(mixed - ref) / ref).toBeLessThan(2e-3);
+  });
+
+  it('gives every f32 parameter an f32 gradient that the optimized graph computes as the unoptimized one does', () => {
+    const fwd = gptForward();
+    const { graph: g, loss } = autocast(fwd.graph, fwd.loss);
+    const params = g.leaves('param');
+    const grads = grad(g, loss, params);
+    grads.forEach((d, i) => {
+      expect(d.dtype).toBe('f32');
+      g.output(params[i].attrs.name, d);
+    });
+    const { graph: opt } = optimize(g);
+    const a = interpret(g, feeds, {}, 'f32').outputs;
+    const b = interpret(opt, feeds, {}, 'f32').outputs;
+    for (const p of params) {
+      const [x, y] = [a[p.attrs.name].data, b[p.attrs.name].data];
+      let worst = 0;
+      let scale = 0;
+      for (let i = 0; i < x.length; i++) {
+        worst = Math.max(worst, Math.abs(x[i] - y[i]));
+        scale = Math.max(scale, Math.abs(x[i]));
+      }
+      // the fused kernels round f16 values where the unfused nodes store them: equal up to f32 summation order
+      expect(worst, p.attrs.name).toBeLessThanOrEqual(scale * 1e-3);
+    }
+  });
+
+  it('gives f32 parameters f32 gradients, and the optimized step agrees with the unoptimized one', () => {
+    const fwd = gptForward();
+    const { graph: g, loss } = autocast(fwd.graph, fwd.loss);
+    buildTrainingStep(g, { loss, optimizer: adamW({ lr: 1e-2 }) });
+    for (const u of g.updates) expect(g.nodes[u.value].dtype).toBe('f32');
+    const { graph: opt } = optimize(g);
+    expect(opt.nodes.some((n) => n.dtype === 'f16')).toBe(true);
+    const a = interpret(g, feeds, {}, 'f32');
+    const b = interpret(opt, feeds, {}, 'f32');
+    expect(b.outputs.loss.data[0]).toBeCloseTo(a.outputs.loss.data[0], 5);
+    for (const [name, v] of Object.entries(a.updates)) {
+      const w = b.updates[name];
+      let worst = 0;
+      for (let i = 0; i < v.data.length; i++) worst = Math.max(worst, Math.abs(v.data[i] - w.data[i]));
+      expect(worst, name).toBeLessThan(1e-3);
+    }
+  });
+});
