@@ -1,0 +1,289 @@
+// Flash-attention gradients as register-tiled matmuls (FlashAttention-2's backward in the CUTLASS SIMT style): dq
+// (`attentionGrad` wrt q) and dk + dv (`attentionGradKV`, or `attentionGrad` wrt k / v). A workgroup owns BA anchor
+// rows (queries for dq, keys for dk/dv) and walks partner tiles of BP rows, skipping causal tiles wholly masked.
+// Per tile:
+// - phase A: S = A1·P1ᵀ and dP = A2·P2ᵀ (BA × BP, anchors × partners) as small matmuls, the reduction dimension D
+//   streamed through workgroup memory KC at a time (rows padded by one vec4 so a quarter-warp's vec4 reads hit
+//   distinct banks); each thread holds a TA × TP register tile of both and feeds 4·TA·TP FMAs from TA + TP vec4
+//   loads per 4 columns. Then P = exp(scale·s − L) (0 where masked) and dS = P·(dP − Δ) go to workgroup memory.
+// - phase B: out1 += dS·P1 (dq += dS·K, dk += dSᵀ·Q) and out2 += P·P2 (dv += Pᵀ·dO), the partners streamed KC
+//   rows at a time; each thread owns TA anchors × M vec4 columns of each output, in registers for the whole walk.
+// L comes from the forward and Δ from attention's output (`deltaFromOut`) or an operand, per query row. No row
+// statistic needs a reduction across threads (each thread finishes its own dot products), so no subgroup path.
+// Causal masks are top-left aligned (key j > query i masked). flashAttention.ts chooses between this kernel, the
+// tiled one (flashAttentionTiledGrad.ts) and the row kernels.
+
+import { type AttentionDims, gradReadBindings, rowDelta, rowIndex, type ViewedTensor } from './attentionDims.js';
+import type { TiledGradWrites } from './flashAttentionTiledGrad.js';
+import type { DeviceCaps, KernelSpec } from './kernel.js';
+import { checkWorkgroupMemory, f32Lit, header, u32Lit } from './wgsl.js';
+
+/** The shape of a matmul-style gradient workgroup. */
+export interface GemmGradConfig {
+  /** Threads per workgroup. */
+  readonly threads: number;
+  /** Anchor rows per workgroup (BA). */
+  readonly anchors: number;
+  /** Partner rows per tile (BP). */
+  readonly partners: number;
+  /** Anchor rows per thread (TA, a multiple of 4): the register tile's height in both phases. */
+  readonly rowsPerThread: number;
+  /** Columns of D (phase A) and partner rows (phase B) per staged chunk (KC; smaller where D is not a multiple). */
+  readonly chunk: number;
+}
+
+/**
+ * The shipped shapes, first that fits: 256 threads over 64 × 64 tiles (4 × 4 register tiles; dk + dv 44.5 KiB of
+ * workgroup memory at D = Dv = 64, within Dawn's 48 KiB), 128 threads over 64 × 32 (llvmpipe's 32 KiB and 128
+ * invocations), 64 threads over 32 × 32 (16 KiB).
+ */
+export const GEMM_GRAD_CONFIGS: readonly GemmGradConfig[] = [
+  { threads: 256, anchors: 64, partners: 64, rowsPerThread: 4, chunk: 8 },
+  { threads: 128, anchors: 64, partners: 32, rowsPerThread: 4, chunk: 8 },
+  { threads: 64, anchors: 32, partners: 32, rowsPerThread: 4, chunk: 8 },
+];
+
+/** Which gradients a pass writes (as the tiled kernel's). */
+export type GemmGradWrites = TiledGradWrites;
+
+/** The derived tiling of a configuration at these dimensions (undefined: the configuration does not divide). */
+interface Tiling {
+  /** Anchor groups (threads along the anchors); a thread's anchors are ag + AG·r. */
+  readonly AG: number;
+  /** Partner groups in phase A (= column lanes in phase B); a thread's partners are pg + PG·c. */
+  readonly PG: number;
+  /** Partners per thread in phase A. */
+  readonly TP: number;
+  /** The reduction chunk along D (divides D and Dv) and the partner chunk of phase B (divides BP). */
+  readonly KC: number;
+  readonly PC: number;
+}
+
+const CHUNKS = [16, 8, 4];
+
+function tilingOf(dm: AttentionDims, cfg: GemmGradConfig): Tiling | undefined {
+  const { threads: T, anchors: BA, partners: BP, rowsPerThread: TA } = cfg;
+  if (TA % 4 !== 0 || BA % TA !== 0 || T % (BA / TA) !== 0) return undefined;
+  const AG = BA / TA;
+  const PG = T / AG;
+  if (BP % PG !== 0) return undefined;
+  const KC = CHUNKS.find((c) => c <= cfg.chunk && dm.d % c === 0 && dm.dv % c === 0);
+  const PC = CHUNKS.find((c) => c <= cfg.chunk && BP % c === 0);
+  if (!KC || !PC) return undefined;
+  return { AG, PG, TP: BP / PG, KC, PC };
+}
+
+/** Which products a pass needs: dS (dq, dk) needs dP; P alone serves dv. */
+const needsDs = (writes: GemmGradWrites) => writes.q === true || writes.k;
+
+/** Bytes of workgroup memory the pass needs (undefined where the configuration does not divide these dimensions). */
+export function gemmGradSmem(dm: AttentionDims, writes: GemmGradWrites, cfg: GemmGradConfig): number | undefined {
+  const t = tilingOf(dm, cfg);
+  if (!t) return undefined;
+  const byQuery = writes.q === true;
+  const wantV = !byQuery && writes.v;
+  const { anchors: BA, partners: BP } = cfg;
+  const products = needsDs(writes) ? 2 : 1;
+  const stageA = products * (BA + BP) * (t.KC / 4 + 1);
+  const n1 = byQuery || writes.k ? dm.d / 4 : 0;
+  const stageB = t.PC * (n1 + (wantV ? dm.dv / 4 : 0));
+  const weights = ((needsDs(writes) ? 1 : 0) + (wantV ? 1 : 0)) * (BA * BP) / 4;
+  const stats = 2 * (byQuery ? BA : BP);
+  return (Math.max(stageA, stageB) + weights) * 16 + stats * 4;
+}
+
+/** Whether the pass runs on these caps and dimensions with this shape. */
+export function gemmGradFits(dm: AttentionDims, writes: GemmGradWrites, caps: DeviceCaps, cfg: GemmGradConfig): boolean {
+  const smem = gemmGradSmem(dm, writes, cfg);
+  return smem !== undefined && cfg.threads <= caps.maxComputeInvocationsPerWorkgroup && cfg.threads <= caps.maxComputeWorkgroupSizeX && smem <= caps.maxComputeWorkgroupStorageSize;
+}
+
+/** `cfg` if given and it fits, else the first shipped shape that fits (none: another gradient kernel runs). */
+export function chooseGemmGrad(dm: AttentionDims, writes: GemmGradWrites, caps: DeviceCaps, cfg?: GemmGradConfig): GemmGradConfig | undefined {
+  return (cfg ? [cfg] : GEMM_GRAD_CONFIGS).find((c) => gemmGradFits(dm, writes, caps, c));
+}
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+/** Binding names that may be head windows: q, k, v (dout is never one). */
+const viewOf = (src: string): ViewedTensor | undefined => (src === 'q' || src === 'k' || src === 'v' ? src : undefined);
+
+/**
+ * WGSL of the pass. Bindings as the tiled kernel's: q, k, v, dout, lse, rowdot, then y (dq, or dk when written),
+ * then y2 (dv when dk and dv are both written; alone, dv is y; with `oneOutput`, both go to y at their views).
+ */
+export function gemmGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, writes: GemmGradWrites, cfg: GemmGradConfig, deltaFromOut = false, oneOutput = false): { code: string; wg: number; rows: number } {
+  const t = tilingOf(dm, cfg);
+  if (!t) throw new Error(`gemmGradCode: configuration ${JSON.stringify(cfg)} does not divide D = ${dm.d}, Dv = ${dm.dv}`);
+  const { tq, tk, d, dv } = dm;
+  const { threads: WG, anchors: BA, partners: BP, rowsPerThread: TA } = cfg;
+  const { AG, PG, TP, KC, PC } = t;
+  const AV = TA / 4;
+  const KC4 = KC / 4;
+  const byQuery = writes.q === true;
+  const wantK = !byQuery && writes.k;
+  const wantV = !byQuery && writes.v;
+  const wantDs = needsDs(writes);
+  const D4 = d / 4;
+  const V4 = dv / 4;
+  const sc = f32Lit(scale);
+  // anchors: dq → (q, dO) over Tq; dk/dv → (k, v) over Tk; partners the other pair
+  const [a1, a2, p1, p2] = byQuery ? ['q', 'dout', 'k', 'v'] : ['k', 'v', 'q', 'dout'];
+  const [na, np] = byQuery ? [tq, tk] : [tk, tq];
+  const n1 = byQuery || wantK ? D4 : 0;
+  const n2 = wantV ? V4 : 0;
+  const M1 = Math.ceil(n1 / PG);
+  const M2 = Math.ceil(n2 / PG);
+  const smem = gemmGradSmem(dm, writes, cfg) as number;
+  checkWorkgroupMemory(spec, smem, caps);
+  const bindings = [
+    ...gradReadBindings(deltaFromOut),
+    ...(n1 > 0 ? ['@group(0) @binding(6) var<storage, read_write> y: array<vec4<f32>>;'] : []),
+    ...(n2 > 0 && !(oneOutput && n1 > 0) ? [`@group(0) @binding(${n1 > 0 ? 7 : 6}) var<storage, read_write> ${n1 > 0 ? 'y2' : 'y'}: array<vec4<f32>>;`] : []),
+  ].join('\n');
+  const out2Name = n1 > 0 && !oneOutput ? 'y2' : 'y';
+  const stageA = (wantDs ? 2 : 1) * (BA + BP) * (KC4 + 1);
+  const stageB = PC * (n1 + n2);
+
+  // phase A: products (name, anchor source, partner source, vec4 per row); staged chunks [rows][KC4 + 1] in `stg`
+  const products = [{ acc: 's', a: a1, p: p1, n4: D4 }, ...(wantDs ? [{ acc: 'dp', a: a2, p: p2, n4: V4 }] : [])];
+  const slot = (i: number) => ({ a: i * (BA + BP) * (KC4 + 1), p: i * (BA + BP) * (KC4 + 1) + BA * (KC4 + 1) });
+  const stageChunk = (src: string, n4: number, rows: number, first: string, total: number, off: number) => `for (var e = lid; e < ${u32Lit(rows * KC4)}; e = e + ${u32Lit(WG)}) {
+        let r = e / ${u32Lit(KC4)};
+        let c = e % ${u32Lit(KC4)};
+        var val = vec4<f32>();
+        if (${first} + r < ${u32Lit(total)}) { val = ${src}[${rowIndex(dm, `${first} + r`, total, viewOf(src))} * ${u32Lit(n4)} + d4 + c]; }
+        stg[${u32Lit(off)} + r * ${u32Lit(KC4 + 1)} + c] = val;
+      }`;
+  const anchorOf = (r: number) => (r === 0 ? 'ag' : `ag + ${u32Lit(AG * r)}`);
+  const partnerOf = (c: number) => (c === 0 ? 'pg' : `pg + ${u32Lit(PG * c)}`);
+  const chunkProducts = (list: typeof products, idx: number[]) => {
+    const stage = list.map((pr, i) => `${stageChunk(pr.a, pr.n4, BA, 'b0', na, slot(idx[i]).a)}\n      ${stageChunk(pr.p, pr.n4, BP, 't0', np, slot(idx[i]).p)}`).join('\n      ');
+    const fmas = list
+      .map((pr, i) => {
+        const { a, p } = slot(idx[i]);
+        return `for (var c = 0u; c < ${u32Lit(KC4)}; c = c + 1u) {
+        ${range(TA).map((r) => `let x${r} = stg[${u32Lit(a)} + (${anchorOf(r)}) * ${u32Lit(KC4 + 1)} + c];`).join(' ')}
+        ${range(TP).map((c) => `let z${c} = stg[${u32Lit(p)} + (${partnerOf(c)}) * ${u32Lit(KC4 + 1)} + c];`).join(' ')}
+        ${range(TA)
+          .flatMap((r) => range(TP).map((c) => `${pr.acc}${r}_${c} = ${pr.acc}${r}_${c} + dot(x${r}, z${c});`))
+          .join(' ')}
+      }`;
+      })
+      .join('\n      ');
+    const n4 = list[0].n4;
+    return `for (var d4 = 0u; d4 < ${u32Lit(n4)}; d4 = d4 + ${u32Lit(KC4)}) {
+      ${stage}
+      workgroupBarrier();
+      ${fmas}
+      workgroupBarrier();
+    }`;
+  };
+  // one chunk loop for both products where D = Dv (half the barriers), else one loop each
+  const phaseALoops = products.length === 2 && D4 === V4 ? chunkProducts(products, [0, 1]) : products.map((pr, i) => chunkProducts([pr], [i])).join('\n    ');
+  const accDecl = range(TA)
+    .flatMap((r) => range(TP).map((c) => `var s${r}_${c} = 0.0;${wantDs ? ` var dp${r}_${c} = 0.0;` : ''}`))
+    .join(' ');
+  // weights: P and dS per (anchor r, partner c) into [partner][anchor group][TA] (vec4 over 4 anchors)
+  const W = u32Lit(AG * AV);
+  const weights = range(TP)
+    .map((c) => {
+      const pl = partnerOf(c);
+      const lines = range(TA).map((r) => {
+        const al = anchorOf(r);
+        const [qi, kj] = byQuery ? [`b0 + ${al}`, `t0 + ${pl}`] : [`t0 + ${pl}`, `b0 + ${al}`];
+        const mask = [`t0 + ${pl} < ${u32Lit(np)}`, `b0 + ${al} < ${u32Lit(na)}`, ...(causal ? [`${kj} <= ${qi}`] : [])].join(' && ');
+        const [L, dl] = byQuery ? [`st[${al}]`, `st[${u32Lit(BA)} + ${al}]`] : [`st[${pl}]`, `st[${u32Lit(BP)} + ${pl}]`];
+        return `let e${r} = select(0.0, exp(s${r}_${c} * ${sc} - ${L}), ${mask});${wantDs ? ` let w${r} = e${r} * (dp${r}_${c} - ${dl});` : ''}`;
+      });
+      const stores = range(AV).map((v) => {
+        const at = `(${pl}) * ${W} + ag * ${u32Lit(AV)}${v > 0 ? ` + ${u32Lit(v)}` : ''}`;
+        const vec = (x: string) => `vec4<f32>(${range(4).map((i) => `${x}${4 * v + i}`).join(', ')})`;
+        return [...(wantDs ? [`dss[${at}] = ${vec('w')};`] : []), ...(wantV ? [`pss[${at}] = ${vec('e')};`] : [])].join(' ');
+      });
+      return `{
+      ${lines.join('\n      ')}
+      ${stores.join('\n      ')}
+    }`;
+    })
+    .join('\n    ');
+
+  // phase B: out1 (x, from dS and P1) and out2 (z, from P and P2), TA anchors × M vec4 columns (cl + PG·m) a thread
+  const outDecl = [...range(TA).flatMap((r) => range(M1).map((m) => `var x${r}_${m} = vec4<f32>();`)), ...range(TA).flatMap((r) => range(M2).map((m) => `var z${r}_${m} = vec4<f32>();`))].join(' ');
+  const stagePartners = (src: string, n4: number, off: number) => `for (var e = lid; e < ${u32Lit(PC * n4)}; e = e + ${u32Lit(WG)}) {
+        let r = e / ${u32Lit(n4)};
+        var val = vec4<f32>();
+        if (t0 + p0 + r < ${u32Lit(np)}) { val = ${src}[${rowIndex(dm, 't0 + p0 + r', np, viewOf(src))} * ${u32Lit(n4)} + e % ${u32Lit(n4)}]; }
+        stg[${u32Lit(off)} + e] = val;
+      }`;
+  const accumulate = (acc: string, M: number, n4: number, wts: string, off: number) =>
+    range(M)
+      .map((m) => {
+        const col = m === 0 ? 'pg' : `pg + ${u32Lit(PG * m)}`;
+        const guard = PG * (m + 1) > n4 ? `if (${col} < ${u32Lit(n4)}) ` : '';
+        const body = range(TA)
+          .map((r) => `${acc}${r}_${m} = fma(vec4<f32>(${wts}${Math.floor(r / 4)}.${'xyzw'[r % 4]}), pr, ${acc}${r}_${m});`)
+          .join(' ');
+        return `${guard}{ let pr = stg[${u32Lit(off)} + p * ${u32Lit(n4)} + ${col}]; ${body} }`;
+      })
+      .join('\n          ');
+  const loadWeights = (arr: string, name: string) => range(AV).map((v) => `let ${name}${v} = ${arr}[(p0 + p) * ${W} + ag * ${u32Lit(AV)}${v > 0 ? ` + ${u32Lit(v)}` : ''}];`).join(' ');
+  const phaseB = `for (var p0 = 0u; p0 < ${u32Lit(BP)}; p0 = p0 + ${u32Lit(PC)}) {
+      ${n1 > 0 ? stagePartners(p1, n1, 0) : ''}
+      ${n2 > 0 ? stagePartners(p2, n2, PC * n1) : ''}
+      workgroupBarrier();
+      for (var p = 0u; p < ${u32Lit(PC)}; p = p + 1u) {
+        ${n1 > 0 ? `${loadWeights('dss', 'ws')}\n          ${accumulate('x', M1, n1, 'ws', 0)}` : ''}
+        ${n2 > 0 ? `${loadWeights('pss', 'wp')}\n          ${accumulate('z', M2, n2, 'wp', PC * n1)}` : ''}
+      }
+      workgroupBarrier();
+    }`;
+  const writeOut = (acc: string, M: number, n4: number, dst: string, view: ViewedTensor, scaled: boolean) =>
+    range(TA)
+      .flatMap((r) =>
+        range(M).map((m) => {
+          const col = m === 0 ? 'pg' : `pg + ${u32Lit(PG * m)}`;
+          const guard = PG * (m + 1) > n4 ? ` && ${col} < ${u32Lit(n4)}` : '';
+          const a = `b0 + ${anchorOf(r)}`;
+          return `if (${a} < ${u32Lit(na)}${guard}) { ${dst}[${rowIndex(dm, a, na, view)} * ${u32Lit(n4)} + ${col}] = ${acc}${r}_${m}${scaled ? ` * ${sc}` : ''}; }`;
+        }),
+      )
+      .join('\n  ');
+  // stats: L and Δ of the query rows (anchors for dq, once; partners for dk/dv, per tile)
+  const stageStats = (n: number, first: string) => `for (var e = lid; e < ${u32Lit(n)}; e = e + ${u32Lit(WG)}) {
+    var lv = 0.0; var dl = 0.0;
+    if (${first} + e < ${u32Lit(tq)}) { let ri = ${rowIndex(dm, `${first} + e`, tq)}; lv = lse[ri]; ${wantDs ? (deltaFromOut ? rowDelta('ri', V4, 'dl') : 'dl = rowdot[ri];') : ''} }
+    st[e] = lv; st[${u32Lit(n)} + e] = dl;
+  }`;
+  // partner tiles: dq walks keys [0, min(b0 + BA, Tk)) when causal; dk/dv walk queries from the tile holding b0
+  const loop = byQuery
+    ? `let tend = ${causal ? `min(b0 + ${u32Lit(BA)}, ${u32Lit(tk)})` : u32Lit(tk)};\n  for (var t0 = 0u; t0 < tend; t0 = t0 + ${u32Lit(BP)}) {`
+    : `let tstart = ${causal ? `(b0 / ${u32Lit(BP)}) * ${u32Lit(BP)}` : '0u'};\n  for (var t0 = tstart; t0 < ${u32Lit(tq)}; t0 = t0 + ${u32Lit(BP)}) {`;
+  const what = byQuery ? 'dq' : wantK && wantV ? 'dk and dv' : wantK ? 'dk' : 'dv';
+  const code = `${header(spec, `flash attention gradient ${what}, register-tiled matmuls: a workgroup of ${WG} per (head, ${BA} ${byQuery ? 'query' : 'key'} rows), ${byQuery ? 'key' : 'query'} tiles of ${BP}, ${TA}x${TP} thread tiles, D streamed ${KC} at a time${causal ? ', causal tiles skipped' : ''}`)}${bindings}
+
+var<workgroup> stg: array<vec4<f32>, ${Math.max(stageA, stageB)}>;
+${wantDs ? `var<workgroup> dss: array<vec4<f32>, ${(BA * BP) / 4}>;\n` : ''}${wantV ? `var<workgroup> pss: array<vec4<f32>, ${(BA * BP) / 4}>;\n` : ''}var<workgroup> st: array<f32, ${2 * (byQuery ? BA : BP)}>;
+
+@compute @workgroup_size(${WG})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let h = wid.y;
+  let b0 = wid.x * ${u32Lit(BA)};
+  let ag = lid % ${u32Lit(AG)};
+  let pg = lid / ${u32Lit(AG)};
+  ${byQuery ? stageStats(BA, 'b0') : ''}
+  ${outDecl}
+  ${loop}
+    ${byQuery ? '' : stageStats(BP, 't0')}
+    ${accDecl}
+    ${phaseALoops}
+    ${weights}
+    workgroupBarrier();
+    ${phaseB}
+  }
+  ${M1 > 0 ? writeOut('x', M1, n1, 'y', 'y', true) : ''}
+  ${M2 > 0 ? writeOut('z', M2, n2, out2Name, n1 > 0 ? 'y2' : 'y', false) : ''}
+}
+`;
+  return { code, wg: WG, rows: BA };
+}
