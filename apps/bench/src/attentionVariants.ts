@@ -1,4 +1,4 @@
-// `attentionVariants` device entry (bundled to .devkit/attn2-attn.mjs): one flash-attention variant per process
+// `attentionVariants` device entry (bundled to .devkit/attn-bench.mjs): one flash-attention variant per process
 // (`--variant NAME`; fresh processes, since standalone timings late in a process read slow): attention forward +
 // backward at B64 H6 T256 D64 causal in the GPT step's seq-major layout (GPU time per dispatch, median of
 // repeats), then the GPT 6x384 step compiled with that variant: synced step time and the attention kernels'
@@ -23,7 +23,24 @@ const VARIANTS: Record<string, FlashConfig | undefined> = {
   'grad tiled 128x16': { rows: 64, tile: 16, grad: 'tiled', tiled: { threads: 128, partners: 16 } },
   'grad tiled 64x32': { rows: 64, tile: 16, grad: 'tiled', tiled: { threads: 64, partners: 32 } },
   'grad tiled 256x32': { rows: 64, tile: 16, grad: 'tiled', tiled: { threads: 256, partners: 32 } },
+  // the matmul-style gradients (flashAttentionGemmGrad.ts): threads, anchors x partners, thread tile, D chunk
+  'grad gemm': { rows: 64, tile: 16, grad: 'gemm' },
+  ...gemmVariant(256, 64, 64, 4, 16),
+  ...gemmVariant(256, 64, 64, 4, 8),
+  ...gemmVariant(256, 64, 32, 4, 16),
+  ...gemmVariant(256, 64, 32, 4, 8),
+  ...gemmVariant(128, 64, 64, 4, 8),
+  ...gemmVariant(128, 64, 64, 8, 8),
+  ...gemmVariant(128, 64, 32, 4, 16),
+  ...gemmVariant(128, 32, 64, 4, 16),
+  ...gemmVariant(64, 32, 32, 4, 16),
 };
+
+/** A forced matmul-style gradient shape, named 'grad gemm <threads> <anchors>x<partners> <rows>x<partners a thread> k<chunk>'. */
+function gemmVariant(threads: number, anchors: number, partners: number, rowsPerThread: number, chunk: number): Record<string, FlashConfig> {
+  const tp = partners / (threads / (anchors / rowsPerThread));
+  return { [`grad gemm ${threads} ${anchors}x${partners} ${rowsPerThread}x${tp} k${chunk}`]: { rows: 64, tile: 16, grad: 'gemm', gemm: { threads, anchors, partners, rowsPerThread, chunk } } };
+}
 
 const { values: args } = parseArgs({ options: { out: { type: 'string', default: 'attention-variants.jsonl' }, variant: { type: 'string', default: 'shipped' }, list: { type: 'boolean', default: false }, 'skip-gpt': { type: 'boolean', default: false }, workload: { type: 'string', default: 'gpt-6x384' }, small: { type: 'boolean', default: false }, forward: { type: 'string' }, 'heads-major': { type: 'boolean', default: false } } });
 if (args.list) {

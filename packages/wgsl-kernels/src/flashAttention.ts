@@ -362,7 +362,8 @@ function gradKernel(dm: AttentionDims, wrt: GradWrt, caps: DeviceCaps, cfg?: Fla
   const mode = cfg?.grad ?? (byQuery ? DEFAULT_FLASH_GRAD.q : DEFAULT_FLASH_GRAD.kv);
   if (mode === 'rows') return rows;
   if (cfg?.grad === 'tiled') return tiled(cfg.tiled) ?? rows;
-  if (cfg?.grad === 'gemm') return gemm(cfg.gemm) ?? rows;
+  // a forced shape that does not fit this pass (dk + dv need more workgroup memory than dq) takes the shipped ones
+  if (cfg?.grad === 'gemm') return gemm(cfg.gemm) ?? gemm() ?? rows;
   // the default: matmul-style where a shipped shape fits, then the kernels shipped before it
   return gemm(cfg?.gemm) ?? (wrt === 'kv' ? tiled(cfg?.tiled ?? DEFAULT_TILED_GRAD) : undefined) ?? rows;
 }

@@ -33,11 +33,12 @@ export interface GemmGradConfig {
 }
 
 /**
- * The shipped shapes, first that fits: 256 threads over 64 × 64 tiles (4 × 4 register tiles; dk + dv 44.5 KiB of
- * workgroup memory at D = Dv = 64, within Dawn's 48 KiB), 128 threads over 64 × 32 (llvmpipe's 32 KiB and 128
- * invocations), 64 threads over 32 × 32 (16 KiB).
+ * The shipped shapes, first that fits: 256 threads over 64 × 64 tiles (4 × 4 register tiles) streaming D 16 at a
+ * time (dq: 36.5 KiB of workgroup memory at D = Dv = 64) or 8 (dk + dv: 44.5 KiB, within Dawn's 48 KiB), 128
+ * threads over 64 × 32 (llvmpipe's 32 KiB and 128 invocations), 64 threads over 32 × 32 (16 KiB). Not timed yet.
  */
 export const GEMM_GRAD_CONFIGS: readonly GemmGradConfig[] = [
+  { threads: 256, anchors: 64, partners: 64, rowsPerThread: 4, chunk: 16 },
   { threads: 256, anchors: 64, partners: 64, rowsPerThread: 4, chunk: 8 },
   { threads: 128, anchors: 64, partners: 32, rowsPerThread: 4, chunk: 8 },
   { threads: 64, anchors: 32, partners: 32, rowsPerThread: 4, chunk: 8 },
