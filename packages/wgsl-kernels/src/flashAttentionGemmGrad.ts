@@ -2,10 +2,11 @@
 // (`attentionGrad` wrt q) and dk + dv (`attentionGradKV`, or `attentionGrad` wrt k / v). A workgroup owns BA anchor
 // rows (queries for dq, keys for dk/dv) and walks partner tiles of BP rows, skipping causal tiles wholly masked.
 // Per tile:
-// - phase A: S = A1·P1ᵀ and dP = A2·P2ᵀ (BA × BP, anchors × partners) as small matmuls, the reduction dimension D
-//   streamed through workgroup memory KC at a time (rows padded by one vec4 so a quarter-warp's vec4 reads hit
-//   distinct banks); each thread holds a TA × TP register tile of both and feeds 4·TA·TP FMAs from TA + TP vec4
-//   loads per 4 columns. Then P = exp(scale·s − L) (0 where masked) and dS = P·(dP − Δ) go to workgroup memory.
+// - phase A: S = A1·P1ᵀ and dP = A2·P2ᵀ (BA × BP, anchors × partners) as small matmuls, as matmul.ts's main loop:
+//   the reduction dimension D streamed through workgroup memory KC columns at a time, staged transposed
+//   ([column][rows]), each thread accumulating a TA × TP register tile of both by outer products (TA/4 + TP/4 vec4
+//   loads feed TA·TP FMAs a column). Then P = exp(scale·s − L) (0 where masked) and dS = P·(dP − Δ) go to
+//   workgroup memory as vec4s over 4 anchors.
 // - phase B: out1 += dS·P1 (dq += dS·K, dk += dSᵀ·Q) and out2 += P·P2 (dv += Pᵀ·dO), the partners streamed KC
 //   rows at a time; each thread owns TA anchors × M vec4 columns of each output, in registers for the whole walk.
 // L comes from the forward and Δ from attention's output (`deltaFromOut`) or an operand, per query row. No row
@@ -34,8 +35,9 @@ export interface GemmGradConfig {
 
 /**
  * The shipped shapes, first that fits: 256 threads over 64 × 64 tiles (4 × 4 register tiles) streaming D 16 at a
- * time (dq: 36.5 KiB of workgroup memory at D = Dv = 64) or 8 (dk + dv: 44.5 KiB, within Dawn's 48 KiB), 128
- * threads over 64 × 32 (llvmpipe's 32 KiB and 128 invocations), 64 threads over 32 × 32 (16 KiB). Not timed yet.
+ * time (dq: 34 KiB of workgroup memory at D = Dv = 64) or 8 (dk + dv: 41 KiB, within Dawn's 48 KiB), 128 threads
+ * over 64 × 32 (llvmpipe's 32 KiB and 128 invocations), 64 threads over 32 × 32 (16 KiB). Not timed yet: the
+ * bench's `grad gemm …` variants compare shapes.
  */
 export const GEMM_GRAD_CONFIGS: readonly GemmGradConfig[] = [
   { threads: 256, anchors: 64, partners: 64, rowsPerThread: 4, chunk: 16 },
@@ -49,12 +51,12 @@ export type GemmGradWrites = TiledGradWrites;
 
 /** The derived tiling of a configuration at these dimensions (undefined: the configuration does not divide). */
 interface Tiling {
-  /** Anchor groups (threads along the anchors); a thread's anchors are ag + AG·r. */
+  /** Anchor groups (threads along the anchors); a thread's anchors are 4·(ag + AG·v) + i. */
   readonly AG: number;
-  /** Partner groups in phase A (= column lanes in phase B); a thread's partners are pg + PG·c. */
+  /** Partner groups in phase A (= column lanes in phase B); a thread's partners are 4·(pg + PG·w) + j. */
   readonly PG: number;
-  /** Partners per thread in phase A. */
-  readonly TP: number;
+  /** Partner vec4 groups per thread in phase A (TP = 4·TW partners). */
+  readonly TW: number;
   /** The reduction chunk along D (divides D and Dv) and the partner chunk of phase B (divides BP). */
   readonly KC: number;
   readonly PC: number;
@@ -64,14 +66,14 @@ const CHUNKS = [16, 8, 4];
 
 function tilingOf(dm: AttentionDims, cfg: GemmGradConfig): Tiling | undefined {
   const { threads: T, anchors: BA, partners: BP, rowsPerThread: TA } = cfg;
-  if (TA % 4 !== 0 || BA % TA !== 0 || T % (BA / TA) !== 0) return undefined;
+  if (TA % 4 !== 0 || BA % TA !== 0 || BP % 4 !== 0 || T % (BA / TA) !== 0) return undefined;
   const AG = BA / TA;
   const PG = T / AG;
-  if (BP % PG !== 0) return undefined;
+  if ((BP / 4) % PG !== 0) return undefined;
   const KC = CHUNKS.find((c) => c <= cfg.chunk && dm.d % c === 0 && dm.dv % c === 0);
   const PC = CHUNKS.find((c) => c <= cfg.chunk && BP % c === 0);
   if (!KC || !PC) return undefined;
-  return { AG, PG, TP: BP / PG, KC, PC };
+  return { AG, PG, TW: BP / 4 / PG, KC, PC };
 }
 
 /** Which products a pass needs: dS (dq, dk) needs dP; P alone serves dv. */
@@ -85,7 +87,7 @@ export function gemmGradSmem(dm: AttentionDims, writes: GemmGradWrites, cfg: Gem
   const wantV = !byQuery && writes.v;
   const { anchors: BA, partners: BP } = cfg;
   const products = needsDs(writes) ? 2 : 1;
-  const stageA = products * (BA + BP) * (t.KC / 4 + 1);
+  const stageA = products * t.KC * (BA / 4 + 1 + BP / 4 + 1);
   const n1 = byQuery || writes.k ? dm.d / 4 : 0;
   const stageB = t.PC * (n1 + (wantV ? dm.dv / 4 : 0));
   const weights = ((needsDs(writes) ? 1 : 0) + (wantV ? 1 : 0)) * (BA * BP) / 4;
@@ -118,9 +120,10 @@ export function gemmGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDi
   if (!t) throw new Error(`gemmGradCode: configuration ${JSON.stringify(cfg)} does not divide D = ${dm.d}, Dv = ${dm.dv}`);
   const { tq, tk, d, dv } = dm;
   const { threads: WG, anchors: BA, partners: BP, rowsPerThread: TA } = cfg;
-  const { AG, PG, TP, KC, PC } = t;
+  const { AG, PG, TW, KC, PC } = t;
   const AV = TA / 4;
   const KC4 = KC / 4;
+  const [BA4, BP4] = [BA / 4, BP / 4];
   const byQuery = writes.q === true;
   const wantK = !byQuery && writes.k;
   const wantV = !byQuery && writes.v;
@@ -143,92 +146,116 @@ export function gemmGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDi
     ...(n2 > 0 && !(oneOutput && n1 > 0) ? [`@group(0) @binding(${n1 > 0 ? 7 : 6}) var<storage, read_write> ${n1 > 0 ? 'y2' : 'y'}: array<vec4<f32>>;`] : []),
   ].join('\n');
   const out2Name = n1 > 0 && !oneOutput ? 'y2' : 'y';
-  const stageA = (wantDs ? 2 : 1) * (BA + BP) * (KC4 + 1);
-  const stageB = PC * (n1 + n2);
-
-  // phase A: products (name, anchor source, partner source, vec4 per row); staged chunks [rows][KC4 + 1] in `stg`
   const products = [{ acc: 's', a: a1, p: p1, n4: D4 }, ...(wantDs ? [{ acc: 'dp', a: a2, p: p2, n4: V4 }] : [])];
-  const slot = (i: number) => ({ a: i * (BA + BP) * (KC4 + 1), p: i * (BA + BP) * (KC4 + 1) + BA * (KC4 + 1) });
-  const stageChunk = (src: string, n4: number, rows: number, first: string, total: number, off: number) => `for (var e = lid; e < ${u32Lit(rows * KC4)}; e = e + ${u32Lit(WG)}) {
+  const slotSize = KC * (BA4 + 1 + BP4 + 1);
+  const stageA = products.length * slotSize;
+  const stageB = PC * (n1 + n2);
+  // a thread's anchors: vec4 groups ag + AG·v (anchors 4·group + i); partners: vec4 groups pg + PG·w (4·group + j)
+  const aGroup = (v: number) => (v === 0 ? 'ag' : `ag + ${u32Lit(AG * v)}`);
+  const pGroup = (w: number) => (w === 0 ? 'pg' : `pg + ${u32Lit(PG * w)}`);
+  const pLocal = (w: number, j: number) => `4u * (${pGroup(w)})${j > 0 ? ` + ${u32Lit(j)}` : ''}`;
+
+  // phase A: chunks of KC columns of D staged transposed ([column][rows], one vec4 of padding per column so a
+  // warp's scalar stores of 16 rows × 2 vec4 columns hit 32 distinct banks), then outer products per column
+  const stageChunk = (src: string, n4: number, rows: number, first: string, total: number, off: number) => {
+    const stride = rows / 4 + 1;
+    return `for (var e = lid; e < ${u32Lit(rows * KC4)}; e = e + ${u32Lit(WG)}) {
         let r = e / ${u32Lit(KC4)};
         let c = e % ${u32Lit(KC4)};
         var val = vec4<f32>();
         if (${first} + r < ${u32Lit(total)}) { val = ${src}[${rowIndex(dm, `${first} + r`, total, viewOf(src))} * ${u32Lit(n4)} + d4 + c]; }
-        stg[${u32Lit(off)} + r * ${u32Lit(KC4 + 1)} + c] = val;
+        let at = ${off > 0 ? `${u32Lit(off)} + ` : ''}c * ${u32Lit(4 * stride)} + r / 4u;
+        let ci = r % 4u;
+        stg[at][ci] = val.x; stg[at + ${u32Lit(stride)}][ci] = val.y; stg[at + ${u32Lit(2 * stride)}][ci] = val.z; stg[at + ${u32Lit(3 * stride)}][ci] = val.w;
       }`;
-  const anchorOf = (r: number) => (r === 0 ? 'ag' : `ag + ${u32Lit(AG * r)}`);
-  const partnerOf = (c: number) => (c === 0 ? 'pg' : `pg + ${u32Lit(PG * c)}`);
-  const chunkProducts = (list: typeof products, idx: number[]) => {
-    const stage = list.map((pr, i) => `${stageChunk(pr.a, pr.n4, BA, 'b0', na, slot(idx[i]).a)}\n      ${stageChunk(pr.p, pr.n4, BP, 't0', np, slot(idx[i]).p)}`).join('\n      ');
-    const fmas = list
+  };
+  const chunkLoop = (list: typeof products, slots: number[]) => {
+    const stage = list
       .map((pr, i) => {
-        const { a, p } = slot(idx[i]);
-        return `for (var c = 0u; c < ${u32Lit(KC4)}; c = c + 1u) {
-        ${range(TA).map((r) => `let x${r} = stg[${u32Lit(a)} + (${anchorOf(r)}) * ${u32Lit(KC4 + 1)} + c];`).join(' ')}
-        ${range(TP).map((c) => `let z${c} = stg[${u32Lit(p)} + (${partnerOf(c)}) * ${u32Lit(KC4 + 1)} + c];`).join(' ')}
-        ${range(TA)
-          .flatMap((r) => range(TP).map((c) => `${pr.acc}${r}_${c} = ${pr.acc}${r}_${c} + dot(x${r}, z${c});`))
-          .join(' ')}
-      }`;
+        const off = slots[i] * slotSize;
+        return `${stageChunk(pr.a, pr.n4, BA, 'b0', na, off)}\n      ${stageChunk(pr.p, pr.n4, BP, 't0', np, off + KC * (BA4 + 1))}`;
       })
       .join('\n      ');
-    const n4 = list[0].n4;
-    return `for (var d4 = 0u; d4 < ${u32Lit(n4)}; d4 = d4 + ${u32Lit(KC4)}) {
+    const fmas = list
+      .map((pr, i) => {
+        const aOff = slots[i] * slotSize;
+        const pOff = aOff + KC * (BA4 + 1);
+        return `${range(AV).map((v) => `let ${pr.acc}a${v} = stg[${u32Lit(aOff)} + kk * ${u32Lit(BA4 + 1)} + ${aGroup(v)}];`).join(' ')}
+        ${range(TW).map((w) => `let ${pr.acc}b${w} = stg[${u32Lit(pOff)} + kk * ${u32Lit(BP4 + 1)} + ${pGroup(w)}];`).join(' ')}
+        ${range(AV)
+          .flatMap((v) => range(TW).flatMap((w) => range(4).map((j) => `${pr.acc}${v}_${w}_${j} = fma(${pr.acc}a${v}, vec4<f32>(${pr.acc}b${w}.${'xyzw'[j]}), ${pr.acc}${v}_${w}_${j});`)))
+          .join('\n        ')}`;
+      })
+      .join('\n        ');
+    return `for (var d4 = 0u; d4 < ${u32Lit(list[0].n4)}; d4 = d4 + ${u32Lit(KC4)}) {
       ${stage}
       workgroupBarrier();
-      ${fmas}
+      for (var kk = 0u; kk < ${u32Lit(KC)}; kk = kk + 1u) {
+        ${fmas}
+      }
       workgroupBarrier();
     }`;
   };
   // one chunk loop for both products where D = Dv (half the barriers), else one loop each
-  const phaseALoops = products.length === 2 && D4 === V4 ? chunkProducts(products, [0, 1]) : products.map((pr, i) => chunkProducts([pr], [i])).join('\n    ');
-  const accDecl = range(TA)
-    .flatMap((r) => range(TP).map((c) => `var s${r}_${c} = 0.0;${wantDs ? ` var dp${r}_${c} = 0.0;` : ''}`))
+  const phaseALoops = products.length === 2 && D4 === V4 ? chunkLoop(products, [0, 1]) : products.map((pr, i) => chunkLoop([pr], [i])).join('\n    ');
+  const accDecl = range(AV)
+    .flatMap((v) => range(TW).flatMap((w) => range(4).map((j) => `var s${v}_${w}_${j} = vec4<f32>();${wantDs ? ` var dp${v}_${w}_${j} = vec4<f32>();` : ''}`)))
     .join(' ');
-  // weights: P and dS per (anchor r, partner c) into [partner][anchor group][TA] (vec4 over 4 anchors)
-  const W = u32Lit(AG * AV);
-  const weights = range(TP)
-    .map((c) => {
-      const pl = partnerOf(c);
-      const lines = range(TA).map((r) => {
-        const al = anchorOf(r);
-        const [qi, kj] = byQuery ? [`b0 + ${al}`, `t0 + ${pl}`] : [`t0 + ${pl}`, `b0 + ${al}`];
-        const mask = [`t0 + ${pl} < ${u32Lit(np)}`, `b0 + ${al} < ${u32Lit(na)}`, ...(causal ? [`${kj} <= ${qi}`] : [])].join(' && ');
-        const [L, dl] = byQuery ? [`st[${al}]`, `st[${u32Lit(BA)} + ${al}]`] : [`st[${pl}]`, `st[${u32Lit(BP)} + ${pl}]`];
-        return `let e${r} = select(0.0, exp(s${r}_${c} * ${sc} - ${L}), ${mask});${wantDs ? ` let w${r} = e${r} * (dp${r}_${c} - ${dl});` : ''}`;
-      });
-      const stores = range(AV).map((v) => {
-        const at = `(${pl}) * ${W} + ag * ${u32Lit(AV)}${v > 0 ? ` + ${u32Lit(v)}` : ''}`;
-        const vec = (x: string) => `vec4<f32>(${range(4).map((i) => `${x}${4 * v + i}`).join(', ')})`;
-        return [...(wantDs ? [`dss[${at}] = ${vec('w')};`] : []), ...(wantV ? [`pss[${at}] = ${vec('e')};`] : [])].join(' ');
-      });
-      return `{
-      ${lines.join('\n      ')}
-      ${stores.join('\n      ')}
-    }`;
+  // weights: P = exp(scale·s − L) where unmasked and dS = P·(dP − Δ), a vec4 over 4 anchors, into [partner][BA/4]
+  const anchorVecs = range(AV)
+    .map((v) => {
+      const first = `b0 + 4u * (${aGroup(v)})`;
+      const stats = byQuery
+        ? ` let la${v} = vec4<f32>(${range(4).map((i) => `st[4u * (${aGroup(v)}) + ${u32Lit(i)}]`).join(', ')}); let da${v} = vec4<f32>(${range(4).map((i) => `st[${u32Lit(BA)} + 4u * (${aGroup(v)}) + ${u32Lit(i)}]`).join(', ')});`
+        : '';
+      return `let av${v} = vec4<u32>(${first}) + vec4<u32>(0u, 1u, 2u, 3u);${stats}`;
     })
     .join('\n    ');
+  const weights = range(TW)
+    .flatMap((w) =>
+      range(4).map((j) => {
+        const pl = pLocal(w, j);
+        const lines = range(AV).map((v) => {
+          const causalMask = causal ? ` & (${byQuery ? `vec4<u32>(pt) <= av${v}` : `av${v} <= vec4<u32>(pt)`})` : '';
+          const [L, dl] = byQuery ? [`la${v}`, `da${v}`] : ['lp', 'dlp'];
+          const at = `pl * ${u32Lit(BA4)} + ${aGroup(v)}`;
+          return `{
+        let ok = (av${v} < vec4<u32>(${u32Lit(na)})) & vec4<bool>(pt < ${u32Lit(np)})${causalMask};
+        let e = select(vec4<f32>(), exp(s${v}_${w}_${j} * ${sc} - ${L}), ok);
+        ${wantDs ? `dss[${at}] = e * (dp${v}_${w}_${j} - ${dl});` : ''}
+        ${wantV ? `pss[${at}] = e;` : ''}
+      }`;
+        });
+        return `{
+      let pl = ${pl};
+      let pt = t0 + pl;
+      ${byQuery ? '' : `let lp = st[pl];${wantDs ? ` let dlp = st[${u32Lit(BP)} + pl];` : ''}`}
+      ${lines.join('\n      ')}
+    }`;
+      }),
+    )
+    .join('\n    ');
 
-  // phase B: out1 (x, from dS and P1) and out2 (z, from P and P2), TA anchors × M vec4 columns (cl + PG·m) a thread
+  // phase B: out1 (x, from dS and P1) and out2 (z, from P and P2): anchors 4·(ag + AG·v) + i × vec4 columns pg + PG·m
   const outDecl = [...range(TA).flatMap((r) => range(M1).map((m) => `var x${r}_${m} = vec4<f32>();`)), ...range(TA).flatMap((r) => range(M2).map((m) => `var z${r}_${m} = vec4<f32>();`))].join(' ');
   const stagePartners = (src: string, n4: number, off: number) => `for (var e = lid; e < ${u32Lit(PC * n4)}; e = e + ${u32Lit(WG)}) {
         let r = e / ${u32Lit(n4)};
         var val = vec4<f32>();
         if (t0 + p0 + r < ${u32Lit(np)}) { val = ${src}[${rowIndex(dm, 't0 + p0 + r', np, viewOf(src))} * ${u32Lit(n4)} + e % ${u32Lit(n4)}]; }
-        stg[${u32Lit(off)} + e] = val;
+        stg[${off > 0 ? `${u32Lit(off)} + ` : ''}e] = val;
       }`;
+  const colOf = (m: number) => (m === 0 ? 'pg' : `pg + ${u32Lit(PG * m)}`);
   const accumulate = (acc: string, M: number, n4: number, wts: string, off: number) =>
     range(M)
       .map((m) => {
-        const col = m === 0 ? 'pg' : `pg + ${u32Lit(PG * m)}`;
-        const guard = PG * (m + 1) > n4 ? `if (${col} < ${u32Lit(n4)}) ` : '';
+        const guard = PG * (m + 1) > n4 ? `if (${colOf(m)} < ${u32Lit(n4)}) ` : '';
         const body = range(TA)
           .map((r) => `${acc}${r}_${m} = fma(vec4<f32>(${wts}${Math.floor(r / 4)}.${'xyzw'[r % 4]}), pr, ${acc}${r}_${m});`)
           .join(' ');
-        return `${guard}{ let pr = stg[${u32Lit(off)} + p * ${u32Lit(n4)} + ${col}]; ${body} }`;
+        return `${guard}{ let pr = stg[${off > 0 ? `${u32Lit(off)} + ` : ''}p * ${u32Lit(n4)} + ${colOf(m)}]; ${body} }`;
       })
       .join('\n          ');
-  const loadWeights = (arr: string, name: string) => range(AV).map((v) => `let ${name}${v} = ${arr}[(p0 + p) * ${W} + ag * ${u32Lit(AV)}${v > 0 ? ` + ${u32Lit(v)}` : ''}];`).join(' ');
+  const loadWeights = (arr: string, name: string) => range(AV).map((v) => `let ${name}${v} = ${arr}[(p0 + p) * ${u32Lit(BA4)} + ${aGroup(v)}];`).join(' ');
   const phaseB = `for (var p0 = 0u; p0 < ${u32Lit(BP)}; p0 = p0 + ${u32Lit(PC)}) {
       ${n1 > 0 ? stagePartners(p1, n1, 0) : ''}
       ${n2 > 0 ? stagePartners(p2, n2, PC * n1) : ''}
@@ -243,10 +270,9 @@ export function gemmGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDi
     range(TA)
       .flatMap((r) =>
         range(M).map((m) => {
-          const col = m === 0 ? 'pg' : `pg + ${u32Lit(PG * m)}`;
-          const guard = PG * (m + 1) > n4 ? ` && ${col} < ${u32Lit(n4)}` : '';
-          const a = `b0 + ${anchorOf(r)}`;
-          return `if (${a} < ${u32Lit(na)}${guard}) { ${dst}[${rowIndex(dm, a, na, view)} * ${u32Lit(n4)} + ${col}] = ${acc}${r}_${m}${scaled ? ` * ${sc}` : ''}; }`;
+          const guard = PG * (m + 1) > n4 ? ` && ${colOf(m)} < ${u32Lit(n4)}` : '';
+          const a = `b0 + 4u * (${aGroup(Math.floor(r / 4))}) + ${u32Lit(r % 4)}`;
+          return `if (${a} < ${u32Lit(na)}${guard}) { ${dst}[${rowIndex(dm, a, na, view)} * ${u32Lit(n4)} + ${colOf(m)}] = ${acc}${r}_${m}${scaled ? ` * ${sc}` : ''}; }`;
         }),
       )
       .join('\n  ');
@@ -261,7 +287,7 @@ export function gemmGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDi
     ? `let tend = ${causal ? `min(b0 + ${u32Lit(BA)}, ${u32Lit(tk)})` : u32Lit(tk)};\n  for (var t0 = 0u; t0 < tend; t0 = t0 + ${u32Lit(BP)}) {`
     : `let tstart = ${causal ? `(b0 / ${u32Lit(BP)}) * ${u32Lit(BP)}` : '0u'};\n  for (var t0 = tstart; t0 < ${u32Lit(tq)}; t0 = t0 + ${u32Lit(BP)}) {`;
   const what = byQuery ? 'dq' : wantK && wantV ? 'dk and dv' : wantK ? 'dk' : 'dv';
-  const code = `${header(spec, `flash attention gradient ${what}, register-tiled matmuls: a workgroup of ${WG} per (head, ${BA} ${byQuery ? 'query' : 'key'} rows), ${byQuery ? 'key' : 'query'} tiles of ${BP}, ${TA}x${TP} thread tiles, D streamed ${KC} at a time${causal ? ', causal tiles skipped' : ''}`)}${bindings}
+  const code = `${header(spec, `flash attention gradient ${what}, register-tiled matmuls: a workgroup of ${WG} per (head, ${BA} ${byQuery ? 'query' : 'key'} rows), ${byQuery ? 'key' : 'query'} tiles of ${BP}, ${TA}x${4 * TW} thread tiles, D streamed ${KC} at a time${causal ? ', causal tiles skipped' : ''}`)}${bindings}
 
 var<workgroup> stg: array<vec4<f32>, ${Math.max(stageA, stageB)}>;
 ${wantDs ? `var<workgroup> dss: array<vec4<f32>, ${(BA * BP) / 4}>;\n` : ''}${wantV ? `var<workgroup> pss: array<vec4<f32>, ${(BA * BP) / 4}>;\n` : ''}var<workgroup> st: array<f32, ${2 * (byQuery ? BA : BP)}>;
@@ -278,6 +304,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     ${byQuery ? '' : stageStats(BP, 't0')}
     ${accDecl}
     ${phaseALoops}
+    ${anchorVecs}
     ${weights}
     workgroupBarrier();
     ${phaseB}
