@@ -9,6 +9,8 @@
 // - gradients read L and Δ = dO·O per query row (operands of attentionGrad, computed once per attention): dq, a
 //   thread per query row over key tiles (P = exp(s − L), dS = P(dP − Δ), dq += dS·k), or dk / dv (or both at
 //   once, attentionGradKV: P computed once), a thread per key row over query tiles (dv += P·dO, dk += dS·q).
+//   These row kernels run where neither flashAttentionGemmGrad.ts's matmul-style kernels (the default) nor
+//   flashAttentionTiledGrad.ts's fit, or where a FlashConfig asks for them; `gradKernel` is the one place that chooses.
 // - layouts: heads-major [..., H, T, D] or seq-major [..., T, H, D] (`seqMajor`), one row-index formula apart.
 // Causal masks are top-left aligned (key j > query i masked, as the interpreter). attention.ts decides when to
 // use this file (its simple kernels stay for odd D and as the reference shape).

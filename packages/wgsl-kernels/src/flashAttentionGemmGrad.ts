@@ -64,24 +64,29 @@ interface Tiling {
 
 const CHUNKS = [16, 8, 4];
 
-function tilingOf(dm: AttentionDims, cfg: GemmGradConfig): Tiling | undefined {
+/** Which products a pass needs: dS (dq, dk) needs dP; P alone serves dv. */
+const needsDs = (writes: GemmGradWrites) => writes.q === true || writes.k;
+
+function tilingOf(dm: AttentionDims, writes: GemmGradWrites, cfg: GemmGradConfig): Tiling | undefined {
   const { threads: T, anchors: BA, partners: BP, rowsPerThread: TA } = cfg;
   if (TA % 4 !== 0 || BA % TA !== 0 || BP % 4 !== 0 || T % (BA / TA) !== 0) return undefined;
   const AG = BA / TA;
   const PG = T / AG;
   if ((BP / 4) % PG !== 0) return undefined;
   const KC = CHUNKS.find((c) => c <= cfg.chunk && dm.d % c === 0 && dm.dv % c === 0);
-  const PC = CHUNKS.find((c) => c <= cfg.chunk && BP % c === 0);
-  if (!KC || !PC) return undefined;
+  if (!KC) return undefined;
+  // phase B's partner chunk: up to the configured chunk, or larger where phase A's staging already holds it (fewer
+  // barriers at no memory cost: dk + dv at D = 64 stream 16 partners in the room of 8 columns of both products)
+  const stageA = (needsDs(writes) ? 2 : 1) * KC * (BA / 4 + 1 + BP / 4 + 1);
+  const rowVec4 = (writes.q === true || writes.k ? dm.d / 4 : 0) + (writes.q !== true && writes.v ? dm.dv / 4 : 0);
+  const PC = CHUNKS.find((c) => BP % c === 0 && (c <= cfg.chunk || c * rowVec4 <= stageA));
+  if (!PC) return undefined;
   return { AG, PG, TW: BP / 4 / PG, KC, PC };
 }
 
-/** Which products a pass needs: dS (dq, dk) needs dP; P alone serves dv. */
-const needsDs = (writes: GemmGradWrites) => writes.q === true || writes.k;
-
 /** Bytes of workgroup memory the pass needs (undefined where the configuration does not divide these dimensions). */
 export function gemmGradSmem(dm: AttentionDims, writes: GemmGradWrites, cfg: GemmGradConfig): number | undefined {
-  const t = tilingOf(dm, cfg);
+  const t = tilingOf(dm, writes, cfg);
   if (!t) return undefined;
   const byQuery = writes.q === true;
   const wantV = !byQuery && writes.v;
@@ -116,7 +121,7 @@ const viewOf = (src: string): ViewedTensor | undefined => (src === 'q' || src ==
  * then y2 (dv when dk and dv are both written; alone, dv is y; with `oneOutput`, both go to y at their views).
  */
 export function gemmGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, writes: GemmGradWrites, cfg: GemmGradConfig, deltaFromOut = false, oneOutput = false): { code: string; wg: number; rows: number } {
-  const t = tilingOf(dm, cfg);
+  const t = tilingOf(dm, writes, cfg);
   if (!t) throw new Error(`gemmGradCode: configuration ${JSON.stringify(cfg)} does not divide D = ${dm.d}, Dv = ${dm.dv}`);
   const { tq, tk, d, dv } = dm;
   const { threads: WG, anchors: BA, partners: BP, rowsPerThread: TA } = cfg;
@@ -287,7 +292,7 @@ export function gemmGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDi
     ? `let tend = ${causal ? `min(b0 + ${u32Lit(BA)}, ${u32Lit(tk)})` : u32Lit(tk)};\n  for (var t0 = 0u; t0 < tend; t0 = t0 + ${u32Lit(BP)}) {`
     : `let tstart = ${causal ? `(b0 / ${u32Lit(BP)}) * ${u32Lit(BP)}` : '0u'};\n  for (var t0 = tstart; t0 < ${u32Lit(tq)}; t0 = t0 + ${u32Lit(BP)}) {`;
   const what = byQuery ? 'dq' : wantK && wantV ? 'dk and dv' : wantK ? 'dk' : 'dv';
-  const code = `${header(spec, `flash attention gradient ${what}, register-tiled matmuls: a workgroup of ${WG} per (head, ${BA} ${byQuery ? 'query' : 'key'} rows), ${byQuery ? 'key' : 'query'} tiles of ${BP}, ${TA}x${4 * TW} thread tiles, D streamed ${KC} at a time${causal ? ', causal tiles skipped' : ''}`)}${bindings}
+  const code = `${header(spec, `flash attention gradient ${what}, register-tiled matmuls: a workgroup of ${WG} per (head, ${BA} ${byQuery ? 'query' : 'key'} rows), ${byQuery ? 'key' : 'query'} tiles of ${BP}, ${TA}x${4 * TW} thread tiles, D streamed ${KC} at a time, partners ${PC}${causal ? ', causal tiles skipped' : ''}`)}${bindings}
 
 var<workgroup> stg: array<vec4<f32>, ${Math.max(stageA, stageB)}>;
 ${wantDs ? `var<workgroup> dss: array<vec4<f32>, ${(BA * BP) / 4}>;\n` : ''}${wantV ? `var<workgroup> pss: array<vec4<f32>, ${(BA * BP) / 4}>;\n` : ''}var<workgroup> st: array<f32, ${2 * (byQuery ? BA : BP)}>;
