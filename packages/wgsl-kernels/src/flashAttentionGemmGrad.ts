@@ -160,18 +160,20 @@ export function gemmGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDi
   const pGroup = (w: number) => (w === 0 ? 'pg' : `pg + ${u32Lit(PG * w)}`);
   const pLocal = (w: number, j: number) => `4u * (${pGroup(w)})${j > 0 ? ` + ${u32Lit(j)}` : ''}`;
 
-  // phase A: chunks of KC columns of D staged transposed ([column][rows], one vec4 of padding per column so a
-  // warp's scalar stores of 16 rows × 2 vec4 columns hit 32 distinct banks), then outer products per column
+  // phase A: chunks of KC columns of D staged transposed ([column][rows], one vec4 of padding per column): a thread
+  // loads one vec4 column group of 4 rows and stores it as 4 vec4s over those rows (a 4 × 4 transpose in registers),
+  // so a quarter-warp's stores of 4 row groups × 2 column groups fall on distinct banks
   const stageChunk = (src: string, n4: number, rows: number, first: string, total: number, off: number) => {
     const stride = rows / 4 + 1;
-    return `for (var e = lid; e < ${u32Lit(rows * KC4)}; e = e + ${u32Lit(WG)}) {
-        let r = e / ${u32Lit(KC4)};
+    const load = (i: number) => `var v${i} = vec4<f32>(); if (${first} + r + ${u32Lit(i)} < ${u32Lit(total)}) { v${i} = ${src}[${rowIndex(dm, `${first} + r + ${u32Lit(i)}`, total, viewOf(src))} * ${u32Lit(n4)} + d4 + c]; }`;
+    return `for (var e = lid; e < ${u32Lit((rows / 4) * KC4)}; e = e + ${u32Lit(WG)}) {
+        let r = (e / ${u32Lit(KC4)}) * 4u;
         let c = e % ${u32Lit(KC4)};
-        var val = vec4<f32>();
-        if (${first} + r < ${u32Lit(total)}) { val = ${src}[${rowIndex(dm, `${first} + r`, total, viewOf(src))} * ${u32Lit(n4)} + d4 + c]; }
+        ${range(4).map(load).join('\n        ')}
         let at = ${off > 0 ? `${u32Lit(off)} + ` : ''}c * ${u32Lit(4 * stride)} + r / 4u;
-        let ci = r % 4u;
-        stg[at][ci] = val.x; stg[at + ${u32Lit(stride)}][ci] = val.y; stg[at + ${u32Lit(2 * stride)}][ci] = val.z; stg[at + ${u32Lit(3 * stride)}][ci] = val.w;
+        ${range(4)
+          .map((i) => `stg[at${i > 0 ? ` + ${u32Lit(i * stride)}` : ''}] = vec4<f32>(v0.${'xyzw'[i]}, v1.${'xyzw'[i]}, v2.${'xyzw'[i]}, v3.${'xyzw'[i]});`)
+          .join(' ')}
       }`;
   };
   const chunkLoop = (list: typeof products, slots: number[]) => {
