@@ -111,6 +111,12 @@ export function chooseGemmGrad(dm: AttentionDims, writes: GemmGradWrites, caps: 
   return (cfg ? [cfg] : GEMM_GRAD_CONFIGS).find((c) => gemmGradFits(dm, writes, caps, c));
 }
 
+/** One array's share of a staging loop: its work items and the WGSL that stages item `e`. */
+interface StagePart {
+  readonly n: number;
+  readonly body: string;
+}
+
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /** Binding names that may be head windows: q, k, v (dout is never one). */
@@ -155,6 +161,23 @@ export function gemmGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDi
   const slotSize = KC * (BA4 + 1 + BP4 + 1);
   const stageA = products.length * slotSize;
   const stageB = PC * (n1 + n2);
+  // staging parts share one loop over the workgroup (each part's items in its own range), so every thread loads:
+  // parts looped apart would leave 32 threads staging four arrays of 32 items each while the rest wait
+  const stageParts = (parts: StagePart[]) => {
+    let start = 0;
+    const branches = parts.map((pt, i) => {
+      const lo = start;
+      start += pt.n;
+      const cond = i === parts.length - 1 ? '' : `if (i < ${u32Lit(start)}) `;
+      return `${i > 0 ? 'else ' : ''}${cond}{
+        let e = i${lo > 0 ? ` - ${u32Lit(lo)}` : ''};
+        ${pt.body}
+      }`;
+    });
+    return `for (var i = lid; i < ${u32Lit(start)}; i = i + ${u32Lit(WG)}) {
+      ${branches.join(' ')}
+    }`;
+  };
   // a thread's anchors: vec4 groups ag + AG·v (anchors 4·group + i); partners: vec4 groups pg + PG·w (4·group + j)
   const aGroup = (v: number) => (v === 0 ? 'ag' : `ag + ${u32Lit(AG * v)}`);
   const pGroup = (w: number) => (w === 0 ? 'pg' : `pg + ${u32Lit(PG * w)}`);
@@ -163,26 +186,28 @@ export function gemmGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDi
   // phase A: chunks of KC columns of D staged transposed ([column][rows], one vec4 of padding per column): a thread
   // loads one vec4 column group of 4 rows and stores it as 4 vec4s over those rows (a 4 × 4 transpose in registers),
   // so a quarter-warp's stores of 4 row groups × 2 column groups fall on distinct banks
-  const stageChunk = (src: string, n4: number, rows: number, first: string, total: number, off: number) => {
+  // (a part: `n` work items and the WGSL staging item `e` of it)
+  const stageChunk = (src: string, n4: number, rows: number, first: string, total: number, off: number): StagePart => {
     const stride = rows / 4 + 1;
     const load = (i: number) => `var v${i} = vec4<f32>(); if (${first} + r + ${u32Lit(i)} < ${u32Lit(total)}) { v${i} = ${src}[${rowIndex(dm, `${first} + r + ${u32Lit(i)}`, total, viewOf(src))} * ${u32Lit(n4)} + d4 + c]; }`;
-    return `for (var e = lid; e < ${u32Lit((rows / 4) * KC4)}; e = e + ${u32Lit(WG)}) {
-        let r = (e / ${u32Lit(KC4)}) * 4u;
+    return {
+      n: (rows / 4) * KC4,
+      body: `let r = (e / ${u32Lit(KC4)}) * 4u;
         let c = e % ${u32Lit(KC4)};
         ${range(4).map(load).join('\n        ')}
         let at = ${off > 0 ? `${u32Lit(off)} + ` : ''}c * ${u32Lit(4 * stride)} + r / 4u;
         ${range(4)
           .map((i) => `stg[at${i > 0 ? ` + ${u32Lit(i * stride)}` : ''}] = vec4<f32>(v0.${'xyzw'[i]}, v1.${'xyzw'[i]}, v2.${'xyzw'[i]}, v3.${'xyzw'[i]});`)
-          .join(' ')}
-      }`;
+          .join(' ')}`,
+    };
   };
   const chunkLoop = (list: typeof products, slots: number[]) => {
-    const stage = list
-      .map((pr, i) => {
+    const stage = stageParts(
+      list.flatMap((pr, i) => {
         const off = slots[i] * slotSize;
-        return `${stageChunk(pr.a, pr.n4, BA, 'b0', na, off)}\n      ${stageChunk(pr.p, pr.n4, BP, 't0', np, off + KC * (BA4 + 1))}`;
-      })
-      .join('\n      ');
+        return [stageChunk(pr.a, pr.n4, BA, 'b0', na, off), stageChunk(pr.p, pr.n4, BP, 't0', np, off + KC * (BA4 + 1))];
+      }),
+    );
     const fmas = list
       .map((pr, i) => {
         const aOff = slots[i] * slotSize;
@@ -245,12 +270,13 @@ export function gemmGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDi
 
   // phase B: out1 (x, from dS and P1) and out2 (z, from P and P2): anchors 4·(ag + AG·v) + i × vec4 columns pg + PG·m
   const outDecl = [...range(TA).flatMap((r) => range(M1).map((m) => `var x${r}_${m} = vec4<f32>();`)), ...range(TA).flatMap((r) => range(M2).map((m) => `var z${r}_${m} = vec4<f32>();`))].join(' ');
-  const stagePartners = (src: string, n4: number, off: number) => `for (var e = lid; e < ${u32Lit(PC * n4)}; e = e + ${u32Lit(WG)}) {
-        let r = e / ${u32Lit(n4)};
+  const stagePartners = (src: string, n4: number, off: number): StagePart => ({
+    n: PC * n4,
+    body: `let r = e / ${u32Lit(n4)};
         var val = vec4<f32>();
         if (t0 + p0 + r < ${u32Lit(np)}) { val = ${src}[${rowIndex(dm, 't0 + p0 + r', np, viewOf(src))} * ${u32Lit(n4)} + e % ${u32Lit(n4)}]; }
-        stg[${off > 0 ? `${u32Lit(off)} + ` : ''}e] = val;
-      }`;
+        stg[${off > 0 ? `${u32Lit(off)} + ` : ''}e] = val;`,
+  });
   const colOf = (m: number) => (m === 0 ? 'pg' : `pg + ${u32Lit(PG * m)}`);
   const accumulate = (acc: string, M: number, n4: number, wts: string, off: number) =>
     range(M)
@@ -264,8 +290,7 @@ export function gemmGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDi
       .join('\n          ');
   const loadWeights = (arr: string, name: string) => range(AV).map((v) => `let ${name}${v} = ${arr}[(p0 + p) * ${u32Lit(BA4)} + ${aGroup(v)}];`).join(' ');
   const phaseB = `for (var p0 = 0u; p0 < ${u32Lit(BP)}; p0 = p0 + ${u32Lit(PC)}) {
-      ${n1 > 0 ? stagePartners(p1, n1, 0) : ''}
-      ${n2 > 0 ? stagePartners(p2, n2, PC * n1) : ''}
+      ${stageParts([...(n1 > 0 ? [stagePartners(p1, n1, 0)] : []), ...(n2 > 0 ? [stagePartners(p2, n2, PC * n1)] : [])])}
       workgroupBarrier();
       for (var p = 0u; p < ${u32Lit(PC)}; p = p + 1u) {
         ${n1 > 0 ? `${loadWeights('dss', 'ws')}\n          ${accumulate('x', M1, n1, 'ws', 0)}` : ''}
