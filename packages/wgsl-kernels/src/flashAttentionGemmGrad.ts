@@ -7,8 +7,9 @@
 //   ([column][rows]), each thread accumulating a TA × TP register tile of both by outer products (TA/4 + TP/4 vec4
 //   loads feed TA·TP FMAs a column). Then P = exp(scale·s − L) (0 where masked) and dS = P·(dP − Δ) go to
 //   workgroup memory as vec4s over 4 anchors.
-// - phase B: out1 += dS·P1 (dq += dS·K, dk += dSᵀ·Q) and out2 += P·P2 (dv += Pᵀ·dO), the partners streamed KC
-//   rows at a time; each thread owns TA anchors × M vec4 columns of each output, in registers for the whole walk.
+// - phase B: out1 += dS·P1 (dq += dS·K, dk += dSᵀ·Q) and out2 += P·P2 (dv += Pᵀ·dO), the partners streamed PC
+//   rows at a time (KC, or more where phase A's staging has room); each thread owns TA anchors × M vec4 columns of
+//   each output, in registers for the whole walk.
 // L comes from the forward and Δ from attention's output (`deltaFromOut`) or an operand, per query row. No row
 // statistic needs a reduction across threads (each thread finishes its own dot products), so no subgroup path.
 // Causal masks are top-left aligned (key j > query i masked). flashAttention.ts chooses between this kernel, the
@@ -36,7 +37,7 @@ export interface GemmGradConfig {
 /**
  * The shipped shapes, first that fits: 256 threads over 64 × 64 tiles (4 × 4 register tiles) streaming D 16 at a
  * time (dq: 34 KiB of workgroup memory at D = Dv = 64) or 8 (dk + dv: 41 KiB, within Dawn's 48 KiB), 128 threads
- * over 64 × 32 (llvmpipe's 32 KiB and 128 invocations), 64 threads over 32 × 32 (16 KiB). Not timed yet: the
+ * over 64 × 32 (dk + dv within llvmpipe's 32 KiB), 64 threads over 32 × 32 (16 KiB). Not timed yet: the
  * bench's `grad gemm …` variants compare shapes.
  */
 export const GEMM_GRAD_CONFIGS: readonly GemmGradConfig[] = [
