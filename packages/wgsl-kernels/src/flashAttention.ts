@@ -9,6 +9,8 @@
 // - gradients read L and Δ = dO·O per query row (operands of attentionGrad, computed once per attention): dq, a
 //   thread per query row over key tiles (P = exp(s − L), dS = P(dP − Δ), dq += dS·k), or dk / dv (or both at
 //   once, attentionGradKV: P computed once), a thread per key row over query tiles (dv += P·dO, dk += dS·q).
+//   These row kernels run where neither flashAttentionGemmGrad.ts's matmul-style kernels (the default) nor
+//   flashAttentionTiledGrad.ts's fit, or where a FlashConfig asks for them; `gradKernel` is the one place that chooses.
 // - layouts: heads-major [..., H, T, D] or seq-major [..., T, H, D] (`seqMajor`), one row-index formula apart.
 // Causal masks are top-left aligned (key j > query i masked, as the interpreter). attention.ts decides when to
 // use this file (its simple kernels stay for odd D and as the reference shape).
@@ -16,6 +18,7 @@
 import { type AttentionDims, attentionDims, gradReadBindings, rowDelta, rowIndex, type ViewedTensor, withResultViews } from './attentionDims.js';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 export { type AttentionDims, attentionDims, rowIndex };
+import { chooseGemmGrad, type GemmGradConfig, type GemmGradWrites, gemmGradCode } from './flashAttentionGemmGrad.js';
 import { chooseTiledGrad, DEFAULT_TILED_GRAD, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
 import { checkWorkgroupMemory, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
@@ -39,10 +42,15 @@ export interface FlashConfig {
   readonly rows: number;
   /** Key/value rows staged in workgroup memory per tile. */
   readonly tile: number;
-  /** Gradient kernels: 'tiled' (flashAttentionTiledGrad.ts, where its workgroup memory fits) or 'rows' (unset: DEFAULT_FLASH_GRAD). */
-  readonly grad?: 'tiled' | 'rows';
+  /**
+   * Gradient kernels: 'gemm' (flashAttentionGemmGrad.ts) or 'tiled' (flashAttentionTiledGrad.ts), each where its
+   * workgroup memory fits, else the row kernels; or 'rows' (unset: DEFAULT_FLASH_GRAD).
+   */
+  readonly grad?: 'gemm' | 'tiled' | 'rows';
   /** The tiled gradients' threads and partner rows per tile (default DEFAULT_TILED_GRAD). */
   readonly tiled?: TiledGradConfig;
+  /** The matmul-style gradients' shape (default: the first of GEMM_GRAD_CONFIGS that fits). */
+  readonly gemm?: GemmGradConfig;
 }
 
 /**
@@ -327,28 +335,55 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }
 
 /**
- * The gradient kernels used when a config does not say: dk + dv (both wanted) on the tiled kernel in its first
- * shipped shape where that fits, everything else on the row kernels. H200 (Dawn/Vulkan, 2026-12-04, B64 H6 T256
- * D64 causal seq-major, GPU ms, median of 20, a fresh process each): rows dq 0.445, dk+dv 0.775; tiled 128x32 dq
- * 0.742, dk+dv 0.724; 128x16 0.876 / 0.882; 256x32 0.752 / 0.986; 64x32 1.378 / 1.330.
+ * The gradient kernels used when a config does not say: the matmul-style kernels (flashAttentionGemmGrad.ts) in
+ * their first shipped shape that fits; where none fits, dk + dv on the tiled kernel if that fits, everything else
+ * on the row kernels. Before them (H200, Dawn/Vulkan, 2026-12-04, B64 H6 T256 D64 causal seq-major, GPU ms, median
+ * of 20, a fresh process each): rows dq 0.445, dk+dv 0.775; tiled 128x32 dq 0.742, dk+dv 0.724; 128x16 0.876 /
+ * 0.882; 256x32 0.752 / 0.986; 64x32 1.378 / 1.330. The matmul-style kernels are not timed yet (no GPU here):
+ * `attentionVariants --variant 'grad gemm …'` compares them.
  */
-export const DEFAULT_FLASH_GRAD = { q: 'rows', kv: 'tiled' } as const;
+export const DEFAULT_FLASH_GRAD = { q: 'gemm', kv: 'gemm' } as const;
 
-/** The tiled gradients' shape, or undefined for the kernels with a thread per row (see DEFAULT_FLASH_GRAD). */
-function tiledShape(dm: AttentionDims, wrt: GradWrt, caps: DeviceCaps, cfg?: FlashConfig): TiledGradConfig | undefined {
+/** The gradients a pass of `wrt` writes. */
+const writesOf = (wrt: GradWrt): GemmGradWrites => (wrt === 'q' ? { q: true } : { k: wrt !== 'v', v: wrt !== 'k' });
+
+/** The one place a gradient kernel is chosen: matmul-style, tiled (with their shapes) or a thread per row. */
+type GradKernel = { readonly kind: 'gemm'; readonly cfg: GemmGradConfig } | { readonly kind: 'tiled'; readonly cfg: TiledGradConfig } | { readonly kind: 'rows' };
+
+function gradKernel(dm: AttentionDims, wrt: GradWrt, caps: DeviceCaps, cfg?: FlashConfig): GradKernel {
   const byQuery = wrt === 'q';
-  if (cfg?.grad === 'rows') return undefined;
-  if (cfg?.grad === 'tiled') return chooseTiledGrad(dm, byQuery, caps, cfg.tiled);
-  if (wrt !== 'kv' || DEFAULT_FLASH_GRAD.kv !== 'tiled') return undefined;
-  return chooseTiledGrad(dm, byQuery, caps, cfg?.tiled ?? DEFAULT_TILED_GRAD);
+  const gemm = (c?: GemmGradConfig): GradKernel | undefined => {
+    const g = chooseGemmGrad(dm, writesOf(wrt), caps, c);
+    return g ? { kind: 'gemm', cfg: g } : undefined;
+  };
+  const tiled = (c?: TiledGradConfig): GradKernel | undefined => {
+    const t = chooseTiledGrad(dm, byQuery, caps, c);
+    return t ? { kind: 'tiled', cfg: t } : undefined;
+  };
+  const rows: GradKernel = { kind: 'rows' };
+  const mode = cfg?.grad ?? (byQuery ? DEFAULT_FLASH_GRAD.q : DEFAULT_FLASH_GRAD.kv);
+  if (mode === 'rows') return rows;
+  if (cfg?.grad === 'tiled') return tiled(cfg.tiled) ?? rows;
+  // a forced shape that does not fit this pass (dk + dv need more workgroup memory than dq) takes the shipped ones
+  if (cfg?.grad === 'gemm') return gemm(cfg.gemm) ?? gemm() ?? rows;
+  // the default: matmul-style where a shipped shape fits, then the kernels shipped before it
+  return gemm(cfg?.gemm) ?? (wrt === 'kv' ? tiled(cfg?.tiled ?? DEFAULT_TILED_GRAD) : undefined) ?? rows;
+}
+
+/** WGSL of one gradient pass on the kernel `gradKernel` chooses. */
+function gradPass(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, wrt: GradWrt, cfg: FlashConfig | undefined, deltaFromOut: boolean, oneOutput = false, writes: GemmGradWrites = writesOf(wrt)): { code: string; wg: number; rows: number } {
+  const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
+  const k = gradKernel(dm, wrt, caps, cfg);
+  if (k.kind === 'gemm') return gemmGradCode(spec, caps, dm, causal, scale, writes, k.cfg, deltaFromOut, oneOutput);
+  if (k.kind === 'tiled') return tiledGradCode(spec, caps, dm, causal, scale, writes, k.cfg, deltaFromOut, oneOutput);
+  return gradCode(spec, caps, dm, causal, scale, wrt, cfg, deltaFromOut, oneOutput);
 }
 
 /** Flash `attentionGrad` (see the file header): one dispatch reading the forward's L and Δ. */
 export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { causal, scale, wrt, deltaFromOut = false } = spec.node.attrs;
+  const { wrt, deltaFromOut = false } = spec.node.attrs;
   const dm = attentionDims(spec);
-  const tiled = tiledShape(dm, wrt, caps, cfg);
-  const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, wrt === 'q' ? { q: true } : { k: wrt === 'k', v: wrt === 'v' }, tiled, deltaFromOut) : gradCode(spec, caps, dm, causal, scale, wrt, cfg, deltaFromOut);
+  const gr = gradPass(spec, caps, dm, wrt, cfg, deltaFromOut);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;
@@ -360,12 +395,11 @@ export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: 
  * [..., T, 3H, D] at their head windows (dq heads [0, H), dk [H, 2H), dv [2H, 3H)): no concatenation afterwards.
  */
 export function flashAttentionGradQKVPlan(spec: KernelSpec<'attentionGradQKV'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { causal, scale, deltaFromOut = false } = spec.node.attrs;
+  const { deltaFromOut = false } = spec.node.attrs;
   const base = attentionDims(spec);
   const view = (part: number) => ({ width: 3 * base.seqHeads, offset: part * base.seqHeads });
   const dispatch = (wrt: 'q' | 'kv', dm: AttentionDims) => {
-    const tiled = tiledShape(dm, wrt, caps, cfg);
-    const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, wrt === 'q' ? { q: true } : { k: true, v: true }, tiled, deltaFromOut, true) : gradCode(spec, caps, dm, causal, scale, wrt, cfg, deltaFromOut, true);
+    const gr = gradPass(spec, caps, dm, wrt, cfg, deltaFromOut, true);
     const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
     bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
     const rows = wrt === 'q' ? dm.tq : dm.tk;
@@ -379,11 +413,10 @@ export function flashAttentionGradQKVPlan(spec: KernelSpec<'attentionGradQKV'>, 
  * tiles, or the single-gradient pass when only one is wanted.
  */
 export function flashAttentionGradKVPlan(spec: KernelSpec<'attentionGradKV'>, caps: DeviceCaps, wanted: readonly ('k' | 'v')[], cfg?: FlashConfig): KernelPlan {
-  const { causal, scale, deltaFromOut = false } = spec.node.attrs;
+  const { deltaFromOut = false } = spec.node.attrs;
   const dm = attentionDims(spec);
   const wrt: GradWrt = wanted.length === 2 ? 'kv' : wanted[0];
-  const tiled = tiledShape(dm, wrt, caps, cfg);
-  const gr = tiled ? tiledGradCode(spec, caps, dm, causal, scale, { k: wanted.includes('k'), v: wanted.includes('v') }, tiled, deltaFromOut) : gradCode(spec, caps, dm, causal, scale, wrt, cfg, deltaFromOut);
+  const gr = gradPass(spec, caps, dm, wrt, cfg, deltaFromOut);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   for (const w of wanted) bindings.push({ source: { kind: 'output', index: w === 'k' ? 0 : 1 }, access: 'read_write', dtype: 'f32' });
   return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, dm.tk, gr.rows, dm.heads) }], scratch: [] };

@@ -39,6 +39,9 @@ import {
   chooseSplitK,
   reduceKernel,
   type FlashConfig,
+  GEMM_GRAD_CONFIGS,
+  type GemmGradConfig,
+  gemmGradFits,
   flashAttentionGradKVPlan,
   flashAttentionGradPlan,
   flashAttentionGradQKVPlan,
@@ -630,10 +633,10 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
     });
 
     // head windows (`window`): q, k, v read in place from one fused [B, T, W, D] tensor (bound three times) or from
-    // separate wider tensors at other offsets; every forward and gradient kernel, rows and tiled
+    // separate wider tensors at other offsets; every forward and gradient kernel, rows, tiled and matmul-style
     it('flash kernels reading q, k, v as head windows of wider tensors match the interpreter', async () => {
       const caps = await getCaps();
-      const cfgs: FlashConfig[] = [{ rows: 64, tile: 16, grad: 'rows' }, { rows: 64, tile: 16, grad: 'tiled' }];
+      const cfgs: FlashConfig[] = [{ rows: 64, tile: 16, grad: 'rows' }, { rows: 64, tile: 16, grad: 'tiled' }, { rows: 64, tile: 16, grad: 'gemm' }];
       for (const [b, t, h, d, causal] of [[2, 37, 3, 8, true], [1, 21, 2, 16, false]] as const) {
         const fused: Operand[] = [{ shape: [b, t, 3 * h, d] }, { shape: [b, t, 3 * h, d], same: 0 }, { shape: [b, t, 3 * h, d], same: 0 }];
         const apart: Operand[] = [{ shape: [b, t, h + 2, d] }, { shape: [b, t, h, d] }, { shape: [b, t, 2 * h + 1, d] }];
@@ -723,11 +726,59 @@ describe.each(CAPS)('kernels with %s', (capsName) => {
       if (caps.maxComputeWorkgroupStorageSize >= 32768 && caps.maxComputeInvocationsPerWorkgroup >= 128) expect(defaultTiled).toBe(2 * 2 * 3);
     });
 
+    // the matmul-style gradients (flashAttentionGemmGrad.ts): each shape forced where the caps allow it on ragged
+    // anchor blocks and partner tiles (T not a multiple of 32 or 64), Tq ≠ Tk, D = 16 and D ≠ Dv (D = 12: 4-column
+    // chunks; Dv = 20: column lanes past Dv); the shipped choice at D = 32 / 48 / 64 / 80; causal and not, several
+    // scales, heads-major and seq-major. Scales keep scale·s − L within f32's reach of the interpreter's sums (L is
+    // random here, not the scores' log-sum-exp).
+    it('matmul-style flash gradients agree with the interpreter', async () => {
+      const caps = await getCaps();
+      if (caps.maxStorageBuffersPerShaderStage < 7) return;
+      const gemm: GemmGradConfig[] = [
+        ...GEMM_GRAD_CONFIGS,
+        { threads: 128, anchors: 64, partners: 64, rowsPerThread: 4, chunk: 8 },
+        { threads: 128, anchors: 64, partners: 64, rowsPerThread: 8, chunk: 8 },
+        { threads: 64, anchors: 64, partners: 64, rowsPerThread: 8, chunk: 8 },
+        { threads: 64, anchors: 64, partners: 32, rowsPerThread: 8, chunk: 4 },
+      ];
+      // (each shape on one of the two small cases, alternating, to keep the software adapter's compiles few)
+      type Case = [FlashConfig, number[], number, number, number, number, number, boolean[]];
+      const both = [true, false];
+      const forced = gemm.map((g, i): Case => {
+        const cfg: FlashConfig = { rows: 64, tile: 16, grad: 'gemm', gemm: g };
+        return i % 2 === 0 ? [cfg, [2], 45, 37, 16, 16, 0.25, both] : [cfg, [2], 21, 17, 12, 20, 0.2, both];
+      });
+      const shipped: FlashConfig = { rows: 64, tile: 16 };
+      const dims: Case[] = [[shipped, [1], 70, 66, 32, 32, 1 / Math.sqrt(32), [true]], [shipped, [1], 33, 40, 64, 64, 0.125, [true]], [shipped, [1], 29, 29, 48, 48, 0.1, [false]], [shipped, [1], 19, 23, 80, 80, 0.1, [false]]];
+      const seen = new Set<string>();
+      for (const [cfg, lead, tq, tk, d, dv, scale, causals] of [...forced, ...dims])
+        for (const causal of causals) {
+          const ops = gradOperands(lead, tq, tk, d, dv);
+          const plan = (s: KernelSpec<'attentionGrad'>, c: DeviceCaps) => {
+            const p = flashAttentionGradPlan(s, c, cfg);
+            seen.add(p.dispatches[0].code.split('\n')[1]);
+            return p;
+          };
+          for (const wrt of ['q', 'k', 'v'] as const) await check('attentionGrad', ops, { causal, scale, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan });
+          const kv = (s: KernelSpec<'attentionGradKV'>, c: DeviceCaps) => flashAttentionGradKVPlan({ ...s, results: ['buffer', 'unused'] }, c, ['k'], cfg);
+          if (d === dv) await check('attentionGradKV', ops, { causal, scale }, caps, { rtol: 1e-3, atol: 1e-4, plan: kv });
+        }
+      // every forced shape ran where it fits (dq at its case's D), not a fallback; the shipped choice is matmul-style
+      for (const [i, g] of gemm.entries())
+        if (gemmGradFits({ heads: 2, seqHeads: 0, tq: 45, tk: 37, d: i % 2 === 0 ? 16 : 12, dv: i % 2 === 0 ? 16 : 20, views: {} }, { q: true }, caps, g)) expect([...seen].some((l) => l.includes(`dq, register-tiled matmuls: a workgroup of ${g.threads} per (head, ${g.anchors} query rows), key tiles of ${g.partners}, ${g.rowsPerThread}x`))).toBe(true);
+      if (GEMM_GRAD_CONFIGS.some((g) => gemmGradFits({ heads: 1, seqHeads: 0, tq: 19, tk: 23, d: 80, dv: 80, views: {} }, { k: true, v: false }, caps, g))) expect([...seen].filter((l) => l.includes('dk, register-tiled')).length).toBeGreaterThan(0);
+      for (const cfg of [shipped, forced[forced.length - 2][0]]) {
+        const [b, t, h, d] = [2, 41, 3, 16];
+        const seq: Operand[] = [{ shape: [b, t, h, d] }, { shape: [b, t, h, d] }, { shape: [b, t, h, d] }, { shape: [b, t, h, d] }, { shape: [b, t, h] }, { shape: [b, t, h] }];
+        for (const wrt of ['q', 'k', 'v'] as const) await check('attentionGrad', seq, { causal: true, scale: 0.15, seqMajor: true, wrt }, caps, { rtol: 1e-3, atol: 1e-4, plan: (s, c) => flashAttentionGradPlan(s, c, cfg) });
+      }
+    }, 300_000);
+
     // deltaFromOut: operand 5 is attention's output O and each kernel computes Δ = rowsum(dO ⊙ O) of its rows
     it('flash gradients computing Δ from the output (deltaFromOut) agree with the interpreter', async () => {
       const caps = await getCaps();
       if (caps.maxStorageBuffersPerShaderStage < 7) return;
-      const cfgs: FlashConfig[] = [{ rows: 64, tile: 16, grad: 'rows' }, { rows: 64, tile: 16, grad: 'tiled' }];
+      const cfgs: FlashConfig[] = [{ rows: 64, tile: 16, grad: 'rows' }, { rows: 64, tile: 16, grad: 'tiled' }, { rows: 64, tile: 16, grad: 'gemm' }];
       for (const cfg of cfgs)
         for (const [lead, tq, tk, d, dv, seqMajor] of [[[2], 37, 29, 8, 12, false], [[2], 21, 21, 16, 8, true]] as const) {
           const rows = seqMajor ? [lead[0], tq, 3] : [...lead, tq];
