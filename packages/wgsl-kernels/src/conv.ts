@@ -8,7 +8,6 @@ import { numel } from '@neura/ir';
 import { chooseConvSplitK, chooseConvTile, type ConvSplitK, type ConvTile, convGemmGrid, implicitGemmPlan } from './convGemm.js';
 import { type ConvOp, convGemmOf, convGradInputPhasesOf } from './convIm2col.js';
 import { conv2dDirectKernel, conv2dGradInputDirectKernel, conv2dGradWeightDirectKernel } from './convDirect.js';
-import type { ConvPath } from './convPath.js';
 
 export { avgPool2dGradKernel, avgPool2dKernel, maxPool2dGradKernel, maxPool2dIndicesKernel, maxPool2dKernel } from './pool.js';
 export { conv2dDirectKernel, conv2dGradInputDirectKernel, conv2dGradWeightDirectKernel } from './convDirect.js';
@@ -21,6 +20,9 @@ export interface ConvGemmChoice {
   readonly tile: ConvTile;
   readonly split?: ConvSplitK;
 }
+
+/** `auto`: the rule (`convPathOf`); `gemm`: the implicit GEMM (convGemm.ts); `direct`: the direct loops (convDirect.ts). */
+export type ConvPath = 'auto' | 'gemm' | 'direct';
 
 /**
  * The rule: the implicit GEMM unless a group's product has fewer than CONV_GEMM_MIN_EXTENT rows or columns

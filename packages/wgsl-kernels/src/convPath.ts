@@ -3,12 +3,12 @@
 // stay in the on-demand conv group (lazyKernels.ts).
 
 import type { OpKind } from '@neura/ir';
+import type { ConvPath } from './conv.js';
 import type { ConvTile } from './convGemm.js';
 import type { KernelGenerator } from './kernel.js';
 import { lazyKernel } from './lazyKernels.js';
 
-/** `auto`: conv.ts's rule; `gemm`: the implicit GEMM (convGemm.ts); `direct`: the direct loops (convDirect.ts). */
-export type ConvPath = 'auto' | 'gemm' | 'direct';
+export type { ConvPath };
 
 /** The convolution ops whose kernels have both forms. */
 export const CONV_GEMM_OPS = ['conv2d', 'conv2dGradInput', 'conv2dGradWeight'] as const satisfies readonly OpKind[];
