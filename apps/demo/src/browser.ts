@@ -4,7 +4,7 @@
 // trains in a Web Worker (src/mnistWorker.ts, src/gptWorker.ts, through `@neura/nn/worker`): the page only draws, so
 // it never freezes; the worker keeps the final checkpoint in OPFS and `?restore=1` restores it after a reload (MNIST:
 // evaluated; GPT: the page asks the worker for text). Built by `pnpm web:build` (esbuild) into web/dist/, a folder
-// any static server can host. URL: ?model=mlp|cnn|gpt&steps=N[&restore=1]. When done, body[data-done] (or
+// any static server can host. URL: ?model=mlp|cnn|gpt&steps=N[&restore=1] (GPT: [&tokens=N][&sampleEvery=N]). When done, body[data-done] (or
 // data-error) is set for web/check.mjs.
 
 import { requestWorker, trainInWorker } from '@neura/nn/worker';
@@ -13,7 +13,7 @@ import { NEXT_CHAR_ACCURACY } from './web/gptMessages.js';
 import { bytes, esc } from './web/html.js';
 import { BATCH_ACCURACY, type MnistConfig, type MnistResult, type PanelMessage } from './web/mnistMessages.js';
 import { MODELS, type ModelKind } from './web/modelKinds.js';
-import { $, drawChart, status } from './web/page.js';
+import { $, drawChart, showPanel, status } from './web/page.js';
 
 /** The OPFS folder the demo keeps its checkpoints in (one per model kind). */
 const OPFS_DIR = 'neura-demo';
@@ -29,8 +29,7 @@ async function runMnist(kind: 'mlp' | 'cnn', steps: number, restore: boolean): P
     onEvent(e) {
       if (e.kind === 'progress') status(e.message);
       else if (e.kind === 'message') {
-        const p = e.data as PanelMessage;
-        $(p.panel).innerHTML = p.html;
+        void showPanel(e.data as PanelMessage);
       } else if (e.kind === 'step') {
         start ||= performance.now();
         losses.push([e.step, e.loss ?? Number.NaN]);
@@ -72,21 +71,23 @@ async function generate(worker: Worker, req: GenerateRequest): Promise<string> {
 }
 
 /** Trains (or, with `restore`, restores from OPFS) the char-level GPT in a worker, then generates from it there. */
-async function runGpt(steps: number, restore: boolean): Promise<void> {
+async function runGpt(steps: number, restore: boolean, params: URLSearchParams): Promise<void> {
   const worker = new Worker(new URL('gptWorker.js', import.meta.url), { type: 'module', name: 'neura-gpt' });
   const losses: [number, number][] = [];
   const accs: [number, number][] = [];
+  const samples: string[] = [];
   let start = 0;
-  const sampleEvery = Math.max(20, 100 * Math.round(steps / 300)); // 100 for the default 300 steps
+  const sampleEvery = Number(params.get('sampleEvery') ?? Math.max(20, 100 * Math.round(steps / 300))); // 100 for 300 steps
+  const tokens = Number(params.get('tokens') ?? 120);
   $('side').innerHTML = `<h2>samples while it trains</h2><div id="samples" class="muted">every ${sampleEvery} steps…</div>`;
   const run = trainInWorker<GptConfig, GptResult>(worker, { steps, opfs: OPFS_DIR, restore, sampleEvery }, {
     onEvent(e) {
       if (e.kind === 'progress') status(e.message);
       else if (e.kind === 'message') {
-        const p = e.data as PanelMessage;
-        $(p.panel).innerHTML = p.html;
+        void showPanel(e.data as PanelMessage);
       } else if (e.kind === 'sample') {
-        $('samples').insertAdjacentHTML('beforeend', `<p><b>step ${e.step}</b> <code>${esc(e.text)}</code></p>`);
+        samples.push(`<p><b>step ${e.step}</b> <code>${esc(e.text)}</code></p>`);
+        $('samples').innerHTML = samples.join('');
       } else if (e.kind === 'step') {
         start ||= performance.now();
         losses.push([e.step, e.loss ?? Number.NaN]);
@@ -101,9 +102,8 @@ async function runGpt(steps: number, restore: boolean): Promise<void> {
     },
   });
   const { result: r } = await run.result;
-  const samples = $('samples').innerHTML;
   $('side').innerHTML = `<h2>text from the trained model</h2><pre class="sample" id="sample"></pre>
-<div class="bar-top"><input id="prompt" style="width: 260px" aria-label="prompt"><button id="generate">generate</button></div>${samples ? `<h3>samples while it trained</h3>${samples}` : ''}`;
+<div class="bar-top"><input id="prompt" style="width: 260px" aria-label="prompt"><button id="generate">generate</button></div>${samples.length ? `<h3>samples while it trained</h3>${samples.join('')}` : ''}`;
   const prompt = $<HTMLInputElement>('prompt');
   prompt.value = r.prompt;
   const what = `${r.vocab} characters of vocabulary, ${r.corpusChars.toLocaleString('en')} of text, on ${r.device}`;
@@ -112,7 +112,7 @@ async function runGpt(steps: number, restore: boolean): Promise<void> {
     : `done: ${steps} steps in ${r.trainS.toFixed(1)} s in a worker (load and compile ${(r.compileMs / 1000).toFixed(1)} s, ${r.dispatchesPerStep} dispatches/step, ${what}); saved to OPFS`;
   status(`${head}; generating text in the worker…`);
   // a fixed prompt and seed: the same weights give the same text (web:check compares it after the reload)
-  const sample = await generate(worker, { prompt: r.prompt, maxTokens: 120, seed: 1 });
+  const sample = await generate(worker, { prompt: r.prompt, maxTokens: tokens, seed: 1 });
   $('generate').addEventListener('click', () => {
     generate(worker, { prompt: prompt.value, maxTokens: 160, seed: Math.floor(Math.random() * 1e9) }).catch((e) => status(`error: ${e instanceof Error ? e.message : String(e)}`));
   });
@@ -125,6 +125,7 @@ async function runGpt(steps: number, restore: boolean): Promise<void> {
   document.body.dataset.step = String(r.step);
   document.body.dataset.restored = String(r.restored);
   document.body.dataset.sample = sample;
+  document.body.dataset.samples = String(samples.length);
   status(`${head}; text generated in the worker`);
 }
 
@@ -146,7 +147,7 @@ async function main(): Promise<void> {
   });
   document.body.dataset.model = kind;
   const restore = params.get('restore') === '1';
-  if (kind === 'gpt') await runGpt(steps, restore);
+  if (kind === 'gpt') await runGpt(steps, restore, params);
   else await runMnist(kind, steps, restore);
   document.body.dataset.done = '1';
 }

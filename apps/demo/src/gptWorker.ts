@@ -7,7 +7,7 @@ import { countCorrect, readCheckpoint, restoreCheckpoint, saveCheckpoint } from 
 import { opfsCheckpoints, startWorkerTrainer } from '@neura/nn/worker';
 import { createDevice } from '@neura/runtime-webgpu';
 import { adapterPanelHtml, adapterTitle } from './web/adapterPanel.js';
-import { egraphPanelHtml } from './web/egraphPanel.js';
+import { egraphPanelMessage } from './web/egraphPanelMessage.js';
 import { type GenerateRequest, type GptConfig, type GptResult, NEXT_CHAR_ACCURACY } from './web/gptMessages.js';
 import type { PanelMessage } from './web/mnistMessages.js';
 import { gptModel } from './web/models.js';
@@ -33,7 +33,7 @@ startWorkerTrainer<GptConfig, GptResult>(async (ctx) => {
   ctx.progress('compile', `compiling the GPT step (${text.length.toLocaleString('en')} characters of text, in a worker)…`);
   const model = await gptModel(text, device);
   const compileMs = performance.now() - t0;
-  panel({ panel: 'egraph', html: egraphPanelHtml(model.built, model.train.graph, model.train.report) });
+  panel(await egraphPanelMessage(model.built, model.train.graph, model.train.report));
   let step = 0;
   ctx.onCheckpointRequest(async () => ({ bytes: await saveCheckpoint(model.train, { step, extra: { model: NAME } }), step }));
   // generation with the weights as they are when asked: during training, after it, or after a restore

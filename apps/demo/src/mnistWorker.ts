@@ -8,7 +8,7 @@ import { opfsCheckpoints, startWorkerTrainer } from '@neura/nn/worker';
 import { createDevice } from '@neura/runtime-webgpu';
 import { adapterPanelHtml, adapterTitle } from './web/adapterPanel.js';
 import { digitsPng } from './web/digits.js';
-import { egraphPanelHtml } from './web/egraphPanel.js';
+import { egraphPanelMessage } from './web/egraphPanelMessage.js';
 import { type Gunzipped, gunzipResponse } from './web/gunzip.js';
 import { BATCH_ACCURACY, type MnistConfig, type MnistResult, type PanelMessage } from './web/mnistMessages.js';
 import { mnistModel } from './web/models.js';
@@ -39,7 +39,7 @@ startWorkerTrainer<MnistConfig, MnistResult>(async (ctx) => {
   ctx.progress('compile', `compiling the ${kind.toUpperCase()} step (in a worker)…`);
   const model = await mnistModel(kind, data, device);
   const compileMs = performance.now() - t0;
-  panel({ panel: 'egraph', html: egraphPanelHtml(model.built, model.train.graph, model.train.report) });
+  panel(await egraphPanelMessage(model.built, model.train.graph, model.train.report));
   let step = 0;
   ctx.onCheckpointRequest(async () => ({ bytes: await saveCheckpoint(model.train, { step, extra: { model: kind } }), step }));
   const resume = restore ? await store.loadBytes(kind) : ctx.resume;

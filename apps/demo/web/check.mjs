@@ -5,7 +5,7 @@
 // 'longtask') over NEURA_LONG_TASK_MS (default 50) during load, compile, training and restore. Then the static build
 // as a host would serve it: web/dist/ copied to a temporary folder, served under a sub-path by the plain static
 // server, one MLP step trained there with no failed request. Usage (after `pnpm web:build`):
-//   node web/check.mjs [steps] [screenshot.png] [mlp,cnn,gpt]  — screenshots are <screenshot>-<model>.png. Needs
+//   node web/check.mjs [steps] [screenshot.png] [mlp,cnn,gpt]  — steps of the MLP (the CNN ≤ 20, the GPT ≤ 10); screenshots are <screenshot>-<model>.png. Needs
 //   Chromium: `apt-get install chromium` (Debian), or CHROMIUM=/path/to/chrome. Never hangs: no Chromium is an
 //   immediate error, the servers are always stopped, and the whole check has a deadline (NEURA_WEB_TIMEOUT_S,
 //   default 900).
@@ -17,6 +17,9 @@ import { loadDemo, withDemoPage } from './browserHarness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const steps = Number(process.argv[2] ?? 40);
+// the CNN and the GPT are slower per step on SwiftShader: fewer steps, a short generation and one sample while training
+const stepsOf = { mlp: steps, cnn: Math.min(steps, 20), gpt: Math.min(steps, 10) };
+const extra = { mlp: '', cnn: '', gpt: '&tokens=40&sampleEvery=5' };
 const shot = (process.argv[3] ?? join(here, 'demo.png')).replace(/\.png$/, '');
 const models = (process.argv[4] ?? 'mlp,cnn,gpt').split(',');
 const deadlineS = Number(process.env.NEURA_WEB_TIMEOUT_S ?? 900);
@@ -29,7 +32,8 @@ const fail = (what) => {
 /** Trains `model` on the page, reloads it with ?restore=1, checks both; returns the long tasks of both loads. */
 async function checkModel(page, url, model) {
   const t0 = Date.now();
-  const result = await loadDemo(page, `${url}?steps=${steps}&model=${model}`);
+  const steps = stepsOf[model];
+  const result = await loadDemo(page, `${url}?steps=${steps}&model=${model}${extra[model]}`);
   await page.screenshot({ path: `${shot}-${model}.png` });
   const { longTasks, nav, script, ...shown } = result;
   console.log(JSON.stringify(shown));
@@ -40,10 +44,13 @@ async function checkModel(page, url, model) {
     const [transferred, decoded] = String(result.mnistBytes).split('/').map(Number);
     console.log(`web:check: MNIST transferred ${(transferred / 1e6).toFixed(1)} MB gzipped, decoded to ${(decoded / 1e6).toFixed(1)} MB`);
     if (!(transferred > 0 && transferred < decoded / 3)) fail(`MNIST was not fetched gzipped (body[data-mnist-bytes] is ${JSON.stringify(result.mnistBytes)})`);
-  } else if (!(result.sample?.length > 0)) fail('the GPT worker generated no text');
+  } else {
+    if (!(result.sample?.length > 0)) fail('the GPT worker generated no text');
+    if (result.samples !== '1') fail(`the GPT page got ${result.samples} samples while training (expected 1, at step 5)`);
+  }
   if (result.saved !== `${model}@${steps}`) fail(`${model}: the checkpoint was not saved to OPFS (body[data-saved] is ${JSON.stringify(result.saved)})`);
   // the page again, as a new document: only OPFS carries the weights, restored inside the worker
-  const again = await loadDemo(page, `${url}?model=${model}&restore=1`);
+  const again = await loadDemo(page, `${url}?model=${model}&restore=1${extra[model]}`);
   console.log(JSON.stringify({ restored: again.restored, step: again.step, accuracy: again.accuracy, sample: again.sample, status: again.status }));
   if (again.error) fail(`${model} after the reload: ${again.error}`);
   if (again.restored !== 'true' || again.step !== String(steps)) fail(`${model}: the reload did not restore the step-${steps} checkpoint (restored ${again.restored}, step ${again.step})`);
