@@ -14,8 +14,11 @@ export type ToWorker =
 
 /** An error as it travels between threads (class instances do not survive a structured clone as themselves). */
 export interface ErrorData {
+  /** The error's class name (`RangeError`, `WorkerProtocolError`, …). */
   readonly name: string;
+  /** The error's message. */
   readonly message: string;
+  /** The stack in the thread that threw, when there was one. */
   readonly stack?: string;
 }
 
