@@ -4,10 +4,10 @@
 // trains in a Web Worker (src/mnistWorker.ts, src/gptWorker.ts, through `@neura/nn/worker`): the page only draws, so
 // it never freezes; the worker keeps the final checkpoint in OPFS and `?restore=1` restores it after a reload (MNIST:
 // evaluated; GPT: the page asks the worker for text). Built by `pnpm web:build` (esbuild) into web/dist/, a folder
-// any static server can host. URL: ?model=mlp|cnn|gpt&steps=N[&restore=1] (GPT: [&tokens=N][&sampleEvery=N]). When done, body[data-done] (or
-// data-error) is set for web/check.mjs.
+// any static server can host. URL: ?model=mlp|cnn|gpt&steps=N[&restore=1], for the GPT also [&tokens=N]
+// [&sampleEvery=N]. When done, body[data-done] (or data-error) is set for web/check.mjs.
 
-import { requestWorker, trainInWorker } from '@neura/nn/worker';
+import { requestWorker, trainInWorker, type WorkerEvent } from '@neura/nn/worker';
 import type { GenerateRequest, GptConfig, GptResult } from './web/gptMessages.js';
 import { NEXT_CHAR_ACCURACY } from './web/gptMessages.js';
 import { bytes, esc } from './web/html.js';
@@ -21,32 +21,35 @@ const nextTask = () => new Promise<void>((r) => setTimeout(r, 0));
 /** The OPFS folder the demo keeps its checkpoints in (one per model kind). */
 const OPFS_DIR = 'neura-demo';
 
+/** The events every run shows the same way: progress, panels, and each step's loss and `metric` on the chart. */
+function chartEvents(total: number, metric: string, accName: string) {
+  const losses: [number, number][] = [];
+  const accs: [number, number][] = [];
+  let start = 0;
+  const onEvent = (e: WorkerEvent) => {
+    if (e.kind === 'progress') status(e.message);
+    else if (e.kind === 'message') void showPanel(e.data as PanelMessage);
+    else if (e.kind === 'step') {
+      start ||= performance.now();
+      losses.push([e.step, e.loss ?? Number.NaN]);
+    } else if (e.kind === 'metrics') {
+      accs.push([e.step, e.metrics[metric]]);
+      if (e.step % 10 === 0 || e.step === total) {
+        drawChart(losses, accs, total, accName);
+        const rate = (accs.length * 1000) / (performance.now() - start);
+        status(`step ${e.step}/${total}: loss ${losses[losses.length - 1][1].toFixed(3)} — ${rate.toFixed(1)} steps/s (training in a worker)`);
+      }
+    }
+  };
+  return { losses, accs, onEvent };
+}
+
 /** Trains (or, with `restore`, restores from OPFS and evaluates) an MNIST model in a worker. */
 async function runMnist(kind: 'mlp' | 'cnn', steps: number, restore: boolean): Promise<void> {
   await nextTask(); // the worker starts in a task of its own, not in the one that set the page up
   const worker = new Worker(new URL('mnistWorker.js', import.meta.url), { type: 'module', name: 'neura-mnist' });
-  const losses: [number, number][] = [];
-  const accs: [number, number][] = [];
-  const total = steps;
-  let start = 0;
-  const run = trainInWorker<MnistConfig, MnistResult>(worker, { kind, steps, opfs: OPFS_DIR, restore }, {
-    onEvent(e) {
-      if (e.kind === 'progress') status(e.message);
-      else if (e.kind === 'message') {
-        void showPanel(e.data as PanelMessage);
-      } else if (e.kind === 'step') {
-        start ||= performance.now();
-        losses.push([e.step, e.loss ?? Number.NaN]);
-      } else if (e.kind === 'metrics') {
-        accs.push([e.step, e.metrics[BATCH_ACCURACY]]);
-        if (e.step % 10 === 0 || e.step === total) {
-          drawChart(losses, accs, total, 'batch accuracy');
-          const rate = (accs.length * 1000) / (performance.now() - start);
-          status(`step ${e.step}/${total}: loss ${losses[losses.length - 1][1].toFixed(3)} — ${rate.toFixed(1)} steps/s (training in a worker)`);
-        }
-      }
-    },
-  });
+  const { losses, onEvent } = chartEvents(steps, BATCH_ACCURACY, 'batch accuracy');
+  const run = trainInWorker<MnistConfig, MnistResult>(worker, { kind, steps, opfs: OPFS_DIR, restore }, { onEvent });
   const { result: r } = await run.result;
   // the worker is left to end with the page: terminating a worker that holds a WebGPU device cost a 64 ms
   // main-thread long task in headless Chromium (web:check), and the page trains once per load
@@ -78,32 +81,16 @@ async function generate(worker: Worker, req: GenerateRequest): Promise<string> {
 async function runGpt(steps: number, restore: boolean, params: URLSearchParams): Promise<void> {
   await nextTask(); // the worker starts in a task of its own, not in the one that set the page up
   const worker = new Worker(new URL('gptWorker.js', import.meta.url), { type: 'module', name: 'neura-gpt' });
-  const losses: [number, number][] = [];
-  const accs: [number, number][] = [];
+  const { losses, accs, onEvent } = chartEvents(steps, NEXT_CHAR_ACCURACY, 'next-char accuracy');
   const samples: string[] = [];
-  let start = 0;
   const sampleEvery = Number(params.get('sampleEvery') ?? Math.max(20, 100 * Math.round(steps / 300))); // 100 for 300 steps
   const tokens = Number(params.get('tokens') ?? 120);
-  $('side').innerHTML = `<h2>samples while it trains</h2><div id="samples" class="muted">every ${sampleEvery} steps…</div>`;
+  if (!restore) $('side').innerHTML = `<h2>samples while it trains</h2><div id="samples" class="muted">every ${sampleEvery} steps…</div>`;
   const run = trainInWorker<GptConfig, GptResult>(worker, { steps, opfs: OPFS_DIR, restore, sampleEvery }, {
     onEvent(e) {
-      if (e.kind === 'progress') status(e.message);
-      else if (e.kind === 'message') {
-        void showPanel(e.data as PanelMessage);
-      } else if (e.kind === 'sample') {
-        samples.push(`<p><b>step ${e.step}</b> <code>${esc(e.text)}</code></p>`);
-        $('samples').innerHTML = samples.join('');
-      } else if (e.kind === 'step') {
-        start ||= performance.now();
-        losses.push([e.step, e.loss ?? Number.NaN]);
-      } else if (e.kind === 'metrics') {
-        accs.push([e.step, e.metrics[NEXT_CHAR_ACCURACY]]);
-        if (e.step % 10 === 0 || e.step === steps) {
-          drawChart(losses, accs, steps, 'next-char accuracy');
-          const rate = (accs.length * 1000) / (performance.now() - start);
-          status(`step ${e.step}/${steps}: loss ${losses[losses.length - 1][1].toFixed(3)} — ${rate.toFixed(1)} steps/s (training in a worker)`);
-        }
-      }
+      if (e.kind !== 'sample') return onEvent(e);
+      samples.push(`<p><b>step ${e.step}</b> <code>${esc(e.text)}</code></p>`);
+      $('samples').innerHTML = samples.join('');
     },
   });
   const { result: r } = await run.result;
