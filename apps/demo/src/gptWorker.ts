@@ -20,7 +20,7 @@ startWorkerTrainer<GptConfig, GptResult>(async (ctx) => {
   const { restore, opfs, sampleEvery } = ctx.config;
   const steps = restore ? 0 : ctx.config.steps;
   const store = await opfsCheckpoints(opfs);
-  const panel = (m: PanelMessage) => ctx.post(m);
+  const panel = (m: PanelMessage) => ctx.post(m, Object.values(m.images ?? {})); // the PNG bytes are transferred
   ctx.progress('device', 'acquiring the WebGPU device (in a worker)…');
   const device = await createDevice();
   panel({ panel: 'adapter', html: adapterPanelHtml(device) });

@@ -26,7 +26,7 @@ startWorkerTrainer<MnistConfig, MnistResult>(async (ctx) => {
   const { kind, restore, opfs } = ctx.config;
   const steps = restore ? 0 : ctx.config.steps;
   const store = await opfsCheckpoints(opfs); // OPFS from the worker: the page's main thread never copies the bytes
-  const panel = (m: PanelMessage) => ctx.post(m);
+  const panel = (m: PanelMessage) => ctx.post(m, Object.values(m.images ?? {})); // the PNG bytes are transferred
   ctx.progress('device', 'acquiring the WebGPU device (in a worker)…');
   const device = await createDevice();
   panel({ panel: 'adapter', html: adapterPanelHtml(device) });

@@ -12,8 +12,9 @@ import type { PanelMessage } from './mnistMessages.js';
 export async function egraphPanelMessage(before: Graph, after: Graph, report: OptimizeReport | undefined): Promise<PanelMessage> {
   if (!report) return { panel: 'egraph', html: egraphPanelHtml(before, after, report) };
   const [b, a] = await Promise.all([kernelGraphFigure(before, 'before', 'before'), kernelGraphFigure(after, 'after', 'after')]);
-  const images: Record<string, Blob> = {};
-  if (b.image) images.before = b.image;
-  if (a.image) images.after = a.image;
+  // PNG bytes, not Blobs: an ArrayBuffer is transferred as it is, a Blob goes through the browser's blob registry
+  const images: Record<string, ArrayBuffer> = {};
+  if (b.image) images.before = await b.image.arrayBuffer();
+  if (a.image) images.after = await a.image.arrayBuffer();
   return { panel: 'egraph', html: egraphPanelHtml(before, after, report, 14, { before: b.html, after: a.html }), images };
 }

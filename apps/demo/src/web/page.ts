@@ -34,7 +34,7 @@ const nextTask = () => new Promise<void>((r) => setTimeout(r, 0));
 /**
  * Shows a worker's panel: parsed in a template (no layout), then its top-level pieces appended one per task, so no
  * single task lays out the whole panel (the e-graph panel was a 130 ms long task in one piece); each
- * `<img data-image>` gets its picture as a blob URL (decoded off the main thread). Panels are shown in message order.
+ * `<img data-image>` gets its PNG bytes as a blob URL (decoded off the main thread). Panels are shown in message order.
  */
 export function showPanel(m: PanelMessage): Promise<void> {
   const before = panelQueue.get(m.panel) ?? Promise.resolve();
@@ -42,8 +42,8 @@ export function showPanel(m: PanelMessage): Promise<void> {
     const t = document.createElement('template');
     t.innerHTML = m.html;
     for (const img of t.content.querySelectorAll<HTMLImageElement>('img[data-image]')) {
-      const blob = m.images?.[img.dataset.image ?? ''];
-      if (blob) img.src = URL.createObjectURL(blob);
+      const png = m.images?.[img.dataset.image ?? ''];
+      if (png) img.src = URL.createObjectURL(new Blob([png], { type: 'image/png' }));
     }
     const el = $(m.panel);
     el.replaceChildren();
