@@ -1,23 +1,22 @@
-// The demo's MNIST worker (bundled to web/mnistWorker.js, started by the page as a module Worker): everything heavy
+// The demo's MNIST worker (bundled to web/dist/mnistWorker.js, started by the page as a module Worker): everything heavy
 // runs here, off the page's main thread — fetching and decoding MNIST, the WebGPU device, the e-graph compile,
 // training, evaluation, and the checkpoint in OPFS (saved after training; `restore` loads and evaluates it). It
 // streams progress, steps and panels to the page through `@neura/nn/worker`; the page only draws.
 
 import { countCorrect, mnistFromIdx, readCheckpoint, restoreCheckpoint, saveCheckpoint } from '@neura/nn';
 import { opfsCheckpoints, startWorkerTrainer } from '@neura/nn/worker';
-import { createDevice, ProfilerError } from '@neura/runtime-webgpu';
+import { createDevice } from '@neura/runtime-webgpu';
 import { adapterPanelHtml, adapterTitle } from './web/adapterPanel.js';
 import { digitsPng } from './web/digits.js';
-import { egraphPanelHtml } from './web/egraphPanel.js';
+import { egraphPanelMessage } from './web/egraphPanelMessage.js';
 import { type Gunzipped, gunzipResponse } from './web/gunzip.js';
-import { esc } from './web/html.js';
 import { BATCH_ACCURACY, type MnistConfig, type MnistResult, type PanelMessage } from './web/mnistMessages.js';
 import { mnistModel } from './web/models.js';
-import { timelinePanelHtml } from './web/timelinePanel.js';
+import { profiledStepHtml } from './web/profiledStep.js';
 
 /** An MNIST IDX file, fetched gzipped (as MNIST is distributed: 11 MB in all instead of 55) and gunzipped here. */
 async function fetchIdx(name: string): Promise<Gunzipped> {
-  const url = `data/${name}.gz`; // relative to this worker script, next to the page (web/data.mjs writes them)
+  const url = `data/${name}.gz`; // relative to this worker script, next to the page (web/build.mjs writes them)
   const r = await fetch(url);
   if (!r.ok) throw new Error(`fetch ${url}: HTTP ${r.status}`);
   return gunzipResponse(r, url);
@@ -27,7 +26,7 @@ startWorkerTrainer<MnistConfig, MnistResult>(async (ctx) => {
   const { kind, restore, opfs } = ctx.config;
   const steps = restore ? 0 : ctx.config.steps;
   const store = await opfsCheckpoints(opfs); // OPFS from the worker: the page's main thread never copies the bytes
-  const panel = (m: PanelMessage) => ctx.post(m);
+  const panel = (m: PanelMessage) => ctx.post(m, Object.values(m.images ?? {})); // the PNG bytes are transferred
   ctx.progress('device', 'acquiring the WebGPU device (in a worker)…');
   const device = await createDevice();
   panel({ panel: 'adapter', html: adapterPanelHtml(device) });
@@ -40,7 +39,7 @@ startWorkerTrainer<MnistConfig, MnistResult>(async (ctx) => {
   ctx.progress('compile', `compiling the ${kind.toUpperCase()} step (in a worker)…`);
   const model = await mnistModel(kind, data, device);
   const compileMs = performance.now() - t0;
-  panel({ panel: 'egraph', html: egraphPanelHtml(model.built, model.train.graph, model.train.report) });
+  panel(await egraphPanelMessage(model.built, model.train.graph, model.train.report));
   let step = 0;
   ctx.onCheckpointRequest(async () => ({ bytes: await saveCheckpoint(model.train, { step, extra: { model: kind } }), step }));
   const resume = restore ? await store.loadBytes(kind) : ctx.resume;
@@ -53,15 +52,7 @@ startWorkerTrainer<MnistConfig, MnistResult>(async (ctx) => {
   }
   const start = performance.now();
   for (let s = 0; s < steps && !ctx.signal.aborted; s++) {
-    if (s === 3) {
-      try {
-        const profile = await model.train.session.profile(model.next(s, steps).feeds); // a warm step, profiled (it trains too)
-        panel({ panel: 'timeline', html: timelinePanelHtml(profile.timings, profile.summary()) });
-      } catch (e) {
-        if (!(e instanceof ProfilerError)) throw e;
-        panel({ panel: 'timeline', html: `<p class="muted">No per-kernel timeline: ${esc(e.message)}. In Chromium, start it with --enable-dawn-features=allow_unsafe_apis (or --enable-webgpu-developer-features) to get timestamps.</p>` });
-      }
-    }
+    if (s === 3) panel({ panel: 'timeline', html: await profiledStepHtml(model.train.session, model.next(s, steps).feeds) }); // a warm step (it trains too)
     const { feeds, labels } = model.next(s, steps);
     const r = await model.train.session.step(feeds, { read: ['loss', 'logits'] });
     step++;

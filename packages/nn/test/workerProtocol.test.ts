@@ -1,12 +1,14 @@
 // The page ↔ worker training protocol (`@neura/nn/worker`): every message survives a structured clone and passes its
 // check; malformed ones are named; and a real startWorkerTrainer / trainInWorker pair over a MessageChannel streams
-// steps, stops, answers checkpoint requests with transferred bytes, and reports a worker's throw as a typed error.
+// steps, stops, answers checkpoint requests with transferred bytes, and reports a worker's throw as a typed error;
+// requests (requestWorker / ctx.onRequest) stream chunks and reply during the run and after it.
 import { encodeCheckpoint, readCheckpoint } from '@neura/nn';
 import {
   checkFromWorker,
   checkToWorker,
   FROM_WORKER_KINDS,
   type FromWorker,
+  requestWorker,
   startWorkerTrainer,
   TO_WORKER_KINDS,
   type ToWorker,
@@ -31,6 +33,7 @@ const toWorker: ToWorker[] = [
   { neura: P, kind: 'start', config: { model: 'mlp', steps: 3, nested: [1, 2] }, resume: new Uint8Array([1, 2, 3]).buffer },
   { neura: P, kind: 'stop' },
   { neura: P, kind: 'checkpoint', id: 7 },
+  { neura: P, kind: 'request', id: 3, data: { prompt: 'Th', maxTokens: 4 } },
 ];
 const fromWorker: FromWorker[] = [
   { neura: P, kind: 'ready' },
@@ -39,6 +42,10 @@ const fromWorker: FromWorker[] = [
   { neura: P, kind: 'metrics', step: 3, metrics: { accuracy: 0.9 } },
   { neura: P, kind: 'checkpoint', step: 3, bytes: new Uint8Array([9, 8]).buffer, id: 2 },
   { neura: P, kind: 'message', data: { html: '<p>x</p>', logits: new Float32Array([1, 2]) } },
+  { neura: P, kind: 'sample', step: 20, text: 'The sta' },
+  { neura: P, kind: 'partial', id: 3, data: 'e' },
+  { neura: P, kind: 'reply', id: 3, data: { text: 'The' } },
+  { neura: P, kind: 'reply', id: 4, error: { name: 'RangeError', message: 'no such char' } },
   { neura: P, kind: 'done', result: { accuracy: 0.5 }, stopped: false },
   { neura: P, kind: 'error', name: 'RangeError', message: 'bad', stack: 'at x', id: 4 },
 ];
@@ -46,7 +53,7 @@ const fromWorker: FromWorker[] = [
 describe('the worker message protocol', () => {
   it('covers every message kind in the round-trip lists', () => {
     expect(toWorker.map((m) => m.kind).sort()).toEqual([...TO_WORKER_KINDS].sort());
-    expect(fromWorker.map((m) => m.kind).sort()).toEqual([...FROM_WORKER_KINDS].sort());
+    expect([...new Set(fromWorker.map((m) => m.kind))].sort()).toEqual([...FROM_WORKER_KINDS].sort());
   });
 
   it.each(toWorker)('page → worker $kind survives a structured clone and its check', (m) => {
@@ -64,6 +71,9 @@ describe('the worker message protocol', () => {
     expect(() => checkFromWorker({ neura: P, kind: 'checkpoint', step: 1, bytes: [1, 2] })).toThrow(/bytes must be an ArrayBuffer/);
     expect(() => checkFromWorker({ neura: P, kind: 'metrics', step: 1, metrics: { a: 'x' } })).toThrow(/metrics must map names to numbers/);
     expect(() => checkToWorker({ neura: P, kind: 'go' })).toThrow(WorkerProtocolError);
+    expect(() => checkFromWorker({ neura: P, kind: 'sample', step: 1, text: 3 })).toThrow(/'sample' message: text must be a string/);
+    expect(() => checkFromWorker({ neura: P, kind: 'reply', id: 1, error: 'bad' })).toThrow(/'reply' message: error must be/);
+    expect(() => checkToWorker({ neura: P, kind: 'request', data: 1 })).toThrow(/'request' message: id must be a number/);
     expect(() => checkToWorker({ neura: 'neura-worker/0', kind: 'stop' })).toThrow(/not a 'neura-worker\/1' message/);
   });
 });
@@ -153,4 +163,48 @@ describe('startWorkerTrainer and trainInWorker over a MessageChannel', () => {
     expect((await run.result).result).toBe('ok');
   });
 
+  it('streams samples as events, and answers requests with chunks during the run and after it', async () => {
+    const { port1, port2 } = channel();
+    const release = deferred<void>();
+    startWorkerTrainer<null, string>(async (ctx) => {
+      let trained = 'ab';
+      ctx.onRequest<{ prompt: string; n: number }, string>(({ prompt, n }, partial) => {
+        if (n < 0) throw new RangeError(`n must be >= 0, got ${n}`);
+        let out = prompt;
+        for (let i = 0; i < n; i++) {
+          const c = trained[i % trained.length];
+          partial(c);
+          out += c;
+        }
+        return out;
+      });
+      ctx.sample(1, 'ab');
+      await release.promise;
+      trained = 'xyz'; // the handler sees the model as it is when asked
+      ctx.sample(2, trained);
+      return 'trained';
+    }, port1);
+    const events: WorkerEvent[] = [];
+    const run = trainInWorker<null, string>(port2, null, { onEvent: (e) => events.push(e) });
+    const chunks: unknown[] = [];
+    expect(await requestWorker<string>(port2, { prompt: '>', n: 3 }, { onPartial: (c) => chunks.push(c) })).toBe('>aba');
+    expect(chunks).toEqual(['a', 'b', 'a']);
+    await expect(requestWorker(port2, { prompt: '', n: -1 })).rejects.toThrow(/RangeError: n must be >= 0, got -1/);
+    release.resolve();
+    expect((await run.result).result).toBe('trained'); // a failed request left the run alone
+    expect(events.filter((e) => e.kind === 'sample')).toEqual([
+      { neura: P, kind: 'sample', step: 1, text: 'ab' },
+      { neura: P, kind: 'sample', step: 2, text: 'xyz' },
+    ]);
+    expect(events.some((e) => (e.kind as string) === 'reply' || (e.kind as string) === 'partial')).toBe(false);
+    expect(await requestWorker<string>(port2, { prompt: '', n: 4 })).toBe('xyzx'); // after the run: the model stays
+  });
+
+  it('rejects a request when the worker registered no handler', async () => {
+    const { port1, port2 } = channel();
+    startWorkerTrainer(async () => 'ok', port1);
+    const run = trainInWorker(port2, {});
+    await run.result;
+    await expect(requestWorker(port2, 1)).rejects.toThrow(/never called ctx.onRequest/);
+  });
 });

@@ -44,9 +44,10 @@ function topOps(rows: [string, number][], n: number): [string, number][] {
 
 /**
  * The panel's HTML: `before` is the whole step as handed to the optimizer (forward, backward, update; `builtStep`),
- * `after` the compiled one, `report` the compiled step's OptimizeReport.
+ * `after` the compiled one, `report` the compiled step's OptimizeReport. `figures` replaces the inline SVG kernel
+ * graphs (e.g. with `kernelGraphFigure`'s image figures).
  */
-export function egraphPanelHtml(before: Graph, after: Graph, report: OptimizeReport | undefined, maxRows = 14): string {
+export function egraphPanelHtml(before: Graph, after: Graph, report: OptimizeReport | undefined, maxRows = 14, figures?: { before: string; after: string }): string {
   if (!report) return '<p class="muted">The step was compiled without the e-graph optimizer (no report).</p>';
   const b = kernelOpCounts(before);
   const a = kernelOpCounts(after);
@@ -66,7 +67,7 @@ export function egraphPanelHtml(before: Graph, after: Graph, report: OptimizeRep
     `<div><h3>after: ${report.dispatchesAfter} dispatches, ${bytes(report.bytesAfter)}</h3>${bars(topOps(a, 12), max, '#2a9d8f')}</div>`,
     '</div>',
     // the kernel dataflow of both graphs, laid out by dagre (a GPT step has too many kernels to draw)
-    `<div class="cols">${kernelGraphSvg(before, 'before')}${kernelGraphSvg(after, 'after')}</div>`,
+    `<div class="cols">${figures ? figures.before + figures.after : kernelGraphSvg(before, 'before') + kernelGraphSvg(after, 'after')}</div>`,
     `<h3>rules that fired</h3><p class="rules">${hits.map(([r, n]) => `<code>${esc(r)}</code>×${n}`).join(' ') || '<span class="muted">none</span>'}</p>`,
     `<h3>${fused} fused kernels in ${groups.length} kinds, and the rules that made them</h3>`,
     '<table class="kernels"><tr><th>kernels</th><th>kind</th><th>example (node, shape, what it fuses)</th><th>rules</th></tr>',

@@ -1,5 +1,6 @@
 // The worker's MNIST decoding: a gzipped IDX file (zlib's gzip, as MNIST is distributed) decodes to the same
-// bytes through DecompressionStream, the compressed size is counted, and a body that is not gzip is a typed error.
+// bytes through DecompressionStream, the compressed size is counted, a body the browser already decoded
+// (Content-Encoding: gzip) is taken as it is, and any other body that is not gzip is a typed error.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { GunzipError, gunzipResponse } from './gunzip.js';
@@ -14,6 +15,12 @@ describe('gunzipResponse', () => {
     const r = await gunzipResponse(new Response(gz), 'data/x.gz');
     expect(r.bytes).toEqual(idx);
     expect(r.compressedBytes).toBe(gz.length);
+  });
+
+  it('takes the bytes as they are when the host sent them with Content-Encoding: gzip (fetch decoded them)', async () => {
+    const idx = new Uint8Array([0, 0, 8, 1, 0, 0, 0, 3, 7, 8, 9]);
+    const r = await gunzipResponse(new Response(idx, { headers: { 'content-encoding': 'gzip' } }), 'data/x.gz');
+    expect(r.bytes).toEqual(idx);
   });
 
   it('names the file when the body is not gzip', async () => {

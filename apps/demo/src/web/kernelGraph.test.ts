@@ -1,12 +1,13 @@
 // The e-graph panel's picture: which kernels read which (through views), and an SVG with a box per kernel and a
-// line per edge, for a hand-built graph and a real optimized MLP training step.
+// line per edge, for a hand-built graph and a real optimized MLP training step; the canvas drawing (the workers'
+// PNG) draws the same boxes and edges as the SVG, checked on a context that records its calls.
 import { optimize } from '@neura/egraph';
 import { Graph } from '@neura/ir';
 import { buildTrainingStep, mlp } from '@neura/nn';
 import { adam } from '@neura/optim';
 import { describe, expect, it } from 'vitest';
 import { kernelOpCounts } from './egraphPanel.js';
-import { kernelDag, kernelGraphSvg } from './kernelGraph.js';
+import { drawKernelGraph, type KernelCanvas, kernelDag, kernelGraphSvg, kernelLayout } from './kernelGraph.js';
 
 describe('the e-graph panel kernel graph', () => {
   it('links a kernel to the kernels it reads through views', () => {
@@ -42,5 +43,35 @@ describe('the e-graph panel kernel graph', () => {
       expect(svg.match(/<polyline /g)).toHaveLength(dag.edges.length);
       expect(svg).not.toMatch(/NaN/);
     }
+  });
+
+  it('draws the same layout on a canvas: a box and label per kernel, a line and arrow head per edge', () => {
+    const g = new Graph();
+    const loss = g.crossEntropy(mlp([16, 8, 4]).forward(g, g.input('x', [4, 16])), g.input('labels', [4], 'i32'));
+    buildTrainingStep(g, { loss, optimizer: adam({ lr: 1e-3 }) });
+    const { graph } = optimize(g);
+    const l = kernelLayout(graph);
+    if ('tooMany' in l) throw new Error('the MLP step is small enough to draw');
+    const calls: string[] = [];
+    const texts: string[] = [];
+    const rects: number[][] = [];
+    const ctx = new Proxy({} as Record<string, unknown>, {
+      get: (_t, k: string) => (...args: unknown[]) => {
+        calls.push(k);
+        if (k === 'fillText') texts.push(args[0] as string);
+        if (k === 'fillRect') rects.push(args as number[]);
+      },
+      set: () => true,
+    }) as unknown as KernelCanvas;
+    drawKernelGraph(ctx, l, 2);
+    expect(calls[0]).toBe('scale');
+    expect(rects).toHaveLength(l.boxes.length + 1); // the white background, then a box per kernel
+    expect(rects[0]).toEqual([0, 0, l.width, l.height]);
+    expect(texts.sort()).toEqual(l.boxes.map((b) => b.op).sort());
+    expect(calls.filter((c) => c === 'stroke')).toHaveLength(l.edges.filter((e) => e.length >= 2).length);
+    expect(calls.filter((c) => c === 'fill')).toHaveLength(l.edges.filter((e) => e.length >= 2).length);
+    expect(l.edges.length).toBe(kernelDag(graph).edges.length);
+    for (const r of rects.flat()) expect(Number.isFinite(r)).toBe(true);
+    expect(kernelLayout(graph, 2)).toEqual({ tooMany: l.boxes.length });
   });
 });

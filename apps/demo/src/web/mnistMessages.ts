@@ -10,10 +10,14 @@ export interface MnistConfig {
   readonly restore: boolean;
 }
 
-/** A panel the worker rendered (the panels are pure functions of the device, graph and profile, which stay there). */
+/**
+ * A panel the worker rendered (the panels are pure functions of the device, graph and profile, which stay there);
+ * `images` are the PNG bytes of its `<img data-image="key">` elements (drawn in the worker, transferred).
+ */
 export interface PanelMessage {
   readonly panel: 'adapter' | 'egraph' | 'timeline';
   readonly html: string;
+  readonly images?: Readonly<Record<string, ArrayBuffer>>;
 }
 
 /** A step's batch accuracy, sent with each step (ctx.metrics). */

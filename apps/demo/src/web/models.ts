@@ -104,8 +104,26 @@ export async function mnistModel(kind: 'mlp' | 'cnn', data: { train: MnistSplit;
   };
 }
 
+/** Options of a GPT demo generation: a text prompt, how many characters, and the sampling seed and temperature. */
+export interface GenerateRequest {
+  readonly prompt: string;
+  readonly maxTokens: number;
+  readonly temperature?: number;
+  readonly seed?: number;
+}
+
+/** The char-level GPT of the demo: a DemoModel that also generates text from a prompt with its current weights. */
+export interface GptDemoModel extends DemoModel {
+  /** The corpus's characters: the vocabulary. */
+  readonly chars: readonly string[];
+  /** A fixed prompt from the text (the same for every load of the same corpus). */
+  readonly prompt: string;
+  /** Generates after `prompt` with the training session's weights, calling `onText` with each new character. */
+  generate(req: GenerateRequest, onText?: (text: string) => void): Promise<string>;
+}
+
 /** A character-level GPT on `text`; `evaluate` samples 160 characters after a prompt from the text. */
-export async function gptModel(text: string, device: NeuraDevice, batch = 8): Promise<DemoModel> {
+export async function gptModel(text: string, device: NeuraDevice, batch = 8): Promise<GptDemoModel> {
   const chars = [...new Set(text)].sort();
   const index = new Map(chars.map((c, i) => [c, i]));
   const ids = Int32Array.from(text, (c) => index.get(c) as number);
@@ -121,11 +139,31 @@ export async function gptModel(text: string, device: NeuraDevice, batch = 8): Pr
   const schedule = cosineLr(3e-3);
   const rng = new Rng(1);
   const generator = await compileGenerator(model, { device, maxLen: context });
+  const at = Math.min(1000, Math.max(0, text.length - 12));
+  const fixedPrompt = text.slice(at, at + 12);
+  const generate = async (req: GenerateRequest, onText?: (text: string) => void): Promise<string> => {
+    const prompt = [...req.prompt].map((c, i) => {
+      const id = index.get(c);
+      if (id === undefined) throw new RangeError(`generate: the prompt's character ${JSON.stringify(c)} at ${i} is not in the model's vocabulary (${chars.length} characters of the text)`);
+      return id;
+    });
+    if (prompt.length === 0) throw new RangeError('generate: the prompt is empty (give at least one character)');
+    await generator.loadStateDict(await train.stateDict());
+    let out = '';
+    for await (const t of generator.generate(prompt, { maxTokens: req.maxTokens, temperature: req.temperature ?? 0.8, seed: req.seed ?? 1 })) {
+      out += chars[t];
+      onText?.(chars[t]);
+    }
+    return out;
+  };
   return {
     kind: 'gpt',
     built: builtStep(graph, { loss, optimizer }),
     train,
     classes: chars.length,
+    chars,
+    prompt: fixedPrompt,
+    generate,
     next(step, total) {
       for (let b = 0; b < batch; b++) {
         const at = Math.floor(rng.next() * (ids.length - context - 1));
@@ -136,12 +174,7 @@ export async function gptModel(text: string, device: NeuraDevice, batch = 8): Pr
       return { feeds: { tokens, targets, lr }, labels: targets };
     },
     async evaluate() {
-      await generator.loadStateDict(await train.stateDict());
-      const at = Math.floor(rng.next() * (ids.length - 16));
-      const prompt = [...ids.subarray(at, at + 12)];
-      let out = '';
-      for await (const t of generator.generate(prompt, { maxTokens: 160, temperature: 0.8, rng })) out += chars[t];
-      return { sample: `${prompt.map((t) => chars[t]).join('')}⟶${out}` };
+      return { sample: `${fixedPrompt}⟶${await generate({ prompt: fixedPrompt, maxTokens: 160 })}` };
     },
   };
 }

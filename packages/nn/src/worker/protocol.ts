@@ -5,11 +5,22 @@
 /** The protocol tag every message carries; a different tag is another version (or not ours). */
 export const WORKER_PROTOCOL = 'neura-worker/1';
 
-/** Page → worker: start training with `config` (and a checkpoint to resume from), stop, or save now. */
+/** Page → worker: start training with `config` (and a checkpoint to resume from), stop, save now, or a request. */
 export type ToWorker =
   | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'start'; readonly config: unknown; readonly resume?: ArrayBuffer }
   | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'stop' }
-  | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'checkpoint'; readonly id: number };
+  | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'checkpoint'; readonly id: number }
+  | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'request'; readonly id: number; readonly data: unknown };
+
+/** An error as it travels between threads (class instances do not survive a structured clone as themselves). */
+export interface ErrorData {
+  /** The error's class name (`RangeError`, `WorkerProtocolError`, …). */
+  readonly name: string;
+  /** The error's message. */
+  readonly message: string;
+  /** The stack in the thread that threw, when there was one. */
+  readonly stack?: string;
+}
 
 /** Worker → page: what the run reports, from `ready` (the helper listens) to `done` or `error`. */
 export type FromWorker =
@@ -27,6 +38,9 @@ export type FromWorker =
   | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'metrics'; readonly step: number; readonly metrics: Readonly<Record<string, number>> }
   | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'checkpoint'; readonly step: number; readonly bytes: ArrayBuffer; readonly id?: number }
   | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'message'; readonly data: unknown }
+  | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'sample'; readonly step: number; readonly text: string }
+  | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'partial'; readonly id: number; readonly data: unknown }
+  | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'reply'; readonly id: number; readonly data?: unknown; readonly error?: ErrorData }
   | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'done'; readonly result: unknown; readonly stopped: boolean }
   | { readonly neura: typeof WORKER_PROTOCOL; readonly kind: 'error'; readonly name: string; readonly message: string; readonly stack?: string; readonly id?: number };
 
@@ -34,9 +48,9 @@ export type FromWorker =
 export type WorkerMessage = ToWorker | FromWorker;
 
 /** The kinds of each direction, for exhaustive checks. */
-export const TO_WORKER_KINDS = ['start', 'stop', 'checkpoint'] as const satisfies readonly ToWorker['kind'][];
+export const TO_WORKER_KINDS = ['start', 'stop', 'checkpoint', 'request'] as const satisfies readonly ToWorker['kind'][];
 /** Worker → page message kinds. */
-export const FROM_WORKER_KINDS = ['ready', 'progress', 'step', 'metrics', 'checkpoint', 'message', 'done', 'error'] as const satisfies readonly FromWorker['kind'][];
+export const FROM_WORKER_KINDS = ['ready', 'progress', 'step', 'metrics', 'checkpoint', 'message', 'sample', 'partial', 'reply', 'done', 'error'] as const satisfies readonly FromWorker['kind'][];
 
 /** A message that claims the protocol tag but is malformed; names the field that is wrong. */
 export class WorkerProtocolError extends Error {
@@ -77,6 +91,9 @@ export function checkToWorker(data: unknown): ToWorker {
     case 'checkpoint':
       num(m, 'id');
       break;
+    case 'request':
+      num(m, 'id');
+      break;
     default:
       throw new WorkerProtocolError(`unknown page → worker message kind ${JSON.stringify(m.kind)} (${TO_WORKER_KINDS.join(', ')})`);
   }
@@ -111,6 +128,18 @@ export function checkFromWorker(data: unknown): FromWorker {
       buf(m, 'bytes');
       num(m, 'id', true);
       break;
+    case 'sample':
+      num(m, 'step');
+      str(m, 'text');
+      break;
+    case 'partial':
+      num(m, 'id');
+      break;
+    case 'reply':
+      num(m, 'id');
+      if (m.error !== undefined && !(isRecord(m.error) && typeof m.error.name === 'string' && typeof m.error.message === 'string'))
+        throw new WorkerProtocolError(`'reply' message: error must be { name, message } strings`);
+      break;
     case 'done':
       if (typeof m.stopped !== 'boolean') throw new WorkerProtocolError(`'done' message: stopped must be a boolean`);
       break;
@@ -124,6 +153,12 @@ export function checkFromWorker(data: unknown): FromWorker {
       throw new WorkerProtocolError(`unknown worker → page message kind ${JSON.stringify(m.kind)} (${FROM_WORKER_KINDS.join(', ')})`);
   }
   return data as FromWorker;
+}
+
+/** An error (or any thrown value) as `ErrorData`, to post. */
+export function errorData(e: unknown): ErrorData {
+  const err = e instanceof Error ? e : new Error(String(e));
+  return { name: err.name, message: err.message, ...(err.stack === undefined ? {} : { stack: err.stack }) };
 }
 
 /** `bytes` as a transferable ArrayBuffer of exactly its length (a view of part of a buffer is copied). */

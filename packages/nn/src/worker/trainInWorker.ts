@@ -4,8 +4,8 @@
 
 import { checkFromWorker, type FromWorker, isNeuraMessage, type MessageEndpoint, ownBuffer, WORKER_PROTOCOL } from './protocol.js';
 
-/** An event of a run: every worker → page message except the bookkeeping `ready`, `done` and `error`. */
-export type WorkerEvent = Exclude<FromWorker, { kind: 'ready' | 'done' | 'error' }>;
+/** An event of a run: every worker → page message except the bookkeeping `ready`, `done` and `error` and the answers to requests (`requestWorker`). */
+export type WorkerEvent = Exclude<FromWorker, { kind: 'ready' | 'done' | 'error' | 'partial' | 'reply' }>;
 
 /** The training function in the worker threw (or the worker script failed); `name` is the original error's name. */
 export class WorkerTrainingError extends Error {
@@ -73,7 +73,7 @@ export function trainInWorker<Config, Result>(worker: MessageEndpoint, config: C
       end();
       return;
     }
-    if (m.kind === 'ready') return;
+    if (m.kind === 'ready' || m.kind === 'partial' || m.kind === 'reply') return; // requestWorker's
     if (m.kind === 'done') {
       settle.resolve({ result: m.result as Result, stopped: m.stopped });
       end();
