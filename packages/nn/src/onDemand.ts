@@ -4,3 +4,5 @@
 
 export { interpret } from '@neura/ir';
 export { matmulShapesOf, tuneMatmul } from '@neura/runtime-webgpu';
+export { autocast } from './autocast.js';
+export { recognizedForward, recognizedGraph } from './recognizedForward.js';

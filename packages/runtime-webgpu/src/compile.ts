@@ -44,9 +44,13 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   device.check();
   const gpu = device.gpu;
   const label = opts.label ?? 'neura';
-  // the code of the generators this graph's ops need (attention, conv and indexing load on demand), then the pure
-  // phases (stepPlan.ts): schedule, kernel plans, storage and memory plan, host index checks
-  await loadKernels(graph.nodes.map((n) => n.op));
+  // the code of the generators this graph's ops need (attention, conv and indexing load on demand; so does the f16
+  // storage conversion, for a graph with f16 tensors), then the pure phases (stepPlan.ts): schedule, kernel plans,
+  // storage and memory plan, host index checks
+  await loadKernels(
+    graph.nodes.map((n) => n.op),
+    { f16: graph.nodes.some((n) => n.dtype === 'f16' || (n.op === 'matmulEpilogue' && (n as Node<'matmulEpilogue'>).attrs.round?.some(Boolean))) },
+  );
   const plan = planStep(graph, tunedCaps(capsFor(device, opts.precision), matmulTuningOf(device, opts)), opts.generator ?? generateKernel);
   const scopes = new ErrorScopes(gpu);
   scopes.begin();

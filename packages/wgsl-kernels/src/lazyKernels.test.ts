@@ -1,11 +1,21 @@
 // The on-demand generators (lazyKernels.ts): a stub called before its module loaded names what to do; loadKernels
-// loads only the groups its ops need; once loaded, the registry's plan is the module's own (same WGSL).
+// loads only the groups its ops need; once loaded, the registry's plan is the module's own (same WGSL). The f16
+// storage conversion loads the same way, only when asked for (`{ f16: true }`: a graph with f16 tensors).
 import { Graph, type OpAttrs, type OpKind } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 import { conv2dKernel } from './conv.js';
 import { COMPAT_CAPS, KernelError, type KernelSpec } from './kernel.js';
 import { kernelGroupLoaded } from './lazyKernels.js';
 import { generateKernel, KERNELS, loadKernels } from './registry.js';
+
+/** An add of two tensors of `dtype`: with f16 ones, its plan needs the f16 storage conversion. */
+function addSpec(dtype: 'f16' | 'f32'): KernelSpec<'add'> {
+  const g = new Graph({ recordSites: false });
+  const ins = [g.input('a', [4, 8], dtype), g.input('b', [4, 8], dtype)];
+  return { node: g.node('add', ins, {}), inputs: ins.map((n) => ({ shape: n.shape, dtype: n.dtype })) };
+}
+
+const F16_CAPS = { ...COMPAT_CAPS, shaderF16: true };
 
 function convSpec(): KernelSpec<'conv2d'> {
   const g = new Graph({ recordSites: false });
@@ -28,5 +38,18 @@ describe('on-demand kernel generators', () => {
     expect(generateKernel(convSpec(), COMPAT_CAPS)).toEqual(conv2dKernel(convSpec(), COMPAT_CAPS));
     await loadKernels(Object.keys(KERNELS) as OpKind[]);
     expect([kernelGroupLoaded('attention'), kernelGroupLoaded('indexing')]).toEqual([true, true]);
+  });
+
+  it('loads the f16 storage conversion only when asked, and a plan with f16 tensors before it names what to await', async () => {
+    await loadKernels(Object.keys(KERNELS) as OpKind[]);
+    expect(kernelGroupLoaded('f16')).toBe(false);
+    // an f32 plan never needs it
+    expect(generateKernel(addSpec('f32'), F16_CAPS).dispatches[0].code).not.toContain('f16');
+    expect(() => generateKernel(addSpec('f16'), F16_CAPS)).toThrow(/add has f16 tensors, and f16 storage is not loaded yet: await loadKernels\(\[\.\.\.ops\], \{ f16: true \}\)/);
+    await loadKernels(['add'], { f16: true });
+    expect(kernelGroupLoaded('f16')).toBe(true);
+    const code = generateKernel(addSpec('f16'), F16_CAPS).dispatches[0].code;
+    expect(code).toMatch(/^enable f16;/m);
+    expect(code).toContain('array<f16>');
   });
 });
