@@ -277,7 +277,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   const { device } = opts;
   capsFor(device, opts.precision); // before any work: an impossible precision fails here
   // hand-written attention becomes the fused op before grad, so its backward is fused too (recognizedForward.ts;
-  // its rules load on demand, like autocast below: most programs never run them)
+  // its rules, like autocast below, load on demand: onDemand.ts)
   let { graph, loss } = opts.optimize === false ? { graph: forward.clone(), loss: opts.loss } : (await import('./onDemand.js')).recognizedForward(forward, opts.loss);
   // any batch up to the compiled one: padded rows masked out of the loss (batchMask.ts), feeds padded in `step`
   const padder = opts.batchInputs && new BatchPadder(graph, opts.batchInputs);
