@@ -1,9 +1,58 @@
-// The f16 conversion of generated WGSL, loaded on demand (f16Storage.ts decides which bindings are f16 and calls it;
-// only graphs with f16 tensors, i.e. `precision: 'mixed'`, load it: `loadKernels(ops, { f16: true })`): declares those
-// buffers `array<f16>`, converts their loads to f32 and their stores back to f16, and adds `enable f16;`.
+// The f16 conversion of generated WGSL, loaded on demand with the mixed-precision code (mixedKernels.ts;
+// f16Storage.ts decides which bindings are f16 and calls it): declares those buffers `array<f16>`, converts their
+// loads to f32 and their stores back to f16, and adds `enable f16;`.
 
-import type { Dispatch, KernelSpec } from './kernel.js';
-import { kernelError } from './wgsl.js';
+import { isElementwise, type OpKind } from '@neura/ir';
+import type { Dispatch, KernelPlan, KernelSpec } from './kernel.js';
+import { describeSpec, kernelError } from './wgsl.js';
+
+/**
+ * Ops whose built-in generators read and write their tensors only as `name[index]` (no atomics, bit casts or
+ * pointers), so the pass below gives them f16 storage. Attention, convolution, pooling and the losses are not here
+ * yet: their f16 tensors raise a KernelError (the autocast policy casts to f32 around them).
+ */
+const F16_OPS: ReadonlySet<OpKind> = new Set<OpKind>([
+  'where',
+  'cast',
+  'sum',
+  'mean',
+  'reduceMax',
+  'reduceMin',
+  'transpose',
+  'expand',
+  'slice',
+  'pad',
+  'concat',
+  'gather',
+  'matmul',
+  'fusedMatmul',
+  'matmulPartials',
+  'matmulEpilogue',
+  'pointwise',
+  'pointwiseMulti',
+  'pointwiseMultiTensor',
+  'pointwiseReduce',
+  'pointwiseReduceMulti',
+  'rowwise',
+  'rowwiseMulti',
+]);
+
+/** Whether the built-in kernel of `op` can read and write f16 tensors. */
+export function takesF16(op: OpKind): boolean {
+  return F16_OPS.has(op) || isElementwise(op);
+}
+
+/**
+ * `plan` with the bindings flagged in `f16` (per dispatch) stored as f16 and the operands `rounded` read rounded to
+ * f16; `builtIn`: the plan comes from a built-in generator (a user's kernel with an f16 tensor is an error: it was
+ * written for f32).
+ */
+export function f16Plan(spec: KernelSpec, plan: KernelPlan, builtIn: boolean, f16: readonly (readonly boolean[])[], rounded: readonly number[]): KernelPlan {
+  const op = spec.node.op;
+  if (!builtIn || !takesF16(op))
+    kernelError(spec, `${builtIn ? `the ${op} kernel` : `the user kernel registered for ${op}`} does not take f16 tensors yet (${describeSpec(spec)}): cast them to f32 around it`);
+  return { ...plan, dispatches: plan.dispatches.map((d, i) => f16Dispatch(spec, d, f16[i], rounded)) };
+}
 
 /** How the loads of a buffer are converted: `load` wraps a load, `store` is the stored type (a load inside its constructor stays direct). */
 export interface AccessConversion {
@@ -19,7 +68,7 @@ const DECL = /@group\(0\) @binding\((\d+)\) var<storage, (read|read_write)> (\w+
  * One dispatch with its f16 bindings declared and accessed as f16, and the loads of operands `rounded` (f32 buffers
  * read rounded to f16: `f32(f16(x))`, or direct inside an `f16(…)` staging conversion).
  */
-export function f16Dispatch(spec: KernelSpec, d: Dispatch, isF16: readonly boolean[], rounded: readonly number[]): Dispatch {
+function f16Dispatch(spec: KernelSpec, d: Dispatch, isF16: readonly boolean[], rounded: readonly number[]): Dispatch {
   const vars = new Map<string, AccessConversion>();
   let code = d.code.replace(DECL, (line, index: string, _access, name: string, element: string) => {
     const b = d.bindings[Number(index)];

@@ -8,7 +8,7 @@ import { COMPAT_CAPS, type DeviceCaps, type KernelPlan, type KernelSpec } from '
 import { generateKernel, loadKernels, registerKernel, unregisterKernel } from './registry.js';
 import { convertF16Accesses } from './f16Access.js';
 
-await loadKernels(['attention', 'conv2d', 'gather'] as OpKind[], { f16: true });
+await loadKernels(['attention', 'conv2d', 'gather'] as OpKind[], { mixed: true });
 
 const F16: DeviceCaps = { ...COMPAT_CAPS, shaderF16: true };
 const H100: DeviceCaps = { ...COMPAT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupStorageSize: 49152, maxStorageBuffersPerShaderStage: 10, maxStorageBufferBindingSize: 2 ** 31, subgroups: true, shaderF16: true };

@@ -1,6 +1,6 @@
 // The on-demand generators (lazyKernels.ts): a stub called before its module loaded names what to do; loadKernels
 // loads only the groups its ops need; once loaded, the registry's plan is the module's own (same WGSL). The f16
-// storage conversion loads the same way, only when asked for (`{ f16: true }`: a graph with f16 tensors).
+// storage conversion loads the same way, only when asked for (`{ mixed: true }`: a graph with f16 tensors).
 import { Graph, type OpAttrs, type OpKind } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 import { conv2dKernel } from './conv.js';
@@ -16,6 +16,14 @@ function addSpec(dtype: 'f16' | 'f32'): KernelSpec<'add'> {
 }
 
 const F16_CAPS = { ...COMPAT_CAPS, shaderF16: true };
+const MIXED_CAPS = { ...F16_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupStorageSize: 49152, subgroups: true, mixedMatmul: { m: 16, n: 16, k: 16 } };
+
+/** A 512×384 by 384×384 matmul (big enough for the subgroup-matrix path under the mixed policy). */
+function matmulSpec(): KernelSpec<'matmul'> {
+  const g = new Graph({ recordSites: false });
+  const ins = [g.input('a', [512, 384]), g.input('b', [384, 384])];
+  return { node: g.node('matmul', ins, { transA: false, transB: false }), inputs: ins.map((n) => ({ shape: n.shape, dtype: n.dtype })) };
+}
 
 function convSpec(): KernelSpec<'conv2d'> {
   const g = new Graph({ recordSites: false });
@@ -40,14 +48,17 @@ describe('on-demand kernel generators', () => {
     expect([kernelGroupLoaded('attention'), kernelGroupLoaded('indexing')]).toEqual([true, true]);
   });
 
-  it('loads the f16 storage conversion only when asked, and a plan with f16 tensors before it names what to await', async () => {
+  it('loads the mixed-precision code only when asked, and a plan that needs it before then names what to await', async () => {
     await loadKernels(Object.keys(KERNELS) as OpKind[]);
-    expect(kernelGroupLoaded('f16')).toBe(false);
+    expect(kernelGroupLoaded('mixed')).toBe(false);
     // an f32 plan never needs it
     expect(generateKernel(addSpec('f32'), F16_CAPS).dispatches[0].code).not.toContain('f16');
-    expect(() => generateKernel(addSpec('f16'), F16_CAPS)).toThrow(/add has f16 tensors, and f16 storage is not loaded yet: await loadKernels\(\[\.\.\.ops\], \{ f16: true \}\)/);
-    await loadKernels(['add'], { f16: true });
-    expect(kernelGroupLoaded('f16')).toBe(true);
+    expect(() => generateKernel(addSpec('f16'), F16_CAPS)).toThrow(/add has f16 tensors, and f16 storage is not loaded yet: await loadKernels\(\[\.\.\.ops\], \{ mixed: true \}\)/);
+    expect(() => generateKernel(matmulSpec(), MIXED_CAPS)).toThrow(/the mixed-precision matmuls are not loaded yet: await loadKernels\(\[\.\.\.ops\], \{ mixed: true \}\)/);
+    expect(generateKernel(matmulSpec(), COMPAT_CAPS).dispatches[0].code).not.toContain('subgroup_matrix'); // fp32: no need
+    await loadKernels(['add'], { mixed: true });
+    expect(kernelGroupLoaded('mixed')).toBe(true);
+    expect(generateKernel(matmulSpec(), MIXED_CAPS).dispatches[0].code).toContain('subgroup_matrix');
     const code = generateKernel(addSpec('f16'), F16_CAPS).dispatches[0].code;
     expect(code).toMatch(/^enable f16;/m);
     expect(code).toContain('array<f16>');

@@ -1,8 +1,9 @@
 // Kernel generators that load on demand: attention (and its flash variants), conv/pool and indexing are most of
 // this package's code and no MLP uses them, so their registry rows are stubs that call a module fetched by dynamic
 // import(). `compile` awaits `loadKernels(ops)` for its graph first (registry.ts); a stub called before its module
-// loaded throws a KernelError saying so. Same generators, same WGSL: only when the code arrives changes. The f16
-// storage conversion (f16Access.ts) is a group too, loaded by `loadKernels(ops, { f16: true })`.
+// loaded throws a KernelError saying so. Same generators, same WGSL: only when the code arrives changes. The
+// mixed-precision code (mixedKernels.ts: f16 storage, subgroup-matrix matmuls) is a group too, loaded by
+// `loadKernels(ops, { mixed: true })`.
 
 import type { OpKind } from '@neura/ir';
 import type { KernelGenerator } from './kernel.js';
@@ -12,7 +13,7 @@ interface LazyModules {
   readonly attention: typeof import('./attention.js');
   readonly conv: typeof import('./conv.js');
   readonly indexing: typeof import('./indexing.js');
-  readonly f16: typeof import('./f16Access.js');
+  readonly mixed: typeof import('./mixedKernels.js');
 }
 
 /** A group of generators that loads as one module. */
@@ -22,7 +23,7 @@ const LOADERS: { readonly [G in KernelGroup]: () => Promise<LazyModules[G]> } = 
   attention: () => import('./attention.js'),
   conv: () => import('./conv.js'),
   indexing: () => import('./indexing.js'),
-  f16: () => import('./f16Access.js'),
+  mixed: () => import('./mixedKernels.js'),
 };
 
 const loaded: { -readonly [G in KernelGroup]?: LazyModules[G] } = {};
