@@ -102,7 +102,9 @@ export type { LoadedGraph, OptimizeOptions, OptimizeResult, PassReport, PassSpec
 export type { RecognizeResult } from './tensor/recognizeForward.js';
 export { recognizeForward } from './tensor/recognizeForward.js';
 export { DEFAULT_FUSION_WIDTH, MAX_DEFAULT_POINTWISE_INPUTS } from './tensor/fusionWidth.js';
-export { DEFAULT_PASSES, RULE_SETS, allRules, egraphToGraph, graphToEGraph, optimize } from './tensor/optimize.js';
+export { DEFAULT_PASSES, RULE_SETS, egraphToGraph, graphToEGraph, optimize, optimizeRules } from './tensor/optimize.js';
+export { allRules } from './tensor/allRules.js';
+export { recognizeRules } from './tensor/rules/recognize.js';
 export type { EGraphFigures, FusedKernel, GraphFigures, MemoryFit, OptimizePhases } from './tensor/report.js';
 export { OptimizeReport, debugLevel, egraphToDot, fmtBytes, graphFigures } from './tensor/report.js';
 export type { TensorRewrite } from './tensor/rules/ruleKit.js';

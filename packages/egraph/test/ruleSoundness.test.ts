@@ -3,7 +3,7 @@
 // rebuilt graph must agree with the original under the float64 interpreter, and under the float32 interpreter on
 // inputs holding IEEE special values (±0, ±Infinity, NaN, ±3.4e38, denormals): same zero signs, infinities and NaNs.
 import type { TensorRewrite } from '@neura/egraph';
-import { allRules, DagExtractor, egraphToGraph, graphToEGraph, nodeKey, Runner, SimpleScheduler, toENode } from '@neura/egraph';
+import { allRules, DagExtractor, RULE_SETS, recognizeRules, egraphToGraph, graphToEGraph, nodeKey, Runner, SimpleScheduler, toENode } from '@neura/egraph';
 import type { Graph as GraphT, Tensor, TensorValue } from '@neura/ir';
 import { Graph, interpret, mulberry32, numel, tensor } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
@@ -769,6 +769,11 @@ function checkRule(rule: TensorRewrite, sample: Sample, seed: number): void {
 describe('rule soundness against the interpreter', () => {
   it('has a sample for every rule', () => {
     expect(allRules.map((r) => r.name).filter((n) => !SAMPLES[n])).toEqual([]);
+  });
+  it('checks the recognition rules too, which optimize never runs (they load on demand with recognizeForward)', () => {
+    expect(recognizeRules.length).toBeGreaterThan(0);
+    expect(recognizeRules.filter((r) => !allRules.includes(r))).toEqual([]);
+    expect(Object.values(RULE_SETS).flat().filter((r) => recognizeRules.includes(r))).toEqual([]);
   });
   for (const rule of allRules) {
     const sample = SAMPLES[rule.name];

@@ -32,36 +32,36 @@ const plan = (graph: Graph) => {
 };
 
 describe('compileInference recognizes hand-written layers', () => {
-  it("a hand-written layer norm and GELU get the built-in layers' plan", () => {
+  it("a hand-written layer norm and GELU get the built-in layers' plan", async () => {
     const byHand = model(true);
     const builtin = model(false);
-    const recognized = plan(inferenceGraph(byHand.g, byHand.outputs));
-    expect(recognized).toEqual(plan(inferenceGraph(builtin.g, builtin.outputs)));
+    const recognized = plan(await inferenceGraph(byHand.g, byHand.outputs));
+    expect(recognized).toEqual(plan(await inferenceGraph(builtin.g, builtin.outputs)));
     // without recognition (what compileInference planned before) the row kernel computes the hand-written spelling:
     // erf and a division by √ where the built-in's kernel has gelu and rsqrt
-    const plain = plan(inferenceGraph(byHand.g, byHand.outputs, false));
+    const plain = plan(await inferenceGraph(byHand.g, byHand.outputs, false));
     expect(plain.kernels).not.toEqual(recognized.kernels);
     expect(plain.kernels.join()).toMatch(/erf/);
     expect(recognized.kernels.join()).toMatch(/gelu/);
   });
 
-  it('computes what the hand-written model computes, and leaves the model graph unchanged', () => {
+  it('computes what the hand-written model computes, and leaves the model graph unchanged', async () => {
     const { g, outputs } = model(true);
     const nodes = g.nodes.length;
     const r = mulberry32(5);
     const feeds = { x: tensor([N, C], Array.from({ length: N * C }, () => 2 * r() - 1)) };
     const state = Object.fromEntries(g.leaves('param').map((p) => [p.attrs.name, tensor(p.shape, Array.from({ length: numel(p.shape) }, () => r() - 0.5))]));
-    const plain = inferenceGraph(g, outputs, false);
+    const plain = await inferenceGraph(g, outputs, false);
     const a = interpret(plain, feeds, state, 'f64').outputs.y;
-    const b = interpret(inferenceGraph(g, outputs), feeds, state, 'f64').outputs.y;
+    const b = interpret(await inferenceGraph(g, outputs), feeds, state, 'f64').outputs.y;
     expect(b.data).toBeAllclose(a.data, { rtol: 1e-9, atol: 1e-12 });
     expect(g.nodes.length).toBe(nodes);
     expect(g.outputs.size).toBe(0);
   });
 
-  it('leaves the layers as written with optimize: false', () => {
+  it('leaves the layers as written with optimize: false', async () => {
     const { g, outputs } = model(true);
-    const ops = new Set(inferenceGraph(g, outputs, false).nodes.map((n) => n.op));
+    const ops = new Set((await inferenceGraph(g, outputs, false)).nodes.map((n) => n.op));
     expect(ops.has('erf')).toBe(true);
     expect(ops.has('gelu')).toBe(false);
   });

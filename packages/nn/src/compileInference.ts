@@ -8,7 +8,6 @@ import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import { capsFor, type FeedValue, type NeuraDevice, type Precision, type Session, type TuneMatmulResult, WebGpuUnavailableError } from '@neura/runtime-webgpu';
 import type { MatmulTuning } from '@neura/wgsl-kernels';
 import { compileStep } from './compileStep.js';
-import { recognizedGraph } from './recognizedForward.js';
 import type { CpuInferenceSession } from './cpuInference.js';
 import type { AutotuneOptions } from './matmulAutotune.js';
 import type { PlanCache } from './planCache.js';
@@ -121,8 +120,9 @@ export async function compileInference(model: Graph, opts: InferenceOptions): Pr
  * The graph compileInference plans: a copy of the model with the outputs named, its hand-written layers recognized as
  * compileTraining recognizes them (recognizedForward.ts) unless the optimizer is off.
  */
-export function inferenceGraph(model: Graph, outputs: Readonly<Record<string, Tensor>>, optimize?: boolean): Graph {
-  const { graph, tensors } = optimize === false ? { graph: model.clone(), tensors: outputs } : recognizedGraph(model, outputs);
+export async function inferenceGraph(model: Graph, outputs: Readonly<Record<string, Tensor>>, optimize?: boolean): Promise<Graph> {
+  // the recognition rules load on demand (most models have no hand-written layer to recognize)
+  const { graph, tensors } = optimize === false ? { graph: model.clone(), tensors: outputs } : (await import('./onDemand.js')).recognizedGraph(model, outputs);
   for (const [name, t] of Object.entries(tensors)) graph.output(name, t);
   return graph;
 }
@@ -130,7 +130,7 @@ export function inferenceGraph(model: Graph, outputs: Readonly<Record<string, Te
 /** The GPU path of compileInference. */
 async function compileOnDevice(model: Graph, opts: InferenceOptions & { device: NeuraDevice }): Promise<InferenceSession> {
   capsFor(opts.device, opts.precision); // an impossible precision fails before any work
-  const graph = inferenceGraph(model, opts.outputs, opts.optimize);
+  const graph = await inferenceGraph(model, opts.outputs, opts.optimize);
   const modelTypes = graphStateTypes(graph);
   const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
   const { graph: g, report, fromCache: planFromCache, session, autotuned } = await compileStep(graph, { ...opts, initialState, label: 'inference', who: 'compileInference' });

@@ -15,8 +15,6 @@ import type { AutotuneOptions } from './matmulAutotune.js';
 import { anomalyStep } from './anomaly.js';
 import { type CompiledStep, compileStep } from './compileStep.js';
 import type { PlanCache, PlanStats } from './planCache.js';
-import { autocast } from './autocast.js';
-import { recognizedForward } from './recognizedForward.js';
 import { allFinite, GRAD_SCALER_STATE, guardAndUpdateScale, type LossScale, type LossScaleState, resolveLossScale, scaleTensor, unscale } from './gradScaler.js';
 import { TrainingStepError } from './errors.js';
 import { maskedBatchGraph } from './batchMask.js';
@@ -278,13 +276,14 @@ function groupsOf(names: readonly string[], opts: StepOptions): { optimizer: Opt
 export async function compileTraining(forward: Graph, opts: TrainingOptions): Promise<TrainingSession> {
   const { device } = opts;
   capsFor(device, opts.precision); // before any work: an impossible precision fails here
-  // hand-written attention becomes the fused op before grad, so its backward is fused too (recognizedForward.ts)
-  let { graph, loss } = opts.optimize === false ? { graph: forward.clone(), loss: opts.loss } : recognizedForward(forward, opts.loss);
+  // hand-written attention becomes the fused op before grad, so its backward is fused too (recognizedForward.ts;
+  // its rules, like autocast below, load on demand: onDemand.ts)
+  let { graph, loss } = opts.optimize === false ? { graph: forward.clone(), loss: opts.loss } : (await import('./onDemand.js')).recognizedForward(forward, opts.loss);
   // any batch up to the compiled one: padded rows masked out of the loss (batchMask.ts), feeds padded in `step`
   const padder = opts.batchInputs && new BatchPadder(graph, opts.batchInputs);
   if (padder) ({ graph, loss } = maskedBatchGraph(graph, loss, padder.names, padder.rows));
   // f16 storage: casts placed by autocast's policy before grad, so the backward stores f16 gradients of f16 tensors
-  if (opts.precision === 'mixed' && opts.autocast !== false) ({ graph, loss } = autocast(graph, loss));
+  if (opts.precision === 'mixed' && opts.autocast !== false) ({ graph, loss } = (await import('./onDemand.js')).autocast(graph, loss));
   const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
   const lossScale = opts.lossScale ?? (opts.precision === 'mixed' ? 'dynamic' : undefined);
   const scaler = resolveLossScale(lossScale);

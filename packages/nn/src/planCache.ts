@@ -5,7 +5,7 @@
 // is used only after it parses and its leaves, outputs and updates match the requested graph's (names, shapes,
 // dtypes, inits); anything else is ignored with one warning and the plan recomputed. A miss only costs time.
 
-import { allRules, type OptimizeOptions, OptimizeReport, optimize, type TensorRewrite } from '@neura/egraph';
+import { type OptimizeOptions, OptimizeReport, optimize, optimizeRules, type TensorRewrite } from '@neura/egraph';
 import { type Graph, type GraphJson, graphFromJson, graphToJson, leafName, type Node } from '@neura/ir';
 import { keepDeclaredInputs } from './declaredInputs.js';
 
@@ -75,8 +75,8 @@ let rulesText: string | undefined;
 /** Each rule as `name: searcher => applier` plus its guard's source: a changed rule set changes every key. */
 function rulesFingerprint(rules: readonly TensorRewrite[]): string {
   const text = (rs: readonly TensorRewrite[]) => rs.map((r) => `${String(r)}${r.condition ? ` if ${String(r.condition)}` : ''}`).join('\n');
-  if (rules !== allRules) return text(rules);
-  rulesText ??= text(allRules);
+  if (rules !== optimizeRules) return text(rules);
+  rulesText ??= text(optimizeRules);
   return rulesText;
 }
 
@@ -96,7 +96,7 @@ export async function planKey(graph: Graph, options: OptimizeOptions): Promise<s
   const { rules, customKernelOps, ...rest } = options;
   const text = [
     `neura-plan ${PLAN_FORMAT}`,
-    rulesFingerprint(rules ?? allRules),
+    rulesFingerprint(rules ?? optimizeRules),
     stableJson({ ...rest, customKernelOps: [...(customKernelOps ?? [])].sort() }),
     JSON.stringify(graphToJson(graph)),
   ].join('\n');

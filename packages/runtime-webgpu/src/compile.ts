@@ -44,10 +44,16 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   device.check();
   const gpu = device.gpu;
   const label = opts.label ?? 'neura';
-  // the code of the generators this graph's ops need (attention, conv and indexing load on demand), then the pure
-  // phases (stepPlan.ts): schedule, kernel plans, storage and memory plan, host index checks
-  await loadKernels(graph.nodes.map((n) => n.op));
-  const plan = planStep(graph, tunedCaps(capsFor(device, opts.precision), matmulTuningOf(device, opts)), opts.generator ?? generateKernel);
+  // the code of the generators this graph's ops need (attention, conv and indexing load on demand; so does the
+  // mixed-precision code, for a graph with f16 tensors or under the mixed policy), then the pure phases
+  // (stepPlan.ts): schedule, kernel plans, storage and memory plan, host index checks
+  const caps = tunedCaps(capsFor(device, opts.precision), matmulTuningOf(device, opts));
+  const f16 = graph.nodes.some((n) => n.dtype === 'f16' || (n.op === 'matmulEpilogue' && (n as Node<'matmulEpilogue'>).attrs.round?.some(Boolean)));
+  await loadKernels(
+    graph.nodes.map((n) => n.op),
+    { mixed: f16 || caps.mixedMatmul !== undefined },
+  );
+  const plan = planStep(graph, caps, opts.generator ?? generateKernel);
   const scopes = new ErrorScopes(gpu);
   scopes.begin();
   const buffers = createBuffers(gpu, graph, plan.memory, label);

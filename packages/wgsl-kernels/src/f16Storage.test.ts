@@ -6,9 +6,9 @@ import { type DType, Graph, type OpAttrs, type OpKind, type Shape } from '@neura
 import { describe, expect, it } from 'vitest';
 import { COMPAT_CAPS, type DeviceCaps, type KernelPlan, type KernelSpec } from './kernel.js';
 import { generateKernel, loadKernels, registerKernel, unregisterKernel } from './registry.js';
-import { convertF16Accesses } from './f16Storage.js';
+import { convertF16Accesses } from './f16Access.js';
 
-await loadKernels(['attention', 'conv2d', 'gather'] as OpKind[]);
+await loadKernels(['attention', 'conv2d', 'gather'] as OpKind[], { mixed: true });
 
 const F16: DeviceCaps = { ...COMPAT_CAPS, shaderF16: true };
 const H100: DeviceCaps = { ...COMPAT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupStorageSize: 49152, maxStorageBuffersPerShaderStage: 10, maxStorageBufferBindingSize: 2 ** 31, subgroups: true, shaderF16: true };

@@ -1,7 +1,9 @@
 // Kernel generators that load on demand: attention (and its flash variants), conv/pool and indexing are most of
 // this package's code and no MLP uses them, so their registry rows are stubs that call a module fetched by dynamic
 // import(). `compile` awaits `loadKernels(ops)` for its graph first (registry.ts); a stub called before its module
-// loaded throws a KernelError saying so. Same generators, same WGSL: only when the code arrives changes.
+// loaded throws a KernelError saying so. Same generators, same WGSL: only when the code arrives changes. The
+// mixed-precision code (mixedKernels.ts: f16 storage, subgroup-matrix matmuls) is a group too, loaded by
+// `loadKernels(ops, { mixed: true })`.
 
 import type { OpKind } from '@neura/ir';
 import type { KernelGenerator } from './kernel.js';
@@ -11,6 +13,7 @@ interface LazyModules {
   readonly attention: typeof import('./attention.js');
   readonly conv: typeof import('./conv.js');
   readonly indexing: typeof import('./indexing.js');
+  readonly mixed: typeof import('./mixedKernels.js');
 }
 
 /** A group of generators that loads as one module. */
@@ -20,6 +23,7 @@ const LOADERS: { readonly [G in KernelGroup]: () => Promise<LazyModules[G]> } = 
   attention: () => import('./attention.js'),
   conv: () => import('./conv.js'),
   indexing: () => import('./indexing.js'),
+  mixed: () => import('./mixedKernels.js'),
 };
 
 const loaded: { -readonly [G in KernelGroup]?: LazyModules[G] } = {};
@@ -53,4 +57,9 @@ export function loadKernelGroup(group: KernelGroup): Promise<void> {
 /** Whether a group's module is loaded (its stubs generate synchronously). */
 export function kernelGroupLoaded(group: KernelGroup): boolean {
   return loaded[group] !== undefined;
+}
+
+/** A group's module, once loaded (undefined before). */
+export function kernelGroup<G extends KernelGroup>(group: G): LazyModules[G] | undefined {
+  return loaded[group] as LazyModules[G] | undefined;
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Graph } from '@neura/ir';
-import { checkMatmulTuning, COMPAT_CAPS, type DeviceCaps, generateKernel, KernelError, type KernelSpec, MATMUL_CANDIDATES, MATMUL_CONFIG_BY_NAME, MATMUL_HEURISTIC, matmulConfigName, matmulShapeKey } from './index.js';
+import { checkMatmulTuning, COMPAT_CAPS, type DeviceCaps, generateKernel, KernelError, type KernelSpec, loadKernels, MATMUL_CANDIDATES, MATMUL_CONFIG_BY_NAME, MATMUL_HEURISTIC, matmulConfigName, matmulShapeKey } from './index.js';
+
+await loadKernels(['matmul'], { mixed: true }); // the mixed-precision matmuls load on demand
 
 const BIG: DeviceCaps = { ...COMPAT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupSizeY: 1024, maxComputeWorkgroupStorageSize: 32768 };
 

@@ -6,8 +6,8 @@
 // never silently ignored.
 
 import { type DeviceCaps, KernelError, type KernelPlan, type KernelSpec, type MatmulTuning } from './kernel.js';
-import { MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, type MatmulOp, type MatmulProblem, type MatmulShape, matmulConfigFits, matmulConfigName, matmulPlanWith, matmulProblemOf, sharedBytesOf } from './matmul.js';
-import { matmulMixedKernel } from './matmulSubgroupMatrix.js';
+import { MATMUL_CANDIDATES, MATMUL_CONFIGS, type MatmulConfig, type MatmulOp, type MatmulProblem, type MatmulShape, matmulConfigFits, matmulConfigName, matmulKernel, matmulPlanWith, matmulProblemOf, sharedBytesOf } from './matmul.js';
+import { kernelGroup } from './lazyKernels.js';
 import { kernelError } from './wgsl.js';
 
 /** The table value that selects the shipped heuristic for a shape (measured: no candidate beat it). */
@@ -61,15 +61,26 @@ export function tunedMatmulConfig(p: MatmulProblem, caps: DeviceCaps): MatmulCon
 }
 
 /**
+ * `matmulMixedKernel` (matmulSubgroupMatrix.ts) where the mixed-precision policy applies, which loads on demand
+ * (mixedKernels.ts: compile loads it under `precision: 'mixed'`); matmul.ts's fp32 kernels otherwise.
+ */
+function mixedOrFp32(spec: KernelSpec<MatmulOp>, caps: DeviceCaps): KernelPlan {
+  if (!caps.mixedMatmul) return matmulKernel(spec, caps);
+  const mixed = kernelGroup('mixed');
+  if (mixed === undefined) return kernelError(spec, "the mixed-precision matmuls are not loaded yet: await loadKernels([...ops], { mixed: true }) first (compile does this under precision 'mixed')");
+  return mixed.matmulMixedKernel(spec, caps);
+}
+
+/**
  * The matmul generator of the registry: a shape listed in `caps.matmulTuning` runs its tuned tiled configuration,
  * every other shape `matmulMixedKernel` (the shipped heuristic, or tensor cores under mixed precision). The table
  * holds fp32 measurements: a listed shape under the mixed policy is an error rather than a silent fp32 kernel.
  */
 export function matmulTunedKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps): KernelPlan {
-  if (!caps.matmulTuning) return matmulMixedKernel(spec, caps);
+  if (!caps.matmulTuning) return mixedOrFp32(spec, caps);
   const p = matmulProblemOf(spec);
   const cfg = tunedMatmulConfig(p, caps);
-  if (!cfg) return matmulMixedKernel(spec, caps);
+  if (!cfg) return mixedOrFp32(spec, caps);
   if (caps.mixedMatmul) return kernelError(spec, `tuning entry '${matmulShapeKey(shapeOfProblem(p))}' is an fp32 measurement; it cannot apply under precision 'mixed'`);
   return matmulPlanWith(spec, caps, cfg);
 }

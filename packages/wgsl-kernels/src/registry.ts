@@ -152,10 +152,11 @@ export function kernelFor<K extends OpKind>(op: K): KernelGenerator<K> | undefin
 
 /**
  * Loads the code of the built-in generators these ops need (attention, conv/pool and indexing load on demand, see
- * lazyKernels.ts); `compile` awaits it for its graph's ops. After it resolves, `generateKernel` runs synchronously.
+ * lazyKernels.ts), and with `mixed` the mixed-precision code (f16 storage for kernels with f16 tensors, subgroup-matrix
+ * matmuls under `caps.mixedMatmul`: mixedKernels.ts); `compile` awaits it for its graph. After it resolves, `generateKernel` runs synchronously.
  */
-export async function loadKernels(ops: Iterable<OpKind>): Promise<void> {
-  const groups = new Set<KernelGroup>();
+export async function loadKernels(ops: Iterable<OpKind>, options: { readonly mixed?: boolean } = {}): Promise<void> {
+  const groups = new Set<KernelGroup>(options.mixed ? ['mixed'] : []);
   for (const op of ops) {
     const row = (KERNELS as { readonly [P in OpKind]?: { readonly [LAZY_GROUP]?: KernelGroup } })[op];
     if (row?.[LAZY_GROUP] !== undefined) groups.add(row[LAZY_GROUP]);

@@ -21,24 +21,20 @@ import type { CostOptions } from './costModel.js';
 import { costDefaults, tensorCost } from './costModel.js';
 import { DEFAULT_FUSION_WIDTH, deviceFusionWidth } from './fusionWidth.js';
 import { type MemoryFit, OptimizeReport, debugLevel, egraphToDot, graphFigures, kernelsOf, writeDebug } from './report.js';
-import { activationRecognizeRules } from './rules/activationRecognize.js';
 import { algebraRules } from './rules/algebra.js';
 import { attentionDeltaRules } from './rules/attentionDelta.js';
 import { attentionGradKVRules } from './rules/attentionGradKV.js';
 import { attentionGradQKVRules } from './rules/attentionGradQKV.js';
 import { attentionLayoutRules } from './rules/attentionLayout.js';
 import { attentionLseRules } from './rules/attentionLse.js';
-import { attentionRecognizeRules } from './rules/attentionRecognize.js';
 import { attentionWindowRules } from './rules/attentionWindow.js';
 import { backwardRules } from './rules/backward.js';
 import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
 import { castLayoutRules } from './rules/castLayout.js';
 import { castOperandRules } from './rules/castOperand.js';
-import { lossRecognizeRules } from './rules/lossRecognize.js';
 import { multiTensorUpdateRules } from './rules/multiTensorUpdate.js';
 import { multiUpdateRules } from './rules/multiUpdate.js';
-import { normRecognizeRules } from './rules/normRecognize.js';
 import { matmulEpilogueRules } from './rules/matmulEpilogue.js';
 import { reduceFusionRules } from './rules/reduceFusion.js';
 import { reduceMultiRules } from './rules/reduceMulti.js';
@@ -83,19 +79,16 @@ export const RULE_SETS = {
   // not in the default passes: `memoryBudget` offers its alternatives edge by edge (memoryFit.ts)
   /** Recompute-instead-of-store alternatives (used by `memoryBudget` only). */
   recompute: recomputeRules,
-  // not in the default passes: `recognizeForward` runs it on the forward graph, before differentiation
-  /**
-   * Recognition of hand-written layers as the built-in ones (used by `recognizeForward` only): attention built from
-   * matmul/softmax, GELU, SiLU, norms written from means, log-softmax and one-hot cross-entropy.
-   */
-  recognize: [...attentionRecognizeRules, ...activationRecognizeRules, ...normRecognizeRules, ...lossRecognizeRules],
 } as const satisfies Record<string, readonly TensorRewrite[]>;
 
 /** Name of a rule set. */
 export type RuleSetName = keyof typeof RULE_SETS;
 
-/** Every tensor rule, derived from `RULE_SETS` in set order (each rule once): a new set's rules join automatically. */
-export const allRules: readonly TensorRewrite[] = [...new Set<TensorRewrite>(Object.values(RULE_SETS).flat())];
+/**
+ * Every rule optimize can run, derived from `RULE_SETS` in set order (each rule once): a new set's rules join
+ * automatically. The recognition rules are not among them (`recognizeRules`; `allRules` lists both).
+ */
+export const optimizeRules: readonly TensorRewrite[] = [...new Set<TensorRewrite>(Object.values(RULE_SETS).flat())];
 
 /** A named, bounded equality-saturation pass: the rule sets it runs and its own limits. */
 export interface PassSpec {
@@ -298,7 +291,7 @@ export function egraphToGraph(
 function selectPasses(options: OptimizeOptions): { name: string; rules: readonly TensorRewrite[]; spec?: PassSpec }[] {
   const without = new Set(options.withoutRules ?? []);
   for (const name of without)
-    if (!allRules.some((r) => r.name === name)) throw new RuleError(`optimize: withoutRules names '${name}', which is not a rule (${allRules.map((r) => r.name).join(', ')})`);
+    if (!optimizeRules.some((r) => r.name === name)) throw new RuleError(`optimize: withoutRules names '${name}', which is not a rule (${optimizeRules.map((r) => r.name).join(', ')})`);
   const keep = (rules: readonly TensorRewrite[]) => rules.filter((r) => !without.has(r.name));
   if (options.rules) return [{ name: 'rules', rules: keep(options.rules) }];
   if (options.ruleSets) return [{ name: options.ruleSets.join('+'), rules: keep(options.ruleSets.flatMap((s) => RULE_SETS[s])) }];

@@ -1,5 +1,5 @@
 // `recognizeForward(graph)`: the pass that runs on a forward graph before differentiation and turns hand-written
-// patterns into ir's ops and the built-in layers' spellings (the `recognize` rule set: attention, GELU, SiLU, norms,
+// patterns into ir's ops and the built-in layers' spellings (`recognizeRules`: attention, GELU, SiLU, norms,
 // log-softmax, cross-entropy), so that autograd differentiates the op and the step gets the built-in layer's fused
 // backward (for attention: attentionLse and attentionGrad, grouped later by `optimize`). Recognizing the
 // forward after `grad` would leave the backward of softmax and both matmuls decomposed (autograd already spelled
@@ -9,7 +9,8 @@
 import type { Graph as GraphT } from '@neura/ir';
 import type { ENode, Id } from '../core/index.js';
 import { DagExtractor, Runner, SimpleScheduler } from '../core/index.js';
-import { egraphToGraph, graphToEGraph, RULE_SETS } from './optimize.js';
+import { egraphToGraph, graphToEGraph } from './optimize.js';
+import { recognizeRules } from './rules/recognize.js';
 import { rulesOf } from './rules/ruleKit.js';
 import { tensorAnalysisOf } from './tensorAnalysis.js';
 
@@ -22,7 +23,7 @@ export interface RecognizeResult {
 }
 
 /** The names of the recognition rules: a node one of them made is what extraction takes. */
-const RECOGNIZE_RULES: ReadonlySet<string> = new Set(RULE_SETS.recognize.map((r) => r.name));
+const RECOGNIZE_RULES: ReadonlySet<string> = new Set(recognizeRules.map((r) => r.name));
 
 /**
  * Iterations of the recognition run. Rules build on each other at most three deep (x·x → x², then the one-pass
@@ -35,7 +36,7 @@ const ITERATIONS = 4;
 export function recognizeForward(graph: GraphT): RecognizeResult {
   const loaded = graphToEGraph(graph);
   const { egraph } = loaded;
-  const report = new Runner(egraph, { iterLimit: ITERATIONS, scheduler: new SimpleScheduler() }).run(RULE_SETS.recognize);
+  const report = new Runner(egraph, { iterLimit: ITERATIONS, scheduler: new SimpleScheduler() }).run(recognizeRules);
   const applied = Object.fromEntries(Object.entries(report.applied).filter(([, n]) => n > 0));
   if (Object.keys(applied).length === 0) return { graph, applied };
   tensorAnalysisOf(egraph)?.settle(egraph);
