@@ -144,14 +144,14 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   }
 
   /**
-   * Raises the fusion width for the passes still to run, and drops the rules' per-run state: a node rule skips
-   * nodes unchanged since it last applied, which at the new width may fuse further (the ctx holds only what makes
-   * rules skip work, so dropping it is always sound).
+   * Raises the fusion width for the passes still to run, and drops the rules' per-run state but what holds at any
+   * width (`RuleCtx.ofAnyWidth`): a node rule skips nodes unchanged since it last applied, which at the new width
+   * may fuse further (the ctx holds only what makes rules skip work, so dropping it is always sound).
    */
   widen(maxPointwiseInputs: number): void {
     if (maxPointwiseInputs < this.width) throw new RuleError(`TensorAnalysis.widen: ${maxPointwiseInputs} is narrower than the current width ${this.width}`);
     this.width = maxPointwiseInputs;
-    this.ruleState = new RuleCtx();
+    this.ruleState = this.ruleState.widened();
   }
 
   /** Type (and constant) of a class holding only `node`; throws a GraphError for an ill-typed node. */
