@@ -103,16 +103,25 @@ function candidateScan<D>(egraph: EGraph<D>, state: RuleState, since: number): C
   const key = `${since}|${egraph.epoch}|${egraph.totalNodes}|${egraph.numClasses}`;
   const last = state.of<{ scan?: CandidateScan }>('nodeRule:changed', () => ({}));
   if (last.scan?.key === key) return last.scan;
+  const changed = new Set<Id>(egraph.changedSince(since));
   const ids = new Set<Id>();
-  for (const id of egraph.changedSince(since)) {
+  for (const id of changed) {
     ids.add(id);
     for (const [, p] of egraph.eclass(id).parents) ids.add(egraph.find(p));
   }
   const classes: Id[] = [];
   const nodes: ENode[] = [];
   const byOp = new Map<string, number[]>();
+  const readsChanged = (n: ENode): boolean => {
+    for (const c of n.children) if (changed.has(egraph.find(c))) return true;
+    return false;
+  };
   for (const id of ids) {
+    // of a parent class that did not change itself, only the nodes reading a changed class (a class of fused
+    // variants holds hundreds, each tested by every node rule of the pass on each scan)
+    const all = changed.has(id);
     for (const n of egraph.eclass(id).nodes) {
+      if (!all && !readsChanged(n)) continue;
       const k = nodes.push(n) - 1;
       classes.push(id);
       const list = byOp.get(n.op);
