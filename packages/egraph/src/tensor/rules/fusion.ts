@@ -332,8 +332,9 @@ export const fusionRules: readonly TensorRewrite[] = [
   ]),
   trw('softmax-cross-entropy', '(nll[reduction=mean] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=mean] ?x ?labels)'),
   trw('softmax-cross-entropy-sum', '(nll[reduction=sum] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=sum] ?x ?labels)'),
-  nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise, { signature: childSignature(() => 0) }),
+  // a lift reads at most three inputs, an absorbed expand no more than its consumer: neither depends on the width
+  nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise, { signature: childSignature(() => 0), anyWidth: true }),
   nodeRule('pointwise-merge', ['pointwise'], mergePointwise, { guard: mergesOn, signature: childSignature(pointwiseCount) }),
   nodeRule('pointwise-inline', ['pointwise'], inlineOne, { guard: smallConsumer, guardBySignature: true }),
-  nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand'), signature: childSignature((eg, c) => classOpCount(eg, c, 'expand')) }),
+  nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand'), signature: childSignature((eg, c) => classOpCount(eg, c, 'expand')), anyWidth: true }),
 ];

@@ -100,6 +100,6 @@ const REDUCTION_OPS: readonly string[] = ['pointwiseReduce', ...REDUCE_OPS];
 
 /** The reduction fusion rules (run with the pointwise fusion rules: they read what those build). */
 export const reduceFusionRules: readonly TensorRewrite[] = [
-  nodeRule('reduce-prologue', REDUCE_OPS, reducePrologue, { guard: pointwiseChild, guardBySignature: true }),
-  nodeRule('reduce-epilogue', ['pointwise'], reduceEpilogue, { guard: overReduction, guardBySignature: true }),
+  nodeRule('reduce-prologue', REDUCE_OPS, reducePrologue, { guard: pointwiseChild, guardBySignature: true, anyWidth: true }),
+  nodeRule('reduce-epilogue', ['pointwise'], reduceEpilogue, { guard: overReduction, guardBySignature: true, anyWidth: true }),
 ];
