@@ -192,8 +192,6 @@ function mergeVariant(
   const limit = fusionWidth(egraph);
   const inline = new Map<number, ENode>();
   const reads = new Set(node.children.map((c) => egraph.find(c)));
-  // provenance is read as the search goes: a lookup may fold in entries of merged classes, which later lookups see
-  const rules = new Set(['pointwise-merge', ...rulesOf(egraph, eclass, node)]);
   node.children.forEach((c, j) => {
     const own = egraph.find(c);
     for (const p of producers(egraph, c, eclass, ctx).list) {
@@ -212,7 +210,6 @@ function mergeVariant(
       inline.set(j, p);
       reads.delete(own);
       for (const k of kids) reads.add(egraph.find(k));
-      for (const r of rulesOf(egraph, c, p)) rules.add(r);
       break;
     }
   });
@@ -225,6 +222,9 @@ function mergeVariant(
   const plans = ctx.ofAnyWidth(`fusion:merge-plans:${variant}`, () => new WeakMap<ENode, string>());
   if (plans.get(node) === plan) return undefined;
   plans.set(node, plan);
+  // provenance only for a plan that is built (most repeat the last one): the node's rules, then each producer's
+  const rules = new Set(['pointwise-merge', ...rulesOf(egraph, eclass, node)]);
+  for (const [j, p] of inline) for (const r of rulesOf(egraph, node.children[j], p)) rules.add(r);
   const { expr, inputs } = inlineExpr(node, inline);
   return addPointwise(egraph, eclass, expr, inputs, rules);
 }
