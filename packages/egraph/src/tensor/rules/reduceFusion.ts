@@ -38,7 +38,7 @@ function asPointwiseReduce(egraph: EGraph<TensorInfo>, n: ENode) {
  * prologue, once per pointwise variant of the producer class (each a different stopping point: inline
  * everything, or read an intermediate that is materialised anyway).
  */
-function reducePrologue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
+function reducePrologue(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   const r = asPointwiseReduce(egraph, node);
   if (!r || node.op === 'pointwiseReduce') return [];
   const src = node.children[0];
