@@ -60,9 +60,9 @@ export class EGraph<D = undefined> {
   private readonly unionFind = new UnionFind();
   private readonly memo = new Map<string, Id>();
   // the memo's keys name node data by a small number (equal data keys, equal numbers): the data key of a fused
-  // node is a long text, and hashing it again in every memo key was much of `add` and `rebuild`
+  // node is a long text, and hashing it again in every memo key was much of `add` and `rebuild` (the number is
+  // looked up by the key string, whose hash the engine keeps: no weak-map entry per data object)
   private readonly dataIds = new Map<string, number>();
-  private readonly dataIdOf = new WeakMap<object, number>();
   private readonly classMap = new Map<Id, MutableEClass<D>>();
   /** The class of each canonical id (ids are dense): `classMap` keeps the iteration order, this the lookups. */
   private readonly classAt: (MutableEClass<D> | undefined)[] = [];
@@ -186,13 +186,9 @@ export class EGraph<D = undefined> {
     const data = node.data;
     let d: number | string;
     if (data !== null && typeof data === 'object') {
-      let id = this.dataIdOf.get(data);
-      if (id === undefined) {
-        const k = dataKey(data);
-        id = this.dataIds.get(k);
-        if (id === undefined) this.dataIds.set(k, (id = this.dataIds.size));
-        this.dataIdOf.set(data, id);
-      }
+      const k = dataKey(data);
+      let id = this.dataIds.get(k);
+      if (id === undefined) this.dataIds.set(k, (id = this.dataIds.size));
       d = id;
     } else d = data === undefined ? '' : `=${dataKey(data)}`;
     return `${node.op}\u0001${d}\u0001${node.children.join(',')}`;

@@ -2,7 +2,7 @@
 // extraction. Imports nothing outside `src/core`; explicit exports only. The arithmetic test language lives
 // in `./testing/math.ts` and is re-exported as `arithmetic` for tests and benchmarks of the core.
 export type { DataRecord, ENode, Id, Language, NodeData } from './language.js';
-export { dataEquals, dataKey, declareDataKey, dataMatches, defaultLanguage, enode, isDataRecord, mapChildren, nodeKey } from './language.js';
+export { DATA_KEY, dataEquals, dataKey, declareDataKey, dataMatches, defaultLanguage, enode, isDataRecord, mapChildren, nodeKey } from './language.js';
 export { UnionFind } from './unionFind.js';
 export type { SExp } from './sexpr.js';
 export { formatOp, parseOp, parseSExp } from './sexpr.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dataKey, dataMatches, enode, mapChildren, nodeKey } from './language.js';
+import { DATA_KEY, dataKey, dataMatches, enode, mapChildren, nodeKey } from './language.js';
+import { EGraph } from './eGraph.js';
 import { parseTerm, termToRecExpr, termToString } from './recExpr.js';
 import { mathLanguage } from './testing/math.js';
 
@@ -31,6 +32,29 @@ describe('language', () => {
     expect(t.children[1]).toEqual({ op: 'num', data: 3, children: [] });
     expect(termToString(t, mathLanguage)).toBe(src);
     expect(() => parseTerm('(add ?a 1)')).toThrow(/variable \?a is not allowed/);
+  });
+
+  it("reads a data object's own key (DATA_KEY, invisible to spreads and JSON) before computing one", () => {
+    class Keyed {
+      readonly expr: string;
+      readonly #key: string;
+      constructor(expr: string) {
+        this.expr = expr;
+        this.#key = `k:${expr}`;
+      }
+      get [DATA_KEY](): string {
+        return this.#key;
+      }
+    }
+    const a = new Keyed('x') as unknown as { expr: string };
+    expect(dataKey(a)).toBe('k:x');
+    expect(dataKey([a])).toBe('[k:x]');
+    expect(dataKey({ ...a })).toBe('{"expr":"x"}');
+    // equal keys hash-cons to one node; the node keeps the first data object
+    const eg = new EGraph();
+    const id = eg.add(enode('f', [], a));
+    expect(eg.add(enode('f', [], new Keyed('x') as unknown as { expr: string }))).toBe(id);
+    expect(eg.add(enode('f', [], new Keyed('y') as unknown as { expr: string }))).not.toBe(id);
   });
 
   it('shares equal subterms when flattening a term', () => {

@@ -47,9 +47,19 @@ export const defaultLanguage: Language = {};
 // re-canonicalisation makes of one node): measured as the top self-time of `optimize` before this cache.
 const dataKeys = new WeakMap<object, string>();
 
+/**
+ * Where a data object may carry its own key (a getter on its prototype, or a non-enumerable slot: never copied by a
+ * spread, never written by JSON), as `declareDataKey` would declare it: read before the key cache. A language that
+ * builds many short-lived data objects (fused expressions, mostly found in the memo and dropped) keeps their keys
+ * there: a weak-map entry per object was much of the GC's work.
+ */
+export const DATA_KEY: unique symbol = Symbol('neura.egraph.dataKey');
+
 /** A stable JSON string for attribute data: object keys sorted, `undefined` fields dropped (cached per object). */
 export function dataKey(data: NodeData | undefined): string {
   if (data === null || typeof data !== 'object') return scalarKey(data);
+  const own = (data as { readonly [DATA_KEY]?: string })[DATA_KEY];
+  if (own !== undefined) return own;
   const hit = dataKeys.get(data);
   if (hit !== undefined) return hit;
   const key = objectKey(data);
@@ -95,7 +105,7 @@ function objectKey(data: readonly NodeData[] | DataRecord): string {
 
 function nestedKey(data: NodeData | undefined): string {
   if (data === null || typeof data !== 'object') return scalarKey(data);
-  return dataKeys.get(data) ?? objectKey(data);
+  return (data as { readonly [DATA_KEY]?: string })[DATA_KEY] ?? dataKeys.get(data) ?? objectKey(data);
 }
 
 // JSON texts of field names (few distinct names, quoted very often)

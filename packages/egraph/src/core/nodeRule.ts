@@ -97,22 +97,32 @@ interface CandidateScan {
 
 /**
  * Classes changed since `since` and the classes of their parents, scanned. Every node rule of a pass scanned at
- * the same epoch asks for the same scan while the e-graph stands still (searches run before applies): it is built once.
+ * the same epoch asks for the same scan while the e-graph stands still (searches run before applies): it is built
+ * once, per e-graph (not per rule state: rules whose states differ share it).
  */
-function candidateScan<D>(egraph: EGraph<D>, state: RuleState, since: number): CandidateScan {
+function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
   const key = `${since}|${egraph.epoch}|${egraph.totalNodes}|${egraph.numClasses}`;
-  const last = state.of<{ scan?: CandidateScan }>('nodeRule:changed', () => ({}));
-  if (last.scan?.key === key) return last.scan;
+  const last = lastScans.get(egraph);
+  if (last?.key === key) return last;
+  const changed = new Set<Id>(egraph.changedSince(since));
   const ids = new Set<Id>();
-  for (const id of egraph.changedSince(since)) {
+  for (const id of changed) {
     ids.add(id);
     for (const [, p] of egraph.eclass(id).parents) ids.add(egraph.find(p));
   }
   const classes: Id[] = [];
   const nodes: ENode[] = [];
   const byOp = new Map<string, number[]>();
+  const readsChanged = (n: ENode): boolean => {
+    for (const c of n.children) if (changed.has(egraph.find(c))) return true;
+    return false;
+  };
   for (const id of ids) {
+    // of a parent class that did not change itself, only the nodes reading a changed class (a class of fused
+    // variants holds hundreds, each tested by every node rule of the pass on each scan)
+    const all = changed.has(id);
     for (const n of egraph.eclass(id).nodes) {
+      if (!all && !readsChanged(n)) continue;
       const k = nodes.push(n) - 1;
       classes.push(id);
       const list = byOp.get(n.op);
@@ -120,9 +130,13 @@ function candidateScan<D>(egraph: EGraph<D>, state: RuleState, since: number): C
       else byOp.set(n.op, [k]);
     }
   }
-  last.scan = { key, classes, nodes, byOp };
-  return last.scan;
+  const scan = { key, classes, nodes, byOp };
+  lastScans.set(egraph, scan);
+  return scan;
 }
+
+// the last scan of each e-graph (weak: it dies with the e-graph)
+const lastScans = new WeakMap<object, CandidateScan>();
 
 /** The scan's entries of any of `ops`, in scan order. */
 function entriesOf(scan: CandidateScan, ops: readonly string[]): readonly number[] {
@@ -205,7 +219,7 @@ export function nodeRule<D>(
           }
         }
       } else {
-        const scan = candidateScan(egraph, stateOf(egraph), since);
+        const scan = candidateScan(egraph, since);
         let cur = -1;
         let substs: Subst[] = [];
         const entries = entriesOf(scan, ops);

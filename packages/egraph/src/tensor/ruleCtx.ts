@@ -1,16 +1,39 @@
 // The per-run state of the tensor rules (tinygrad's `ctx`): memo tables that let a rule skip work it has done
 // in this run (nodes already lifted, merge plans already built, classes already scanned). Owned by the
 // e-graph's `TensorAnalysis`, so it lives exactly as long as one `optimize` run; rules themselves hold no state.
-// Must not hold anything a rule's result depends on: dropping the ctx may only make rules redo work.
+// Must not hold anything a rule's result depends on: dropping the ctx may only make rules redo work. A slot made
+// with `ofAnyWidth` survives a wider fusion width (`widened`): what it remembers holds at any width (an attempt
+// the width may have cut is remembered with the width it was tried at).
 
 /** Per-run rule state: one slot per key (a rule's name, or a table rules share). */
 export class RuleCtx {
   private readonly slots = new Map<string, unknown>();
+  private readonly anyWidth: Map<string, unknown>;
+
+  /** A fresh ctx (or one for a wider width, holding the `ofAnyWidth` slots given). */
+  constructor(anyWidth: ReadonlyMap<string, unknown> = new Map()) {
+    this.anyWidth = new Map(anyWidth);
+  }
 
   /** The state under `key` in this run, made by `init` on first use. */
   of<T>(key: string, init: () => T): T {
     let v = this.slots.get(key) as T | undefined;
     if (v === undefined) this.slots.set(key, (v = init()));
     return v;
+  }
+
+  /**
+   * Like `of`, for state that stays true when the fusion width grows: kept by `widened` (re-deriving it at the
+   * wider width, e.g. rebuilding every merge already built, was most of the wide fusion pass).
+   */
+  ofAnyWidth<T>(key: string, init: () => T): T {
+    let v = this.anyWidth.get(key) as T | undefined;
+    if (v === undefined) this.anyWidth.set(key, (v = init()));
+    return v;
+  }
+
+  /** The ctx for a wider fusion width: fresh, but for the `ofAnyWidth` slots. */
+  widened(): RuleCtx {
+    return new RuleCtx(this.anyWidth);
   }
 }

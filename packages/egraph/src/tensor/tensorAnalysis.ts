@@ -133,7 +133,6 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   // small ids of node data keys, for compact cache keys; per analysis (one optimize run), so it dies with the run
   private readonly dataIds = new Map<string, number>();
-  private readonly dataIdOf = new WeakMap<object, number>();
   // each provenance set's rules, sorted, while the set keeps its size (sets only grow)
   private readonly sortedRules = new WeakMap<Set<string>, { size: number; list: readonly string[] }>();
 
@@ -146,14 +145,14 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   }
 
   /**
-   * Raises the fusion width for the passes still to run, and drops the rules' per-run state: a node rule skips
-   * nodes unchanged since it last applied, which at the new width may fuse further (the ctx holds only what makes
-   * rules skip work, so dropping it is always sound).
+   * Raises the fusion width for the passes still to run, and drops the rules' per-run state but what holds at any
+   * width (`RuleCtx.ofAnyWidth`): a node rule skips nodes unchanged since it last applied, which at the new width
+   * may fuse further (the ctx holds only what makes rules skip work, so dropping it is always sound).
    */
   widen(maxPointwiseInputs: number): void {
     if (maxPointwiseInputs < this.width) throw new RuleError(`TensorAnalysis.widen: ${maxPointwiseInputs} is narrower than the current width ${this.width}`);
     this.width = maxPointwiseInputs;
-    this.ruleState = new RuleCtx();
+    this.ruleState = this.ruleState.widened();
   }
 
   /** Type (and constant) of a class holding only `node`; throws a GraphError for an ill-typed node. */
@@ -176,16 +175,11 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** A small integer naming a node's data (equal data, equal id) within this analysis. */
   private dataId(data: ENode['data']): number {
-    // data objects are immutable: their id is kept per object (the key text and its hash were most of the cost)
-    const obj = data !== null && typeof data === 'object';
-    if (obj) {
-      const known = this.dataIdOf.get(data);
-      if (known !== undefined) return known;
-    }
+    // looked up by the key text (cached per data object; the engine keeps the string's hash): a weak-map entry per
+    // data object, most of them short-lived, cost more in the GC than it saved
     const key = dataKey(data);
     let id = this.dataIds.get(key);
     if (id === undefined) this.dataIds.set(key, (id = this.dataIds.size));
-    if (obj) this.dataIdOf.set(data, id);
     return id;
   }
 

@@ -5,7 +5,7 @@
 import type { DType, Init, Node, OpAttrs, OpKind, OpWithAttrs, PwExpr, TensorType } from '@neura/ir';
 import { attrsOf, OP_KINDS, withAttrs } from '@neura/ir';
 import type { ENode, Id, Language, NodeData } from '../core/index.js';
-import { declareDataKey, isDataRecord } from '../core/index.js';
+import { DATA_KEY, isDataRecord } from '../core/index.js';
 import { TensorLanguageError } from './errors.js';
 
 const OPS: ReadonlySet<string> = new Set(OP_KINDS);
@@ -26,11 +26,7 @@ export function nodeData(ir: OpWithAttrs, type?: TensorType): NodeData {
   if (ir.op === 'pointwise') {
     // the expression is keyed as one JSON string: e-node keys of deep expressions are computed very often
     const pw = ir.attrs;
-    const text = JSON.stringify(pw.expr);
-    const d = { expr: text, dtype: pw.dtype };
-    declareDataKey(d, `pw:${pw.dtype}:${text}`); // the text is canonical already: no second escaping pass
-    exprOfData.set(d, pw.expr); // `make` reads the expression back: no JSON.parse of what was just written
-    return d;
+    return new PointwiseData(JSON.stringify(pw.expr), pw.dtype, pw.expr) as unknown as NodeData;
   }
   if (ir.op === 'input' || ir.op === 'param' || ir.op === 'state' || ir.op === 'const') {
     if (!type) throw new TensorLanguageError(`tensorLanguage: leaf ${ir.op} needs its declared type`);
@@ -90,13 +86,40 @@ export function fromENode(n: ENode): IrOp {
   }
 }
 
-// The parsed expression of each pointwise data object (immutable, shared by every e-node re-canonicalisation makes
-// of one node): weak, so it lives exactly as long as the e-nodes that hold the data, and no run leaves entries behind.
+/**
+ * The data of a `pointwise` e-node: the expression as JSON text and the dtype (its only enumerable fields, as a
+ * plain record's), carrying its e-node key and the parsed expression in private fields: most of these objects are
+ * built by a fusion rule, found in the memo and dropped, and a weak-map entry each (key, expression) was much of
+ * the GC's work.
+ */
+class PointwiseData {
+  readonly expr: string;
+  readonly dtype: DType;
+  readonly #key: string;
+  readonly #parsed: PwExpr;
+  constructor(text: string, dtype: DType, parsed: PwExpr) {
+    this.expr = text;
+    this.dtype = dtype;
+    this.#key = `pw:${dtype}:${text}`; // the text is canonical already: no second escaping pass
+    this.#parsed = parsed; // `make` reads the expression back: no JSON.parse of what was just written
+  }
+  /** The e-node data key (see `DATA_KEY`). */
+  get [DATA_KEY](): string {
+    return this.#key;
+  }
+  /** The expression the text was written from. */
+  parsed(): PwExpr {
+    return this.#parsed;
+  }
+}
+
+// The parsed expression of pointwise data built elsewhere (by hand, in tests): weak, so no run leaves entries behind.
 const exprOfData = new WeakMap<object, PwExpr>();
 
 /** The expression of a `pointwise` e-node (stored as JSON text in the node data; parsed once per data object). */
 export function pointwiseExprOf(n: ENode): PwExpr {
   const d = n.data;
+  if (d instanceof PointwiseData) return d.parsed();
   if (!isDataRecord(d) || typeof d.expr !== 'string') throw new TensorLanguageError(`tensorLanguage: ${n.op} node has no pointwise expression`);
   let e = exprOfData.get(d);
   if (!e) exprOfData.set(d, (e = JSON.parse(d.expr) as PwExpr));

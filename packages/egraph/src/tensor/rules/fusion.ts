@@ -10,7 +10,6 @@ import type { TensorInfo } from '../tensorAnalysis.js';
 import { fusionWidth, tensorAnalysisOf } from '../tensorAnalysis.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import { addRecorded, childSignature, classHasOp, classOpCount, classOps, ctxOf as ctxOfRules, nodeRule, type PatternGuard, patternRule, rulesOf, type TensorRewrite, trw } from './ruleKit.js';
-import { enodeAttrs } from '../tensorLanguage.js';
 import type { PwExpr } from '@neura/ir';
 import { BINARY_OPS, broadcastShapes, sameShape, UNARY_OPS } from '@neura/ir';
 
@@ -57,7 +56,7 @@ interface ObjectIds {
 
 /** The run's number for an e-node object. */
 function objectId(ctx: RuleCtx, n: ENode): number {
-  const t = ctx.of<ObjectIds>('fusion:object-ids', () => ({ ids: new WeakMap(), next: 1 }));
+  const t = ctx.ofAnyWidth<ObjectIds>('fusion:object-ids', () => ({ ids: new WeakMap(), next: 1 }));
   let id = t.ids.get(n);
   if (id === undefined) t.ids.set(n, (id = t.next++));
   return id;
@@ -72,12 +71,15 @@ function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx:
   // an identity merged into its operand's class (x·1 ≡ x): its lift would read its own class, and each merge
   // into a consumer then inlined one more (mul 1 …) level per iteration
   if (node.children.some((c) => egraph.find(c) === egraph.find(eclass))) return [];
-  const liftedWith = ctx.of('fusion:lifted-with', () => new WeakMap<ENode, string>());
+  // kept at a wider width: a lift that was not built is remembered with the width it was tried at
+  const liftedWith = ctx.ofAnyWidth('fusion:lifted-with', () => new WeakMap<ENode, string>());
   const consts = node.children.map((c) => (info(egraph, c).constant === undefined ? '.' : 'c')).join('');
-  if (liftedWith.get(node) === consts) return []; // lifted before: the same node, already in this class
-  liftedWith.set(node, consts);
+  const width = fusionWidth(egraph);
+  const last = liftedWith.get(node);
+  if (last === consts || last === `${consts}@${width}`) return []; // lifted before: the same node, already in this class
   const expr = primitiveExpr(node, info(egraph, eclass));
   const added = expr ? addPointwise(egraph, eclass, expr, node.children, ['pointwise-lift']) : undefined;
+  liftedWith.set(node, added ? consts : `${consts}@${width}`);
   if (added) tensorAnalysisOf(egraph)?.markRootRespecting(added.id, added.node); // it inlines nothing
   return ids([added]);
 }
@@ -97,7 +99,7 @@ export function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: Ru
   if (own === egraph.find(self)) return NO_PRODUCERS;
   // asked once per consumer node and input: kept per class while its node list and canonical id stand still (a
   // union gives the class a longer list or another id, a rebuild a new list)
-  const cache = ctx.of('fusion:producers', () => new WeakMap<readonly ENode[], { own: Id; length: number; producers: Producers }>());
+  const cache = ctx.ofAnyWidth('fusion:producers', () => new WeakMap<readonly ENode[], { own: Id; length: number; producers: Producers }>());
   const nodes = egraph.eclass(own).nodes;
   const hit = cache.get(nodes);
   if (hit && hit.own === own && hit.length === nodes.length) return hit.producers;
@@ -164,7 +166,7 @@ interface PointwiseSizes {
 
 /** The pointwise nodes and sizes of a class's node list, kept per list and extended as it grows. */
 function pointwiseSizes(nodes: readonly ENode[], ctx: RuleCtx): PointwiseSizes {
-  const cache = ctx.of('fusion:pointwise-sizes', () => new WeakMap<readonly ENode[], PointwiseSizes>());
+  const cache = ctx.ofAnyWidth('fusion:pointwise-sizes', () => new WeakMap<readonly ENode[], PointwiseSizes>());
   let e = cache.get(nodes);
   if (!e) cache.set(nodes, (e = { length: 0, largest: 0, nodes: [], sizes: [] }));
   for (; e.length < nodes.length; e.length++) {
@@ -189,8 +191,6 @@ function mergeVariant(
   const limit = fusionWidth(egraph);
   const inline = new Map<number, ENode>();
   const reads = new Set(node.children.map((c) => egraph.find(c)));
-  // provenance is read as the search goes: a lookup may fold in entries of merged classes, which later lookups see
-  const rules = new Set(['pointwise-merge', ...rulesOf(egraph, eclass, node)]);
   node.children.forEach((c, j) => {
     const own = egraph.find(c);
     for (const p of producers(egraph, c, eclass, ctx).list) {
@@ -209,7 +209,6 @@ function mergeVariant(
       inline.set(j, p);
       reads.delete(own);
       for (const k of kids) reads.add(egraph.find(k));
-      for (const r of rulesOf(egraph, c, p)) rules.add(r);
       break;
     }
   });
@@ -217,9 +216,14 @@ function mergeVariant(
   // the same producers as last time give the same node, already in this class: skip building it again
   let plan = '';
   for (const [j, p] of inline) plan += `${j}:${objectId(ctx, p)},`;
-  const plans = ctx.of(`fusion:merge-plans:${variant}`, () => new WeakMap<ENode, string>()); // per consumer: the last plan
+  // per consumer: the last plan; kept at a wider width (a plan reads at most the width it was made at, so only
+  // width-free limits can have refused its node)
+  const plans = ctx.ofAnyWidth(`fusion:merge-plans:${variant}`, () => new WeakMap<ENode, string>());
   if (plans.get(node) === plan) return undefined;
   plans.set(node, plan);
+  // provenance only for a plan that is built (most repeat the last one): the node's rules, then each producer's
+  const rules = new Set(['pointwise-merge', ...rulesOf(egraph, eclass, node)]);
+  for (const [j, p] of inline) for (const r of rulesOf(egraph, node.children[j], p)) rules.add(r);
   const { expr, inputs } = inlineExpr(node, inline);
   return addPointwise(egraph, eclass, expr, inputs, rules);
 }
@@ -250,7 +254,10 @@ const INLINE_ONE_MAX_CONSUMER = 8;
 function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   const primary = isPrimaryExpr(exprOf(node));
   if (!primary && exprSize(exprOf(node)) > INLINE_ONE_MAX_CONSUMER) return [];
-  const inlined = ctx.of('fusion:inlined', () => new WeakMap<ENode, Set<string>>()); // per consumer: pairs built
+  // per consumer: pairs tried, each with Infinity once built, else the width it was refused at (kept at a wider
+  // width, where only the refused ones are tried again)
+  const inlined = ctx.ofAnyWidth('fusion:inlined', () => new WeakMap<ENode, Map<string, number>>());
+  const width = fusionWidth(egraph);
   const out: Id[] = [];
   node.children.forEach((c, j) => {
     // only small producers: inlining every fused variant of a producer class was combinatorial (5 758 nodes
@@ -261,11 +268,12 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
       if ((!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
       const key = `${j}:${objectId(ctx, p)}`;
       let done = inlined.get(node);
-      if (!done) inlined.set(node, (done = new Set()));
-      if (done.has(key)) continue; // built before: already in this class
-      done.add(key);
+      if (!done) inlined.set(node, (done = new Map()));
+      if ((done.get(key) ?? -1) >= width) continue; // tried before at this width, or built: already in this class
       const { expr, inputs } = inlineExpr(node, new Map([[j, p]]));
-      out.push(...ids([addPointwise(egraph, eclass, expr, inputs, ['pointwise-inline', ...rulesOf(egraph, c, p)])]));
+      const added = addPointwise(egraph, eclass, expr, inputs, ['pointwise-inline', ...rulesOf(egraph, c, p)]);
+      done.set(key, added ? Number.POSITIVE_INFINITY : width);
+      if (added) out.push(added.id);
     }
   });
   return out;
@@ -323,8 +331,9 @@ export const fusionRules: readonly TensorRewrite[] = [
   ]),
   trw('softmax-cross-entropy', '(nll[reduction=mean] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=mean] ?x ?labels)'),
   trw('softmax-cross-entropy-sum', '(nll[reduction=sum] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=sum] ?x ?labels)'),
-  nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise, { signature: childSignature(() => 0) }),
+  // a lift reads at most three inputs, an absorbed expand no more than its consumer: neither depends on the width
+  nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise, { signature: childSignature(() => 0), anyWidth: true }),
   nodeRule('pointwise-merge', ['pointwise'], mergePointwise, { guard: mergesOn, signature: childSignature(pointwiseCount) }),
   nodeRule('pointwise-inline', ['pointwise'], inlineOne, { guard: smallConsumer, guardBySignature: true }),
-  nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand'), signature: childSignature((eg, c) => classOpCount(eg, c, 'expand')) }),
+  nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand'), signature: childSignature((eg, c) => classOpCount(eg, c, 'expand')), anyWidth: true }),
 ];

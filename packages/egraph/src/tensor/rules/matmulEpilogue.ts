@@ -62,15 +62,16 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   const maxSize = fusionExprSize(egraph);
   const outer = exprOf(node);
   const children = node.children.map((c) => egraph.find(c));
-  const done = ctx.of('matmul-epilogue:built', () => new WeakMap<ENode, Set<ENode>>()); // per consumer: products used
+  // per consumer: products tried, with Infinity once done, or the width that refused them (kept at a wider width)
+  const done = ctx.ofAnyWidth('matmul-epilogue:built', () => new WeakMap<ENode, Map<ENode, number>>());
   let seen = done.get(node);
-  if (!seen) done.set(node, (seen = new Set()));
+  if (!seen) done.set(node, (seen = new Map()));
   const built: Id[] = [];
   for (const cls of new Set(children)) {
     if (!sameShape(info(egraph, cls).shape, out.shape) || !isFloat(info(egraph, cls).dtype)) continue;
     for (const m of egraph.eclass(cls).nodes) {
-      if (!PRODUCTS.has(m.op) || seen.has(m)) continue;
-      seen.add(m);
+      if (!PRODUCTS.has(m.op) || (seen.get(m) ?? -1) >= maxInputs) continue;
+      seen.set(m, Number.POSITIVE_INFINITY);
       const p = productOf(m);
       if (!p) continue;
       // operands: a, b, then the product's extras, then the consumer's other inputs (each class once)
@@ -80,7 +81,11 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
       const inner: PwExpr = info(egraph, cls).dtype === 'f16' ? { op: 'cast', to: 'f16', a: mapped } : mapped;
       const expr = mapIn(outer, (j) => (children[j] === cls ? inner : slot(children[j])));
       const operands = new Set([egraph.find(m.children[0]), egraph.find(m.children[1]), ...extras]);
-      if (operands.size > maxInputs || pwExprSize(expr) > maxSize) continue;
+      if (pwExprSize(expr) > maxSize) continue;
+      if (operands.size > maxInputs) {
+        seen.set(m, maxInputs); // tried again at a wider width
+        continue;
+      }
       const data = { transA: p.transA, transB: p.transB, expr, ...resultDtype(egraph, m, out, p.round), ...(p.round ? { round: p.round } : {}) };
       const rules = ['matmul-epilogue', ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, m)];
       built.push(addRecorded(egraph, irENode('matmulEpilogue', data, [m.children[0], m.children[1], ...extras]), rules));
@@ -116,9 +121,10 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
   const maxSize = fusionExprSize(egraph);
   const shape = info(egraph, eclass).shape;
   const a = enodeAttrs(node, 'matmulEpilogue');
-  const done = ctx.of('matmul-epilogue-inline:built', () => new WeakMap<ENode, Set<ENode>>()); // per epilogue: producers inlined
+  // per epilogue: producers tried, with Infinity once done, or the width that refused them (kept at a wider width)
+  const done = ctx.ofAnyWidth('matmul-epilogue-inline:built', () => new WeakMap<ENode, Map<ENode, number>>());
   let seen = done.get(node);
-  if (!seen) done.set(node, (seen = new Set()));
+  if (!seen) done.set(node, (seen = new Map()));
   const built: Id[] = [];
   const extras = node.children.slice(2).map((c) => egraph.find(c));
   extras.forEach((cls, k) => {
@@ -126,8 +132,8 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
     // the first largest, from fusion's per-class cache (a class holds hundreds of fused variants; scanning them
     // per apply was ~10 % of optimize on the GPT step)
     const p = producers(egraph, cls, eclass, ctx).list[0];
-    if (!p || seen.has(p)) return;
-    seen.add(p);
+    if (!p || (seen.get(p) ?? -1) >= maxInputs) return;
+    seen.set(p, Number.POSITIVE_INFINITY);
     const producer = p;
     const { ids: operands, slot } = operandSlots(egraph);
     const expr = mapIn(a.expr, (i) => {
@@ -135,7 +141,11 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
       if (i - 1 !== k) return slot(extras[i - 1]);
       return mapIn(exprOf(producer), (j) => slot(producer.children[j]));
     });
-    if (new Set([egraph.find(node.children[0]), egraph.find(node.children[1]), ...operands]).size > maxInputs || pwExprSize(expr) > maxSize) return;
+    if (pwExprSize(expr) > maxSize) return;
+    if (new Set([egraph.find(node.children[0]), egraph.find(node.children[1]), ...operands]).size > maxInputs) {
+      seen.set(p, maxInputs); // tried again at a wider width
+      return;
+    }
     const rules = ['matmul-epilogue-inline', ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, producer)];
     built.push(addRecorded(egraph, irENode('matmulEpilogue', { transA: a.transA, transB: a.transB, expr, ...(a.dtype ? { dtype: a.dtype } : {}), ...(a.round ? { round: a.round } : {}) }, [node.children[0], node.children[1], ...operands]), rules));
   });

@@ -38,11 +38,12 @@ function asPointwiseReduce(egraph: EGraph<TensorInfo>, n: ENode) {
  * prologue, once per pointwise variant of the producer class (each a different stopping point: inline
  * everything, or read an intermediate that is materialised anyway).
  */
-function reducePrologue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
+function reducePrologue(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   const r = asPointwiseReduce(egraph, node);
   if (!r || node.op === 'pointwiseReduce') return [];
   const src = node.children[0];
-  const done = ctx.of('reduce-prologue:built', () => new WeakMap<ENode, Set<ENode>>()); // per reduction: producers used
+  // per reduction: producers used (no width limits what it builds: kept at a wider width)
+  const done = ctx.ofAnyWidth('reduce-prologue:built', () => new WeakMap<ENode, Set<ENode>>());
   let seen = done.get(node);
   if (!seen) done.set(node, (seen = new Set()));
   const out: Id[] = [];
@@ -63,7 +64,8 @@ function reduceEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   const f = exprOf(node);
   const src = node.children[0];
   if (node.children.length !== 1 || pwArity(f) !== 1 || !sameShape(info(egraph, src).shape, info(egraph, eclass).shape) || info(egraph, eclass).dtype !== 'f32') return [];
-  const done = ctx.of('reduce-epilogue:built', () => new WeakMap<ENode, Set<ENode>>()); // per epilogue: reductions used
+  // per epilogue: reductions used (no width limits what it builds: kept at a wider width)
+  const done = ctx.ofAnyWidth('reduce-epilogue:built', () => new WeakMap<ENode, Set<ENode>>());
   let seen = done.get(node);
   if (!seen) done.set(node, (seen = new Set()));
   const out: Id[] = [];
@@ -98,6 +100,6 @@ const REDUCTION_OPS: readonly string[] = ['pointwiseReduce', ...REDUCE_OPS];
 
 /** The reduction fusion rules (run with the pointwise fusion rules: they read what those build). */
 export const reduceFusionRules: readonly TensorRewrite[] = [
-  nodeRule('reduce-prologue', REDUCE_OPS, reducePrologue, { guard: pointwiseChild, guardBySignature: true }),
-  nodeRule('reduce-epilogue', ['pointwise'], reduceEpilogue, { guard: overReduction, guardBySignature: true }),
+  nodeRule('reduce-prologue', REDUCE_OPS, reducePrologue, { guard: pointwiseChild, guardBySignature: true, anyWidth: true }),
+  nodeRule('reduce-epilogue', ['pointwise'], reduceEpilogue, { guard: overReduction, guardBySignature: true, anyWidth: true }),
 ];

@@ -5,7 +5,7 @@
 import { broadcastShapes, sameShape } from '@neura/ir';
 import type { Condition, EGraph, ENode, Id, Match, PatternAst, PatternNode, Searcher } from '../../core/index.js';
 import type { SExp } from '../../core/index.js';
-import type { NodeRuleOptions as CoreNodeRuleOptions } from '../../core/index.js';
+import type { NodeRuleOptions as CoreNodeRuleOptions, RuleState } from '../../core/index.js';
 import { MultiPattern, Pattern, Rewrite, RuleError, Subst, dataMatches, fnApplier, instantiateData, nodeRule as coreNodeRule, parseSExp, rw } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { tensorAnalysisOf } from '../tensorAnalysis.js';
@@ -76,7 +76,13 @@ export function childSignature(count: (egraph: EGraph<TensorInfo>, cls: Id) => n
 }
 
 /** Options of `nodeRule` (core's, without `state`: a tensor rule's state is its run's `RuleCtx`). */
-export type NodeRuleOptions = Omit<CoreNodeRuleOptions<TensorInfo>, 'state'>;
+export type NodeRuleOptions = Omit<CoreNodeRuleOptions<TensorInfo>, 'state'> & {
+  /**
+   * No fusion width bounds what the rule builds (nor its guard): its scan state is kept when the analysis widens
+   * (`RuleCtx.ofAnyWidth`), so the wide pass visits only what changed since, not every node again.
+   */
+  readonly anyWidth?: boolean;
+};
 
 /** The per-run rule state of a tensor e-graph (its analysis's `ctx`). */
 export function ctxOf(egraph: EGraph<TensorInfo>): RuleCtx {
@@ -159,7 +165,7 @@ function nodeSignature(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): num
  * A rule over every e-node of the given ops (core's `nodeRule`: the incremental scan, signatures, guards): `apply`
  * sees the matched node (attributes included) and the run's rule state, and returns the classes to union with its
  * class. The default signature also counts each child's known constant. The rule's per-run state lives in the
- * run's `RuleCtx` (dropped when the analysis widens).
+ * run's `RuleCtx` (dropped when the analysis widens, unless `anyWidth`).
  */
 export function nodeRule(
   name: string,
@@ -167,7 +173,15 @@ export function nodeRule(
   apply: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx) => readonly Id[] | Id | undefined,
   opts: NodeRuleOptions = {},
 ): TensorRewrite {
-  return coreNodeRule<TensorInfo>(name, ops, (egraph, eclass, node) => apply(egraph, eclass, node, ctxOf(egraph)), { signature: nodeSignature, ...opts, state: ctxOf });
+  const { anyWidth, ...core } = opts;
+  const state = anyWidth ? anyWidthState : ctxOf;
+  return coreNodeRule<TensorInfo>(name, ops, (egraph, eclass, node) => apply(egraph, eclass, node, ctxOf(egraph)), { signature: nodeSignature, ...core, state });
+}
+
+/** The rule state of an `anyWidth` node rule: the run's `RuleCtx` slots that a wider width keeps. */
+function anyWidthState(egraph: EGraph<TensorInfo>): RuleState {
+  const ctx = ctxOf(egraph);
+  return { of: (key, init) => ctx.ofAnyWidth(key, init) };
 }
 
 /** A rule over e-classes picked by a predicate (bound as `?x`); `apply` returns the classes to union. */
