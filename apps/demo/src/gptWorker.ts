@@ -3,7 +3,7 @@
 // training; `restore` loads it) and, after the run, text generation on request (`ctx.onRequest`, streamed a
 // character at a time). The page only draws; it asks for text with `requestWorker`.
 
-import { countCorrect, readCheckpoint, restoreCheckpoint, saveCheckpoint } from '@neura/nn';
+import { countCorrect, saveCheckpoint } from '@neura/nn';
 import { opfsCheckpoints, startWorkerTrainer } from '@neura/nn/worker';
 import { createDevice } from '@neura/runtime-webgpu';
 import { adapterPanelHtml, adapterTitle } from './web/adapterPanel.js';
@@ -12,6 +12,7 @@ import { type GenerateRequest, type GptConfig, type GptResult, NEXT_CHAR_ACCURAC
 import type { PanelMessage } from './web/mnistMessages.js';
 import { gptModel } from './web/models.js';
 import { profiledStepHtml } from './web/profiledStep.js';
+import { restoreDemoCheckpoint } from './web/restoreDemoCheckpoint.js';
 
 /** The OPFS checkpoint name of the GPT (its `extra.model` too). */
 const NAME = 'gpt';
@@ -41,10 +42,7 @@ startWorkerTrainer<GptConfig, GptResult>(async (ctx) => {
   const resume = restore ? await store.loadBytes(NAME) : ctx.resume;
   if (resume) {
     ctx.progress('restore', 'restoring the GPT checkpoint…');
-    const ckpt = readCheckpoint(resume);
-    if (ckpt.extra.model !== NAME) throw new Error(`the checkpoint is of model '${ckpt.extra.model}', not '${NAME}'`);
-    await restoreCheckpoint(model.train, ckpt);
-    step = ckpt.step;
+    step = await restoreDemoCheckpoint(model.train, resume, NAME);
   }
   const start = performance.now();
   for (let s = 0; s < steps && !ctx.signal.aborted; s++) {

@@ -3,7 +3,7 @@
 // training, evaluation, and the checkpoint in OPFS (saved after training; `restore` loads and evaluates it). It
 // streams progress, steps and panels to the page through `@neura/nn/worker`; the page only draws.
 
-import { countCorrect, mnistFromIdx, readCheckpoint, restoreCheckpoint, saveCheckpoint } from '@neura/nn';
+import { countCorrect, mnistFromIdx, saveCheckpoint } from '@neura/nn';
 import { opfsCheckpoints, startWorkerTrainer } from '@neura/nn/worker';
 import { createDevice } from '@neura/runtime-webgpu';
 import { adapterPanelHtml, adapterTitle } from './web/adapterPanel.js';
@@ -13,6 +13,7 @@ import { type Gunzipped, gunzipResponse } from './web/gunzip.js';
 import { BATCH_ACCURACY, type MnistConfig, type MnistResult, type PanelMessage } from './web/mnistMessages.js';
 import { mnistModel } from './web/models.js';
 import { profiledStepHtml } from './web/profiledStep.js';
+import { restoreDemoCheckpoint } from './web/restoreDemoCheckpoint.js';
 
 /** An MNIST IDX file, fetched gzipped (as MNIST is distributed: 11 MB in all instead of 55) and gunzipped here. */
 async function fetchIdx(name: string): Promise<Gunzipped> {
@@ -45,10 +46,7 @@ startWorkerTrainer<MnistConfig, MnistResult>(async (ctx) => {
   const resume = restore ? await store.loadBytes(kind) : ctx.resume;
   if (resume) {
     ctx.progress('restore', `restoring the ${kind.toUpperCase()} checkpoint…`);
-    const ckpt = readCheckpoint(resume);
-    if (ckpt.extra.model !== kind) throw new Error(`the checkpoint is of model '${ckpt.extra.model}', not '${kind}'`);
-    await restoreCheckpoint(model.train, ckpt);
-    step = ckpt.step;
+    step = await restoreDemoCheckpoint(model.train, resume, kind);
   }
   const start = performance.now();
   for (let s = 0; s < steps && !ctx.signal.aborted; s++) {
