@@ -1,15 +1,17 @@
 // The README MLP bundled for a browser as tooling/size/size.mjs bundles it (rolldown, minified), then run for one
 // step on the test adapter: the chunks it has evaluated by then must be its initial chunks plus the optimizer's
 // on-demand chunk (onDemand.ts), exactly what size.mjs's "first step" column counts, and none of the other lazy
-// chunks (the opt-in features of optIn.ts; the attention, conv, indexing and mixed-precision kernel generators).
+// chunks (the opt-in features of optIn.ts and lazyTools.ts; the attention, conv, indexing and mixed-precision kernel generators).
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
-import { expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 // Node resolves the bundle's non-literal `import('webgpu')` from its folder: under runtime-webgpu, which depends on it
 const out = join(root, 'packages/runtime-webgpu/.cache/readme-mlp-chunks');
+afterAll(() => rmSync(out, { recursive: true, force: true })); // lint's dependency check would read the chunks
 
 /** The global the bundle's chunks append their names to as they are evaluated. */
 const traced = globalThis as { __neuraChunks?: string[] };
