@@ -161,7 +161,7 @@ export async function chooseStep(
     try {
       const initial = await session.readState();
       if (opts.checkInterpreter && !expected) {
-        const { interpret } = await import('./onDemand.js'); // the interpreter loads only when asked for
+        const { interpret } = await import('./lazyTools.js'); // the interpreter loads only when asked for
         const r = interpret(step, asTensors(step, opts.feeds), initial, 'f64');
         expected = { ...r.outputs, ...r.updates };
       }

@@ -9,16 +9,14 @@ import type { OptimizeReport } from '@neura/egraph';
 import type { Graph, Node, Tensor, TensorValue } from '@neura/ir';
 import { clipGradNorm, type Optimizer } from '@neura/optim';
 import { capsFor, type FeedValue, type NeuraDevice, type Precision, type Session, type SessionStats, type TuneMatmulResult } from '@neura/runtime-webgpu';
-import { chooseStep, type Measurement, type MeasureOptions } from './chooseStep.js';
+import type { Measurement, MeasureOptions } from './chooseStep.js';
 import type { MatmulTuning } from '@neura/wgsl-kernels';
 import type { AutotuneOptions } from './matmulAutotune.js';
-import { anomalyStep } from './anomaly.js';
 import { type CompiledStep, compileStep } from './compileStep.js';
 import type { PlanCache, PlanStats } from './planCache.js';
 import { allFinite, GRAD_SCALER_STATE, guardAndUpdateScale, type LossScale, type LossScaleState, resolveLossScale, scaleTensor, unscale } from './gradScaler.js';
 import { TrainingStepError } from './errors.js';
-import { maskedBatchGraph } from './batchMask.js';
-import { type BatchInputs, BatchPadder } from './batchFeeds.js';
+import type { BatchInputs } from './batchFeeds.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
 /** Options of `compileTraining`. */
@@ -279,13 +277,14 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   const { device } = opts;
   capsFor(device, opts.precision); // before any work: an impossible precision fails here
   // hand-written attention becomes the fused op before grad, so its backward is fused too (recognizedForward.ts;
-  // its rules, like autocast below, load on demand: onDemand.ts)
+  // its rules load on demand with the optimizer: onDemand.ts; autocast below loads with the opt-in features: optIn.ts)
   let { graph, loss } = opts.optimize === false ? { graph: forward.clone(), loss: opts.loss } : (await import('./onDemand.js')).recognizedForward(forward, opts.loss);
   // any batch up to the compiled one: padded rows masked out of the loss (batchMask.ts), feeds padded in `step`
-  const padder = opts.batchInputs && new BatchPadder(graph, opts.batchInputs);
-  if (padder) ({ graph, loss } = maskedBatchGraph(graph, loss, padder.names, padder.rows));
+  // (batchInputs, measure and detectAnomaly are opt-in: their code loads on demand, optIn.ts)
+  const padder = opts.batchInputs && new (await import('./optIn.js')).BatchPadder(graph, opts.batchInputs);
+  if (padder) ({ graph, loss } = (await import('./optIn.js')).maskedBatchGraph(graph, loss, padder.names, padder.rows));
   // f16 storage: casts placed by autocast's policy before grad, so the backward stores f16 gradients of f16 tensors
-  if (opts.precision === 'mixed' && opts.autocast === true) ({ graph, loss } = (await import('./onDemand.js')).autocast(graph, loss));
+  if (opts.precision === 'mixed' && opts.autocast === true) ({ graph, loss } = (await import('./optIn.js')).autocast(graph, loss));
   const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
   const lossScale = opts.lossScale ?? (opts.precision === 'mixed' ? 'dynamic' : undefined);
   const scaler = resolveLossScale(lossScale);
@@ -300,6 +299,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
     if (opts.memoryBudget !== undefined) throw new TrainingStepError('compileTraining: measure chooses among plans optimized without a memory budget; it cannot be combined with memoryBudget');
     if (opts.matmulTuning || opts.autotune) throw new TrainingStepError('compileTraining: measure compiles its candidate plans with the shipped matmul choices (the adapter\'s shipped table, else the heuristic); it cannot be combined with matmulTuning or autotune');
     const measure = padder ? { ...opts.measure, feeds: { ...padder.pad(opts.measure.feeds) } } : opts.measure;
+    const { chooseStep } = await import('./optIn.js');
     ({ measurement, ...compiled } = await chooseStep(graph, device, measure, { initialState, label: 'train-step', precision: opts.precision }));
   } else compiled = await compileStep(graph, { ...opts, initialState, label: 'train-step', who: 'compileTraining' });
   const { graph: step, report, session, autotuned, fromCache: planFromCache } = compiled;
@@ -308,7 +308,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   async function runStep(given: Record<string, FeedValue>, o: TrainingStepOptions = {}): Promise<number | undefined> {
     const feeds = padder ? padder.pad(given) : given;
     const number = ++steps;
-    if (o.detectAnomaly ?? opts.detectAnomaly) return anomalyStep(session, step, device, feeds, number);
+    if (o.detectAnomaly ?? opts.detectAnomaly) return (await import('./optIn.js')).anomalyStep(session, step, device, feeds, number);
     const r = await session.step(feeds, o.readLoss ? { read: ['loss'] } : {});
     return o.readLoss ? r.outputs.loss.data[0] : undefined;
   }

@@ -22,7 +22,7 @@ export async function matmulTuningFor(
 ): Promise<{ tuning?: MatmulTuning; autotuned?: TuneMatmulResult }> {
   if (!opts.autotune) return opts.matmulTuning ? { tuning: opts.matmulTuning } : {};
   if (opts.precision === 'mixed') throw new TrainingStepError(`${who}: autotune measures fp32 matmul tilings; it cannot be combined with precision 'mixed'`);
-  const { matmulShapesOf, tuneMatmul } = await import('./onDemand.js'); // the tuner loads only when asked for
+  const { matmulShapesOf, tuneMatmul } = await import('./lazyTools.js'); // the tuner loads only when asked for
   const autotuned = await tuneMatmul(device, matmulShapesOf(graph), opts.autotune);
   return { tuning: { ...autotuned.tuning, ...opts.matmulTuning }, autotuned };
 }

@@ -1,11 +1,9 @@
-// Code that only some paths run, loaded by dynamic import() where it is used so that a browser bundle fetches it
-// only then: the f64 interpreter (chooseStep's `checkInterpreter`), the matmul tuner (`autotune`), and the passes
-// compileTraining / compileInference run on a forward graph (recognition of hand-written layers, mixed precision's
-// autocast). One module, one chunk: a lazy chunk of its own per pass would split the up-front code into more
-// chunks (rolldown gives each set of importers its own), which costs more than it saves. Re-exports only; nothing
-// here may be imported statically by the compile path (tooling/size/size.mjs measures the split).
+// The e-graph side of compiling, loaded by dynamic import() where it is used so that a browser bundle fetches it
+// only when a step is first planned: the optimizer (planCache.ts's `optimizeWithPlanCache`) and the recognition of
+// hand-written layers that compileTraining / compileInference run on a forward graph first. A compile with
+// `optimize: false` never fetches it. One module, one chunk: the opt-in features (measure, anomaly detection,
+// batch padding, autocast, the tuner, the interpreter) are in optIn.ts, which a plain compile never fetches.
+// Re-exports only; nothing here may be imported statically by the compile path (tooling/size/size.mjs measures it).
 
-export { interpret } from '@neura/ir';
-export { matmulShapesOf, tuneMatmul } from '@neura/runtime-webgpu';
-export { autocast } from './autocast.js';
+export { OptimizeReport, optimize, optimizeRules } from '@neura/egraph';
 export { recognizedForward, recognizedGraph } from './recognizedForward.js';

@@ -4,8 +4,9 @@
 // (indexedDbPlanCache.ts), a directory of JSON files (`filePlanCache` in @neura/nn/node). Invariant: a stored plan
 // is used only after it parses and its leaves, outputs and updates match the requested graph's (names, shapes,
 // dtypes, inits); anything else is ignored with one warning and the plan recomputed. A miss only costs time.
+// The e-graph optimizer itself loads on demand (onDemand.ts): a page fetches it when it first plans a step.
 
-import { type OptimizeOptions, OptimizeReport, optimize, optimizeRules, type TensorRewrite } from '@neura/egraph';
+import type { OptimizeOptions, OptimizeReport, TensorRewrite } from '@neura/egraph';
 import { type Graph, type GraphJson, graphFromJson, graphToJson, leafName, type Node } from '@neura/ir';
 import { keepDeclaredInputs } from './declaredInputs.js';
 
@@ -73,7 +74,7 @@ function reportToJson(r: OptimizeReport): ReportJson {
 let rulesText: string | undefined;
 
 /** Each rule as `name: searcher => applier` plus its guard's source: a changed rule set changes every key. */
-function rulesFingerprint(rules: readonly TensorRewrite[]): string {
+function rulesFingerprint(rules: readonly TensorRewrite[], optimizeRules: readonly TensorRewrite[]): string {
   const text = (rs: readonly TensorRewrite[]) => rs.map((r) => `${String(r)}${r.condition ? ` if ${String(r.condition)}` : ''}`).join('\n');
   if (rules !== optimizeRules) return text(rules);
   rulesText ??= text(optimizeRules);
@@ -94,9 +95,10 @@ export async function planKey(graph: Graph, options: OptimizeOptions): Promise<s
   const subtle = (globalThis as { crypto?: { subtle?: SubtleCrypto } }).crypto?.subtle;
   if (!subtle) return undefined;
   const { rules, customKernelOps, ...rest } = options;
+  const { optimizeRules } = await import('./onDemand.js'); // the optimizer's default rule set (loads on demand)
   const text = [
     `neura-plan ${PLAN_FORMAT}`,
-    rulesFingerprint(rules ?? optimizeRules),
+    rulesFingerprint(rules ?? optimizeRules, optimizeRules),
     stableJson({ ...rest, customKernelOps: [...(customKernelOps ?? [])].sort() }),
     JSON.stringify(graphToJson(graph)),
   ].join('\n');
@@ -125,8 +127,8 @@ export function planMismatch(plan: Graph, requested: Graph): string | undefined 
   return extra ? `the plan has '${extra}', which the graph has not` : undefined;
 }
 
-/** The plan stored under `key`, or why it cannot be used. */
-function readPlan(raw: unknown, key: string, requested: Graph): { graph: Graph; report: OptimizeReport } | string {
+/** The plan stored under `key`, or why it cannot be used (`Report`: egraph's `OptimizeReport`, loaded on demand). */
+function readPlan(raw: unknown, key: string, requested: Graph, Report: typeof OptimizeReport): { graph: Graph; report: OptimizeReport } | string {
   const rec = raw as Partial<PlanRecord>;
   if (!rec || typeof rec !== 'object' || !rec.graph || !rec.report || typeof rec.report.run !== 'object' || !Array.isArray(rec.report.kernels)) return 'not a plan record ({ format, key, graph, report })';
   if (rec.format !== PLAN_FORMAT) return `written in plan format ${String(rec.format)}, not ${PLAN_FORMAT}`;
@@ -135,7 +137,7 @@ function readPlan(raw: unknown, key: string, requested: Graph): { graph: Graph; 
   let report: OptimizeReport;
   try {
     graph = keepDeclaredInputs(graphFromJson(rec.graph), requested);
-    report = new OptimizeReport(rec.report);
+    report = new Report(rec.report);
   } catch (e) {
     return `unreadable (${e instanceof Error ? e.message : String(e)})`;
   }
@@ -159,6 +161,7 @@ export interface CachedPlan {
  */
 export async function optimizeWithPlanCache(graph: Graph, options: OptimizeOptions, cache: PlanCache | undefined, who: string): Promise<CachedPlan> {
   const warn = cache?.warn ?? console.warn;
+  const { OptimizeReport, optimize } = await import('./onDemand.js'); // the e-graph optimizer loads on demand
   const key = cache ? await planKey(graph, options) : undefined;
   if (cache && key === undefined) warn(`${who}: planCache needs Web Crypto (crypto.subtle) to hash the graph; this platform has none, so the plan is not cached`);
   if (cache && key !== undefined) {
@@ -170,7 +173,7 @@ export async function optimizeWithPlanCache(graph: Graph, options: OptimizeOptio
       unreadable = `unreadable (${e instanceof Error ? e.message : String(e)})`; // e.g. a corrupt file
     }
     if (raw !== undefined || unreadable) {
-      const hit = unreadable ?? readPlan(raw, key, graph);
+      const hit = unreadable ?? readPlan(raw, key, graph, OptimizeReport);
       if (typeof hit !== 'string') return { ...hit, fromCache: true };
       warn(`${who}: plan cache entry ${key.slice(0, 16)}… is ${hit}; ignored, the plan is recomputed`);
     }

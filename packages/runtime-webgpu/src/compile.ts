@@ -44,7 +44,7 @@ export async function compile(graph: Graph, device: NeuraDevice, opts: CompileOp
   device.check();
   const gpu = device.gpu;
   const label = opts.label ?? 'neura';
-  // the code of the generators this graph's ops need (attention, conv and indexing load on demand; so does the
+  // the code of the generators this graph's ops need (attention, conv, indexing and rope/dropout/cumsum load on demand; so does the
   // mixed-precision code, for a graph with f16 tensors or under the mixed policy), then the pure phases
   // (stepPlan.ts): schedule, kernel plans, storage and memory plan, host index checks
   const caps = tunedCaps(capsFor(device, opts.precision), matmulTuningOf(device, opts));

@@ -35,7 +35,7 @@ function convSpec(): KernelSpec<'conv2d'> {
 describe('on-demand kernel generators', () => {
   it('loads nothing for an MLP step’s ops, and a stub called before loading throws a KernelError saying what to await', async () => {
     await loadKernels(['matmul', 'add', 'relu', 'softmaxCrossEntropy', 'sum', 'pointwiseMultiTensor'] as OpKind[]);
-    expect([kernelGroupLoaded('attention'), kernelGroupLoaded('conv'), kernelGroupLoaded('indexing')]).toEqual([false, false, false]);
+    expect([kernelGroupLoaded('attention'), kernelGroupLoaded('conv'), kernelGroupLoaded('indexing'), kernelGroupLoaded('sequence')]).toEqual([false, false, false, false]);
     expect(() => generateKernel(convSpec(), COMPAT_CAPS)).toThrow(KernelError);
     expect(() => generateKernel(convSpec(), COMPAT_CAPS)).toThrow(/conv2d .*the conv kernel generators are not loaded yet: await loadKernels/);
   });
@@ -45,7 +45,7 @@ describe('on-demand kernel generators', () => {
     expect([kernelGroupLoaded('attention'), kernelGroupLoaded('conv'), kernelGroupLoaded('indexing')]).toEqual([false, true, false]);
     expect(generateKernel(convSpec(), COMPAT_CAPS)).toEqual(conv2dKernel(convSpec(), COMPAT_CAPS));
     await loadKernels(Object.keys(KERNELS) as OpKind[]);
-    expect([kernelGroupLoaded('attention'), kernelGroupLoaded('indexing')]).toEqual([true, true]);
+    expect([kernelGroupLoaded('attention'), kernelGroupLoaded('indexing'), kernelGroupLoaded('sequence')]).toEqual([true, true, true]);
   });
 
   it('loads the mixed-precision code only when asked, and a plan that needs it before then names what to await', async () => {

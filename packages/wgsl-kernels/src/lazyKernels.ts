@@ -1,5 +1,5 @@
-// Kernel generators that load on demand: attention (and its flash variants), conv/pool and indexing are most of
-// this package's code and no MLP uses them, so their registry rows are stubs that call a module fetched by dynamic
+// Kernel generators that load on demand: attention (and its flash variants), conv/pool, indexing and the sequence
+// ops (rope, dropout, cumsum) are most of this package's code and no MLP uses them, so their registry rows are stubs that call a module fetched by dynamic
 // import(). `compile` awaits `loadKernels(ops)` for its graph first (registry.ts); a stub called before its module
 // loaded throws a KernelError saying so. Same generators, same WGSL: only when the code arrives changes. The
 // mixed-precision code (mixedKernels.ts: f16 storage, subgroup-matrix matmuls) is a group too, loaded by
@@ -14,6 +14,7 @@ interface LazyModules {
   readonly conv: typeof import('./conv.js');
   readonly indexing: typeof import('./indexing.js');
   readonly mixed: typeof import('./mixedKernels.js');
+  readonly sequence: typeof import('./sequenceKernels.js');
 }
 
 /** A group of generators that loads as one module. */
@@ -24,6 +25,7 @@ const LOADERS: { readonly [G in KernelGroup]: () => Promise<LazyModules[G]> } = 
   conv: () => import('./conv.js'),
   indexing: () => import('./indexing.js'),
   mixed: () => import('./mixedKernels.js'),
+  sequence: () => import('./sequenceKernels.js'),
 };
 
 const loaded: { -readonly [G in KernelGroup]?: LazyModules[G] } = {};

@@ -10,12 +10,9 @@ import type { ComputeOp, OpKind } from '@neura/ir';
 import { groupOperands, isAliasOp, isElementwise, isLeafOp, perBinaryOp, perUnaryOp } from '@neura/ir';
 import { binaryKernel, castKernel, pointwiseKernel, unaryKernel, whereKernel } from './elementwise.js';
 import { type BindingSource, type DeviceCaps, isSpecOf, type KernelGenerator, type KernelPlan, type KernelSpec } from './kernel.js';
-import { cumsumKernel } from './cumsum.js';
 import { customKernel } from './customKernel.js';
 import { literalTableBytes } from './literals.js';
-import { dropoutKernel } from './dropout.js';
 import { withF16Storage } from './f16Storage.js';
-import { ropeKernel } from './rope.js';
 import { expandKernel, transposeKernel } from './layout.js';
 import { type KernelGroup, LAZY_GROUP, lazyKernel, loadKernelGroup } from './lazyKernels.js';
 import { matmulPartialsKernel } from './matmulPartials.js';
@@ -37,7 +34,7 @@ export type GpuOp = Exclude<ComputeOp, 'pick'>;
 
 /**
  * The built-in generator of every GPU op, typed per op (a generator reads its op's attributes without casts).
- * Attention, conv/pool and indexing rows load their code on demand (lazyKernels.ts): `loadKernels` first.
+ * Attention, conv/pool, indexing and sequence-op (rope, dropout, cumsum) rows load their code on demand (lazyKernels.ts): `loadKernels` first.
  */
 export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   ...perUnaryOp(() => unaryKernel),
@@ -49,7 +46,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   reduceMax: reduceKernel,
   reduceMin: reduceKernel,
   argmax: lazyKernel('indexing', (m) => m.argmaxKernel),
-  cumsum: cumsumKernel,
+  cumsum: lazyKernel('sequence', (m) => m.cumsumKernel),
   transpose: transposeKernel,
   expand: expandKernel,
   slice: lazyKernel('indexing', (m) => m.sliceKernel),
@@ -71,8 +68,8 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   attentionGradKV: lazyKernel('attention', (m) => m.attentionGradKVKernel),
   attentionGradQKV: lazyKernel('attention', (m) => m.attentionGradQKVKernel),
   attentionGrad: lazyKernel('attention', (m) => m.attentionGradKernel),
-  rope: ropeKernel,
-  dropout: dropoutKernel,
+  rope: lazyKernel('sequence', (m) => m.ropeKernel),
+  dropout: lazyKernel('sequence', (m) => m.dropoutKernel),
   conv2d: lazyKernel('conv', (m) => m.conv2dKernel),
   conv2dGradInput: lazyKernel('conv', (m) => m.conv2dGradInputKernel),
   conv2dGradWeight: lazyKernel('conv', (m) => m.conv2dGradWeightKernel),
@@ -151,7 +148,7 @@ export function kernelFor<K extends OpKind>(op: K): KernelGenerator<K> | undefin
 }
 
 /**
- * Loads the code of the built-in generators these ops need (attention, conv/pool and indexing load on demand, see
+ * Loads the code of the built-in generators these ops need (attention, conv/pool, indexing and rope/dropout/cumsum load on demand, see
  * lazyKernels.ts), and with `mixed` the mixed-precision code (f16 storage for kernels with f16 tensors, subgroup-matrix
  * matmuls under `caps.mixedMatmul`: mixedKernels.ts); `compile` awaits it for its graph. After it resolves, `generateKernel` runs synchronously.
  */
