@@ -1,0 +1,155 @@
+// Where the subgroup-matrix matmul's time goes: the shipped kernel's WGSL for a shape, and copies of it with one
+// part taken out (global loads, the f16 stores into workgroup memory, the barriers), each timed alone with pass
+// timestamps on a raw WebGPU dispatch (no session, no profiler). The tensor-core roof measured the same way is in
+// ../shared/device/sgm-peak.mjs (615 TFLOP/s with operands re-loaded from workgroup memory every step, H100). The
+// ablated kernels compute wrong products: only their time means something. Dawn toggles (`--toggles
+// disable_robustness,disable_workgroup_init`) show what Dawn's own code adds.
+// Run on the GPU machine: node sgm-ablation.mjs [--toggles a,b] [--shapes square-4096,...] > FILE.jsonl
+
+import { parseArgs } from 'node:util';
+import { Graph } from '@neura/ir';
+import { capsFor, createDevice } from '@neura/runtime-webgpu';
+import { type KernelSpec, type MatmulOp, matmulProblemOf, subgroupMatrixPlan } from '@neura/wgsl-kernels';
+import { GPT_MATMULS, type MatmulShape } from './workloads/kernels.js';
+
+const { values: args } = parseArgs({ options: { toggles: { type: 'string', default: '' }, shapes: { type: 'string', default: 'square-4096,fwd-fc-16384x1536x384,dw-384x1536x16384-At' }, f16: { type: 'boolean', default: false } } });
+const toggles = args.toggles ? args.toggles.split(',') : [];
+const log = (x: unknown) => console.log(JSON.stringify(x));
+const dev = await createDevice({ mixedPrecision: true, dawnOptions: ['disable-dawn-features=timestamp_quantization', ...(toggles.length ? [`enable-dawn-features=${toggles.join(',')}`] : [])] });
+const caps = capsFor(dev, 'mixed');
+const gpu = dev.gpu;
+log({ adapter: dev.name, toggles, mixedMatmul: caps.mixedMatmul, f16Inputs: args.f16 });
+
+/** The matmul's kernel spec as the compiler would hand it over (operands f32, or f16 with --f16). */
+function specOf(s: MatmulShape): KernelSpec<MatmulOp> {
+  const g = new Graph();
+  const dtype = args.f16 ? 'f16' : 'f32';
+  const a = g.input('a', s.transA ? [s.k, s.m] : [s.m, s.k], dtype);
+  const b = g.input('b', s.transB ? [s.n, s.k] : [s.k, s.n], dtype);
+  const node = g.node('matmul', [a, b], { transA: s.transA, transB: s.transB });
+  return { node, inputs: node.inputs.map((id) => ({ shape: g.get(id).shape, dtype: g.get(id).dtype })) } as KernelSpec<MatmulOp>;
+}
+
+/** Copies of the kernel with one part removed. */
+const ABLATIONS: Record<string, (code: string) => string> = {
+  shipped: (c) => c,
+  // global reads replaced by a constant: what staging and MMA cost without memory traffic
+  'no-global-loads': (c) => c.replace(/(vec4<f16>|f16)\([ab]\[[^\]]*\]\)/g, '$1(1.0h)'),
+  // f16 stores into workgroup memory dropped: what global loads and MMA cost without staging
+  'no-smem-stores': (c) => c.replace(/(As|Bs)\[s( \+ \d+u)?\] = [^;]+;/g, ''),
+  // barriers of the main loop dropped (results race): what synchronisation costs
+  'no-barriers': (c) => c.replace(/workgroupBarrier\(\);/g, ''),
+  // both loads and stores dropped: MMA and subgroupMatrixLoad only (sgm-peak's `smem` mode, inside this loop)
+  'mma-only': (c) => ABLATIONS['no-smem-stores'](ABLATIONS['no-global-loads'](c)).replace(/workgroupBarrier\(\);/g, ''),
+};
+
+async function time(code: string, bindings: number, grid: readonly number[]): Promise<{ ms: number; median: number } | { error: string }> {
+  gpu.pushErrorScope('validation');
+  const module = gpu.createShaderModule({ code });
+  const info = await module.getCompilationInfo();
+  const errs = info.messages.filter((m) => m.type === 'error').map((m) => `${m.lineNum}: ${m.message}`);
+  let pipe: GPUComputePipeline | undefined;
+  try {
+    pipe = await gpu.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+  } catch (e) {
+    errs.push(String(e).slice(0, 300));
+  }
+  const scope = await gpu.popErrorScope();
+  if (scope) errs.push(scope.message.slice(0, 300));
+  if (errs.length || !pipe) return { error: errs.join(' | ').slice(0, 600) };
+  const layout = pipe.getBindGroupLayout(0);
+  const size = 160 * 2 ** 20; // the largest operand or output of the shapes here (16384x1536 f32: 96 MiB; split-K slices: 68 MiB)
+  const bufs = Array.from({ length: bindings }, () => gpu.createBuffer({ size, usage: GPUBufferUsage.STORAGE }));
+  const group = gpu.createBindGroup({ layout, entries: bufs.map((buffer, binding) => ({ binding, resource: { buffer } })) });
+  const qs = gpu.createQuerySet({ type: 'timestamp', count: 2 });
+  const qb = gpu.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const rb = gpu.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const once = async (timed: boolean) => {
+    const enc = gpu.createCommandEncoder();
+    const pass = enc.beginComputePass(timed ? { timestampWrites: { querySet: qs, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : undefined);
+    pass.setPipeline(pipe);
+    pass.setBindGroup(0, group);
+    pass.dispatchWorkgroups(grid[0], grid[1], grid[2]);
+    pass.end();
+    if (timed) {
+      enc.resolveQuerySet(qs, 0, 2, qb, 0);
+      enc.copyBufferToBuffer(qb, 0, rb, 0, 16);
+    }
+    gpu.queue.submit([enc.finish()]);
+    if (!timed) return gpu.queue.onSubmittedWorkDone().then(() => 0);
+    await rb.mapAsync(GPUMapMode.READ);
+    const t = new BigInt64Array(rb.getMappedRange().slice(0));
+    rb.unmap();
+    return Number(t[1] - t[0]) / 1e6;
+  };
+  await once(false);
+  await once(false);
+  const ts: number[] = [];
+  for (let r = 0; r < 9; r++) ts.push(await once(true));
+  ts.sort((x, y) => x - y);
+  for (const b of [...bufs, qb, rb]) b.destroy();
+  qs.destroy();
+  return { ms: ts[0], median: ts[4] };
+}
+
+for (const name of args.shapes.split(',')) {
+  const s = GPT_MATMULS.find((x) => x.name === name);
+  if (!s) throw new Error(`unknown shape '${name}' (known: ${GPT_MATMULS.map((x) => x.name).join(', ')})`);
+  const plan = subgroupMatrixPlan(matmulProblemOf(specOf(s)), caps);
+  if (!plan) throw new Error(`no subgroup-matrix tiling fits ${name}`);
+  const main = plan.dispatches[0];
+  const what = main.code.split('\n').find((l) => l.includes('subgroup-matrix matmul'));
+  const flop = 2 * s.m * s.n * s.k;
+  for (const [ablation, edit] of Object.entries(ABLATIONS)) {
+    const r = await time(edit(main.code), main.bindings.length, main.grid);
+    log({ shape: name, ablation, dispatches: plan.dispatches.length, ...r, ...('ms' in r ? { tflops: +(flop / (r.ms * 1e-3) / 1e12).toFixed(1) } : {}), kernel: ablation === 'shipped' ? what : undefined });
+  }
+}
+// With f16 operands in storage: kernels that load the matrices straight from storage (no workgroup staging, no
+// barriers; L1/L2 serve the reuse), 2x4 subgroups of FM x FN 16x16x16 matrices, on whole tiles only; a long K over
+// few tiles is split over grid.z (partial products to separate slices: timing only, no reduction pass).
+function storageDirect(s: MatmulShape, fm: number, fn: number): { code: string; grid: [number, number, number] } {
+  const { m, n, k, transA, transB } = s;
+  const [bm, bn] = [2 * fm * 16, 4 * fn * 16];
+  const tiles = Math.ceil(m / bm) * Math.ceil(n / bn);
+  const splits = tiles < 132 ? Math.max(1, Math.min(Math.floor(528 / tiles), k / 512)) : 1;
+  const chunk = k / splits;
+  const acc = (f: (i: number, j: number) => string) => Array.from({ length: fm }, (_, i) => Array.from({ length: fn }, (_, j) => f(i, j)).join(' ')).join('\n  ');
+  // A [m,k] row-major (Aᵀ: stored [k,m], loaded column-major); B [k,n] (Bᵀ: stored [n,k], loaded column-major)
+  const aAt = (i: number) => (transA ? `kk * ${m}u + r0 + ${i * 16}u, ${m}u` : `(r0 + ${i * 16}u) * ${k}u + kk, ${k}u`);
+  const bAt = (j: number) => (transB ? `(c0 + ${j * 16}u) * ${k}u + kk, ${k}u` : `kk * ${n}u + c0 + ${j * 16}u, ${n}u`);
+  const code = `enable f16;
+enable subgroups;
+enable chromium_experimental_subgroup_matrix;
+diagnostic(off, chromium.subgroup_matrix_uniformity);
+@group(0) @binding(0) var<storage, read> a: array<f16>;
+@group(0) @binding(1) var<storage, read> b: array<f16>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let sg = lid / 32u;
+  let r0 = wid.y * ${bm}u + (sg / 4u) * ${fm * 16}u;
+  let c0 = wid.x * ${bn}u + (sg % 4u) * ${fn * 16}u;
+  let yoff = wid.z * ${m * n}u;
+  ${acc((i, j) => `var c${i}_${j}: subgroup_matrix_result<f32, 16, 16>;`)}
+  for (var kk = wid.z * ${chunk}u; kk < (wid.z + 1u) * ${chunk}u; kk = kk + 16u) {
+    ${Array.from({ length: fm }, (_, i) => `let l${i} = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, ${transA ? 'col_major' : 'row_major'}>(&a, ${aAt(i)});`).join('\n    ')}
+    ${Array.from({ length: fn }, (_, j) => `let q${j} = subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, ${transB ? 'col_major' : 'row_major'}>(&b, ${bAt(j)});`).join('\n    ')}
+    ${acc((i, j) => `c${i}_${j} = subgroupMatrixMultiplyAccumulate(l${i}, q${j}, c${i}_${j});`)}
+  }
+  ${acc((i, j) => `subgroupMatrixStore<row_major>(&y, yoff + (r0 + ${i * 16}u) * ${n}u + c0 + ${j * 16}u, c${i}_${j}, ${n}u);`)}
+}`;
+  return { code, grid: [n / bn, m / bm, splits] };
+}
+if (args.f16)
+  for (const name of args.shapes.split(','))
+    for (const [fm, fn] of [[4, 4], [2, 4], [2, 2]]) {
+      const s = GPT_MATMULS.find((x) => x.name === name) as MatmulShape;
+      const [bm, bn] = [2 * fm * 16, 4 * fn * 16];
+      if (s.m % bm || s.n % bn) continue;
+      const { code, grid } = storageDirect(s, fm, fn);
+      const r = await time(code, 3, grid);
+      log({ shape: name, ablation: `storage-direct 2x4/${fm}x${fn}${grid[2] > 1 ? ` split ${grid[2]}` : ''}`, ...r, ...('ms' in r ? { tflops: +((2 * s.m * s.n * s.k) / (r.ms * 1e-3) / 1e12).toFixed(1) } : {}) });
+    }
+dev.destroy();
+process.exit(0);
