@@ -6,7 +6,7 @@ import { type Graph, interpret, type Node, tensor } from '@neura/ir';
 import { adamW } from '@neura/optim';
 import { grad } from '@neura/autograd';
 import { describe, expect, it } from 'vitest';
-import { autocast } from './autocast.js';
+import { autocast, autocastModel } from './autocast.js';
 import { buildTrainingStep } from './compileTraining.js';
 import { GPT } from './models/gpt.js';
 import { recognizedForward } from './recognizedForward.js';
@@ -41,6 +41,18 @@ describe('autocast', () => {
     for (const p of g.leaves('param')) expect(p.dtype).toBe('f32');
     // the caller's graph is untouched
     expect(fwd.graph.nodes.every((n) => n.dtype !== 'f16')).toBe(true);
+  });
+
+  it('casts a model graph without a loss (compileInference): f16 matmuls, outputs in the dtypes they had', () => {
+    const fwd = gptForward();
+    fwd.graph.output('loss', fwd.loss);
+    const g = autocastModel(fwd.graph);
+    for (const m of ops(g, 'matmul')) expect(m.dtype).toBe('f16');
+    expect(g.get(g.outputs.get('loss') as number).dtype).toBe('f32');
+    const mixed = interpret(g, feeds, {}, 'f32').outputs.loss.data[0];
+    const ref = interpret(fwd.graph, feeds, {}, 'f32').outputs.loss.data[0];
+    expect(mixed).not.toBe(ref);
+    expect(Math.abs(mixed - ref) / ref).toBeLessThan(2e-3);
   });
 
   it('moves the loss only by f16 rounding', () => {

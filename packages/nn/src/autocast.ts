@@ -110,6 +110,20 @@ export interface Autocast {
  * updates are cast back to the dtype they had, so callers read what they built.
  */
 export function autocast(forward: Graph, loss: Tensor): Autocast {
+  const { graph, of, castTo } = castCopy(forward);
+  return { graph, loss: castTo(of(loss.id), 'f32') };
+}
+
+/**
+ * A copy of a model graph (no loss: compileInference's) with autocast's casts; its outputs and state updates keep
+ * the dtypes they had.
+ */
+export function autocastModel(forward: Graph): Graph {
+  return castCopy(forward).graph;
+}
+
+/** The cast copy of `forward`, the copy of each node (`of`), and the cast builder (see `autocast`). */
+function castCopy(forward: Graph): { graph: Graph; of: (id: NodeId) => Tensor; castTo: (t: Tensor, to: DType) => Tensor } {
   const g = new Graph();
   const map = new Map<NodeId, Tensor>();
   // whether a node's value comes from parameters and constants only (a weight, not an activation)
@@ -129,7 +143,7 @@ export function autocast(forward: Graph, loss: Tensor): Autocast {
   }
   for (const [name, id] of forward.outputs) g.output(name, castTo(map.get(id) as Tensor, forward.nodes[id].dtype));
   for (const u of forward.updates) g.update(map.get(u.state) as Tensor, castTo(map.get(u.value) as Tensor, forward.nodes[u.value].dtype));
-  return { graph: g, loss: castTo(map.get(loss.id) as Tensor, 'f32') };
+  return { graph: g, of: (id) => map.get(id) as Tensor, castTo };
 }
 
 /** Node `n` in `g` over its new operands, with the casts its policy asks for. */

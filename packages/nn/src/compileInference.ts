@@ -8,6 +8,7 @@ import type { Graph, Tensor, TensorValue } from '@neura/ir';
 import { capsFor, type FeedValue, type NeuraDevice, type Precision, type Session, type TuneMatmulResult, WebGpuUnavailableError } from '@neura/runtime-webgpu';
 import type { MatmulTuning } from '@neura/wgsl-kernels';
 import { compileStep } from './compileStep.js';
+import { autocastFor } from './mixedStorage.js';
 import type { CpuInferenceSession } from './cpuInference.js';
 import type { AutotuneOptions } from './matmulAutotune.js';
 import type { PlanCache } from './planCache.js';
@@ -31,8 +32,10 @@ export interface InferenceOptions {
   optimize?: boolean;
   /** Values of params/state by name to upload before the first run (others get their initializers). */
   initialState?: Record<string, TensorValue>;
-  /** `fp32` (default) or `mixed` (f16 matmul operands on tensor cores, f32 accumulation); see `TrainingOptions`. */
+  /** `fp32` (default) or `mixed` (f16 matmul operands on tensor cores, or f16 storage on the portable path); see `TrainingOptions`. */
   precision?: Precision;
+  /** Under `precision: 'mixed'`: store activations as f16 (autocast's policy); defaults and errors as `TrainingOptions.autocast`. */
+  autocast?: boolean;
   /** Measured matmul choices; see `TrainingOptions.matmulTuning`. */
   matmulTuning?: MatmulTuning;
   /** Whether the shipped matmul table for this adapter applies; see `TrainingOptions.shippedMatmulTuning`. */
@@ -129,8 +132,11 @@ export async function inferenceGraph(model: Graph, outputs: Readonly<Record<stri
 
 /** The GPU path of compileInference. */
 async function compileOnDevice(model: Graph, opts: InferenceOptions & { device: NeuraDevice }): Promise<InferenceSession> {
-  capsFor(opts.device, opts.precision); // an impossible precision fails before any work
-  const graph = await inferenceGraph(model, opts.outputs, opts.optimize);
+  // an impossible precision (or autocast option) fails before any work
+  const f16Storage = autocastFor(capsFor(opts.device, opts.precision), opts.precision, opts.autocast, 'compileInference');
+  const recognized = await inferenceGraph(model, opts.outputs, opts.optimize);
+  // f16 storage: autocast's casts on the recognized graph (outputs cast back to their dtypes), as compileTraining does
+  const graph = f16Storage ? (await import('./optIn.js')).autocastModel(recognized) : recognized;
   const modelTypes = graphStateTypes(graph);
   const initialState = (plan: Graph) => compilableState(opts.initialState, modelTypes, plan);
   const { graph: g, report, fromCache: planFromCache, session, autotuned } = await compileStep(graph, { ...opts, initialState, label: 'inference', who: 'compileInference' });

@@ -16,6 +16,7 @@ import { type CompiledStep, compileStep } from './compileStep.js';
 import type { PlanCache, PlanStats } from './planCache.js';
 import { allFinite, GRAD_SCALER_STATE, guardAndUpdateScale, type LossScale, type LossScaleState, resolveLossScale, scaleTensor, unscale } from './gradScaler.js';
 import { TrainingStepError } from './errors.js';
+import { autocastFor } from './mixedStorage.js';
 import type { BatchInputs } from './batchFeeds.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict } from './stateDict.js';
 
@@ -50,17 +51,21 @@ export interface TrainingOptions extends StepOptions {
    */
   measure?: MeasureOptions;
   /**
-   * `fp32` (default, the reference) or `mixed`: matmuls take f16 operands on tensor cores and accumulate in f32
-   * (with `autocast: true`, activations are also stored as f16 by PyTorch autocast's policy); params, their
-   * gradients and optimizer state stay f32. Needs a device made with `createDevice({ mixedPrecision: true })` on an
-   * adapter with `chromium-experimental-subgroup-matrix` and `shader-f16` (else a PrecisionError).
+   * `fp32` (default, the reference) or `mixed`; params, their gradients and optimizer state stay f32 under both.
+   * Where the adapter has tensor-core matmuls (`chromium-experimental-subgroup-matrix` with f16, `shader-f16`,
+   * `subgroups`), matmuls take f16 operands on them and accumulate in f32 (with `autocast: true`, activations are also
+   * stored as f16). Where it has `shader-f16` only (the portable path: browsers today), activations and their
+   * gradients are stored as f16 (autocast) and the fp32 tiled kernels read them, accumulating in f32. Without
+   * `shader-f16`: a PrecisionError. In Node, create the device with `createDevice({ mixedPrecision: true })`.
    */
   precision?: Precision;
   /**
-   * Under `precision: 'mixed'`: store activations as f16 where autocast's policy says so (autocast.ts). Default
-   * false: every tensor stays f32 in memory and matmuls round their operands to f16 as they stage them. f16 storage
-   * cuts the GPT 6x384 step's memory by a third (4.14 → 2.80 GB planned) but is slower today (H100, 2026-12-07:
-   * 53 ms vs 42 ms, its casts not all fused), so it is opt-in until it is the faster choice.
+   * Under `precision: 'mixed'`: store activations as f16 where autocast's policy says so (autocast.ts). On tensor
+   * cores the default is false: every tensor stays f32 in memory and matmuls round their operands to f16 as they
+   * stage them. f16 storage cuts the GPT 6x384 step's memory by a third (4.14 → 2.80 GB planned) but is slower there
+   * today (H100, 2026-12-07: 53 ms vs 42 ms, its casts not all fused), so it is opt-in until it is the faster choice.
+   * On the portable path (`shader-f16`, no subgroup matrices) f16 storage is what `mixed` means: the default is true
+   * and `false` is a PrecisionError. With `precision: 'fp32'`, `true` is a PrecisionError.
    */
   autocast?: boolean;
   /**
@@ -275,7 +280,8 @@ function groupsOf(names: readonly string[], opts: StepOptions): { optimizer: Opt
  */
 export async function compileTraining(forward: Graph, opts: TrainingOptions): Promise<TrainingSession> {
   const { device } = opts;
-  capsFor(device, opts.precision); // before any work: an impossible precision fails here
+  // before any work: an impossible precision (or autocast option) fails here
+  const f16Storage = autocastFor(capsFor(device, opts.precision), opts.precision, opts.autocast, 'compileTraining');
   // hand-written attention becomes the fused op before grad, so its backward is fused too (recognizedForward.ts;
   // its rules load on demand with the optimizer: onDemand.ts; autocast below loads with the opt-in features: optIn.ts)
   let { graph, loss } = opts.optimize === false ? { graph: forward.clone(), loss: opts.loss } : (await import('./onDemand.js')).recognizedForward(forward, opts.loss);
@@ -284,7 +290,7 @@ export async function compileTraining(forward: Graph, opts: TrainingOptions): Pr
   const padder = opts.batchInputs && new (await import('./optIn.js')).BatchPadder(graph, opts.batchInputs);
   if (padder) ({ graph, loss } = (await import('./optIn.js')).maskedBatchGraph(graph, loss, padder.names, padder.rows));
   // f16 storage: casts placed by autocast's policy before grad, so the backward stores f16 gradients of f16 tensors
-  if (opts.precision === 'mixed' && opts.autocast === true) ({ graph, loss } = (await import('./optIn.js')).autocast(graph, loss));
+  if (f16Storage) ({ graph, loss } = (await import('./optIn.js')).autocast(graph, loss));
   const modelTypes = graphStateTypes(graph); // before the optimizer adds its own state
   const lossScale = opts.lossScale ?? (opts.precision === 'mixed' ? 'dynamic' : undefined);
   const scaler = resolveLossScale(lossScale);

@@ -4,7 +4,7 @@
 // page never downloads it. Re-exports only; nothing on the compile path may import it statically (size.mjs measures it).
 
 export { anomalyStep } from './anomaly.js';
-export { autocast } from './autocast.js';
+export { autocast, autocastModel } from './autocast.js';
 export { BatchPadder } from './batchFeeds.js';
 export { maskedBatchGraph } from './batchMask.js';
 export { chooseStep } from './chooseStep.js';

@@ -2,17 +2,18 @@
 // (`chromium-experimental-subgroup-matrix` with f16, e.g. an NVIDIA GPU through Dawn's Vulkan backend with
 // `createDevice({ mixedPrecision: true })`), every matmul form runs on them and matches the interpreter run on
 // operands rounded to f16 (f32 tolerance: only the accumulation order differs) and the plain f32 interpreter within
-// an f16 tolerance. Elsewhere (CI's software adapters offer no subgroup matrices) those cases are skipped, and
-// asking for `mixed` must fail with a PrecisionError naming the feature and the adapter.
+// an f16 tolerance. Elsewhere those cases are skipped; where the adapter lacks `shader-f16` too (CI's software
+// adapters), asking for `mixed` must fail with a PrecisionError naming the feature and the adapter.
 import { Graph, interpret, type PwExpr, type TensorValue, tensor } from '@neura/ir';
 import { afterAll, describe, expect, it } from 'vitest';
-import { capsFor, compile, createDevice, type NeuraDevice, PrecisionError, SUBGROUP_MATRIX_FEATURE, supportsPrecision } from '../src/index.js';
+import { capsFor, compile, createDevice, mixedPath, type NeuraDevice, PrecisionError, supportsPrecision } from '../src/index.js';
 import { generateKernel, isSpecOf, type KernelGenerator, matmulProblemOf, type SubgroupMatrixTiling, subgroupMatrixPlan } from '@neura/wgsl-kernels';
 import { randoms } from './graphs.js';
 
 // at module level: `skipIf` reads it while the tests are collected
 const device: NeuraDevice = await createDevice({ mixedPrecision: true });
-const tensorCores = supportsPrecision(device, 'mixed');
+const tensorCores = supportsPrecision(device, 'mixed') && mixedPath(device) === 'tensor-cores';
+const shaderF16 = device.features.has('shader-f16');
 afterAll(() => device.destroy());
 
 /** Nearest f16 value (ties to even), as the kernels round operands when they stage them. */
@@ -89,13 +90,14 @@ describe("precision: 'mixed'", () => {
     expect(() => capsFor(device, 'bf16' as 'fp32')).toThrow(/precision must be 'fp32' or 'mixed', got 'bf16'/);
   });
 
-  it.skipIf(tensorCores)('without tensor-core matmuls is a PrecisionError naming the feature and the adapter (this adapter has none)', async () => {
+  it.skipIf(shaderF16)("without 'shader-f16' is a PrecisionError naming the feature and the adapter (CI's software adapters lack it)", async () => {
     const g = new Graph();
     g.output('y', g.matmul(g.input('a', [4, 4]), g.input('b', [4, 4])));
     const err = await compile(g, device, { precision: 'mixed' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PrecisionError);
-    expect(String((err as Error).message)).toContain(SUBGROUP_MATRIX_FEATURE);
+    expect(String((err as Error).message)).toContain("lacks 'shader-f16'");
     expect(String((err as Error).message)).toContain(device.name);
+    expect(String((err as Error).message)).toContain('createDevice({ mixedPrecision: true })');
   });
 
   // Skipped on adapters without `chromium-experimental-subgroup-matrix` + f16 (CI's llvmpipe and SwiftShader).

@@ -77,6 +77,38 @@ describe('f16 storage', () => {
     await expect(planText(plan)).toMatchFileSnapshot('./__snapshots__/wgsl-f16/matmul.wgsl');
   });
 
+  it.each([
+    ['A·B', [[64, 32], [32, 48]], false, false],
+    ['Aᵀ·B', [[32, 64], [32, 48]], true, false],
+    ['A·Bᵀ', [[64, 32], [48, 32]], false, true],
+    ['Aᵀ·Bᵀ', [[32, 64], [48, 32]], true, true],
+    ['batched', [[3, 80, 24], [3, 24, 40]], false, false],
+    ['long reduction (split-K)', [[2100, 96], [2100, 40]], true, false],
+    ['GPT head (n = 65)', [[2048, 384], [65, 384]], false, true],
+  ] as const)('plans %s on the portable mixed caps (shader-f16, no subgroup matrices): tiled fp32 kernel, f16 bindings', (_, shapes, transA, transB) => {
+    for (const caps of [{ ...F16, mixedF16Storage: true } as const, { ...H100, mixedF16Storage: true } as const]) {
+      for (const epilogue of [false, true]) {
+        const n = shapes[1][transB ? shapes[1].length - 2 : shapes[1].length - 1];
+        const spec = epilogue
+          ? specOf('matmulEpilogue', [...shapes, [n]] as Shape[], ['f16', 'f16', 'f16'], { transA, transB, expr: { op: 'geluTanh', a: { op: 'add', a: x0, b: x1 } } })
+          : specOf('matmul', [...shapes] as Shape[], ['f16', 'f16'], { transA, transB });
+        const plan = generateKernel(spec, caps);
+        for (const d of plan.dispatches) {
+          expect(d.code).not.toMatch(/subgroup_matrix|subgroupMatrix/);
+          for (const [i, b] of d.bindings.entries()) {
+            if (b.source.kind !== 'input') continue;
+            expect(b.dtype, `${d.label} binding ${i}`).toBe('f16');
+            expect(d.code).toMatch(new RegExp(`@binding\\(${i}\\) var<storage, read> \\w+: array<(vec[234]<)?f16>>?;`));
+          }
+        }
+        // the product is stored as f16 by the dispatch that writes the output; its accumulators are f32
+        const writer = plan.dispatches.find((d) => d.bindings.some((b) => b.source.kind === 'output'));
+        expect(writer?.bindings.find((b) => b.source.kind === 'output')?.dtype).toBe('f16');
+        expect(plan.dispatches.map((d) => d.code).join('\n')).not.toMatch(/var acc\w* *: *f16|var<workgroup> \w+: array<f16/);
+      }
+    }
+  });
+
   it('stages f16 operands into the subgroup-matrix tiles with no conversion', async () => {
     const plan = generateKernel(specOf('matmul', [[256, 128], [128, 256]], ['f16', 'f16'], { transA: false, transB: false }), MIXED);
     const code = plan.dispatches[0].code;

@@ -31,6 +31,12 @@ export interface DeviceCaps {
    */
   readonly mixedMatmul?: { readonly m: number; readonly n: number; readonly k: number };
   /**
+   * The portable mixed-precision policy (`precision: 'mixed'` on a device with `shader-f16` but no usable subgroup
+   * matrices), set by the runtime: mixed precision is then f16 storage alone (nn's autocast policy), read by the fp32
+   * kernels, which convert f16 loads to f32 and accumulate in f32 (f16Storage.ts). Never set with `mixedMatmul`.
+   */
+  readonly mixedF16Storage?: true;
+  /**
    * Measured matmul choices (`tuneMatmul` in the runtime): shape key (`matmulShapeKey`) → tiled configuration name
    * (`matmulConfigName`) or `default` (the heuristic). A listed shape uses that configuration; every other shape the
    * shipped heuristic.
@@ -42,7 +48,7 @@ export interface DeviceCaps {
 export type MatmulTuning = Readonly<Record<string, string>>;
 
 /** The numeric fields of `DeviceCaps` (device limits). */
-export type NumericCaps = Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16' | 'mixedMatmul' | 'matmulTuning'>;
+export type NumericCaps = Exclude<keyof DeviceCaps, 'subgroups' | 'shaderF16' | 'mixedMatmul' | 'mixedF16Storage' | 'matmulTuning'>;
 
 /**
  * WebGPU compatibility mode's default limits: the smallest device a kernel must run on (the CI software adapter is
