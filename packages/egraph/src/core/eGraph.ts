@@ -4,7 +4,8 @@
 // node to its class, congruent nodes share a class, and each class's data is the merge of its nodes' `make`.
 import { EGraphStateError } from './errors.js';
 import type { ENode, Id } from './language.js';
-import { dataKey, defaultLanguage, mapChildren } from './language.js';
+import { dataKey, defaultLanguage, mapChildren, nodeKey } from './language.js';
+import { NodeMemo, nodeHash, sameKids } from './nodeMemo.js';
 import type { RecExpr, Term } from './recExpr.js';
 import { formatOp } from './sexpr.js';
 import { UnionFind } from './unionFind.js';
@@ -58,11 +59,14 @@ export class EGraph<D = undefined> {
   /** The analysis in use. */
   readonly analysis: Analysis<D>;
   private readonly unionFind = new UnionFind();
-  private readonly memo = new Map<string, Id>();
-  // the memo's keys name node data by a small number (equal data keys, equal numbers): the data key of a fused
-  // node is a long text, and hashing it again in every memo key was much of `add` and `rebuild` (the number is
-  // looked up by the key string, whose hash the engine keeps: no weak-map entry per data object)
+  private readonly memo = new NodeMemo();
+  // the memo names node data by a small number (equal data keys, equal numbers; object data positive, scalars
+  // negative, none 0): the data key of a fused node is a long text, and hashing it again in every memo key was
+  // much of `add` and `rebuild` (the number is looked up by the key string, whose hash the engine keeps: no
+  // weak-map entry per data object). Ops are numbered too.
   private readonly dataIds = new Map<string, number>();
+  private readonly scalarIds = new Map<string, number>();
+  private readonly opIds = new Map<string, number>();
   private readonly classMap = new Map<Id, MutableEClass<D>>();
   /** The class of each canonical id (ids are dense): `classMap` keeps the iteration order, this the lookups. */
   private readonly classAt: (MutableEClass<D> | undefined)[] = [];
@@ -181,22 +185,40 @@ export class EGraph<D = undefined> {
     return this.dirty;
   }
 
-  /** The memo key of a node: op, the number of its data, children (as given). */
-  private key(node: ENode): string {
-    const data = node.data;
-    let d: number | string;
+  /** The number of an op (equal ops, equal numbers). */
+  private opNum(op: string): number {
+    let id = this.opIds.get(op);
+    if (id === undefined) this.opIds.set(op, (id = this.opIds.size));
+    return id;
+  }
+
+  /** The number of node data (see `dataIds`). */
+  private dataNum(data: ENode['data']): number {
+    if (data === undefined) return 0;
+    const k = dataKey(data);
     if (data !== null && typeof data === 'object') {
-      const k = dataKey(data);
       let id = this.dataIds.get(k);
-      if (id === undefined) this.dataIds.set(k, (id = this.dataIds.size));
-      d = id;
-    } else d = data === undefined ? '' : `=${dataKey(data)}`;
-    return `${node.op}\u0001${d}\u0001${node.children.join(',')}`;
+      if (id === undefined) this.dataIds.set(k, (id = this.dataIds.size + 1));
+      return id;
+    }
+    let id = this.scalarIds.get(k);
+    if (id === undefined) this.scalarIds.set(k, (id = -(this.scalarIds.size + 1)));
+    return id;
+  }
+
+  /** The memo's id of a node (children as given), or undefined. */
+  private memoGet(node: ENode): Id | undefined {
+    return this.memo.get(this.opNum(node.op), this.dataNum(node.data), node.children);
+  }
+
+  /** Stores a node's (children as given, canonical) class in the memo; returns the id it replaces, if any. */
+  private memoSet(node: ENode, id: Id): Id | undefined {
+    return this.memo.set(this.opNum(node.op), this.dataNum(node.data), node.children, id);
   }
 
   /** The class id of an existing node with these (possibly stale) children, or undefined. */
   lookup(node: ENode): Id | undefined {
-    const id = this.memo.get(this.key(this.canonicalize(node)));
+    const id = this.memoGet(this.canonicalize(node));
     return id === undefined ? undefined : this.find(id);
   }
 
@@ -206,13 +228,15 @@ export class EGraph<D = undefined> {
       if (!(c >= 0 && c < this.unionFind.size)) throw new EGraphStateError(`EGraph.add: node ${node.op} has unknown child id ${c}`);
     }
     const canon = this.canonicalize(node);
-    const key = this.key(canon);
-    const known = this.memo.get(key);
+    const op = this.opNum(canon.op);
+    const dataNum = this.dataNum(canon.data);
+    const hash = nodeHash(op, dataNum, canon.children);
+    const known = this.memo.get(op, dataNum, canon.children, hash);
     if (known !== undefined) return this.find(known);
     const data = this.analysis.make(this, canon); // before any change, so a throwing `make` leaves no trace
     const id = this.unionFind.makeSet();
     const cls: MutableEClass<D> = { id, nodes: [canon], data, parents: [], parentsClean: 0, parentsCleanAt: -1, parentsMoved: false };
-    this.memo.set(key, id);
+    this.memo.set(op, dataNum, canon.children, id, hash);
     this.classMap.set(id, cls);
     this.classAt[id] = cls;
     this.nodeCount++;
@@ -296,10 +320,7 @@ export class EGraph<D = undefined> {
       while (this.pending.length > 0) {
         const [node, cls] = this.pending.pop() as [ENode, Id];
         this.touched.push(cls);
-        const canon = this.canonicalize(node);
-        const key = this.key(canon);
-        const old = this.memo.get(key);
-        this.memo.set(key, cls);
+        const old = this.memoSet(this.canonicalize(node), cls);
         if (old !== undefined && this.union(old, cls)) unions++;
       }
       while (this.analysisPending.length > 0) {
@@ -387,15 +408,20 @@ export class EGraph<D = undefined> {
 
   /** Re-canonicalises a class's nodes and drops duplicates (nodes that became congruent), refreshing the memo. */
   private dedupNodes(c: MutableEClass<D>): void {
-    const seen = new Set<string>();
+    // by numbers and hash (a few nodes per hash): no text key per node
+    const seen = new Map<number, ENode[]>();
     const nodes: ENode[] = [];
     for (const n of c.nodes) {
       const canon = this.canonicalize(n);
-      const key = this.key(canon);
-      if (seen.has(key)) continue;
-      seen.add(key);
+      const op = this.opNum(canon.op);
+      const data = this.dataNum(canon.data);
+      const hash = nodeHash(op, data, canon.children);
+      const same = seen.get(hash);
+      if (same?.some((m) => m.op === canon.op && this.dataNum(m.data) === data && sameKids(m.children, canon.children))) continue;
+      if (same) same.push(canon);
+      else seen.set(hash, [canon]);
       nodes.push(canon);
-      this.memo.set(key, c.id);
+      this.memo.set(op, data, canon.children, c.id, hash);
     }
     this.nodeCount += nodes.length - c.nodes.length;
     c.nodes = nodes;
@@ -439,12 +465,12 @@ export class EGraph<D = undefined> {
       if (this.find(c.id) !== c.id) throw new EGraphStateError(`class ${c.id} is stored under a non-canonical id`);
       for (const n of c.nodes) {
         const canon = this.canonicalize(n);
-        const key = this.key(canon);
-        if (key !== this.key(n)) throw new EGraphStateError(`class ${c.id} holds non-canonical node ${key}`);
+        const key = nodeKey(canon);
+        if (key !== nodeKey(n)) throw new EGraphStateError(`class ${c.id} holds non-canonical node ${key}`);
         const other = owner.get(key);
         if (other !== undefined) throw new EGraphStateError(`congruent node ${key} sits in classes ${other} and ${c.id}`);
         owner.set(key, c.id);
-        const memoId = this.memo.get(key);
+        const memoId = this.memoGet(canon);
         if (memoId === undefined || this.find(memoId) !== c.id) {
           throw new EGraphStateError(`memo maps ${key} to ${memoId} instead of class ${c.id}`);
         }
