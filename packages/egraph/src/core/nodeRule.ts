@@ -104,23 +104,33 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
   const key = `${since}|${egraph.epoch}|${egraph.totalNodes}|${egraph.numClasses}`;
   const last = lastScans.get(egraph);
   if (last?.key === key) return last;
-  const changed = new Set<Id>(egraph.changedSince(since));
-  const ids = new Set<Id>();
+  const changed = egraph.changedSince(since);
+  // marks by id (ids are dense): CHANGED, and LISTED once in `ids` (sets of numbers were much of the scan)
+  const mark = new Uint8Array(egraph.totalIds);
+  for (const id of changed) mark[id] = CHANGED;
+  const ids: Id[] = [];
+  const list = (id: Id) => {
+    if (!(mark[id] & LISTED)) {
+      mark[id] |= LISTED;
+      ids.push(id);
+    }
+  };
   for (const id of changed) {
-    ids.add(id);
-    for (const [, p] of egraph.eclass(id).parents) ids.add(egraph.find(p));
+    list(id);
+    for (const [, p] of egraph.eclass(id).parents) list(egraph.find(p));
   }
   const classes: Id[] = [];
   const nodes: ENode[] = [];
   const byOp = new Map<string, number[]>();
   const readsChanged = (n: ENode): boolean => {
-    for (const c of n.children) if (changed.has(egraph.find(c))) return true;
+    const kids = n.children;
+    for (let i = 0; i < kids.length; i++) if (mark[egraph.find(kids[i])] & CHANGED) return true;
     return false;
   };
   for (const id of ids) {
     // of a parent class that did not change itself, only the nodes reading a changed class (a class of fused
     // variants holds hundreds, each tested by every node rule of the pass on each scan)
-    const all = changed.has(id);
+    const all = (mark[id] & CHANGED) !== 0;
     for (const n of egraph.eclass(id).nodes) {
       if (!all && !readsChanged(n)) continue;
       const k = nodes.push(n) - 1;
@@ -134,6 +144,10 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
   lastScans.set(egraph, scan);
   return scan;
 }
+
+/** Marks of `candidateScan`. */
+const CHANGED = 1;
+const LISTED = 2;
 
 // the last scan of each e-graph (weak: it dies with the e-graph)
 const lastScans = new WeakMap<object, CandidateScan>();

@@ -6,6 +6,7 @@ import type { DType, Init, Node, OpAttrs, OpKind, OpWithAttrs, PwExpr, TensorTyp
 import { attrsOf, OP_KINDS, withAttrs } from '@neura/ir';
 import type { ENode, Id, Language, NodeData } from '../core/index.js';
 import { DATA_KEY, isDataRecord } from '../core/index.js';
+import { EXPR_ATTR_OPS, keyedAttrs } from './attrsKey.js';
 import { TensorLanguageError } from './errors.js';
 
 const OPS: ReadonlySet<string> = new Set(OP_KINDS);
@@ -28,6 +29,8 @@ export function nodeData(ir: OpWithAttrs, type?: TensorType): NodeData {
     const pw = ir.attrs;
     return new PointwiseData(JSON.stringify(pw.expr), pw.dtype, pw.expr) as unknown as NodeData;
   }
+  // fused attributes holding expressions: their key written once, in one pass (attrsKey.ts)
+  if (EXPR_ATTR_OPS.has(ir.op)) return keyedAttrs(ir.attrs) as unknown as NodeData;
   if (ir.op === 'input' || ir.op === 'param' || ir.op === 'state' || ir.op === 'const') {
     if (!type) throw new TensorLanguageError(`tensorLanguage: leaf ${ir.op} needs its declared type`);
     const d: Record<string, NodeData> = { ...ir.attrs, shape: [...type.shape], dtype: type.dtype };
