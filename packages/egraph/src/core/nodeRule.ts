@@ -168,9 +168,22 @@ function entriesOf(scan: CandidateScan, ops: readonly string[]): readonly number
  * last full scan. Plain maps (the state dies with the run): weak maps' entries were much of the GC's work.
  */
 interface NodeRuleRun {
-  readonly nodes: Map<Subst, ENode>;
+  /** The last search's substs and the node behind each, in match order (applied in that order: a cursor finds each). */
+  readonly substs: Subst[];
+  readonly nodes: ENode[];
+  cursor: number;
   readonly applied: Map<ENode, number>;
   scanned?: number;
+}
+
+/** The node behind a subst of the run's last search, or undefined (a subst of another search). */
+function nodeOfSubst(st: NodeRuleRun, subst: Subst): ENode | undefined {
+  const { substs } = st;
+  let k = st.cursor < substs.length && substs[st.cursor] === subst ? st.cursor : substs.indexOf(subst, st.cursor);
+  if (k < 0) k = substs.indexOf(subst);
+  if (k < 0) return undefined;
+  st.cursor = k + 1;
+  return st.nodes[k];
 }
 
 /**
@@ -191,11 +204,14 @@ export function nodeRule<D>(
   const stateOf = opts.state ?? stateOfEGraph;
   const opSet = new Set(ops);
   const stateKey = `nodeRule:${name}`;
-  const runOf = (egraph: EGraph<D>): NodeRuleRun => stateOf(egraph).of<NodeRuleRun>(stateKey, () => ({ nodes: new Map(), applied: new Map() }));
+  const runOf = (egraph: EGraph<D>): NodeRuleRun => stateOf(egraph).of<NodeRuleRun>(stateKey, () => ({ substs: [], nodes: [], cursor: 0, applied: new Map() }));
   const searcher: Searcher<D> & { toString(): string } = {
     search(egraph, limit = Number.POSITIVE_INFINITY) {
       const st = runOf(egraph);
-      st.nodes.clear(); // the runner applies each search's matches before the next search
+      // the runner applies each search's matches before the next search
+      st.substs.length = 0;
+      st.nodes.length = 0;
+      st.cursor = 0;
       const out: Match[] = [];
       let budget = limit;
       // incremental search: after a complete scan at epoch E only classes changed since E and their parents
@@ -216,7 +232,8 @@ export function nodeRule<D>(
       };
       const match = (n: ENode): Subst => {
         const s = Subst.fromArrays(childVars(n.children.length), n.children);
-        st.nodes.set(s, n);
+        st.substs.push(s);
+        st.nodes.push(n);
         return s;
       };
       if (since === undefined) {
@@ -271,7 +288,7 @@ export function nodeRule<D>(
     searcher,
     fnApplier((egraph, eclass, subst) => {
       const st = runOf(egraph);
-      const n = st.nodes.get(subst);
+      const n = nodeOfSubst(st, subst);
       if (!n) return undefined;
       const canon = egraph.canonicalize(n);
       st.applied.set(n, signature(egraph, eclass, canon));

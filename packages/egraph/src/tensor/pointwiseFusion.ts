@@ -8,11 +8,16 @@ import { BINARY_FN, broadcastShapes, castScalar, COMPARISON_OPS, isBinary, isFlo
 import type { EGraph, ENode, Id } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
-import { enodeAttrs, irENode, isOpKind, pointwiseExprOf } from './tensorLanguage.js';
+import { enodeAttrs, irENode, isOpKind, knownPointwiseSize, pointwiseExprOf, pointwiseSizeOf } from './tensorLanguage.js';
 
 /** The expression of a pointwise e-node. */
 export function exprOf(n: ENode): PwExpr {
   return pointwiseExprOf(n);
+}
+
+/** The node count of a pointwise e-node's expression (`exprSize` of `exprOf(n)`, kept with the node's data). */
+export function nodeExprSize(n: ENode): number {
+  return pointwiseSizeOf(n);
 }
 
 /** Number of nodes of an expression tree (shared subtrees counted per use, as they are evaluated). */
@@ -167,12 +172,16 @@ export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs:
 
 /** The limit checks of `buildPointwise` and the node itself. */
 function finish(egraph: EGraph<TensorInfo>, analysis: TensorAnalysis, final: PwExpr, order: readonly Id[], out: TensorInfo): ENode | undefined {
-  if (order.length === 0 || order.length > analysis.maxPointwiseInputs || pwExprSize(final) > analysis.maxExprSize) return undefined; // a fresh tree: sized, not cached
+  if (order.length === 0 || order.length > analysis.maxPointwiseInputs) return undefined;
+  const size = pwExprSize(final); // a fresh tree: sized once, kept with the node's data
+  if (size > analysis.maxExprSize) return undefined;
   if (final.op === 'in' && sameShape(egraph.eclass(order[0]).data.shape, out.shape)) return undefined;
   // a dropped input that only fixed the shape may make the result narrower: check the reads still cover `out`
   const s2 = broadcastShapes(...order.map((id) => egraph.eclass(id).data.shape));
   if (!s2 || !sameShape(s2, out.shape)) return undefined;
-  return irENode('pointwise', { expr: final, dtype: out.dtype }, order);
+  const node = irENode('pointwise', { expr: final, dtype: out.dtype }, order);
+  knownPointwiseSize(node, size);
+  return node;
 }
 
 /**

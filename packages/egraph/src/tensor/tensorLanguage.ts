@@ -3,7 +3,7 @@
 // declared shape and dtype (and params/state their init), consts their value, shape and dtype.
 
 import type { DType, Init, Node, OpAttrs, OpKind, OpWithAttrs, PwExpr, TensorType } from '@neura/ir';
-import { attrsOf, OP_KINDS, withAttrs } from '@neura/ir';
+import { attrsOf, OP_KINDS, pwExprSize, withAttrs } from '@neura/ir';
 import type { ENode, Id, Language, NodeData } from '../core/index.js';
 import { DATA_KEY, isDataRecord } from '../core/index.js';
 import { EXPR_ATTR_OPS, keyedAttrs } from './attrsKey.js';
@@ -100,10 +100,14 @@ class PointwiseData {
   readonly dtype: DType;
   readonly #key: string;
   readonly #parsed: PwExpr;
+  #size = -1;
   constructor(text: string, dtype: DType, parsed: PwExpr) {
-    this.expr = text;
+    const prefix = `pw:${dtype}:`;
+    this.#key = prefix + text; // the text is canonical already: no second escaping pass
+    // a slice of the key (slicing flattens it): the text is kept once (its own copy and the key's flat copy were
+    // most of a fused node's bytes)
+    this.expr = this.#key.slice(prefix.length);
     this.dtype = dtype;
-    this.#key = `pw:${dtype}:${text}`; // the text is canonical already: no second escaping pass
     this.#parsed = parsed; // `make` reads the expression back: no JSON.parse of what was just written
   }
   /** The e-node data key (see `DATA_KEY`). */
@@ -114,6 +118,27 @@ class PointwiseData {
   parsed(): PwExpr {
     return this.#parsed;
   }
+  /** The expression's node count (`pwExprSize`), computed once. */
+  size(): number {
+    if (this.#size < 0) this.#size = pwExprSize(this.#parsed);
+    return this.#size;
+  }
+  /** Records the node count of the expression, already computed by its builder. */
+  knownSize(size: number): void {
+    this.#size = size;
+  }
+}
+
+/** The node count of a `pointwise` e-node's expression (`pwExprSize`, cached per node data). */
+export function pointwiseSizeOf(n: ENode): number {
+  const d = n.data;
+  if (d instanceof PointwiseData) return d.size();
+  return pwExprSize(pointwiseExprOf(n));
+}
+
+/** Records a `pointwise` e-node's expression size, known to its builder (no-op for other data). */
+export function knownPointwiseSize(n: ENode, size: number): void {
+  if (n.data instanceof PointwiseData) n.data.knownSize(size);
 }
 
 // The parsed expression of pointwise data built elsewhere (by hand, in tests): weak, so no run leaves entries behind.

@@ -5,7 +5,7 @@
 // Invariant: a fused node computes exactly what the nodes of its class compute.
 
 import type { EGraph, ENode, Id } from '../../core/index.js';
-import { buildPointwise, exprOf, exprSize, inlineExpr, isPrimaryExpr, liftable, primitiveExpr } from '../pointwiseFusion.js';
+import { buildPointwise, exprOf, inlineExpr, isPrimaryExpr, liftable, nodeExprSize, primitiveExpr } from '../pointwiseFusion.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { fusionWidth, tensorAnalysisOf } from '../tensorAnalysis.js';
 import type { RuleCtx } from '../ruleCtx.js';
@@ -104,7 +104,7 @@ export function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: Ru
   const hit = cache.get(nodes);
   if (hit && hit.own === own && hit.length === nodes.length) return hit.producers;
   const sized: { n: ENode; size: number }[] = [];
-  for (const n of nodes) if (n.op === 'pointwise' && !n.children.some((k) => egraph.find(k) === own)) sized.push({ n, size: exprSize(exprOf(n)) });
+  for (const n of nodes) if (n.op === 'pointwise' && !n.children.some((k) => egraph.find(k) === own)) sized.push({ n, size: nodeExprSize(n) });
   sized.sort((a, b) => b.size - a.size);
   let small = 0;
   while (small < sized.length && sized[small].size > INLINE_ONE_MAX_SIZE) small++;
@@ -126,7 +126,7 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   // Only the largest node of a class merges on (per variant): merging every smaller variant again re-derived
   // the same deep kernels many times over (most of the fusion time on the GPT step); the smaller variants stay
   // in the class as stopping points for the cost model.
-  const size = exprSize(exprOf(node));
+  const size = nodeExprSize(node);
   const sized = pointwiseSizes(egraph.eclass(eclass).nodes, ctx);
   if (sized.largest > size) {
     if (!respecting) return [];
@@ -134,7 +134,7 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   }
   const out = [mergeVariant(egraph, eclass, node, ctx, 'all', () => true)];
   if (respecting && analysis) {
-    const r = mergeVariant(egraph, eclass, node, ctx, 'respecting', (c, p) => !analysis.isRoot(egraph, c) && analysis.isRootRespecting(egraph, c, p));
+    const r = mergeVariant(egraph, eclass, node, ctx, 'respecting', (c, p) => analysis.isRootRespecting(egraph, c, p), (c) => !analysis.isRoot(egraph, c));
     if (r) analysis.markRootRespecting(r.id, r.node);
     out.push(r);
   }
@@ -147,7 +147,7 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
  * matches); failing at search time keeps them out of the match counts and the apply loop.
  */
 function mergesOn(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean {
-  const size = exprSize(exprOf(node));
+  const size = nodeExprSize(node);
   const sized = pointwiseSizes(egraph.eclass(eclass).nodes, ctxOfRules(egraph));
   if (sized.largest <= size) return true;
   const analysis = tensorAnalysisOf(egraph);
@@ -172,7 +172,7 @@ function pointwiseSizes(nodes: readonly ENode[], ctx: RuleCtx): PointwiseSizes {
   for (; e.length < nodes.length; e.length++) {
     const n = nodes[e.length];
     if (n.op !== 'pointwise') continue;
-    const size = exprSize(exprOf(n));
+    const size = nodeExprSize(n);
     e.nodes.push(n);
     e.sizes.push(size);
     e.largest = Math.max(e.largest, size);
@@ -187,12 +187,14 @@ function mergeVariant(
   ctx: RuleCtx,
   variant: 'all' | 'respecting',
   mayInline: (cls: Id, producer: ENode) => boolean,
+  mayInlineInto?: (cls: Id) => boolean,
 ): { id: Id; node: ENode } | undefined {
   const limit = fusionWidth(egraph);
   const inline = new Map<number, ENode>();
   const reads = new Set(node.children.map((c) => egraph.find(c)));
   node.children.forEach((c, j) => {
     const own = egraph.find(c);
+    if (mayInlineInto && !mayInlineInto(c)) return; // asked once per input, not per producer
     for (const p of producers(egraph, c, eclass, ctx).list) {
       if (!mayInline(c, p)) continue;
       // distinct reads with p inlined at c: the reads but c, plus p's inputs not among them (counted, not copied)
@@ -253,10 +255,10 @@ const INLINE_ONE_MAX_CONSUMER = 8;
  */
 function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   const primary = isPrimaryExpr(exprOf(node));
-  if (!primary && exprSize(exprOf(node)) > INLINE_ONE_MAX_CONSUMER) return [];
+  if (!primary && nodeExprSize(node) > INLINE_ONE_MAX_CONSUMER) return [];
   // per consumer: pairs tried, each with Infinity once built, else the width it was refused at (kept at a wider
   // width, where only the refused ones are tried again)
-  const inlined = ctx.ofAnyWidth('fusion:inlined', () => new WeakMap<ENode, Map<string, number>>());
+  const inlined = ctx.ofAnyWidth('fusion:inlined', () => new WeakMap<ENode, Map<number, number>>());
   const width = fusionWidth(egraph);
   const out: Id[] = [];
   node.children.forEach((c, j) => {
@@ -265,11 +267,11 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
     const { list, small } = producers(egraph, c, eclass, ctx);
     for (let i = small; i < list.length; i++) {
       const p = list[i]; // the producers before `small` are larger than INLINE_ONE_MAX_SIZE
-      if ((!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
-      const key = `${j}:${objectId(ctx, p)}`;
+      const key = objectId(ctx, p) * 1024 + j; // the pair (input, producer) as one number (inputs are far fewer)
       let done = inlined.get(node);
       if (!done) inlined.set(node, (done = new Map()));
       if ((done.get(key) ?? -1) >= width) continue; // tried before at this width, or built: already in this class
+      if ((!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
       const { expr, inputs } = inlineExpr(node, new Map([[j, p]]));
       const added = addPointwise(egraph, eclass, expr, inputs, ['pointwise-inline', ...rulesOf(egraph, c, p)]);
       done.set(key, added ? Number.POSITIVE_INFINITY : width);
@@ -281,8 +283,7 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
 
 /** Guard: a consumer `pointwise-inline` inlines into (its expression never changes: a node failing it never matches). */
 function smallConsumer(_egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
-  const e = exprOf(node);
-  return isPrimaryExpr(e) || exprSize(e) <= INLINE_ONE_MAX_CONSUMER;
+  return isPrimaryExpr(exprOf(node)) || nodeExprSize(node) <= INLINE_ONE_MAX_CONSUMER;
 }
 
 /** A pointwise input that is an `expand` is read broadcast instead (the kernel broadcasts its inputs). */
