@@ -42,8 +42,6 @@ export function extractAndPack(
   all: readonly Packer[] = PACKERS,
 ): DagExtraction {
   if (!PACKERS.some((p) => p.pack && offered(p, egraph))) return new DagExtractor(egraph, cost, opts).extract(roots);
-  // both extractions price every node of the e-graph, which stands still: each node is priced once
-  cost = memoisedCost(egraph, cost);
   const packers = all.filter((p) => p.pack && offered(p, egraph));
   // the late kernels of every packer (one left out of `all` is still priced out of the first extraction: only its move is left out)
   const LATE: ReadonlySet<string> = new Set(PACKERS.filter((p) => p.late).map((p) => p.op));
@@ -66,21 +64,3 @@ export function extractAndPack(
   return { ...second, search: first.search };
 }
 
-/**
- * A cost function remembering each e-node's cost (per node object, in its canonical class): the e-graph does not
- * change while a plan is extracted, so a node costs the same every time it is asked.
- */
-function memoisedCost(egraph: EGraph<TensorInfo>, cost: NodeCostFunction): NodeCostFunction {
-  const known = new Map<ENode, { cls: Id; cost: number }>();
-  return {
-    ...cost,
-    nodeCost(n, c) {
-      const cls = egraph.find(c);
-      const hit = known.get(n);
-      if (hit !== undefined && hit.cls === cls) return hit.cost;
-      const v = cost.nodeCost(n, c);
-      known.set(n, { cls, cost: v });
-      return v;
-    },
-  };
-}

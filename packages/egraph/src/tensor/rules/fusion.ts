@@ -50,13 +50,13 @@ const ids = (xs: readonly ({ id: Id } | undefined)[]): Id[] => xs.flatMap((x) =>
 
 /** Small numbers naming e-node objects in one run (for plan keys; nodes are immutable, so identity is content). */
 interface ObjectIds {
-  readonly ids: WeakMap<ENode, number>;
+  readonly ids: Map<ENode, number>;
   next: number;
 }
 
 /** The run's number for an e-node object. */
 function objectId(ctx: RuleCtx, n: ENode): number {
-  const t = ctx.ofAnyWidth<ObjectIds>('fusion:object-ids', () => ({ ids: new WeakMap(), next: 1 }));
+  const t = ctx.ofAnyWidth<ObjectIds>('fusion:object-ids', () => ({ ids: new Map(), next: 1 }));
   let id = t.ids.get(n);
   if (id === undefined) t.ids.set(n, (id = t.next++));
   return id;
@@ -72,7 +72,7 @@ function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx:
   // into a consumer then inlined one more (mul 1 …) level per iteration
   if (node.children.some((c) => egraph.find(c) === egraph.find(eclass))) return [];
   // kept at a wider width: a lift that was not built is remembered with the width it was tried at
-  const liftedWith = ctx.ofAnyWidth('fusion:lifted-with', () => new WeakMap<ENode, string>());
+  const liftedWith = ctx.ofAnyWidth('fusion:lifted-with', () => new Map<ENode, string>());
   const consts = node.children.map((c) => (info(egraph, c).constant === undefined ? '.' : 'c')).join('');
   const width = fusionWidth(egraph);
   const last = liftedWith.get(node);
@@ -99,7 +99,7 @@ export function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: Ru
   if (own === egraph.find(self)) return NO_PRODUCERS;
   // asked once per consumer node and input: kept per class while its node list and canonical id stand still (a
   // union gives the class a longer list or another id, a rebuild a new list)
-  const cache = ctx.ofAnyWidth('fusion:producers', () => new WeakMap<readonly ENode[], { own: Id; length: number; producers: Producers }>());
+  const cache = ctx.ofAnyWidth('fusion:producers', () => new Map<readonly ENode[], { own: Id; length: number; producers: Producers }>());
   const nodes = egraph.eclass(own).nodes;
   const hit = cache.get(nodes);
   if (hit && hit.own === own && hit.length === nodes.length) return hit.producers;
@@ -166,7 +166,7 @@ interface PointwiseSizes {
 
 /** The pointwise nodes and sizes of a class's node list, kept per list and extended as it grows. */
 function pointwiseSizes(nodes: readonly ENode[], ctx: RuleCtx): PointwiseSizes {
-  const cache = ctx.ofAnyWidth('fusion:pointwise-sizes', () => new WeakMap<readonly ENode[], PointwiseSizes>());
+  const cache = ctx.ofAnyWidth('fusion:pointwise-sizes', () => new Map<readonly ENode[], PointwiseSizes>());
   let e = cache.get(nodes);
   if (!e) cache.set(nodes, (e = { length: 0, largest: 0, nodes: [], sizes: [] }));
   for (; e.length < nodes.length; e.length++) {
@@ -220,7 +220,7 @@ function mergeVariant(
   for (const [j, p] of inline) plan += `${j}:${objectId(ctx, p)},`;
   // per consumer: the last plan; kept at a wider width (a plan reads at most the width it was made at, so only
   // width-free limits can have refused its node)
-  const plans = ctx.ofAnyWidth(`fusion:merge-plans:${variant}`, () => new WeakMap<ENode, string>());
+  const plans = ctx.ofAnyWidth(`fusion:merge-plans:${variant}`, () => new Map<ENode, string>());
   if (plans.get(node) === plan) return undefined;
   plans.set(node, plan);
   // provenance only for a plan that is built (most repeat the last one): the node's rules, then each producer's
@@ -258,7 +258,7 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
   if (!primary && nodeExprSize(node) > INLINE_ONE_MAX_CONSUMER) return [];
   // per consumer: pairs tried, each with Infinity once built, else the width it was refused at (kept at a wider
   // width, where only the refused ones are tried again)
-  const inlined = ctx.ofAnyWidth('fusion:inlined', () => new WeakMap<ENode, Map<number, number>>());
+  const inlined = ctx.ofAnyWidth('fusion:inlined', () => new Map<ENode, Map<number, number>>());
   const width = fusionWidth(egraph);
   const out: Id[] = [];
   node.children.forEach((c, j) => {

@@ -63,7 +63,7 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   const outer = exprOf(node);
   const children = node.children.map((c) => egraph.find(c));
   // per consumer: products tried, with Infinity once done, or the width that refused them (kept at a wider width)
-  const done = ctx.ofAnyWidth('matmul-epilogue:built', () => new WeakMap<ENode, Map<ENode, number>>());
+  const done = ctx.ofAnyWidth('matmul-epilogue:built', () => new Map<ENode, Map<ENode, number>>());
   let seen = done.get(node);
   if (!seen) done.set(node, (seen = new Map()));
   const built: Id[] = [];
@@ -122,7 +122,7 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
   const shape = info(egraph, eclass).shape;
   const a = enodeAttrs(node, 'matmulEpilogue');
   // per epilogue: producers tried, with Infinity once done, or the width that refused them (kept at a wider width)
-  const done = ctx.ofAnyWidth('matmul-epilogue-inline:built', () => new WeakMap<ENode, Map<ENode, number>>());
+  const done = ctx.ofAnyWidth('matmul-epilogue-inline:built', () => new Map<ENode, Map<ENode, number>>());
   let seen = done.get(node);
   if (!seen) done.set(node, (seen = new Map()));
   const built: Id[] = [];
