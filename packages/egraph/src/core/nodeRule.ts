@@ -176,6 +176,9 @@ interface NodeRuleRun {
   scanned?: number;
 }
 
+/** A fresh `NodeRuleRun` (one shared init: no closure per lookup). */
+const newRun = (): NodeRuleRun => ({ substs: [], nodes: [], cursor: 0, applied: new Map() });
+
 /** The node behind a subst of the run's last search, or undefined (a subst of another search). */
 function nodeOfSubst(st: NodeRuleRun, subst: Subst): ENode | undefined {
   const { substs } = st;
@@ -204,7 +207,7 @@ export function nodeRule<D>(
   const stateOf = opts.state ?? stateOfEGraph;
   const opSet = new Set(ops);
   const stateKey = `nodeRule:${name}`;
-  const runOf = (egraph: EGraph<D>): NodeRuleRun => stateOf(egraph).of<NodeRuleRun>(stateKey, () => ({ substs: [], nodes: [], cursor: 0, applied: new Map() }));
+  const runOf = (egraph: EGraph<D>): NodeRuleRun => stateOf(egraph).of<NodeRuleRun>(stateKey, newRun);
   const searcher: Searcher<D> & { toString(): string } = {
     search(egraph, limit = Number.POSITIVE_INFINITY) {
       const st = runOf(egraph);

@@ -49,6 +49,30 @@ export function isPrimaryExpr(e: PwExpr): boolean {
   }
 }
 
+/**
+ * Whether two expressions are the same tree (what comparing their JSON texts says of expressions the builders
+ * write: fields in one order, finite constants), compared in place: no key lists, no texts.
+ */
+export function sameExpr(a: PwExpr, b: PwExpr): boolean {
+  if (a === b) return true;
+  if (a.op !== b.op) return false;
+  switch (a.op) {
+    case 'in':
+      return a.index === (b as typeof a).index;
+    case 'const':
+      return a.value === (b as typeof a).value;
+    case 'cast':
+      return a.to === (b as typeof a).to && sameExpr(a.a, (b as typeof a).a);
+    case 'where': {
+      const w = b as typeof a;
+      return sameExpr(a.c, w.c) && sameExpr(a.a, w.a) && sameExpr(a.b, w.b);
+    }
+    default:
+      if ('b' in a) return 'b' in b && sameExpr(a.a, b.a) && sameExpr(a.b, b.b);
+      return !('b' in b) && sameExpr(a.a, (b as typeof a).a);
+  }
+}
+
 /** Whether an elementwise primitive may become a pointwise expression (integer arithmetic may not: it wraps). */
 export function liftable(op: string, out: TensorInfo): boolean {
   if (op === 'where' || op === 'cast') return true;

@@ -35,6 +35,12 @@ export class RuleCtx {
     return v;
   }
 
+  /** The `ofAnyWidth` slots as a rule state (one object per ctx: asked on every node rule search and apply). */
+  get anyWidthState(): { of<T>(key: string, init: () => T): T } {
+    return (this.anyWidthView ??= { of: (key, init) => this.ofAnyWidth(key, init) });
+  }
+  private anyWidthView: { of<T>(key: string, init: () => T): T } | undefined;
+
   /** The ctx for a wider fusion width: fresh, but for the `ofAnyWidth` slots. */
   widened(): RuleCtx {
     return new RuleCtx(this.anyWidth);

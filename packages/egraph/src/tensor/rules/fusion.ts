@@ -54,9 +54,15 @@ interface ObjectIds {
   next: number;
 }
 
+const newObjectIds = (): ObjectIds => ({ ids: new Map(), next: 1 });
+/** A fresh map (a shared `init` of ctx slots: no closure per lookup). */
+const newMap = <K, V>(): Map<K, V> => new Map<K, V>();
+/** The ctx keys of the merge plans, per variant (built once). */
+const PLAN_KEYS = { all: 'fusion:merge-plans:all', respecting: 'fusion:merge-plans:respecting' } as const;
+
 /** The run's number for an e-node object. */
 function objectId(ctx: RuleCtx, n: ENode): number {
-  const t = ctx.ofAnyWidth<ObjectIds>('fusion:object-ids', () => ({ ids: new Map(), next: 1 }));
+  const t = ctx.ofAnyWidth<ObjectIds>('fusion:object-ids', newObjectIds);
   let id = t.ids.get(n);
   if (id === undefined) t.ids.set(n, (id = t.next++));
   return id;
@@ -72,7 +78,7 @@ function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx:
   // into a consumer then inlined one more (mul 1 …) level per iteration
   if (node.children.some((c) => egraph.find(c) === egraph.find(eclass))) return [];
   // kept at a wider width: a lift that was not built is remembered with the width it was tried at
-  const liftedWith = ctx.ofAnyWidth('fusion:lifted-with', () => new Map<ENode, string>());
+  const liftedWith = ctx.ofAnyWidth<Map<ENode, string>>('fusion:lifted-with', newMap);
   const consts = node.children.map((c) => (info(egraph, c).constant === undefined ? '.' : 'c')).join('');
   const width = fusionWidth(egraph);
   const last = liftedWith.get(node);
@@ -93,22 +99,35 @@ export interface Producers {
 
 const NO_PRODUCERS: Producers = { list: [], small: 0 };
 
+/** Whether a node reads class `cls` (canonical). */
+function readsClass(egraph: EGraph<TensorInfo>, n: ENode, cls: Id): boolean {
+  const kids = n.children;
+  for (let i = 0; i < kids.length; i++) if (egraph.find(kids[i]) === cls) return true;
+  return false;
+}
+
 /** The pointwise nodes of a class other than `self` (none reading the class itself), largest expression first. */
 export function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: RuleCtx): Producers {
   const own = egraph.find(cls);
   if (own === egraph.find(self)) return NO_PRODUCERS;
   // asked once per consumer node and input: kept per class while its node list and canonical id stand still (a
   // union gives the class a longer list or another id, a rebuild a new list)
-  const cache = ctx.ofAnyWidth('fusion:producers', () => new Map<readonly ENode[], { own: Id; length: number; producers: Producers }>());
+  const cache = ctx.ofAnyWidth<Map<readonly ENode[], { own: Id; length: number; producers: Producers }>>('fusion:producers', newMap);
   const nodes = egraph.eclass(own).nodes;
   const hit = cache.get(nodes);
   if (hit && hit.own === own && hit.length === nodes.length) return hit.producers;
-  const sized: { n: ENode; size: number }[] = [];
-  for (const n of nodes) if (n.op === 'pointwise' && !n.children.some((k) => egraph.find(k) === own)) sized.push({ n, size: nodeExprSize(n) });
-  sized.sort((a, b) => b.size - a.size);
+  // parallel arrays and an index sort (stable: equal sizes keep node order), no object per producer
+  const found: ENode[] = [];
+  const sizes: number[] = [];
+  for (const n of nodes) {
+    if (n.op !== 'pointwise' || readsClass(egraph, n, own)) continue;
+    found.push(n);
+    sizes.push(nodeExprSize(n));
+  }
+  const order = found.map((_, i) => i).sort((i, j) => sizes[j] - sizes[i] || i - j);
   let small = 0;
-  while (small < sized.length && sized[small].size > INLINE_ONE_MAX_SIZE) small++;
-  const result = { list: sized.map((x) => x.n), small };
+  while (small < order.length && sizes[order[small]] > INLINE_ONE_MAX_SIZE) small++;
+  const result = { list: order.map((i) => found[i]), small };
   cache.set(nodes, { own, length: nodes.length, producers: result });
   return result;
 }
@@ -166,7 +185,7 @@ interface PointwiseSizes {
 
 /** The pointwise nodes and sizes of a class's node list, kept per list and extended as it grows. */
 function pointwiseSizes(nodes: readonly ENode[], ctx: RuleCtx): PointwiseSizes {
-  const cache = ctx.ofAnyWidth('fusion:pointwise-sizes', () => new Map<readonly ENode[], PointwiseSizes>());
+  const cache = ctx.ofAnyWidth<Map<readonly ENode[], PointwiseSizes>>('fusion:pointwise-sizes', newMap);
   let e = cache.get(nodes);
   if (!e) cache.set(nodes, (e = { length: 0, largest: 0, nodes: [], sizes: [] }));
   for (; e.length < nodes.length; e.length++) {
@@ -220,7 +239,7 @@ function mergeVariant(
   for (const [j, p] of inline) plan += `${j}:${objectId(ctx, p)},`;
   // per consumer: the last plan; kept at a wider width (a plan reads at most the width it was made at, so only
   // width-free limits can have refused its node)
-  const plans = ctx.ofAnyWidth(`fusion:merge-plans:${variant}`, () => new Map<ENode, string>());
+  const plans = ctx.ofAnyWidth<Map<ENode, string>>(PLAN_KEYS[variant], newMap);
   if (plans.get(node) === plan) return undefined;
   plans.set(node, plan);
   // provenance only for a plan that is built (most repeat the last one): the node's rules, then each producer's
@@ -258,7 +277,7 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
   if (!primary && nodeExprSize(node) > INLINE_ONE_MAX_CONSUMER) return [];
   // per consumer: pairs tried, each with Infinity once built, else the width it was refused at (kept at a wider
   // width, where only the refused ones are tried again)
-  const inlined = ctx.ofAnyWidth('fusion:inlined', () => new Map<ENode, Map<number, number>>());
+  const inlined = ctx.ofAnyWidth<Map<ENode, Map<number, number>>>('fusion:inlined', newMap);
   const width = fusionWidth(egraph);
   const out: Id[] = [];
   node.children.forEach((c, j) => {

@@ -12,9 +12,8 @@
 import type { OpAttrs, PwExpr, ReduceOp, Shape } from '@neura/ir';
 import { broadcastShapes, pwExprSize, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
-import { exprOf, exprSize } from '../pointwiseFusion.js';
+import { exprOf, exprSize, sameExpr } from '../pointwiseFusion.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
-import { sameJson } from '../sameJson.js';
 import { fusionExprSize, fusionWidth } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { mapIn } from './matmulEpilogue.js';
@@ -131,7 +130,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   };
   // a stat met twice (the variance under two epilogues, a producer's mean) is computed once; stats are few
   // (MAX_STATS), so they are compared in place rather than by JSON texts (the texts cost ~90 ms a GPT step)
-  const statAt = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): number => stats.findIndex((s) => s.reduce === reduce && sameJson(s.post, post) && sameJson(s.expr, expr));
+  const statAt = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): number => stats.findIndex((s) => s.reduce === reduce && sameExpr(s.post, post) && sameExpr(s.expr, expr));
   const addStat = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): PwExpr | undefined => {
     const at = (k: number) => $(STAT_BASE + k);
     const exact = statAt(expr, reduce, post);
@@ -250,6 +249,17 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   return { attrs, operands, rules, size: pwExprSize(expr) + attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + pwExprSize(st.post), 0) };
 }
 
+/** Whether two rowwise attributes are the same (expressions compared as trees, `sameExpr`). */
+function sameRowwise(a: OpAttrs['rowwise'], b: OpAttrs['rowwise']): boolean {
+  if (a.stats.length !== b.stats.length || !sameExpr(a.expr, b.expr)) return false;
+  for (let i = 0; i < a.stats.length; i++) {
+    const s = a.stats[i];
+    const t = b.stats[i];
+    if (s.reduce !== t.reduce || !sameExpr(s.expr, t.expr) || !sameExpr(s.post, t.post)) return false;
+  }
+  return true;
+}
+
 /** What resolving the variants of one class shares: its classes' row reductions, and its row-local producers. */
 interface RowMemo {
   readonly reductions: Map<Id, { r: RowReduction; size: number }[]>;
@@ -314,7 +324,7 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
     const key = c.operands.join(',');
     const same = byOperands.get(key);
     if (!same) byOperands.set(key, [c]);
-    else if (same.some((d) => sameJson(d.attrs, c.attrs))) return;
+    else if (same.some((d) => sameRowwise(d.attrs, c.attrs))) return;
     else same.push(c);
     found.push(c);
   };
