@@ -1,8 +1,8 @@
 // Data keys of fused ops whose attributes hold pointwise expressions (reductions with a prologue, row-wise and
-// matmul-epilogue kernels): fields sorted as core's `dataKey` writes them, each expression as its JSON text (as the
-// `pointwise` op's data key). Core's generic writer listed and sorted the fields of every expression node (most
-// of the fuse pass's garbage). Must not change what is equal. Invariant: equal attributes, equal keys (expressions
-// compared as `pointwise` data compares them: by their JSON text).
+// matmul-epilogue kernels): the text core's `dataKey` would write (sorted fields, its scalar spelling), written in
+// one pass with each expression node by its op's fixed field order. The generic writer listed and sorted the
+// fields of every expression node (most of the fuse pass's garbage). Must not change what is equal: the text is
+// exactly core's. Invariant: `attrsKey(x) === dataKey(x)` for plain attribute data.
 import type { PwExpr } from '@neura/ir';
 import type { NodeData } from '../core/index.js';
 import { DATA_KEY } from '../core/index.js';
@@ -29,20 +29,36 @@ export function attrsKey(v: NodeData | undefined): string {
   }
   const r = v as { readonly [key: string]: NodeData | undefined };
   if (typeof r.op === 'string') return exprKey(r as unknown as PwExpr);
-  const keys = Object.keys(r)
-    .filter((k) => r[k] !== undefined)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // defined fields, insertion-sorted in place (a few fields: no filtered copy, no comparator sort)
+  const keys = Object.keys(r);
+  let n = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (r[k] === undefined) continue;
+    let j = n++;
+    for (; j > 0 && keys[j - 1] > k; j--) keys[j] = keys[j - 1];
+    keys[j] = k;
+  }
+  keys.length = n;
   let s = '{';
   for (let i = 0; i < keys.length; i++) s += `${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:${attrsKey(r[keys[i]])}`;
   return `${s}}`;
 }
 
-/**
- * An expression's key: its JSON text (one native pass). Expressions are written in their builders' field order
- * (`mapInputs` and the other expression builders, or parsed from such a text), as `pointwise` data keys assume.
- */
+/** An expression node's key: its fields in sorted order (a, b, c, index, op, to, value), as core writes them. */
 function exprKey(e: PwExpr): string {
-  return JSON.stringify(e);
+  switch (e.op) {
+    case 'in':
+      return `{"index":${scalarKey(e.index)},"op":"in"}`;
+    case 'const':
+      return `{"op":"const","value":${scalarKey(e.value)}}`;
+    case 'cast':
+      return `{"a":${exprKey(e.a)},"op":"cast","to":${scalarKey(e.to)}}`;
+    case 'where':
+      return `{"a":${exprKey(e.a)},"b":${exprKey(e.b)},"c":${exprKey(e.c)},"op":"where"}`;
+    default:
+      return 'b' in e ? `{"a":${exprKey(e.a)},"b":${exprKey(e.b)},"op":${scalarKey(e.op)}}` : `{"a":${exprKey(e.a)},"op":${scalarKey(e.op)}}`;
+  }
 }
 
 /** Core's key of a non-object value (JSON, but -0, NaN and ±Infinity spelled as numbers; undefined empty). */
