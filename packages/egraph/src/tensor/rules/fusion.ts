@@ -95,9 +95,32 @@ export interface Producers {
   readonly list: readonly ENode[];
   /** Index of the first producer of at most `INLINE_ONE_MAX_SIZE` nodes (the ones `pointwise-inline` takes). */
   readonly small: number;
+  /** Per producer, once asked: its distinct input classes, canonical when found (see `distinctKids`). */
+  readonly kids: (Id[] | undefined)[];
 }
 
-const NO_PRODUCERS: Producers = { list: [], small: 0 };
+const NO_PRODUCERS: Producers = { list: [], small: 0, kids: [] };
+
+/**
+ * The distinct canonical input classes of producer `i` (in first-read order). Kept with the producer list: while
+ * every class kept is still canonical, each input still reads as the class it read as then, so the list holds
+ * (the merge scan asks it for every producer of every input of every consumer; recounting repeats was quadratic).
+ */
+function distinctKids(egraph: EGraph<TensorInfo>, prods: Producers, i: number): readonly Id[] {
+  const kept = prods.kids[i];
+  if (kept !== undefined) {
+    let fresh = true;
+    for (let h = 0; h < kept.length && fresh; h++) fresh = egraph.find(kept[h]) === kept[h];
+    if (fresh) return kept;
+  }
+  const out: Id[] = [];
+  for (const k of prods.list[i].children) {
+    const c = egraph.find(k);
+    if (!out.includes(c)) out.push(c);
+  }
+  prods.kids[i] = out;
+  return out;
+}
 
 /** Whether a node reads class `cls` (canonical). */
 function readsClass(egraph: EGraph<TensorInfo>, n: ENode, cls: Id): boolean {
@@ -127,7 +150,7 @@ export function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: Ru
   const order = found.map((_, i) => i).sort((i, j) => sizes[j] - sizes[i] || i - j);
   let small = 0;
   while (small < order.length && sizes[order[small]] > INLINE_ONE_MAX_SIZE) small++;
-  const result = { list: order.map((i) => found[i]), small };
+  const result: Producers = { list: order.map((i) => found[i]), small, kids: new Array(order.length) };
   cache.set(nodes, { own, length: nodes.length, producers: result });
   return result;
 }
@@ -214,22 +237,18 @@ function mergeVariant(
   node.children.forEach((c, j) => {
     const own = egraph.find(c);
     if (mayInlineInto && !mayInlineInto(c)) return; // asked once per input, not per producer
-    for (const p of producers(egraph, c, eclass, ctx).list) {
+    const prods = producers(egraph, c, eclass, ctx);
+    for (let pi = 0; pi < prods.list.length; pi++) {
+      const p = prods.list[pi];
       if (!mayInline(c, p)) continue;
       // distinct reads with p inlined at c: the reads but c, plus p's inputs not among them (counted, not copied)
       let size = reads.has(own) ? reads.size - 1 : reads.size;
-      const kids = p.children;
-      for (let i = 0; i < kids.length; i++) {
-        const k = egraph.find(kids[i]);
-        if (k !== own && reads.has(k)) continue;
-        let repeat = false;
-        for (let h = 0; h < i && !repeat; h++) repeat = egraph.find(kids[h]) === k;
-        if (!repeat) size++;
-      }
+      const kids = distinctKids(egraph, prods, pi);
+      for (let i = 0; i < kids.length; i++) if (kids[i] === own || !reads.has(kids[i])) size++;
       if (size > limit) continue;
       inline.set(j, p);
       reads.delete(own);
-      for (const k of kids) reads.add(egraph.find(k));
+      for (const k of kids) reads.add(k);
       break;
     }
   });
