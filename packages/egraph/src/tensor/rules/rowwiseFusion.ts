@@ -17,7 +17,7 @@ import type { TensorInfo } from '../tensorAnalysis.js';
 import { fusionExprSize, fusionWidth } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { mapIn } from './matmulEpilogue.js';
-import { addRecorded, classRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasOp, classRule, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
@@ -37,6 +37,7 @@ function isRowScalar(t: Shape, out: Shape): boolean {
 
 /** The row scalar a class broadcasts with an `expand` node to rows of shape `out`, if it holds one. */
 function expandedRowScalar(egraph: EGraph<TensorInfo>, id: Id, out: Shape): Id | undefined {
+  if (!classHasOp(egraph, id, 'expand')) return undefined; // the op set is kept per class: no scan of its variants
   for (const n of egraph.eclass(id).nodes) if (n.op === 'expand' && isRowScalar(info(egraph, n.children[0]).shape, out)) return egraph.find(n.children[0]);
   return undefined;
 }
@@ -142,7 +143,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   };
   // a producer that is itself row-local: its operands, stats and expression inlined (one kernel for both)
   const inlineRowwise = (id: Id): PwExpr | undefined => {
-    const r = egraph.eclass(id).nodes.find((n) => n.op === 'rowwise');
+    const r = classHasOp(egraph, id, 'rowwise') ? egraph.eclass(id).nodes.find((n) => n.op === 'rowwise') : undefined;
     if (!r) return undefined;
     const a = enodeAttrs(r, 'rowwise');
     const kids = resolveAll(r.children);
@@ -185,7 +186,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
     }
     if (!isRowScalar(t.shape, S)) {
       if (inline !== 'all' && inline !== id) {
-        if (inline === 'none' && sameShape(t.shape, S) && egraph.eclass(id).nodes.some((n) => n.op === 'rowwise')) memo.inlinable.add(id);
+        if (inline === 'none' && sameShape(t.shape, S) && classHasOp(egraph, id, 'rowwise')) memo.inlinable.add(id);
         return operand(id);
       }
       if (!sameShape(t.shape, S)) return operand(id);
@@ -337,7 +338,7 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
       // an epilogue reads no stats of its own: without inlining it resolves to nothing, only its producers count
       for (const c of n.children) {
         const child = egraph.eclass(c);
-        if (sameShape(child.data.shape, S) && child.nodes.some((m) => m.op === 'rowwise')) memo.inlinable.add(child.id);
+        if (sameShape(child.data.shape, S) && classHasOp(egraph, child.id, 'rowwise')) memo.inlinable.add(child.id);
       }
     }
     // without a row-local producer met, inlining resolves exactly as without it
