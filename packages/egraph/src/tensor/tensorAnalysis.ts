@@ -9,7 +9,7 @@ import { dataKey, RuleError } from '../core/index.js';
 import { TensorTypeError } from './errors.js';
 import { DEFAULT_FUSION_WIDTH, DEFAULT_MAX_EXPR_SIZE } from './fusionWidth.js';
 import { RuleCtx } from './ruleCtx.js';
-import { fromENode, type IrOp, isOpKind, leafTypeOf } from './tensorLanguage.js';
+import { fromENode, keepDataId, keptDataId, type IrOp, isOpKind, leafTypeOf } from './tensorLanguage.js';
 
 /** Analysis data of one e-class. */
 export interface TensorInfo {
@@ -175,6 +175,15 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** A small integer naming a node's data (equal data, equal id) within this analysis. */
   private dataId(data: ENode['data']): number {
+    const kept = keptDataId(this, data);
+    if (kept >= 0) return kept;
+    const id = this.dataIdByKey(data);
+    keepDataId(this, data, id);
+    return id;
+  }
+
+  /** `dataId` by the data's key text. */
+  private dataIdByKey(data: ENode['data']): number {
     // looked up by the key text (cached per data object; the engine keeps the string's hash): a weak-map entry per
     // data object, most of them short-lived, cost more in the GC than it saved
     const key = dataKey(data);

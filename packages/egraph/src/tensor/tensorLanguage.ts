@@ -101,6 +101,8 @@ class PointwiseData {
   readonly #key: string;
   readonly #parsed: PwExpr;
   #size = -1;
+  #owner: object | undefined;
+  #ownerId = -1;
   constructor(text: string, dtype: DType, parsed: PwExpr) {
     const prefix = `pw:${dtype}:`;
     this.#key = prefix + text; // the text is canonical already: no second escaping pass
@@ -127,6 +129,28 @@ class PointwiseData {
   knownSize(size: number): void {
     this.#size = size;
   }
+  /** The number `owner` gave this data (see `dataIdCached`), or -1. */
+  idFor(owner: object): number {
+    return this.#owner === owner ? this.#ownerId : -1;
+  }
+  /** Keeps the number `owner` gave this data (one owner at a time: the analysis of the run that built it). */
+  keepId(owner: object, id: number): void {
+    this.#owner = owner;
+    this.#ownerId = id;
+  }
+}
+
+/**
+ * The number `owner` kept for node data `data` with `keepDataId`, or -1: `pointwise` data keeps it in the data object
+ * itself (the analysis asks it on every provenance and root-respecting lookup: a text-keyed lookup each).
+ */
+export function keptDataId(owner: object, data: ENode['data']): number {
+  return data instanceof PointwiseData ? data.idFor(owner) : -1;
+}
+
+/** Keeps `owner`'s number for node data (see `keptDataId`; no-op for data other than `pointwise`). */
+export function keepDataId(owner: object, data: ENode['data'], id: number): void {
+  if (data instanceof PointwiseData) data.keepId(owner, id);
 }
 
 /** The node count of a `pointwise` e-node's expression (`pwExprSize`, cached per node data). */
