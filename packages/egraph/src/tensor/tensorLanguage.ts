@@ -27,7 +27,7 @@ export function nodeData(ir: OpWithAttrs, type?: TensorType): NodeData {
   if (ir.op === 'pointwise') {
     // the expression is keyed as one JSON string: e-node keys of deep expressions are computed very often
     const pw = ir.attrs;
-    return new PointwiseData(JSON.stringify(pw.expr), pw.dtype, pw.expr) as unknown as NodeData;
+    return new PointwiseData(pw.dtype, pw.expr) as unknown as NodeData;
   }
   // fused attributes holding expressions: their key written once, in one pass (attrsKey.ts)
   if (EXPR_ATTR_OPS.has(ir.op)) return keyedAttrs(ir.attrs) as unknown as NodeData;
@@ -103,12 +103,13 @@ class PointwiseData {
   #size = -1;
   #owner: object | undefined;
   #ownerId = -1;
-  constructor(text: string, dtype: DType, parsed: PwExpr) {
-    const prefix = `pw:${dtype}:`;
-    this.#key = prefix + text; // the text is canonical already: no second escaping pass
-    // a slice of the key (slicing flattens it): the text is kept once (its own copy and the key's flat copy were
-    // most of a fused node's bytes)
-    this.expr = this.#key.slice(prefix.length);
+  constructor(dtype: DType, parsed: PwExpr) {
+    // the key is one JSON text of the dtype and the expression, written flat in one pass; the expression's text is
+    // a slice of it (a key concatenated from the text was flattened into a second copy when first hashed: the two
+    // copies were most of a fused node's bytes). Keys of other ops' data never meet these (node keys hold the op).
+    const key = JSON.stringify([dtype, parsed]);
+    this.#key = key;
+    this.expr = key.slice(JSON.stringify(dtype).length + 2, -1);
     this.dtype = dtype;
     this.#parsed = parsed; // `make` reads the expression back: no JSON.parse of what was just written
   }
