@@ -67,13 +67,15 @@ export class EGraph<D = undefined> {
   private readonly dataIds = new Map<string, number>();
   private readonly scalarIds = new Map<string, number>();
   private readonly opIds = new Map<string, number>();
-  private readonly classMap = new Map<Id, MutableEClass<D>>();
-  /** The class of each canonical id (ids are dense): `classMap` keeps the iteration order, this the lookups. */
+  /**
+   * The class of each canonical id (ids are dense; merged-away ids hold undefined). Classes are listed in id order,
+   * which is the order they were made in (a map of the live classes kept that order at a map entry per class).
+   */
   private readonly classAt: (MutableEClass<D> | undefined)[] = [];
   private pending: [ENode, Id][] = [];
   private analysisPending: [ENode, Id][] = [];
   /**
-   * Per op, the classes holding a node of it, ascending (= `classMap` order: a class is inserted once, when made).
+   * Per op, the classes holding a node of it, ascending (= `classes()` order: a class is made once, in id order).
    * Kept up to date: `add` appends the new (largest) id; a union only marks its merged class's ops in `byOpStale`,
    * whose lists may then hold merged-away ids until they are next read. Rebuilding it from every node after each
    * change was a full pass over the e-graph per iteration.
@@ -81,6 +83,7 @@ export class EGraph<D = undefined> {
   private byOp: Map<string, Id[]> | undefined;
   private readonly byOpStale = new Set<string>();
   private dirty = false;
+  private liveClasses = 0;
   private nodeCount = 0;
   private unions = 0;
   private readonly merged: Id[] = [];
@@ -124,12 +127,14 @@ export class EGraph<D = undefined> {
 
   /** All classes (canonical ids only). */
   classes(): EClass<D>[] {
-    return [...this.classMap.values()];
+    const out: EClass<D>[] = [];
+    for (const c of this.classAt) if (c !== undefined) out.push(c);
+    return out;
   }
 
   /** Number of e-classes. */
   get numClasses(): number {
-    return this.classMap.size;
+    return this.liveClasses;
   }
 
   /** Number of e-nodes stored in classes (before a rebuild this may count some duplicates). */
@@ -237,7 +242,7 @@ export class EGraph<D = undefined> {
     const id = this.unionFind.makeSet();
     const cls: MutableEClass<D> = { id, nodes: [canon], data, parents: [], parentsClean: 0, parentsCleanAt: -1, parentsMoved: false };
     this.memo.set(op, dataNum, canon.children, id, hash);
-    this.classMap.set(id, cls);
+    this.liveClasses++;
     this.classAt[id] = cls;
     this.nodeCount++;
     this.logChange(id);
@@ -290,7 +295,7 @@ export class EGraph<D = undefined> {
     this.unionFind.union(id1, id2);
     this.unions++;
     this.merged.push(id2);
-    this.classMap.delete(id2);
+    this.liveClasses--;
     this.classAt[id2] = undefined;
     this.dirty = true;
     if (this.byOp) for (const n of c2.nodes) this.byOpStale.add(n.op);
@@ -431,7 +436,8 @@ export class EGraph<D = undefined> {
   classesWithOp(op: string): readonly Id[] {
     if (!this.byOp) {
       const index = new Map<string, Id[]>();
-      for (const c of this.classMap.values()) {
+      for (const c of this.classAt) {
+        if (c === undefined) continue;
         for (const n of c.nodes) {
           const list = index.get(n.op);
           if (!list) index.set(n.op, [c.id]);
@@ -461,7 +467,8 @@ export class EGraph<D = undefined> {
   checkInvariants(): void {
     if (this.dirty) throw new EGraphStateError('EGraph.checkInvariants: rebuild() has not run since the last union');
     const owner = new Map<string, Id>();
-    for (const c of this.classMap.values()) {
+    for (const c of this.classAt) {
+      if (c === undefined) continue;
       if (this.find(c.id) !== c.id) throw new EGraphStateError(`class ${c.id} is stored under a non-canonical id`);
       for (const n of c.nodes) {
         const canon = this.canonicalize(n);
@@ -481,7 +488,8 @@ export class EGraph<D = undefined> {
   /** A readable listing of every class and its nodes, for debugging. */
   dump(): string {
     const lines: string[] = [];
-    for (const c of this.classMap.values()) {
+    for (const c of this.classAt) {
+      if (c === undefined) continue;
       const nodes = c.nodes.map((n) => {
         const head = formatOp(n, defaultLanguage);
         return n.children.length ? `(${head} ${n.children.map((ch) => `e${ch}`).join(' ')})` : head;
