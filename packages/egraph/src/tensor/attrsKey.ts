@@ -1,8 +1,8 @@
 // Data keys of fused ops whose attributes hold pointwise expressions (reductions with a prologue, row-wise and
-// matmul-epilogue kernels): the text core's `dataKey` would write (sorted fields, its scalar spelling), written in
-// one pass with each expression node by its op's fixed field order. The generic writer listed and sorted the
-// fields of every expression node (most of the fuse pass's garbage). Must not change what is equal: the text is
-// exactly core's. Invariant: `attrsKey(x) === dataKey(x)` for plain attribute data.
+// matmul-epilogue kernels): fields sorted as core's `dataKey` writes them, each expression as its JSON text (as the
+// `pointwise` op's data key). Core's generic writer listed and sorted the fields of every expression node (most
+// of the fuse pass's garbage). Must not change what is equal. Invariant: equal attributes, equal keys (expressions
+// compared as `pointwise` data compares them: by their JSON text).
 import type { PwExpr } from '@neura/ir';
 import type { NodeData } from '../core/index.js';
 import { DATA_KEY } from '../core/index.js';
@@ -17,7 +17,7 @@ export function keyedAttrs<T extends object>(attrs: T): T {
   return copy;
 }
 
-/** Core's data key of a value (see the file comment). */
+/** The data key of an attribute value (see the file comment). */
 export function attrsKey(v: NodeData | undefined): string {
   if (v === null || typeof v !== 'object') return scalarKey(v);
   const own = (v as { readonly [DATA_KEY]?: string })[DATA_KEY];
@@ -45,20 +45,13 @@ export function attrsKey(v: NodeData | undefined): string {
   return `${s}}`;
 }
 
-/** An expression node's key: its fields in sorted order (a, b, c, index, op, to, value), as core writes them. */
+/**
+ * An expression's key: its JSON text (one native pass, one string: a text written node by node left a string per
+ * node behind, ~40 MB a GPT step). Expressions are written in their builders' field order (`mapInputs` and the
+ * other expression builders, or parsed from such a text), as `pointwise` data keys assume.
+ */
 function exprKey(e: PwExpr): string {
-  switch (e.op) {
-    case 'in':
-      return `{"index":${scalarKey(e.index)},"op":"in"}`;
-    case 'const':
-      return `{"op":"const","value":${scalarKey(e.value)}}`;
-    case 'cast':
-      return `{"a":${exprKey(e.a)},"op":"cast","to":${scalarKey(e.to)}}`;
-    case 'where':
-      return `{"a":${exprKey(e.a)},"b":${exprKey(e.b)},"c":${exprKey(e.c)},"op":"where"}`;
-    default:
-      return 'b' in e ? `{"a":${exprKey(e.a)},"b":${exprKey(e.b)},"op":${scalarKey(e.op)}}` : `{"a":${exprKey(e.a)},"op":${scalarKey(e.op)}}`;
-  }
+  return JSON.stringify(e);
 }
 
 /** Core's key of a non-object value (JSON, but -0, NaN and ±Infinity spelled as numbers; undefined empty). */
