@@ -168,7 +168,10 @@ export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs:
   const keptSet = new Set(kept);
   if (kept.length === distinct.length) {
     // fast path (most merges): no constant input to substitute, so nothing folds (every producer reads an
-    // input, hence no constant-only subtree arises) and one pass maps and renumbers by first use
+    // input, hence no constant-only subtree arises) and one pass maps and renumbers by first use; inputs already
+    // distinct and numbered by first use (what `inlineExpr` builds) map to themselves: the tree is kept as it is
+    const read = { next: 0 };
+    if (distinct.length === canon.length && numberedByFirstUse(expr, read) && read.next === canon.length) return finish(egraph, analysis, expr, canon, out);
     const slots = new Map<Id, number>();
     const order1: Id[] = [];
     const final1 = mapInputs(expr, (i) => {
@@ -192,6 +195,23 @@ export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs:
     return { op: 'in', index: k };
   });
   return finish(egraph, analysis, final, order, out);
+}
+
+/** Whether every input of `e` is first read in index order 0, 1, 2, … (`at.next`: the next unread index). */
+function numberedByFirstUse(e: PwExpr, at: { next: number }): boolean {
+  switch (e.op) {
+    case 'in':
+      if (e.index === at.next) at.next++;
+      return e.index < at.next;
+    case 'const':
+      return true;
+    case 'where':
+      return numberedByFirstUse(e.c, at) && numberedByFirstUse(e.a, at) && numberedByFirstUse(e.b, at);
+    case 'cast':
+      return numberedByFirstUse(e.a, at);
+    default:
+      return numberedByFirstUse(e.a, at) && (!('b' in e) || numberedByFirstUse(e.b, at));
+  }
 }
 
 /** The limit checks of `buildPointwise` and the node itself. */

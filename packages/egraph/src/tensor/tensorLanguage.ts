@@ -55,8 +55,14 @@ export function irENode<K extends OpKind>(op: K, attrs: OpAttrs[K], children: re
 
 function enodeOf(ir: OpWithAttrs, children: readonly Id[], type?: TensorType): ENode {
   const data = nodeData(ir, type);
-  const empty = data !== null && typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length === 0;
+  const empty = data !== null && typeof data === 'object' && !Array.isArray(data) && !hasOwnFields(data);
   return empty ? { op: ir.op, children: [...children] } : { op: ir.op, data, children: [...children] };
+}
+
+/** Whether an object has an own enumerable field (`Object.keys(o).length > 0`, without the key list). */
+function hasOwnFields(o: object): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
 }
 
 /** The e-node of a constant filled with `value`. */
