@@ -49,6 +49,12 @@ interface MutableEClass<D> {
   parentsClean: number;
   parentsCleanAt: number;
   parentsMoved: boolean;
+  /**
+   * `nodes[0 .. nodesClean - 1]` were canonical at the rebuild numbered `nodesCleanAt` (-1: never checked); nodes
+   * after them joined since (a union appends the merged class's nodes).
+   */
+  nodesClean: number;
+  nodesCleanAt: number;
 }
 
 /** The analysis used when none is given: every class's data is `undefined`. */
@@ -240,7 +246,7 @@ export class EGraph<D = undefined> {
     if (known !== undefined) return this.find(known);
     const data = this.analysis.make(this, canon); // before any change, so a throwing `make` leaves no trace
     const id = this.unionFind.makeSet();
-    const cls: MutableEClass<D> = { id, nodes: [canon], data, parents: [], parentsClean: 0, parentsCleanAt: -1, parentsMoved: false };
+    const cls: MutableEClass<D> = { id, nodes: [canon], data, parents: [], parentsClean: 0, parentsCleanAt: -1, parentsMoved: false, nodesClean: 0, nodesCleanAt: -1 };
     this.memo.set(op, dataNum, canon.children, id, hash);
     this.liveClasses++;
     this.classAt[id] = cls;
@@ -366,7 +372,15 @@ export class EGraph<D = undefined> {
       if (done.has(id)) continue;
       done.add(id);
       const c = this.classAt[id] as MutableEClass<D>;
-      if (c.nodes.some((n) => this.canonicalize(n) !== n)) this.dedupNodes(c);
+      // nodes canonical at an earlier rebuild stay so unless an id made by then was merged away since (as for
+      // parents below): only the others are checked (a class of fused variants holds hundreds, touched each
+      // iteration as it gains one)
+      const from = c.nodesCleanAt >= 0 && !staleSince[c.nodesCleanAt] ? c.nodesClean : 0;
+      let stale = false;
+      for (let i = from; i < c.nodes.length && !stale; i++) stale = !this.isCanonical(c.nodes[i]);
+      if (stale) this.dedupNodes(c);
+      c.nodesClean = c.nodes.length;
+      c.nodesCleanAt = k;
       // else every node is canonical as stored: hash-consing made each key once, so no two are equal (a class
       // that only gained a new node is the common case; its memo entries may name a merged-away id, read via find)
       // parents dedup by node object and class: building a content key per parent entry (long for fused
@@ -409,6 +423,13 @@ export class EGraph<D = undefined> {
     this.cleanIds.push(this.unionFind.size);
     this.mergedMinAfter.push(Number.POSITIVE_INFINITY);
     return k;
+  }
+
+  /** Whether every child of a node is a canonical id. */
+  private isCanonical(n: ENode): boolean {
+    const kids = n.children;
+    for (let i = 0; i < kids.length; i++) if (this.unionFind.find(kids[i]) !== kids[i]) return false;
+    return true;
   }
 
   /** Re-canonicalises a class's nodes and drops duplicates (nodes that became congruent), refreshing the memo. */
