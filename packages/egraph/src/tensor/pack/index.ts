@@ -63,4 +63,3 @@ export function extractAndPack(
   const second = new DagExtractor(egraph, cost, { ...opts, improvePasses: 0, start: { choice: state.choice, focus } }).extract(roots);
   return { ...second, search: first.search };
 }
-
