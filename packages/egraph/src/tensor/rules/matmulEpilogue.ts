@@ -69,6 +69,7 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   const built: Id[] = [];
   for (const cls of new Set(children)) {
     if (!sameShape(info(egraph, cls).shape, out.shape) || !isFloat(info(egraph, cls).dtype)) continue;
+    if (!classHasAnyOp(egraph, cls, PRODUCT_OPS)) continue; // the kept op set: no scan of a class of pointwise variants
     for (const m of egraph.eclass(cls).nodes) {
       if (!PRODUCTS.has(m.op) || (seen.get(m) ?? -1) >= maxInputs) continue;
       seen.set(m, Number.POSITIVE_INFINITY);
