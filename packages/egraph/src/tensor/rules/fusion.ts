@@ -374,5 +374,7 @@ export const fusionRules: readonly TensorRewrite[] = [
   nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise, { signature: childSignature(() => 0), anyWidth: true }),
   nodeRule('pointwise-merge', ['pointwise'], mergePointwise, { guard: mergesOn, signature: childSignature(pointwiseCount) }),
   nodeRule('pointwise-inline', ['pointwise'], inlineOne, { guard: smallConsumer, guardBySignature: true }),
-  nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand'), signature: childSignature((eg, c) => classOpCount(eg, c, 'expand')), anyWidth: true }),
+  // the guard reads the children's expand counts, which the signature covers: a node failing it is not tested again
+  // until one changes
+  nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand'), guardBySignature: true, signature: childSignature((eg, c) => classOpCount(eg, c, 'expand')), anyWidth: true }),
 ];
