@@ -87,10 +87,16 @@ export class DagExtractor<D> {
     const { nodeStart, kidStart, kids, cost: nodeCost } = ix;
     const words = (numClasses + 31) >>> 5;
     const sets: (Uint32Array | undefined)[] = new Array(numClasses);
+    // the words of each set that may hold bits (`lo..hi`, empty when lo > hi): every word outside is 0, so unions,
+    // checks and sums visit only these (the same words in the same order: zero words add nothing)
+    const setLo = new Int32Array(numClasses);
+    const setHi = new Int32Array(numClasses).fill(-1);
     const totals = new Float64Array(numClasses).fill(Number.POSITIVE_INFINITY);
     const own = new Float64Array(numClasses);
     const picks = new Int32Array(numClasses).fill(-1);
     const tmp = new Uint32Array(words);
+    let tmpLo = 0; // words of `tmp` that may hold bits
+    let tmpHi = -1;
     // classes updated in the previous pass and in this one: a node is evaluated at the same place every pass, so
     // one whose union holds no class updated since its last evaluation (in the previous pass after it, in this
     // one before it) would sum the same total as then, which did not beat its class's total (totals only drop)
@@ -114,20 +120,29 @@ export class DagExtractor<D> {
           for (let j = k0; j < k1; j++) bound = Math.max(bound, cost + totals[kids[j]]);
           if (!(bound < totals[ci])) continue;
           let ok = true;
-          if (k0 === k1) tmp.fill(0);
+          // tmp := the union of the kids' sets (cleared over the words it may hold first)
+          if (tmpLo <= tmpHi) tmp.fill(0, tmpLo, tmpHi + 1);
+          let lo = words;
+          let hi = -1;
           for (let j = k0; j < k1; j++) {
-            const ks2 = sets[kids[j]];
+            const kc = kids[j];
+            const ks2 = sets[kc];
             if (!ks2 || ks2[word] & bit) {
               ok = false;
               break;
             }
-            if (j === k0) tmp.set(ks2); // the first kid's set is copied, the others OR-ed in
-            else for (let w = 0; w < words; w++) tmp[w] |= ks2[w];
+            const a = setLo[kc];
+            const b = setHi[kc];
+            for (let w = a; w <= b; w++) tmp[w] |= ks2[w];
+            if (a < lo) lo = a;
+            if (b > hi) hi = b;
           }
+          tmpLo = lo;
+          tmpHi = hi;
           if (!ok) continue;
           if (pass > 0) {
             let touched = 0;
-            for (let w = 0; w < words && touched === 0; w++) {
+            for (let w = lo; w <= hi && touched === 0; w++) {
               const after = w > word ? updatedBefore[w] : w === word ? updatedBefore[w] & above : 0;
               const before = w < word ? updatedNow[w] : w === word ? updatedNow[w] & below : 0;
               touched = tmp[w] & (after | before);
@@ -135,7 +150,7 @@ export class DagExtractor<D> {
             if (touched === 0) continue;
           }
           let total = cost;
-          for (let w = 0; w < words; w++) {
+          for (let w = lo; w <= hi; w++) {
             let x = tmp[w];
             while (x !== 0) {
               const t = x & -x;
@@ -148,9 +163,17 @@ export class DagExtractor<D> {
             own[ci] = cost;
             picks[ci] = ni;
             tmp[word] |= bit;
+            if (word < lo) lo = word;
+            if (word > hi) hi = word;
+            tmpLo = lo;
+            tmpHi = hi;
             const mine = sets[ci]; // only read while a node is evaluated: overwritten in place, not reallocated
-            if (mine) mine.set(tmp);
-            else sets[ci] = tmp.slice();
+            if (mine) {
+              if (setLo[ci] <= setHi[ci]) mine.fill(0, setLo[ci], setHi[ci] + 1);
+              for (let w = lo; w <= hi; w++) mine[w] = tmp[w];
+            } else sets[ci] = tmp.slice();
+            setLo[ci] = lo;
+            setHi[ci] = hi;
             updatedNow[word] |= bit;
             changed = true;
           }

@@ -4,7 +4,8 @@
 // node to its class, congruent nodes share a class, and each class's data is the merge of its nodes' `make`.
 import { EGraphStateError } from './errors.js';
 import type { ENode, Id } from './language.js';
-import { dataKey, defaultLanguage, mapChildren } from './language.js';
+import { dataKey, defaultLanguage, mapChildren, nodeKey } from './language.js';
+import { NodeMemo, nodeHash, sameKids } from './nodeMemo.js';
 import type { RecExpr, Term } from './recExpr.js';
 import { formatOp } from './sexpr.js';
 import { UnionFind } from './unionFind.js';
@@ -48,6 +49,12 @@ interface MutableEClass<D> {
   parentsClean: number;
   parentsCleanAt: number;
   parentsMoved: boolean;
+  /**
+   * `nodes[0 .. nodesClean - 1]` were canonical at the rebuild numbered `nodesCleanAt` (-1: never checked); nodes
+   * after them joined since (a union appends the merged class's nodes).
+   */
+  nodesClean: number;
+  nodesCleanAt: number;
 }
 
 /** The analysis used when none is given: every class's data is `undefined`. */
@@ -58,18 +65,23 @@ export class EGraph<D = undefined> {
   /** The analysis in use. */
   readonly analysis: Analysis<D>;
   private readonly unionFind = new UnionFind();
-  private readonly memo = new Map<string, Id>();
-  // the memo's keys name node data by a small number (equal data keys, equal numbers): the data key of a fused
-  // node is a long text, and hashing it again in every memo key was much of `add` and `rebuild` (the number is
-  // looked up by the key string, whose hash the engine keeps: no weak-map entry per data object)
+  private readonly memo = new NodeMemo();
+  // the memo names node data by a small number (equal data keys, equal numbers; object data positive, scalars
+  // negative, none 0): the data key of a fused node is a long text, and hashing it again in every memo key was
+  // much of `add` and `rebuild` (the number is looked up by the key string, whose hash the engine keeps: no
+  // weak-map entry per data object). Ops are numbered too.
   private readonly dataIds = new Map<string, number>();
-  private readonly classMap = new Map<Id, MutableEClass<D>>();
-  /** The class of each canonical id (ids are dense): `classMap` keeps the iteration order, this the lookups. */
+  private readonly scalarIds = new Map<string, number>();
+  private readonly opIds = new Map<string, number>();
+  /**
+   * The class of each canonical id (ids are dense; merged-away ids hold undefined). Classes are listed in id order,
+   * which is the order they were made in (a map of the live classes kept that order at a map entry per class).
+   */
   private readonly classAt: (MutableEClass<D> | undefined)[] = [];
   private pending: [ENode, Id][] = [];
   private analysisPending: [ENode, Id][] = [];
   /**
-   * Per op, the classes holding a node of it, ascending (= `classMap` order: a class is inserted once, when made).
+   * Per op, the classes holding a node of it, ascending (= `classes()` order: a class is made once, in id order).
    * Kept up to date: `add` appends the new (largest) id; a union only marks its merged class's ops in `byOpStale`,
    * whose lists may then hold merged-away ids until they are next read. Rebuilding it from every node after each
    * change was a full pass over the e-graph per iteration.
@@ -77,6 +89,7 @@ export class EGraph<D = undefined> {
   private byOp: Map<string, Id[]> | undefined;
   private readonly byOpStale = new Set<string>();
   private dirty = false;
+  private liveClasses = 0;
   private nodeCount = 0;
   private unions = 0;
   private readonly merged: Id[] = [];
@@ -120,12 +133,14 @@ export class EGraph<D = undefined> {
 
   /** All classes (canonical ids only). */
   classes(): EClass<D>[] {
-    return [...this.classMap.values()];
+    const out: EClass<D>[] = [];
+    for (const c of this.classAt) if (c !== undefined) out.push(c);
+    return out;
   }
 
   /** Number of e-classes. */
   get numClasses(): number {
-    return this.classMap.size;
+    return this.liveClasses;
   }
 
   /** Number of e-nodes stored in classes (before a rebuild this may count some duplicates). */
@@ -181,22 +196,40 @@ export class EGraph<D = undefined> {
     return this.dirty;
   }
 
-  /** The memo key of a node: op, the number of its data, children (as given). */
-  private key(node: ENode): string {
-    const data = node.data;
-    let d: number | string;
+  /** The number of an op (equal ops, equal numbers). */
+  private opNum(op: string): number {
+    let id = this.opIds.get(op);
+    if (id === undefined) this.opIds.set(op, (id = this.opIds.size));
+    return id;
+  }
+
+  /** The number of node data (see `dataIds`). */
+  private dataNum(data: ENode['data']): number {
+    if (data === undefined) return 0;
+    const k = dataKey(data);
     if (data !== null && typeof data === 'object') {
-      const k = dataKey(data);
       let id = this.dataIds.get(k);
-      if (id === undefined) this.dataIds.set(k, (id = this.dataIds.size));
-      d = id;
-    } else d = data === undefined ? '' : `=${dataKey(data)}`;
-    return `${node.op}\u0001${d}\u0001${node.children.join(',')}`;
+      if (id === undefined) this.dataIds.set(k, (id = this.dataIds.size + 1));
+      return id;
+    }
+    let id = this.scalarIds.get(k);
+    if (id === undefined) this.scalarIds.set(k, (id = -(this.scalarIds.size + 1)));
+    return id;
+  }
+
+  /** The memo's id of a node (children as given), or undefined. */
+  private memoGet(node: ENode): Id | undefined {
+    return this.memo.get(this.opNum(node.op), this.dataNum(node.data), node.children);
+  }
+
+  /** Stores a node's (children as given, canonical) class in the memo; returns the id it replaces, if any. */
+  private memoSet(node: ENode, id: Id): Id | undefined {
+    return this.memo.set(this.opNum(node.op), this.dataNum(node.data), node.children, id);
   }
 
   /** The class id of an existing node with these (possibly stale) children, or undefined. */
   lookup(node: ENode): Id | undefined {
-    const id = this.memo.get(this.key(this.canonicalize(node)));
+    const id = this.memoGet(this.canonicalize(node));
     return id === undefined ? undefined : this.find(id);
   }
 
@@ -206,14 +239,16 @@ export class EGraph<D = undefined> {
       if (!(c >= 0 && c < this.unionFind.size)) throw new EGraphStateError(`EGraph.add: node ${node.op} has unknown child id ${c}`);
     }
     const canon = this.canonicalize(node);
-    const key = this.key(canon);
-    const known = this.memo.get(key);
+    const op = this.opNum(canon.op);
+    const dataNum = this.dataNum(canon.data);
+    const hash = nodeHash(op, dataNum, canon.children);
+    const known = this.memo.get(op, dataNum, canon.children, hash);
     if (known !== undefined) return this.find(known);
     const data = this.analysis.make(this, canon); // before any change, so a throwing `make` leaves no trace
     const id = this.unionFind.makeSet();
-    const cls: MutableEClass<D> = { id, nodes: [canon], data, parents: [], parentsClean: 0, parentsCleanAt: -1, parentsMoved: false };
-    this.memo.set(key, id);
-    this.classMap.set(id, cls);
+    const cls: MutableEClass<D> = { id, nodes: [canon], data, parents: [], parentsClean: 0, parentsCleanAt: -1, parentsMoved: false, nodesClean: 0, nodesCleanAt: -1 };
+    this.memo.set(op, dataNum, canon.children, id, hash);
+    this.liveClasses++;
     this.classAt[id] = cls;
     this.nodeCount++;
     this.logChange(id);
@@ -266,7 +301,7 @@ export class EGraph<D = undefined> {
     this.unionFind.union(id1, id2);
     this.unions++;
     this.merged.push(id2);
-    this.classMap.delete(id2);
+    this.liveClasses--;
     this.classAt[id2] = undefined;
     this.dirty = true;
     if (this.byOp) for (const n of c2.nodes) this.byOpStale.add(n.op);
@@ -296,10 +331,7 @@ export class EGraph<D = undefined> {
       while (this.pending.length > 0) {
         const [node, cls] = this.pending.pop() as [ENode, Id];
         this.touched.push(cls);
-        const canon = this.canonicalize(node);
-        const key = this.key(canon);
-        const old = this.memo.get(key);
-        this.memo.set(key, cls);
+        const old = this.memoSet(this.canonicalize(node), cls);
         if (old !== undefined && this.union(old, cls)) unions++;
       }
       while (this.analysisPending.length > 0) {
@@ -340,7 +372,15 @@ export class EGraph<D = undefined> {
       if (done.has(id)) continue;
       done.add(id);
       const c = this.classAt[id] as MutableEClass<D>;
-      if (c.nodes.some((n) => this.canonicalize(n) !== n)) this.dedupNodes(c);
+      // nodes canonical at an earlier rebuild stay so unless an id made by then was merged away since (as for
+      // parents below): only the others are checked (a class of fused variants holds hundreds, touched each
+      // iteration as it gains one)
+      const from = c.nodesCleanAt >= 0 && !staleSince[c.nodesCleanAt] ? c.nodesClean : 0;
+      let stale = false;
+      for (let i = from; i < c.nodes.length && !stale; i++) stale = !this.isCanonical(c.nodes[i]);
+      if (stale) this.dedupNodes(c);
+      c.nodesClean = c.nodes.length;
+      c.nodesCleanAt = k;
       // else every node is canonical as stored: hash-consing made each key once, so no two are equal (a class
       // that only gained a new node is the common case; its memo entries may name a merged-away id, read via find)
       // parents dedup by node object and class: building a content key per parent entry (long for fused
@@ -385,17 +425,29 @@ export class EGraph<D = undefined> {
     return k;
   }
 
+  /** Whether every child of a node is a canonical id. */
+  private isCanonical(n: ENode): boolean {
+    const kids = n.children;
+    for (let i = 0; i < kids.length; i++) if (this.unionFind.find(kids[i]) !== kids[i]) return false;
+    return true;
+  }
+
   /** Re-canonicalises a class's nodes and drops duplicates (nodes that became congruent), refreshing the memo. */
   private dedupNodes(c: MutableEClass<D>): void {
-    const seen = new Set<string>();
+    // by numbers and hash (a few nodes per hash): no text key per node
+    const seen = new Map<number, ENode[]>();
     const nodes: ENode[] = [];
     for (const n of c.nodes) {
       const canon = this.canonicalize(n);
-      const key = this.key(canon);
-      if (seen.has(key)) continue;
-      seen.add(key);
+      const op = this.opNum(canon.op);
+      const data = this.dataNum(canon.data);
+      const hash = nodeHash(op, data, canon.children);
+      const same = seen.get(hash);
+      if (same?.some((m) => m.op === canon.op && this.dataNum(m.data) === data && sameKids(m.children, canon.children))) continue;
+      if (same) same.push(canon);
+      else seen.set(hash, [canon]);
       nodes.push(canon);
-      this.memo.set(key, c.id);
+      this.memo.set(op, data, canon.children, c.id, hash);
     }
     this.nodeCount += nodes.length - c.nodes.length;
     c.nodes = nodes;
@@ -405,7 +457,8 @@ export class EGraph<D = undefined> {
   classesWithOp(op: string): readonly Id[] {
     if (!this.byOp) {
       const index = new Map<string, Id[]>();
-      for (const c of this.classMap.values()) {
+      for (const c of this.classAt) {
+        if (c === undefined) continue;
         for (const n of c.nodes) {
           const list = index.get(n.op);
           if (!list) index.set(n.op, [c.id]);
@@ -435,16 +488,17 @@ export class EGraph<D = undefined> {
   checkInvariants(): void {
     if (this.dirty) throw new EGraphStateError('EGraph.checkInvariants: rebuild() has not run since the last union');
     const owner = new Map<string, Id>();
-    for (const c of this.classMap.values()) {
+    for (const c of this.classAt) {
+      if (c === undefined) continue;
       if (this.find(c.id) !== c.id) throw new EGraphStateError(`class ${c.id} is stored under a non-canonical id`);
       for (const n of c.nodes) {
         const canon = this.canonicalize(n);
-        const key = this.key(canon);
-        if (key !== this.key(n)) throw new EGraphStateError(`class ${c.id} holds non-canonical node ${key}`);
+        const key = nodeKey(canon);
+        if (key !== nodeKey(n)) throw new EGraphStateError(`class ${c.id} holds non-canonical node ${key}`);
         const other = owner.get(key);
         if (other !== undefined) throw new EGraphStateError(`congruent node ${key} sits in classes ${other} and ${c.id}`);
         owner.set(key, c.id);
-        const memoId = this.memo.get(key);
+        const memoId = this.memoGet(canon);
         if (memoId === undefined || this.find(memoId) !== c.id) {
           throw new EGraphStateError(`memo maps ${key} to ${memoId} instead of class ${c.id}`);
         }
@@ -455,7 +509,8 @@ export class EGraph<D = undefined> {
   /** A readable listing of every class and its nodes, for debugging. */
   dump(): string {
     const lines: string[] = [];
-    for (const c of this.classMap.values()) {
+    for (const c of this.classAt) {
+      if (c === undefined) continue;
       const nodes = c.nodes.map((n) => {
         const head = formatOp(n, defaultLanguage);
         return n.children.length ? `(${head} ${n.children.map((ch) => `e${ch}`).join(' ')})` : head;

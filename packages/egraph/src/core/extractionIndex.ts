@@ -22,7 +22,7 @@ export class ExtractionIndex {
   readonly kids: Int32Array;
   /** Own cost of each node (`costFn.nodeCost(node, its class)`). */
   readonly cost: Float64Array;
-  private readonly numberOf = new Map<Id, number>();
+  private readonly numberOf: ReadonlyMap<Id, number>;
   private readonly extraOf = new Map<ENode, number>();
 
   /**
@@ -34,49 +34,53 @@ export class ExtractionIndex {
     costFn: NodeCostFunction,
     extras: Iterable<readonly [Id, ENode]> = [],
   ) {
-    const classes = egraph.classes();
-    this.classIds = classes.map((c) => c.id);
-    // index loops: `entries()` allocated an iterator result and a pair per class, twice (GPT 6×384: ~2.6 MB a run)
-    for (let i = 0; i < classes.length; i++) this.numberOf.set(classes[i].id, i);
-    const nodes: ENode[] = [];
-    const nodeClass: number[] = [];
-    const nodeStart = new Int32Array(classes.length + 1);
-    for (let i = 0; i < classes.length; i++) {
-      const c = classes[i];
-      nodeStart[i] = nodes.length;
-      for (const n of c.nodes) {
-        nodes.push(n);
-        nodeClass.push(i);
-      }
-    }
-    nodeStart[classes.length] = nodes.length;
+    const frame = frameOf(egraph);
+    this.classIds = frame.classIds;
+    this.numberOf = frame.numberOf;
+    let { nodes, nodeClass, kidStart, kids } = frame;
+    const nodeStart = frame.nodeStart;
+    // extra nodes (rare) extend copies of the frame's arrays
+    let more: ENode[] | undefined;
+    let moreClass: number[] | undefined;
     for (const [id, n] of extras) {
       const c = this.classOf(id);
       if (this.extraOf.has(n) || this.nodeNumber(c, n, nodes, nodeStart) >= 0) continue;
-      this.extraOf.set(n, nodes.length);
-      nodes.push(n);
-      nodeClass.push(c);
+      if (!more) {
+        more = [...nodes];
+        moreClass = [...nodeClass];
+      }
+      this.extraOf.set(n, more.length);
+      more.push(n);
+      moreClass?.push(c);
+    }
+    if (more && moreClass) {
+      const first = nodes.length;
+      nodes = more;
+      nodeClass = Int32Array.from(moreClass);
+      const ks = new Int32Array(nodes.length + 1);
+      ks.set(kidStart);
+      let k = kidStart[first];
+      for (let i = first; i < nodes.length; i++) {
+        ks[i] = k;
+        k += nodes[i].children.length;
+      }
+      ks[nodes.length] = k;
+      const kk = new Int32Array(k);
+      kk.set(kids);
+      for (let i = first; i < nodes.length; i++) {
+        let at = ks[i];
+        for (const c of nodes[i].children) kk[at++] = this.classOf(c);
+      }
+      kidStart = ks;
+      kids = kk;
     }
     this.nodes = nodes;
-    this.nodeClass = Int32Array.from(nodeClass);
-    const kidStart = new Int32Array(nodes.length + 1);
-    let k = 0;
-    for (let i = 0; i < nodes.length; i++) {
-      kidStart[i] = k;
-      k += nodes[i].children.length;
-    }
-    kidStart[nodes.length] = k;
-    const kids = new Int32Array(k);
-    const cost = new Float64Array(nodes.length);
-    for (let i = 0; i < nodes.length; i++) {
-      const n = nodes[i];
-      let at = kidStart[i];
-      for (let j = 0; j < n.children.length; j++) kids[at++] = this.classOf(n.children[j]);
-      cost[i] = costFn.nodeCost(n, this.classIds[this.nodeClass[i]]);
-    }
+    this.nodeClass = nodeClass;
     this.nodeStart = nodeStart;
     this.kidStart = kidStart;
     this.kids = kids;
+    const cost = new Float64Array(nodes.length);
+    for (let i = 0; i < nodes.length; i++) cost[i] = costFn.nodeCost(nodes[i], this.classIds[nodeClass[i]]);
     this.cost = cost;
   }
 
@@ -95,4 +99,57 @@ export class ExtractionIndex {
     for (let i = nodeStart[c]; i < nodeStart[c + 1]; i++) if (nodes[i] === node) return i;
     return this.extraOf.get(node) ?? -1;
   }
+}
+
+/** The numbering of a rebuilt e-graph without costs (the part two extractions of one e-graph share). */
+interface Frame {
+  readonly key: string;
+  readonly classIds: Id[];
+  readonly numberOf: ReadonlyMap<Id, number>;
+  readonly nodes: ENode[];
+  readonly nodeClass: Int32Array;
+  readonly nodeStart: Int32Array;
+  readonly kidStart: Int32Array;
+  readonly kids: Int32Array;
+}
+
+// the last frame of each e-graph, while it stands still (the pack stage extracts twice from one e-graph)
+const frames = new WeakMap<object, Frame>();
+
+/** The frame of an e-graph in its current state (kept while no node, class or union is added). */
+function frameOf(egraph: EGraph<unknown>): Frame {
+  const key = `${egraph.epoch}|${egraph.totalIds}|${egraph.unionCount}|${egraph.totalNodes}|${egraph.isDirty}`;
+  const kept = frames.get(egraph);
+  if (kept?.key === key) return kept;
+  const classes = egraph.classes();
+  const classIds = classes.map((c) => c.id);
+  const numberOf = new Map<Id, number>();
+  // index loops: `entries()` allocated an iterator result and a pair per class, twice (GPT 6×384: ~2.6 MB a run)
+  for (let i = 0; i < classes.length; i++) numberOf.set(classes[i].id, i);
+  const nodes: ENode[] = [];
+  const nodeClass: number[] = [];
+  const nodeStart = new Int32Array(classes.length + 1);
+  for (let i = 0; i < classes.length; i++) {
+    nodeStart[i] = nodes.length;
+    for (const n of classes[i].nodes) {
+      nodes.push(n);
+      nodeClass.push(i);
+    }
+  }
+  nodeStart[classes.length] = nodes.length;
+  const kidStart = new Int32Array(nodes.length + 1);
+  let k = 0;
+  for (let i = 0; i < nodes.length; i++) {
+    kidStart[i] = k;
+    k += nodes[i].children.length;
+  }
+  kidStart[nodes.length] = k;
+  const kids = new Int32Array(k);
+  for (let i = 0; i < nodes.length; i++) {
+    let at = kidStart[i];
+    for (const c of nodes[i].children) kids[at++] = numberOf.get(egraph.find(c)) as number;
+  }
+  const frame = { key, classIds, numberOf, nodes, nodeClass: Int32Array.from(nodeClass), nodeStart, kidStart, kids };
+  frames.set(egraph, frame);
+  return frame;
 }

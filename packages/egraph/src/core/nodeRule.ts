@@ -91,6 +91,8 @@ interface CandidateScan {
   readonly classes: readonly Id[];
   /** Node of each entry. */
   readonly nodes: readonly ENode[];
+  /** Serial number of each entry's node (`nodeSerial`). */
+  readonly serials: readonly number[];
   /** Entry numbers of each op, ascending. */
   readonly byOp: ReadonlyMap<string, readonly number[]>;
 }
@@ -104,36 +106,73 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
   const key = `${since}|${egraph.epoch}|${egraph.totalNodes}|${egraph.numClasses}`;
   const last = lastScans.get(egraph);
   if (last?.key === key) return last;
-  const changed = new Set<Id>(egraph.changedSince(since));
-  const ids = new Set<Id>();
+  const changed = egraph.changedSince(since);
+  // marks by id (ids are dense): CHANGED, and LISTED once in `ids` (sets of numbers were much of the scan)
+  const mark = new Uint8Array(egraph.totalIds);
+  for (const id of changed) mark[id] = CHANGED;
+  const ids: Id[] = [];
+  const list = (id: Id) => {
+    if (!(mark[id] & LISTED)) {
+      mark[id] |= LISTED;
+      ids.push(id);
+    }
+  };
   for (const id of changed) {
-    ids.add(id);
-    for (const [, p] of egraph.eclass(id).parents) ids.add(egraph.find(p));
+    list(id);
+    for (const [, p] of egraph.eclass(id).parents) list(egraph.find(p));
   }
   const classes: Id[] = [];
   const nodes: ENode[] = [];
+  const serials: number[] = [];
   const byOp = new Map<string, number[]>();
+  const serialOf = serialsOf(egraph);
   const readsChanged = (n: ENode): boolean => {
-    for (const c of n.children) if (changed.has(egraph.find(c))) return true;
+    const kids = n.children;
+    for (let i = 0; i < kids.length; i++) if (mark[egraph.find(kids[i])] & CHANGED) return true;
     return false;
   };
   for (const id of ids) {
     // of a parent class that did not change itself, only the nodes reading a changed class (a class of fused
     // variants holds hundreds, each tested by every node rule of the pass on each scan)
-    const all = changed.has(id);
+    const all = (mark[id] & CHANGED) !== 0;
     for (const n of egraph.eclass(id).nodes) {
       if (!all && !readsChanged(n)) continue;
       const k = nodes.push(n) - 1;
+      serials.push(nodeSerial(serialOf, n));
       classes.push(id);
       const list = byOp.get(n.op);
       if (list) list.push(k);
       else byOp.set(n.op, [k]);
     }
   }
-  const scan = { key, classes, nodes, byOp };
+  const scan = { key, classes, nodes, serials, byOp };
   lastScans.set(egraph, scan);
   return scan;
 }
+
+/**
+ * Serial numbers of e-node objects, per e-graph: every node rule keeps its applied signatures in an array by serial,
+ * and a scan looks each node's serial up once for all of them (a map lookup per rule and node was the scans' time).
+ */
+const serials = new WeakMap<object, Map<ENode, number>>();
+
+/** The serial numbers of an e-graph's node objects. */
+function serialsOf(egraph: object): Map<ENode, number> {
+  let m = serials.get(egraph);
+  if (!m) serials.set(egraph, (m = new Map()));
+  return m;
+}
+
+/** The serial number of a node object (numbered on first sight). */
+function nodeSerial(of: Map<ENode, number>, n: ENode): number {
+  let s = of.get(n);
+  if (s === undefined) of.set(n, (s = of.size));
+  return s;
+}
+
+/** Marks of `candidateScan`. */
+const CHANGED = 1;
+const LISTED = 2;
 
 // the last scan of each e-graph (weak: it dies with the e-graph)
 const lastScans = new WeakMap<object, CandidateScan>();
@@ -154,9 +193,26 @@ function entriesOf(scan: CandidateScan, ops: readonly string[]): readonly number
  * last full scan. Plain maps (the state dies with the run): weak maps' entries were much of the GC's work.
  */
 interface NodeRuleRun {
-  readonly nodes: Map<Subst, ENode>;
-  readonly applied: Map<ENode, number>;
+  /** The last search's substs and the node (and its serial) behind each, in match order (applied in that order: a cursor finds each). */
+  readonly substs: Subst[];
+  readonly nodes: ENode[];
+  readonly serials: number[];
+  cursor: number;
+  /** The signature each node (by serial) was applied with (or failed a `guardBySignature` guard with). */
+  readonly applied: (number | undefined)[];
   scanned?: number;
+}
+
+/** A fresh `NodeRuleRun` (one shared init: no closure per lookup). */
+const newRun = (): NodeRuleRun => ({ substs: [], nodes: [], serials: [], cursor: 0, applied: [] });
+
+/** The match number of a subst of the run's last search, or -1 (a subst of another search). */
+function matchOfSubst(st: NodeRuleRun, subst: Subst): number {
+  const { substs } = st;
+  let k = st.cursor < substs.length && substs[st.cursor] === subst ? st.cursor : substs.indexOf(subst, st.cursor);
+  if (k < 0) k = substs.indexOf(subst);
+  if (k >= 0) st.cursor = k + 1;
+  return k;
 }
 
 /**
@@ -177,32 +233,39 @@ export function nodeRule<D>(
   const stateOf = opts.state ?? stateOfEGraph;
   const opSet = new Set(ops);
   const stateKey = `nodeRule:${name}`;
-  const runOf = (egraph: EGraph<D>): NodeRuleRun => stateOf(egraph).of<NodeRuleRun>(stateKey, () => ({ nodes: new Map(), applied: new Map() }));
+  const runOf = (egraph: EGraph<D>): NodeRuleRun => stateOf(egraph).of<NodeRuleRun>(stateKey, newRun);
   const searcher: Searcher<D> & { toString(): string } = {
     search(egraph, limit = Number.POSITIVE_INFINITY) {
       const st = runOf(egraph);
-      st.nodes.clear(); // the runner applies each search's matches before the next search
+      // the runner applies each search's matches before the next search
+      st.substs.length = 0;
+      st.nodes.length = 0;
+      st.serials.length = 0;
+      st.cursor = 0;
       const out: Match[] = [];
       let budget = limit;
       // incremental search: after a complete scan at epoch E only classes changed since E and their parents
       // can hold a node with a new signature
       const since = st.scanned;
+      const serialOf = serialsOf(egraph);
       const epoch = egraph.epoch;
       // a node needs matching unless it was applied (or, with `guardBySignature`, failed the guard) with its current
       // signature (hashed only for those), or fails the guard
-      const wanted = (id: Id, n: ENode): boolean => {
-        const applied = st.applied.get(n);
+      const wanted = (id: Id, n: ENode, serial: number): boolean => {
+        const applied = st.applied[serial];
         let sig: number | undefined;
         if (applied !== undefined && applied === (sig = signature(egraph, id, n))) return false;
         if (guard && !guard(egraph, id, n)) {
-          if (guardBySignature) st.applied.set(n, sig ?? signature(egraph, id, n));
+          if (guardBySignature) st.applied[serial] = sig ?? signature(egraph, id, n);
           return false;
         }
         return true;
       };
-      const match = (n: ENode): Subst => {
+      const match = (n: ENode, serial: number): Subst => {
         const s = Subst.fromArrays(childVars(n.children.length), n.children);
-        st.nodes.set(s, n);
+        st.substs.push(s);
+        st.nodes.push(n);
+        st.serials.push(serial);
         return s;
       };
       if (since === undefined) {
@@ -212,7 +275,11 @@ export function nodeRule<D>(
           seen.add(id);
           if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
           const substs: Subst[] = [];
-          for (const n of egraph.eclass(id).nodes) if (opSet.has(n.op) && wanted(id, n)) substs.push(match(n));
+          for (const n of egraph.eclass(id).nodes) {
+            if (!opSet.has(n.op)) continue;
+            const serial = nodeSerial(serialOf, n);
+            if (wanted(id, n, serial)) substs.push(match(n, serial));
+          }
           if (substs.length) {
             out.push({ eclass: id, substs });
             budget -= substs.length;
@@ -237,7 +304,8 @@ export function nodeRule<D>(
             cur = id;
           }
           const n = scan.nodes[k];
-          if (wanted(id, n)) substs.push(match(n));
+          const serial = scan.serials[k];
+          if (wanted(id, n, serial)) substs.push(match(n, serial));
         }
         if (substs.length) {
           out.push({ eclass: cur, substs });
@@ -257,10 +325,10 @@ export function nodeRule<D>(
     searcher,
     fnApplier((egraph, eclass, subst) => {
       const st = runOf(egraph);
-      const n = st.nodes.get(subst);
-      if (!n) return undefined;
-      const canon = egraph.canonicalize(n);
-      st.applied.set(n, signature(egraph, eclass, canon));
+      const k = matchOfSubst(st, subst);
+      if (k < 0) return undefined;
+      const canon = egraph.canonicalize(st.nodes[k]);
+      st.applied[st.serials[k]] = signature(egraph, eclass, canon);
       return apply(egraph, eclass, canon);
     }, name),
   );

@@ -76,7 +76,7 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
  */
 export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDefaults()): NodeCostFunction {
   const o = model;
-  const memo = new WeakMap<ENode, number>(); // nodes of a rebuilt e-graph are stable objects in one class
+  const memo = new Map<ENode, number>(); // nodes of a rebuilt e-graph are stable objects in one class (a plain map: it dies with the run)
   const insOf = (node: ENode): TensorInfo[] => {
     const seen = new Set<Id>();
     const ins: TensorInfo[] = [];
@@ -93,7 +93,7 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
   const costOf = (node: ENode, out: TensorInfo) => opCost(node, insOf(node), out, o, operandsOf(node));
   // what a multi-result node's prices share (its whole cost, its packer's memo), computed once per node: a
   // multi-tensor update has a pick per parameter and hundreds of operands
-  const shared = new WeakMap<ENode, ShareCtx>();
+  const shared = new Map<ENode, ShareCtx>();
   const shareCtx = (multi: ENode, src: Id): ShareCtx => {
     let ctx = shared.get(multi);
     if (!ctx) {

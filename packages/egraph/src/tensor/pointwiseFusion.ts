@@ -8,11 +8,16 @@ import { BINARY_FN, broadcastShapes, castScalar, COMPARISON_OPS, isBinary, isFlo
 import type { EGraph, ENode, Id } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
-import { enodeAttrs, irENode, isOpKind, pointwiseExprOf } from './tensorLanguage.js';
+import { enodeAttrs, irENode, isOpKind, knownPointwiseSize, pointwiseExprOf, pointwiseSizeOf } from './tensorLanguage.js';
 
 /** The expression of a pointwise e-node. */
 export function exprOf(n: ENode): PwExpr {
   return pointwiseExprOf(n);
+}
+
+/** The node count of a pointwise e-node's expression (`exprSize` of `exprOf(n)`, kept with the node's data). */
+export function nodeExprSize(n: ENode): number {
+  return pointwiseSizeOf(n);
 }
 
 /** Number of nodes of an expression tree (shared subtrees counted per use, as they are evaluated). */
@@ -41,6 +46,30 @@ export function isPrimaryExpr(e: PwExpr): boolean {
       return leaf(e.a) || (e.to === 'f16' && e.a.op !== 'cast' && isPrimaryExpr(e.a));
     default:
       return 'b' in e ? leaf(e.a) && leaf(e.b) : leaf(e.a);
+  }
+}
+
+/**
+ * Whether two expressions are the same tree (what comparing their JSON texts says of expressions the builders
+ * write: fields in one order, finite constants), compared in place: no key lists, no texts.
+ */
+export function sameExpr(a: PwExpr, b: PwExpr): boolean {
+  if (a === b) return true;
+  if (a.op !== b.op) return false;
+  switch (a.op) {
+    case 'in':
+      return a.index === (b as typeof a).index;
+    case 'const':
+      return a.value === (b as typeof a).value;
+    case 'cast':
+      return a.to === (b as typeof a).to && sameExpr(a.a, (b as typeof a).a);
+    case 'where': {
+      const w = b as typeof a;
+      return sameExpr(a.c, w.c) && sameExpr(a.a, w.a) && sameExpr(a.b, w.b);
+    }
+    default:
+      if ('b' in a) return 'b' in b && sameExpr(a.a, b.a) && sameExpr(a.b, b.b);
+      return !('b' in b) && sameExpr(a.a, (b as typeof a).a);
   }
 }
 
@@ -139,7 +168,10 @@ export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs:
   const keptSet = new Set(kept);
   if (kept.length === distinct.length) {
     // fast path (most merges): no constant input to substitute, so nothing folds (every producer reads an
-    // input, hence no constant-only subtree arises) and one pass maps and renumbers by first use
+    // input, hence no constant-only subtree arises) and one pass maps and renumbers by first use; inputs already
+    // distinct and numbered by first use (what `inlineExpr` builds) map to themselves: the tree is kept as it is
+    const read = { next: 0 };
+    if (distinct.length === canon.length && numberedByFirstUse(expr, read) && read.next === canon.length) return finish(egraph, analysis, expr, canon, out);
     const slots = new Map<Id, number>();
     const order1: Id[] = [];
     const final1 = mapInputs(expr, (i) => {
@@ -165,14 +197,35 @@ export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs:
   return finish(egraph, analysis, final, order, out);
 }
 
+/** Whether every input of `e` is first read in index order 0, 1, 2, … (`at.next`: the next unread index). */
+function numberedByFirstUse(e: PwExpr, at: { next: number }): boolean {
+  switch (e.op) {
+    case 'in':
+      if (e.index === at.next) at.next++;
+      return e.index < at.next;
+    case 'const':
+      return true;
+    case 'where':
+      return numberedByFirstUse(e.c, at) && numberedByFirstUse(e.a, at) && numberedByFirstUse(e.b, at);
+    case 'cast':
+      return numberedByFirstUse(e.a, at);
+    default:
+      return numberedByFirstUse(e.a, at) && (!('b' in e) || numberedByFirstUse(e.b, at));
+  }
+}
+
 /** The limit checks of `buildPointwise` and the node itself. */
 function finish(egraph: EGraph<TensorInfo>, analysis: TensorAnalysis, final: PwExpr, order: readonly Id[], out: TensorInfo): ENode | undefined {
-  if (order.length === 0 || order.length > analysis.maxPointwiseInputs || pwExprSize(final) > analysis.maxExprSize) return undefined; // a fresh tree: sized, not cached
+  if (order.length === 0 || order.length > analysis.maxPointwiseInputs) return undefined;
+  const size = pwExprSize(final); // a fresh tree: sized once, kept with the node's data
+  if (size > analysis.maxExprSize) return undefined;
   if (final.op === 'in' && sameShape(egraph.eclass(order[0]).data.shape, out.shape)) return undefined;
   // a dropped input that only fixed the shape may make the result narrower: check the reads still cover `out`
   const s2 = broadcastShapes(...order.map((id) => egraph.eclass(id).data.shape));
   if (!s2 || !sameShape(s2, out.shape)) return undefined;
-  return irENode('pointwise', { expr: final, dtype: out.dtype }, order);
+  const node = irENode('pointwise', { expr: final, dtype: out.dtype }, order);
+  knownPointwiseSize(node, size);
+  return node;
 }
 
 /**

@@ -5,7 +5,10 @@
 // with `ofAnyWidth` survives a wider fusion width (`widened`): what it remembers holds at any width (an attempt
 // the width may have cut is remembered with the width it was tried at).
 
-/** Per-run rule state: one slot per key (a rule's name, or a table rules share). */
+/**
+ * Per-run rule state: one slot per key (a rule's name, or a table rules share). Tables keyed by e-nodes are plain
+ * maps, not weak ones: the ctx dies with the run, and a weak map's entries were scavenger work on every minor GC.
+ */
 export class RuleCtx {
   private readonly slots = new Map<string, unknown>();
   private readonly anyWidth: Map<string, unknown>;
@@ -31,6 +34,12 @@ export class RuleCtx {
     if (v === undefined) this.anyWidth.set(key, (v = init()));
     return v;
   }
+
+  /** The `ofAnyWidth` slots as a rule state (one object per ctx: asked on every node rule search and apply). */
+  get anyWidthState(): { of<T>(key: string, init: () => T): T } {
+    return (this.anyWidthView ??= { of: (key, init) => this.ofAnyWidth(key, init) });
+  }
+  private anyWidthView: { of<T>(key: string, init: () => T): T } | undefined;
 
   /** The ctx for a wider fusion width: fresh, but for the `ofAnyWidth` slots. */
   widened(): RuleCtx {

@@ -9,7 +9,7 @@ import { dataKey, RuleError } from '../core/index.js';
 import { TensorTypeError } from './errors.js';
 import { DEFAULT_FUSION_WIDTH, DEFAULT_MAX_EXPR_SIZE } from './fusionWidth.js';
 import { RuleCtx } from './ruleCtx.js';
-import { fromENode, type IrOp, isOpKind, leafTypeOf } from './tensorLanguage.js';
+import { fromENode, keepDataId, keptDataId, type IrOp, isOpKind, leafTypeOf } from './tensorLanguage.js';
 
 /** Analysis data of one e-class. */
 export interface TensorInfo {
@@ -118,8 +118,9 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   }
   private width: number;
   private ruleState = new RuleCtx();
-  // keyed by op and data (children change with merges); per key, class → rules, re-homed to canonical ids lazily
-  private readonly provenance = new Map<string, Map<Id, Set<string>>>();
+  // keyed by op and data as one number (`opDataKey`; children change with merges); per key, class → rules, re-homed
+  // to canonical ids lazily
+  private readonly provenance = new Map<number, Map<Id, Set<string>>>();
   private readonly rootIds: Id[] = [];
   private readonly updatePairs: [Id, Id][] = [];
   private stateOfValue: Map<Id, Id> | undefined;
@@ -175,6 +176,15 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** A small integer naming a node's data (equal data, equal id) within this analysis. */
   private dataId(data: ENode['data']): number {
+    const kept = keptDataId(this, data);
+    if (kept >= 0) return kept;
+    const id = this.dataIdByKey(data);
+    keepDataId(this, data, id);
+    return id;
+  }
+
+  /** `dataId` by the data's key text. */
+  private dataIdByKey(data: ENode['data']): number {
     // looked up by the key text (cached per data object; the engine keeps the string's hash): a weak-map entry per
     // data object, most of them short-lived, cost more in the GC than it saved
     const key = dataKey(data);
@@ -234,14 +244,24 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** A number naming a node's op, data and arity (equal for nodes equal but for their children). */
   private shapeKey(node: ENode): number {
-    let op = this.opIds.get(node.op);
-    if (op === undefined) this.opIds.set(node.op, (op = this.opIds.size));
-    return (this.dataId(node.data) * 1024 + Math.min(node.children.length, 1023)) * 1024 + op;
+    return (this.dataId(node.data) * 1024 + Math.min(node.children.length, 1023)) * 1024 + this.opId(node.op);
+  }
+
+  /** A number naming a node's op and data (a text key per provenance record and ask was garbage). */
+  private opDataKey(node: ENode): number {
+    return this.dataId(node.data) * 1024 + this.opId(node.op);
+  }
+
+  /** A small number naming an op (ops are far fewer than 1024). */
+  private opId(name: string): number {
+    let op = this.opIds.get(name);
+    if (op === undefined) this.opIds.set(name, (op = this.opIds.size));
+    return op;
   }
 
   /** Records that `rules` produced `node` in class `cls` (for the report's kernel provenance). */
   record(cls: Id, node: ENode, rules: Iterable<string>): void {
-    addTo(this.provenance, `${node.op}#${this.dataId(node.data)}`, cls, rules);
+    addTo(this.provenance, this.opDataKey(node), cls, rules);
   }
 
   /** Folds provenance recorded under merged-away ids into their classes (call once rules are done). */
@@ -251,7 +271,7 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** The rules recorded for a node of this op and data in class `cls` (sorted, deduplicated; shared: do not modify). */
   rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): readonly string[] {
-    const rules = lookupIn(egraph, this.provenance, `${node.op}#${this.dataId(node.data)}`, cls);
+    const rules = lookupIn(egraph, this.provenance, this.opDataKey(node), cls);
     if (!rules) return NO_RULES;
     const hit = this.sortedRules.get(rules);
     if (hit && hit.size === rules.size) return hit.list;

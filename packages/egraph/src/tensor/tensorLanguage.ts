@@ -3,9 +3,10 @@
 // declared shape and dtype (and params/state their init), consts their value, shape and dtype.
 
 import type { DType, Init, Node, OpAttrs, OpKind, OpWithAttrs, PwExpr, TensorType } from '@neura/ir';
-import { attrsOf, OP_KINDS, withAttrs } from '@neura/ir';
+import { attrsOf, OP_KINDS, pwExprSize, withAttrs } from '@neura/ir';
 import type { ENode, Id, Language, NodeData } from '../core/index.js';
 import { DATA_KEY, isDataRecord } from '../core/index.js';
+import { EXPR_ATTR_OPS, keyedAttrs } from './attrsKey.js';
 import { TensorLanguageError } from './errors.js';
 
 const OPS: ReadonlySet<string> = new Set(OP_KINDS);
@@ -26,8 +27,10 @@ export function nodeData(ir: OpWithAttrs, type?: TensorType): NodeData {
   if (ir.op === 'pointwise') {
     // the expression is keyed as one JSON string: e-node keys of deep expressions are computed very often
     const pw = ir.attrs;
-    return new PointwiseData(JSON.stringify(pw.expr), pw.dtype, pw.expr) as unknown as NodeData;
+    return new PointwiseData(pw.dtype, pw.expr) as unknown as NodeData;
   }
+  // fused attributes holding expressions: their key written once, in one pass (attrsKey.ts)
+  if (EXPR_ATTR_OPS.has(ir.op)) return keyedAttrs(ir.attrs) as unknown as NodeData;
   if (ir.op === 'input' || ir.op === 'param' || ir.op === 'state' || ir.op === 'const') {
     if (!type) throw new TensorLanguageError(`tensorLanguage: leaf ${ir.op} needs its declared type`);
     const d: Record<string, NodeData> = { ...ir.attrs, shape: [...type.shape], dtype: type.dtype };
@@ -52,8 +55,14 @@ export function irENode<K extends OpKind>(op: K, attrs: OpAttrs[K], children: re
 
 function enodeOf(ir: OpWithAttrs, children: readonly Id[], type?: TensorType): ENode {
   const data = nodeData(ir, type);
-  const empty = data !== null && typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length === 0;
+  const empty = data !== null && typeof data === 'object' && !Array.isArray(data) && !hasOwnFields(data);
   return empty ? { op: ir.op, children: [...children] } : { op: ir.op, data, children: [...children] };
+}
+
+/** Whether an object has an own enumerable field (`Object.keys(o).length > 0`, without the key list). */
+function hasOwnFields(o: object): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
 }
 
 /** The e-node of a constant filled with `value`. */
@@ -97,10 +106,17 @@ class PointwiseData {
   readonly dtype: DType;
   readonly #key: string;
   readonly #parsed: PwExpr;
-  constructor(text: string, dtype: DType, parsed: PwExpr) {
-    this.expr = text;
+  #size = -1;
+  #owner: object | undefined;
+  #ownerId = -1;
+  constructor(dtype: DType, parsed: PwExpr) {
+    // the key is one JSON text of the dtype and the expression, written flat in one pass; the expression's text is
+    // a slice of it (a key concatenated from the text was flattened into a second copy when first hashed: the two
+    // copies were most of a fused node's bytes). Keys of other ops' data never meet these (node keys hold the op).
+    const key = JSON.stringify([dtype, parsed]);
+    this.#key = key;
+    this.expr = key.slice(JSON.stringify(dtype).length + 2, -1);
     this.dtype = dtype;
-    this.#key = `pw:${dtype}:${text}`; // the text is canonical already: no second escaping pass
     this.#parsed = parsed; // `make` reads the expression back: no JSON.parse of what was just written
   }
   /** The e-node data key (see `DATA_KEY`). */
@@ -111,6 +127,49 @@ class PointwiseData {
   parsed(): PwExpr {
     return this.#parsed;
   }
+  /** The expression's node count (`pwExprSize`), computed once. */
+  size(): number {
+    if (this.#size < 0) this.#size = pwExprSize(this.#parsed);
+    return this.#size;
+  }
+  /** Records the node count of the expression, already computed by its builder. */
+  knownSize(size: number): void {
+    this.#size = size;
+  }
+  /** The number `owner` gave this data (see `dataIdCached`), or -1. */
+  idFor(owner: object): number {
+    return this.#owner === owner ? this.#ownerId : -1;
+  }
+  /** Keeps the number `owner` gave this data (one owner at a time: the analysis of the run that built it). */
+  keepId(owner: object, id: number): void {
+    this.#owner = owner;
+    this.#ownerId = id;
+  }
+}
+
+/**
+ * The number `owner` kept for node data `data` with `keepDataId`, or -1: `pointwise` data keeps it in the data object
+ * itself (the analysis asks it on every provenance and root-respecting lookup: a text-keyed lookup each).
+ */
+export function keptDataId(owner: object, data: ENode['data']): number {
+  return data instanceof PointwiseData ? data.idFor(owner) : -1;
+}
+
+/** Keeps `owner`'s number for node data (see `keptDataId`; no-op for data other than `pointwise`). */
+export function keepDataId(owner: object, data: ENode['data'], id: number): void {
+  if (data instanceof PointwiseData) data.keepId(owner, id);
+}
+
+/** The node count of a `pointwise` e-node's expression (`pwExprSize`, cached per node data). */
+export function pointwiseSizeOf(n: ENode): number {
+  const d = n.data;
+  if (d instanceof PointwiseData) return d.size();
+  return pwExprSize(pointwiseExprOf(n));
+}
+
+/** Records a `pointwise` e-node's expression size, known to its builder (no-op for other data). */
+export function knownPointwiseSize(n: ENode, size: number): void {
+  if (n.data instanceof PointwiseData) n.data.knownSize(size);
 }
 
 // The parsed expression of pointwise data built elsewhere (by hand, in tests): weak, so no run leaves entries behind.

@@ -9,7 +9,7 @@ import { mapInputs } from '../pointwiseFusion.js';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
-import { addRecorded, nodeRule, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasOp, nodeRule, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 
@@ -57,6 +57,7 @@ function roundOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[]
 export const castOperandRules: readonly TensorRewrite[] = [
   // one rule for both (operands and extras), as both look at the same casts: `matmul-round-operand` names it
   nodeRule('matmul-round-operand', ['matmul', 'matmulEpilogue'], roundOperand, {
-    guard: (egraph, _e, n) => n.children.some((c) => egraph.eclass(c).nodes.some((m) => m.op === 'cast')),
+    // the kept op set of each input class: no scan of its variants
+    guard: (egraph, _e, n) => n.children.some((c) => classHasOp(egraph, c, 'cast')),
   }),
 ];

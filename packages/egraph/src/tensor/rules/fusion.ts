@@ -5,7 +5,7 @@
 // Invariant: a fused node computes exactly what the nodes of its class compute.
 
 import type { EGraph, ENode, Id } from '../../core/index.js';
-import { buildPointwise, exprOf, exprSize, inlineExpr, isPrimaryExpr, liftable, primitiveExpr } from '../pointwiseFusion.js';
+import { buildPointwise, exprOf, inlineExpr, isPrimaryExpr, liftable, nodeExprSize, primitiveExpr } from '../pointwiseFusion.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { fusionWidth, tensorAnalysisOf } from '../tensorAnalysis.js';
 import type { RuleCtx } from '../ruleCtx.js';
@@ -50,13 +50,19 @@ const ids = (xs: readonly ({ id: Id } | undefined)[]): Id[] => xs.flatMap((x) =>
 
 /** Small numbers naming e-node objects in one run (for plan keys; nodes are immutable, so identity is content). */
 interface ObjectIds {
-  readonly ids: WeakMap<ENode, number>;
+  readonly ids: Map<ENode, number>;
   next: number;
 }
 
+const newObjectIds = (): ObjectIds => ({ ids: new Map(), next: 1 });
+/** A fresh map (a shared `init` of ctx slots: no closure per lookup). */
+const newMap = <K, V>(): Map<K, V> => new Map<K, V>();
+/** The ctx keys of the merge plans, per variant (built once). */
+const PLAN_KEYS = { all: 'fusion:merge-plans:all', respecting: 'fusion:merge-plans:respecting' } as const;
+
 /** The run's number for an e-node object. */
 function objectId(ctx: RuleCtx, n: ENode): number {
-  const t = ctx.ofAnyWidth<ObjectIds>('fusion:object-ids', () => ({ ids: new WeakMap(), next: 1 }));
+  const t = ctx.ofAnyWidth<ObjectIds>('fusion:object-ids', newObjectIds);
   let id = t.ids.get(n);
   if (id === undefined) t.ids.set(n, (id = t.next++));
   return id;
@@ -72,7 +78,7 @@ function liftPointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx:
   // into a consumer then inlined one more (mul 1 …) level per iteration
   if (node.children.some((c) => egraph.find(c) === egraph.find(eclass))) return [];
   // kept at a wider width: a lift that was not built is remembered with the width it was tried at
-  const liftedWith = ctx.ofAnyWidth('fusion:lifted-with', () => new WeakMap<ENode, string>());
+  const liftedWith = ctx.ofAnyWidth<Map<ENode, string>>('fusion:lifted-with', newMap);
   const consts = node.children.map((c) => (info(egraph, c).constant === undefined ? '.' : 'c')).join('');
   const width = fusionWidth(egraph);
   const last = liftedWith.get(node);
@@ -89,9 +95,39 @@ export interface Producers {
   readonly list: readonly ENode[];
   /** Index of the first producer of at most `INLINE_ONE_MAX_SIZE` nodes (the ones `pointwise-inline` takes). */
   readonly small: number;
+  /** Per producer, once asked: its distinct input classes, canonical when found (see `distinctKids`). */
+  readonly kids: (Id[] | undefined)[];
 }
 
-const NO_PRODUCERS: Producers = { list: [], small: 0 };
+const NO_PRODUCERS: Producers = { list: [], small: 0, kids: [] };
+
+/**
+ * The distinct canonical input classes of producer `i` (in first-read order). Kept with the producer list: while
+ * every class kept is still canonical, each input still reads as the class it read as then, so the list holds
+ * (the merge scan asks it for every producer of every input of every consumer; recounting repeats was quadratic).
+ */
+function distinctKids(egraph: EGraph<TensorInfo>, prods: Producers, i: number): readonly Id[] {
+  const kept = prods.kids[i];
+  if (kept !== undefined) {
+    let fresh = true;
+    for (let h = 0; h < kept.length && fresh; h++) fresh = egraph.find(kept[h]) === kept[h];
+    if (fresh) return kept;
+  }
+  const out: Id[] = [];
+  for (const k of prods.list[i].children) {
+    const c = egraph.find(k);
+    if (!out.includes(c)) out.push(c);
+  }
+  prods.kids[i] = out;
+  return out;
+}
+
+/** Whether a node reads class `cls` (canonical). */
+function readsClass(egraph: EGraph<TensorInfo>, n: ENode, cls: Id): boolean {
+  const kids = n.children;
+  for (let i = 0; i < kids.length; i++) if (egraph.find(kids[i]) === cls) return true;
+  return false;
+}
 
 /** The pointwise nodes of a class other than `self` (none reading the class itself), largest expression first. */
 export function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: RuleCtx): Producers {
@@ -99,16 +135,22 @@ export function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: Ru
   if (own === egraph.find(self)) return NO_PRODUCERS;
   // asked once per consumer node and input: kept per class while its node list and canonical id stand still (a
   // union gives the class a longer list or another id, a rebuild a new list)
-  const cache = ctx.ofAnyWidth('fusion:producers', () => new WeakMap<readonly ENode[], { own: Id; length: number; producers: Producers }>());
+  const cache = ctx.ofAnyWidth<Map<readonly ENode[], { own: Id; length: number; producers: Producers }>>('fusion:producers', newMap);
   const nodes = egraph.eclass(own).nodes;
   const hit = cache.get(nodes);
   if (hit && hit.own === own && hit.length === nodes.length) return hit.producers;
-  const sized: { n: ENode; size: number }[] = [];
-  for (const n of nodes) if (n.op === 'pointwise' && !n.children.some((k) => egraph.find(k) === own)) sized.push({ n, size: exprSize(exprOf(n)) });
-  sized.sort((a, b) => b.size - a.size);
+  // parallel arrays and an index sort (stable: equal sizes keep node order), no object per producer
+  const found: ENode[] = [];
+  const sizes: number[] = [];
+  for (const n of nodes) {
+    if (n.op !== 'pointwise' || readsClass(egraph, n, own)) continue;
+    found.push(n);
+    sizes.push(nodeExprSize(n));
+  }
+  const order = found.map((_, i) => i).sort((i, j) => sizes[j] - sizes[i] || i - j);
   let small = 0;
-  while (small < sized.length && sized[small].size > INLINE_ONE_MAX_SIZE) small++;
-  const result = { list: sized.map((x) => x.n), small };
+  while (small < order.length && sizes[order[small]] > INLINE_ONE_MAX_SIZE) small++;
+  const result: Producers = { list: order.map((i) => found[i]), small, kids: new Array(order.length) };
   cache.set(nodes, { own, length: nodes.length, producers: result });
   return result;
 }
@@ -126,7 +168,7 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   // Only the largest node of a class merges on (per variant): merging every smaller variant again re-derived
   // the same deep kernels many times over (most of the fusion time on the GPT step); the smaller variants stay
   // in the class as stopping points for the cost model.
-  const size = exprSize(exprOf(node));
+  const size = nodeExprSize(node);
   const sized = pointwiseSizes(egraph.eclass(eclass).nodes, ctx);
   if (sized.largest > size) {
     if (!respecting) return [];
@@ -134,7 +176,7 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   }
   const out = [mergeVariant(egraph, eclass, node, ctx, 'all', () => true)];
   if (respecting && analysis) {
-    const r = mergeVariant(egraph, eclass, node, ctx, 'respecting', (c, p) => !analysis.isRoot(egraph, c) && analysis.isRootRespecting(egraph, c, p));
+    const r = mergeVariant(egraph, eclass, node, ctx, 'respecting', (c, p) => analysis.isRootRespecting(egraph, c, p), (c) => !analysis.isRoot(egraph, c));
     if (r) analysis.markRootRespecting(r.id, r.node);
     out.push(r);
   }
@@ -147,7 +189,7 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
  * matches); failing at search time keeps them out of the match counts and the apply loop.
  */
 function mergesOn(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean {
-  const size = exprSize(exprOf(node));
+  const size = nodeExprSize(node);
   const sized = pointwiseSizes(egraph.eclass(eclass).nodes, ctxOfRules(egraph));
   if (sized.largest <= size) return true;
   const analysis = tensorAnalysisOf(egraph);
@@ -166,13 +208,13 @@ interface PointwiseSizes {
 
 /** The pointwise nodes and sizes of a class's node list, kept per list and extended as it grows. */
 function pointwiseSizes(nodes: readonly ENode[], ctx: RuleCtx): PointwiseSizes {
-  const cache = ctx.ofAnyWidth('fusion:pointwise-sizes', () => new WeakMap<readonly ENode[], PointwiseSizes>());
+  const cache = ctx.ofAnyWidth<Map<readonly ENode[], PointwiseSizes>>('fusion:pointwise-sizes', newMap);
   let e = cache.get(nodes);
   if (!e) cache.set(nodes, (e = { length: 0, largest: 0, nodes: [], sizes: [] }));
   for (; e.length < nodes.length; e.length++) {
     const n = nodes[e.length];
     if (n.op !== 'pointwise') continue;
-    const size = exprSize(exprOf(n));
+    const size = nodeExprSize(n);
     e.nodes.push(n);
     e.sizes.push(size);
     e.largest = Math.max(e.largest, size);
@@ -187,28 +229,26 @@ function mergeVariant(
   ctx: RuleCtx,
   variant: 'all' | 'respecting',
   mayInline: (cls: Id, producer: ENode) => boolean,
+  mayInlineInto?: (cls: Id) => boolean,
 ): { id: Id; node: ENode } | undefined {
   const limit = fusionWidth(egraph);
   const inline = new Map<number, ENode>();
   const reads = new Set(node.children.map((c) => egraph.find(c)));
   node.children.forEach((c, j) => {
     const own = egraph.find(c);
-    for (const p of producers(egraph, c, eclass, ctx).list) {
+    if (mayInlineInto && !mayInlineInto(c)) return; // asked once per input, not per producer
+    const prods = producers(egraph, c, eclass, ctx);
+    for (let pi = 0; pi < prods.list.length; pi++) {
+      const p = prods.list[pi];
       if (!mayInline(c, p)) continue;
       // distinct reads with p inlined at c: the reads but c, plus p's inputs not among them (counted, not copied)
       let size = reads.has(own) ? reads.size - 1 : reads.size;
-      const kids = p.children;
-      for (let i = 0; i < kids.length; i++) {
-        const k = egraph.find(kids[i]);
-        if (k !== own && reads.has(k)) continue;
-        let repeat = false;
-        for (let h = 0; h < i && !repeat; h++) repeat = egraph.find(kids[h]) === k;
-        if (!repeat) size++;
-      }
+      const kids = distinctKids(egraph, prods, pi);
+      for (let i = 0; i < kids.length; i++) if (kids[i] === own || !reads.has(kids[i])) size++;
       if (size > limit) continue;
       inline.set(j, p);
       reads.delete(own);
-      for (const k of kids) reads.add(egraph.find(k));
+      for (const k of kids) reads.add(k);
       break;
     }
   });
@@ -218,7 +258,7 @@ function mergeVariant(
   for (const [j, p] of inline) plan += `${j}:${objectId(ctx, p)},`;
   // per consumer: the last plan; kept at a wider width (a plan reads at most the width it was made at, so only
   // width-free limits can have refused its node)
-  const plans = ctx.ofAnyWidth(`fusion:merge-plans:${variant}`, () => new WeakMap<ENode, string>());
+  const plans = ctx.ofAnyWidth<Map<ENode, string>>(PLAN_KEYS[variant], newMap);
   if (plans.get(node) === plan) return undefined;
   plans.set(node, plan);
   // provenance only for a plan that is built (most repeat the last one): the node's rules, then each producer's
@@ -253,10 +293,10 @@ const INLINE_ONE_MAX_CONSUMER = 8;
  */
 function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
   const primary = isPrimaryExpr(exprOf(node));
-  if (!primary && exprSize(exprOf(node)) > INLINE_ONE_MAX_CONSUMER) return [];
+  if (!primary && nodeExprSize(node) > INLINE_ONE_MAX_CONSUMER) return [];
   // per consumer: pairs tried, each with Infinity once built, else the width it was refused at (kept at a wider
   // width, where only the refused ones are tried again)
-  const inlined = ctx.ofAnyWidth('fusion:inlined', () => new WeakMap<ENode, Map<string, number>>());
+  const inlined = ctx.ofAnyWidth<Map<ENode, Map<number, number>>>('fusion:inlined', newMap);
   const width = fusionWidth(egraph);
   const out: Id[] = [];
   node.children.forEach((c, j) => {
@@ -265,11 +305,11 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
     const { list, small } = producers(egraph, c, eclass, ctx);
     for (let i = small; i < list.length; i++) {
       const p = list[i]; // the producers before `small` are larger than INLINE_ONE_MAX_SIZE
-      if ((!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
-      const key = `${j}:${objectId(ctx, p)}`;
+      const key = objectId(ctx, p) * 1024 + j; // the pair (input, producer) as one number (inputs are far fewer)
       let done = inlined.get(node);
       if (!done) inlined.set(node, (done = new Map()));
       if ((done.get(key) ?? -1) >= width) continue; // tried before at this width, or built: already in this class
+      if ((!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
       const { expr, inputs } = inlineExpr(node, new Map([[j, p]]));
       const added = addPointwise(egraph, eclass, expr, inputs, ['pointwise-inline', ...rulesOf(egraph, c, p)]);
       done.set(key, added ? Number.POSITIVE_INFINITY : width);
@@ -281,8 +321,7 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
 
 /** Guard: a consumer `pointwise-inline` inlines into (its expression never changes: a node failing it never matches). */
 function smallConsumer(_egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
-  const e = exprOf(node);
-  return isPrimaryExpr(e) || exprSize(e) <= INLINE_ONE_MAX_CONSUMER;
+  return isPrimaryExpr(exprOf(node)) || nodeExprSize(node) <= INLINE_ONE_MAX_CONSUMER;
 }
 
 /** A pointwise input that is an `expand` is read broadcast instead (the kernel broadcasts its inputs). */
@@ -335,5 +374,7 @@ export const fusionRules: readonly TensorRewrite[] = [
   nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise, { signature: childSignature(() => 0), anyWidth: true }),
   nodeRule('pointwise-merge', ['pointwise'], mergePointwise, { guard: mergesOn, signature: childSignature(pointwiseCount) }),
   nodeRule('pointwise-inline', ['pointwise'], inlineOne, { guard: smallConsumer, guardBySignature: true }),
-  nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand'), signature: childSignature((eg, c) => classOpCount(eg, c, 'expand')), anyWidth: true }),
+  // the guard reads the children's expand counts, which the signature covers: a node failing it is not tested again
+  // until one changes
+  nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand'), guardBySignature: true, signature: childSignature((eg, c) => classOpCount(eg, c, 'expand')), anyWidth: true }),
 ];

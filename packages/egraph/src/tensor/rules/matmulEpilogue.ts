@@ -63,12 +63,13 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   const outer = exprOf(node);
   const children = node.children.map((c) => egraph.find(c));
   // per consumer: products tried, with Infinity once done, or the width that refused them (kept at a wider width)
-  const done = ctx.ofAnyWidth('matmul-epilogue:built', () => new WeakMap<ENode, Map<ENode, number>>());
+  const done = ctx.ofAnyWidth('matmul-epilogue:built', () => new Map<ENode, Map<ENode, number>>());
   let seen = done.get(node);
   if (!seen) done.set(node, (seen = new Map()));
   const built: Id[] = [];
   for (const cls of new Set(children)) {
     if (!sameShape(info(egraph, cls).shape, out.shape) || !isFloat(info(egraph, cls).dtype)) continue;
+    if (!classHasAnyOp(egraph, cls, PRODUCT_OPS)) continue; // the kept op set: no scan of a class of pointwise variants
     for (const m of egraph.eclass(cls).nodes) {
       if (!PRODUCTS.has(m.op) || (seen.get(m) ?? -1) >= maxInputs) continue;
       seen.set(m, Number.POSITIVE_INFINITY);
@@ -122,7 +123,7 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
   const shape = info(egraph, eclass).shape;
   const a = enodeAttrs(node, 'matmulEpilogue');
   // per epilogue: producers tried, with Infinity once done, or the width that refused them (kept at a wider width)
-  const done = ctx.ofAnyWidth('matmul-epilogue-inline:built', () => new WeakMap<ENode, Map<ENode, number>>());
+  const done = ctx.ofAnyWidth('matmul-epilogue-inline:built', () => new Map<ENode, Map<ENode, number>>());
   let seen = done.get(node);
   if (!seen) done.set(node, (seen = new Map()));
   const built: Id[] = [];

@@ -43,7 +43,7 @@ function reducePrologue(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode, ct
   if (!r || node.op === 'pointwiseReduce') return [];
   const src = node.children[0];
   // per reduction: producers used (no width limits what it builds: kept at a wider width)
-  const done = ctx.ofAnyWidth('reduce-prologue:built', () => new WeakMap<ENode, Set<ENode>>());
+  const done = ctx.ofAnyWidth('reduce-prologue:built', () => new Map<ENode, Set<ENode>>());
   let seen = done.get(node);
   if (!seen) done.set(node, (seen = new Set()));
   const out: Id[] = [];
@@ -65,7 +65,7 @@ function reduceEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   const src = node.children[0];
   if (node.children.length !== 1 || pwArity(f) !== 1 || !sameShape(info(egraph, src).shape, info(egraph, eclass).shape) || info(egraph, eclass).dtype !== 'f32') return [];
   // per epilogue: reductions used (no width limits what it builds: kept at a wider width)
-  const done = ctx.ofAnyWidth('reduce-epilogue:built', () => new WeakMap<ENode, Set<ENode>>());
+  const done = ctx.ofAnyWidth('reduce-epilogue:built', () => new Map<ENode, Set<ENode>>());
   let seen = done.get(node);
   if (!seen) done.set(node, (seen = new Set()));
   const out: Id[] = [];

@@ -12,13 +12,12 @@
 import type { OpAttrs, PwExpr, ReduceOp, Shape } from '@neura/ir';
 import { broadcastShapes, pwExprSize, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
-import { exprOf, exprSize } from '../pointwiseFusion.js';
+import { exprOf, exprSize, sameExpr } from '../pointwiseFusion.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
-import { sameJson } from '../sameJson.js';
 import { fusionExprSize, fusionWidth } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { mapIn } from './matmulEpilogue.js';
-import { addRecorded, classRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasOp, classRule, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
@@ -38,6 +37,7 @@ function isRowScalar(t: Shape, out: Shape): boolean {
 
 /** The row scalar a class broadcasts with an `expand` node to rows of shape `out`, if it holds one. */
 function expandedRowScalar(egraph: EGraph<TensorInfo>, id: Id, out: Shape): Id | undefined {
+  if (!classHasOp(egraph, id, 'expand')) return undefined; // the op set is kept per class: no scan of its variants
   for (const n of egraph.eclass(id).nodes) if (n.op === 'expand' && isRowScalar(info(egraph, n.children[0]).shape, out)) return egraph.find(n.children[0]);
   return undefined;
 }
@@ -131,7 +131,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   };
   // a stat met twice (the variance under two epilogues, a producer's mean) is computed once; stats are few
   // (MAX_STATS), so they are compared in place rather than by JSON texts (the texts cost ~90 ms a GPT step)
-  const statAt = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): number => stats.findIndex((s) => s.reduce === reduce && sameJson(s.post, post) && sameJson(s.expr, expr));
+  const statAt = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): number => stats.findIndex((s) => s.reduce === reduce && sameExpr(s.post, post) && sameExpr(s.expr, expr));
   const addStat = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): PwExpr | undefined => {
     const at = (k: number) => $(STAT_BASE + k);
     const exact = statAt(expr, reduce, post);
@@ -143,7 +143,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   };
   // a producer that is itself row-local: its operands, stats and expression inlined (one kernel for both)
   const inlineRowwise = (id: Id): PwExpr | undefined => {
-    const r = egraph.eclass(id).nodes.find((n) => n.op === 'rowwise');
+    const r = classHasOp(egraph, id, 'rowwise') ? egraph.eclass(id).nodes.find((n) => n.op === 'rowwise') : undefined;
     if (!r) return undefined;
     const a = enodeAttrs(r, 'rowwise');
     const kids = resolveAll(r.children);
@@ -186,7 +186,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
     }
     if (!isRowScalar(t.shape, S)) {
       if (inline !== 'all' && inline !== id) {
-        if (inline === 'none' && sameShape(t.shape, S) && egraph.eclass(id).nodes.some((n) => n.op === 'rowwise')) memo.inlinable.add(id);
+        if (inline === 'none' && sameShape(t.shape, S) && classHasOp(egraph, id, 'rowwise')) memo.inlinable.add(id);
         return operand(id);
       }
       if (!sameShape(t.shape, S)) return operand(id);
@@ -248,6 +248,17 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   const attrs = { expr, stats: stats.map((s) => ({ ...s, expr: renumber(s.expr) })) };
   if (!sameShape(broadcastShapes(...operands.map((o) => info(egraph, o).shape)) ?? [], S)) return undefined;
   return { attrs, operands, rules, size: pwExprSize(expr) + attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + pwExprSize(st.post), 0) };
+}
+
+/** Whether two rowwise attributes are the same (expressions compared as trees, `sameExpr`). */
+function sameRowwise(a: OpAttrs['rowwise'], b: OpAttrs['rowwise']): boolean {
+  if (a.stats.length !== b.stats.length || !sameExpr(a.expr, b.expr)) return false;
+  for (let i = 0; i < a.stats.length; i++) {
+    const s = a.stats[i];
+    const t = b.stats[i];
+    if (s.reduce !== t.reduce || !sameExpr(s.expr, t.expr) || !sameExpr(s.post, t.post)) return false;
+  }
+  return true;
 }
 
 /** What resolving the variants of one class shares: its classes' row reductions, and its row-local producers. */
@@ -314,7 +325,7 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
     const key = c.operands.join(',');
     const same = byOperands.get(key);
     if (!same) byOperands.set(key, [c]);
-    else if (same.some((d) => sameJson(d.attrs, c.attrs))) return;
+    else if (same.some((d) => sameRowwise(d.attrs, c.attrs))) return;
     else same.push(c);
     found.push(c);
   };
@@ -327,7 +338,7 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
       // an epilogue reads no stats of its own: without inlining it resolves to nothing, only its producers count
       for (const c of n.children) {
         const child = egraph.eclass(c);
-        if (sameShape(child.data.shape, S) && child.nodes.some((m) => m.op === 'rowwise')) memo.inlinable.add(child.id);
+        if (sameShape(child.data.shape, S) && classHasOp(egraph, child.id, 'rowwise')) memo.inlinable.add(child.id);
       }
     }
     // without a row-local producer met, inlining resolves exactly as without it

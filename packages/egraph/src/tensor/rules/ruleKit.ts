@@ -101,7 +101,7 @@ interface ClassOps {
 /** The ops of class `cls`'s nodes (a shared set: do not modify). */
 export function classOps(egraph: EGraph<TensorInfo>, cls: Id): ReadonlySet<string> {
   const c = egraph.eclass(cls);
-  const cache = ctxOf(egraph).of('ruleKit:class-ops', () => new Map<Id, ClassOps>());
+  const cache = ctxOf(egraph).of<Map<Id, ClassOps>>('ruleKit:class-ops', newMap);
   let e = cache.get(c.id);
   if (!e || e.nodes !== c.nodes) {
     e = { nodes: c.nodes, length: 0, ops: new Set() };
@@ -121,7 +121,7 @@ interface ClassOpCounts {
 /** How many nodes of op `op` class `cls` holds. */
 export function classOpCount(egraph: EGraph<TensorInfo>, cls: Id, op: string): number {
   const c = egraph.eclass(cls);
-  const cache = ctxOf(egraph).of('ruleKit:class-op-counts', () => new Map<Id, ClassOpCounts>());
+  const cache = ctxOf(egraph).of<Map<Id, ClassOpCounts>>('ruleKit:class-op-counts', newMap);
   let e = cache.get(c.id);
   if (!e || e.nodes !== c.nodes) {
     e = { nodes: c.nodes, length: 0, counts: new Map() };
@@ -180,9 +180,11 @@ export function nodeRule(
 
 /** The rule state of an `anyWidth` node rule: the run's `RuleCtx` slots that a wider width keeps. */
 function anyWidthState(egraph: EGraph<TensorInfo>): RuleState {
-  const ctx = ctxOf(egraph);
-  return { of: (key, init) => ctx.ofAnyWidth(key, init) };
+  return ctxOf(egraph).anyWidthState;
 }
+
+/** A fresh map (a shared `init` of ctx slots: a closure per lookup was garbage on every signature). */
+const newMap = <K, V>(): Map<K, V> => new Map<K, V>();
 
 /** A rule over e-classes picked by a predicate (bound as `?x`); `apply` returns the classes to union. */
 export function classRule(
