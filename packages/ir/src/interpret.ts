@@ -6,6 +6,7 @@ import { isFloat } from './dtype.js';
 import { f16round } from './f16.js';
 import { type Graph, leafName, type Node, type NodeId } from './graph.js';
 import { customOpDef } from './customOp.js';
+import { interpretMatmulQ8 } from './quantQ8.js';
 import { perBinaryOp, perUnaryOp } from './elementwise.js';
 import { alloc, broadcastMap, type Ctx, type Impl, out } from './interpretCore.js';
 import {
@@ -404,6 +405,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     for (let i = 0; i < d.length; i++) d[i] = ctx.round(activation === 'relu' ? Math.max(0, d[i]) : d[i]);
     return out(node, d);
   },
+  matmulQ8: interpretMatmulQ8,
   matmulPartials: (node, [a, b], ctx) => {
     // partial s is the product of op(a)'s columns and op(b)'s rows in chunk s of K (float64 sums, then rounded)
     const { transA, transB, splits } = node.attrs;

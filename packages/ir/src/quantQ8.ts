@@ -1,0 +1,113 @@
+// GGUF's Q8_0 weight format and the `matmulQ8` op that reads it: blocks of 32 weights along the reduction axis K,
+// each one scale d = max|w|/127 and 32 int8 q = round(w/d) (half away from zero, as ggml's roundf), w ≈ d·q. Here a
+// weight of N output columns is packed [N, ceil(K/32)·8] i32 (4 int8 per word, little-endian: byte j of word i is
+// q[4i + j], GGUF's byte order) and its scales [N, ceil(K/32)] f32 (GGUF stores d as f16; f32 here, one rounding
+// fewer). K that is not a multiple of 32 is padded with zero weights. Pure data: no graph, no device.
+
+import { arity, fail, type Rule, type TensorType } from './inferCore.js';
+import { alloc, type Impl, out } from './interpretCore.js';
+import type { OpAttrs } from './ops.js';
+import { fmtShape, numel } from './shape.js';
+import type { TensorValue } from './tensorValue.js';
+
+/** Weights per Q8_0 block (along K). */
+export const Q8_BLOCK = 32;
+
+/** Blocks of one column of a K-long reduction (the last one zero-padded when K is not a multiple of 32). */
+export function q8Blocks(k: number): number {
+  return Math.ceil(k / Q8_BLOCK);
+}
+
+/** A weight in Q8_0: packed int8 `q` [N, blocks·8] i32 and per-block scales `d` [N, blocks] f32. */
+export interface Q8Weight {
+  /** Four int8 per i32 word, little-endian; column n's block b is words [b·8, b·8 + 8) of row n. */
+  readonly q: TensorValue;
+  /** Scale of each block: w = d·q. */
+  readonly d: TensorValue;
+}
+
+/** ggml's roundf: to nearest, halves away from zero (Math.round rounds halves up). */
+const roundHalfAway = (x: number) => Math.sign(x) * Math.round(Math.abs(x));
+
+/**
+ * Quantizes a weight to Q8_0 along its reduction axis: `w` [K, N] as neura's Linear stores it (`transposed`: [N, K],
+ * PyTorch's and GGUF's layout). Per block, d = max|w|/127 in f32 and q = roundf(w·(1/d)) as ggml's reference
+ * quantizer (`quantize_row_q8_0_ref`); an all-zero block has d = 0 and q = 0.
+ */
+export function quantizeQ8_0(w: TensorValue, opts: { transposed?: boolean } = {}): Q8Weight {
+  if (w.shape.length !== 2 || (w.dtype !== 'f32' && w.dtype !== 'f16'))
+    throw new TypeError(`quantizeQ8_0: expected a float matrix, got ${fmtShape(w.shape)} ${w.dtype}`);
+  const [r, c] = w.shape;
+  const [k, n] = opts.transposed ? [c, r] : [r, c];
+  const at = opts.transposed ? (kk: number, nn: number) => w.data[nn * k + kk] : (kk: number, nn: number) => w.data[kk * n + nn];
+  const blocks = q8Blocks(k);
+  const q = new Int32Array(n * blocks * 8);
+  const d = new Float32Array(n * blocks);
+  const bytes = new Uint8Array(q.buffer); // little-endian on every platform WebGPU runs on, as GGUF
+  for (let nn = 0; nn < n; nn++)
+    for (let b = 0; b < blocks; b++) {
+      const k0 = b * Q8_BLOCK;
+      const k1 = Math.min(k, k0 + Q8_BLOCK);
+      let amax = 0;
+      for (let kk = k0; kk < k1; kk++) amax = Math.max(amax, Math.abs(at(kk, nn)));
+      const scale = Math.fround(amax / 127);
+      const inv = scale ? Math.fround(1 / scale) : 0;
+      d[nn * blocks + b] = scale;
+      for (let kk = k0; kk < k1; kk++) {
+        const v = roundHalfAway(Math.fround(at(kk, nn) * inv));
+        bytes[(nn * blocks * 8 + b * 8) * 4 + (kk - k0)] = v & 0xff;
+      }
+    }
+  return { q: { shape: [n, blocks * 8], dtype: 'i32', data: q }, d: { shape: [n, blocks], dtype: 'f32', data: d } };
+}
+
+/** The int8 value `j` (0 ≤ j < blocks·32) of row `row` of packed Q8_0 words of `words` per row. */
+export function q8Value(q: ArrayLike<number>, words: number, row: number, j: number): number {
+  const word = q[row * words + (j >> 2)];
+  return ((word << (24 - 8 * (j & 3))) >> 24) | 0; // the byte, sign-extended
+}
+
+/** Dequantizes a Q8_0 weight to [K, N] f32 (the layout `quantizeQ8_0` took by default): w = d·q. */
+export function dequantizeQ8_0(w: Q8Weight, k: number): TensorValue {
+  const [n, words] = w.q.shape;
+  const blocks = w.d.shape[1];
+  if (words !== blocks * 8 || q8Blocks(k) !== blocks) throw new TypeError(`dequantizeQ8_0: q ${fmtShape(w.q.shape)} and d ${fmtShape(w.d.shape)} do not hold K=${k}`);
+  const out = new Float32Array(k * n);
+  for (let nn = 0; nn < n; nn++)
+    for (let kk = 0; kk < k; kk++) out[kk * n + nn] = w.d.data[nn * blocks + (kk >> 5)] * q8Value(w.q.data, words, nn, kk);
+  return { shape: [k, n], dtype: 'f32', data: out };
+}
+
+/** `matmulQ8`'s type: x [..., M, K] f32, q [N, ceil(K/32)·8] i32, d [N, ceil(K/32)] f32 → [..., M, N] f32. */
+export const inferMatmulQ8: Rule<OpAttrs['matmulQ8']> = (ins) => {
+  const op = 'matmulQ8';
+  arity(op, ins, 3);
+  const [x, q, d] = ins;
+  if (x.dtype !== 'f32' || x.shape.length < 2) fail(op, `x must be f32 of rank ≥ 2 ([..., M, K]), got ${fmtShape(x.shape)} ${x.dtype}`, ins);
+  const k = x.shape[x.shape.length - 1];
+  const blocks = q8Blocks(k);
+  if (q.dtype !== 'i32' || q.shape.length !== 2 || q.shape[1] !== blocks * 8)
+    fail(op, `q must be i32 [N, ${blocks * 8}] (K=${k}: ${blocks} blocks of 32 int8, 4 per word), got ${fmtShape(q.shape)} ${q.dtype}`, ins);
+  const n = q.shape[0];
+  if (d.dtype !== 'f32' || d.shape.length !== 2 || d.shape[0] !== n || d.shape[1] !== blocks)
+    fail(op, `d must be f32 [${n}, ${blocks}] (one scale per block of 32), got ${fmtShape(d.shape)} ${d.dtype}`, ins);
+  return { shape: [...x.shape.slice(0, -1), n], dtype: 'f32' } satisfies TensorType;
+};
+
+/** `matmulQ8`'s reference semantics: x · w with w[k][n] = d[n][k/32]·q[n][k] (each weight rounded as the kernel's f32 product), sums in float64. */
+export const interpretMatmulQ8: Impl<'matmulQ8'> = (node, [x, q, d], ctx) => {
+  const k = x.shape[x.shape.length - 1];
+  const rows = numel(x.shape) / Math.max(1, k);
+  const [n, words] = q.shape;
+  const blocks = d.shape[1];
+  const w = new Float64Array(k * n);
+  for (let nn = 0; nn < n; nn++) for (let kk = 0; kk < k; kk++) w[kk * n + nn] = ctx.round(d.data[nn * blocks + (kk >> 5)] * q8Value(q.data, words, nn, kk));
+  const y = alloc(node.shape, 'f32', ctx);
+  for (let r = 0; r < rows; r++)
+    for (let nn = 0; nn < n; nn++) {
+      let acc = 0;
+      for (let kk = 0; kk < k; kk++) acc += x.data[r * k + kk] * w[kk * n + nn];
+      y[r * n + nn] = ctx.round(acc);
+    }
+  return out(node, y);
+};
