@@ -565,7 +565,7 @@ export class Graph {
   }
 
   /**
-   * x [..., M, K] times a Q8_0 weight: `q` [N, ceil(K/32)·8] i32 and `d` [N, ceil(K/32)] f32 as `quantizeQ8_0`
+   * x [..., M, K] times a Q8_0 weight: `q` [N, ceil(K/32)·8] i32 and `d` [N, ceil(ceil(K/32)/2)] i32 (f16 pairs) as `quantizeQ8_0`
    * packs a [K, N] weight; dequantized as it is read (see `OpAttrs['matmulQ8']`) → [..., M, N].
    */
   matmulQ8(x: Tensor, q: Tensor, d: Tensor): Tensor {

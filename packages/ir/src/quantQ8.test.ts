@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Graph } from './graph.js';
 import { interpret } from './interpret.js';
-import { dequantizeQ8_0, q8Value, quantizeQ8_0 } from './quantQ8.js';
+import { f16round } from './f16.js';
+import { dequantizeQ8_0, q8Scale, q8Value, quantizeQ8_0 } from './quantQ8.js';
 import { mulberry32, tensor } from './tensorValue.js';
 
 const randn = (n: number, seed: number) => {
@@ -20,13 +21,28 @@ describe('quantizeQ8_0 (GGUF Q8_0, as ggml quantize_row_q8_0_ref)', () => {
     w[4] = 0.49;
     const { q, d } = quantizeQ8_0(tensor([32, 1], w));
     expect(q.shape).toEqual([1, 8]);
-    expect(Array.from(d.data)).toEqual([1]);
+    expect(d.shape).toEqual([1, 1]);
+    expect(q8Scale(d.data, 1, 0, 0)).toBe(1);
     expect([0, 1, 2, 3, 4, 5].map((j) => q8Value(q.data, 8, 0, j))).toEqual([127, 3, -3, -127, 0, 0]);
     // byte order is GGUF's: q[0..3] little-endian in word 0
     expect(q.data[0]).toBe((127 | (3 << 8) | (0xfd << 16) | (0x81 << 24)) | 0);
   });
 
-  it('pads K to whole blocks with zeros, gives an all-zero block d = 0, and round-trips within d/2 per weight', () => {
+  it('stores d as f16 (GGUF), q computed with the f32 d as ggml does', () => {
+    // max|w| = 1: d = f32(1/127) stored as f16; q = roundf(w·(1/d)) = 127 for w = 1, 64 for w = 0.5 (63.5 → 64)
+    const w = new Array(64).fill(0);
+    w[0] = 1;
+    w[1] = 0.5;
+    w[32] = -3; // block 1: scale in the high half of word 0
+    const { q, d } = quantizeQ8_0(tensor([64, 1], w));
+    expect(d.shape).toEqual([1, 1]);
+    expect(q8Scale(d.data, 1, 0, 0)).toBe(f16round(Math.fround(1 / 127)));
+    expect(q8Scale(d.data, 1, 0, 0)).not.toBe(Math.fround(1 / 127));
+    expect(q8Scale(d.data, 1, 0, 1)).toBe(f16round(Math.fround(3 / 127)));
+    expect([0, 1, 32].map((j) => q8Value(q.data, 16, 0, j))).toEqual([127, 64, -127]);
+  });
+
+  it('pads K to whole blocks with zeros, gives an all-zero block d = 0, and round-trips within half a step (plus the f16 rounding of d) per weight', () => {
     const k = 40;
     const n = 3;
     const data = randn(k * n, 7);
@@ -34,14 +50,14 @@ describe('quantizeQ8_0 (GGUF Q8_0, as ggml quantize_row_q8_0_ref)', () => {
     const w = tensor([k, n], data);
     const qw = quantizeQ8_0(w);
     expect(qw.q.shape).toEqual([3, 16]);
-    expect(qw.d.shape).toEqual([3, 2]);
-    expect(qw.d.data[1 * 2 + 0]).toBe(0);
+    expect(qw.d.shape).toEqual([3, 1]);
+    expect(q8Scale(qw.d.data, 1, 1, 0)).toBe(0);
     for (let j = 8; j < 32; j++) expect(q8Value(qw.q.data, 16, 0, 32 + j)).toBe(0); // padding past K = 40
     const back = dequantizeQ8_0(qw, k);
     for (let kk = 0; kk < k; kk++)
       for (let nn = 0; nn < n; nn++) {
-        const dd = qw.d.data[nn * 2 + (kk >> 5)];
-        expect(Math.abs(back.data[kk * n + nn] - w.data[kk * n + nn])).toBeLessThanOrEqual(dd / 2 + 1e-7);
+        const dd = q8Scale(qw.d.data, 1, nn, kk >> 5);
+        expect(Math.abs(back.data[kk * n + nn] - w.data[kk * n + nn])).toBeLessThanOrEqual(dd / 2 + 127 * dd * 2 ** -11); // half a step, plus d's f16 rounding
       }
     // PyTorch's layout ([N, K]) quantizes to the same blocks
     const t = tensor([n, k], Array.from({ length: n * k }, (_, i) => w.data[(i % k) * n + Math.floor(i / k)]));
@@ -56,7 +72,7 @@ describe('matmulQ8', () => {
     const qw = quantizeQ8_0(w);
     const x = tensor([b, m, k], randn(b * m * k, 4));
     const g = new Graph();
-    const y = g.matmulQ8(g.input('x', [b, m, k]), g.input('q', qw.q.shape, 'i32'), g.input('d', qw.d.shape));
+    const y = g.matmulQ8(g.input('x', [b, m, k]), g.input('q', qw.q.shape, 'i32'), g.input('d', qw.d.shape, 'i32'));
     expect(y.shape).toEqual([b, m, n]);
     const ref = new Graph();
     const yr = ref.matmul(ref.input('x', [b, m, k]), ref.input('w', [k, n]));
@@ -70,8 +86,9 @@ describe('matmulQ8', () => {
   it('names the operand whose shape or dtype does not fit K', () => {
     const g = new Graph();
     const x = g.input('x', [2, 40]);
-    expect(() => g.matmulQ8(x, g.input('q', [4, 8], 'i32'), g.input('d', [4, 2]))).toThrow(/q must be i32 \[N, 16\] \(K=40: 2 blocks/);
-    expect(() => g.matmulQ8(x, g.input('q2', [4, 16], 'i32'), g.input('d2', [4, 1]))).toThrow(/d must be f32 \[4, 2\]/);
-    expect(() => g.matmulQ8(x, g.input('q3', [4, 16]), g.input('d3', [4, 2]))).toThrow(/q must be i32/);
+    expect(() => g.matmulQ8(x, g.input('q', [4, 8], 'i32'), g.input('d', [4, 1], 'i32'))).toThrow(/q must be i32 \[N, 16\] \(K=40: 2 blocks/);
+    expect(() => g.matmulQ8(x, g.input('q2', [4, 16], 'i32'), g.input('d2', [4, 2], 'i32'))).toThrow(/d must be i32 \[4, 1\] \(an f16 scale per block/);
+    expect(() => g.matmulQ8(x, g.input('q3', [4, 16]), g.input('d3', [4, 1], 'i32'))).toThrow(/q must be i32/);
+    expect(() => g.matmulQ8(x, g.input('q4', [4, 16], 'i32'), g.input('d4', [4, 1]))).toThrow(/d must be i32/);
   });
 });

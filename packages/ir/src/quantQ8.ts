@@ -1,9 +1,11 @@
 // GGUF's Q8_0 weight format and the `matmulQ8` op that reads it: blocks of 32 weights along the reduction axis K,
-// each one scale d = max|w|/127 and 32 int8 q = round(w/d) (half away from zero, as ggml's roundf), w ≈ d·q. Here a
-// weight of N output columns is packed [N, ceil(K/32)·8] i32 (4 int8 per word, little-endian: byte j of word i is
-// q[4i + j], GGUF's byte order) and its scales [N, ceil(K/32)] f32 (GGUF stores d as f16; f32 here, one rounding
-// fewer). K that is not a multiple of 32 is padded with zero weights. Pure data: no graph, no device.
+// each one f16 scale d = max|w|/127 and 32 int8 q = round(w/d) (half away from zero, as ggml's roundf), w = d·q:
+// bit for bit what GGUF stores. Here a weight of N output columns is packed [N, ceil(K/32)·8] i32 (4 int8 per word,
+// little-endian: byte j of word i is q[4i + j], GGUF's byte order) and its scales [N, ceil(ceil(K/32)/2)] i32, two
+// f16 per word (block 2i in the low half; WGSL's unpack2x16float reads them without shader-f16): 34 bytes per 32
+// weights, as GGUF. K that is not a multiple of 32 is padded with zero weights. Pure data: no graph, no device.
 
+import { f16Bits, f16FromBits } from './f16.js';
 import { arity, fail, type Rule, type TensorType } from './inferCore.js';
 import { alloc, type Impl, out } from './interpretCore.js';
 import type { OpAttrs } from './ops.js';
@@ -18,12 +20,23 @@ export function q8Blocks(k: number): number {
   return Math.ceil(k / Q8_BLOCK);
 }
 
-/** A weight in Q8_0: packed int8 `q` [N, blocks·8] i32 and per-block scales `d` [N, blocks] f32. */
+/** Words of f16 scales per column: two blocks' scales per i32. */
+export function q8ScaleWords(k: number): number {
+  return Math.ceil(q8Blocks(k) / 2);
+}
+
+/** A weight in Q8_0: packed int8 `q` [N, blocks·8] i32 and per-block f16 scales `d` [N, ceil(blocks/2)] i32 (two per word). */
 export interface Q8Weight {
   /** Four int8 per i32 word, little-endian; column n's block b is words [b·8, b·8 + 8) of row n. */
   readonly q: TensorValue;
-  /** Scale of each block: w = d·q. */
+  /** f16 scale of each block, two per word (block 2i low, 2i + 1 high): w = d·q. */
   readonly d: TensorValue;
+}
+
+/** The scale of block `b` of row `row` of packed f16 scales of `words` per row. */
+export function q8Scale(d: ArrayLike<number>, words: number, row: number, b: number): number {
+  const word = d[row * words + (b >> 1)];
+  return f16FromBits((b & 1 ? word >>> 16 : word) & 0xffff);
 }
 
 /** ggml's roundf: to nearest, halves away from zero (Math.round rounds halves up). */
@@ -31,8 +44,8 @@ const roundHalfAway = (x: number) => Math.sign(x) * Math.round(Math.abs(x));
 
 /**
  * Quantizes a weight to Q8_0 along its reduction axis: `w` [K, N] as neura's Linear stores it (`transposed`: [N, K],
- * PyTorch's and GGUF's layout). Per block, d = max|w|/127 in f32 and q = roundf(w·(1/d)) as ggml's reference
- * quantizer (`quantize_row_q8_0_ref`); an all-zero block has d = 0 and q = 0.
+ * PyTorch's and GGUF's layout). Per block, as ggml's reference quantizer (`quantize_row_q8_0_ref`): d = max|w|/127
+ * in f32, q = roundf(w·(1/d)), d stored as f16; an all-zero block has d = 0 and q = 0.
  */
 export function quantizeQ8_0(w: TensorValue, opts: { transposed?: boolean } = {}): Q8Weight {
   if (w.shape.length !== 2 || (w.dtype !== 'f32' && w.dtype !== 'f16'))
@@ -42,7 +55,9 @@ export function quantizeQ8_0(w: TensorValue, opts: { transposed?: boolean } = {}
   const at = opts.transposed ? (kk: number, nn: number) => w.data[nn * k + kk] : (kk: number, nn: number) => w.data[kk * n + nn];
   const blocks = q8Blocks(k);
   const q = new Int32Array(n * blocks * 8);
-  const d = new Float32Array(n * blocks);
+  const dWords = Math.ceil(blocks / 2);
+  const d = new Int32Array(n * dWords);
+  const halves = new Uint16Array(d.buffer); // little-endian: block 2i in the low half
   const bytes = new Uint8Array(q.buffer); // little-endian on every platform WebGPU runs on, as GGUF
   for (let nn = 0; nn < n; nn++)
     for (let b = 0; b < blocks; b++) {
@@ -52,13 +67,13 @@ export function quantizeQ8_0(w: TensorValue, opts: { transposed?: boolean } = {}
       for (let kk = k0; kk < k1; kk++) amax = Math.max(amax, Math.abs(at(kk, nn)));
       const scale = Math.fround(amax / 127);
       const inv = scale ? Math.fround(1 / scale) : 0;
-      d[nn * blocks + b] = scale;
+      halves[nn * dWords * 2 + b] = f16Bits(scale);
       for (let kk = k0; kk < k1; kk++) {
         const v = roundHalfAway(Math.fround(at(kk, nn) * inv));
         bytes[(nn * blocks * 8 + b * 8) * 4 + (kk - k0)] = v & 0xff;
       }
     }
-  return { q: { shape: [n, blocks * 8], dtype: 'i32', data: q }, d: { shape: [n, blocks], dtype: 'f32', data: d } };
+  return { q: { shape: [n, blocks * 8], dtype: 'i32', data: q }, d: { shape: [n, dWords], dtype: 'i32', data: d } };
 }
 
 /** The int8 value `j` (0 ≤ j < blocks·32) of row `row` of packed Q8_0 words of `words` per row. */
@@ -70,15 +85,16 @@ export function q8Value(q: ArrayLike<number>, words: number, row: number, j: num
 /** Dequantizes a Q8_0 weight to [K, N] f32 (the layout `quantizeQ8_0` took by default): w = d·q. */
 export function dequantizeQ8_0(w: Q8Weight, k: number): TensorValue {
   const [n, words] = w.q.shape;
-  const blocks = w.d.shape[1];
-  if (words !== blocks * 8 || q8Blocks(k) !== blocks) throw new TypeError(`dequantizeQ8_0: q ${fmtShape(w.q.shape)} and d ${fmtShape(w.d.shape)} do not hold K=${k}`);
+  const blocks = q8Blocks(k);
+  const dWords = w.d.shape[1];
+  if (words !== blocks * 8 || dWords !== Math.ceil(blocks / 2)) throw new TypeError(`dequantizeQ8_0: q ${fmtShape(w.q.shape)} and d ${fmtShape(w.d.shape)} do not hold K=${k}`);
   const out = new Float32Array(k * n);
   for (let nn = 0; nn < n; nn++)
-    for (let kk = 0; kk < k; kk++) out[kk * n + nn] = w.d.data[nn * blocks + (kk >> 5)] * q8Value(w.q.data, words, nn, kk);
+    for (let kk = 0; kk < k; kk++) out[kk * n + nn] = q8Scale(w.d.data, dWords, nn, kk >> 5) * q8Value(w.q.data, words, nn, kk);
   return { shape: [k, n], dtype: 'f32', data: out };
 }
 
-/** `matmulQ8`'s type: x [..., M, K] f32, q [N, ceil(K/32)·8] i32, d [N, ceil(K/32)] f32 → [..., M, N] f32. */
+/** `matmulQ8`'s type: x [..., M, K] f32, q [N, ceil(K/32)·8] i32, d [N, ceil(ceil(K/32)/2)] i32 → [..., M, N] f32. */
 export const inferMatmulQ8: Rule<OpAttrs['matmulQ8']> = (ins) => {
   const op = 'matmulQ8';
   arity(op, ins, 3);
@@ -89,19 +105,20 @@ export const inferMatmulQ8: Rule<OpAttrs['matmulQ8']> = (ins) => {
   if (q.dtype !== 'i32' || q.shape.length !== 2 || q.shape[1] !== blocks * 8)
     fail(op, `q must be i32 [N, ${blocks * 8}] (K=${k}: ${blocks} blocks of 32 int8, 4 per word), got ${fmtShape(q.shape)} ${q.dtype}`, ins);
   const n = q.shape[0];
-  if (d.dtype !== 'f32' || d.shape.length !== 2 || d.shape[0] !== n || d.shape[1] !== blocks)
-    fail(op, `d must be f32 [${n}, ${blocks}] (one scale per block of 32), got ${fmtShape(d.shape)} ${d.dtype}`, ins);
+  const dWords = Math.ceil(blocks / 2);
+  if (d.dtype !== 'i32' || d.shape.length !== 2 || d.shape[0] !== n || d.shape[1] !== dWords)
+    fail(op, `d must be i32 [${n}, ${dWords}] (an f16 scale per block of 32, 2 per word), got ${fmtShape(d.shape)} ${d.dtype}`, ins);
   return { shape: [...x.shape.slice(0, -1), n], dtype: 'f32' } satisfies TensorType;
 };
 
-/** `matmulQ8`'s reference semantics: x · w with w[k][n] = d[n][k/32]·q[n][k] (each weight rounded as the kernel's f32 product), sums in float64. */
+/** `matmulQ8`'s reference semantics: x · w with w[k][n] = d[n][k/32]·q[n][k] (exact in f32: an f16 times an int8), sums in float64. */
 export const interpretMatmulQ8: Impl<'matmulQ8'> = (node, [x, q, d], ctx) => {
   const k = x.shape[x.shape.length - 1];
   const rows = numel(x.shape) / Math.max(1, k);
   const [n, words] = q.shape;
-  const blocks = d.shape[1];
+  const dWords = d.shape[1];
   const w = new Float64Array(k * n);
-  for (let nn = 0; nn < n; nn++) for (let kk = 0; kk < k; kk++) w[kk * n + nn] = ctx.round(d.data[nn * blocks + (kk >> 5)] * q8Value(q.data, words, nn, kk));
+  for (let nn = 0; nn < n; nn++) for (let kk = 0; kk < k; kk++) w[kk * n + nn] = q8Scale(d.data, dWords, nn, kk >> 5) * q8Value(q.data, words, nn, kk);
   const y = alloc(node.shape, 'f32', ctx);
   for (let r = 0; r < rows; r++)
     for (let nn = 0; nn < n; nn++) {

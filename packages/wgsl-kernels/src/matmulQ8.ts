@@ -1,5 +1,5 @@
 // `matmulQ8`: x [R, K] (any leading axes, rows contiguous) times a Q8_0 weight (ir's quantQ8.ts: int8 blocks of 32
-// along K, 4 per i32 word, one f32 scale per block), the weight dequantized as it is loaded (w = d·q: never a
+// along K, 4 per i32 word, one f16 scale per block, 2 per word, read with unpack2x16float), the weight dequantized as it is loaded (w = d·q: never a
 // dequantized copy in memory), f32 accumulation. Two shapes of kernel: a few rows (decoding: R ≤ 8) split each
 // column's blocks over 8 threads that read consecutive words, then sum; more rows use a 16 x 64 output tile per
 // workgroup with the K slice of x and the dequantized weight block in workgroup memory. Must not exceed `caps`.
@@ -17,6 +17,9 @@ const GEMV_COLS = 8; // columns per workgroup of the few-rows kernel; 8 threads 
 const TILE_R = 16; // output rows per workgroup of the tiled kernel (4 per thread)
 const TILE_N = 64; // output columns per workgroup of the tiled kernel (4 per thread)
 
+/** The f16 scale of block `b` of column `n`, from its word of two halves. */
+const scale = (n: string, b: string) => `unpack2x16float(bitcast<u32>(d[${n} * DWORDS + ${b} / 2u]))[${b} % 2u]`;
+
 /** The int8 value j (0–3) of a packed word, sign-extended, as f32. */
 const byte = (word: string, j: number) => `f32(extractBits(${word}, ${8 * j}u, 8u))`;
 
@@ -30,7 +33,7 @@ export function matmulQ8Kernel(spec: KernelSpec<'matmulQ8'>, caps: DeviceCaps): 
   if (WG > caps.maxComputeInvocationsPerWorkgroup) kernelError(spec, `needs ${WG} invocations per workgroup, more than maxComputeInvocationsPerWorkgroup (device value ${caps.maxComputeInvocationsPerWorkgroup})`);
   if (caps.maxStorageBuffersPerShaderStage < 4) kernelError(spec, `binds 4 storage buffers, more than maxStorageBuffersPerShaderStage (device value ${caps.maxStorageBuffersPerShaderStage})`);
   const blocks = q8Blocks(K);
-  const consts = [`const R = ${u32Lit(R)};`, `const K = ${u32Lit(K)};`, `const N = ${u32Lit(N)};`, `const BLOCKS = ${u32Lit(blocks)};`, `const WORDS = ${u32Lit(blocks * 8)};`];
+  const consts = [`const R = ${u32Lit(R)};`, `const K = ${u32Lit(K)};`, `const N = ${u32Lit(N)};`, `const BLOCKS = ${u32Lit(blocks)};`, `const WORDS = ${u32Lit(blocks * 8)};`, `const DWORDS = ${u32Lit(Math.ceil(blocks / 2))};`];
   const buffers = [inputVar(spec, 0, 'x'), inputVar(spec, 1, 'q'), inputVar(spec, 2, 'd'), outputVar(spec)];
   // x past K (the last block's zero padding) is read as 0, never out of bounds
   const xAt = (row: string, k: string) => (K % 32 === 0 ? `x[${row} * K + ${k}]` : `select(0.0, x[${row} * K + min(${k}, K - 1u)], ${k} < K)`);
@@ -48,7 +51,7 @@ let n = wid.x * ${u32Lit(GEMV_COLS)} + c;
 var acc: array<f32, ${R}>;
 if (n < N) {
   for (var b = t; b < BLOCKS; b += 8u) {
-    let s = d[n * BLOCKS + b];
+    let s = ${scale('n', 'b')};
     for (var wi = 0u; wi < 8u; wi++) {
       let word = q[n * WORDS + b * 8u + wi];
       let w = s * vec4<f32>(${[0, 1, 2, 3].map((j) => byte('word', j)).join(', ')});
@@ -97,7 +100,7 @@ for (var b = 0u; b < BLOCKS; b++) {
     var s = 0.0;
     if (n < N) {
       word = q[n * WORDS + b * 8u + wi];
-      s = d[n * BLOCKS + b];
+      s = ${scale('n', 'b')};
     }
 ${[0, 1, 2, 3].map((j) => `    ws[(wi * 4u + ${j}u) * ${u32Lit(TILE_N)} + c] = s * ${byte('word', j)};`).join('\n')}
   }

@@ -19,7 +19,7 @@ async function check(x: Shape, n: number, zeroBlock = false) {
   if (zeroBlock) for (let j = 0; j < Math.min(k, 32); j++) w.data[j * n] = 0;
   const { q, d } = quantizeQ8_0(w);
   const g = new Graph();
-  const y = g.matmulQ8(g.input('x', x), g.input('q', q.shape, 'i32'), g.input('d', d.shape));
+  const y = g.matmulQ8(g.input('x', x), g.input('q', q.shape, 'i32'), g.input('d', d.shape, 'i32'));
   g.output('y', y);
   const feeds = { x: random(x), q, d };
   const want = interpret(g, feeds, {}, 'f32').outputs.y;
