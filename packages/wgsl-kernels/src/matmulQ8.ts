@@ -45,19 +45,24 @@ export function matmulQ8Kernel(spec: KernelSpec<'matmulQ8'>, caps: DeviceCaps): 
   if (R <= Q8_GEMV_MAX_ROWS) {
     checkWorkgroupMemory(spec, WG * R * 4, caps);
     const rows = Array.from({ length: R }, (_, r) => r);
+    // whole blocks of x (K a multiple of 32) are read as vec4s; else per element, guarded
+    const x4 = K % 32 === 0;
+    const xVec = (r: number, k: string) => (x4 ? `x[(${r}u * K + ${k}) / 4u]` : `vec4<f32>(${[0, 1, 2, 3].map((j) => xAt(`${r}u`, `${k} + ${j}u`)).join(', ')})`);
+    // thread t of a column reads its half blocks t, t + 8, …: 8 threads read 128 consecutive bytes of the weight
     const body = `let c = lid / 8u;
 let t = lid % 8u;
 let n = wid.x * ${u32Lit(GEMV_COLS)} + c;
 var acc: array<f32, ${R}>;
 if (n < N) {
-  for (var b = t; b < BLOCKS; b += 8u) {
-    let s = ${scale('n', 'b')};
-    for (var wi = 0u; wi < 8u; wi++) {
-      let word = q[n * WORDS + b * 8u + wi];
-      let w = s * vec4<f32>(${[0, 1, 2, 3].map((j) => byte('word', j)).join(', ')});
-      let k = b * 32u + wi * 4u;
-${rows.map((r) => `      acc[${r}] += dot(w, vec4<f32>(${[0, 1, 2, 3].map((j) => xAt(`${r}u`, `k + ${j}u`)).join(', ')}));`).join('\n')}
-    }
+  for (var h = t; h < BLOCKS * 2u; h += 8u) {
+    let s = ${scale('n', '(h / 2u)')};
+    let v = q[n * (WORDS / 4u) + h];
+${[0, 1, 2, 3]
+  .map(
+    (e) => `    let w${e} = s * vec4<f32>(${[0, 1, 2, 3].map((j) => byte(`v[${e}]`, j)).join(', ')});
+${rows.map((r) => `    acc[${r}] += dot(w${e}, ${xVec(r, `h * 16u + ${4 * e}u`)});`).join('\n')}`,
+  )
+  .join('\n')}
   }
 }
 ${rows.map((r) => `part[${r * WG}u + lid] = acc[${r}];`).join('\n')}
@@ -67,8 +72,8 @@ ${rows.map((r) => `  y[${r}u * N + n] = ${Array.from({ length: 8 }, (_, i) => `p
 }`;
     return planOf([
       shaderDispatch(spec, {
-        strategy: `Q8_0 weight, ${R} row(s): 8 threads per output column read its blocks (consecutive words), dequantize d·q in registers, then sum`,
-        buffers,
+        strategy: `Q8_0 weight, ${R} row(s): 8 threads per output column read its half blocks (16 bytes each, consecutive), dequantize d·q in registers, then sum`,
+        buffers: [{ ...buffers[0], element: x4 ? 'vec4<f32>' : undefined }, { ...buffers[1], element: 'vec4<i32>' }, buffers[2], buffers[3]],
         decls: [...consts, `var<workgroup> part: array<f32, ${WG * R}>;`],
         main: computeMain(WG, '@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32', body),
         workgroupSize: WG,
