@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { bufferBytes, type Graph, isOp, numel } from '@neura/ir';
-import { CharTokenizer, compileGenerator, compileInference, compileTraining, cosineLr, GPT, type LmBatch, randomWindows, Rng, type WeightFormat } from '@neura/nn';
+import { CharTokenizer, compileGenerator, compileInference, compileTraining, cosineLr, decodeFeeds, GPT, type LmBatch, randomWindows, Rng, type WeightFormat } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import { createDevice } from '@neura/runtime-webgpu';
 
@@ -25,7 +25,7 @@ const { values: args } = parseArgs({
   },
 });
 const log = (s: string) => console.error(`[q8] ${s}`);
-const device = await createDevice();
+const device = await createDevice({ dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
 const results: Record<string, unknown> = { adapter: device.name };
 const save = () => args.out && writeFileSync(args.out, JSON.stringify(results, null, 1));
 
@@ -65,8 +65,22 @@ for (const spec of args.models.split(',')) {
     for await (const _ of gen.generate(prompt, { maxTokens, temperature: 0 })) produced++;
     const s = (performance.now() - g0) / 1000;
     const graph = gen.session.backend === 'webgpu' ? gen.session.graph : undefined;
-    row[weightsFormat] = { compileMs: Math.round(compileMs), stepMs: +stepMs.toFixed(3), tokensPerSecond: Math.round(produced / s), weightBytes: graph ? weightBytes(graph, linear) : undefined };
-    log(`GPT ${spec} ${weightsFormat}: ${Math.round(produced / s)} tokens/s, decode step ${stepMs.toFixed(3)} ms, Linear weights ${graph ? (weightBytes(graph, linear) / 2 ** 20).toFixed(1) : '?'} MiB`);
+    // GPU time of one decode step by kernel class (timestamps; skipped on adapters without timestamp-query)
+    let gpu: Record<string, number> | undefined;
+    if (gen.session.backend === 'webgpu')
+      try {
+        const p = await gen.session.session.profile(decodeFeeds(prompt[0], 0, cfg.context), { repeats: 5 });
+        const sum = p.summary();
+        const matmulRows = sum.rows.filter((r) => /^(matmul|fusedMatmul|matmulEpilogue|matmulQ8)\[/.test(r.label));
+        gpu = { gpuMsPerStep: sum.gpuMs / 5, dispatchesPerStep: sum.dispatches / 5, matmulMsPerStep: matmulRows.reduce((a, r) => a + r.ms, 0) / 5 };
+      } catch (e) {
+        log(`no GPU profile: ${(e as Error).message}`);
+      }
+    row[weightsFormat] = { compileMs: Math.round(compileMs), stepMs: +stepMs.toFixed(3), tokensPerSecond: Math.round(produced / s), weightBytes: graph ? weightBytes(graph, linear) : undefined, ...gpu };
+    log(
+      `GPT ${spec} ${weightsFormat}: ${Math.round(produced / s)} tokens/s, decode step ${stepMs.toFixed(3)} ms` +
+        `${gpu ? ` (GPU ${gpu.gpuMsPerStep.toFixed(3)} ms, matmuls ${gpu.matmulMsPerStep.toFixed(3)} ms, ${gpu.dispatchesPerStep} dispatches)` : ''}, Linear weights ${graph ? (weightBytes(graph, linear) / 2 ** 20).toFixed(1) : '?'} MiB`,
+    );
     gen.dispose();
     save();
   }
