@@ -2,6 +2,7 @@ import { dequantizeQ8_0, Graph, interpret, quantizeQ8_0, tensor, type TensorValu
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, decodeFeeds } from './generation/generator.js';
 import { GPT } from './models/gpt.js';
+import { Llama } from './models/llama.js';
 import { q8Names, quantizableWeights, quantizeGraph, quantizeStateDict } from './quantizeWeights.js';
 
 describe('quantizeGraph', () => {
@@ -25,6 +26,22 @@ describe('quantizeGraph', () => {
     const got = interpret(q, feeds, quantizeStateDict(state, weights));
     expect(Array.from(got.outputs.logits.data)).toBeAllclose(Array.from(want.outputs.logits.data), { rtol: 1e-9, atol: 1e-12 });
     for (const [name, v] of Object.entries(want.updates)) expect(Array.from(got.updates[name].data)).toBeAllclose(Array.from(v.data), { rtol: 1e-9, atol: 1e-12 });
+  });
+
+  it('quantizes every projection of a LLaMA (grouped-query attention, SwiGLU) and keeps its values on the dequantized weights', () => {
+    const model = new Llama({ vocab: 11, layers: 1, heads: 4, kvHeads: 2, width: 32, hidden: 48 });
+    const { graph, logits } = buildDecodeGraph(model, 4);
+    graph.output('logits', logits);
+    const weights = quantizableWeights(graph);
+    expect(weights.size).toBe(7 + 1); // q, k, v, o, gate, up, down and the untied lm_head
+    const state = model.initialState();
+    const deq: Record<string, TensorValue> = { ...state };
+    expect([...weights.values()].some((w) => w.transposed)).toBe(false); // Linear weights are [in, out]
+    for (const [name, w] of weights) deq[name] = dequantizeQ8_0(quantizeQ8_0(state[name]), w.shape[0]);
+    const feeds = Object.fromEntries(Object.entries(decodeFeeds(3, 0, 4)).map(([k, v]) => [k, tensor(k === 'decodeMask' ? [1, 4] : [1], v, v instanceof Int32Array ? 'i32' : 'f32')]));
+    const want = interpret(graph, feeds, deq).outputs.logits;
+    const got = interpret(quantizeGraph(graph, weights), feeds, quantizeStateDict(state, weights)).outputs.logits;
+    expect(Array.from(got.data)).toBeAllclose(Array.from(want.data), { rtol: 1e-9, atol: 1e-12 });
   });
 
   it('quantizes a weight read transposed (transB) in PyTorch layout, and skips one read both ways or used otherwise', () => {
