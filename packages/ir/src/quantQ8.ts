@@ -3,13 +3,13 @@
 // bit for bit what GGUF stores. Here a weight of N output columns is packed [N, ceil(K/32)·8] i32 (4 int8 per word,
 // little-endian: byte j of word i is q[4i + j], GGUF's byte order) and its scales [N, ceil(ceil(K/32)/2)] i32, two
 // f16 per word (block 2i in the low half; WGSL's unpack2x16float reads them without shader-f16): 34 bytes per 32
-// weights, as GGUF. K that is not a multiple of 32 is padded with zero weights. Pure data: no graph, no device.
+// weights, as GGUF. K that is not a multiple of 32 is padded with zero weights. Pure data: no graph, no device (the
+// interpreter row is in interpret.ts: infer.ts imports this file, and graph.ts imports infer.ts).
 
 import { f16Bits, f16FromBits } from './f16.js';
 import { arity, fail, type Rule, type TensorType } from './inferCore.js';
-import { alloc, type Impl, out } from './interpretCore.js';
 import type { OpAttrs } from './ops.js';
-import { fmtShape, numel } from './shape.js';
+import { fmtShape } from './shape.js';
 import type { TensorValue } from './tensorValue.js';
 
 /** Weights per Q8_0 block (along K). */
@@ -109,22 +109,4 @@ export const inferMatmulQ8: Rule<OpAttrs['matmulQ8']> = (ins) => {
   if (d.dtype !== 'i32' || d.shape.length !== 2 || d.shape[0] !== n || d.shape[1] !== dWords)
     fail(op, `d must be i32 [${n}, ${dWords}] (an f16 scale per block of 32, 2 per word), got ${fmtShape(d.shape)} ${d.dtype}`, ins);
   return { shape: [...x.shape.slice(0, -1), n], dtype: 'f32' } satisfies TensorType;
-};
-
-/** `matmulQ8`'s reference semantics: x · w with w[k][n] = d[n][k/32]·q[n][k] (exact in f32: an f16 times an int8), sums in float64. */
-export const interpretMatmulQ8: Impl<'matmulQ8'> = (node, [x, q, d], ctx) => {
-  const k = x.shape[x.shape.length - 1];
-  const rows = numel(x.shape) / Math.max(1, k);
-  const [n, words] = q.shape;
-  const dWords = d.shape[1];
-  const w = new Float64Array(k * n);
-  for (let nn = 0; nn < n; nn++) for (let kk = 0; kk < k; kk++) w[kk * n + nn] = q8Scale(d.data, dWords, nn, kk >> 5) * q8Value(q.data, words, nn, kk);
-  const y = alloc(node.shape, 'f32', ctx);
-  for (let r = 0; r < rows; r++)
-    for (let nn = 0; nn < n; nn++) {
-      let acc = 0;
-      for (let kk = 0; kk < k; kk++) acc += x.data[r * k + kk] * w[kk * n + nn];
-      y[r * n + nn] = ctx.round(acc);
-    }
-  return out(node, y);
 };
