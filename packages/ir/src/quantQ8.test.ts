@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Graph } from './graph.js';
 import { interpret } from './interpret.js';
 import { f16round } from './f16.js';
-import { dequantizeQ8_0, q8Scale, q8Value, quantizeQ8_0 } from './quantQ8.js';
+import { dequantizeQ8_0, q8FromGguf, q8Scale, q8ToGguf, q8Value, quantizeQ8_0 } from './quantQ8.js';
 import { mulberry32, tensor } from './tensorValue.js';
 
 const randn = (n: number, seed: number) => {
@@ -62,6 +62,27 @@ describe('quantizeQ8_0 (GGUF Q8_0, as ggml quantize_row_q8_0_ref)', () => {
     // PyTorch's layout ([N, K]) quantizes to the same blocks
     const t = tensor([n, k], Array.from({ length: n * k }, (_, i) => w.data[(i % k) * n + Math.floor(i / k)]));
     expect(Array.from(quantizeQ8_0(t, { transposed: true }).q.data)).toEqual(Array.from(qw.q.data));
+  });
+});
+
+describe('GGUF Q8_0 bytes', () => {
+  it("are ggml's block_q8_0 (f16 d little-endian, then 32 int8) per block, row after row, and read back to the same packing", () => {
+    const [n, k] = [3, 64];
+    const w = tensor([n, k], randn(n * k, 9)); // GGUF's layout: N rows of K
+    const packed = quantizeQ8_0(w, { transposed: true });
+    const bytes = q8ToGguf(packed);
+    expect(bytes.length).toBe(n * 2 * 34);
+    // row 1, block 1: bytes [(1·2 + 1)·34, +34)
+    const o = 3 * 34;
+    const dv = new DataView(bytes.buffer);
+    expect(dv.getUint16(o, true)).toBe(new Uint16Array(packed.d.data.buffer)[1 * 2 + 1]);
+    expect(f16round(q8Scale(packed.d.data, 1, 1, 1))).toBe(q8Scale(packed.d.data, 1, 1, 1));
+    for (let j = 0; j < 32; j++) expect(dv.getInt8(o + 2 + j)).toBe(q8Value(packed.q.data, 16, 1, 32 + j));
+    const back = q8FromGguf(bytes, n, k);
+    expect(Array.from(back.q.data)).toEqual(Array.from(packed.q.data));
+    expect(Array.from(back.d.data)).toEqual(Array.from(packed.d.data));
+    expect(() => q8FromGguf(bytes, n, 40)).toThrow(/whole blocks of 32, got K=40/);
+    expect(() => q8FromGguf(bytes.subarray(1), n, k)).toThrow(/203 bytes for 3 rows of 64 \(expected 204/);
   });
 });
 

@@ -94,6 +94,51 @@ export function dequantizeQ8_0(w: Q8Weight, k: number): TensorValue {
   return { shape: [k, n], dtype: 'f32', data: out };
 }
 
+/** Bytes of one GGUF Q8_0 block: the f16 scale, then 32 int8. */
+export const GGUF_Q8_BLOCK_BYTES = 34;
+
+/**
+ * The weight as GGUF stores a Q8_0 tensor of N rows of K (ggml's ne0 = K): per row, its blocks of 34 bytes, each
+ * the f16 scale d (little-endian) then 32 int8 q (ggml's `block_q8_0`). GGUF needs K to be a multiple of 32.
+ */
+export function q8ToGguf(w: Q8Weight): Uint8Array {
+  const [n, words] = w.q.shape;
+  const blocks = words / 8;
+  const dWords = w.d.shape[1];
+  const out = new Uint8Array(n * blocks * GGUF_Q8_BLOCK_BYTES);
+  const qBytes = new Uint8Array(w.q.data.buffer, w.q.data.byteOffset, w.q.data.byteLength);
+  const halves = new Uint16Array(Int32Array.from(w.d.data).buffer);
+  for (let r = 0; r < n; r++)
+    for (let b = 0; b < blocks; b++) {
+      const o = (r * blocks + b) * GGUF_Q8_BLOCK_BYTES;
+      const h = halves[r * dWords * 2 + b];
+      out[o] = h & 0xff;
+      out[o + 1] = h >> 8;
+      out.set(qBytes.subarray((r * words + b * 8) * 4, (r * words + b * 8) * 4 + 32), o + 2);
+    }
+  return out;
+}
+
+/** A GGUF Q8_0 tensor's bytes (N rows of K, K a multiple of 32; see `q8ToGguf`) as the packed weight `matmulQ8` reads. */
+export function q8FromGguf(bytes: Uint8Array, n: number, k: number): Q8Weight {
+  if (k % Q8_BLOCK !== 0) throw new TypeError(`q8FromGguf: a GGUF Q8_0 row holds whole blocks of 32, got K=${k}`);
+  const blocks = k / Q8_BLOCK;
+  if (bytes.length !== n * blocks * GGUF_Q8_BLOCK_BYTES)
+    throw new TypeError(`q8FromGguf: ${bytes.length} bytes for ${n} rows of ${k} (expected ${n * blocks * GGUF_Q8_BLOCK_BYTES}: ${blocks} blocks of 34 bytes per row)`);
+  const dWords = Math.ceil(blocks / 2);
+  const q = new Int32Array(n * blocks * 8);
+  const d = new Int32Array(n * dWords);
+  const qBytes = new Uint8Array(q.buffer);
+  const halves = new Uint16Array(d.buffer);
+  for (let r = 0; r < n; r++)
+    for (let b = 0; b < blocks; b++) {
+      const o = (r * blocks + b) * GGUF_Q8_BLOCK_BYTES;
+      halves[r * dWords * 2 + b] = bytes[o] | (bytes[o + 1] << 8);
+      qBytes.set(bytes.subarray(o + 2, o + GGUF_Q8_BLOCK_BYTES), (r * blocks * 8 + b * 8) * 4);
+    }
+  return { q: { shape: [n, blocks * 8], dtype: 'i32', data: q }, d: { shape: [n, dWords], dtype: 'i32', data: d } };
+}
+
 /** `matmulQ8`'s type: x [..., M, K] f32, q [N, ceil(K/32)·8] i32, d [N, ceil(ceil(K/32)/2)] i32 → [..., M, N] f32. */
 export const inferMatmulQ8: Rule<OpAttrs['matmulQ8']> = (ins) => {
   const op = 'matmulQ8';
