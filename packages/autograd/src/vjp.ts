@@ -306,6 +306,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   matmulEpilogue: fusedOnly,
   after: fusedOnly,
   matmulPartials: fusedOnly,
+  matmulQ8: notDifferentiable('its weight is quantized for inference (Q8_0): train the f32 model, then quantize'),
   rowwise: fusedOnly,
   rowwiseMulti: fusedOnly,
   pick: fusedOnly,

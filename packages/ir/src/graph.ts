@@ -564,6 +564,14 @@ export class Graph {
     return this.node('matmulPartials', [a, b], { transA: opts.transA ?? false, transB: opts.transB ?? false, splits });
   }
 
+  /**
+   * x [..., M, K] times a Q8_0 weight: `q` [N, ceil(K/32)·8] i32 and `d` [N, ceil(ceil(K/32)/2)] i32 (f16 pairs) as `quantizeQ8_0`
+   * packs a [K, N] weight; dequantized as it is read (see `OpAttrs['matmulQ8']`) → [..., M, N].
+   */
+  matmulQ8(x: Tensor, q: Tensor, d: Tensor): Tensor {
+    return this.node('matmulQ8', [x, q, d], {});
+  }
+
   /** `x · w + b`: an affine layer with w of shape [in, out]. */
   linear(x: Tensor, w: Tensor, b?: Tensor): Tensor {
     const y = this.matmul(x, w);

@@ -7,6 +7,7 @@ import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradW
 import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionGradKV, inferAttentionGradQKV, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferCumsum, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
+import { inferMatmulQ8 } from './quantQ8.js';
 import { SPLIT_K_SLICE, splitKChunk } from './splitK.js';
 import { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
 import type { BinaryOp, OpAttrs, OpKind, OpWithAttrs, RowStat } from './ops.js';
@@ -224,6 +225,7 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     if (a.exprs.length === 0) fail('rowwiseMulti', 'needs at least one expression', ins);
     return inferRowwise('rowwiseMulti', ins, a.exprs, a.stats);
   },
+  matmulQ8: inferMatmulQ8,
   matmulPartials: (ins, a) => {
     const op = 'matmulPartials';
     arity(op, ins, 2);

@@ -274,6 +274,12 @@ export interface OtherOpAttrs {
    */
   matmulPartials: { transA: boolean; transB: boolean; splits: number };
   /**
+   * inputs [x [..., M, K] f32, q [N, ceil(K/32)·8] i32, d [N, ceil(ceil(K/32)/2)] i32]: x·w with w a Q8_0 weight
+   * (GGUF's int8 blocks of 32 along K, 4 per i32 word, one f16 scale each, 2 per word; see quantQ8.ts), dequantized as the kernel loads it,
+   * w[k][n] = d[n][⌊k/32⌋]·q[n][k] → [..., M, N] f32. Weight-only quantization for inference (no gradient).
+   */
+  matmulQ8: Record<string, never>;
+  /**
    * Row-local fusion (layer norm, RMS norm, softmax and their gradients as one kernel): inputs broadcast to the
    * output shape; per row (the last axis), the `stats` in order, each `post(reduce(expr))` over the row, then
    * `expr` per element. In every expression `$i` below the operand count n is operand i at the element and

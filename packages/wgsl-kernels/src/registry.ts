@@ -16,6 +16,7 @@ import { withF16Storage } from './f16Storage.js';
 import { expandKernel, transposeKernel } from './layout.js';
 import { type KernelGroup, LAZY_GROUP, lazyKernel, loadKernelGroup } from './lazyKernels.js';
 import { matmulPartialsKernel } from './matmulPartials.js';
+import { matmulQ8Kernel } from './matmulQ8.js';
 import { matmulTunedKernel } from './matmulTuning.js';
 import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
@@ -81,6 +82,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   fusedMatmul: matmulTunedKernel,
   matmulEpilogue: matmulTunedKernel,
   matmulPartials: matmulPartialsKernel,
+  matmulQ8: matmulQ8Kernel,
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
   pointwiseMultiTensor: pointwiseMultiTensorKernel,

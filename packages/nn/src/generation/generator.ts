@@ -14,6 +14,7 @@ import { f32Data, GraphError, Graph, type Tensor, type TensorValue } from '@neur
 import type { NeuraDevice } from '@neura/runtime-webgpu';
 import { type AnyInferenceSession, compileInference } from '../compileInference.js';
 import type { CausalLM } from '../models/causalLm.js';
+import type { WeightFormat } from '../quantizeWeights.js';
 import { Rng } from '../rng.js';
 import { checkStateDict } from '../stateDict.js';
 import { checkSampling, type SamplingOptions, sampleToken } from './sampling.js';
@@ -30,6 +31,8 @@ export interface GeneratorOptions {
   optimize?: boolean;
   /** Rows decoded together (default 1): `generateBatch` takes up to this many prompts. */
   batch?: number;
+  /** `'q8_0'`: Linear weights kept as int8 Q8_0 blocks and dequantized in the matmul (see `InferenceOptions.weights`). */
+  weights?: WeightFormat;
 }
 
 /** Options of one `generate` call. */
@@ -111,7 +114,7 @@ export async function compileGenerator(model: CausalLM, opts: GeneratorOptions):
   if (maxLen === undefined) throw new GraphError('compileGenerator: give maxLen (the model has no fixed context)', 'Generator');
   const batch = opts.batch ?? 1;
   const { graph, logits } = buildDecodeGraph(model, maxLen, batch);
-  const session = await compileInference(graph, { outputs: { logits }, device: opts.device, optimize: opts.optimize, ...(opts.fallback ? { fallback: opts.fallback } : {}) });
+  const session = await compileInference(graph, { outputs: { logits }, device: opts.device, optimize: opts.optimize, ...(opts.fallback ? { fallback: opts.fallback } : {}), ...(opts.weights ? { weights: opts.weights } : {}) });
   return new Generator(model, session, maxLen, batch);
 }
 

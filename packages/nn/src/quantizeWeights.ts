@@ -1,0 +1,114 @@
+// Weight-only Q8_0 quantization of a forward graph for inference (`compileInference(…, { weights: 'q8_0' })`,
+// `compileGenerator(…, { weights: 'q8_0' })`): every 2-D parameter used only as a matmul's weight (a Linear's
+// [in, out], or [out, in] read transposed) becomes two state leaves `<name>.q8_0.qs` (int8, 4 per i32) and
+// `<name>.q8_0.d` (f16 scales, 2 per i32) read by ir's `matmulQ8`; f32 weights given by their usual names are quantized on the
+// host as they are loaded. A parameter used any other way (an embedding tied to the output head) stays f32.
+
+import { type Graph, Graph as GraphClass, GraphError, type Init, initialValue, isOp, type Node, type NodeId, quantizeQ8_0, type TensorValue } from '@neura/ir';
+
+/** Weight formats of `compileInference`'s `weights` option. */
+export type WeightFormat = 'f32' | 'q8_0';
+
+/** A parameter the graph reads quantized: its f32 type and its layout. */
+export interface QuantizedWeight {
+  /** [K, N] (a Linear's weight) or [N, K] when `transposed` (read as matmul's transB). */
+  readonly shape: readonly [number, number];
+  /** Stored [N, K] (PyTorch's and GGUF's layout) rather than [K, N]. */
+  readonly transposed: boolean;
+  /** The parameter's initializer, quantized when no value is given. */
+  readonly init: Init;
+}
+
+/** The state leaves of a quantized weight `name`: packed int8 and scales. */
+export function q8Names(name: string): { qs: string; d: string } {
+  return { qs: `${name}.q8_0.qs`, d: `${name}.q8_0.d` };
+}
+
+/** The parameters of `graph` that `quantizeGraph` would quantize: 2-D f32 params whose every use is a matmul's weight operand. */
+export function quantizableWeights(graph: Graph): Map<string, QuantizedWeight> {
+  const live = graph.live();
+  const users = new Map<NodeId, Node[]>();
+  for (const id of live) for (const i of graph.nodes[id].inputs) users.set(i, [...(users.get(i) ?? []), graph.nodes[id]]);
+  const outputs = new Set(graph.outputs.values());
+  const updated = new Set(graph.updates.map((u) => u.state));
+  const out = new Map<string, QuantizedWeight>();
+  for (const id of live) {
+    const p = graph.nodes[id];
+    if (!isOp(p, 'param') || p.shape.length !== 2 || p.dtype !== 'f32' || outputs.has(id) || updated.has(id)) continue;
+    const uses = users.get(id) ?? [];
+    const asWeight = (u: Node) => isOp(u, 'matmul') && !u.attrs.transA && u.inputs[1] === id && u.inputs[0] !== id;
+    if (uses.length === 0 || !uses.every(asWeight)) continue;
+    const transposed = uses.map((u) => isOp(u, 'matmul') && u.attrs.transB);
+    if (transposed.some((t) => t !== transposed[0])) continue; // read both ways: one packed layout cannot serve both
+    out.set(p.attrs.name, { shape: [p.shape[0], p.shape[1]], transposed: transposed[0], init: p.attrs.init });
+  }
+  return out;
+}
+
+/**
+ * A copy of `graph` (outputs and updates kept) in which each weight of `weights` is read through `matmulQ8` from its
+ * Q8_0 state leaves (see `q8Names`) instead of as an f32 parameter.
+ */
+export function quantizeGraph(graph: Graph, weights: ReadonlyMap<string, QuantizedWeight>): Graph {
+  const g = new GraphClass({ recordSites: false });
+  const map = new Map<NodeId, Node>();
+  const packed = new Map<string, [Node, Node]>();
+  const leavesOf = (name: string, w: QuantizedWeight): [Node, Node] => {
+    let l = packed.get(name);
+    if (!l) {
+      const [k, n] = w.transposed ? [w.shape[1], w.shape[0]] : w.shape;
+      const blocks = Math.ceil(k / 32);
+      const names = q8Names(name);
+      l = [g.state(names.qs, [n, blocks * 8], { kind: 'zeros' }, 'i32'), g.state(names.d, [n, Math.ceil(blocks / 2)], { kind: 'zeros' }, 'i32')];
+      packed.set(name, l);
+    }
+    return l;
+  };
+  const live = new Set(graph.live());
+  for (const node of graph.nodes) {
+    if (!live.has(node.id)) continue;
+    const m = (id: NodeId) => map.get(id) as Node;
+    let v: Node;
+    if (isOp(node, 'param')) {
+      if (weights.has(node.attrs.name)) continue; // read only through its matmuls, rebuilt below
+      v = g.param(node.attrs.name, node.shape, node.attrs.init);
+    } else if (isOp(node, 'state')) v = g.state(node.attrs.name, node.shape, node.attrs.init, node.dtype);
+    else if (isOp(node, 'input')) v = g.input(node.attrs.name, node.shape, node.dtype);
+    else if (node.op === 'const') v = g.node('const', [], node.attrs, { shape: node.shape, dtype: node.dtype });
+    else {
+      const b = graph.nodes[node.inputs[1]];
+      const name = isOp(node, 'matmul') && b && isOp(b, 'param') ? b.attrs.name : undefined;
+      const w = name === undefined ? undefined : weights.get(name);
+      if (name !== undefined && w) {
+        const [qs, d] = leavesOf(name, w);
+        v = g.matmulQ8(m(node.inputs[0]), qs, d);
+      } else v = g.node(node.op, node.inputs.map(m), node.attrs as never);
+    }
+    map.set(node.id, v);
+  }
+  for (const [name, id] of graph.outputs) g.output(name, map.get(id) as Node);
+  for (const u of graph.updates) g.update(map.get(u.state) as Node, map.get(u.value) as Node);
+  return g;
+}
+
+/**
+ * `values` with every f32 weight of `weights` replaced by its Q8_0 leaves (values already packed pass through);
+ * with `initialize`, weights not given are quantized from their initializers, so the model starts where its f32
+ * form does.
+ */
+export function quantizeStateDict(values: Readonly<Record<string, TensorValue>>, weights: ReadonlyMap<string, QuantizedWeight>, initialize = false): Record<string, TensorValue> {
+  const out: Record<string, TensorValue> = { ...values };
+  for (const [name, w] of weights) {
+    const given = values[name];
+    if (!given && !initialize) continue;
+    const value = given ?? initialValue(w.init, w.shape, 'f32', name);
+    if (value.shape.length !== 2 || value.shape[0] !== w.shape[0] || value.shape[1] !== w.shape[1])
+      throw new GraphError(`quantize '${name}': expected [${w.shape.join(', ')}], got [${value.shape.join(', ')}]`, 'matmulQ8');
+    const { q, d } = quantizeQ8_0(value, { transposed: w.transposed });
+    const names = q8Names(name);
+    delete out[name];
+    out[names.qs] = q;
+    out[names.d] = d;
+  }
+  return out;
+}
