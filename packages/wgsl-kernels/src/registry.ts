@@ -16,7 +16,6 @@ import { withF16Storage } from './f16Storage.js';
 import { expandKernel, transposeKernel } from './layout.js';
 import { type KernelGroup, LAZY_GROUP, lazyKernel, loadKernelGroup } from './lazyKernels.js';
 import { matmulPartialsKernel } from './matmulPartials.js';
-import { matmulQ8Kernel } from './matmulQ8.js';
 import { matmulTunedKernel } from './matmulTuning.js';
 import { nllGradKernel, nllKernel } from './nll.js';
 import { pointwiseMultiKernel } from './pointwiseMulti.js';
@@ -35,7 +34,7 @@ export type GpuOp = Exclude<ComputeOp, 'pick'>;
 
 /**
  * The built-in generator of every GPU op, typed per op (a generator reads its op's attributes without casts).
- * Attention, conv/pool, indexing and sequence-op (rope, dropout, cumsum) rows load their code on demand (lazyKernels.ts): `loadKernels` first.
+ * Attention, conv/pool, indexing, sequence-op (rope, dropout, cumsum) and quantized-matmul rows load their code on demand (lazyKernels.ts): `loadKernels` first.
  */
 export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   ...perUnaryOp(() => unaryKernel),
@@ -82,7 +81,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   fusedMatmul: matmulTunedKernel,
   matmulEpilogue: matmulTunedKernel,
   matmulPartials: matmulPartialsKernel,
-  matmulQ8: matmulQ8Kernel,
+  matmulQ8: lazyKernel('quantized', (m) => m.matmulQ8Kernel),
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
   pointwiseMultiTensor: pointwiseMultiTensorKernel,

@@ -2,10 +2,12 @@
 // (float32) on a real WebGPU device: K a multiple of 32 and not (the last block zero-padded), odd N and M, leading
 // batch axes, and an all-zero block (scale 0).
 import { describe, expect, it } from 'vitest';
-import { generateKernel, type KernelSpec } from '@neura/wgsl-kernels';
+import { generateKernel, type KernelSpec, loadKernels } from '@neura/wgsl-kernels';
 import { Graph, interpret, mulberry32, numel, quantizeQ8_0, type Shape, tensor } from '@neura/ir';
 import { runPlan, testCaps } from '../../../tooling/test/gpu.js';
 import { Q8_GEMV_MAX_ROWS } from '../src/matmulQ8.js';
+
+await loadKernels(['matmulQ8']); // the quantized group loads on demand (lazyKernels.ts)
 
 let seed = 11;
 const random = (shape: Shape) => {
