@@ -19,8 +19,16 @@ export interface QuantizedWeight {
   readonly init: Init;
 }
 
+/** The names of a quantized weight's two state leaves. */
+export interface Q8Names {
+  /** The packed int8 values (`<name>.q8_0.qs`). */
+  readonly qs: string;
+  /** The per-block f16 scales (`<name>.q8_0.d`). */
+  readonly d: string;
+}
+
 /** The state leaves of a quantized weight `name`: packed int8 and scales. */
-export function q8Names(name: string): { qs: string; d: string } {
+export function q8Names(name: string): Q8Names {
   return { qs: `${name}.q8_0.qs`, d: `${name}.q8_0.d` };
 }
 

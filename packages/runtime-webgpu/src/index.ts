@@ -17,7 +17,7 @@ export { matmulTuningOf, SHIPPED_MATMUL_TUNINGS, type ShippedMatmulTuning, shipp
 export { type CandidateTiming, type ShapeTuning, type TuneMatmulOptions, type TuneMatmulResult, tuneMatmul } from './tuneMatmul.js';
 export { type GuardedIdbStore, type GuardedIdbStoreOptions, guardedIdbStore } from './guardedIdbStore.js';
 export { DEFAULT_CHOICE, indexedDbTuningCache, memoryTuningCache, type TuningCache, type TuningEntries, type TuningRecord, validTuningEntries } from './tuningCache.js';
-export { capsFor, type MixedPath, mixedPath, type Precision, PrecisionError, supportsPrecision, tensorCoreShortfall } from './precision.js';
+export { capsFor, type MixedPath, mixedPath, type Precision, PrecisionError, supportsPrecision, type TensorCoreShortfall, tensorCoreShortfall } from './precision.js';
 export { DeviceLostError, GpuValidationError, InputError, KernelCompileError, WebGpuUnavailableError, type WebGpuUnavailableReason, type WgslDiagnostic } from './errors.js';
 export { checkFeedsObject, checkLabels, type DeviceData, type FeedValue, fmtType, toDeviceData, toHostData } from './feeds.js'; // host-only: the CPU backend validates feeds with them
 export {

@@ -7,7 +7,7 @@
 //   nn's autocast stores activations and their gradients as f16 and the fp32 tiled kernels read them, accumulating
 //   in f32. Master weights and optimizer state stay f32 on both. Without `shader-f16` mixed is a PrecisionError.
 
-import type { DeviceCaps } from '@neura/wgsl-kernels';
+import type { DeviceCaps, SubgroupMatrixShape } from '@neura/wgsl-kernels';
 import { type NeuraDevice, SUBGROUP_MATRIX_FEATURE } from './device.js';
 
 /** `fp32` (default) or `mixed` (f16 matmul operands or f16 storage, f32 accumulation, f32 master weights). */
@@ -28,11 +28,26 @@ function describeDevice(device: NeuraDevice): string {
   return `${device.name} (${[info.vendor, info.device || info.description].filter(Boolean).join(' ')})`;
 }
 
+/** What `tensorCoreShortfall` finds: why a device has no tensor-core matmuls, or the matrix shape they use. */
+export type TensorCoreShortfall =
+  | {
+      /** What the device lacks or offers instead, in words for an error message. */
+      readonly why: string;
+      /** Absent: no tensor cores. */
+      readonly shape?: undefined;
+    }
+  | {
+      /** Absent: the device has tensor cores. */
+      readonly why?: undefined;
+      /** The subgroup-matrix shape the kernel uses. */
+      readonly shape: SubgroupMatrixShape;
+    };
+
 /**
  * Why the device has no tensor-core matmuls for `mixed` (undefined when it has them; then `shape` is the subgroup
  * matrix shape the kernel uses: the largest whose k divides its 32-deep slices).
  */
-export function tensorCoreShortfall(device: NeuraDevice): { why: string; shape?: undefined } | { why?: undefined; shape: { m: number; n: number; k: number } } {
+export function tensorCoreShortfall(device: NeuraDevice): TensorCoreShortfall {
   const missing = [SUBGROUP_MATRIX_FEATURE, 'shader-f16', 'subgroups'].filter((f) => !device.features.has(f));
   const info = device.adapterInfo;
   if (missing.length) return { why: `lacks the feature(s) ${missing.map((f) => `'${f}'`).join(', ')}` };
