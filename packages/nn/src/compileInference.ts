@@ -12,7 +12,7 @@ import { autocastFor } from './mixedStorage.js';
 import type { CpuInferenceSession } from './cpuInference.js';
 import type { AutotuneOptions } from './matmulAutotune.js';
 import type { PlanCache } from './planCache.js';
-import { type QuantizedWeight, quantizableWeights, quantizeGraph, quantizeStateDict, type WeightFormat } from './quantizeWeights.js';
+import { type QuantizedWeight, quantizeGraph, quantizeStateDict, type WeightFormat, weightsFor } from './quantizeWeights.js';
 import { compilableState, graphStateTypes, type LoadStateDictOptions, sessionStateDict, type StateDictAccess } from './stateDict.js';
 
 /** Options of `compileInference`. */
@@ -144,7 +144,7 @@ async function compileOnDevice(model: Graph, opts: InferenceOptions & { device: 
   const f16Storage = autocastFor(capsFor(opts.device, opts.precision), opts.precision, opts.autocast, 'compileInference');
   const found = await inferenceGraph(model, opts.outputs, opts.optimize);
   // q8_0: matmul weights read quantized (their f32 values, given or initial, quantized on the host)
-  const quantized: ReadonlyMap<string, QuantizedWeight> = opts.weights === 'q8_0' ? quantizableWeights(found) : new Map();
+  const quantized: ReadonlyMap<string, QuantizedWeight> = weightsFor(found, opts.weights);
   const recognized = quantized.size > 0 ? quantizeGraph(found, quantized) : found;
   const given = quantized.size > 0 ? quantizeStateDict(opts.initialState ?? {}, quantized, true) : opts.initialState;
   // f16 storage: autocast's casts on the recognized graph (outputs cast back to their dtypes), as compileTraining does

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, decodeFeeds } from './generation/generator.js';
 import { GPT } from './models/gpt.js';
 import { Llama } from './models/llama.js';
-import { q8Names, quantizableWeights, quantizeGraph, quantizeStateDict } from './quantizeWeights.js';
+import { q8Names, quantizableWeights, quantizeGraph, quantizeStateDict, type WeightFormat, weightsFor } from './quantizeWeights.js';
 
 describe('quantizeGraph', () => {
   it("reads a GPT decode step's Linear weights through matmulQ8: the interpreter gives the f32 graph's values on the dequantized weights, KV-cache updates included", () => {
@@ -60,5 +60,21 @@ describe('quantizeGraph', () => {
     expect(Object.keys(values).sort()).toEqual([q8Names('head').d, q8Names('head').qs].sort());
     expect(values[q8Names('head').qs].shape).toEqual([5, 16]);
     expect(() => quantizeStateDict({ head: tensor([64, 5], new Array(320).fill(0)) }, w)).toThrow(/quantize 'head': expected \[5, 64\], got \[64, 5\]/);
+  });
+});
+
+describe('weightsFor', () => {
+  it('quantizes nothing for f32, and refuses an unknown format or a q8_0 request that no weight meets', () => {
+    const g = new Graph();
+    const x = g.input('x', [2, 4]);
+    const w = g.param('w', [4, 3], { kind: 'zeros' });
+    g.output('y', g.matmul(x, w));
+    expect(weightsFor(g, undefined).size).toBe(0);
+    expect(weightsFor(g, 'f32').size).toBe(0);
+    expect([...weightsFor(g, 'q8_0').keys()]).toEqual(['w']);
+    expect(() => weightsFor(g, 'q4_0' as WeightFormat)).toThrow(/weights must be 'f32' or 'q8_0', got 'q4_0'/);
+    const plain = new Graph();
+    plain.output('y', plain.relu(plain.input('x', [2, 4])));
+    expect(() => weightsFor(plain, 'q8_0')).toThrow(/found no weight to quantize/);
   });
 });

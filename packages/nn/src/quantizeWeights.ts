@@ -54,6 +54,18 @@ export function quantizableWeights(graph: Graph): Map<string, QuantizedWeight> {
 }
 
 /**
+ * The weights read quantized under `format` (none for f32 or unset). An unknown format, or q8_0 on a graph with no
+ * weight it applies to, is a GraphError: the model would otherwise run f32 without a word.
+ */
+export function weightsFor(graph: Graph, format: WeightFormat | undefined): Map<string, QuantizedWeight> {
+  if (format === undefined || format === 'f32') return new Map();
+  if (format !== 'q8_0') throw new GraphError(`weights must be 'f32' or 'q8_0', got '${String(format)}'`, 'matmulQ8');
+  const found = quantizableWeights(graph);
+  if (found.size === 0) throw new GraphError("weights: 'q8_0' found no weight to quantize (a 2-D f32 param whose every use is a matmul's right operand, read one way)", 'matmulQ8');
+  return found;
+}
+
+/**
  * A copy of `graph` (outputs and updates kept) in which each weight of `weights` is read through `matmulQ8` from its
  * Q8_0 state leaves (see `q8Names`) instead of as an f32 parameter.
  */
