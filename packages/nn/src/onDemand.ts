@@ -2,7 +2,8 @@
 // only when a step is first planned: the optimizer (planCache.ts's `optimizeWithPlanCache`) and the recognition of
 // hand-written layers that compileTraining / compileInference run on a forward graph first. A compile with
 // `optimize: false` never fetches it. One module, one chunk: the opt-in features (measure, anomaly detection,
-// batch padding, autocast, the tuner, the interpreter) are in optIn.ts, which a plain compile never fetches.
+// batch padding, autocast) are in optIn.ts and the tuner and the interpreter in lazyTools.ts, which a plain compile
+// never fetches.
 // Re-exports only; nothing here may be imported statically by the compile path (tooling/size/size.mjs measures it).
 
 export { OptimizeReport, optimize, optimizeRules } from '@neura/egraph';
