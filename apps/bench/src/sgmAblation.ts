@@ -9,10 +9,10 @@
 import { parseArgs } from 'node:util';
 import { Graph } from '@neura/ir';
 import { capsFor, createDevice } from '@neura/runtime-webgpu';
-import { type KernelSpec, type MatmulOp, matmulProblemOf, subgroupMatrixPlan } from '@neura/wgsl-kernels';
+import { chooseSubgroupMatrixTiling, generateKernel, type KernelPlan, type KernelSpec, loadKernels, type MatmulOp, matmulProblemOf, subgroupMatrixPlan } from '@neura/wgsl-kernels';
 import { GPT_MATMULS, type MatmulShape } from './workloads/kernels.js';
 
-const { values: args } = parseArgs({ options: { toggles: { type: 'string', default: '' }, shapes: { type: 'string', default: 'square-4096,fwd-fc-16384x1536x384,dw-384x1536x16384-At' }, f16: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({ options: { toggles: { type: 'string', default: '' }, shapes: { type: 'string', default: 'square-4096,fwd-fc-16384x1536x384,dw-384x1536x16384-At' }, f16: { type: 'boolean', default: false }, plans: { type: 'boolean', default: false } } });
 const toggles = args.toggles ? args.toggles.split(',') : [];
 const log = (x: unknown) => console.log(JSON.stringify(x));
 const dev = await createDevice({ mixedPrecision: true, dawnOptions: ['disable-dawn-features=timestamp_quantization', ...(toggles.length ? [`enable-dawn-features=${toggles.join(',')}`] : [])] });
@@ -20,13 +20,18 @@ const caps = capsFor(dev, 'mixed');
 const gpu = dev.gpu;
 log({ adapter: dev.name, toggles, mixedMatmul: caps.mixedMatmul, f16Inputs: args.f16 });
 
-/** The matmul's kernel spec as the compiler would hand it over (operands f32, or f16 with --f16). */
-function specOf(s: MatmulShape): KernelSpec<MatmulOp> {
+/**
+ * The matmul's kernel spec as the compiler would hand it over (operands f32, or f16 with --f16); `epilogue`: a
+ * matmulEpilogue that adds a second [M, N] tensor (the GPT step's residual add / GELU backward read one).
+ */
+function specOf(s: MatmulShape, epilogue = false): KernelSpec<MatmulOp> {
   const g = new Graph();
   const dtype = args.f16 ? 'f16' : 'f32';
   const a = g.input('a', s.transA ? [s.k, s.m] : [s.m, s.k], dtype);
   const b = g.input('b', s.transB ? [s.n, s.k] : [s.k, s.n], dtype);
-  const node = g.node('matmul', [a, b], { transA: s.transA, transB: s.transB });
+  const node = epilogue
+    ? g.node('matmulEpilogue', [a, b, g.input('r', [s.m, s.n])], { transA: s.transA, transB: s.transB, expr: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 1 } } })
+    : g.node('matmul', [a, b], { transA: s.transA, transB: s.transB });
   return { node, inputs: node.inputs.map((id) => ({ shape: g.get(id).shape, dtype: g.get(id).dtype })) } as KernelSpec<MatmulOp>;
 }
 
@@ -90,6 +95,43 @@ async function time(code: string, bindings: number, grid: readonly number[]): Pr
   for (const b of [...bufs, qb, rb]) b.destroy();
   qs.destroy();
   return { ms: ts[0], median: ts[4] };
+}
+
+// --plans: whole plans of the shipped generator side by side (main dispatch timed): Aᵀ transposed at staging vs
+// loaded column-major, matmulPartials on subgroup matrices vs the fp32 tiled kernel at the e-graph's splits, and
+// an epilogue (staged results) under the tiling chosen for it vs 2x2 subgroups
+if (args.plans) {
+  await loadKernels(['matmulPartials'], { mixed: true });
+  const fp32 = capsFor(dev, 'fp32');
+  for (const name of args.shapes.split(',')) {
+    const s = GPT_MATMULS.find((x) => x.name === name) as MatmulShape;
+    const flop = 2 * s.m * s.n * s.k;
+    const p = matmulProblemOf(specOf(s));
+    const chosen = chooseSubgroupMatrixTiling(s.m, s.n, caps.mixedMatmul as NonNullable<typeof caps.mixedMatmul>, caps, false, s.transA);
+    const plans: [string, KernelPlan | undefined][] = [['shipped', subgroupMatrixPlan(p, caps)]];
+    if (s.transA && chosen) plans.push(['colMajorA', subgroupMatrixPlan(p, caps, { ...chosen, colMajorA: true })]);
+    if (s.transA)
+      for (const splits of [4, 8, 16, 29]) {
+        const g = new Graph();
+        const a = g.input('a', [s.k, s.m]);
+        const b = g.input('b', [s.k, s.n]);
+        const node = g.node('matmulPartials', [a, b], { transA: true, transB: false, splits });
+        const spec = { node, inputs: [a, b].map((t) => ({ shape: t.shape, dtype: 'f32' as const })) } as KernelSpec<'matmulPartials'>;
+        plans.push([`partials ${splits} sgm`, generateKernel(spec, caps)], [`partials ${splits} fp32`, generateKernel(spec, fp32)]);
+      }
+    else {
+      const e = matmulProblemOf(specOf(s, true));
+      plans.push(['epilogue', subgroupMatrixPlan(e, caps)], ['epilogue 2x2', subgroupMatrixPlan(e, caps, { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32, pad: 8 })], ['fp32', generateKernel(specOf(s), fp32)]);
+    }
+    for (const [variant, plan] of plans) {
+      if (!plan) continue;
+      const main = plan.dispatches[0];
+      const r = await time(main.code, main.bindings.length, main.grid);
+      log({ shape: name, plan: variant, dispatches: plan.dispatches.length, ...r, ...('ms' in r ? { tflops: +(flop / (r.ms * 1e-3) / 1e12).toFixed(1) } : {}), kernel: main.code.split('\n').find((l) => l.includes('matmul')) });
+    }
+  }
+  dev.destroy();
+  process.exit(0);
 }
 
 for (const name of args.shapes.split(',')) {

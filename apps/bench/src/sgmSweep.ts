@@ -25,7 +25,7 @@ const withTiling =
   (spec, caps) =>
     isSpecOf(spec, 'matmul', 'fusedMatmul', 'matmulEpilogue') && caps.mixedMatmul ? (subgroupMatrixPlan(matmulProblemOf(spec), caps, t) ?? generateKernel(spec, caps)) : generateKernel(spec, caps);
 /** A short name of a tiling: subgroups / matrices per subgroup / slice depth, padding, double buffering. */
-const nameOf = (t: SubgroupMatrixTiling) => `${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.pad ? `/p${t.pad}` : ''}${t.group ? `/g${t.group}` : ''}${t.db ? '+db' : ''}`;
+const nameOf = (t: SubgroupMatrixTiling) => `${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.pad ? `/p${t.pad}` : ''}${t.group ? `/g${t.group}` : ''}${t.db ? '+db' : ''}${t.colMajorA ? '/colA' : ''}`;
 
 /** Layouts of subgroups (SGM x SGN) and result matrices per subgroup (FM x FN), the likeliest first. */
 const LAYOUTS: [number, number, number, number][] = [
@@ -78,7 +78,7 @@ function f16(x: number): number {
 
 // (1) correctness of every form under the shipped choice and under candidate tilings
 if (want('check')) {
-  const forms: { name: string; a: number[]; b: number[]; transA?: boolean; transB?: boolean; epilogue?: boolean }[] = [
+  const forms: { name: string; a: number[]; b: number[]; transA?: boolean; transB?: boolean; epilogue?: boolean; partials?: number }[] = [
     { name: 'A·B whole blocks (direct stores)', a: [256, 64], b: [64, 272] },
     { name: 'A·B partial tiles', a: [200, 96], b: [96, 136] },
     { name: 'A·B odd', a: [97, 37], b: [37, 65] },
@@ -91,6 +91,9 @@ if (want('check')) {
     { name: 'batched', a: [3, 80, 24], b: [3, 24, 40] },
     { name: 'split-K Aᵀ', a: [2100, 96], b: [2100, 40], transA: true },
     { name: 'split-K Aᵀ whole blocks', a: [2048, 64], b: [2048, 128], transA: true },
+    // matmulPartials (weight gradients): chunk 432 ends mid-slice; whole blocks stored straight
+    { name: 'partials Aᵀ ×5', a: [2100, 96], b: [2100, 40], transA: true, partials: 5 },
+    { name: 'partials Aᵀ ×8 whole blocks', a: [2048, 64], b: [2048, 128], transA: true, partials: 8 },
   ];
   const candidates: (SubgroupMatrixTiling | undefined)[] = [
     undefined,
@@ -101,6 +104,7 @@ if (want('check')) {
     { sgm: 4, sgn: 4, fm: 2, fn: 2, bk: 32, pad: 8, db: true },
     { sgm: 2, sgn: 2, fm: 2, fn: 2, bk: 32, pad: 8, db: true, group: 2 },
     { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 64, pad: 8, group: 8 },
+    { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, colMajorA: true },
   ];
   const out: unknown[] = [];
   for (const c of forms) {
@@ -116,7 +120,8 @@ if (want('check')) {
       feeds.bias = tensor([n], seededUniform(n, 13));
       const expr: PwExpr = { op: 'geluTanh', a: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 1 } } };
       y = g.node('matmulEpilogue', [a, b, g.input('bias', [n])], { ...attrs, expr });
-    } else y = g.matmul(a, b, attrs);
+    } else if (c.partials) y = g.matmulPartials(a, b, c.partials, attrs);
+    else y = g.matmul(a, b, attrs);
     g.output('y', y);
     const round = (v: TensorValue) => tensor(v.shape, Array.from(v.data, f16));
     const rounded = interpret(g, { ...feeds, a: round(feeds.a), b: round(feeds.b) }, {}, 'f32').outputs.y.data;

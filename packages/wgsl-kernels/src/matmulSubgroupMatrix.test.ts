@@ -1,12 +1,13 @@
 // Which kernel a matmul gets under the mixed-precision policy, and the parts of the WGSL that carry it (f16
 // staging, the load layout per transpose, the epilogue path). Numerics are checked on a GPU that has the feature
 // (runtime-webgpu/test/mixedPrecision.gpu.test.ts).
-import { Graph, type PwExpr } from '@neura/ir';
+import { Graph, type PwExpr, splitKChunk } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 import { COMPAT_CAPS, type DeviceCaps, type KernelSpec } from './kernel.js';
 import type { MatmulOp } from './matmul.js';
 import { matmulProblemOf } from './matmul.js';
 import { chooseSubgroupMatrixTiling, matmulMixedKernel, subgroupMatrixPlan } from './matmulSubgroupMatrix.js';
+import { generateKernel, loadKernels } from './registry.js';
 
 const H200: DeviceCaps = { ...COMPAT_CAPS, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupStorageSize: 49152, maxStorageBuffersPerShaderStage: 10, maxStorageBufferBindingSize: 2 ** 31, subgroups: true, shaderF16: true };
 const MIXED: DeviceCaps = { ...H200, mixedMatmul: { m: 16, n: 16, k: 16 } };
@@ -45,9 +46,11 @@ describe('matmul under precision: mixed', () => {
     expect(plan.dispatches[0].grid).toEqual([16, 32, 1]);
   });
 
-  it('flips the load layout for transposed operands', () => {
+  it('flips the load layout for Bᵀ (Aᵀ is transposed while staged, or column-major on request)', () => {
     const at = matmulMixedKernel(spec(384, 1536, 384, { transA: true }), MIXED).dispatches[0].code;
-    expect(at).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>/);
+    expect(at).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>/);
+    const t = { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, colMajorA: true };
+    expect(subgroupMatrixPlan(matmulProblemOf(spec(384, 1536, 384, { transA: true })), MIXED, t)?.dispatches[0].code).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>/);
     expect(at).toMatch(/subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>/);
     const bt = matmulMixedKernel(spec(16384, 384, 1536, { transB: true }), MIXED).dispatches[0].code;
     expect(bt).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>/);
@@ -91,11 +94,29 @@ describe('matmul under precision: mixed', () => {
     expect(ab).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>\(&As, \(sm \* 64u \+ 0u\) \* 40u \+ 0u, 40u\)/);
     expect(ab).toMatch(/subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>\(&Bs, 2176u \+ sn \* 64u \+ 0u, 136u\)/);
     expect(ab).toMatch(/let s = o \* 40u \+ i0; As\[s/);
-    const atbt = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096, { transA: true, transB: true })), MIXED, { ...t, db: true })?.dispatches[0].code ?? '';
+    const atbt = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096, { transA: true, transB: true })), MIXED, { ...t, db: true, colMajorA: true })?.dispatches[0].code ?? '';
     expect(atbt).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>\(&As, rA \+ 0u \+ sm \* 64u \+ 0u, 136u\)/);
     expect(atbt).toMatch(/subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>\(&Bs, rB \+ \(sn \* 64u \+ 0u\) \* 40u \+ 0u, 40u\)/);
     expect(atbt).toContain('let rA = cur * 4352u; let rB = cur * 5120u;');
     expect(() => subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096)), MIXED, { ...t, pad: 4 })).toThrow(/does not fit/);
+  });
+
+  it('transposes Aᵀ as it stages it: k-contiguous rows, loaded row-major, lanes walking k', () => {
+    const t = { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8 };
+    const at = subgroupMatrixPlan(matmulProblemOf(spec(384, 1536, 16384, { transA: true })), MIXED, t)?.dispatches[0].code ?? '';
+    expect(at).toContain('var<workgroup> As: array<f16, 5120>;'); // 128 rows of m, each 32 + 8 halves of k
+    expect(at).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>\(&As, \(sm \* 64u \+ 0u\) \* 40u \+ 0u, 40u\)/);
+    expect(at).toContain('let o = (lid + 0u) / 32u * 4u; let i0 = (lid + 0u) % 32u;'); // a unit: 4 rows of m at one k
+    expect(at).toContain('As[(o + 1u) * 40u + i0] = ar0.y;');
+    expect(at).toContain('a[(aoff + (kt + i0) * M + row0 + o) / 4u]');
+    expect(at).not.toContain('col_major');
+  });
+
+  it('stages results one matrix per subgroup, so an epilogue keeps the big tiling within 48 KiB', () => {
+    const plan = matmulMixedKernel(spec(16384, 1536, 384, { epilogue: true }), MIXED).dispatches[0].code;
+    expect(plan).toContain('2x4 subgroups of 4x4');
+    expect(plan).toContain('var<workgroup> Cs: array<f32, 2048>;'); // 8 subgroups x 16 x 16
+    expect(plan.match(/subgroupMatrixStore<row_major>\(&Cs, sg \* 256u, c\d_\d, 16u\)/g)).toHaveLength(16);
   });
 
   it('walks tiles in bands of tile rows on request, and row by row when the grid has no more rows than a band', () => {
@@ -110,12 +131,40 @@ describe('matmul under precision: mixed', () => {
 
   it('picks smaller tiles when big ones would leave the GPU idle, the biggest under split-K, and none when the device is too small', () => {
     const s = { m: 16, n: 16, k: 16 };
-    // the measured best (H100): 8 subgroups of 4x4 matrices, rows padded; 2x2 subgroups where results are staged
+    // the measured best (H100): 8 subgroups of 4x4 matrices, rows padded, also where results are staged
     expect(chooseSubgroupMatrixTiling(4096, 4096, s, MIXED, false)).toMatchObject({ sgm: 2, sgn: 4, fm: 4, fn: 4, pad: 8 });
-    expect(chooseSubgroupMatrixTiling(4096, 4096, s, MIXED, true)).toMatchObject({ sgm: 2, sgn: 2, fm: 4, fn: 4, pad: 8 });
+    expect(chooseSubgroupMatrixTiling(4096, 4096, s, MIXED, true)).toMatchObject({ sgm: 2, sgn: 4, fm: 4, fn: 4, pad: 8 });
     expect(chooseSubgroupMatrixTiling(256, 384, s, MIXED)).toMatchObject({ fm: 2, fn: 2 });
     // a weight gradient (384 x 384 over K = 16384): few tiles, filled by split-K
     expect(chooseSubgroupMatrixTiling(384, 384, s, MIXED, false, true)).toMatchObject({ sgm: 2, sgn: 4, fm: 4, fn: 4 });
     expect(chooseSubgroupMatrixTiling(4096, 4096, s, { ...MIXED, maxComputeWorkgroupStorageSize: 8192 })).toBeUndefined();
+  });
+
+  it('stages an f16 output (converted per element) and sizes the tiling for it', () => {
+    const g = new Graph();
+    const a = g.input('a', [4096, 256], 'f16');
+    const b = g.input('b', [256, 4096], 'f16');
+    const node = g.node('matmul', [a, b], { transA: false, transB: false });
+    const plan = matmulMixedKernel({ node, inputs: [{ shape: [4096, 256], dtype: 'f16' }, { shape: [256, 4096], dtype: 'f16' }] } as KernelSpec<MatmulOp>, MIXED);
+    expect(plan.dispatches[0].code).toContain('var<workgroup> Cs:');
+  });
+
+  it("computes matmulPartials on subgroup matrices into the node's own [S, M, N] output, the chunk as the interpreter sums it", async () => {
+    await loadKernels([], { mixed: true });
+    const g = new Graph();
+    const a = g.input('a', [16384, 384]);
+    const b = g.input('b', [16384, 1152]);
+    const node = g.node('matmulPartials', [a, b], { transA: true, transB: false, splits: 10 });
+    const plan = generateKernel({ node, inputs: [{ shape: [16384, 384], dtype: 'f32' }, { shape: [16384, 1152], dtype: 'f32' }] } as KernelSpec<'matmulPartials'>, MIXED);
+    expect(plan.dispatches).toHaveLength(1);
+    expect(plan.scratch).toEqual([]);
+    const d = plan.dispatches[0];
+    expect(d.code).toContain('subgroupMatrixMultiplyAccumulate');
+    expect(d.grid[2]).toBe(10);
+    expect(d.code).toContain(`let kbeg = wid.z * ${splitKChunk(16384, 10)}u;`); // 1648: not a multiple of the 32-deep slice
+    expect(d.code).toContain('kt + i0 < kend'); // the chunk's last slice reads zeros past its end
+    expect(d.bindings.at(-1)?.source).toEqual({ kind: 'output' });
+    // fp32 without the policy
+    expect(generateKernel({ node, inputs: [{ shape: [16384, 384], dtype: 'f32' }, { shape: [16384, 1152], dtype: 'f32' }] } as KernelSpec<'matmulPartials'>, H200).dispatches[0].code).not.toContain('subgroup_matrix');
   });
 });

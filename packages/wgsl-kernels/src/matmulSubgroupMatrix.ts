@@ -58,6 +58,12 @@ export interface SubgroupMatrixTiling {
    * by row, so the workgroups running at once share A's and B's tiles in L2 (0 or absent: row by row).
    */
   readonly group?: number;
+  /**
+   * Aᵀ staged as it lies in memory ([k][m]) and loaded column-major, the earlier form. Default: transposed while
+   * staged ([m][k], loaded row-major): H100, 2026-12-07, the column-major load ran the weight-gradient shape
+   * dW 384x1536x16384 at 37 TFLOP/s with staging removed, against 370 for row-major loads at 4096³.
+   */
+  readonly colMajorA?: boolean;
 }
 
 /** Lanes per subgroup the kernel assumes (NVIDIA: 32; the runtime checks the adapter's subgroup size). */
@@ -81,15 +87,17 @@ const TILINGS: readonly (SubgroupMatrixTiling & { minTiles: number })[] = [
 const tileOf = (t: SubgroupMatrixTiling, s: SubgroupMatrixShape) => ({ bm: t.sgm * t.fm * s.m, bn: t.sgn * t.fn * s.n, nt: t.sgm * t.sgn * SUBGROUP_MATRIX_LANES });
 /** f16 elements of one staged slice of an operand: rows of `inner` (the contiguous extent) plus the padding. */
 const sliceOf = (t: SubgroupMatrixTiling, bx: number, alongK: boolean) => (alongK ? bx * (t.bk + (t.pad ?? 0)) : t.bk * (bx + (t.pad ?? 0)));
+/** Whether A's slice is staged k-contiguous ([m][k]): always, unless Aᵀ keeps its memory layout (`colMajorA`). */
+const aAlongK = (t: SubgroupMatrixTiling, transA: boolean) => !transA || !t.colMajorA;
 /**
  * Workgroup memory of a tiling: the f16 slices of A and B (padded rows counted as A·B's; a transpose moves the
- * padding to the other dimension, never more than 8 rows' worth more), and the f32 staging of one row of result
- * matrices unless results are stored straight from the matrices.
+ * padding to the other dimension, never more than 8 rows' worth more), and the f32 staging of one result matrix per
+ * subgroup unless results are stored straight from the matrices.
  */
 const bytesOf = (t: SubgroupMatrixTiling, s: SubgroupMatrixShape, staged: boolean) => {
   const { bm, bn } = tileOf(t, s);
   const slices = Math.max(sliceOf(t, bm, true), sliceOf(t, bm, false)) + Math.max(sliceOf(t, bn, true), sliceOf(t, bn, false));
-  return slices * 2 * (t.db ? 2 : 1) + (staged ? t.sgm * t.sgn * t.fn * s.m * s.n * 4 : 0);
+  return slices * 2 * (t.db ? 2 : 1) + (staged ? t.sgm * t.sgn * s.m * s.n * 4 : 0);
 };
 
 /** Whether a tiling fits the device's limits (`staged`: results leave through workgroup memory). */
@@ -138,8 +146,11 @@ export function matmulMixedKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps):
   return subgroupMatrixPlan(p, caps) ?? matmulKernel(spec, caps);
 }
 
-/** Whether results may need workgroup staging (an epilogue, or blocks that straddle the output's edge). */
-const stagedOf = (p: MatmulProblem, s: SubgroupMatrixShape) => p.hasBias || p.relu || p.epi !== undefined || p.M % s.m !== 0 || p.N % s.n !== 0;
+/**
+ * Whether results may need workgroup staging (an epilogue, blocks that straddle the output's edge, or an f16 output,
+ * which is converted per element as it is stored).
+ */
+const stagedOf = (p: MatmulProblem, s: SubgroupMatrixShape) => p.hasBias || p.relu || p.epi !== undefined || p.M % s.m !== 0 || p.N % s.n !== 0 || p.spec.node.dtype === 'f16';
 
 /** The mixed-precision plan of a matmul (tiling chosen per shape unless given), or undefined when no tiling fits. */
 export function subgroupMatrixPlan(p: MatmulProblem, caps: DeviceCaps, given?: SubgroupMatrixTiling): KernelPlan | undefined {
@@ -152,6 +163,19 @@ export function subgroupMatrixPlan(p: MatmulProblem, caps: DeviceCaps, given?: S
   const main = mainDispatch(p, s, t, caps, split);
   if (!split) return { dispatches: [main], scratch: [] };
   return { dispatches: [main, splitReduce(p, split.splits, caps, main.label.replace(/:split\d+$/, ''))], scratch: [split.splits * p.M * p.N * 4] };
+}
+
+/**
+ * `matmulPartials` on subgroup matrices: the node's `splits` partial products of op(A)·op(B), partial s (grid z)
+ * summing K's chunk s into the node's own [S, M, N] output (the chunk from ir's `splitKChunk`, so the interpreter and
+ * the kernel sum the same products), or undefined when no tiling fits.
+ */
+export function subgroupMatrixPartialsPlan(p: MatmulProblem, splits: number, chunk: number, caps: DeviceCaps): KernelPlan | undefined {
+  const s = caps.mixedMatmul;
+  if (!s) return kernelError(p.spec, 'a subgroup-matrix plan needs caps.mixedMatmul (precision: mixed)');
+  const t = chooseSubgroupMatrixTiling(p.M, p.N, s, caps, stagedOf(p, s), true);
+  if (!t) return undefined;
+  return { dispatches: [mainDispatch(p, s, t, caps, { splits, chunk, partialsOut: true })], scratch: [] };
 }
 
 /** WGSL lets `row0`, `col0`: the tile of this workgroup, row by row or in bands of `group` tile rows. */
@@ -167,7 +191,11 @@ function tileIndex(grid: readonly number[], group: number, bm: number, bn: numbe
   ].join('\n');
 }
 
-function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatrixTiling, caps: DeviceCaps, split?: { splits: number; chunk: number }): Dispatch {
+/**
+ * The main dispatch; with `split`, grid layer z sums K's chunk z into partial product z: in scratch for the
+ * reduction pass, or (`partialsOut`) in the node's own [S, M, N] output.
+ */
+function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatrixTiling, caps: DeviceCaps, split?: { splits: number; chunk: number; partialsOut?: boolean }): Dispatch {
   const { spec, M, N, K, transA, transB } = p;
   const { sgm, sgn, fm, fn, bk } = t;
   const { bm, bn, nt } = tileOf(t, s);
@@ -187,10 +215,12 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   }
   const vecOut = !direct && N % 4 === 0;
   decl.push(`@group(0) @binding(${bindings.length}) var<storage, read_write> y: array<${vecOut ? 'vec4<f32>' : 'f32'}>;`);
-  bindings.push(split ? { source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' } : { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  bindings.push(split && !split.partialsOut ? { source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' } : { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
 
   // Slice loads: unit e (w elements along the operand's contiguous dimension) of the slice at kt into register r,
-  // then rounded to f16 into As ([m][k], or [k][m] for Aᵀ) / Bs ([k][n], or [n][k] for Bᵀ), contiguous as in memory.
+  // then rounded to f16 into As ([m][k]) / Bs ([k][n], or [n][k] for Bᵀ), contiguous as in memory — except Aᵀ,
+  // which is transposed as it is stored (lanes walk k first, so a subgroup's stores fill consecutive halves) unless
+  // the tiling keeps it column-major. Loads past the chunk's end (`kend`: K, or a split's last k) read zeros.
   const regs: string[] = [];
   const fetch: string[] = [];
   const store: string[] = [];
@@ -200,8 +230,9 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
     const w = vec ? 4 : 1;
     const bx = isA ? bm : bn;
     const alongK = isA ? !trans : trans;
+    const flip = isA && trans && !t.colMajorA; // Aᵀ staged as [m][k]
     const inner = alongK ? bk : bx;
-    const row = inner + (t.pad ?? 0); // staged row stride
+    const row = (flip ? bk : inner) + (t.pad ?? 0); // staged row stride
     const units = (bx * bk) / w;
     const buf = isA ? A : B;
     const g0 = isA ? 'row0' : 'col0';
@@ -215,20 +246,29 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
       const r = `${isA ? 'a' : 'b'}r${l}`;
       const e = `(lid + ${u32Lit(l * nt)})`;
       const guard = units % nt === 0 ? '' : `if (${e} < ${u32Lit(units)}) `;
-      const at = `let i0 = (${e} % ${u32Lit(inner / w)}) * ${u32Lit(w)}; let o = ${e} / ${u32Lit(inner / w)};`;
+      // flipped Aᵀ: o is k inside the slice and i0 the first of w rows of m (so `index` reads the same elements)
+      const at = flip
+        ? `let o = ${e} / ${u32Lit(bk)} * ${u32Lit(w)}; let i0 = ${e} % ${u32Lit(bk)};`
+        : `let i0 = (${e} % ${u32Lit(inner / w)}) * ${u32Lit(w)}; let o = ${e} / ${u32Lit(inner / w)};`;
+      const [fx, fk] = flip ? ['o', 'i0'] : [x, k];
+      const fIndex = flip ? `aoff + (kt + i0) * M + row0 + o` : index;
       regs.push(`var ${r}: ${ty};`);
-      fetch.push(`${guard}{ ${at} ${r} = ${ty}(); if (${g0} + ${x} < ${ext} && kt + ${k} < K) { ${r} = ${ty}(${buf}[${vec ? `(${index}) / 4u` : index}]); } }`);
+      fetch.push(`${guard}{ ${at} ${r} = ${ty}(); if (${g0} + ${fx} < ${ext} && kt + ${fk} < kend) { ${r} = ${ty}(${buf}[${vec ? `(${fIndex}) / 4u` : fIndex}]); } }`);
       const sh = isA ? 'As' : 'Bs';
-      const put = vec ? [0, 1, 2, 3].map((q) => `${sh}[s + ${u32Lit(q)}] = ${r}.${'xyzw'[q]};`).join(' ') : `${sh}[s] = ${r};`;
       // double buffering: the slice being stored starts at sA / sB (0 or one slice)
-      store.push(`${guard}{ ${at} let s = ${t.db ? `${isA ? 'sA' : 'sB'} + ` : ''}o * ${u32Lit(row)} + i0; ${put} }`);
+      const base = t.db ? `${isA ? 'sA' : 'sB'} + ` : '';
+      const lanes = vec ? [0, 1, 2, 3].map((q) => [` + ${u32Lit(q)}`, `.${'xyzw'[q]}`]) : [['', '']];
+      const put = flip
+        ? lanes.map(([dq, c]) => `${sh}[${base}(o${dq}) * ${u32Lit(row)} + i0] = ${r}${c};`).join(' ')
+        : lanes.map(([dq, c]) => `${sh}[s${dq}] = ${r}${c};`).join(' ');
+      store.push(`${guard}{ ${at} ${flip ? '' : `let s = ${base}o * ${u32Lit(row)} + i0; `}${put} }`);
     }
   };
   operand(true);
   operand(false);
 
   const pad = t.pad ?? 0;
-  const aLen = sliceOf(t, bm, !transA);
+  const aLen = sliceOf(t, bm, aAlongK(t, transA));
   const bLen = sliceOf(t, bn, transB);
   const L = `subgroup_matrix_left<f16, ${s.k}, ${s.m}>`;
   const R = `subgroup_matrix_right<f16, ${s.n}, ${s.k}>`;
@@ -251,7 +291,7 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
       emit('{', 2);
       for (let i = 0; i < fm; i++) {
         const m = `sm * ${u32Lit(fm * s.m)} + ${u32Lit(i * s.m)}`;
-        emit(`let l${i} = ${transA ? load(L, `${u32Lit(kk * (bm + pad))} + ${m}`, true, bm + pad) : load(L, `(${m}) * ${u32Lit(bk + pad)} + ${u32Lit(kk)}`, false, bk + pad)};`, 3);
+        emit(`let l${i} = ${!aAlongK(t, transA) ? load(L, `${u32Lit(kk * (bm + pad))} + ${m}`, true, bm + pad) : load(L, `(${m}) * ${u32Lit(bk + pad)} + ${u32Lit(kk)}`, false, bk + pad)};`, 3);
       }
       for (let j = 0; j < fn; j++) {
         const n = `sn * ${u32Lit(fn * s.n)} + ${u32Lit(j * s.n)}`;
@@ -305,18 +345,20 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
     for (let i = 0; i < fm; i++)
       for (let j = 0; j < fn; j++) emit(`if (${r0(i)} < M && ${c0(j)} < N) { subgroupMatrixStore<row_major>(&y, yoff + (${r0(i)}) * N + ${c0(j)}, c${i}_${j}, N); }`);
   } else {
-    // one row i of result matrices per round: subgroup sg stages its FN matrices as an m x (FN·n) row-major block
-    const bw = fn * s.n; // block width
-    const per = (s.m * bw) / 4; // vec4 per block
+    // one result matrix per subgroup and round: subgroup sg stages matrix (i, j) as an m x n row-major block, its
+    // lanes finish and store it (a matrix per subgroup keeps the big tilings within 48 KiB of workgroup memory)
+    const per = (s.m * s.n) / 4; // vec4 per block
     for (let i = 0; i < fm; i++) {
-      for (let j = 0; j < fn; j++) emit(`subgroupMatrixStore<row_major>(&Cs, sg * ${u32Lit(s.m * bw)} + ${u32Lit(j * s.n)}, c${i}_${j}, ${u32Lit(bw)});`);
-      emit('workgroupBarrier();');
-      emit(`for (var e = sl; e < ${u32Lit(per)}; e = e + ${u32Lit(SUBGROUP_MATRIX_LANES)}) {`);
-      emit(`let r = ${r0(i)} + e / ${u32Lit(bw / 4)}; let c = col0 + sn * ${u32Lit(bw)} + (e % ${u32Lit(bw / 4)}) * 4u; let q = sg * ${u32Lit(s.m * bw)} + e * 4u;`, 2);
-      const parts = ['var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]);', ...storeVec4(p, split !== undefined, vecOut)];
-      emit(`if (r < M) { ${parts.join(' ')} }`, 2);
-      emit('}');
-      emit('workgroupBarrier();');
+      for (let j = 0; j < fn; j++) {
+        emit(`subgroupMatrixStore<row_major>(&Cs, sg * ${u32Lit(s.m * s.n)}, c${i}_${j}, ${u32Lit(s.n)});`);
+        emit('workgroupBarrier();');
+        emit(`for (var e = sl; e < ${u32Lit(per)}; e = e + ${u32Lit(SUBGROUP_MATRIX_LANES)}) {`);
+        emit(`let r = ${r0(i)} + e / ${u32Lit(s.n / 4)}; let c = ${c0(j)} + (e % ${u32Lit(s.n / 4)}) * 4u; let q = sg * ${u32Lit(s.m * s.n)} + e * 4u;`, 2);
+        const parts = ['var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]);', ...storeVec4(p, split !== undefined, vecOut)];
+        emit(`if (r < M) { ${parts.join(' ')} }`, 2);
+        emit('}');
+        emit('workgroupBarrier();');
+      }
     }
   }
   const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
@@ -331,7 +373,7 @@ const N = ${u32Lit(N)};
 const K = ${u32Lit(K)};
 var<workgroup> As: array<f16, ${aLen * (t.db ? 2 : 1)}>;
 var<workgroup> Bs: array<f16, ${bLen * (t.db ? 2 : 1)}>;
-${direct ? '' : `var<workgroup> Cs: array<f32, ${sgm * sgn * s.m * fn * s.n}>;\n`}
+${direct ? '' : `var<workgroup> Cs: array<f32, ${sgm * sgn * s.m * s.n}>;\n`}
 @compute @workgroup_size(${nt})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
 ${tileIndex(grid, t.group ?? 0, bm, bn)}

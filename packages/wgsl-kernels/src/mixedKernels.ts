@@ -3,4 +3,4 @@
 // `precision: 'mixed'`): the f16 storage conversion and the subgroup-matrix (tensor-core) matmuls. Re-exports only.
 
 export { f16Plan } from './f16Access.js';
-export { matmulMixedKernel } from './matmulSubgroupMatrix.js';
+export { matmulMixedKernel, subgroupMatrixPartialsPlan } from './matmulSubgroupMatrix.js';

@@ -15,7 +15,7 @@ const N = 256u;
 const K = 128u;
 var<workgroup> As: array<f16, 2560>;
 var<workgroup> Bs: array<f16, 2304>;
-var<workgroup> Cs: array<f32, 2048>;
+var<workgroup> Cs: array<f32, 1024>;
 
 @compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -33,14 +33,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   var ar0: vec4<f16>; var ar1: vec4<f16>; var ar2: vec4<f16>; var ar3: vec4<f16>; var br0: vec4<f16>; var br1: vec4<f16>; var br2: vec4<f16>; var br3: vec4<f16>;
   let kbeg = 0u; let kend = K;
   { let kt = kbeg;
-    { let i0 = ((lid + 0u) % 8u) * 4u; let o = (lid + 0u) / 8u; ar0 = vec4<f16>(); if (row0 + o < M && kt + i0 < K) { ar0 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
-    { let i0 = ((lid + 128u) % 8u) * 4u; let o = (lid + 128u) / 8u; ar1 = vec4<f16>(); if (row0 + o < M && kt + i0 < K) { ar1 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
-    { let i0 = ((lid + 256u) % 8u) * 4u; let o = (lid + 256u) / 8u; ar2 = vec4<f16>(); if (row0 + o < M && kt + i0 < K) { ar2 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
-    { let i0 = ((lid + 384u) % 8u) * 4u; let o = (lid + 384u) / 8u; ar3 = vec4<f16>(); if (row0 + o < M && kt + i0 < K) { ar3 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
-    { let i0 = ((lid + 0u) % 16u) * 4u; let o = (lid + 0u) / 16u; br0 = vec4<f16>(); if (col0 + i0 < N && kt + o < K) { br0 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
-    { let i0 = ((lid + 128u) % 16u) * 4u; let o = (lid + 128u) / 16u; br1 = vec4<f16>(); if (col0 + i0 < N && kt + o < K) { br1 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
-    { let i0 = ((lid + 256u) % 16u) * 4u; let o = (lid + 256u) / 16u; br2 = vec4<f16>(); if (col0 + i0 < N && kt + o < K) { br2 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
-    { let i0 = ((lid + 384u) % 16u) * 4u; let o = (lid + 384u) / 16u; br3 = vec4<f16>(); if (col0 + i0 < N && kt + o < K) { br3 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
+    { let i0 = ((lid + 0u) % 8u) * 4u; let o = (lid + 0u) / 8u; ar0 = vec4<f16>(); if (row0 + o < M && kt + i0 < kend) { ar0 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
+    { let i0 = ((lid + 128u) % 8u) * 4u; let o = (lid + 128u) / 8u; ar1 = vec4<f16>(); if (row0 + o < M && kt + i0 < kend) { ar1 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
+    { let i0 = ((lid + 256u) % 8u) * 4u; let o = (lid + 256u) / 8u; ar2 = vec4<f16>(); if (row0 + o < M && kt + i0 < kend) { ar2 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
+    { let i0 = ((lid + 384u) % 8u) * 4u; let o = (lid + 384u) / 8u; ar3 = vec4<f16>(); if (row0 + o < M && kt + i0 < kend) { ar3 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
+    { let i0 = ((lid + 0u) % 16u) * 4u; let o = (lid + 0u) / 16u; br0 = vec4<f16>(); if (col0 + i0 < N && kt + o < kend) { br0 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
+    { let i0 = ((lid + 128u) % 16u) * 4u; let o = (lid + 128u) / 16u; br1 = vec4<f16>(); if (col0 + i0 < N && kt + o < kend) { br1 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
+    { let i0 = ((lid + 256u) % 16u) * 4u; let o = (lid + 256u) / 16u; br2 = vec4<f16>(); if (col0 + i0 < N && kt + o < kend) { br2 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
+    { let i0 = ((lid + 384u) % 16u) * 4u; let o = (lid + 384u) / 16u; br3 = vec4<f16>(); if (col0 + i0 < N && kt + o < kend) { br3 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
   }
   for (var k0 = kbeg; k0 < kend; k0 = k0 + 32u) {
     { let i0 = ((lid + 0u) % 8u) * 4u; let o = (lid + 0u) / 8u; let s = o * 40u + i0; As[s + 0u] = ar0.x; As[s + 1u] = ar0.y; As[s + 2u] = ar0.z; As[s + 3u] = ar0.w; }
@@ -53,14 +53,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     { let i0 = ((lid + 384u) % 16u) * 4u; let o = (lid + 384u) / 16u; let s = o * 72u + i0; Bs[s + 0u] = br3.x; Bs[s + 1u] = br3.y; Bs[s + 2u] = br3.z; Bs[s + 3u] = br3.w; }
     workgroupBarrier();
     if (k0 + 32u < kend) { let kt = k0 + 32u;
-      { let i0 = ((lid + 0u) % 8u) * 4u; let o = (lid + 0u) / 8u; ar0 = vec4<f16>(); if (row0 + o < M && kt + i0 < K) { ar0 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
-      { let i0 = ((lid + 128u) % 8u) * 4u; let o = (lid + 128u) / 8u; ar1 = vec4<f16>(); if (row0 + o < M && kt + i0 < K) { ar1 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
-      { let i0 = ((lid + 256u) % 8u) * 4u; let o = (lid + 256u) / 8u; ar2 = vec4<f16>(); if (row0 + o < M && kt + i0 < K) { ar2 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
-      { let i0 = ((lid + 384u) % 8u) * 4u; let o = (lid + 384u) / 8u; ar3 = vec4<f16>(); if (row0 + o < M && kt + i0 < K) { ar3 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
-      { let i0 = ((lid + 0u) % 16u) * 4u; let o = (lid + 0u) / 16u; br0 = vec4<f16>(); if (col0 + i0 < N && kt + o < K) { br0 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
-      { let i0 = ((lid + 128u) % 16u) * 4u; let o = (lid + 128u) / 16u; br1 = vec4<f16>(); if (col0 + i0 < N && kt + o < K) { br1 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
-      { let i0 = ((lid + 256u) % 16u) * 4u; let o = (lid + 256u) / 16u; br2 = vec4<f16>(); if (col0 + i0 < N && kt + o < K) { br2 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
-      { let i0 = ((lid + 384u) % 16u) * 4u; let o = (lid + 384u) / 16u; br3 = vec4<f16>(); if (col0 + i0 < N && kt + o < K) { br3 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
+      { let i0 = ((lid + 0u) % 8u) * 4u; let o = (lid + 0u) / 8u; ar0 = vec4<f16>(); if (row0 + o < M && kt + i0 < kend) { ar0 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
+      { let i0 = ((lid + 128u) % 8u) * 4u; let o = (lid + 128u) / 8u; ar1 = vec4<f16>(); if (row0 + o < M && kt + i0 < kend) { ar1 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
+      { let i0 = ((lid + 256u) % 8u) * 4u; let o = (lid + 256u) / 8u; ar2 = vec4<f16>(); if (row0 + o < M && kt + i0 < kend) { ar2 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
+      { let i0 = ((lid + 384u) % 8u) * 4u; let o = (lid + 384u) / 8u; ar3 = vec4<f16>(); if (row0 + o < M && kt + i0 < kend) { ar3 = vec4<f16>(a[(aoff + (row0 + o) * K + kt + i0) / 4u]); } }
+      { let i0 = ((lid + 0u) % 16u) * 4u; let o = (lid + 0u) / 16u; br0 = vec4<f16>(); if (col0 + i0 < N && kt + o < kend) { br0 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
+      { let i0 = ((lid + 128u) % 16u) * 4u; let o = (lid + 128u) / 16u; br1 = vec4<f16>(); if (col0 + i0 < N && kt + o < kend) { br1 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
+      { let i0 = ((lid + 256u) % 16u) * 4u; let o = (lid + 256u) / 16u; br2 = vec4<f16>(); if (col0 + i0 < N && kt + o < kend) { br2 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
+      { let i0 = ((lid + 384u) % 16u) * 4u; let o = (lid + 384u) / 16u; br3 = vec4<f16>(); if (col0 + i0 < N && kt + o < kend) { br3 = vec4<f16>(b[(boff + (kt + o) * N + col0 + i0) / 4u]); } }
     }
     {
       let l0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>(&As, (sm * 32u + 0u) * 40u + 0u, 40u);
@@ -84,19 +84,31 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     workgroupBarrier();
   }
-  subgroupMatrixStore<row_major>(&Cs, sg * 512u + 0u, c0_0, 32u);
-  subgroupMatrixStore<row_major>(&Cs, sg * 512u + 16u, c0_1, 32u);
+  subgroupMatrixStore<row_major>(&Cs, sg * 256u, c0_0, 16u);
   workgroupBarrier();
-  for (var e = sl; e < 128u; e = e + 32u) {
-    let r = row0 + sm * 32u + 0u + e / 8u; let c = col0 + sn * 32u + (e % 8u) * 4u; let q = sg * 512u + e * 4u;
+  for (var e = sl; e < 64u; e = e + 32u) {
+    let r = row0 + sm * 32u + 0u + e / 4u; let c = col0 + sn * 32u + 0u + (e % 4u) * 4u; let q = sg * 256u + e * 4u;
     if (r < M) { var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]); if (c < N) { y[(yoff + r * N + c) / 4u] = vec4<f16>(v); } }
   }
   workgroupBarrier();
-  subgroupMatrixStore<row_major>(&Cs, sg * 512u + 0u, c1_0, 32u);
-  subgroupMatrixStore<row_major>(&Cs, sg * 512u + 16u, c1_1, 32u);
+  subgroupMatrixStore<row_major>(&Cs, sg * 256u, c0_1, 16u);
   workgroupBarrier();
-  for (var e = sl; e < 128u; e = e + 32u) {
-    let r = row0 + sm * 32u + 16u + e / 8u; let c = col0 + sn * 32u + (e % 8u) * 4u; let q = sg * 512u + e * 4u;
+  for (var e = sl; e < 64u; e = e + 32u) {
+    let r = row0 + sm * 32u + 0u + e / 4u; let c = col0 + sn * 32u + 16u + (e % 4u) * 4u; let q = sg * 256u + e * 4u;
+    if (r < M) { var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]); if (c < N) { y[(yoff + r * N + c) / 4u] = vec4<f16>(v); } }
+  }
+  workgroupBarrier();
+  subgroupMatrixStore<row_major>(&Cs, sg * 256u, c1_0, 16u);
+  workgroupBarrier();
+  for (var e = sl; e < 64u; e = e + 32u) {
+    let r = row0 + sm * 32u + 16u + e / 4u; let c = col0 + sn * 32u + 0u + (e % 4u) * 4u; let q = sg * 256u + e * 4u;
+    if (r < M) { var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]); if (c < N) { y[(yoff + r * N + c) / 4u] = vec4<f16>(v); } }
+  }
+  workgroupBarrier();
+  subgroupMatrixStore<row_major>(&Cs, sg * 256u, c1_1, 16u);
+  workgroupBarrier();
+  for (var e = sl; e < 64u; e = e + 32u) {
+    let r = row0 + sm * 32u + 16u + e / 4u; let c = col0 + sn * 32u + 16u + (e % 4u) * 4u; let q = sg * 256u + e * 4u;
     if (r < M) { var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]); if (c < N) { y[(yoff + r * N + c) / 4u] = vec4<f16>(v); } }
   }
   workgroupBarrier();
