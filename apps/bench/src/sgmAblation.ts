@@ -10,13 +10,16 @@ import { parseArgs } from 'node:util';
 import { Graph } from '@neura/ir';
 import { capsFor, createDevice } from '@neura/runtime-webgpu';
 import { chooseSubgroupMatrixTiling, generateKernel, type KernelPlan, type KernelSpec, loadKernels, type MatmulOp, matmulProblemOf, subgroupMatrixPlan } from '@neura/wgsl-kernels';
+import { nullGpu } from './nullGpu.js';
 import { GPT_MATMULS, type MatmulShape } from './workloads/kernels.js';
 
-const { values: args } = parseArgs({ options: { toggles: { type: 'string', default: '' }, shapes: { type: 'string', default: 'square-4096,fwd-fc-16384x1536x384,dw-384x1536x16384-At' }, f16: { type: 'boolean', default: false }, plans: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({ options: { toggles: { type: 'string', default: '' }, shapes: { type: 'string', default: 'square-4096,fwd-fc-16384x1536x384,dw-384x1536x16384-At' }, f16: { type: 'boolean', default: false }, plans: { type: 'boolean', default: false }, 'null-device': { type: 'boolean', default: false } } });
 const toggles = args.toggles ? args.toggles.split(',') : [];
 const log = (x: unknown) => console.log(JSON.stringify(x));
-const dev = await createDevice({ mixedPrecision: true, dawnOptions: ['disable-dawn-features=timestamp_quantization', ...(toggles.length ? [`enable-dawn-features=${toggles.join(',')}`] : [])] });
-const caps = capsFor(dev, 'mixed');
+// --null-device: Dawn's null backend (offers the feature, runs nothing): every kernel here validated, times meaningless
+const dev = await createDevice({ mixedPrecision: true, ...(args['null-device'] ? { gpu: await nullGpu(['enable-dawn-features=allow_unsafe_apis']) } : {}), dawnOptions: ['disable-dawn-features=timestamp_quantization', ...(toggles.length ? [`enable-dawn-features=${toggles.join(',')}`] : [])] });
+// the null backend lists no matrix configurations: NVIDIA's 16x16x16 assumed there
+const caps = args['null-device'] ? { ...capsFor(dev, 'mixed'), mixedMatmul: { m: 16, n: 16, k: 16 } } : capsFor(dev, 'mixed');
 const gpu = dev.gpu;
 log({ adapter: dev.name, toggles, mixedMatmul: caps.mixedMatmul, f16Inputs: args.f16 });
 
@@ -108,8 +111,8 @@ if (args.plans) {
     const flop = 2 * s.m * s.n * s.k;
     const p = matmulProblemOf(specOf(s));
     const chosen = chooseSubgroupMatrixTiling(s.m, s.n, caps.mixedMatmul as NonNullable<typeof caps.mixedMatmul>, caps, false, s.transA);
-    const plans: [string, KernelPlan | undefined][] = [['shipped', subgroupMatrixPlan(p, caps)]];
-    if (s.transA && chosen) plans.push(['colMajorA', subgroupMatrixPlan(p, caps, { ...chosen, colMajorA: true })]);
+    const plans: [string, () => KernelPlan | undefined][] = [['shipped', () => subgroupMatrixPlan(p, caps)]];
+    if (s.transA && chosen) plans.push(['colMajorA', () => subgroupMatrixPlan(p, caps, { ...chosen, colMajorA: true })]);
     if (s.transA)
       for (const splits of [4, 8, 16, 29]) {
         const g = new Graph();
@@ -117,17 +120,23 @@ if (args.plans) {
         const b = g.input('b', [s.k, s.n]);
         const node = g.node('matmulPartials', [a, b], { transA: true, transB: false, splits });
         const spec = { node, inputs: [a, b].map((t) => ({ shape: t.shape, dtype: 'f32' as const })) } as KernelSpec<'matmulPartials'>;
-        plans.push([`partials ${splits} sgm`, generateKernel(spec, caps)], [`partials ${splits} fp32`, generateKernel(spec, fp32)]);
+        plans.push([`partials ${splits} sgm`, () => generateKernel(spec, caps)], [`partials ${splits} fp32`, () => generateKernel(spec, fp32)]);
       }
     else {
       const e = matmulProblemOf(specOf(s, true));
-      plans.push(['epilogue', subgroupMatrixPlan(e, caps)], ['epilogue 2x2', subgroupMatrixPlan(e, caps, { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32, pad: 8 })], ['fp32', generateKernel(specOf(s), fp32)]);
+      plans.push(['epilogue', () => subgroupMatrixPlan(e, caps)], ['epilogue 2x2', () => subgroupMatrixPlan(e, caps, { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32, pad: 8 })], ['fp32', () => generateKernel(specOf(s), fp32)]);
     }
-    for (const [variant, plan] of plans) {
+    for (const [variant, build] of plans) {
+      let plan: KernelPlan | undefined;
+      try {
+        plan = build();
+      } catch (e) {
+        log({ shape: name, plan: variant, error: String(e).slice(0, 300) });
+      }
       if (!plan) continue;
       const main = plan.dispatches[0];
       const r = await time(main.code, main.bindings.length, main.grid);
-      log({ shape: name, plan: variant, dispatches: plan.dispatches.length, ...r, ...('ms' in r ? { tflops: +(flop / (r.ms * 1e-3) / 1e12).toFixed(1) } : {}), kernel: main.code.split('\n').find((l) => l.includes('matmul')) });
+      log({ shape: name, plan: variant, dispatches: plan.dispatches.length, ...r, ...('ms' in r ? { tflops: +(flop / (r.ms * 1e-3) / 1e12).toFixed(1) } : {}), kernel: main.code.split('\n').slice(0, 2).join(' ').slice(0, 400) });
     }
   }
   dev.destroy();
@@ -154,7 +163,7 @@ function storageDirect(s: MatmulShape, fm: number, fn: number): { code: string; 
   const { m, n, k, transA, transB } = s;
   const [bm, bn] = [2 * fm * 16, 4 * fn * 16];
   const tiles = Math.ceil(m / bm) * Math.ceil(n / bn);
-  const splits = tiles < 132 ? Math.max(1, Math.min(Math.floor(528 / tiles), k / 512)) : 1;
+  const splits = tiles < 132 ? 2 ** Math.floor(Math.log2(Math.max(1, Math.min(528 / tiles, k / 512)))) : 1; // a power of 2: whole chunks
   const chunk = k / splits;
   const acc = (f: (i: number, j: number) => string) => Array.from({ length: fm }, (_, i) => Array.from({ length: fn }, (_, j) => f(i, j)).join(' ')).join('\n  ');
   // A [m,k] row-major (Aᵀ: stored [k,m], loaded column-major); B [k,n] (Bᵀ: stored [n,k], loaded column-major)
@@ -183,6 +192,79 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 }`;
   return { code, grid: [n / bn, m / bm, splits] };
 }
+// With f16 operands in storage: the shipped kernel's structure (2x4 subgroups of 4x4 matrices, 128x256x32 tiles,
+// rows padded by 8, next slice prefetched into registers), but slices staged by matrix copies: each subgroup loads 2
+// of A's and 4 of B's 16x16 tiles straight from storage as matrices (Aᵀ / Bᵀ loaded column-major, so every staged
+// tile is row-major) and stores them into workgroup memory — no per-element f16 stores. Whole tiles only.
+function copyStaged(s: MatmulShape): { code: string; grid: [number, number, number] } {
+  const { m, n, k, transA, transB } = s;
+  const [bm, bn, bk, pad] = [128, 256, 32, 8];
+  const tiles = Math.ceil(m / bm) * Math.ceil(n / bn);
+  const splits = tiles < 132 ? 2 ** Math.floor(Math.log2(Math.max(1, Math.min(528 / tiles, k / 512)))) : 1; // a power of 2: whole chunks
+  const chunk = k / splits;
+  const [ra, rb] = [bk + pad, bn + pad]; // staged row strides (halves)
+  const acc = (f: (i: number, j: number) => string) => Array.from({ length: 4 }, (_, i) => Array.from({ length: 4 }, (_, j) => f(i, j)).join(' ')).join('\n  ');
+  // A tile t (of 8 x 2): rows ti = t / 2, k-column tk = t % 2; B tile t (of 2 x 16): k-row t / 16, column t % 16
+  const aTile = (q: string) => `let ti = (${q}) / 2u; let tk = (${q}) % 2u;`;
+  const bTile = (q: string) => `let tk = (${q}) / 16u; let tn = (${q}) % 16u;`;
+  const aFrom = transA ? `(kt + tk * 16u) * ${m}u + row0 + ti * 16u, ${m}u` : `(row0 + ti * 16u) * ${k}u + kt + tk * 16u, ${k}u`;
+  const bFrom = transB ? `(col0 + tn * 16u) * ${k}u + kt + tk * 16u, ${k}u` : `(kt + tk * 16u) * ${n}u + col0 + tn * 16u, ${n}u`;
+  const L = 'subgroup_matrix_left<f16, 16, 16>';
+  const R = 'subgroup_matrix_right<f16, 16, 16>';
+  const fetch = [0, 1].map((x) => `{ ${aTile(`sg * 2u + ${x}u`)} pa${x} = subgroupMatrixLoad<${L}, ${transA ? 'col_major' : 'row_major'}>(&a, ${aFrom}); }`)
+    .concat([0, 1, 2, 3].map((x) => `{ ${bTile(`sg * 4u + ${x}u`)} pb${x} = subgroupMatrixLoad<${R}, ${transB ? 'col_major' : 'row_major'}>(&b, ${bFrom}); }`)).join('\n      ');
+  const store = [0, 1].map((x) => `{ ${aTile(`sg * 2u + ${x}u`)} subgroupMatrixStore<row_major>(&As, ti * ${16 * ra}u + tk * 16u, pa${x}, ${ra}u); }`)
+    .concat([0, 1, 2, 3].map((x) => `{ ${bTile(`sg * 4u + ${x}u`)} subgroupMatrixStore<row_major>(&Bs, tk * ${16 * rb}u + tn * 16u, pb${x}, ${rb}u); }`)).join('\n    ');
+  const compute = [0, 16].map((kk) => `{
+      ${[0, 1, 2, 3].map((i) => `let l${i} = subgroupMatrixLoad<${L}, row_major>(&As, (sm * 64u + ${i * 16}u) * ${ra}u + ${kk}u, ${ra}u);`).join('\n      ')}
+      ${[0, 1, 2, 3].map((j) => `let r${j} = subgroupMatrixLoad<${R}, row_major>(&Bs, ${kk * rb}u + sn * 64u + ${j * 16}u, ${rb}u);`).join('\n      ')}
+      ${Array.from({ length: 16 }, (_, q) => `c${q >> 2}_${q & 3} = subgroupMatrixMultiplyAccumulate(l${q >> 2}, r${q & 3}, c${q >> 2}_${q & 3});`).join('\n      ')}
+    }`).join('\n    ');
+  const code = `enable f16;
+enable subgroups;
+enable chromium_experimental_subgroup_matrix;
+diagnostic(off, chromium.subgroup_matrix_uniformity);
+@group(0) @binding(0) var<storage, read> a: array<f16>;
+@group(0) @binding(1) var<storage, read> b: array<f16>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+var<workgroup> As: array<f16, ${bm * ra}>;
+var<workgroup> Bs: array<f16, ${bk * rb}>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let sg = lid / 32u;
+  let sm = sg / 4u;
+  let sn = sg % 4u;
+  let row0 = wid.y * ${bm}u;
+  let col0 = wid.x * ${bn}u;
+  let yoff = wid.z * ${m * n}u;
+  let kbeg = wid.z * ${chunk}u;
+  let kend = kbeg + ${chunk}u;
+  ${acc((i, j) => `var c${i}_${j}: subgroup_matrix_result<f32, 16, 16>;`)}
+  var pa0: ${L}; var pa1: ${L}; var pb0: ${R}; var pb1: ${R}; var pb2: ${R}; var pb3: ${R};
+  { let kt = kbeg;
+      ${fetch}
+  }
+  for (var k0 = kbeg; k0 < kend; k0 = k0 + ${bk}u) {
+    ${store}
+    workgroupBarrier();
+    if (k0 + ${bk}u < kend) { let kt = k0 + ${bk}u;
+      ${fetch}
+    }
+    ${compute}
+    workgroupBarrier();
+  }
+  ${acc((i, j) => `subgroupMatrixStore<row_major>(&y, yoff + (row0 + sm * 64u + ${i * 16}u) * ${n}u + col0 + sn * 64u + ${j * 16}u, c${i}_${j}, ${n}u);`)}
+}`;
+  return { code, grid: [n / bn, m / bm, splits] };
+}
+if (args.f16)
+  for (const name of args.shapes.split(',')) {
+    const s = GPT_MATMULS.find((x) => x.name === name) as MatmulShape;
+    if (s.m % 128 || s.n % 256 || s.k % 32) continue;
+    const { code, grid } = copyStaged(s);
+    const r = await time(code, 3, grid);
+    log({ shape: name, ablation: `copy-staged 2x4/4x4${grid[2] > 1 ? ` split ${grid[2]}` : ''}`, ...r, ...('ms' in r ? { tflops: +((2 * s.m * s.n * s.k) / (r.ms * 1e-3) / 1e12).toFixed(1) } : {}) });
+  }
 if (args.f16)
   for (const name of args.shapes.split(','))
     for (const [fm, fn] of [[4, 4], [2, 4], [2, 2]]) {
