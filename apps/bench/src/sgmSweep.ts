@@ -138,7 +138,15 @@ if (want('check')) {
           big = Math.max(big, Math.abs(rounded[i]));
         }
         const ok = err <= 1e-4 * big + 2e-5 * Math.sqrt(k);
-        out.push({ name, maxErrVsRounded: err, maxAbs: big, ok });
+        // where a failing check goes wrong: the worst elements (flat index, row, column of the last two axes)
+        const cols = y.shape[y.shape.length - 1];
+        const rows = y.shape[y.shape.length - 2];
+        const worst = ok
+          ? undefined
+          : Array.from(gpu, (v, i) => ({ i, r: Math.floor(i / cols) % rows, c: i % cols, gpu: v, ref: rounded[i], d: Math.abs(v - rounded[i]) }))
+              .filter((x) => x.d > 1e-4 * big)
+              .sort((x, z) => z.d - x.d);
+        out.push({ name, maxErrVsRounded: err, maxAbs: big, ok, ...(worst ? { bad: worst.length, worst: worst.slice(0, 12), badRows: [...new Set(worst.map((x) => x.r))].slice(0, 40), badCols: [...new Set(worst.map((x) => x.c))].slice(0, 40) } : {}) });
         log(`check ${name}: ${ok ? 'ok' : 'FAIL'} ${err.toExponential(2)}`);
       } catch (e) {
         out.push({ name, error: String(e).slice(0, 1200) });
