@@ -31,7 +31,7 @@ export interface GeneratorOptions {
   optimize?: boolean;
   /** Rows decoded together (default 1): `generateBatch` takes up to this many prompts. */
   batch?: number;
-  /** `'q8_0'`: Linear weights kept as int8 Q8_0 blocks and dequantized in the matmul (see `InferenceOptions.weights`). */
+  /** `'q8_0'` / `'q4_0'`: Linear weights kept as GGUF Q8_0 / Q4_0 blocks, dequantized in the matmul (see `InferenceOptions.weights`). */
   weights?: WeightFormat;
 }
 
