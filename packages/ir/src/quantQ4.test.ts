@@ -96,6 +96,19 @@ describe('GGUF Q4_0 bytes', () => {
   });
 });
 
+describe('Q4_0 against llama.cpp', () => {
+  it("gives the bytes of gguf-py's Q4_0 quantizer (llama.cpp's numpy port of ggml's rule), bit for bit", () => {
+    // PYTHONPATH=<gguf 0.19.0 wheel> python3 -c "import numpy as np; from gguf import quants, GGMLQuantizationType as T;
+    //   x = np.array([np.sin(0.7*i)*(1 if i<32 else 3) for i in range(64)], dtype=np.float32); x[40] = -5;
+    //   print(quants.quantize(x.reshape(1, 64), T.Q4_0).tobytes().hex())"
+    const want = 'f1aff8d38031051b6fbffdf8d38031051b6f0039c6946345385b8dbcd0c6946345385b9d';
+    const x = Array.from({ length: 64 }, (_, i) => Math.fround(Math.sin(0.7 * i) * (i < 32 ? 1 : 3)));
+    x[40] = -5; // block 1's max is negative: d > 0
+    const bytes = q4ToGguf(quantizeQ4_0(tensor([1, 64], x), { transposed: true }));
+    expect(Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')).toBe(want);
+  });
+});
+
 describe('matmulQ4', () => {
   it('is x times the dequantized weight (batched rows, K not a multiple of 32, odd N)', () => {
     const [b, m, k, n] = [2, 3, 45, 5];
