@@ -7,9 +7,9 @@
 // zero weights (q = 8). Pure data: no graph, no device (the interpreter row is in interpret.ts).
 
 import { f16Bits } from './f16.js';
-import { arity, fail, type Rule, type TensorType } from './inferCore.js';
+import type { Rule } from './inferCore.js';
 import type { OpAttrs } from './ops.js';
-import { Q8_BLOCK, q8Blocks, q8Scale } from './quantQ8.js';
+import { Q8_BLOCK, q8Blocks, q8Scale, quantMatmulRule } from './quantQ8.js';
 import { fmtShape } from './shape.js';
 import type { TensorValue } from './tensorValue.js';
 
@@ -126,18 +126,4 @@ export function q4FromGguf(bytes: Uint8Array, n: number, k: number): Q4Weight {
 }
 
 /** `matmulQ4`'s type: x [..., M, K] f32, q [N, ceil(K/32)·4] i32, d [N, ceil(ceil(K/32)/2)] i32 → [..., M, N] f32. */
-export const inferMatmulQ4: Rule<OpAttrs['matmulQ4']> = (ins) => {
-  const op = 'matmulQ4';
-  arity(op, ins, 3);
-  const [x, q, d] = ins;
-  if (x.dtype !== 'f32' || x.shape.length < 2) fail(op, `x must be f32 of rank ≥ 2 ([..., M, K]), got ${fmtShape(x.shape)} ${x.dtype}`, ins);
-  const k = x.shape[x.shape.length - 1];
-  const blocks = q8Blocks(k);
-  if (q.dtype !== 'i32' || q.shape.length !== 2 || q.shape[1] !== blocks * 4)
-    fail(op, `q must be i32 [N, ${blocks * 4}] (K=${k}: ${blocks} blocks of 32 4-bit values, 8 per word), got ${fmtShape(q.shape)} ${q.dtype}`, ins);
-  const n = q.shape[0];
-  const dWords = Math.ceil(blocks / 2);
-  if (d.dtype !== 'i32' || d.shape.length !== 2 || d.shape[0] !== n || d.shape[1] !== dWords)
-    fail(op, `d must be i32 [${n}, ${dWords}] (an f16 scale per block of 32, 2 per word), got ${fmtShape(d.shape)} ${d.dtype}`, ins);
-  return { shape: [...x.shape.slice(0, -1), n], dtype: 'f32' } satisfies TensorType;
-};
+export const inferMatmulQ4: Rule<OpAttrs['matmulQ4']> = quantMatmulRule('matmulQ4', 4, '32 4-bit values, 8 per word');
