@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
 // condition, spelled as an alias so it also holds in vitest's server-side resolution).
 const resolve = {
   alias: [
-    { find: /^@neura\/nn\/(node|onnx|tokenizer|worker)$/, replacement: fileURLToPath(new URL('./packages/nn/src/$1.ts', import.meta.url)) },
+    { find: /^@neura\/nn\/(node|onnx|tokenizer|worker|gguf)$/, replacement: fileURLToPath(new URL('./packages/nn/src/$1.ts', import.meta.url)) },
     {
       find: /^@neura\/(ir|egraph|autograd|optim|wgsl-kernels|runtime-webgpu|nn)$/,
       replacement: fileURLToPath(new URL('./packages/$1/src/index.ts', import.meta.url)),

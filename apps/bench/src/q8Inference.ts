@@ -1,7 +1,7 @@
-// Weight-only Q8_0 inference on a GPU, f32 vs q8_0 on the same weights: (1) KV-cache generation tokens/s, the decode
+// Weight-only Q8_0 / Q4_0 inference on a GPU, f32 vs q8_0 vs q4_0 on the same weights: (1) KV-cache generation tokens/s, the decode
 // step's time, the logits' error and the weight bytes on the device, for GPT 6x384 and 12x768 (random weights, untied
 // head: every Linear quantized); (2) with `--corpus FILE` (text, e.g. the State of the Union addresses), a character
-// GPT trained briefly on 90% of it, then validation loss (nats per character) and perplexity f32 vs q8_0.
+// GPT trained briefly on 90% of it, then validation loss (nats per character) and perplexity per format.
 //   node .devkit/q8.mjs [--out FILE] [--tokens 128] [--models 6x384,12x768] [--corpus .devkit/sotu.txt] [--steps 600]
 //   [--val-model 6x384] [--batch 64] [--context 256]
 
@@ -29,13 +29,15 @@ const device = await createDevice({ dawnOptions: ['disable-dawn-features=timesta
 const results: Record<string, unknown> = { adapter: device.name };
 const save = () => args.out && writeFileSync(args.out, JSON.stringify(results, null, 1));
 
-/** Bytes of the device's param/state leaves that hold the model's Linear weights (f32, or their Q8_0 leaves). */
+/** Bytes of the device's param/state leaves that hold the model's Linear weights (f32, or their Q8_0 / Q4_0 leaves). */
 const weightBytes = (g: Graph, linear: ReadonlySet<string>) =>
   g.nodes
-    .filter((n) => isOp(n, 'param', 'state') && (linear.has(n.attrs.name) || linear.has(n.attrs.name.replace(/\.q8_0\.(qs|d)$/, ''))))
+    .filter((n) => isOp(n, 'param', 'state') && (linear.has(n.attrs.name) || linear.has(n.attrs.name.replace(/\.q[48]_0\.(qs|d)$/, ''))))
     .reduce((s, n) => s + bufferBytes(n.dtype, numel(n.shape)), 0);
 
-// (1) generation: the same random weights decoded f32 and q8_0
+const FORMATS = ['f32', 'q8_0', 'q4_0'] as const;
+
+// (1) generation: the same random weights decoded f32, q8_0 and q4_0
 const maxTokens = Number(args.tokens);
 const genRows: Record<string, unknown> = {};
 results.generation = genRows;
@@ -48,7 +50,7 @@ for (const spec of args.models.split(',')) {
   const prompt = Array.from({ length: 16 }, (_, i) => (i * 17 + 3) % cfg.vocab);
   const row: Record<string, unknown> = { config: cfg, parameters: model.parameterCount() };
   const logits: Partial<Record<WeightFormat, Float32Array>> = {};
-  for (const weightsFormat of ['f32', 'q8_0'] as const) {
+  for (const weightsFormat of FORMATS) {
     const t0 = performance.now();
     const gen = await compileGenerator(model, { device, maxLen: cfg.context, weights: weightsFormat });
     const compileMs = performance.now() - t0;
@@ -71,7 +73,7 @@ for (const spec of args.models.split(',')) {
       try {
         const p = await gen.session.session.profile(decodeFeeds(prompt[0], 0, cfg.context), { repeats: 5 });
         const sum = p.summary();
-        const matmulRows = sum.rows.filter((r) => /^(matmul|fusedMatmul|matmulEpilogue|matmulQ8)\[/.test(r.label));
+        const matmulRows = sum.rows.filter((r) => /^(matmul|fusedMatmul|matmulEpilogue|matmulQ8|matmulQ4)\[/.test(r.label));
         gpu = { gpuMsPerStep: sum.gpuMs / 5, dispatchesPerStep: sum.dispatches / 5, matmulMsPerStep: matmulRows.reduce((a, r) => a + r.ms, 0) / 5 };
       } catch (e) {
         log(`no GPU profile: ${(e as Error).message}`);
@@ -85,28 +87,28 @@ for (const spec of args.models.split(',')) {
     save();
   }
   const a = logits.f32 as Float32Array;
-  const b = logits.q8_0 as Float32Array;
-  let worst = 0;
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < a.length; i++) {
-    worst = Math.max(worst, Math.abs(a[i] - b[i]));
-    num += (a[i] - b[i]) ** 2;
-    den += a[i] ** 2;
-  }
   const argmax = (x: Float32Array) => x.indexOf(Math.max(...x));
-  row.logits = { relL2: Math.sqrt(num / den), maxAbs: worst, sameArgmax: argmax(a) === argmax(b) };
-  const f = row.f32 as { tokensPerSecond: number; weightBytes: number; stepMs: number };
-  const q = row.q8_0 as { tokensPerSecond: number; weightBytes: number; stepMs: number };
-  row.speedup = +(q.tokensPerSecond / f.tokensPerSecond).toFixed(3);
-  row.stepSpeedup = +(f.stepMs / q.stepMs).toFixed(3);
-  row.weightBytesRatio = +(f.weightBytes / q.weightBytes).toFixed(3);
-  log(`GPT ${spec}: q8_0/f32 tokens/s ${row.speedup}, step ${row.stepSpeedup}, bytes f32/q8 ${row.weightBytesRatio}, logits rel L2 ${(row.logits as { relL2: number }).relL2.toExponential(2)}`);
+  for (const format of ['q8_0', 'q4_0'] as const) {
+    const b = logits[format] as Float32Array;
+    let worst = 0;
+    let num = 0;
+    let den = 0;
+    for (let i = 0; i < a.length; i++) {
+      worst = Math.max(worst, Math.abs(a[i] - b[i]));
+      num += (a[i] - b[i]) ** 2;
+      den += a[i] ** 2;
+    }
+    const f = row.f32 as { tokensPerSecond: number; weightBytes: number; stepMs: number };
+    const q = row[format] as { tokensPerSecond: number; weightBytes: number; stepMs: number };
+    const vs = { logits: { relL2: Math.sqrt(num / den), maxAbs: worst, sameArgmax: argmax(a) === argmax(b) }, speedup: +(q.tokensPerSecond / f.tokensPerSecond).toFixed(3), stepSpeedup: +(f.stepMs / q.stepMs).toFixed(3), weightBytesRatio: +(f.weightBytes / q.weightBytes).toFixed(3) };
+    row[`${format}VsF32`] = vs;
+    log(`GPT ${spec}: ${format}/f32 tokens/s ${vs.speedup}, step ${vs.stepSpeedup}, bytes f32/${format} ${vs.weightBytesRatio}, logits rel L2 ${vs.logits.relL2.toExponential(2)}`);
+  }
   genRows[spec] = row;
   save();
 }
 
-// (2) validation loss of a briefly trained character GPT, f32 vs q8_0 weights
+// (2) validation loss of a briefly trained character GPT, f32 vs q8_0 vs q4_0 weights
 if (existsSync(args.corpus)) {
   const text = readFileSync(args.corpus, 'utf8');
   const tok = CharTokenizer.fromText(text);
@@ -134,7 +136,7 @@ if (existsSync(args.corpus)) {
   const trained = await session.stateDict();
   const e = model.eval().trainingGraph(batch);
   const ppl: Record<string, unknown> = { model: args['val-model'], characters: ids.length, vocab: tok.size, steps, batches: 16 };
-  for (const weightsFormat of ['f32', 'q8_0'] as const) {
+  for (const weightsFormat of FORMATS) {
     const evaluator = await compileInference(e.graph, { outputs: { loss: e.loss }, device, weights: weightsFormat });
     await evaluator.load(trained);
     const r = new Rng(12345);

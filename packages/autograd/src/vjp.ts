@@ -306,6 +306,7 @@ export const VJPS: { [K in OpKind]: Vjp<K> } = {
   matmulEpilogue: fusedOnly,
   after: fusedOnly,
   matmulPartials: fusedOnly,
+  matmulQ4: notDifferentiable('its weight is quantized for inference (Q4_0): train the f32 model, then quantize'),
   matmulQ8: notDifferentiable('its weight is quantized for inference (Q8_0): train the f32 model, then quantize'),
   rowwise: fusedOnly,
   rowwiseMulti: fusedOnly,

@@ -572,6 +572,14 @@ export class Graph {
     return this.node('matmulQ8', [x, q, d], {});
   }
 
+  /**
+   * x [..., M, K] times a Q4_0 weight: `q` [N, ceil(K/32)·4] i32 and `d` [N, ceil(ceil(K/32)/2)] i32 (f16 pairs) as `quantizeQ4_0`
+   * packs a [K, N] weight; dequantized as it is read (see `OpAttrs['matmulQ4']`) → [..., M, N].
+   */
+  matmulQ4(x: Tensor, q: Tensor, d: Tensor): Tensor {
+    return this.node('matmulQ4', [x, q, d], {});
+  }
+
   /** `x · w + b`: an affine layer with w of shape [in, out]. */
   linear(x: Tensor, w: Tensor, b?: Tensor): Tensor {
     const y = this.matmul(x, w);

@@ -33,6 +33,7 @@ export {
   pwExprSize,
   tensorTypeBytes,
 } from './kernelCost.js';
+export { dequantizeQ4_0, GGUF_Q4_BLOCK_BYTES, type Q4Weight, q4FromGguf, q4ToGguf, q4Value, quantizeQ4_0 } from './quantQ4.js';
 export { dequantizeQ8_0, GGUF_Q8_BLOCK_BYTES, Q8_BLOCK, q8FromGguf, q8ToGguf, type Q8Weight, q8Blocks, q8Scale, q8ScaleWords, q8Value, quantizeQ8_0 } from './quantQ8.js';
 export { matmulSplitK, SPLIT_K_MIN_CHUNK, SPLIT_K_MIN_K, SPLIT_K_SLICE, SPLIT_K_TARGET_WORKGROUPS, type SplitK, splitKChunk, splitKFor } from './splitK.js';
 export { COLUMN_CHUNK, COLUMN_STRIP, columnsPath, kernelDispatches, kernelScratchBytes, matmulSplitsK, mergeReduceAxes, reduceSplit, ROWS_PATH_MIN, SCATTER_LOOP_MAX_INDICES, SPLIT_MAX_COLUMNS, SPLIT_MAX_ROWS, SPLIT_MIN_ROW, STRIP_MIN_WORKGROUPS } from './kernelPasses.js';

@@ -7,6 +7,7 @@ import { inferAvgPool2dGrad, inferConv2d, inferConv2dGradInput, inferConv2dGradW
 import { inferAttention, inferAttentionGrad, inferAttentionWithLse, inferAttentionGradKV, inferAttentionGradQKV, inferAttentionLse, inferDropout, inferRope } from './inferNn.js';
 import { inferArgmax, inferCumsum, inferConcat, inferGather, inferOneHot, inferPad, inferScatterAdd, inferSlice } from './inferIndexing.js';
 import { customOpDef } from './customOp.js';
+import { inferMatmulQ4 } from './quantQ4.js';
 import { inferMatmulQ8 } from './quantQ8.js';
 import { SPLIT_K_SLICE, splitKChunk } from './splitK.js';
 import { groupOperands, isMultiResultOp, kernelOutputs, MULTI_RESULT_OPS, resultType } from './multiResult.js';
@@ -226,6 +227,7 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     return inferRowwise('rowwiseMulti', ins, a.exprs, a.stats);
   },
   matmulQ8: inferMatmulQ8,
+  matmulQ4: inferMatmulQ4,
   matmulPartials: (ins, a) => {
     const op = 'matmulPartials';
     arity(op, ins, 2);

@@ -6,6 +6,7 @@ import { isFloat } from './dtype.js';
 import { f16round } from './f16.js';
 import { type Graph, leafName, type Node, type NodeId } from './graph.js';
 import { customOpDef } from './customOp.js';
+import { q4Value } from './quantQ4.js';
 import { q8Scale, q8Value } from './quantQ8.js';
 import { perBinaryOp, perUnaryOp } from './elementwise.js';
 import { alloc, broadcastMap, type Ctx, type Impl, out } from './interpretCore.js';
@@ -413,6 +414,23 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     const dWords = d.shape[1];
     const w = new Float64Array(k * n);
     for (let j = 0; j < n; j++) for (let p = 0; p < k; p++) w[p * n + j] = q8Scale(d.data, dWords, j, p >> 5) * q8Value(q.data, words, j, p);
+    const y = alloc(node.shape, 'f32', ctx);
+    for (let r = 0; r < rows; r++)
+      for (let j = 0; j < n; j++) {
+        let acc = 0;
+        for (let p = 0; p < k; p++) acc += x.data[r * k + p] * w[p * n + j];
+        y[r * n + j] = ctx.round(acc);
+      }
+    return out(node, y);
+  },
+  matmulQ4: (node, [x, q, d], ctx) => {
+    // x · w with w[k][n] = d[n][⌊k/32⌋]·(q[n][k] − 8) (exact in f32: an f16 times a small integer), sums in float64
+    const k = x.shape[x.shape.length - 1];
+    const rows = k === 0 ? 0 : x.data.length / k;
+    const [n, words] = q.shape;
+    const dWords = d.shape[1];
+    const w = new Float64Array(k * n);
+    for (let j = 0; j < n; j++) for (let p = 0; p < k; p++) w[p * n + j] = q8Scale(d.data, dWords, j, p >> 5) * q4Value(q.data, words, j, p);
     const y = alloc(node.shape, 'f32', ctx);
     for (let r = 0; r < rows; r++)
       for (let j = 0; j < n; j++) {

@@ -194,6 +194,7 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   matmulEpilogue: { flops: (c) => matmulFlops(c) + pwExprSize(c.attrs.expr) * n(c.out.shape) },
   matmulPartials: { flops: (c) => matmulFlops(c) / c.attrs.splits }, // each partial sums K/S products
   // a product per multiply-add, plus each weight's dequantization (d·q) per row tile that loads it: counted once
+  matmulQ4: { flops: (c) => 2 * n(c.out.shape) * (c.ins[0].shape.at(-1) ?? 0) + n(c.ins[1]?.shape ?? []) * 8 },
   matmulQ8: { flops: (c) => 2 * n(c.out.shape) * (c.ins[0].shape.at(-1) ?? 0) + n(c.ins[1]?.shape ?? []) * 4 },
   pointwise: { flops: (c) => pwExprSize(c.attrs.expr) * n(c.out.shape) },
   pointwiseMulti: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) * n(c.out.shape) },

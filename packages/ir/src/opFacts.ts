@@ -158,6 +158,7 @@ export const OP_FACTS: { readonly [K in OpKind]: OpFacts<K> } = {
   matmulEpilogue: { ...fusedOp('linalg', 'matmul'), absorbs: (a) => ['matmul', ...pwExprOps(a.expr)] },
   matmulPartials: { ...fusedOp('linalg', 'matmul'), absorbs: () => ['matmul'] },
   matmulQ8: plain('linalg', 'matmul'),
+  matmulQ4: plain('linalg', 'matmul'),
   pointwise: { ...fusedOp('elementwise', 'pointwise'), absorbs: (a) => [...pwExprOps(a.expr)] },
   pointwiseMulti: { ...fusedOp('elementwise'), absorbs: (a) => [...exprsOps(a.exprs)] },
   pointwiseMultiTensor: { ...fusedOp('elementwise'), absorbs: (a) => [...exprsOps(a.exprs)] },

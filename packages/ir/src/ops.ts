@@ -280,6 +280,12 @@ export interface OtherOpAttrs {
    */
   matmulQ8: Record<string, never>;
   /**
+   * inputs [x [..., M, K] f32, q [N, ceil(K/32)·4] i32, d [N, ceil(ceil(K/32)/2)] i32]: x·w with w a Q4_0 weight
+   * (GGUF's 4-bit blocks of 32 along K, 16 bytes each in 4 i32 words, one f16 scale each, 2 per word; see quantQ4.ts),
+   * dequantized as the kernel loads it, w[k][n] = d[n][⌊k/32⌋]·(q[n][k] − 8) → [..., M, N] f32. Inference only.
+   */
+  matmulQ4: Record<string, never>;
+  /**
    * Row-local fusion (layer norm, RMS norm, softmax and their gradients as one kernel): inputs broadcast to the
    * output shape; per row (the last axis), the `stats` in order, each `post(reduce(expr))` over the row, then
    * `expr` per element. In every expression `$i` below the operand count n is operand i at the element and

@@ -139,19 +139,26 @@ export function q8FromGguf(bytes: Uint8Array, n: number, k: number): Q8Weight {
   return { q: { shape: [n, blocks * 8], dtype: 'i32', data: q }, d: { shape: [n, dWords], dtype: 'i32', data: d } };
 }
 
+/**
+ * The type rule of a block-quantized matmul `op` (matmulQ8, matmulQ4): x [..., M, K] f32, q [N, ceil(K/32)·`words`]
+ * i32 (`what` says how a block packs), d [N, ceil(ceil(K/32)/2)] i32 → [..., M, N] f32.
+ */
+export function quantMatmulRule<K extends 'matmulQ8' | 'matmulQ4'>(op: K, words: number, what: string): Rule<OpAttrs[K]> {
+  return (ins) => {
+    arity(op, ins, 3);
+    const [x, q, d] = ins;
+    if (x.dtype !== 'f32' || x.shape.length < 2) fail(op, `x must be f32 of rank ≥ 2 ([..., M, K]), got ${fmtShape(x.shape)} ${x.dtype}`, ins);
+    const k = x.shape[x.shape.length - 1];
+    const blocks = q8Blocks(k);
+    if (q.dtype !== 'i32' || q.shape.length !== 2 || q.shape[1] !== blocks * words)
+      fail(op, `q must be i32 [N, ${blocks * words}] (K=${k}: ${blocks} blocks of ${what}), got ${fmtShape(q.shape)} ${q.dtype}`, ins);
+    const n = q.shape[0];
+    const dWords = Math.ceil(blocks / 2);
+    if (d.dtype !== 'i32' || d.shape.length !== 2 || d.shape[0] !== n || d.shape[1] !== dWords)
+      fail(op, `d must be i32 [${n}, ${dWords}] (an f16 scale per block of 32, 2 per word), got ${fmtShape(d.shape)} ${d.dtype}`, ins);
+    return { shape: [...x.shape.slice(0, -1), n], dtype: 'f32' } satisfies TensorType;
+  };
+}
+
 /** `matmulQ8`'s type: x [..., M, K] f32, q [N, ceil(K/32)·8] i32, d [N, ceil(ceil(K/32)/2)] i32 → [..., M, N] f32. */
-export const inferMatmulQ8: Rule<OpAttrs['matmulQ8']> = (ins) => {
-  const op = 'matmulQ8';
-  arity(op, ins, 3);
-  const [x, q, d] = ins;
-  if (x.dtype !== 'f32' || x.shape.length < 2) fail(op, `x must be f32 of rank ≥ 2 ([..., M, K]), got ${fmtShape(x.shape)} ${x.dtype}`, ins);
-  const k = x.shape[x.shape.length - 1];
-  const blocks = q8Blocks(k);
-  if (q.dtype !== 'i32' || q.shape.length !== 2 || q.shape[1] !== blocks * 8)
-    fail(op, `q must be i32 [N, ${blocks * 8}] (K=${k}: ${blocks} blocks of 32 int8, 4 per word), got ${fmtShape(q.shape)} ${q.dtype}`, ins);
-  const n = q.shape[0];
-  const dWords = Math.ceil(blocks / 2);
-  if (d.dtype !== 'i32' || d.shape.length !== 2 || d.shape[0] !== n || d.shape[1] !== dWords)
-    fail(op, `d must be i32 [${n}, ${dWords}] (an f16 scale per block of 32, 2 per word), got ${fmtShape(d.shape)} ${d.dtype}`, ins);
-  return { shape: [...x.shape.slice(0, -1), n], dtype: 'f32' } satisfies TensorType;
-};
+export const inferMatmulQ8: Rule<OpAttrs['matmulQ8']> = quantMatmulRule('matmulQ8', 8, '32 int8, 4 per word');

@@ -74,6 +74,7 @@ const BAD: { [K in OpKind]: (g: Graph, t: Operands) => unknown } = {
   // the operands do not multiply ([2, 3]·[2, 3]); the epilogue would read a second extra that is not there
   matmulEpilogue: (g, t) => raw(g, 'matmulEpilogue', [t.f, t.f, t.f], { transA: false, transB: false, expr: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 2 } } }),
   // 3 splits of K = 3 into chunks of 16 do not exist (one chunk covers all of K)
+  matmulQ4: (g, t) => raw(g, 'matmulQ4', [t.f, t.i, t.f], {}), // q must be i32 [N, 4] for K = 3
   matmulQ8: (g, t) => raw(g, 'matmulQ8', [t.f, t.i, t.f], {}), // q must be i32 [N, 8] for K = 3
   matmulPartials: (g, t) => raw(g, 'matmulPartials', [t.f, t.g3], { transA: false, transB: false, splits: 3 }),
   pointwise: (g, t) => raw(g, 'pointwise', [t.f], { expr: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 3 } }, dtype: 'f32' }),

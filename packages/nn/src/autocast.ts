@@ -58,6 +58,7 @@ export const AUTOCAST_POLICY: { readonly [K in OpKind]: CastPolicy } = {
   fusedMatmul: 'f16',
   matmulEpilogue: 'f16',
   matmulPartials: 'f16',
+  matmulQ4: 'f32', // as matmulQ8
   matmulQ8: 'f32', // its kernel reads f32 activations (the weight is int8 already)
   // softmax statistics, norms and losses: f32
   logSoftmax: 'f32',

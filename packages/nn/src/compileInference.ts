@@ -53,7 +53,8 @@ export interface InferenceOptions {
   /**
    * `'q8_0'`: weight-only int8 quantization (GGUF's Q8_0 blocks): every matmul weight parameter (a Linear's) is kept
    * on the device as int8 blocks of 32 with one scale each (about 3.8x fewer bytes than f32) and dequantized inside
-   * the matmul; f32 weights loaded by their usual names are quantized as they are written. WebGPU only. Default `'f32'`.
+   * the matmul; f32 weights loaded by their usual names are quantized as they are written. `'q4_0'`: the same with
+   * GGUF's 4-bit Q4_0 blocks (about 7.1x fewer bytes, coarser). WebGPU only. Default `'f32'`.
    */
   weights?: WeightFormat;
 }
@@ -111,7 +112,8 @@ export async function compileInference(model: Graph, opts: InferenceOptions): Pr
 export async function compileInference(model: Graph, opts: InferenceOptions): Promise<AnyInferenceSession> {
   // loaded only when asked for: the interpreter stays out of a WebGPU page's initial bundle (tooling/size)
   const cpu = async () => (await import('./cpuInference.js')).cpuInference(model, { outputs: opts.outputs, ...(opts.initialState ? { initialState: opts.initialState } : {}) });
-  if (opts.device === 'cpu' && opts.weights === 'q8_0') throw new GraphError("compileInference: weights 'q8_0' runs on WebGPU only (the CPU path computes with f32 weights)", 'matmulQ8');
+  const quantizedWeights = opts.weights !== undefined && opts.weights !== 'f32';
+  if (opts.device === 'cpu' && quantizedWeights) throw new GraphError(`compileInference: weights '${opts.weights}' runs on WebGPU only (the CPU path computes with f32 weights)`, 'matmulQ8');
   if (opts.device === 'cpu') return cpu();
   let device: NeuraDevice;
   try {
@@ -120,7 +122,7 @@ export async function compileInference(model: Graph, opts: InferenceOptions): Pr
     if (opts.fallback !== 'cpu' || !(e instanceof WebGpuUnavailableError)) throw e;
     if (!warnedCpuFallback) {
       warnedCpuFallback = true;
-      console.warn(`neura: WebGPU is unavailable (${e.reason}: ${e.message}); inference runs on the CPU with the reference interpreter, which is much slower${opts.weights === 'q8_0' ? ', with f32 weights (q8_0 needs WebGPU)' : ''}`);
+      console.warn(`neura: WebGPU is unavailable (${e.reason}: ${e.message}); inference runs on the CPU with the reference interpreter, which is much slower${quantizedWeights ? `, with f32 weights (${opts.weights} needs WebGPU)` : ''}`);
     }
     return cpu();
   }
@@ -143,7 +145,7 @@ async function compileOnDevice(model: Graph, opts: InferenceOptions & { device: 
   // an impossible precision (or autocast option) fails before any work
   const f16Storage = autocastFor(capsFor(opts.device, opts.precision), opts.precision, opts.autocast, 'compileInference');
   const found = await inferenceGraph(model, opts.outputs, opts.optimize);
-  // q8_0: matmul weights read quantized (their f32 values, given or initial, quantized on the host)
+  // q8_0 / q4_0: matmul weights read quantized (their f32 values, given or initial, quantized on the host)
   const quantized: ReadonlyMap<string, QuantizedWeight> = weightsFor(found, opts.weights);
   const recognized = quantized.size > 0 ? quantizeGraph(found, quantized) : found;
   const given = quantized.size > 0 ? quantizeStateDict(opts.initialState ?? {}, quantized, true) : opts.initialState;

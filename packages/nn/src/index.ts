@@ -10,7 +10,7 @@
  */
 
 export { type AnyInferenceSession, compileInference, type InferenceOptions, type InferenceSession } from './compileInference.js';
-export { type Q8Names, q8Names, type QuantizedWeight, quantizableWeights, quantizeGraph, quantizeStateDict, type WeightFormat } from './quantizeWeights.js';
+export { type Q8Names, q8Names, type QuantFormat, type QuantizedWeight, type QuantNames, quantizableWeights, quantizeGraph, quantizeStateDict, quantNames, type WeightFormat } from './quantizeWeights.js';
 export type { CpuInferenceSession, CpuInferenceStats } from './cpuInference.js'; // the backend itself loads on demand (compileInference's device: 'cpu')
 export type { AutotuneOptions } from './matmulAutotune.js';
 export { CANDIDATES, type Candidate, chooseStep, type DecisionCache, decisionKey, type Measurement, type MeasureOptions, memoryDecisionCache } from './chooseStep.js';

@@ -1,9 +1,9 @@
-import { dequantizeQ8_0, Graph, interpret, quantizeQ8_0, tensor, type TensorValue } from '@neura/ir';
+import { dequantizeQ4_0, dequantizeQ8_0, Graph, interpret, quantizeQ4_0, quantizeQ8_0, tensor, type TensorValue } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 import { buildDecodeGraph, decodeFeeds } from './generation/generator.js';
 import { GPT } from './models/gpt.js';
 import { Llama } from './models/llama.js';
-import { q8Names, quantizableWeights, quantizeGraph, quantizeStateDict, type WeightFormat, weightsFor } from './quantizeWeights.js';
+import { q8Names, quantizableWeights, quantizeGraph, quantizeStateDict, quantNames, type WeightFormat, weightsFor } from './quantizeWeights.js';
 
 describe('quantizeGraph', () => {
   it("reads a GPT decode step's Linear weights through matmulQ8: the interpreter gives the f32 graph's values on the dequantized weights, KV-cache updates included", () => {
@@ -44,6 +44,28 @@ describe('quantizeGraph', () => {
     expect(Array.from(got.data)).toBeAllclose(Array.from(want.data), { rtol: 1e-9, atol: 1e-12 });
   });
 
+  it("reads a LLaMA's projections through matmulQ4 with q4_0, on the Q4_0-dequantized weights' values", () => {
+    const model = new Llama({ vocab: 11, layers: 1, heads: 4, kvHeads: 2, width: 32, hidden: 48 });
+    const { graph, logits } = buildDecodeGraph(model, 4);
+    graph.output('logits', logits);
+    const weights = weightsFor(graph, 'q4_0');
+    expect(weights.size).toBe(8);
+    const q = quantizeGraph(graph, weights);
+    expect(q.nodes.filter((n) => n.op === 'matmulQ4')).toHaveLength(8);
+    expect(q.nodes.filter((n) => n.op === 'matmulQ8')).toHaveLength(0);
+    const state = model.initialState();
+    const packed = quantizeStateDict(state, weights);
+    const up = 'model.layers.0.mlp.up_proj.weight';
+    expect(packed[quantNames(up, 'q4_0').qs].shape).toEqual([48, 4]); // N = 48 columns of K = 32: one block of 4 words
+    expect(packed[up]).toBeUndefined();
+    const deq: Record<string, TensorValue> = { ...state };
+    for (const [name, w] of weights) deq[name] = dequantizeQ4_0(quantizeQ4_0(state[name]), w.shape[0]);
+    const feeds = Object.fromEntries(Object.entries(decodeFeeds(3, 0, 4)).map(([k, v]) => [k, tensor(k === 'decodeMask' ? [1, 4] : [1], v, v instanceof Int32Array ? 'i32' : 'f32')]));
+    const want = interpret(graph, feeds, deq).outputs.logits;
+    const got = interpret(q, feeds, packed).outputs.logits;
+    expect(Array.from(got.data)).toBeAllclose(Array.from(want.data), { rtol: 1e-9, atol: 1e-12 });
+  });
+
   it('quantizes a weight read transposed (transB) in PyTorch layout, and skips one read both ways or used otherwise', () => {
     const g = new Graph();
     const x = g.input('x', [2, 64]);
@@ -72,9 +94,11 @@ describe('weightsFor', () => {
     expect(weightsFor(g, undefined).size).toBe(0);
     expect(weightsFor(g, 'f32').size).toBe(0);
     expect([...weightsFor(g, 'q8_0').keys()]).toEqual(['w']);
-    expect(() => weightsFor(g, 'q4_0' as WeightFormat)).toThrow(/weights must be 'f32' or 'q8_0', got 'q4_0'/);
+    expect([...weightsFor(g, 'q4_0').values()].map((v) => v.format)).toEqual(['q4_0']);
+    expect(() => weightsFor(g, 'q2_k' as WeightFormat)).toThrow(/weights must be 'f32', 'q8_0' or 'q4_0', got 'q2_k'/);
     const plain = new Graph();
     plain.output('y', plain.relu(plain.input('x', [2, 4])));
     expect(() => weightsFor(plain, 'q8_0')).toThrow(/found no weight to quantize/);
+    expect(() => weightsFor(plain, 'q4_0')).toThrow(/'q4_0' found no weight to quantize/);
   });
 });

@@ -3,8 +3,8 @@
 // import(). `compile` awaits `loadKernels(ops)` for its graph first (registry.ts); a stub called before its module
 // loaded throws a KernelError saying so. Same generators, same WGSL: only when the code arrives changes. The
 // mixed-precision code (mixedKernels.ts: f16 storage, subgroup-matrix matmuls) is a group too, loaded by
-// `loadKernels(ops, { mixed: true })`; so are the quantized-weight matmuls (matmulQ8.ts), used only by inference
-// with `weights: 'q8_0'`.
+// `loadKernels(ops, { mixed: true })`; so are the quantized-weight matmuls (quantizedKernels.ts), used only by
+// inference with `weights: 'q8_0'` or `'q4_0'`.
 
 import type { OpKind } from '@neura/ir';
 import type { KernelGenerator } from './kernel.js';
@@ -15,7 +15,7 @@ interface LazyModules {
   readonly conv: typeof import('./conv.js');
   readonly indexing: typeof import('./indexing.js');
   readonly mixed: typeof import('./mixedKernels.js');
-  readonly quantized: typeof import('./matmulQ8.js');
+  readonly quantized: typeof import('./quantizedKernels.js');
   readonly sequence: typeof import('./sequenceKernels.js');
 }
 
@@ -27,7 +27,7 @@ const LOADERS: { readonly [G in KernelGroup]: () => Promise<LazyModules[G]> } = 
   conv: () => import('./conv.js'),
   indexing: () => import('./indexing.js'),
   mixed: () => import('./mixedKernels.js'),
-  quantized: () => import('./matmulQ8.js'),
+  quantized: () => import('./quantizedKernels.js'),
   sequence: () => import('./sequenceKernels.js'),
 };
 

@@ -82,6 +82,7 @@ export const KERNELS: { readonly [K in GpuOp]: KernelGenerator<K> } = {
   matmulEpilogue: matmulTunedKernel,
   matmulPartials: matmulPartialsKernel,
   matmulQ8: lazyKernel('quantized', (m) => m.matmulQ8Kernel),
+  matmulQ4: lazyKernel('quantized', (m) => m.matmulQ4Kernel),
   pointwise: pointwiseKernel,
   pointwiseMulti: pointwiseMultiKernel,
   pointwiseMultiTensor: pointwiseMultiTensorKernel,

@@ -66,6 +66,7 @@ const CASES: { readonly [K in GpuOp]: Case<K> | 'skip' } = {
   fusedMatmul: 'skip',
   matmulEpilogue: 'skip', // matmul.ts's plans (tested on the GPU against the interpreter)
   matmulQ8: c<'matmulQ8'>([[2, 40], [5, 16], [5, 1]], E, ['f32', 'i32', 'i32']), // a decode-sized product, K padded to 64
+  matmulQ4: c<'matmulQ4'>([[2, 40], [5, 8], [5, 1]], E, ['f32', 'i32', 'i32']), // as matmulQ8's
   matmulPartials: 'skip', // matmul.ts's split-K plan (tested on the GPU against the interpreter)
   pointwise: c<'pointwise'>([[3, 5], [5]], { expr: { op: 'add', a: { op: 'relu', a: x0 }, b: { op: 'pow', a: x1, b: { op: 'const', value: 3 } } }, dtype: 'f32' }),
   // a broadcast [5] operand, rows path with an epilogue

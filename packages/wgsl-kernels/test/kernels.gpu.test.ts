@@ -995,6 +995,7 @@ describe('coverage', () => {
     tested.add('pointwiseReduceMulti'); // several results: packages/runtime-webgpu/test/reduceMulti.gpu.test.ts checks each through compile
     tested.add('rowwiseMulti'); // several results: packages/runtime-webgpu/test/rowwiseMulti.gpu.test.ts checks each through compile
     tested.add('matmulQ8'); // quantized weights: matmulQ8.gpu.test.ts (both kernels against the interpreter) and nn's quantizedGeneration.gpu.test.ts
+    tested.add('matmulQ4'); // as matmulQ8: matmulQ4.gpu.test.ts and nn's quantizedGeneration.gpu.test.ts
     tested.add('custom'); // a user's kernel: packages/nn/test/customOp.gpu.test.ts runs one in training against the interpreter
     expect(Object.keys(KERNELS).filter((op) => !tested.has(op as GpuOp))).toEqual([]);
   });

@@ -31,7 +31,7 @@ export interface GeneratorOptions {
   optimize?: boolean;
   /** Rows decoded together (default 1): `generateBatch` takes up to this many prompts. */
   batch?: number;
-  /** `'q8_0'`: Linear weights kept as int8 Q8_0 blocks and dequantized in the matmul (see `InferenceOptions.weights`). */
+  /** `'q8_0'` / `'q4_0'`: Linear weights kept as GGUF Q8_0 / Q4_0 blocks, dequantized in the matmul (see `InferenceOptions.weights`). */
   weights?: WeightFormat;
 }
 
@@ -115,7 +115,7 @@ export async function compileGenerator(model: CausalLM, opts: GeneratorOptions):
   const batch = opts.batch ?? 1;
   const { graph, logits } = buildDecodeGraph(model, maxLen, batch);
   const session = await compileInference(graph, { outputs: { logits }, device: opts.device, optimize: opts.optimize, ...(opts.fallback ? { fallback: opts.fallback } : {}), ...(opts.weights ? { weights: opts.weights } : {}) });
-  return new Generator(model, session, maxLen, batch);
+  return new Generator(model, session, maxLen, batch, opts.weights ?? 'f32');
 }
 
 /** A compiled decode step with its KV cache; `generate` streams tokens. */
@@ -137,14 +137,35 @@ export class Generator {
     readonly maxLen: number,
     /** Rows decoded together (`generateBatch` takes up to this many prompts). */
     readonly batch = 1,
+    /** How Linear weights are stored (`GeneratorOptions.weights`). */
+    readonly weights: WeightFormat = 'f32',
   ) {
     this.feeds = { token: new Int32Array(batch), pos: new Int32Array(1), mask: new Float32Array(maxLen) };
     this.spec = model.stateDictSpec();
   }
 
-  /** Loads the model's weights (e.g. a TrainingSession's `stateDict()`); every model leaf must be present. */
+  /**
+   * Loads the model's weights (e.g. a TrainingSession's `stateDict()`); every model leaf must be present. With
+   * quantized `weights`, a weight may come as f32 (quantized as it loads) or already packed: its two `quantNames`
+   * leaves in that format (as `loadGguf` gives them).
+   */
   async loadStateDict(values: Record<string, TensorValue>): Promise<void> {
-    checkStateDict(this.spec, values, { what: 'Generator.loadStateDict' });
+    // a weight given packed needs both leaves (shapes are checked by the session); a lone leaf stays unknown
+    const leaf = (name: string) => /^(.+)\.(q8_0|q4_0)\.(qs|d)$/.exec(name);
+    const packed = new Set(
+      Object.keys(values).flatMap((name) => {
+        const m = leaf(name);
+        return m && m[2] === this.weights && m[3] === 'qs' && this.spec.has(m[1]) && `${m[1]}.${m[2]}.d` in values ? [m[1]] : [];
+      }),
+    );
+    const plain = Object.fromEntries(
+      Object.entries(values).filter(([name]) => {
+        const m = leaf(name);
+        return !(m && m[2] === this.weights && packed.has(m[1]));
+      }),
+    );
+    const spec = packed.size ? new Map([...this.spec].filter(([n]) => !packed.has(n))) : this.spec;
+    checkStateDict(spec, plain, { what: 'Generator.loadStateDict' });
     await this.session.loadStateDict(values, { strict: false });
   }
 
