@@ -65,14 +65,17 @@ try {
   process.exit(1);
 }
 
-/** f16 rounding, ties to even (as the GPU's f32 -> f16 conversion). */
-function f16(x: number): number {
+/**
+ * f16 rounding, ties to even, or (`towardZero`) truncated: WGSL leaves the rounding of an f32 -> f16 conversion to the
+ * implementation (either neighbour), and NVIDIA's compiler picks one per kernel.
+ */
+function f16(x: number, towardZero = false): number {
   if (x === 0 || !Number.isFinite(x)) return x;
   const a = Math.abs(x);
   const q = 2 ** (Math.max(Math.floor(Math.log2(a)), -14) - 10);
   const t = a / q;
-  let r = Math.round(t);
-  if (r - t === 0.5 && r % 2 === 1) r -= 1;
+  let r = towardZero ? Math.floor(t) : Math.round(t);
+  if (!towardZero && r - t === 0.5 && r % 2 === 1) r -= 1;
   return Math.sign(x) * r * q;
 }
 
@@ -125,6 +128,11 @@ if (want('check')) {
     g.output('y', y);
     const round = (v: TensorValue) => tensor(v.shape, Array.from(v.data, f16));
     const rounded = interpret(g, { ...feeds, a: round(feeds.a), b: round(feeds.b) }, {}, 'f32').outputs.y.data;
+    // the same with A's (then both operands') f16 conversion truncated: which rounding the kernel really did
+    const truncate = (v: TensorValue) => tensor(v.shape, Array.from(v.data, (x) => f16(x, true)));
+    const truncatedA = interpret(g, { ...feeds, a: truncate(feeds.a), b: round(feeds.b) }, {}, 'f32').outputs.y.data;
+    const truncatedAB = interpret(g, { ...feeds, a: truncate(feeds.a), b: truncate(feeds.b) }, {}, 'f32').outputs.y.data;
+    const maxDiff = (x: ArrayLike<number>, y: ArrayLike<number>) => Array.from(x).reduce((m, v, i) => Math.max(m, Math.abs(v - y[i])), 0);
     for (const t of candidates) {
       const name = `${c.name} @ ${t ? nameOf(t) : 'shipped'}`;
       try {
@@ -146,7 +154,7 @@ if (want('check')) {
           : Array.from(gpu, (v, i) => ({ i, r: Math.floor(i / cols) % rows, c: i % cols, gpu: v, ref: rounded[i], d: Math.abs(v - rounded[i]) }))
               .filter((x) => x.d > 1e-4 * big)
               .sort((x, z) => z.d - x.d);
-        out.push({ name, maxErrVsRounded: err, maxAbs: big, ok, ...(worst ? { bad: worst.length, worst: worst.slice(0, 12), badRows: [...new Set(worst.map((x) => x.r))].slice(0, 40), badCols: [...new Set(worst.map((x) => x.c))].slice(0, 40) } : {}) });
+        out.push({ name, maxErrVsRounded: err, maxAbs: big, ok, ...(ok ? {} : { maxErrVsTruncatedA: maxDiff(gpu, truncatedA), maxErrVsTruncatedAB: maxDiff(gpu, truncatedAB) }), ...(worst ? { bad: worst.length, worst: worst.slice(0, 12), badRows: [...new Set(worst.map((x) => x.r))].slice(0, 40), badCols: [...new Set(worst.map((x) => x.c))].slice(0, 40) } : {}) });
         log(`check ${name}: ${ok ? 'ok' : 'FAIL'} ${err.toExponential(2)}`);
       } catch (e) {
         out.push({ name, error: String(e).slice(0, 1200) });
