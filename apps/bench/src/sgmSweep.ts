@@ -126,7 +126,7 @@ if (want('check')) {
     } else if (c.partials) y = g.matmulPartials(a, b, c.partials, attrs);
     else y = g.matmul(a, b, attrs);
     g.output('y', y);
-    const round = (v: TensorValue) => tensor(v.shape, Array.from(v.data, f16));
+    const round = (v: TensorValue) => tensor(v.shape, Array.from(v.data, (x) => f16(x)));
     const rounded = interpret(g, { ...feeds, a: round(feeds.a), b: round(feeds.b) }, {}, 'f32').outputs.y.data;
     // the same with A's (then both operands') f16 conversion truncated: which rounding the kernel really did
     const truncate = (v: TensorValue) => tensor(v.shape, Array.from(v.data, (x) => f16(x, true)));
