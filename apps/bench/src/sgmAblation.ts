@@ -112,7 +112,7 @@ if (args.plans) {
     const p = matmulProblemOf(specOf(s));
     const chosen = chooseSubgroupMatrixTiling(s.m, s.n, caps.mixedMatmul as NonNullable<typeof caps.mixedMatmul>, caps, false, s.transA);
     const plans: [string, () => KernelPlan | undefined][] = [['shipped', () => subgroupMatrixPlan(p, caps)]];
-    if (s.transA && chosen) plans.push(['colMajorA', () => subgroupMatrixPlan(p, caps, { ...chosen, colMajorA: true })]);
+    if (s.transA && chosen) plans.push(['transposeA', () => subgroupMatrixPlan(p, caps, { ...chosen, transposeA: true })]);
     if (s.transA)
       for (const splits of [4, 8, 16, 29]) {
         const g = new Graph();

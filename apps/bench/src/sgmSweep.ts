@@ -25,7 +25,7 @@ const withTiling =
   (spec, caps) =>
     isSpecOf(spec, 'matmul', 'fusedMatmul', 'matmulEpilogue') && caps.mixedMatmul ? (subgroupMatrixPlan(matmulProblemOf(spec), caps, t) ?? generateKernel(spec, caps)) : generateKernel(spec, caps);
 /** A short name of a tiling: subgroups / matrices per subgroup / slice depth, padding, double buffering. */
-const nameOf = (t: SubgroupMatrixTiling) => `${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.pad ? `/p${t.pad}` : ''}${t.group ? `/g${t.group}` : ''}${t.db ? '+db' : ''}${t.colMajorA ? '/colA' : ''}`;
+const nameOf = (t: SubgroupMatrixTiling) => `${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.pad ? `/p${t.pad}` : ''}${t.group ? `/g${t.group}` : ''}${t.db ? '+db' : ''}${t.transposeA ? '/tA' : ''}`;
 
 /** Layouts of subgroups (SGM x SGN) and result matrices per subgroup (FM x FN), the likeliest first. */
 const LAYOUTS: [number, number, number, number][] = [
@@ -107,7 +107,7 @@ if (want('check')) {
     { sgm: 4, sgn: 4, fm: 2, fn: 2, bk: 32, pad: 8, db: true },
     { sgm: 2, sgn: 2, fm: 2, fn: 2, bk: 32, pad: 8, db: true, group: 2 },
     { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 64, pad: 8, group: 8 },
-    { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, colMajorA: true },
+    { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, transposeA: true },
   ];
   const out: unknown[] = [];
   for (const c of forms) {

@@ -46,11 +46,11 @@ describe('matmul under precision: mixed', () => {
     expect(plan.dispatches[0].grid).toEqual([16, 32, 1]);
   });
 
-  it('flips the load layout for Bᵀ (Aᵀ is transposed while staged, or column-major on request)', () => {
+  it('flips the load layout for transposed operands (Aᵀ transposed while staged on request)', () => {
     const at = matmulMixedKernel(spec(384, 1536, 384, { transA: true }), MIXED).dispatches[0].code;
-    expect(at).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>/);
-    const t = { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, colMajorA: true };
-    expect(subgroupMatrixPlan(matmulProblemOf(spec(384, 1536, 384, { transA: true })), MIXED, t)?.dispatches[0].code).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>/);
+    expect(at).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>/);
+    const t = { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, transposeA: true };
+    expect(subgroupMatrixPlan(matmulProblemOf(spec(384, 1536, 384, { transA: true })), MIXED, t)?.dispatches[0].code).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>/);
     expect(at).toMatch(/subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>/);
     const bt = matmulMixedKernel(spec(16384, 384, 1536, { transB: true }), MIXED).dispatches[0].code;
     expect(bt).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>/);
@@ -94,15 +94,15 @@ describe('matmul under precision: mixed', () => {
     expect(ab).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>\(&As, \(sm \* 64u \+ 0u\) \* 40u \+ 0u, 40u\)/);
     expect(ab).toMatch(/subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>\(&Bs, 2176u \+ sn \* 64u \+ 0u, 136u\)/);
     expect(ab).toMatch(/let s = o \* 40u \+ i0; As\[s/);
-    const atbt = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096, { transA: true, transB: true })), MIXED, { ...t, db: true, colMajorA: true })?.dispatches[0].code ?? '';
+    const atbt = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096, { transA: true, transB: true })), MIXED, { ...t, db: true })?.dispatches[0].code ?? '';
     expect(atbt).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>\(&As, rA \+ 0u \+ sm \* 64u \+ 0u, 136u\)/);
     expect(atbt).toMatch(/subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>\(&Bs, rB \+ \(sn \* 64u \+ 0u\) \* 40u \+ 0u, 40u\)/);
     expect(atbt).toContain('let rA = cur * 4352u; let rB = cur * 5120u;');
     expect(() => subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096)), MIXED, { ...t, pad: 4 })).toThrow(/does not fit/);
   });
 
-  it('transposes Aᵀ as it stages it: k-contiguous rows, loaded row-major, lanes walking k', () => {
-    const t = { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8 };
+  it('transposes Aᵀ as it stages it on request: k-contiguous rows, loaded row-major, lanes walking k', () => {
+    const t = { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, transposeA: true };
     const at = subgroupMatrixPlan(matmulProblemOf(spec(384, 1536, 16384, { transA: true })), MIXED, t)?.dispatches[0].code ?? '';
     expect(at).toContain('var<workgroup> As: array<f16, 5120>;'); // 128 rows of m, each 32 + 8 halves of k
     expect(at).toMatch(/subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>\(&As, \(sm \* 64u \+ 0u\) \* 40u \+ 0u, 40u\)/);
@@ -162,7 +162,7 @@ describe('matmul under precision: mixed', () => {
     expect(d.code).toContain('subgroupMatrixMultiplyAccumulate');
     expect(d.grid[2]).toBe(10);
     expect(d.code).toContain(`let kbeg = wid.z * ${splitKChunk(16384, 10)}u;`); // 1648: not a multiple of the 32-deep slice
-    expect(d.code).toContain('kt + i0 < kend'); // the chunk's last slice reads zeros past its end
+    expect(d.code).toContain('kt + o < kend'); // the chunk's last slice reads zeros past its end
     expect(d.bindings.at(-1)?.source).toEqual({ kind: 'output' });
     // fp32 without the policy
     expect(generateKernel({ node, inputs: [{ shape: [16384, 384], dtype: 'f32' }, { shape: [16384, 1152], dtype: 'f32' }] } as KernelSpec<'matmulPartials'>, H200).dispatches[0].code).not.toContain('subgroup_matrix');
