@@ -114,7 +114,8 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   const operand = (id: Id): PwExpr | undefined => {
     const t = info(egraph, id);
     const b = broadcastShapes(t.shape, S);
-    if (t.dtype !== 'f32' || !b || !sameShape(b, S)) return undefined;
+    // an f16 operand is read as its f32 value (the kernel's f16 load converts; its readers cast it in the expression)
+    if ((t.dtype !== 'f32' && t.dtype !== 'f16') || !b || !sameShape(b, S)) return undefined;
     const e = $(operands.push(id) - 1);
     setSlot(id, e);
     return e;
