@@ -148,6 +148,29 @@ const SAMPLES: Record<string, Sample> = {
       return [g.cast(g.transpose(x, [1, 0, 2]), 'f32'), g.cast(g.reshape(x, [x.shape[0] * x.shape[1], x.shape[2]]), 'f32'), g.cast(g.transpose(y, [1, 0]), 'f16')];
     },
   },
+  'layout-cast': {
+    // autocast's attention output: cast to f16 before its heads merge back to rows, then read by a projection (the
+    // cast seen above the reshape is folded into the matmul's operand), and a transpose of a cast
+    build: (g, r) => {
+      const [b, t, d] = [dim(r), dim(r), dim(r)];
+      const o = g.input('o', [b, t, d]);
+      const w = g.input('w', [d, dim(r)]);
+      const merged = g.reshape(g.cast(o, 'f16'), [b * t, d]);
+      return [g.cast(merged, 'f32'), g.matmul(merged, g.cast(w, 'f16')), g.cast(g.transpose(g.cast(o, 'f16'), [1, 0, 2]), 'f32')];
+    },
+    with: ['matmul-round-operand'],
+  },
+  'reduce-cast': {
+    // autocast's bias gradients: an f32 gradient cast to f16 and summed over rows (f16 result), read back as f32 by
+    // the optimizer; a mean and a max of a cast too
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const h = g.cast(x, 'f16');
+      return [g.cast(g.sum(h, [0]), 'f32'), g.mean(h, [1], true), g.reduceMax(h, [0, 1]), g.mul(g.cast(g.sum(h, [1]), 'f32'), 3)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'reduce-epilogue'],
+    prefer: ['pointwiseReduce'],
+  },
   'matmul-round-operand': {
     // an autocast linear: f32 activation and weight cast to f16, the product plus an f16 cast of an f32 bias
     build: (g, r) => {
@@ -326,7 +349,9 @@ const SAMPLES: Record<string, Sample> = {
     build: (g, r) => {
       const x = mat(g, 'x', r);
       const v = g.mean(g.square(x), [1], true);
-      return [g.rsqrt(g.add(v, 1e-5)), g.neg(g.sum(x, [0])), g.mul(g.sum(g.mul(x, x), [1]), 0.5)];
+      // an f16 reduction read as f32: the epilogue reads its value rounded to f16, as the f16 sum stores it
+      const h = g.input('h', [...x.shape], 'f16');
+      return [g.rsqrt(g.add(v, 1e-5)), g.neg(g.sum(x, [0])), g.mul(g.sum(g.mul(x, x), [1]), 0.5), g.mul(g.cast(g.sum(h, [1]), 'f32'), 3)];
     },
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
     prefer: ['pointwiseReduce'],
@@ -361,7 +386,9 @@ const SAMPLES: Record<string, Sample> = {
       // residual stream's gradient (the row-local producer inlined is the norm's own, not the residual's)
       const up = autogradLayerNormDx(g, x, w, dy);
       const x2 = g.input('x2', [n, c]);
-      return [g.layerNorm(x, w, g.input('b', [c])), dx, g.rmsNorm(x, w), up, autogradLayerNormDx(g, x2, w, g.input('dy2', [n, c]), up)];
+      // a mixed step's: the upstream gradient is f16 (autocast's matmul output), read as f32 by the norm's dx
+      const dy16 = g.cast(g.input('dy3', [n, c], 'f16'), 'f32');
+      return [g.layerNorm(x, w, g.input('b', [c])), dx, g.rmsNorm(x, w), up, autogradLayerNormDx(g, x2, w, g.input('dy2', [n, c]), up), autogradLayerNormDx(g, x, w, dy16)];
     },
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue', 'reduce-epilogue'],
     prefer: ['rowwise'],

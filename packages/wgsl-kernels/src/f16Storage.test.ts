@@ -63,6 +63,15 @@ describe('f16 storage', () => {
     expect(generateKernel(spec, F16).dispatches[0].code).not.toContain('f16');
   });
 
+  it('enables f16 in an f32 kernel whose expression rounds to f16 (a cast folded into a reduction prologue)', () => {
+    const expr = { op: 'cast', to: 'f16', a: x0 } as const;
+    const spec = specOf('pointwiseReduce', [[64, 24]], ['f32'], { expr, shape: [64, 24], reduce: 'sum', axes: [0], keepdims: false, post: x0 });
+    const code = generateKernel(spec, F16).dispatches[0].code;
+    expect(code).toMatch(/^enable f16;/m);
+    expect(code).toContain('f32(f16(');
+    expect(code).toMatch(/var<storage, read> x0: array<f32>;/); // the buffers stay f32
+  });
+
   it('casts f32 to f16 as a pointwise kernel that stores a half', () => {
     const code = generateKernel(specOf('cast', [[7]], ['f32'], { to: 'f16' }), F16).dispatches[0].code;
     expect(code).toMatch(/var<storage, read_write> y: array<f16>;/);
