@@ -102,7 +102,8 @@ function inferPointwiseReduce(op: 'pointwiseReduce' | 'pointwiseReduceMulti', in
   if (!b || b.length !== a.shape.length || b.some((d, i) => d !== a.shape[i])) fail(op, `inputs do not broadcast to the prologue's shape ${fmtShape(a.shape)}`, ins);
   const rank = a.shape.length;
   if (a.axes.some((x) => x < 0 || x >= rank) || a.axes.some((x, i) => i > 0 && x <= a.axes[i - 1])) fail(op, `axes [${a.axes}] are not sorted, distinct and within rank ${rank}`, ins);
-  return { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: 'f32' };
+  if (a.dtype !== undefined && a.dtype !== 'f32' && a.dtype !== 'f16') fail(op, `result dtype ${a.dtype} is not f32 or f16`, ins);
+  return { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: a.dtype ?? 'f32' };
 }
 
 /** Shape and dtype inference for every op. `leafType` carries the declared type of leaves. */

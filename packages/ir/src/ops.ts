@@ -315,9 +315,10 @@ export interface OtherOpAttrs {
   /**
    * A reduction with a pointwise prologue and epilogue, one kernel: inputs broadcast to `shape`, combined by
    * `expr`, reduced over `axes` by `reduce` (as that op with `keepdims`), then `post` applied to each reduced
-   * value (`$0` in it; `$0` alone when there is no epilogue). The prologue's tensor is never written.
+   * value (`$0` in it; `$0` alone when there is no epilogue). The prologue's tensor is never written. `dtype`: the
+   * result's (default f32; f16 stores each reduced value rounded once, as an f16 reduction of the prologue does).
    */
-  pointwiseReduce: { expr: PwExpr; shape: number[]; reduce: ReduceOp; axes: number[]; keepdims: boolean; post: PwExpr };
+  pointwiseReduce: { expr: PwExpr; shape: number[]; reduce: ReduceOp; axes: number[]; keepdims: boolean; post: PwExpr; dtype?: DType };
   /**
    * Sibling reductions in one kernel: result r is `pointwiseReduce` with `results[r]`'s prologue and epilogue over
    * the same inputs, `shape`, `reduce`, `axes` (e.g. a layer norm's dγ = Σ dY·x̂ and dβ = Σ dY, reading dY once).

@@ -204,6 +204,8 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
       setSlot(id, e);
       return e;
     }
+    // an f16 row scalar holds rounded values that its reduction nodes' expressions do not round: read as an operand
+    if (t.dtype !== 'f32') return operand(id);
     visiting.add(id);
     try {
       // a stat: the reduction variant that binds the fewest new operands, then the one that fused the most
