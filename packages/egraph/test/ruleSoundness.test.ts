@@ -259,7 +259,10 @@ const SAMPLES: Record<string, Sample> = {
       const x = mat(g, 'x', r);
       const y = g.input('y', [x.shape[1]]);
       const t = g.tanh(g.add(x, y));
-      return [g.sub(g.mul(t, t), g.exp(g.mul(y, 0.5))), g.div(g.sqrt(g.add(g.square(x), 1e-3)), g.add(g.abs(t), 1))];
+      // autocast's chains, which merging collapses ((cast:f32 (cast:f16 e)) is (cast:f16 e), a half rounded again is itself)
+      const h = g.cast(g.add(g.cast(x, 'f16'), g.cast(y, 'f16')), 'f16');
+      const back = g.cast(h, 'f32');
+      return [g.sub(g.mul(t, t), g.exp(g.mul(y, 0.5))), g.div(g.sqrt(g.add(g.square(x), 1e-3)), g.add(g.abs(t), 1)), g.mul(back, g.square(back)), g.cast(g.cast(g.mul(back, 3), 'f16'), 'f16')];
     },
     with: ['pointwise-lift'],
   },
