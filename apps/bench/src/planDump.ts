@@ -1,11 +1,16 @@
 // Prints a GPT training step's plan (dispatch labels, counted) on Dawn's null backend, which offers shader-f16 without
 // subgroup matrices (the portable mixed path) and validates everything without running it: plans without a GPU.
-// Usage: node planDump.mjs <workload prefix | LxW> <fp32|mixed>  (e.g. gpt-2x128, or 4x128 for a 4-layer width-128 GPT)
+// Usage: node planDump.mjs <workload prefix | LxW> <fp32|mixed>  (e.g. gpt-2x128, or 4x128 for a 4-layer width-128 GPT);
+// PLAN_ONLY=1: the optimizer's plan alone (compileTraining's graph steps, no kernels), for steps too big for the null
+// device's memory (gpt-6x384): prints the plan's dispatches and its kernel labels by op.
 
+import { optimize } from '@neura/egraph';
 import { printGraph } from '@neura/ir';
-import { createDevice } from '@neura/runtime-webgpu';
+import { autocast, buildTrainingStep, GPT, recognizedForward } from '@neura/nn';
+import { adamW } from '@neura/optim';
+import { capsFor, createDevice } from '@neura/runtime-webgpu';
 import { nullGpu } from './nullGpu.js';
-import { buildGpt, GPT_WORKLOADS, type GptWorkload } from './workloads/gpt.js';
+import { buildGpt, GPT_WORKLOADS, type GptWorkload, MIXED_LOSS_SCALE } from './workloads/gpt.js';
 
 const arg = process.argv[2] ?? 'gpt-2x128';
 const custom = /^(\d+)x(\d+)$/.exec(arg);
@@ -14,7 +19,23 @@ const w: GptWorkload | undefined = custom
   : GPT_WORKLOADS.find((x) => x.name.startsWith(arg));
 if (!w) throw new Error(`planDump: no workload ${arg}`);
 const dev = await createDevice({ gpu: await nullGpu() });
-const { train, batches } = await buildGpt(w, dev, (process.argv[3] ?? 'mixed') as 'mixed');
+const precision = (process.argv[3] ?? 'mixed') as 'mixed' | 'fp32';
+if (process.env.PLAN_ONLY) {
+  // compileTraining's steps on the portable path (autocast under mixed, loss scale as buildGpt's), then optimize
+  const c = w.config;
+  const built = new GPT(c).trainingGraph(c.batch);
+  const fwd = recognizedForward(built.graph, built.loss);
+  const { graph, loss } = precision === 'mixed' ? autocast(fwd.graph, fwd.loss) : fwd;
+  buildTrainingStep(graph, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), ...(precision === 'mixed' ? { lossScale: MIXED_LOSS_SCALE } : {}) });
+  const { graph: plan, report } = optimize(graph, { limits: capsFor(dev, precision) });
+  const byOp = new Map<string, number>();
+  for (const id of plan.live()) byOp.set(plan.nodes[id].op, (byOp.get(plan.nodes[id].op) ?? 0) + 1);
+  console.log(report.dispatchesAfter);
+  console.log([...byOp].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k}`).join('\n'));
+  if (process.env.PLAN_GRAPH) console.log(printGraph(plan));
+  process.exit(0);
+}
+const { train, batches } = await buildGpt(w, dev, precision as 'mixed');
 const prof = await train.session.profile(batches[0]);
 const counts = new Map<string, number>();
 for (const r of prof.summary({ flopsPerSecond: 1, bytesPerSecond: 1 }).rows) {

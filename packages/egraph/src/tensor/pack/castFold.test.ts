@@ -63,4 +63,14 @@ describe('pack: a cast folded into all its readers at once', () => {
     const b = interpret(optimize(g).graph, feeds, {}, 'f32').outputs;
     for (const k of ['y', 'dx']) expect([...b[k].data]).toEqual([...a[k].data]);
   });
+
+  it("folds a bias cast into the GELU that reads it, however big the GELU (ir's cost counts no work for a rounding to f16)", () => {
+    const g = new Graph();
+    const h = g.input('h', [16384, 1536], 'f16');
+    const b = g.param('b', [1536]);
+    g.output('y', g.gelu(g.add(h, g.cast(b, 'f16')), { approximate: 'tanh' }));
+    const { graph } = optimize(g);
+    expect(casts(graph)).toBe(0);
+    expect(graph.live().filter((id) => graph.nodes[id].op === 'pointwise')).toHaveLength(1);
+  });
 });
