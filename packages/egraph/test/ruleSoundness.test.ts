@@ -43,17 +43,28 @@ const expandSamples = (op: 'add' | 'sub' | 'mul' | 'div'): Record<string, Sample
   },
 });
 
-/** Momentum SGD on two weights whose gradients are xᵀ·dy products over K = 520 rows (matmulSplitK splits them in 4). */
+/**
+ * Momentum SGD on two weights whose gradients are xᵀ·dy products over K = 520 rows (matmulSplitK splits them in 4),
+ * and on two more with autocast's f16 gradients (f16 products of an f32 activation cast to f16, read back as f32):
+ * one over the same 520 rows, one over 16 (not split).
+ */
 function splitKStep(g: GraphT, r: Rnd): Tensor[] {
   const lr = g.input('lr', []);
   const x = g.input('x', [520, dim(r)]);
-  for (const i of [0, 1]) {
-    const dy = g.input(`dy${i}`, [520, dim(r)]);
-    const w = g.param(`w${i}`, [x.shape[1], dy.shape[1]]);
-    const buf = g.state(`buf${i}`, w.shape);
-    const next = g.add(g.mul(buf, 0.9), g.matmul(x, dy, { transA: true }));
+  const sgd = (name: string, w: Tensor, grad: Tensor) => {
+    const buf = g.state(`buf-${name}`, w.shape);
+    const next = g.add(g.mul(buf, 0.9), grad);
     g.update(buf, next);
     g.update(w, g.sub(w, g.mul(next, lr)));
+  };
+  for (const i of [0, 1]) {
+    const dy = g.input(`dy${i}`, [520, dim(r)]);
+    sgd(`w${i}`, g.param(`w${i}`, [x.shape[1], dy.shape[1]]), g.matmul(x, dy, { transA: true }));
+  }
+  for (const rows of [520, 16]) {
+    const a = rows === 520 ? x : g.input('x16', [rows, dim(r)]);
+    const dy = g.input(`dy16-${rows}`, [rows, dim(r)], 'f16');
+    sgd(`h${rows}`, g.param(`h${rows}`, [a.shape[1], dy.shape[1]]), g.cast(g.matmul(g.cast(a, 'f16'), dy, { transA: true }), 'f32'));
   }
   return [g.sum(lr)];
 }
@@ -325,15 +336,17 @@ const SAMPLES: Record<string, Sample> = {
     prefer: ['pick', 'pointwiseMultiTensor'],
   },
   'matmul-split-k': {
-    // SGD on two weights whose gradients are xᵀ·dy over K = 520 rows (split in 4 partials), one update kernel
+    // SGD on weights whose gradients are xᵀ·dy over K = 520 rows (split in 4 partials; f16 ones read x rounded), one
+    // update kernel per gradient dtype
     build: (g, r) => splitKStep(g, r),
-    with: ['pointwise-lift', 'pointwise-merge', 'update-multi', 'update-multi-tensor'],
+    with: ['pointwise-lift', 'pointwise-merge', 'matmul-round-operand', 'update-multi', 'update-multi-tensor'],
     prefer: ['matmulPartials', 'sum'],
   },
   'update-fold-partials': {
-    // the same step: the multi-tensor update reads both gradients as their split-K partials, summing them
+    // the same step: the multi-tensor updates read the split gradients as their split-K partials, summing them (and
+    // rounding the f16 one's sum to f16), the f16 gradient over 16 rows in a chunk of its own
     build: (g, r) => splitKStep(g, r),
-    with: ['pointwise-lift', 'pointwise-merge', 'update-multi', 'update-multi-tensor'],
+    with: ['pointwise-lift', 'pointwise-merge', 'matmul-round-operand', 'update-multi', 'update-multi-tensor'],
     prefer: ['pick', 'pointwiseMultiTensor', 'matmulPartials'],
   },
   'reduce-prologue': {

@@ -270,9 +270,10 @@ export interface OtherOpAttrs {
    * inputs [a, b] (matrices, flags as `matmul`): the split-K partial products of op(a)·op(b), [splits, M, N].
    * Partial s sums k in [s·chunk, min(K, (s + 1)·chunk)), chunk = `splitKChunk(K, splits)`; their sum over axis 0
    * is the product. Made by the optimizer for a consumer that reads the partials summed (a multi-tensor update),
-   * which saves the reduce pass of a split-K matmul.
+   * which saves the reduce pass of a split-K matmul. `round`: operands read rounded to f16, as `matmulEpilogue`'s
+   * (the partials stay f32; an f16 product is their sum rounded once).
    */
-  matmulPartials: { transA: boolean; transB: boolean; splits: number };
+  matmulPartials: { transA: boolean; transB: boolean; splits: number; round?: [boolean, boolean] };
   /**
    * inputs [x [..., M, K] f32, q [N, ceil(K/32)·8] i32, d [N, ceil(ceil(K/32)/2)] i32]: x·w with w a Q8_0 weight
    * (GGUF's int8 blocks of 32 along K, 4 per i32 word, one f16 scale each, 2 per word; see quantQ8.ts), dequantized as the kernel loads it,

@@ -143,6 +143,18 @@ describe('f16 storage', () => {
     expect(sgm).not.toMatch(/vec4<f32>\(vec4<f16>\(a\[/);
   });
 
+  it('reads the operands of split-K partials flagged `round` rounded to f16, the partials staying f32', () => {
+    // a weight gradient's partials (autocast: the f32 activation read rounded, the f16 gradient as it is), K = 1024 in 8 chunks
+    const spec = specOf('matmulPartials', [[1024, 128], [1024, 96]], ['f32', 'f16'], { transA: true, transB: false, splits: 8, round: [true, false] });
+    expect(spec.node.dtype).toBe('f32');
+    const d = generateKernel(spec, H100).dispatches[0];
+    expect(d.code).toMatch(/^enable f16;/m);
+    expect(d.code).toMatch(/var<storage, read> a: array<vec4<f32>>;/); // f32 in memory
+    expect(d.code).toMatch(/vec4<f32>\(vec4<f16>\(a\[/); // each load rounded to halves
+    expect(d.code).toMatch(/var<storage, read_write> y: array<vec4<f32>>;/);
+    expect(d.bindings.map((b) => b.dtype)).toEqual(['f32', 'f16', 'f32']);
+  });
+
   it('converts a compound store: y[i] += v becomes y[i] = f16(f32(y[i]) + (v))', () => {
     expect(convert('y[i] += a[i] * 2.0;')).toBe('y[i] = f16(f32(y[i]) + (f32(a[i]) * 2.0));');
     expect(convert('let t = a[idx[i]] + y[i];')).toBe('let t = f32(a[idx[i]]) + f32(y[i]);');

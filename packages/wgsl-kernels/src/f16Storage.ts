@@ -47,9 +47,9 @@ export function withF16Storage(spec: KernelSpec, plan: KernelPlan, caps: DeviceC
   return access.f16Plan(spec, plan, builtIn, f16, rounded);
 }
 
-/** Operands of a `matmulEpilogue` read rounded to f16 (its `round` flags). */
+/** Operands of a `matmulEpilogue` or `matmulPartials` read rounded to f16 (its `round` flags). */
 function roundedOperands(spec: KernelSpec): number[] {
-  if (spec.node.op !== 'matmulEpilogue') return [];
-  const r = (spec.node as KernelSpec<'matmulEpilogue'>['node']).attrs.round;
+  if (spec.node.op !== 'matmulEpilogue' && spec.node.op !== 'matmulPartials') return [];
+  const r = (spec.node as KernelSpec<'matmulEpilogue' | 'matmulPartials'>['node']).attrs.round;
   return [0, 1].filter((i) => r?.[i]);
 }
