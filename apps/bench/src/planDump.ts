@@ -2,7 +2,7 @@
 // subgroup matrices (the portable mixed path) and validates everything without running it: plans without a GPU.
 // Usage: node planDump.mjs <workload prefix | LxW> <fp32|mixed>  (e.g. gpt-2x128, or 4x128 for a 4-layer width-128 GPT);
 // PLAN_ONLY=1: the optimizer's plan alone (compileTraining's graph steps, no kernels), for steps too big for the null
-// device's memory (gpt-6x384): prints the plan's dispatches and its kernel labels by op.
+// device's memory (gpt-6x384): prints the plan's dispatches and its nodes counted by op. PLAN_GRAPH=1: the plan's graph too.
 
 import { optimize } from '@neura/egraph';
 import { printGraph } from '@neura/ir';
