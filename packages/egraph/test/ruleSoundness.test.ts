@@ -43,17 +43,28 @@ const expandSamples = (op: 'add' | 'sub' | 'mul' | 'div'): Record<string, Sample
   },
 });
 
-/** Momentum SGD on two weights whose gradients are xᵀ·dy products over K = 520 rows (matmulSplitK splits them in 4). */
+/**
+ * Momentum SGD on two weights whose gradients are xᵀ·dy products over K = 520 rows (matmulSplitK splits them in 4),
+ * and on two more with autocast's f16 gradients (f16 products of an f32 activation cast to f16, read back as f32):
+ * one over the same 520 rows, one over 16 (not split).
+ */
 function splitKStep(g: GraphT, r: Rnd): Tensor[] {
   const lr = g.input('lr', []);
   const x = g.input('x', [520, dim(r)]);
-  for (const i of [0, 1]) {
-    const dy = g.input(`dy${i}`, [520, dim(r)]);
-    const w = g.param(`w${i}`, [x.shape[1], dy.shape[1]]);
-    const buf = g.state(`buf${i}`, w.shape);
-    const next = g.add(g.mul(buf, 0.9), g.matmul(x, dy, { transA: true }));
+  const sgd = (name: string, w: Tensor, grad: Tensor) => {
+    const buf = g.state(`buf-${name}`, w.shape);
+    const next = g.add(g.mul(buf, 0.9), grad);
     g.update(buf, next);
     g.update(w, g.sub(w, g.mul(next, lr)));
+  };
+  for (const i of [0, 1]) {
+    const dy = g.input(`dy${i}`, [520, dim(r)]);
+    sgd(`w${i}`, g.param(`w${i}`, [x.shape[1], dy.shape[1]]), g.matmul(x, dy, { transA: true }));
+  }
+  for (const rows of [520, 16]) {
+    const a = rows === 520 ? x : g.input('x16', [rows, dim(r)]);
+    const dy = g.input(`dy16-${rows}`, [rows, dim(r)], 'f16');
+    sgd(`h${rows}`, g.param(`h${rows}`, [a.shape[1], dy.shape[1]]), g.cast(g.matmul(g.cast(a, 'f16'), dy, { transA: true }), 'f32'));
   }
   return [g.sum(lr)];
 }
@@ -148,6 +159,29 @@ const SAMPLES: Record<string, Sample> = {
       return [g.cast(g.transpose(x, [1, 0, 2]), 'f32'), g.cast(g.reshape(x, [x.shape[0] * x.shape[1], x.shape[2]]), 'f32'), g.cast(g.transpose(y, [1, 0]), 'f16')];
     },
   },
+  'layout-cast': {
+    // autocast's attention output: cast to f16 before its heads merge back to rows, then read by a projection (the
+    // cast seen above the reshape is folded into the matmul's operand), and a transpose of a cast
+    build: (g, r) => {
+      const [b, t, d] = [dim(r), dim(r), dim(r)];
+      const o = g.input('o', [b, t, d]);
+      const w = g.input('w', [d, dim(r)]);
+      const merged = g.reshape(g.cast(o, 'f16'), [b * t, d]);
+      return [g.cast(merged, 'f32'), g.matmul(merged, g.cast(w, 'f16')), g.cast(g.transpose(g.cast(o, 'f16'), [1, 0, 2]), 'f32')];
+    },
+    with: ['matmul-round-operand'],
+  },
+  'reduce-cast': {
+    // autocast's bias gradients: an f32 gradient cast to f16 and summed over rows (f16 result), read back as f32 by
+    // the optimizer; a mean and a max of a cast too
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const h = g.cast(x, 'f16');
+      return [g.cast(g.sum(h, [0]), 'f32'), g.mean(h, [1], true), g.reduceMax(h, [0, 1]), g.mul(g.cast(g.sum(h, [1]), 'f32'), 3)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge', 'reduce-epilogue'],
+    prefer: ['pointwiseReduce'],
+  },
   'matmul-round-operand': {
     // an autocast linear: f32 activation and weight cast to f16, the product plus an f16 cast of an f32 bias
     build: (g, r) => {
@@ -236,7 +270,10 @@ const SAMPLES: Record<string, Sample> = {
       const x = mat(g, 'x', r);
       const y = g.input('y', [x.shape[1]]);
       const t = g.tanh(g.add(x, y));
-      return [g.sub(g.mul(t, t), g.exp(g.mul(y, 0.5))), g.div(g.sqrt(g.add(g.square(x), 1e-3)), g.add(g.abs(t), 1))];
+      // autocast's chains, which merging collapses ((cast:f32 (cast:f16 e)) is (cast:f16 e), a half rounded again is itself)
+      const h = g.cast(g.add(g.cast(x, 'f16'), g.cast(y, 'f16')), 'f16');
+      const back = g.cast(h, 'f32');
+      return [g.sub(g.mul(t, t), g.exp(g.mul(y, 0.5))), g.div(g.sqrt(g.add(g.square(x), 1e-3)), g.add(g.abs(t), 1)), g.mul(back, g.square(back)), g.cast(g.cast(g.mul(back, 3), 'f16'), 'f16')];
     },
     with: ['pointwise-lift'],
   },
@@ -299,15 +336,17 @@ const SAMPLES: Record<string, Sample> = {
     prefer: ['pick', 'pointwiseMultiTensor'],
   },
   'matmul-split-k': {
-    // SGD on two weights whose gradients are xᵀ·dy over K = 520 rows (split in 4 partials), one update kernel
+    // SGD on weights whose gradients are xᵀ·dy over K = 520 rows (split in 4 partials; f16 ones read x rounded), one
+    // update kernel per gradient dtype
     build: (g, r) => splitKStep(g, r),
-    with: ['pointwise-lift', 'pointwise-merge', 'update-multi', 'update-multi-tensor'],
+    with: ['pointwise-lift', 'pointwise-merge', 'matmul-round-operand', 'update-multi', 'update-multi-tensor'],
     prefer: ['matmulPartials', 'sum'],
   },
   'update-fold-partials': {
-    // the same step: the multi-tensor update reads both gradients as their split-K partials, summing them
+    // the same step: the multi-tensor updates read the split gradients as their split-K partials, summing them (and
+    // rounding the f16 one's sum to f16), the f16 gradient over 16 rows in a chunk of its own
     build: (g, r) => splitKStep(g, r),
-    with: ['pointwise-lift', 'pointwise-merge', 'update-multi', 'update-multi-tensor'],
+    with: ['pointwise-lift', 'pointwise-merge', 'matmul-round-operand', 'update-multi', 'update-multi-tensor'],
     prefer: ['pick', 'pointwiseMultiTensor', 'matmulPartials'],
   },
   'reduce-prologue': {
@@ -326,7 +365,9 @@ const SAMPLES: Record<string, Sample> = {
     build: (g, r) => {
       const x = mat(g, 'x', r);
       const v = g.mean(g.square(x), [1], true);
-      return [g.rsqrt(g.add(v, 1e-5)), g.neg(g.sum(x, [0])), g.mul(g.sum(g.mul(x, x), [1]), 0.5)];
+      // an f16 reduction read as f32: the epilogue reads its value rounded to f16, as the f16 sum stores it
+      const h = g.input('h', [...x.shape], 'f16');
+      return [g.rsqrt(g.add(v, 1e-5)), g.neg(g.sum(x, [0])), g.mul(g.sum(g.mul(x, x), [1]), 0.5), g.mul(g.cast(g.sum(h, [1]), 'f32'), 3)];
     },
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue'],
     prefer: ['pointwiseReduce'],
@@ -361,7 +402,9 @@ const SAMPLES: Record<string, Sample> = {
       // residual stream's gradient (the row-local producer inlined is the norm's own, not the residual's)
       const up = autogradLayerNormDx(g, x, w, dy);
       const x2 = g.input('x2', [n, c]);
-      return [g.layerNorm(x, w, g.input('b', [c])), dx, g.rmsNorm(x, w), up, autogradLayerNormDx(g, x2, w, g.input('dy2', [n, c]), up)];
+      // a mixed step's: the upstream gradient is f16 (autocast's matmul output), read as f32 by the norm's dx
+      const dy16 = g.cast(g.input('dy3', [n, c], 'f16'), 'f32');
+      return [g.layerNorm(x, w, g.input('b', [c])), dx, g.rmsNorm(x, w), up, autogradLayerNormDx(g, x2, w, g.input('dy2', [n, c]), up), autogradLayerNormDx(g, x, w, dy16)];
     },
     with: ['pointwise-lift', 'pointwise-merge', 'reduce-prologue', 'reduce-epilogue'],
     prefer: ['rowwise'],

@@ -103,7 +103,8 @@ function inferPointwiseReduce(op: 'pointwiseReduce' | 'pointwiseReduceMulti', in
   if (!b || b.length !== a.shape.length || b.some((d, i) => d !== a.shape[i])) fail(op, `inputs do not broadcast to the prologue's shape ${fmtShape(a.shape)}`, ins);
   const rank = a.shape.length;
   if (a.axes.some((x) => x < 0 || x >= rank) || a.axes.some((x, i) => i > 0 && x <= a.axes[i - 1])) fail(op, `axes [${a.axes}] are not sorted, distinct and within rank ${rank}`, ins);
-  return { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: 'f32' };
+  if (a.dtype !== undefined && a.dtype !== 'f32' && a.dtype !== 'f16') fail(op, `result dtype ${a.dtype} is not f32 or f16`, ins);
+  return { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: a.dtype ?? 'f32' };
 }
 
 /** Shape and dtype inference for every op. `leafType` carries the declared type of leaves. */
@@ -231,7 +232,11 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
   matmulPartials: (ins, a) => {
     const op = 'matmulPartials';
     arity(op, ins, 2);
-    const t = matmulType(op, ins, a.transA, a.transB);
+    // an operand read rounded to f16 (as `matmulEpilogue`'s `round`) is f32 in memory and an f16 operand of the product
+    a.round?.forEach((r, i) => {
+      if (r && ins[i].dtype !== 'f32') fail(op, `operand ${i} is read rounded to f16, so it must be f32, got ${ins[i].dtype}`, ins);
+    });
+    const t = matmulType(op, ins.map((x, i) => (a.round?.[i] ? { shape: x.shape, dtype: 'f16' as const } : x)), a.transA, a.transB);
     if (t.shape.length !== 2) fail(op, 'operands must be matrices (split-K is for unbatched products)', ins);
     const k = a.transA ? ins[0].shape[0] : ins[0].shape[1];
     if (!Number.isInteger(a.splits) || a.splits < 1 || Math.ceil(k / splitKChunk(k, a.splits)) !== a.splits)

@@ -440,9 +440,11 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
       }
     return out(node, y);
   },
-  matmulPartials: (node, [a, b], ctx) => {
-    // partial s is the product of op(a)'s columns and op(b)'s rows in chunk s of K (float64 sums, then rounded)
-    const { transA, transB, splits } = node.attrs;
+  matmulPartials: (node, ins, ctx) => {
+    // partial s is the product of op(a)'s columns and op(b)'s rows in chunk s of K (float64 sums, then rounded);
+    // operands read rounded to f16 (`round`) take their f16 values
+    const { transA, transB, splits, round } = node.attrs;
+    const [a, b] = [0, 1].map((i) => (round?.[i] ? toF16(ins[i]) : ins[i]));
     const [, m, n] = node.shape;
     const k = transA ? a.shape[0] : a.shape[1];
     const chunk = splitKChunk(k, splits);

@@ -97,6 +97,25 @@ export function pwExprSize(e: PwExpr): number {
   }
 }
 
+/**
+ * `pwExprSize` as work: the same count, but a rounding to f16 counts nothing. The kernel is bound by its loads and
+ * stores, and at a flop an element a cast folded into its reader (an f16 bias read as f32 by a GELU over
+ * [16384, 1536]) looked dearer than the cast's own kernel. fp32 expressions have no f16 casts: the same count.
+ */
+export function pwExprWork(e: PwExpr): number {
+  switch (e.op) {
+    case 'in':
+    case 'const':
+      return 1;
+    case 'where':
+      return 1 + pwExprWork(e.c) + pwExprWork(e.a) + pwExprWork(e.b);
+    case 'cast':
+      return (e.to === 'f16' ? 0 : 1) + pwExprWork(e.a);
+    default:
+      return 'b' in e ? 1 + pwExprWork(e.a) + pwExprWork(e.b) : 1 + pwExprWork(e.a);
+  }
+}
+
 /** Operations of a pointwise expression (its nodes but the leaves `in` and `const`): what it adds per element. */
 export function pwExprOps(e: PwExpr): number {
   switch (e.op) {
@@ -106,7 +125,7 @@ export function pwExprOps(e: PwExpr): number {
     case 'where':
       return 1 + pwExprOps(e.c) + pwExprOps(e.a) + pwExprOps(e.b);
     case 'cast':
-      return 1 + pwExprOps(e.a);
+      return (e.to === 'f16' ? 0 : 1) + pwExprOps(e.a); // a rounding to f16 is free (see pwExprWork)
     default:
       return 'b' in e ? 1 + pwExprOps(e.a) + pwExprOps(e.b) : 1 + pwExprOps(e.a);
   }
@@ -191,19 +210,19 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   avgPool2d: { flops: poolFlops(false) },
   avgPool2dGrad: { flops: poolFlops(true) },
   fusedMatmul: { flops: (c) => matmulFlops(c) + 2 * n(c.out.shape) },
-  matmulEpilogue: { flops: (c) => matmulFlops(c) + pwExprSize(c.attrs.expr) * n(c.out.shape) },
+  matmulEpilogue: { flops: (c) => matmulFlops(c) + pwExprWork(c.attrs.expr) * n(c.out.shape) },
   matmulPartials: { flops: (c) => matmulFlops(c) / c.attrs.splits }, // each partial sums K/S products
   // a product per multiply-add, plus each weight's dequantization (d·q) per row tile that loads it: counted once
   matmulQ4: { flops: (c) => 2 * n(c.out.shape) * (c.ins[0].shape.at(-1) ?? 0) + n(c.ins[1]?.shape ?? []) * 8 },
   matmulQ8: { flops: (c) => 2 * n(c.out.shape) * (c.ins[0].shape.at(-1) ?? 0) + n(c.ins[1]?.shape ?? []) * 4 },
-  pointwise: { flops: (c) => pwExprSize(c.attrs.expr) * n(c.out.shape) },
-  pointwiseMulti: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) * n(c.out.shape) },
-  pointwiseMultiTensor: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) * c.attrs.shapes.reduce((s, sh) => s + n(sh), 0) },
+  pointwise: { flops: (c) => pwExprWork(c.attrs.expr) * n(c.out.shape) },
+  pointwiseMulti: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprWork(e), 0) * n(c.out.shape) },
+  pointwiseMultiTensor: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprWork(e), 0) * c.attrs.shapes.reduce((s, sh) => s + n(sh), 0) },
   pick: free, // written by its multi-result node's kernel
   // the prologue per element of the reduced tensor, one combine per element, the epilogue per output
   // each stat's prologue and combine per element, the expression per element
-  rowwise: { flops: (c) => (pwExprSize(c.attrs.expr) + c.attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + 1, 0)) * n(c.out.shape) },
-  rowwiseMulti: { flops: (c) => (c.attrs.exprs.reduce((s, e) => s + pwExprSize(e), 0) + c.attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + 1, 0)) * n(c.out.shape) },
+  rowwise: { flops: (c) => (pwExprWork(c.attrs.expr) + c.attrs.stats.reduce((s, st) => s + pwExprWork(st.expr) + 1, 0)) * n(c.out.shape) },
+  rowwiseMulti: { flops: (c) => (c.attrs.exprs.reduce((s, e) => s + pwExprWork(e), 0) + c.attrs.stats.reduce((s, st) => s + pwExprWork(st.expr) + 1, 0)) * n(c.out.shape) },
   // the prologue's operations and one combine per element, the epilogue's per output: an identity prologue costs
   // what the plain reduction does (else folding an epilogue into a sum looked dearer than a separate kernel)
   pointwiseReduce: { flops: (c) => (pwExprOps(c.attrs.expr) + 1) * n(c.attrs.shape) + pwExprOps(c.attrs.post) * n(c.out.shape) },

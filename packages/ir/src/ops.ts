@@ -270,9 +270,10 @@ export interface OtherOpAttrs {
    * inputs [a, b] (matrices, flags as `matmul`): the split-K partial products of op(a)·op(b), [splits, M, N].
    * Partial s sums k in [s·chunk, min(K, (s + 1)·chunk)), chunk = `splitKChunk(K, splits)`; their sum over axis 0
    * is the product. Made by the optimizer for a consumer that reads the partials summed (a multi-tensor update),
-   * which saves the reduce pass of a split-K matmul.
+   * which saves the reduce pass of a split-K matmul. `round`: operands read rounded to f16, as `matmulEpilogue`'s
+   * (the partials stay f32; an f16 product is their sum rounded once).
    */
-  matmulPartials: { transA: boolean; transB: boolean; splits: number };
+  matmulPartials: { transA: boolean; transB: boolean; splits: number; round?: [boolean, boolean] };
   /**
    * inputs [x [..., M, K] f32, q [N, ceil(K/32)·8] i32, d [N, ceil(ceil(K/32)/2)] i32]: x·w with w a Q8_0 weight
    * (GGUF's int8 blocks of 32 along K, 4 per i32 word, one f16 scale each, 2 per word; see quantQ8.ts), dequantized as the kernel loads it,
@@ -321,9 +322,10 @@ export interface OtherOpAttrs {
   /**
    * A reduction with a pointwise prologue and epilogue, one kernel: inputs broadcast to `shape`, combined by
    * `expr`, reduced over `axes` by `reduce` (as that op with `keepdims`), then `post` applied to each reduced
-   * value (`$0` in it; `$0` alone when there is no epilogue). The prologue's tensor is never written.
+   * value (`$0` in it; `$0` alone when there is no epilogue). The prologue's tensor is never written. `dtype`: the
+   * result's (default f32; f16 stores each reduced value rounded once, as an f16 reduction of the prologue does).
    */
-  pointwiseReduce: { expr: PwExpr; shape: number[]; reduce: ReduceOp; axes: number[]; keepdims: boolean; post: PwExpr };
+  pointwiseReduce: { expr: PwExpr; shape: number[]; reduce: ReduceOp; axes: number[]; keepdims: boolean; post: PwExpr; dtype?: DType };
   /**
    * Sibling reductions in one kernel: result r is `pointwiseReduce` with `results[r]`'s prologue and epilogue over
    * the same inputs, `shape`, `reduce`, `axes` (e.g. a layer norm's dγ = Σ dY·x̂ and dβ = Σ dY, reading dY once).

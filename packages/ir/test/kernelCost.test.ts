@@ -30,4 +30,15 @@ describe('kernel facts', () => {
     expect(kernelIllegality('attentionGrad', four, t([4]), tight)).toBeUndefined(); // a primitive has no alternative
     expect(KERNEL_COST.pointwise.flops({ attrs: { expr, dtype: 'f32' }, ins: [t([4]), t([4])], out: t([4]) })).toBe(3 * 4);
   });
+
+  it('count no work for a rounding to f16 inside an expression (a folded autocast cast), but a conversion to f32 as an op', () => {
+    const add = { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 1 } } as const;
+    const rounded = { op: 'cast', to: 'f16', a: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'cast', to: 'f16', a: { op: 'in', index: 1 } } } } as const;
+    const ins = [t([64, 8]), t([8])];
+    const flops = (expr: object) => KERNEL_COST.pointwise.flops({ attrs: { expr, dtype: 'f32' } as never, ins, out: t([64, 8]) });
+    expect(flops(rounded)).toBe(flops(add));
+    expect(flops({ op: 'cast', to: 'f32', a: add })).toBe(flops(add) + 64 * 8);
+    const epilogue = (expr: object) => KERNEL_COST.matmulEpilogue.flops({ attrs: { transA: false, transB: false, expr } as never, ins: [t([64, 4]), t([4, 8]), t([8])], out: t([64, 8]) });
+    expect(epilogue(rounded)).toBe(epilogue(add));
+  });
 });

@@ -63,6 +63,15 @@ describe('f16 storage', () => {
     expect(generateKernel(spec, F16).dispatches[0].code).not.toContain('f16');
   });
 
+  it('enables f16 in an f32 kernel whose expression rounds to f16 (a cast folded into a reduction prologue)', () => {
+    const expr = { op: 'cast', to: 'f16', a: x0 } as const;
+    const spec = specOf('pointwiseReduce', [[64, 24]], ['f32'], { expr, shape: [64, 24], reduce: 'sum', axes: [0], keepdims: false, post: x0 });
+    const code = generateKernel(spec, F16).dispatches[0].code;
+    expect(code).toMatch(/^enable f16;/m);
+    expect(code).toContain('f32(f16(');
+    expect(code).toMatch(/var<storage, read> x0: array<f32>;/); // the buffers stay f32
+  });
+
   it('casts f32 to f16 as a pointwise kernel that stores a half', () => {
     const code = generateKernel(specOf('cast', [[7]], ['f32'], { to: 'f16' }), F16).dispatches[0].code;
     expect(code).toMatch(/var<storage, read_write> y: array<f16>;/);
@@ -132,6 +141,18 @@ describe('f16 storage', () => {
     expect(sgm).toMatch(/var<storage, read> a: array<vec4<f32>>;/);
     expect(sgm).toMatch(/= vec4<f16>\(a\[/);
     expect(sgm).not.toMatch(/vec4<f32>\(vec4<f16>\(a\[/);
+  });
+
+  it('reads the operands of split-K partials flagged `round` rounded to f16, the partials staying f32', () => {
+    // a weight gradient's partials (autocast: the f32 activation read rounded, the f16 gradient as it is), K = 1024 in 8 chunks
+    const spec = specOf('matmulPartials', [[1024, 128], [1024, 96]], ['f32', 'f16'], { transA: true, transB: false, splits: 8, round: [true, false] });
+    expect(spec.node.dtype).toBe('f32');
+    const d = generateKernel(spec, H100).dispatches[0];
+    expect(d.code).toMatch(/^enable f16;/m);
+    expect(d.code).toMatch(/var<storage, read> a: array<vec4<f32>>;/); // f32 in memory
+    expect(d.code).toMatch(/vec4<f32>\(vec4<f16>\(a\[/); // each load rounded to halves
+    expect(d.code).toMatch(/var<storage, read_write> y: array<vec4<f32>>;/);
+    expect(d.bindings.map((b) => b.dtype)).toEqual(['f32', 'f16', 'f32']);
   });
 
   it('converts a compound store: y[i] += v becomes y[i] = f16(f32(y[i]) + (v))', () => {

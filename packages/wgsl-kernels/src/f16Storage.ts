@@ -35,7 +35,9 @@ function tensorDtype(spec: KernelSpec, b: Binding): DType {
 export function withF16Storage(spec: KernelSpec, plan: KernelPlan, caps: DeviceCaps, builtIn: boolean): KernelPlan {
   const f16 = plan.dispatches.map((d) => d.bindings.map((b) => tensorDtype(spec, b) === 'f16'));
   const rounded = roundedOperands(spec);
-  if (!f16.some((row) => row.some(Boolean)) && rounded.length === 0) return plan;
+  // an expression that rounds to f16 (a cast folded into a prologue) needs `enable f16;` even with f32 bindings only
+  const roundsInCode = plan.dispatches.some((d) => /(?<![\w.])f16\(/.test(d.code) && !/^enable f16;/m.test(d.code));
+  if (!f16.some((row) => row.some(Boolean)) && rounded.length === 0 && !roundsInCode) return plan;
   const op = spec.node.op;
   if (!caps.shaderF16) kernelError(spec, `${op} has f16 tensors, which need the 'shader-f16' feature; the device lacks it (cast to f32, or use precision 'fp32')`);
   // which ops take f16 and the conversion itself load on demand (f16Access.ts, in mixedKernels.ts): compile loads
@@ -45,9 +47,9 @@ export function withF16Storage(spec: KernelSpec, plan: KernelPlan, caps: DeviceC
   return access.f16Plan(spec, plan, builtIn, f16, rounded);
 }
 
-/** Operands of a `matmulEpilogue` read rounded to f16 (its `round` flags). */
+/** Operands of a `matmulEpilogue` or `matmulPartials` read rounded to f16 (its `round` flags). */
 function roundedOperands(spec: KernelSpec): number[] {
-  if (spec.node.op !== 'matmulEpilogue') return [];
-  const r = (spec.node as KernelSpec<'matmulEpilogue'>['node']).attrs.round;
+  if (spec.node.op !== 'matmulEpilogue' && spec.node.op !== 'matmulPartials') return [];
+  const r = (spec.node as KernelSpec<'matmulEpilogue' | 'matmulPartials'>['node']).attrs.round;
   return [0, 1].filter((i) => r?.[i]);
 }

@@ -33,6 +33,7 @@ import { fusionRules } from './rules/fusion.js';
 import { layoutRules } from './rules/layout.js';
 import { castLayoutRules } from './rules/castLayout.js';
 import { castOperandRules } from './rules/castOperand.js';
+import { castReduceRules } from './rules/castReduce.js';
 import { multiTensorUpdateRules } from './rules/multiTensorUpdate.js';
 import { multiUpdateRules } from './rules/multiUpdate.js';
 import { matmulEpilogueRules } from './rules/matmulEpilogue.js';
@@ -57,7 +58,7 @@ export const RULE_SETS = {
   /** Layout rewrites: transposes folded into matmul flags, transpose/reshape chains collapsed, no-op reshapes removed, casts moved through layout. */
   layout: [...layoutRules, ...castLayoutRules],
   /** Elementwise, reduction and matmul-epilogue fusion into pointwise kernels. */
-  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...castOperandRules],
+  fusion: [...fusionRules, ...reduceFusionRules, ...matmulEpilogueRules, ...castOperandRules, ...castReduceRules],
   /** Row-local fusion: a pointwise node reading its rows' statistics (layer norm, softmax) becomes one `rowwise` kernel. */
   rows: rowwiseFusionRules,
   /** The gradient forms autograd emits, rewritten to fused backward ops. */

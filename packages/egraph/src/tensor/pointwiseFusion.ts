@@ -3,7 +3,7 @@
 // or union classes itself (the fusion rules do). Invariants: a built node has distinct inputs numbered by first
 // use, at most the analysis's input limit, and exactly the output shape of the class it will join.
 
-import type { PwExpr, Shape } from '@neura/ir';
+import type { DType, PwExpr, Shape } from '@neura/ir';
 import { BINARY_FN, broadcastShapes, castScalar, COMPARISON_OPS, isBinary, isFloat, isUnary, pwExprSize, sameShape, UNARY_FN } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
@@ -107,10 +107,21 @@ export function mapInputs(e: PwExpr, f: (index: number) => PwExpr): PwExpr {
     case 'where':
       return { op: 'where', c: mapInputs(e.c, f), a: mapInputs(e.a, f), b: mapInputs(e.b, f) };
     case 'cast':
-      return { op: 'cast', to: e.to, a: mapInputs(e.a, f) };
+      return castOf(e.to, mapInputs(e.a, f));
     default:
       return 'b' in e ? { op: e.op, a: mapInputs(e.a, f), b: mapInputs(e.b, f) } : { op: e.op, a: mapInputs(e.a, f) };
   }
+}
+
+/**
+ * `(cast:to a)`, without the casts that cannot change a half: an f16 rounding of a half (idempotent) and an f32
+ * cast of a half (exact), which autocast's casts leave once fused (a GELU's backward read its f16 pre-activation six
+ * times as (cast:f32 (cast:f16 …)), over the expression size limit of a matmul epilogue). fp32 expressions have no
+ * f16 casts: unchanged.
+ */
+function castOf(to: DType, a: PwExpr): PwExpr {
+  if (a.op === 'cast' && a.to === 'f16' && (to === 'f16' || to === 'f32')) return a;
+  return { op: 'cast', to, a };
 }
 
 const finite = (v: number): PwExpr | undefined => (Number.isFinite(v) && !Object.is(v, -0) ? { op: 'const', value: v } : undefined); // JSON keys write -0 as 0

@@ -1,12 +1,14 @@
 // The pack stage: multi-result kernels priced and chosen in one place. `PACKERS` lists one module per kernel
 // (its shares of the cost and, where it is taken after extraction, its move); `extractAndPack` extracts the plan
 // without the late kernels, lets each packer move it onto its kernels, and extracts again from there.
-// Adding a multi-result kernel: a rule offering it (rules/), a packer here, and its entry in `PACKERS`.
+// Adding a multi-result kernel: a rule offering it (rules/), a packer here, and its entry in `PACKERS`. `cast-fold`
+// is a move of the same stage without a kernel: autocast's casts left by all their readers at once.
 
 import type { DagExtraction, DagExtractorOptions, EGraph, ENode, Id, NodeCostFunction } from '../../core/index.js';
 import { DagExtractor, dagCost } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { attentionWithLsePacker } from './attentionWithLse.js';
+import { castFoldPacker } from './castFold.js';
 import { multiTensorUpdatePacker } from './multiTensorUpdate.js';
 import type { Packer, PackState } from './packer.js';
 import { reduceMultiPacker } from './reduceMulti.js';
@@ -17,9 +19,9 @@ export type { Packer, PackState, ShareCtx } from './packer.js';
 
 /**
  * Every packer, in the order their moves run: sibling row kernels first (they make a norm's x̂ available), then
- * the sibling reductions over it, then the split-K fold of the updates.
+ * the sibling reductions over it, then the split-K fold of the updates; casts folded into all their readers last.
  */
-export const PACKERS: readonly Packer[] = [rowwiseMultiPacker, reduceMultiPacker, splitKFoldPacker, multiTensorUpdatePacker, attentionWithLsePacker];
+export const PACKERS: readonly Packer[] = [rowwiseMultiPacker, reduceMultiPacker, splitKFoldPacker, multiTensorUpdatePacker, attentionWithLsePacker, castFoldPacker];
 
 /** The packer pricing an op's results, or undefined (each result then pays `whole / results`). */
 export function pricerOf(op: string): Packer | undefined {

@@ -1,7 +1,8 @@
 // A packer: one multi-result kernel's part of the plan, in one module. It prices the kernel's results (each
 // `pick`'s share of the kernel the cost model charges), and, where the kernel is taken only after extraction
 // (`late`), it moves the extracted plan onto the kernel (`pack`). Must not build e-nodes: the candidates come from
-// the rules that offer them (the siblings and update passes); a packer only prices and chooses.
+// the rules that offer them (the siblings and update passes); a packer only prices and chooses. One packer is a
+// joint move with no kernel of its own (`cast-fold`: a cast left by all its readers at once), run in the same stage.
 
 import type { DagExtraction, EGraph, ENode, Id, NodeCostFunction } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';

@@ -30,7 +30,8 @@ function fold(s: PackState): void {
     trial.set(M, f);
     for (const [c, pick] of picksOf(egraph, M)) trial.set(c, pick);
     for (const c of f.children) {
-      const mp = trial.has(find(c)) ? undefined : egraph.eclass(find(c)).nodes.find((x) => x.op === 'matmulPartials');
+      // the partials over operands the plan computes (an f16 product's: its f32 operands read rounded, or their f16 copies)
+      const mp = trial.has(find(c)) ? undefined : egraph.eclass(find(c)).nodes.find((x) => x.op === 'matmulPartials' && x.children.every((k) => trial.has(find(k))));
       if (mp) trial.set(find(c), mp);
     }
   }

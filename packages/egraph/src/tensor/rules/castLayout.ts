@@ -1,13 +1,15 @@
 // Casts through layout: a float cast of a transpose or reshape equals the transpose or reshape of the cast
-// (`cast-transpose`, `cast-reshape`). Autocast's casts (f16 ↔ f32 around attention, in the backward too) then
-// leave the head-split transposes where the attention layout rules look for them. Exact: a cast is elementwise.
+// (`cast-layout`), and the other way round (`layout-cast`). Autocast's casts (f16 ↔ f32 around attention, in the
+// backward too) then leave the head-split transposes where the attention layout rules look for them, and a cast that
+// autocast put before a reshape (the attention output cast to f16, then merged back to [rows, width]) is seen by the
+// matmul that reads the reshape, which folds it (`matmul-round-operand`). Exact: a cast is elementwise.
 // Must not choose: each form is an alternative with a cost, extraction decides.
 
 import { isFloat } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { enodeAttrs } from '../tensorLanguage.js';
-import { addRecorded, nodeRule, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasOp, nodeRule, type TensorRewrite } from './ruleKit.js';
 
 const MOVES = ['transpose', 'reshape'] as const;
 
@@ -26,5 +28,21 @@ function castThroughLayout(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode):
   return out.filter((id) => egraph.find(id) !== egraph.find(eclass));
 }
 
-/** The cast-through-layout rules. */
-export const castLayoutRules: readonly TensorRewrite[] = [nodeRule('cast-layout', ['cast'], castThroughLayout)];
+/** For a transpose or reshape of a class holding a float → float cast: the cast of that op over the cast's operand. */
+function layoutThroughCast(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
+  const out: Id[] = [];
+  for (const inner of egraph.eclass(node.children[0]).nodes) {
+    if (inner.op !== 'cast') continue;
+    const to = enodeAttrs(inner, 'cast').to;
+    if (!isFloat(to) || !isFloat(egraph.eclass(inner.children[0]).data.dtype)) continue;
+    const moved = addRecorded(egraph, { op: node.op, data: node.data, children: [inner.children[0]] }, ['layout-cast']);
+    out.push(addRecorded(egraph, { op: 'cast', data: { to }, children: [moved] }, ['layout-cast']));
+  }
+  return out.filter((id) => egraph.find(id) !== egraph.find(eclass));
+}
+
+/** The cast-through-layout rules (both directions: the classes they join are finite, so saturation ends). */
+export const castLayoutRules: readonly TensorRewrite[] = [
+  nodeRule('cast-layout', ['cast'], castThroughLayout),
+  nodeRule('layout-cast', [...MOVES], layoutThroughCast, { guard: (egraph, _e, n) => classHasOp(egraph, n.children[0], 'cast') }),
+];

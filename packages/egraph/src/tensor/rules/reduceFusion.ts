@@ -74,9 +74,11 @@ function reduceEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
     const r = asPointwiseReduce(egraph, rn);
     if (!r) continue;
     seen.add(rn);
-    const post = compose(f, r.attrs.post);
+    // an f16 reduction stores its result rounded: the epilogue reads it rounded (the f32 pointwiseReduce would not)
+    const post = compose(f, info(egraph, src).dtype === 'f16' ? { op: 'cast', to: 'f16', a: r.attrs.post } : r.attrs.post);
     if (pwExprSize(post) > MAX_EPILOGUE_SIZE) continue;
-    const data = { ...r.attrs, post };
+    const { dtype: _rounded, ...attrs } = r.attrs as typeof r.attrs & { dtype?: unknown }; // an f32 result: its rounding is in `post`
+    const data = { ...attrs, post };
     out.push(addRecorded(egraph, irENode('pointwiseReduce', data, r.children), ['reduce-epilogue', ...rulesOf(egraph, src, rn)]));
   }
   return out;

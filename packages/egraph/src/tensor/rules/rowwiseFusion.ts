@@ -114,7 +114,8 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   const operand = (id: Id): PwExpr | undefined => {
     const t = info(egraph, id);
     const b = broadcastShapes(t.shape, S);
-    if (t.dtype !== 'f32' || !b || !sameShape(b, S)) return undefined;
+    // an f16 operand is read as its f32 value (the kernel's f16 load converts; its readers cast it in the expression)
+    if ((t.dtype !== 'f32' && t.dtype !== 'f16') || !b || !sameShape(b, S)) return undefined;
     const e = $(operands.push(id) - 1);
     setSlot(id, e);
     return e;
@@ -203,6 +204,8 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
       setSlot(id, e);
       return e;
     }
+    // an f16 row scalar holds rounded values that its reduction nodes' expressions do not round: read as an operand
+    if (t.dtype !== 'f32') return operand(id);
     visiting.add(id);
     try {
       // a stat: the reduction variant that binds the fewest new operands, then the one that fused the most
@@ -288,9 +291,12 @@ interface Candidate {
 
 /**
  * Rowwise forms added per class (the fused pointwise variants of a class resolve to many, mostly the same): those
- * reading the fewest intermediates that would be written only for them, then the fewest operands.
+ * reading the fewest intermediates that would be written only for them, then the fewest operands. 9, not 8: under
+ * mixed precision a norm's x̂ also has forms reading the f16 product of its residual branch, and at 8 the form the
+ * norm's affine output shares its stats with (so both become one rowwiseMulti) was the one cut (GPT 2×128: two norms
+ * as a row kernel and a pointwise each, 86 dispatches instead of 84); fp32 plans of the bench steps are unchanged.
  */
-const KEEP_PER_CLASS = 8;
+const KEEP_PER_CLASS = 9;
 
 /** Whether an f32 pointwise node reads a row scalar of its own rows (what a statistic looks like). */
 function readsRowScalar(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean {

@@ -1,6 +1,8 @@
 // The split-K fold: a weight gradient computed by a split-K matmul and read by a multi-tensor update need not be
 // reduced on its own. `matmul-split-k` adds the equality matmul = sum[0](matmulPartials) (S from ir's
-// `matmulSplitK`, the runtime's split; it runs in the fold pass, after the updates are grouped).
+// `matmulSplitK`, the runtime's split; it runs in the fold pass, after the updates are grouped); for autocast's f16
+// products (a matmul of f16 copies, or an epilogue reading f32 operands rounded) the equality is with the cast to
+// f16 of that sum, the partials reading the operands rounded as the product does.
 // `update-fold-partials` adds, beside a multi-tensor update, the same update reading those partials and summing
 // them as it reads (`partials` attribute; its groups in chunks where the partials do not fit one binding): the
 // reduce pass and a write and read of the gradient go. Must not choose: both forms are alternatives with a cost
@@ -9,7 +11,8 @@
 // chunk keeps a class of its own); the role folded is read, never written in place; each role of a chunk stays
 // within the binding size.
 
-import { arenaSlotBytes, byteSize, type OpAttrs, groupOperands, matmulSplitK, numel } from '@neura/ir';
+import { arenaSlotBytes, byteSize, type OpAttrs, groupOperands, matmulSplitK, numel, type PwExpr } from '@neura/ir';
+import { mapInputs } from '../pointwiseFusion.js';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
@@ -19,45 +22,85 @@ import { addRecorded, nodeRule, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 
-/** The partials of a matmul e-node where the runtime splits it (its split-K equality's right side, unioned by the caller), else undefined. */
+/** A product node as split-K operands: a matmul, or an epilogue that only reads its operands (rounded, `round`). */
+function productOf(node: ENode): { transA: boolean; transB: boolean; round?: [boolean, boolean] } | undefined {
+  if (node.op === 'matmul') return enodeAttrs(node, 'matmul');
+  if (node.op !== 'matmulEpilogue' || node.children.length !== 2) return undefined;
+  const a = enodeAttrs(node, 'matmulEpilogue');
+  if (a.expr.op !== 'in' || a.expr.index !== 0 || a.dtype !== undefined) return undefined;
+  return { transA: a.transA, transB: a.transB, ...(a.round?.some(Boolean) ? { round: a.round } : {}) };
+}
+
+/**
+ * The partials of a product e-node where the runtime splits it (its split-K equality's right side, unioned by the
+ * caller), else undefined. Partials are f32 sums: an f16 product (autocast's weight gradients) is their sum cast to
+ * f16, the one rounding the product's own split kernel does after its reduce pass.
+ */
 function partialsNode(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): { sum: Id; partials: Id; splits: number } | undefined {
-  const { transA, transB } = enodeAttrs(node, 'matmul');
+  const p = productOf(node);
+  if (!p) return undefined;
+  const { transA, transB } = p;
   const [a, b] = node.children.map((c) => info(egraph, c).shape);
   const out = info(egraph, eclass).shape;
-  // partials are f32 sums: an f16 product (autocast) keeps its one rounding to f16 in the matmul kernel's own split
-  if (info(egraph, eclass).dtype !== 'f32') return undefined;
+  const dtype = info(egraph, eclass).dtype;
+  if (dtype !== 'f32' && dtype !== 'f16') return undefined;
   if (a.length !== 2 || b.length !== 2 || out.length !== 2) return undefined;
   const k = transA ? a[0] : a[1];
   const splits = matmulSplitK(out[0], out[1], k, 1, tensorAnalysisOf(egraph)?.maxBindingBytes);
   if (splits < 2) return undefined;
-  const partials = addRecorded(egraph, irENode('matmulPartials', { transA, transB, splits }, node.children), ['matmul-split-k']);
-  return { sum: addRecorded(egraph, irENode('sum', { axes: [0], keepdims: false }, [partials]), ['matmul-split-k']), partials, splits };
-}
-
-/** A matmul: sum[0] of its split-K partials, where the runtime splits it (neutral alone: extraction keeps the matmul). */
-function splitK(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx: RuleCtx): Id[] {
-  const p = partialsNode(egraph, eclass, node);
-  return p ? [p.sum] : [];
+  const partials = addRecorded(egraph, irENode('matmulPartials', { transA, transB, splits, ...(p.round ? { round: p.round } : {}) }, node.children), ['matmul-split-k']);
+  const sum = addRecorded(egraph, irENode('sum', { axes: [0], keepdims: false }, [partials]), ['matmul-split-k']);
+  return { sum: dtype === 'f16' ? addRecorded(egraph, { op: 'cast', data: { to: 'f16' }, children: [sum] }, ['matmul-split-k']) : sum, partials, splits };
 }
 
 /**
- * The split-K partials class a class is the sum of (sum[0] of a matmulPartials), with its split count; made here
- * from a split matmul of the class (the `matmul-split-k` equality) when that rule has not run on it yet.
+ * A product: sum[0] of its split-K partials (cast to f16 for an f16 product), where the runtime splits it (neutral
+ * alone: extraction keeps the product). The partials of every product node of a class are one class: the same sums
+ * of the same products over the same chunks of K (an operand read rounded is the f16 copy read as it is).
  */
-function partialsOf(egraph: EGraph<TensorInfo>, cls: Id): { cls: Id; splits: number } | undefined {
-  for (const n of egraph.eclass(cls).nodes) {
+function splitK(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, _ctx?: RuleCtx): Id[] {
+  const before = summedPartials(egraph, eclass, false);
+  const p = partialsNode(egraph, eclass, node);
+  if (!p) return [];
+  if (before && egraph.find(before.cls) !== egraph.find(p.partials)) egraph.union(before.cls, p.partials);
+  return [p.sum];
+}
+
+/** Split-K partials a class holds as their sum (`rounded`: through a cast to f16 of it), or undefined. */
+function summedPartials(egraph: EGraph<TensorInfo>, c: Id, rounded: boolean): { cls: Id; splits: number; rounded: boolean } | undefined {
+  for (const n of egraph.eclass(c).nodes) {
+    // an f16 product: the cast to f16 of the partials' sum
+    if (n.op === 'cast' && !rounded && enodeAttrs(n, 'cast').to === 'f16' && info(egraph, n.children[0]).dtype === 'f32') {
+      const r = summedPartials(egraph, egraph.find(n.children[0]), true);
+      if (r) return r;
+    }
     if (n.op !== 'sum') continue;
     const s = enodeAttrs(n, 'sum');
     if (s.keepdims || s.axes.length !== 1 || s.axes[0] !== 0) continue;
     const p = egraph.find(n.children[0]);
     const mp = egraph.eclass(p).nodes.find((x) => x.op === 'matmulPartials');
-    if (mp) return { cls: p, splits: enodeAttrs(mp, 'matmulPartials').splits };
+    if (mp) return { cls: p, splits: enodeAttrs(mp, 'matmulPartials').splits, rounded };
   }
-  const mm = egraph.eclass(cls).nodes.find((n) => n.op === 'matmul');
-  const made = mm && partialsNode(egraph, cls, mm);
-  if (!made) return undefined;
-  egraph.union(cls, made.sum);
-  return { cls: made.partials, splits: made.splits };
+  return undefined;
+}
+
+/**
+ * The split-K partials class a class is the sum of (sum[0] of a matmulPartials, or its cast to f16: `rounded`), with
+ * its split count; made here from a split product of the class (the `matmul-split-k` equality) when that rule has
+ * not run on it yet.
+ */
+function partialsOf(egraph: EGraph<TensorInfo>, cls: Id): { cls: Id; splits: number; rounded: boolean } | undefined {
+  const found = summedPartials(egraph, cls, false);
+  if (found) return found;
+  let made: ReturnType<typeof partialsNode>;
+  for (const n of [...egraph.eclass(cls).nodes]) {
+    const p = partialsNode(egraph, cls, n);
+    if (!p) continue;
+    if (made) egraph.union(made.partials, p.partials);
+    else made = p;
+    egraph.union(cls, p.sum);
+  }
+  return made && { cls: made.partials, splits: made.splits, rounded: info(egraph, cls).dtype === 'f16' };
 }
 
 /** Where each group of a multi-tensor update went in its folded form: the chunk (a node's class) and its index there. */
@@ -86,17 +129,30 @@ function foldedUpdate(egraph: EGraph<TensorInfo>, node: ENode): Folded | undefin
     return slot(S, sh) <= limit ? S : 1;
   });
   if (splitsOf.every((S) => S === 1)) return undefined;
+  // an f16 role (autocast's weight gradients): its folded groups read f32 partials, rounded to f16 in the
+  // expressions as the product's own split rounds their sum (a rounding that leaves an f16 gradient as it is); its
+  // other groups keep their f16 gradients in chunks of their own (one role is one buffer of one dtype)
+  const f16Role = attrs.shapes.some((_, g) => info(egraph, node.children[operand(g, shared + role)]).dtype === 'f16');
   const chunks: number[][] = [];
-  let bytes = Number.POSITIVE_INFINITY;
-  attrs.shapes.forEach((sh, g) => {
-    const b = slot(splitsOf[g], sh);
-    if (bytes + b > limit) {
-      chunks.push([]);
-      bytes = 0;
+  const chunked = (gs: readonly number[]) => {
+    let bytes = Number.POSITIVE_INFINITY;
+    for (const g of gs) {
+      const b = slot(splitsOf[g], attrs.shapes[g]);
+      if (bytes + b > limit) {
+        chunks.push([]);
+        bytes = 0;
+      }
+      bytes += b;
+      chunks[chunks.length - 1].push(g);
     }
-    bytes += b;
-    chunks[chunks.length - 1].push(g);
-  });
+  };
+  const all = attrs.shapes.map((_, g) => g);
+  if (f16Role) {
+    chunked(all.filter((g) => splitsOf[g] === 1));
+    chunked(all.filter((g) => splitsOf[g] > 1));
+  } else chunked(all);
+  const roleIn = shared + role;
+  const exprs = f16Role ? attrs.exprs.map((e) => mapInputs(e, (i): PwExpr => (i === roleIn ? { op: 'cast', to: 'f16', a: { op: 'in', index: i } } : { op: 'in', index: i }))) : attrs.exprs;
   const chunkOf: Id[] = [];
   const local: number[] = [];
   for (const chunk of chunks) {
@@ -104,7 +160,7 @@ function foldedUpdate(egraph: EGraph<TensorInfo>, node: ENode): Folded | undefin
     for (const g of chunk)
       for (let k = 0; k < roles; k++) inputs.push(k === role && splitsOf[g] > 1 ? (found[role][g] as { cls: Id }).cls : node.children[operand(g, shared + k)]);
     const partials: OpAttrs['pointwiseMultiTensor']['partials'] = { role, splits: chunk.map((g) => splitsOf[g]) };
-    const id = addRecorded(egraph, irENode('pointwiseMultiTensor', { ...attrs, shapes: chunk.map((g) => attrs.shapes[g]), partials }, inputs), ['update-fold-partials']);
+    const id = addRecorded(egraph, irENode('pointwiseMultiTensor', { ...attrs, exprs, shapes: chunk.map((g) => attrs.shapes[g]), partials }, inputs), ['update-fold-partials']);
     chunk.forEach((g, i) => {
       chunkOf[g] = id;
       local[g] = i;
@@ -141,6 +197,6 @@ const ofUnfolded = (egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boole
 
 /** The split-K fold rule set. */
 export const splitKFoldRules: readonly TensorRewrite[] = [
-  nodeRule('matmul-split-k', ['matmul'], splitK),
+  nodeRule('matmul-split-k', ['matmul', 'matmulEpilogue'], splitK),
   nodeRule('update-fold-partials', ['pick'], foldPartials, { guard: ofUnfolded }),
 ];
