@@ -35,6 +35,12 @@ export interface NodeRuleOptions<D> {
    */
   readonly guardBySignature?: boolean;
   /**
+   * A test on the node alone (its op, data and arity: never its classes, nor anything that changes in a run): a
+   * node failing it is never matched again, nor is its signature hashed (most fused variants fail a rule's
+   * shape test for good, and were tested again on every scan their classes changed in). Run before `guard`.
+   */
+  readonly staticGuard?: (node: ENode) => boolean;
+  /**
    * Where the rule keeps its per-run state (default: one state per e-graph, for its life). A language whose runs
    * start afresh on one e-graph (the tensor optimizer's wider second fusion pass) passes its own.
    */
@@ -198,10 +204,13 @@ interface NodeRuleRun {
   readonly nodes: ENode[];
   readonly serials: number[];
   cursor: number;
-  /** The signature each node (by serial) was applied with (or failed a `guardBySignature` guard with). */
+  /** The signature each node (by serial) was applied with (or failed a `guardBySignature` guard with; `NEVER`: failed the static guard). */
   readonly applied: (number | undefined)[];
   scanned?: number;
 }
+
+/** The `applied` mark of a node that failed the static guard: never a signature (those are 32-bit integers). */
+const NEVER = 0.5;
 
 /** A fresh `NodeRuleRun` (one shared init: no closure per lookup). */
 const newRun = (): NodeRuleRun => ({ substs: [], nodes: [], serials: [], cursor: 0, applied: [] });
@@ -230,6 +239,7 @@ export function nodeRule<D>(
   const guard = opts.guard;
   const signature = opts.signature ?? nodeSignature;
   const guardBySignature = opts.guardBySignature ?? false;
+  const staticGuard = opts.staticGuard;
   const stateOf = opts.state ?? stateOfEGraph;
   const opSet = new Set(ops);
   const stateKey = `nodeRule:${name}`;
@@ -253,6 +263,11 @@ export function nodeRule<D>(
       // signature (hashed only for those), or fails the guard
       const wanted = (id: Id, n: ENode, serial: number): boolean => {
         const applied = st.applied[serial];
+        if (applied === NEVER) return false;
+        if (staticGuard && applied === undefined && !staticGuard(n)) {
+          st.applied[serial] = NEVER;
+          return false;
+        }
         let sig: number | undefined;
         if (applied !== undefined && applied === (sig = signature(egraph, id, n))) return false;
         if (guard && !guard(egraph, id, n)) {

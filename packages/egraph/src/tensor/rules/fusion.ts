@@ -319,8 +319,8 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
   return out;
 }
 
-/** Guard: a consumer `pointwise-inline` inlines into (its expression never changes: a node failing it never matches). */
-function smallConsumer(_egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
+/** Static guard: a consumer `pointwise-inline` inlines into (its expression never changes: a node failing it never matches). */
+function smallConsumer(node: ENode): boolean {
   return isPrimaryExpr(exprOf(node)) || nodeExprSize(node) <= INLINE_ONE_MAX_CONSUMER;
 }
 
@@ -373,7 +373,7 @@ export const fusionRules: readonly TensorRewrite[] = [
   // a lift reads at most three inputs, an absorbed expand no more than its consumer: neither depends on the width
   nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise, { signature: childSignature(() => 0), anyWidth: true }),
   nodeRule('pointwise-merge', ['pointwise'], mergePointwise, { guard: mergesOn, signature: childSignature(pointwiseCount) }),
-  nodeRule('pointwise-inline', ['pointwise'], inlineOne, { guard: smallConsumer, guardBySignature: true }),
+  nodeRule('pointwise-inline', ['pointwise'], inlineOne, { staticGuard: smallConsumer }),
   // the guard reads the children's expand counts, which the signature covers: a node failing it is not tested again
   // until one changes
   nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand'), guardBySignature: true, signature: childSignature((eg, c) => classOpCount(eg, c, 'expand')), anyWidth: true }),
