@@ -222,6 +222,9 @@ function pointwiseSizes(nodes: readonly ENode[], ctx: RuleCtx): PointwiseSizes {
   return e;
 }
 
+const MERGE_INLINE = new Map<number, ENode>();
+const MERGE_READS = new Set<Id>();
+
 function mergeVariant(
   egraph: EGraph<TensorInfo>,
   eclass: Id,
@@ -232,8 +235,12 @@ function mergeVariant(
   mayInlineInto?: (cls: Id) => boolean,
 ): { id: Id; node: ENode } | undefined {
   const limit = fusionWidth(egraph);
-  const inline = new Map<number, ENode>();
-  const reads = new Set(node.children.map((c) => egraph.find(c)));
+  // scratch tables, cleared per call (a merge is never nested in another; nothing keeps them)
+  const inline = MERGE_INLINE;
+  const reads = MERGE_READS;
+  inline.clear();
+  reads.clear();
+  for (const c of node.children) reads.add(egraph.find(c));
   node.children.forEach((c, j) => {
     const own = egraph.find(c);
     if (mayInlineInto && !mayInlineInto(c)) return; // asked once per input, not per producer
