@@ -4,7 +4,7 @@
 // node to its class, congruent nodes share a class, and each class's data is the merge of its nodes' `make`.
 import { EGraphStateError } from './errors.js';
 import type { ENode, Id } from './language.js';
-import { dataKey, defaultLanguage, mapChildren, nodeKey } from './language.js';
+import { dataKey, defaultLanguage, nodeKey } from './language.js';
 import { NodeMemo, nodeHash, sameKids } from './nodeMemo.js';
 import type { RecExpr, Term } from './recExpr.js';
 import { formatOp } from './sexpr.js';
@@ -121,7 +121,21 @@ export class EGraph<D = undefined> {
 
   /** The node with every child replaced by its canonical id. */
   canonicalize(node: ENode): ENode {
-    return mapChildren(node, (c) => this.unionFind.find(c));
+    // `mapChildren` with `find` written out: a closure per call (every add, rebuild step and rule application) was
+    // garbage; as there, a node whose children are all canonical is returned itself
+    const kids = node.children;
+    const uf = this.unionFind;
+    let i = 0;
+    let first = 0;
+    for (; i < kids.length; i++) {
+      first = uf.find(kids[i]);
+      if (first !== kids[i]) break;
+    }
+    if (i === kids.length) return node;
+    const children = kids.slice();
+    children[i] = first;
+    for (let j = i + 1; j < kids.length; j++) children[j] = uf.find(kids[j]);
+    return node.data === undefined ? { op: node.op, children } : { op: node.op, data: node.data, children };
   }
 
   /** The class of `id` (found through the union-find); throws on an unknown id. */

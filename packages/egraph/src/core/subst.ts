@@ -8,6 +8,9 @@ export function varName(name: string): string {
   return name.startsWith('?') ? name : `?${name}`;
 }
 
+const NO_NAMES: readonly string[] = [];
+const NO_IDS: readonly Id[] = [];
+
 /**
  * A binding of pattern variables (`?a`) to e-class ids; `get('a')` and `get('?a')` are the same. Stored as two
  * parallel arrays (names are shared between the substs of one pattern) to keep large match sets small.
@@ -18,7 +21,13 @@ export class Subst {
   private attrs?: ReadonlyMap<string, NodeData | undefined>;
 
   /** Makes a substitution from `[name, id]` pairs. */
-  constructor(entries: Iterable<readonly [string, Id]> = []) {
+  constructor(entries?: Iterable<readonly [string, Id]>) {
+    if (entries === undefined) {
+      // the empty subst, and `fromArrays`'s start (one per match of every node rule: no arrays to drop)
+      this.names = NO_NAMES;
+      this.ids = NO_IDS;
+      return;
+    }
     const names: string[] = [];
     const ids: Id[] = [];
     for (const [k, v] of entries) {

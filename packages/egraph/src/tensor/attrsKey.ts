@@ -1,11 +1,12 @@
 // Data keys of fused ops whose attributes hold pointwise expressions (reductions with a prologue, row-wise and
-// matmul-epilogue kernels): fields sorted as core's `dataKey` writes them, each expression as its JSON text (as the
-// `pointwise` op's data key). Core's generic writer listed and sorted the fields of every expression node (most
-// of the fuse pass's garbage). Must not change what is equal. Invariant: equal attributes, equal keys (expressions
-// compared as `pointwise` data compares them: by their JSON text).
+// matmul-epilogue kernels): fields sorted as core's `dataKey` writes them, each expression as its compact key
+// (exprKey.ts, as in the `pointwise` op's data key). Core's generic writer listed and sorted the fields of every
+// expression node (most of the fuse pass's garbage). Must not change what is equal. Invariant: equal attributes,
+// equal keys (expressions compared as their JSON texts compare).
 import type { PwExpr } from '@neura/ir';
 import type { NodeData } from '../core/index.js';
 import { DATA_KEY } from '../core/index.js';
+import { exprKey } from './exprKey.js';
 
 /** Ops whose attributes hold expressions, keyed by `attrsKey` (see `keyedAttrs`). */
 export const EXPR_ATTR_OPS: ReadonlySet<string> = new Set(['pointwiseReduce', 'pointwiseReduceMulti', 'rowwise', 'rowwiseMulti', 'matmulEpilogue', 'pointwiseMulti', 'pointwiseMultiTensor']);
@@ -43,15 +44,6 @@ export function attrsKey(v: NodeData | undefined): string {
   let s = '{';
   for (let i = 0; i < keys.length; i++) s += `${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:${attrsKey(r[keys[i]])}`;
   return `${s}}`;
-}
-
-/**
- * An expression's key: its JSON text (one native pass, one string: a text written node by node left a string per
- * node behind, ~40 MB a GPT step). Expressions are written in their builders' field order (`mapInputs` and the
- * other expression builders, or parsed from such a text), as `pointwise` data keys assume.
- */
-function exprKey(e: PwExpr): string {
-  return JSON.stringify(e);
 }
 
 /** Core's key of a non-object value (JSON, but -0, NaN and ±Infinity spelled as numbers; undefined empty). */

@@ -78,12 +78,25 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
   const o = model;
   const memo = new Map<ENode, number>(); // nodes of a rebuilt e-graph are stable objects in one class (a plain map: it dies with the run)
   const insOf = (node: ENode): TensorInfo[] => {
-    const seen = new Set<Id>();
+    const kids = node.children;
     const ins: TensorInfo[] = [];
-    for (const c of node.children) {
-      const id = egraph.find(c);
-      if (seen.has(id)) continue; // a repeated operand is bound (and read) once
-      seen.add(id);
+    // a repeated operand is bound (and read) once; few operands are compared in place (a Set per node was ~1 % of
+    // optimize), the hundreds of a multi-tensor update through a set
+    if (kids.length > 16) {
+      const seen = new Set<Id>();
+      for (const c of kids) {
+        const id = egraph.find(c);
+        if (seen.has(id)) continue;
+        seen.add(id);
+        ins.push(egraph.eclass(id).data);
+      }
+      return ins;
+    }
+    const ids: Id[] = [];
+    for (let i = 0; i < kids.length; i++) {
+      const id = egraph.find(kids[i]);
+      if (ids.includes(id)) continue;
+      ids.push(id);
       ins.push(egraph.eclass(id).data);
     }
     return ins;

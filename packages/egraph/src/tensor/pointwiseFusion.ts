@@ -166,7 +166,9 @@ function foldConstants(e: PwExpr): PwExpr {
 export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs: readonly Id[], out: TensorInfo): ENode | undefined {
   const analysis = egraph.analysis instanceof TensorAnalysis ? egraph.analysis : new TensorAnalysis();
   const canon = inputs.map((i) => egraph.find(i));
-  const distinct = [...new Set(canon)];
+  // first-use order without a Set: a fused node reads at most the fusion width of inputs
+  const distinct: Id[] = [];
+  for (const id of canon) if (!distinct.includes(id)) distinct.push(id);
   const kept = distinct.filter((id) => egraph.eclass(id).data.constant === undefined);
   const shapes = (ids: readonly Id[]): Shape | undefined => broadcastShapes(...ids.map((id) => egraph.eclass(id).data.shape));
   for (const id of distinct) {
@@ -176,7 +178,6 @@ export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs:
   }
   const s = shapes(kept);
   if (kept.length === 0 || !s || !sameShape(s, out.shape)) return undefined;
-  const keptSet = new Set(kept);
   if (kept.length === distinct.length) {
     // fast path (most merges): no constant input to substitute, so nothing folds (every producer reads an
     // input, hence no constant-only subtree arises) and one pass maps and renumbers by first use; inputs already
@@ -196,7 +197,7 @@ export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs:
     return finish(egraph, analysis, final1, order1, out);
   }
   const mapped = foldConstants(
-    mapInputs(expr, (i) => (keptSet.has(canon[i]) ? { op: 'in', index: canon[i] } : { op: 'const', value: egraph.eclass(canon[i]).data.constant as number })),
+    mapInputs(expr, (i) => (kept.includes(canon[i]) ? { op: 'in', index: canon[i] } : { op: 'const', value: egraph.eclass(canon[i]).data.constant as number })),
   );
   // renumber by first use (the `in` indices currently hold class ids)
   const order: Id[] = [];

@@ -7,6 +7,7 @@ import { attrsOf, OP_KINDS, pwExprSize, withAttrs } from '@neura/ir';
 import type { ENode, Id, Language, NodeData } from '../core/index.js';
 import { DATA_KEY, isDataRecord } from '../core/index.js';
 import { EXPR_ATTR_OPS, keyedAttrs } from './attrsKey.js';
+import { exprKey } from './exprKey.js';
 import { TensorLanguageError } from './errors.js';
 
 const OPS: ReadonlySet<string> = new Set(OP_KINDS);
@@ -96,28 +97,34 @@ export function fromENode(n: ENode): IrOp {
 }
 
 /**
- * The data of a `pointwise` e-node: the expression as JSON text and the dtype (its only enumerable fields, as a
- * plain record's), carrying its e-node key and the parsed expression in private fields: most of these objects are
- * built by a fusion rule, found in the memo and dropped, and a weak-map entry each (key, expression) was much of
- * the GC's work.
+ * The data of a `pointwise` e-node: the expression as JSON text and the dtype (its only enumerable fields, in that
+ * order, as a plain record's), carrying its e-node key and the parsed expression in private fields: most of these
+ * objects are built by a fusion rule, found in the memo and dropped, and a weak-map entry each (key, expression) was
+ * much of the GC's work. The key is the dtype and the expression's compact key (exprKey.ts); the JSON text is
+ * written only when read (a text per built node was ~8 % of optimize on the GPT step).
  */
 class PointwiseData {
-  readonly expr: string;
-  readonly dtype: DType;
+  declare readonly expr: string;
+  declare readonly dtype: DType;
   readonly #key: string;
   readonly #parsed: PwExpr;
+  #text: string | undefined;
   #size = -1;
   #owner: object | undefined;
   #ownerId = -1;
   constructor(dtype: DType, parsed: PwExpr) {
-    // the key is one JSON text of the dtype and the expression, written flat in one pass; the expression's text is
-    // a slice of it (a key concatenated from the text was flattened into a second copy when first hashed: the two
-    // copies were most of a fused node's bytes). Keys of other ops' data never meet these (node keys hold the op).
-    const key = JSON.stringify([dtype, parsed]);
-    this.#key = key;
-    this.expr = key.slice(JSON.stringify(dtype).length + 2, -1);
-    this.dtype = dtype;
+    // an expression's key opens with a code no dtype holds: the key splits after the dtype (keys of other ops' data
+    // never meet these: node keys hold the op)
+    this.#key = dtype + exprKey(parsed);
     this.#parsed = parsed; // `make` reads the expression back: no JSON.parse of what was just written
+    // `expr` first, then `dtype`, both enumerable: the fields of the plain record this data stands for
+    Object.defineProperty(this, 'expr', EXPR_TEXT);
+    Object.defineProperty(this, 'dtype', { value: dtype, enumerable: true });
+  }
+  /** The JSON text of the expression, written on first read (one getter shared by every instance). */
+  static textOf(d: PointwiseData): string {
+    d.#text ??= JSON.stringify(d.#parsed);
+    return d.#text;
   }
   /** The e-node data key (see `DATA_KEY`). */
   get [DATA_KEY](): string {
@@ -146,6 +153,14 @@ class PointwiseData {
     this.#ownerId = id;
   }
 }
+
+/** The `expr` field of every `PointwiseData`: an enumerable getter of its JSON text. */
+const EXPR_TEXT: PropertyDescriptor = {
+  get(this: PointwiseData) {
+    return PointwiseData.textOf(this);
+  },
+  enumerable: true,
+};
 
 /**
  * The number `owner` kept for node data `data` with `keepDataId`, or -1: `pointwise` data keeps it in the data object

@@ -160,6 +160,12 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
  */
 const INLINE_INTO_MAX_SIZE = 4;
 
+/** Static part of `readsProduct`: a one-op consumer (its expression never changes). */
+const isPrimary = (node: ENode): boolean => isPrimaryExpr(exprOf(node));
+
+/** Static part of `extraIsPointwise`: an epilogue small enough to inline into (its expression never changes). */
+const smallEpilogue = (node: ENode): boolean => pwExprSize(enodeAttrs(node, 'matmulEpilogue').expr) <= INLINE_INTO_MAX_SIZE;
+
 /** Guard: a small epilogue with an extra operand whose class holds a pointwise node. */
 function extraIsPointwise(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
   if (pwExprSize(enodeAttrs(node, 'matmulEpilogue').expr) > INLINE_INTO_MAX_SIZE) return false;
@@ -169,6 +175,6 @@ function extraIsPointwise(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode):
 
 /** The matmul epilogue rules (run with the pointwise fusion rules: they read the pointwise nodes those build). */
 export const matmulEpilogueRules: readonly TensorRewrite[] = [
-  nodeRule('matmul-epilogue', ['pointwise'], matmulEpilogue, { guard: readsProduct, guardBySignature: true }),
-  nodeRule('matmul-epilogue-inline', ['matmulEpilogue'], inlineEpilogueOperand, { guard: extraIsPointwise, guardBySignature: true }),
+  nodeRule('matmul-epilogue', ['pointwise'], matmulEpilogue, { staticGuard: isPrimary, guard: readsProduct, guardBySignature: true }),
+  nodeRule('matmul-epilogue-inline', ['matmulEpilogue'], inlineEpilogueOperand, { staticGuard: smallEpilogue, guard: extraIsPointwise, guardBySignature: true }),
 ];

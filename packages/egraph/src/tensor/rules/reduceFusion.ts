@@ -98,10 +98,13 @@ function overReduction(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): bo
   return node.children.length === 1 && isPrimaryExpr(exprOf(node)) && classHasAnyOp(egraph, node.children[0], REDUCTION_OPS);
 }
 
+/** Static part of `overReduction`: a one-op node of one input (its expression never changes). */
+const oneOpOneInput = (node: ENode): boolean => node.children.length === 1 && isPrimaryExpr(exprOf(node));
+
 const REDUCTION_OPS: readonly string[] = ['pointwiseReduce', ...REDUCE_OPS];
 
 /** The reduction fusion rules (run with the pointwise fusion rules: they read what those build). */
 export const reduceFusionRules: readonly TensorRewrite[] = [
   nodeRule('reduce-prologue', REDUCE_OPS, reducePrologue, { guard: pointwiseChild, guardBySignature: true, anyWidth: true }),
-  nodeRule('reduce-epilogue', ['pointwise'], reduceEpilogue, { guard: overReduction, guardBySignature: true, anyWidth: true }),
+  nodeRule('reduce-epilogue', ['pointwise'], reduceEpilogue, { staticGuard: oneOpOneInput, guard: overReduction, guardBySignature: true, anyWidth: true }),
 ];

@@ -10,7 +10,7 @@
 // Must not keep state outside the run's `RuleCtx`. Invariant: a fused node computes exactly its class's value.
 
 import type { OpAttrs, PwExpr, ReduceOp, Shape } from '@neura/ir';
-import { broadcastShapes, pwExprSize, REDUCE_OPS, sameShape } from '@neura/ir';
+import { broadcastShapes, broadcastsTo, pwExprSize, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import { exprOf, exprSize, sameExpr } from '../pointwiseFusion.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
@@ -113,9 +113,8 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   };
   const operand = (id: Id): PwExpr | undefined => {
     const t = info(egraph, id);
-    const b = broadcastShapes(t.shape, S);
     // an f16 operand is read as its f32 value (the kernel's f16 load converts; its readers cast it in the expression)
-    if ((t.dtype !== 'f32' && t.dtype !== 'f16') || !b || !sameShape(b, S)) return undefined;
+    if ((t.dtype !== 'f32' && t.dtype !== 'f16') || !broadcastsTo(t.shape, S)) return undefined; // (no broadcast shape built per operand)
     const e = $(operands.push(id) - 1);
     setSlot(id, e);
     return e;

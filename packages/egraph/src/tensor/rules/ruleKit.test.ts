@@ -1,6 +1,7 @@
 // Node rules re-match a node only when what their result depends on (their signature) changed since they applied
-// to it: by default any node joining a child's class, with `childSignature` only the nodes it counts. `commuted`
-// spells a pattern in every operand order; `multiPatternRule` builds and records several joined right sides.
+// to it: by default any node joining a child's class, with `childSignature` only the nodes it counts; a node that
+// failed a `staticGuard` never again. `commuted` spells a pattern in every operand order; `multiPatternRule` builds
+// and records several joined right sides.
 import { Graph } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 import type { ENode, Id } from '../../core/index.js';
@@ -69,6 +70,31 @@ describe('nodeRule signatures', () => {
     grow(egraph, y, 'neg', x);
     cached.search(egraph);
     expect(tests).toBe(4);
+  });
+
+  it('with staticGuard, never tests a node that failed it again, while the guard still gates the others', () => {
+    const { egraph, x, y, s } = loaded();
+    let statics = 0;
+    let guards = 0;
+    const rule = nodeRule('probe', ['add', 'relu'], () => undefined, {
+      staticGuard: (n) => {
+        statics++;
+        return n.op === 'relu';
+      },
+      guard: () => {
+        guards++;
+        return false;
+      },
+      guardBySignature: true,
+    });
+    expect(rule.search(egraph)).toEqual([]);
+    expect([statics, guards]).toEqual([2, 1]); // the add failed the static guard, the relu the guard
+    // the add's signature changes (a child gains a node): only the relu's guard runs again, not the add's tests
+    grow(egraph, y, 'neg', x);
+    grow(egraph, s, 'exp', x);
+    grow(egraph, x, 'exp', y);
+    expect(rule.search(egraph)).toEqual([]);
+    expect([statics, guards]).toEqual([2, 2]);
   });
 });
 

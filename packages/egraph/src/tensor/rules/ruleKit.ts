@@ -91,47 +91,42 @@ export function ctxOf(egraph: EGraph<TensorInfo>): RuleCtx {
   return analysis.ctx;
 }
 
-/** The ops of a class's node list, kept while the list stands still (lists only grow, or are replaced by a rebuild). */
-interface ClassOps {
-  nodes: readonly ENode[];
+/**
+ * The ops of a class's node list and the node count per op, kept per list object while it stands still (lists only
+ * grow, or are replaced by a rebuild): one view per class for ops and counts (two caches were two lookups per ask),
+ * shared by every width (a list's ops never depend on it).
+ */
+interface ClassView {
+  readonly nodes: readonly ENode[];
   length: number;
   readonly ops: Set<string>;
+  readonly counts: Map<string, number>;
+}
+
+/** The view of class `cls`'s current node list, extended to its length (kept by class id: a replaced list's view is dropped). */
+function viewOf(egraph: EGraph<TensorInfo>, cls: Id): ClassView {
+  const c = egraph.eclass(cls);
+  const nodes = c.nodes;
+  const cache = ctxOf(egraph).ofAnyWidth<Map<Id, ClassView>>('ruleKit:class-views', newMap);
+  let e = cache.get(c.id);
+  if (!e || e.nodes !== nodes) cache.set(c.id, (e = { nodes, length: 0, ops: new Set(), counts: new Map() }));
+  for (; e.length < nodes.length; e.length++) {
+    const o = nodes[e.length].op;
+    const n = e.counts.get(o);
+    if (n === undefined) e.ops.add(o);
+    e.counts.set(o, (n ?? 0) + 1);
+  }
+  return e;
 }
 
 /** The ops of class `cls`'s nodes (a shared set: do not modify). */
 export function classOps(egraph: EGraph<TensorInfo>, cls: Id): ReadonlySet<string> {
-  const c = egraph.eclass(cls);
-  const cache = ctxOf(egraph).of<Map<Id, ClassOps>>('ruleKit:class-ops', newMap);
-  let e = cache.get(c.id);
-  if (!e || e.nodes !== c.nodes) {
-    e = { nodes: c.nodes, length: 0, ops: new Set() };
-    cache.set(c.id, e);
-  }
-  for (; e.length < c.nodes.length; e.length++) e.ops.add(c.nodes[e.length].op);
-  return e.ops;
-}
-
-/** The node count per op of a class's node list, kept while the list stands still (lists only grow, or are replaced). */
-interface ClassOpCounts {
-  nodes: readonly ENode[];
-  length: number;
-  readonly counts: Map<string, number>;
+  return viewOf(egraph, cls).ops;
 }
 
 /** How many nodes of op `op` class `cls` holds. */
 export function classOpCount(egraph: EGraph<TensorInfo>, cls: Id, op: string): number {
-  const c = egraph.eclass(cls);
-  const cache = ctxOf(egraph).of<Map<Id, ClassOpCounts>>('ruleKit:class-op-counts', newMap);
-  let e = cache.get(c.id);
-  if (!e || e.nodes !== c.nodes) {
-    e = { nodes: c.nodes, length: 0, counts: new Map() };
-    cache.set(c.id, e);
-  }
-  for (; e.length < c.nodes.length; e.length++) {
-    const o = c.nodes[e.length].op;
-    e.counts.set(o, (e.counts.get(o) ?? 0) + 1);
-  }
-  return e.counts.get(op) ?? 0;
+  return viewOf(egraph, cls).counts.get(op) ?? 0;
 }
 
 /** Whether class `cls` holds a node of op `op`. */
