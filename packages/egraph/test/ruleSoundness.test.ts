@@ -439,6 +439,20 @@ const SAMPLES: Record<string, Sample> = {
     with: ['pointwise-lift', 'pointwise-merge', 'matmul-bias', 'matmul-relu'],
     prefer: ['matmulEpilogue'],
   },
+  'matmul-quant-epilogue': {
+    // a quantized Linear's forms: GELU(x·W + b) on a Q8_0 weight, a residual add on a biased Q4_0 product (K < 32:
+    // one zero-padded block; the packed words and scales are random i32)
+    build: (g, r) => {
+      const x = mat(g, 'x', r);
+      const n = dim(r);
+      const b = g.input('b', [n]);
+      const res = g.input('res', [x.shape[0], n]);
+      const h8 = g.add(g.matmulQ8(x, g.input('q8', [n, 8], 'i32'), g.input('d8', [n, 1], 'i32')), b);
+      const h4 = g.add(g.matmulQ4(x, g.input('q4', [n, 4], 'i32'), g.input('d4', [n, 1], 'i32')), b);
+      return [g.gelu(h8, { approximate: 'tanh' }), g.add(res, h4)];
+    },
+    with: ['pointwise-lift', 'pointwise-merge'],
+  },
   'matmul-epilogue-inline': {
     // GELU's backward shape: a product dY·Wᵀ times pointwise work on a saved pre-activation (and a bias)
     build: (g, r) => {

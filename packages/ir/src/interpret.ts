@@ -237,6 +237,19 @@ function matmulCore(node: Node, a: TensorValue, b: TensorValue, transA: boolean,
 }
 
 /** Row-wise log-softmax over the last axis, in float64. */
+/** A quantized matmul's product `y` (rounded) through its epilogue, if any, over `extras` (as `matmulEpilogue`'s). */
+function withEpilogue(node: Node<'matmulQ8' | 'matmulQ4'>, y: TensorData, extras: readonly TensorValue[], ctx: Ctx): TensorData {
+  const { expr } = node.attrs;
+  if (expr === undefined) return y;
+  const vals = new Array<number>(extras.length + 1);
+  broadcastMap(node, extras, (o, idx) => {
+    vals[0] = y[o];
+    for (let j = 0; j < extras.length; j++) vals[j + 1] = extras[j].data[idx[j]];
+    y[o] = ctx.round(evalPwExpr(expr, vals, ctx.round));
+  });
+  return y;
+}
+
 function logSoftmaxRows(x: TensorData, rows: number, cols: number): Float64Array {
   const y = new Float64Array(rows * cols);
   for (let r = 0; r < rows; r++) {
@@ -406,7 +419,8 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     for (let i = 0; i < d.length; i++) d[i] = ctx.round(activation === 'relu' ? Math.max(0, d[i]) : d[i]);
     return out(node, d);
   },
-  matmulQ8: (node, [x, q, d], ctx) => {
+  matmulQ8: (node, ins, ctx) => {
+    const [x, q, d] = ins;
     // x · w with w[k][n] = d[n][⌊k/32⌋]·q[n][k] (exact in f32: an f16 times an int8), sums in float64
     const k = x.shape[x.shape.length - 1];
     const rows = k === 0 ? 0 : x.data.length / k;
@@ -421,9 +435,10 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
         for (let p = 0; p < k; p++) acc += x.data[r * k + p] * w[p * n + j];
         y[r * n + j] = ctx.round(acc);
       }
-    return out(node, y);
+    return out(node, withEpilogue(node, y, ins.slice(3), ctx));
   },
-  matmulQ4: (node, [x, q, d], ctx) => {
+  matmulQ4: (node, ins, ctx) => {
+    const [x, q, d] = ins;
     // x · w with w[k][n] = d[n][⌊k/32⌋]·(q[n][k] − 8) (exact in f32: an f16 times a small integer), sums in float64
     const k = x.shape[x.shape.length - 1];
     const rows = k === 0 ? 0 : x.data.length / k;
@@ -438,7 +453,7 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
         for (let p = 0; p < k; p++) acc += x.data[r * k + p] * w[p * n + j];
         y[r * n + j] = ctx.round(acc);
       }
-    return out(node, y);
+    return out(node, withEpilogue(node, y, ins.slice(3), ctx));
   },
   matmulPartials: (node, ins, ctx) => {
     // partial s is the product of op(a)'s columns and op(b)'s rows in chunk s of K (float64 sums, then rounded);

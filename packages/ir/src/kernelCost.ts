@@ -57,6 +57,9 @@ const n = (s: Shape) => numel(s);
 const free: KernelCost = { flops: () => 0 };
 const perOut = (k: number): KernelCost => ({ flops: (c) => k * n(c.out.shape) });
 const perIn = (k: number): KernelCost => ({ flops: (c) => k * n(c.ins[0].shape) });
+/** A quantized matmul's epilogue: its expression's work per output element, as `matmulEpilogue`'s. */
+const quantEpilogueWork = (c: KernelCtx<'matmulQ8' | 'matmulQ4'>) => (c.attrs.expr ? pwExprWork(c.attrs.expr) * n(c.out.shape) : 0);
+
 const matmulFlops = (c: KernelCtx<'matmul' | 'fusedMatmul' | 'matmulEpilogue' | 'matmulPartials'>) => {
   const a = c.ins[0].shape;
   const k = c.attrs.transA ? a[a.length - 2] : a[a.length - 1]; // flags: last two axes
@@ -213,8 +216,8 @@ export const KERNEL_COST: { readonly [K in OpKind]: KernelCost<K> } = {
   matmulEpilogue: { flops: (c) => matmulFlops(c) + pwExprWork(c.attrs.expr) * n(c.out.shape) },
   matmulPartials: { flops: (c) => matmulFlops(c) / c.attrs.splits }, // each partial sums K/S products
   // a product per multiply-add, plus each weight's dequantization (d·q) per row tile that loads it: counted once
-  matmulQ4: { flops: (c) => 2 * n(c.out.shape) * (c.ins[0].shape.at(-1) ?? 0) + n(c.ins[1]?.shape ?? []) * 8 },
-  matmulQ8: { flops: (c) => 2 * n(c.out.shape) * (c.ins[0].shape.at(-1) ?? 0) + n(c.ins[1]?.shape ?? []) * 4 },
+  matmulQ4: { flops: (c) => 2 * n(c.out.shape) * (c.ins[0].shape.at(-1) ?? 0) + n(c.ins[1]?.shape ?? []) * 8 + quantEpilogueWork(c) },
+  matmulQ8: { flops: (c) => 2 * n(c.out.shape) * (c.ins[0].shape.at(-1) ?? 0) + n(c.ins[1]?.shape ?? []) * 4 + quantEpilogueWork(c) },
   pointwise: { flops: (c) => pwExprWork(c.attrs.expr) * n(c.out.shape) },
   pointwiseMulti: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprWork(e), 0) * n(c.out.shape) },
   pointwiseMultiTensor: { flops: (c) => c.attrs.exprs.reduce((s, e) => s + pwExprWork(e), 0) * c.attrs.shapes.reduce((s, sh) => s + n(sh), 0) },

@@ -278,14 +278,18 @@ export interface OtherOpAttrs {
    * inputs [x [..., M, K] f32, q [N, ceil(K/32)·8] i32, d [N, ceil(ceil(K/32)/2)] i32]: x·w with w a Q8_0 weight
    * (GGUF's int8 blocks of 32 along K, 4 per i32 word, one f16 scale each, 2 per word; see quantQ8.ts), dequantized as the kernel loads it,
    * w[k][n] = d[n][⌊k/32⌋]·q[n][k] → [..., M, N] f32. Weight-only quantization for inference (no gradient).
+   * With `expr` (inputs [x, q, d, ...extras]), every product element passes through that pointwise epilogue as
+   * `matmulEpilogue`'s does (`$0` the product, `$k` extra k − 1 broadcast to the output): a Linear's bias, GELU,
+   * residual add in the matmul's kernel. Only the e-graph's fusion sets it.
    */
-  matmulQ8: Record<string, never>;
+  matmulQ8: { expr?: PwExpr };
   /**
    * inputs [x [..., M, K] f32, q [N, ceil(K/32)·4] i32, d [N, ceil(ceil(K/32)/2)] i32]: x·w with w a Q4_0 weight
    * (GGUF's 4-bit blocks of 32 along K, 16 bytes each in 4 i32 words, one f16 scale each, 2 per word; see quantQ4.ts),
    * dequantized as the kernel loads it, w[k][n] = d[n][⌊k/32⌋]·(q[n][k] − 8) → [..., M, N] f32. Inference only.
+   * `expr`: a pointwise epilogue over the product and extras [x, q, d, ...extras], as `matmulQ8`'s.
    */
-  matmulQ4: Record<string, never>;
+  matmulQ4: { expr?: PwExpr };
   /**
    * Row-local fusion (layer norm, RMS norm, softmax and their gradients as one kernel): inputs broadcast to the
    * output shape; per row (the last axis), the `stats` in order, each `post(reduce(expr))` over the row, then

@@ -112,4 +112,28 @@ describe('matmulQ8', () => {
     expect(() => g.matmulQ8(x, g.input('q3', [4, 16]), g.input('d3', [4, 1], 'i32'))).toThrow(/q must be i32/);
     expect(() => g.matmulQ8(x, g.input('q4', [4, 16], 'i32'), g.input('d4', [4, 1]))).toThrow(/d must be i32/);
   });
+
+  it('with an epilogue is its product through the expression: GELU(x·w + b) + residual, as matmulQ8 then pointwise ops', () => {
+    const [m, k, n] = [3, 40, 5];
+    const qw = quantizeQ8_0(tensor([k, n], randn(k * n, 5)));
+    const feeds = { x: tensor([m, k], randn(m * k, 6)), q: qw.q, d: qw.d, b: tensor([n], randn(n, 7)), res: tensor([m, n], randn(m * n, 8)) };
+    const build = (fused: boolean) => {
+      const g = new Graph();
+      const [x, q, d] = [g.input('x', [m, k]), g.input('q', qw.q.shape, 'i32'), g.input('d', qw.d.shape, 'i32')];
+      const [b, res] = [g.input('b', [n]), g.input('res', [m, n])];
+      const expr = { op: 'add', a: { op: 'geluTanh', a: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 1 } } }, b: { op: 'in', index: 2 } } as const;
+      g.output('y', fused ? g.node('matmulQ8', [x, q, d, b, res], { expr }) : g.add(g.gelu(g.add(g.matmulQ8(x, q, d), b), { approximate: 'tanh' }), res));
+      return g;
+    };
+    expect(interpret(build(true), feeds).outputs.y.data).toEqual(interpret(build(false), feeds).outputs.y.data);
+  });
+
+  it('names an epilogue operand that does not broadcast, and a read past the operands', () => {
+    const g = new Graph();
+    const [x, q, d] = [g.input('x', [2, 40]), g.input('q', [4, 16], 'i32'), g.input('d', [4, 1], 'i32')];
+    const $ = (index: number) => ({ op: 'in', index }) as const;
+    expect(() => g.node('matmulQ8', [x, q, d, g.input('b', [3])], { expr: { op: 'add', a: $(0), b: $(1) } })).toThrow(/extra operand 0 \[3\] does not broadcast to \[2, 4\]/);
+    expect(() => g.node('matmulQ8', [x, q, d, g.input('b2', [4])], { expr: { op: 'add', a: $(0), b: $(2) } })).toThrow(/the epilogue reads \$2, but there are 1 extra operands/);
+    expect(() => g.node('matmulQ8', [x, q, d, g.input('b3', [4])], {})).toThrow(/matmulQ8/);
+  });
 });

@@ -9,7 +9,8 @@
 import { f16Bits, f16FromBits } from './f16.js';
 import { arity, fail, type Rule, type TensorType } from './inferCore.js';
 import type { OpAttrs } from './ops.js';
-import { fmtShape } from './shape.js';
+import { type PwExpr, pwArity } from './pointwiseExpr.js';
+import { broadcastsTo, fmtShape } from './shape.js';
 import type { TensorValue } from './tensorValue.js';
 
 /** Weights per Q8_0 block (along K). */
@@ -141,11 +142,12 @@ export function q8FromGguf(bytes: Uint8Array, n: number, k: number): Q8Weight {
 
 /**
  * The type rule of a block-quantized matmul `op` (matmulQ8, matmulQ4): x [..., M, K] f32, q [N, ceil(K/32)·`words`]
- * i32 (`what` says how a block packs), d [N, ceil(ceil(K/32)/2)] i32 → [..., M, N] f32.
+ * i32 (`what` says how a block packs), d [N, ceil(ceil(K/32)/2)] i32, then an epilogue's extras → [..., M, N] f32.
  */
 export function quantMatmulRule<K extends 'matmulQ8' | 'matmulQ4'>(op: K, words: number, what: string): Rule<OpAttrs[K]> {
-  return (ins) => {
-    arity(op, ins, 3);
+  return (ins, a) => {
+    if (a.expr === undefined) arity(op, ins, 3);
+    else if (ins.length < 3) fail(op, 'needs x, q and d before the epilogue operands', ins);
     const [x, q, d] = ins;
     if (x.dtype !== 'f32' || x.shape.length < 2) fail(op, `x must be f32 of rank ≥ 2 ([..., M, K]), got ${fmtShape(x.shape)} ${x.dtype}`, ins);
     const k = x.shape[x.shape.length - 1];
@@ -156,8 +158,18 @@ export function quantMatmulRule<K extends 'matmulQ8' | 'matmulQ4'>(op: K, words:
     const dWords = Math.ceil(blocks / 2);
     if (d.dtype !== 'i32' || d.shape.length !== 2 || d.shape[0] !== n || d.shape[1] !== dWords)
       fail(op, `d must be i32 [${n}, ${dWords}] (an f16 scale per block of 32, 2 per word), got ${fmtShape(d.shape)} ${d.dtype}`, ins);
-    return { shape: [...x.shape.slice(0, -1), n], dtype: 'f32' } satisfies TensorType;
+    const shape = [...x.shape.slice(0, -1), n];
+    if (a.expr !== undefined) checkEpilogue(op, a.expr, ins, shape);
+    return { shape, dtype: 'f32' } satisfies TensorType;
   };
+}
+
+/** An epilogue over the product and `ins[3..]`: it reads no operand past them, and each broadcasts to the output. */
+function checkEpilogue(op: string, expr: PwExpr, ins: readonly TensorType[], shape: readonly number[]): void {
+  if (pwArity(expr) > ins.length - 2) fail(op, `the epilogue reads $${pwArity(expr) - 1}, but there are ${ins.length - 3} extra operands`, ins);
+  ins.slice(3).forEach((e, k) => {
+    if (!broadcastsTo(e.shape, shape)) fail(op, `extra operand ${k} ${fmtShape(e.shape)} does not broadcast to ${fmtShape(shape)}`, ins);
+  });
 }
 
 /** `matmulQ8`'s type: x [..., M, K] f32, q [N, ceil(K/32)·8] i32, d [N, ceil(ceil(K/32)/2)] i32 → [..., M, N] f32. */

@@ -1,7 +1,8 @@
 // The matmul epilogue hook (`matmulEpilogue`): any pointwise expression of the product and extra operands (a
 // bias, a residual, a GELU, a scale) applied to each product element before it is stored, so the product is
 // never written. matmul.ts's plans (tiled, split-K's reduction, skinny) call `at(v, index)` where they store;
-// everything else (the extra operands' bindings, their broadcast loads, the WGSL helpers) lives here.
+// everything else (the extra operands' bindings, their broadcast loads, the WGSL helpers) lives here. The
+// quantized matmuls (`matmulQ8`, `matmulQ4` with an `expr`) use it too, through `shaderParts` (extras from operand 3).
 // Must compute what the interpreter does: the product rounded to f32, then the expression in f32 per op.
 
 import { type Binding, isSpecOf, type KernelSpec } from './kernel.js';
@@ -11,6 +12,7 @@ import { operandLoads } from './elementwise.js';
 import { declareLiterals, literalsBinding, literalTable } from './literals.js';
 import { emitPwExpr } from './pointwise.js';
 import { emitHelpers, HELPERS, type HelperName } from './scalarOps.js';
+import { type BufferVar, inputVar } from './shader.js';
 import { indent, kernelError, wgslType } from './wgsl.js';
 
 /** The epilogue of a matmul kernel: extra bindings, module-scope WGSL, and the call at a stored element. */
@@ -21,16 +23,26 @@ export interface MatmulEpilogueHook {
   at(v: string, index: string): string;
   /** For header comments, e.g. `epilogue (geluTanh (add $0 $1))`. */
   readonly what: string;
+  /**
+   * The extra operands as buffers and the epilogue function with its literal placeholders, for a kernel built with
+   * `shaderDispatch` (which binds the literal table after every buffer).
+   */
+  shaderParts(): { buffers: BufferVar[]; decls: string[] };
 }
 
 const f32Of = (v: string, dtype: DType) => (wgslType(dtype) === 'f32' ? v : `f32(${v})`); // f16 loads arrive as f32
 const calls = (code: string, fn: string) => new RegExp(`\\b${fn}\\(`).test(code);
 
-/** The hook of a `matmulEpilogue` node, or undefined for `matmul` / `fusedMatmul` (their bias and relu stay in matmul.ts). */
+/**
+ * The hook of a `matmulEpilogue` node or a quantized matmul with an `expr`; undefined for `matmul` / `fusedMatmul`
+ * (their bias and relu stay in matmul.ts) and a quantized matmul without one.
+ */
 export function matmulEpilogueHook(spec: KernelSpec): MatmulEpilogueHook | undefined {
-  if (!isSpecOf(spec, 'matmulEpilogue')) return undefined;
-  const { expr } = spec.node.attrs;
-  const extras = spec.inputs.slice(2);
+  const quant = isSpecOf(spec, 'matmulQ8', 'matmulQ4');
+  const expr = isSpecOf(spec, 'matmulEpilogue', 'matmulQ8', 'matmulQ4') ? spec.node.attrs.expr : undefined;
+  if (!expr) return undefined;
+  const first = quant ? 3 : 2; // the operand index of extra 0
+  const extras = spec.inputs.slice(first);
   const used = new Set<number>();
   const e = emitPwExpr(
     expr,
@@ -51,13 +63,14 @@ export function matmulEpilogueHook(spec: KernelSpec): MatmulEpilogueHook | undef
     spec.node.shape,
   );
   // the expression's float literals are read from a uniform table bound after the extra operands (literals.ts)
-  const { code: fn, data: literals } = literalTable(`fn epilogue(prod: f32, o: u32) -> f32 {
+  const raw = `fn epilogue(prod: f32, o: u32) -> f32 {
 ${indent([...loads, e.code, `return ${e.result};`].filter(Boolean).join('\n'))}
-}`);
+}`;
+  const { code: fn, data: literals } = literalTable(raw);
   const helpers = (Object.keys(HELPERS) as HelperName[]).filter((h) => calls(fn, h));
   return {
     declare(first) {
-      const bindings: Binding[] = order.map((k) => ({ source: { kind: 'input', index: k + 2 }, access: 'read', dtype: extras[k].dtype }));
+      const bindings: Binding[] = order.map((k) => ({ source: { kind: 'input', index: k + first }, access: 'read', dtype: extras[k].dtype }));
       const decl = order.map((k, j) => `@group(0) @binding(${first + j}) var<storage, read> ${names[j]}: array<${wgslType(extras[k].dtype)}>;`);
       if (literals) {
         decl.push(declareLiterals(first + bindings.length, literals));
@@ -68,5 +81,6 @@ ${indent([...loads, e.code, `return ${e.result};`].filter(Boolean).join('\n'))}
     },
     at: (v, index) => `epilogue(${v}, ${index})`,
     what: `epilogue ${fmtPwExpr(expr)}`,
+    shaderParts: () => ({ buffers: order.map((k, j) => inputVar(spec, k + first, names[j])), decls: [raw] }),
   };
 }

@@ -7,6 +7,7 @@
 import { q8Blocks } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { Q8_GEMV_MAX_ROWS } from './matmulQ8.js';
+import { matmulEpilogueHook } from './matmulEpilogue.js';
 import { computeMain, inputVar, outputVar, planOf, shaderDispatch } from './shader.js';
 import { checkWorkgroupMemory, kernelError, u32Lit } from './wgsl.js';
 
@@ -29,10 +30,16 @@ export function matmulQ4Kernel(spec: KernelSpec<'matmulQ4'>, caps: DeviceCaps): 
   const R = K === 0 ? 0 : x.reduce((a, b) => a * b, 1) / K;
   if (R === 0 || N === 0) return planOf([]);
   if (WG > caps.maxComputeInvocationsPerWorkgroup) kernelError(spec, `needs ${WG} invocations per workgroup, more than maxComputeInvocationsPerWorkgroup (device value ${caps.maxComputeInvocationsPerWorkgroup})`);
-  if (caps.maxStorageBuffersPerShaderStage < 4) kernelError(spec, `binds 4 storage buffers, more than maxStorageBuffersPerShaderStage (device value ${caps.maxStorageBuffersPerShaderStage})`);
+  // an epilogue (bias, GELU, residual: `expr`) binds its extra operands after y and runs on each stored element
+  const hook = matmulEpilogueHook(spec);
+  const epi = hook?.shaderParts();
+  const at = (v: string, o: string) => (epi ? `epilogue(${v}, ${o})` : v);
+  const storage = 4 + (epi?.buffers.length ?? 0);
+  if (caps.maxStorageBuffersPerShaderStage < storage) kernelError(spec, `binds ${storage} storage buffers, more than maxStorageBuffersPerShaderStage (device value ${caps.maxStorageBuffersPerShaderStage})`);
   const blocks = q8Blocks(K);
   const consts = [`const R = ${u32Lit(R)};`, `const K = ${u32Lit(K)};`, `const N = ${u32Lit(N)};`, `const BLOCKS = ${u32Lit(blocks)};`, `const WORDS = ${u32Lit(blocks * 4)};`, `const DWORDS = ${u32Lit(Math.ceil(blocks / 2))};`];
-  const buffers = [inputVar(spec, 0, 'x'), inputVar(spec, 1, 'q'), inputVar(spec, 2, 'd'), outputVar(spec)];
+  const buffers = [inputVar(spec, 0, 'x'), inputVar(spec, 1, 'q'), inputVar(spec, 2, 'd'), outputVar(spec), ...(epi?.buffers ?? [])];
+  const what = hook ? `, ${hook.what}` : '';
   // x past K (the last block's padding) is read as 0, never out of bounds
   const xAt = (row: string, k: string) => (K % 32 === 0 ? `x[${row} * K + ${k}]` : `select(0.0, x[${row} * K + min(${k}, K - 1u)], ${k} < K)`);
   const grid = (gx: number, gy: number): [number, number, number] => {
@@ -66,13 +73,13 @@ ${rows.map((r) => `    acc[${r}] += dot(lo${e}, ${xVec(r, `b * 32u + ${4 * e}u`)
 ${rows.map((r) => `part[${r * WG}u + lid] = acc[${r}];`).join('\n')}
 workgroupBarrier();
 if (t == 0u && n < N) {
-${rows.map((r) => `  y[${r}u * N + n] = ${Array.from({ length: 8 }, (_, i) => `part[${r * WG}u + lid + ${i}u]`).join(' + ')};`).join('\n')}
+${rows.map((r) => `  y[${r}u * N + n] = ${at(Array.from({ length: 8 }, (_, i) => `part[${r * WG}u + lid + ${i}u]`).join(' + '), `${r}u * N + n`)};`).join('\n')}
 }`;
     return planOf([
       shaderDispatch(spec, {
-        strategy: `Q4_0 weight, ${R} row(s): 8 threads per output column read its blocks (16 bytes each, consecutive), dequantize (q − 8)·d in registers, then sum`,
-        buffers: [{ ...buffers[0], element: x4 ? 'vec4<f32>' : undefined }, { ...buffers[1], element: 'vec4<i32>' }, buffers[2], buffers[3]],
-        decls: [...consts, `var<workgroup> part: array<f32, ${WG * R}>;`],
+        strategy: `Q4_0 weight, ${R} row(s): 8 threads per output column read its blocks (16 bytes each, consecutive), dequantize (q − 8)·d in registers, then sum${what}`,
+        buffers: [{ ...buffers[0], element: x4 ? 'vec4<f32>' : undefined }, { ...buffers[1], element: 'vec4<i32>' }, ...buffers.slice(2)],
+        decls: [...consts, `var<workgroup> part: array<f32, ${WG * R}>;`, ...(epi?.decls ?? [])],
         main: computeMain(WG, '@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32', body),
         workgroupSize: WG,
         grid: grid(Math.ceil(N / GEMV_COLS), 1),
@@ -120,14 +127,14 @@ for (var i = 0u; i < 4u; i++) {
   let r = r0 + tr * 4u + i;
   for (var j = 0u; j < 4u; j++) {
     let n = n0 + tn * 4u + j;
-    if (r < R && n < N) { y[r * N + n] = acc[i][j]; }
+    if (r < R && n < N) { y[r * N + n] = ${at('acc[i][j]', 'r * N + n')}; }
   }
 }`;
   return planOf([
     shaderDispatch(spec, {
-      strategy: `Q4_0 weight, tiled ${TILE_R}x${TILE_N} per workgroup (4x4 per thread), per block of 32 along K: x's slice and the dequantized weight block in workgroup memory`,
+      strategy: `Q4_0 weight, tiled ${TILE_R}x${TILE_N} per workgroup (4x4 per thread), per block of 32 along K: x's slice and the dequantized weight block in workgroup memory${what}`,
       buffers,
-      decls: [...consts, `var<workgroup> xs: array<f32, ${TILE_R * 32}>;`, `var<workgroup> ws: array<f32, ${32 * TILE_N}>;`],
+      decls: [...consts, `var<workgroup> xs: array<f32, ${TILE_R * 32}>;`, `var<workgroup> ws: array<f32, ${32 * TILE_N}>;`, ...(epi?.decls ?? [])],
       main: computeMain(WG, '@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32', body),
       workgroupSize: WG,
       grid: grid(Math.ceil(N / TILE_N), Math.ceil(R / TILE_R)),

@@ -1,13 +1,18 @@
 // The Q8_0 weight-only matmul (both kernels: a few rows, and the tiled one) against the reference interpreter
 // (float32) on a real WebGPU device: K a multiple of 32 and not (the last block zero-padded), odd N and M, leading
-// batch axes, and an all-zero block (scale 0).
+// batch axes, and an all-zero block (scale 0); with an epilogue (`expr`: bias, bias then GELU, a residual add).
 import { describe, expect, it } from 'vitest';
 import { generateKernel, type KernelSpec, loadKernels } from '@neura/wgsl-kernels';
-import { Graph, interpret, mulberry32, numel, quantizeQ8_0, type Shape, tensor } from '@neura/ir';
+import { Graph, interpret, type PwExpr, type TensorValue, mulberry32, numel, quantizeQ8_0, type Shape, tensor } from '@neura/ir';
 import { runPlan, testCaps } from '../../../tooling/test/gpu.js';
 import { Q8_GEMV_MAX_ROWS } from '../src/matmulQ8.js';
 
 await loadKernels(['matmulQ8']); // the quantized group loads on demand (lazyKernels.ts)
+
+/** Epilogues of a Linear: its bias; the bias then GELU (an MLP's first layer); the bias then a residual add. */
+type Epilogue = 'bias' | 'biasGelu' | 'residual';
+const biased: PwExpr = { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 1 } };
+const EPILOGUES: Record<Epilogue, PwExpr> = { bias: biased, biasGelu: { op: 'geluTanh', a: biased }, residual: { op: 'add', a: { op: 'in', index: 2 }, b: biased } };
 
 let seed = 11;
 const random = (shape: Shape) => {
@@ -15,19 +20,23 @@ const random = (shape: Shape) => {
   return tensor(shape, Array.from({ length: numel(shape) }, () => 4 * r() - 2));
 };
 
-async function check(x: Shape, n: number, zeroBlock = false) {
+async function check(x: Shape, n: number, zeroBlock = false, epilogue?: Epilogue) {
   const k = x[x.length - 1];
   const w = random([k, n]);
   if (zeroBlock) for (let j = 0; j < Math.min(k, 32); j++) w.data[j * n] = 0;
   const { q, d } = quantizeQ8_0(w);
   const g = new Graph();
-  const y = g.matmulQ8(g.input('x', x), g.input('q', q.shape, 'i32'), g.input('d', d.shape, 'i32'));
+  const outShape = [...x.slice(0, -1), n];
+  // the epilogue's extra operands: a bias [N], and for a residual the product's shape
+  const extras = epilogue ? [random([n]), ...(epilogue === 'residual' ? [random(outShape)] : [])] : [];
+  const operands = [g.input('x', x), g.input('q', q.shape, 'i32'), g.input('d', d.shape, 'i32'), ...extras.map((e, i) => g.input(`e${i}`, e.shape))];
+  const y = epilogue ? g.node('matmulQ8', operands, { expr: EPILOGUES[epilogue] }) : g.matmulQ8(operands[0], operands[1], operands[2]);
   g.output('y', y);
-  const feeds = { x: random(x), q, d };
+  const feeds: Record<string, TensorValue> = { x: random(x), q, d, ...Object.fromEntries(extras.map((e, i) => [`e${i}`, e])) };
   const want = interpret(g, feeds, {}, 'f32').outputs.y;
-  const spec: KernelSpec = { node: y, inputs: [feeds.x, q, d].map((t) => ({ shape: t.shape, dtype: t.dtype })) };
+  const spec: KernelSpec = { node: y, inputs: [feeds.x, q, d, ...extras].map((t) => ({ shape: t.shape, dtype: t.dtype })) };
   const plan = generateKernel(spec, await testCaps());
-  const got = new Float32Array(await runPlan(plan, [feeds.x.data, q.data, d.data], numel(y.shape) * 4));
+  const got = new Float32Array(await runPlan(plan, [feeds.x.data, q.data, d.data, ...extras.map((e) => e.data as Float32Array)], numel(y.shape) * 4));
   expect(got.length).toBe(want.data.length);
   let worst = 0;
   for (let i = 0; i < got.length; i++) worst = Math.max(worst, Math.abs(got[i] - want.data[i]) / (1 + Math.abs(want.data[i])));
@@ -50,5 +59,12 @@ describe('matmulQ8 kernels on a real device (vs the interpreter)', () => {
     const plan = await check([2, 37, 70], 67, true);
     expect(plan.dispatches[0].code).toContain('tiled 16x64');
     await check([19, 128], 130);
+  });
+  it('with an epilogue: bias (one row, N = 37), bias then GELU (3 rows, K = 45), a residual add (tiled, N = 67)', async () => {
+    const plan = await check([1, 64], 37, false, 'bias');
+    expect(plan.dispatches[0].code).toContain('epilogue (add $0 $1)');
+    await check([3, 1, 45], 10, true, 'biasGelu');
+    await check([2, 37, 70], 67, false, 'residual');
+    await check([1, 96], 9, false, 'residual'); // a decode step's residual
   });
 });

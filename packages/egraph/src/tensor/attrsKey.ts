@@ -9,7 +9,7 @@ import { DATA_KEY } from '../core/index.js';
 import { exprKey } from './exprKey.js';
 
 /** Ops whose attributes hold expressions, keyed by `attrsKey` (see `keyedAttrs`). */
-export const EXPR_ATTR_OPS: ReadonlySet<string> = new Set(['pointwiseReduce', 'pointwiseReduceMulti', 'rowwise', 'rowwiseMulti', 'matmulEpilogue', 'pointwiseMulti', 'pointwiseMultiTensor']);
+export const EXPR_ATTR_OPS: ReadonlySet<string> = new Set(['pointwiseReduce', 'pointwiseReduceMulti', 'rowwise', 'rowwiseMulti', 'matmulEpilogue', 'matmulQ8', 'matmulQ4', 'pointwiseMulti', 'pointwiseMultiTensor']);
 
 /** A copy of attribute data carrying its key in a non-enumerable `DATA_KEY` slot (read before core's key cache). */
 export function keyedAttrs<T extends object>(attrs: T): T {

@@ -4,7 +4,7 @@
 // only its live nodes.
 
 import type { Graph, NodeId, Shape } from '@neura/ir';
-import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtRowwise, fmtShape, kernelDispatches, kernelOutputs, resultType } from '@neura/ir';
+import { FUSED_OPS, fmtPointwiseReduce, fmtPwExpr, fmtRowwise, fmtShape, isOp, kernelDispatches, kernelOutputs, resultType } from '@neura/ir';
 import type { DagExtraction, EGraph, Extraction, Report } from '../core/index.js';
 import { formatOp } from '../core/index.js';
 import { isKernelOp, tensorBytes } from './costModel.js';
@@ -33,7 +33,7 @@ export interface FusedKernel {
   readonly inputs: number;
   /** The pointwise expression, for `pointwise` kernels (`post ∘ reduce[axes](prologue)` for `pointwiseReduce`). */
   readonly expr?: string;
-  /** The epilogue, for `fusedMatmul` kernels (e.g. `bias+relu`) and `matmulEpilogue` ones (its expression, `$0` the product). */
+  /** The epilogue, for `fusedMatmul` kernels (e.g. `bias+relu`), `matmulEpilogue` and quantized matmul ones (its expression, `$0` the product). */
   readonly epilogue?: string;
   /** The registered name, for `custom` kernels (user ops run as their own kernel). */
   readonly custom?: string;
@@ -86,7 +86,8 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
     const seqMajor = ATTENTION_OPS.includes(n.op) && a.seqMajor === true;
     const window = ATTENTION_OPS.includes(n.op) ? a.window : undefined;
     const deltaFromOut = ATTENTION_OPS.includes(n.op) && a.deltaFromOut === true;
-    if ((!FUSED_OPS.includes(n.op) && n.op !== 'custom' && !seqMajor && !deltaFromOut) || n.op === 'pick') continue;
+    const quantEpilogue = isOp(n, 'matmulQ8', 'matmulQ4') ? n.attrs.expr : undefined; // a quantized matmul with its epilogue
+    if ((!FUSED_OPS.includes(n.op) && n.op !== 'custom' && !seqMajor && !deltaFromOut && !quantEpilogue) || n.op === 'pick') continue;
     const base = { node: id, op: n.op, shape: n.shape, inputs: n.inputs.length, rules: rulesOf(id) };
     const forms = [
       ...(seqMajor ? ['seq-major [..., T, H, D] (head split/merge folded)'] : []),
@@ -102,6 +103,7 @@ export function kernelsOf(graph: Graph, rulesOf: (id: NodeId) => readonly string
       const folded = P ? `, role ${P.role} of ${P.splits.filter((x) => x > 1).length} groups summed from split-K partials` : '';
       out.push({ ...base, expr: `${n.attrs.exprs.map((e) => fmtPwExpr(e)).join(' ; ')} over ${n.attrs.shapes.length} groups${folded}` });
     }
+    else if (quantEpilogue) out.push({ ...base, epilogue: fmtPwExpr(quantEpilogue) });
     else if (n.op === 'matmulEpilogue') out.push({ ...base, epilogue: `${n.attrs.transA ? 'transA+' : ''}${n.attrs.transB ? 'transB+' : ''}${fmtPwExpr(n.attrs.expr)}` });
     else if (n.op === 'pointwiseReduce') out.push({ ...base, expr: fmtPointwiseReduce(n.attrs) }); // epilogue ∘ reduce(prologue)
     else if (n.op === 'pointwiseReduceMulti') out.push({ ...base, expr: n.attrs.results.map((r) => fmtPointwiseReduce({ ...n.attrs, ...r })).join(' ; ') }); // sibling reductions, one kernel

@@ -3,6 +3,7 @@
 // expression with the product's own epilogue substituted in (bias, GELU, residual add, scale, a mask from an
 // i32 tensor...). Chains grow over iterations (each result joins the pointwise node's class, where the next
 // consumer finds it). The cost model decides: the product's tensor is saved only when nothing else reads it.
+// `matmul-quant-epilogue` does the same for the weight-quantized products (`matmulQ8`, `matmulQ4`, their `expr`).
 // Must not keep state outside the run's `RuleCtx`. Invariant: a fused node computes exactly its class's value.
 
 import type { DType, PwExpr } from '@neura/ir';
@@ -19,7 +20,7 @@ import { addRecorded, classHasAnyOp, nodeRule, rulesOf, type TensorRewrite } fro
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
 const PRODUCT_OPS = ['matmul', 'fusedMatmul', 'matmulEpilogue'];
-const PRODUCTS: ReadonlySet<string> = new Set(PRODUCT_OPS);
+const QUANT_OPS = ['matmulQ8', 'matmulQ4'];
 
 /** `pointwiseFusion`'s `mapInputs` under the name rowwise-fusion imports from here. */
 export const mapIn = mapInputs;
@@ -36,26 +37,43 @@ function operandSlots(egraph: EGraph<TensorInfo>): { ids: Id[]; slot: (c: Id) =>
   return { ids, slot };
 }
 
-/** A product node as flags, its epilogue over `$0` (the product) and `$1..` (its extra classes), and those classes. */
-function productOf(n: ENode): { transA: boolean; transB: boolean; expr: PwExpr; extras: readonly Id[]; round?: [boolean, boolean] } | undefined {
-  if (n.op === 'matmul') return { ...enodeAttrs(n, 'matmul'), expr: $(0), extras: [] };
+/** A product: its flags, epilogue over `$0` (the product) and `$1..` (its extra classes), those classes, and its operand count. */
+interface Product {
+  transA: boolean;
+  transB: boolean;
+  expr: PwExpr;
+  extras: readonly Id[];
+  round?: [boolean, boolean];
+  /** The operands before the extras: a and b, or a quantized matmul's x, q and d. */
+  operands: number;
+}
+
+/** A product node as a `Product` (undefined for any other node). */
+function productOf(n: ENode): Product | undefined {
+  if (n.op === 'matmulQ8' || n.op === 'matmulQ4') {
+    const { expr } = enodeAttrs(n, n.op);
+    return { transA: false, transB: false, expr: expr ?? $(0), extras: n.children.slice(3), operands: 3 };
+  }
+  if (n.op === 'matmul') return { ...enodeAttrs(n, 'matmul'), expr: $(0), extras: [], operands: 2 };
   if (n.op === 'matmulEpilogue') {
     const a = enodeAttrs(n, 'matmulEpilogue');
-    return { transA: a.transA, transB: a.transB, expr: a.expr, extras: n.children.slice(2), ...(a.round ? { round: a.round } : {}) };
+    return { transA: a.transA, transB: a.transB, expr: a.expr, extras: n.children.slice(2), ...(a.round ? { round: a.round } : {}), operands: 2 };
   }
   if (n.op === 'fusedMatmul') {
     const a = enodeAttrs(n, 'fusedMatmul');
     const biased: PwExpr = a.bias ? { op: 'add', a: $(0), b: $(1) } : $(0);
-    return { transA: a.transA, transB: a.transB, expr: a.activation === 'relu' ? { op: 'relu', a: biased } : biased, extras: a.bias ? [n.children[2]] : [] };
+    return { transA: a.transA, transB: a.transB, expr: a.activation === 'relu' ? { op: 'relu', a: biased } : biased, extras: a.bias ? [n.children[2]] : [], operands: 2 };
   }
   return undefined;
 }
 
 /**
- * For each input of a pointwise node whose class holds a product of the node's shape: the product with the
- * node's expression as its epilogue (the product's own epilogue inlined), within the binding limit.
+ * The applier of rule `name` over products of `ops`: for each input of a pointwise node whose class holds such a
+ * product of the node's shape, the product with the node's expression as its epilogue (the product's own epilogue
+ * inlined), within the binding limit.
  */
-function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] {
+const epilogueOf = (name: string, ops: readonly string[]) => (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] => {
+  const products: ReadonlySet<string> = new Set(ops);
   const out = info(egraph, eclass);
   if (!isFloat(out.dtype)) return [];
   const maxInputs = fusionWidth(egraph);
@@ -63,37 +81,43 @@ function matmulEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   const outer = exprOf(node);
   const children = node.children.map((c) => egraph.find(c));
   // per consumer: products tried, with Infinity once done, or the width that refused them (kept at a wider width)
-  const done = ctx.ofAnyWidth('matmul-epilogue:built', () => new Map<ENode, Map<ENode, number>>());
+  const done = ctx.ofAnyWidth(`${name}:built`, () => new Map<ENode, Map<ENode, number>>());
   let seen = done.get(node);
   if (!seen) done.set(node, (seen = new Map()));
   const built: Id[] = [];
   for (const cls of new Set(children)) {
     if (!sameShape(info(egraph, cls).shape, out.shape) || !isFloat(info(egraph, cls).dtype)) continue;
-    if (!classHasAnyOp(egraph, cls, PRODUCT_OPS)) continue; // the kept op set: no scan of a class of pointwise variants
+    if (!classHasAnyOp(egraph, cls, ops)) continue; // the kept op set: no scan of a class of pointwise variants
     for (const m of egraph.eclass(cls).nodes) {
-      if (!PRODUCTS.has(m.op) || (seen.get(m) ?? -1) >= maxInputs) continue;
+      if (!products.has(m.op) || (seen.get(m) ?? -1) >= maxInputs) continue;
       seen.set(m, Number.POSITIVE_INFINITY);
       const p = productOf(m);
       if (!p) continue;
-      // operands: a, b, then the product's extras, then the consumer's other inputs (each class once)
+      // operands: a, b (or x, q, d), then the product's extras, then the consumer's other inputs (each class once)
       const { ids: extras, slot } = operandSlots(egraph);
       const mapped = mapIn(p.expr, (i) => (i === 0 ? $(0) : slot(p.extras[i - 1])));
       // an f16 product was rounded to a half when stored: the fused kernel rounds it there too (exact)
       const inner: PwExpr = info(egraph, cls).dtype === 'f16' ? { op: 'cast', to: 'f16', a: mapped } : mapped;
       const expr = mapIn(outer, (j) => (children[j] === cls ? inner : slot(children[j])));
-      const operands = new Set([egraph.find(m.children[0]), egraph.find(m.children[1]), ...extras]);
+      const leading = m.children.slice(0, p.operands);
+      const operands = new Set([...leading.map((c) => egraph.find(c)), ...extras]);
       if (pwExprSize(expr) > maxSize) continue;
       if (operands.size > maxInputs) {
         seen.set(m, maxInputs); // tried again at a wider width
         continue;
       }
+      const rules = [name, ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, m)];
+      if (p.operands === 3) {
+        // a quantized product is f32 (as is its consumer: a float of the product's shape): no dtype, no rounding
+        if (out.dtype === 'f32') built.push(addRecorded(egraph, irENode(m.op as 'matmulQ8' | 'matmulQ4', { expr }, [...leading, ...extras]), rules));
+        continue;
+      }
       const data = { transA: p.transA, transB: p.transB, expr, ...resultDtype(egraph, m, out, p.round), ...(p.round ? { round: p.round } : {}) };
-      const rules = ['matmul-epilogue', ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, m)];
-      built.push(addRecorded(egraph, irENode('matmulEpilogue', data, [m.children[0], m.children[1], ...extras]), rules));
+      built.push(addRecorded(egraph, irENode('matmulEpilogue', data, [...leading, ...extras]), rules));
     }
   }
   return built;
-}
+};
 
 /** The `dtype` attribute of an epilogue with result type `out` over product `m`'s operands (f16 where read rounded): only when they differ. */
 function resultDtype(egraph: EGraph<TensorInfo>, m: ENode, out: TensorInfo, round?: readonly boolean[]): { dtype?: DType } {
@@ -107,9 +131,10 @@ function resultDtype(egraph: EGraph<TensorInfo>, m: ENode, out: TensorInfo, roun
  * step an alternative in its own class, while taking every merged variant of every consumer built ~12 000
  * nodes on the GPT step (2.4 s of fusion) for no better plan.
  */
-function readsProduct(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean {
-  return isPrimaryExpr(exprOf(node)) && node.children.some((c) => classHasAnyOp(egraph, c, PRODUCT_OPS));
-}
+const readsProductOf =
+  (ops: readonly string[]) =>
+  (egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode): boolean =>
+    node.children.some((c) => classHasAnyOp(egraph, c, ops)); // (a one-op consumer: `isPrimary`, the static guard)
 
 /**
  * An epilogue's extra operand computed by pointwise work of the output's shape, inlined: the largest producer of
@@ -160,7 +185,7 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
  */
 const INLINE_INTO_MAX_SIZE = 4;
 
-/** Static part of `readsProduct`: a one-op consumer (its expression never changes). */
+/** Static part of `readsProductOf`: a one-op consumer (its expression never changes). */
 const isPrimary = (node: ENode): boolean => isPrimaryExpr(exprOf(node));
 
 /** Static part of `extraIsPointwise`: an epilogue small enough to inline into (its expression never changes). */
@@ -175,6 +200,7 @@ function extraIsPointwise(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode):
 
 /** The matmul epilogue rules (run with the pointwise fusion rules: they read the pointwise nodes those build). */
 export const matmulEpilogueRules: readonly TensorRewrite[] = [
-  nodeRule('matmul-epilogue', ['pointwise'], matmulEpilogue, { staticGuard: isPrimary, guard: readsProduct, guardBySignature: true }),
+  nodeRule('matmul-epilogue', ['pointwise'], epilogueOf('matmul-epilogue', PRODUCT_OPS), { staticGuard: isPrimary, guard: readsProductOf(PRODUCT_OPS), guardBySignature: true }),
+  nodeRule('matmul-quant-epilogue', ['pointwise'], epilogueOf('matmul-quant-epilogue', QUANT_OPS), { staticGuard: isPrimary, guard: readsProductOf(QUANT_OPS), guardBySignature: true }),
   nodeRule('matmul-epilogue-inline', ['matmulEpilogue'], inlineEpilogueOperand, { staticGuard: smallEpilogue, guard: extraIsPointwise, guardBySignature: true }),
 ];
