@@ -37,7 +37,8 @@ function f16Summary() {
     shaders: shaders.length,
     f16: f16.length,
     subgroupMatrix: shaders.filter((s) => /subgroup_matrix|subgroupMatrix/.test(s.code)).map((s) => s.label),
-    matmulsWithF16: matmuls.filter((s) => f16.includes(s)).length,
+    // f16 operands: stored as f16, or f32 in memory rounded to f16 as the kernel loads them (an autocast cast folded in)
+    matmulsWithF16: matmuls.filter((s) => f16.includes(s) || /(vec4<f16>|f16)\([ab]\[/.test(s.code)).length,
     matmuls: matmuls.length,
   };
 }
