@@ -276,6 +276,28 @@ const leafError: Impl<any> = (node: Node): never => {
   throw new Error(`interpret: leaf ${node.op} must be supplied by the caller`);
 };
 
+/**
+ * A weight-only quantized matmul (`matmulQ8`, `matmulQ4`): x · w with w[k][n] = d[n][⌊k/32⌋] times the format's
+ * value of q at (n, k) (`value`: quantQ8's or quantQ4's reader), sums in float64, then the op's epilogue if any.
+ */
+function quantizedMatmul(node: Node<'matmulQ8' | 'matmulQ4'>, ins: readonly TensorValue[], ctx: Ctx, value: (q: ArrayLike<number>, words: number, n: number, k: number) => number): TensorValue {
+  const [x, q, d] = ins;
+  const k = x.shape[x.shape.length - 1];
+  const rows = k === 0 ? 0 : x.data.length / k;
+  const [n, words] = q.shape;
+  const dWords = d.shape[1];
+  const w = new Float64Array(k * n);
+  for (let j = 0; j < n; j++) for (let p = 0; p < k; p++) w[p * n + j] = q8Scale(d.data, dWords, j, p >> 5) * value(q.data, words, j, p);
+  const y = alloc(node.shape, 'f32', ctx);
+  for (let r = 0; r < rows; r++)
+    for (let j = 0; j < n; j++) {
+      let acc = 0;
+      for (let p = 0; p < k; p++) acc += x.data[r * k + p] * w[p * n + j];
+      y[r * n + j] = ctx.round(acc);
+    }
+  return out(node, withEpilogue(node, y, ins.slice(3), ctx));
+}
+
 /** Reference semantics of every op. */
 export const INTERPRET: { [K in OpKind]: Impl<K> } = {
   input: leafError,
@@ -419,42 +441,10 @@ export const INTERPRET: { [K in OpKind]: Impl<K> } = {
     for (let i = 0; i < d.length; i++) d[i] = ctx.round(activation === 'relu' ? Math.max(0, d[i]) : d[i]);
     return out(node, d);
   },
-  matmulQ8: (node, ins, ctx) => {
-    const [x, q, d] = ins;
-    // x · w with w[k][n] = d[n][⌊k/32⌋]·q[n][k] (exact in f32: an f16 times an int8), sums in float64
-    const k = x.shape[x.shape.length - 1];
-    const rows = k === 0 ? 0 : x.data.length / k;
-    const [n, words] = q.shape;
-    const dWords = d.shape[1];
-    const w = new Float64Array(k * n);
-    for (let j = 0; j < n; j++) for (let p = 0; p < k; p++) w[p * n + j] = q8Scale(d.data, dWords, j, p >> 5) * q8Value(q.data, words, j, p);
-    const y = alloc(node.shape, 'f32', ctx);
-    for (let r = 0; r < rows; r++)
-      for (let j = 0; j < n; j++) {
-        let acc = 0;
-        for (let p = 0; p < k; p++) acc += x.data[r * k + p] * w[p * n + j];
-        y[r * n + j] = ctx.round(acc);
-      }
-    return out(node, withEpilogue(node, y, ins.slice(3), ctx));
-  },
-  matmulQ4: (node, ins, ctx) => {
-    const [x, q, d] = ins;
-    // x · w with w[k][n] = d[n][⌊k/32⌋]·(q[n][k] − 8) (exact in f32: an f16 times a small integer), sums in float64
-    const k = x.shape[x.shape.length - 1];
-    const rows = k === 0 ? 0 : x.data.length / k;
-    const [n, words] = q.shape;
-    const dWords = d.shape[1];
-    const w = new Float64Array(k * n);
-    for (let j = 0; j < n; j++) for (let p = 0; p < k; p++) w[p * n + j] = q8Scale(d.data, dWords, j, p >> 5) * q4Value(q.data, words, j, p);
-    const y = alloc(node.shape, 'f32', ctx);
-    for (let r = 0; r < rows; r++)
-      for (let j = 0; j < n; j++) {
-        let acc = 0;
-        for (let p = 0; p < k; p++) acc += x.data[r * k + p] * w[p * n + j];
-        y[r * n + j] = ctx.round(acc);
-      }
-    return out(node, withEpilogue(node, y, ins.slice(3), ctx));
-  },
+  // x · w with w[k][n] = d[n][⌊k/32⌋]·q[n][k] (exact in f32: an f16 times an int8)
+  matmulQ8: (node, ins, ctx) => quantizedMatmul(node, ins, ctx, q8Value),
+  // x · w with w[k][n] = d[n][⌊k/32⌋]·(q[n][k] − 8) (exact in f32: an f16 times a small integer)
+  matmulQ4: (node, ins, ctx) => quantizedMatmul(node, ins, ctx, q4Value),
   matmulPartials: (node, ins, ctx) => {
     // partial s is the product of op(a)'s columns and op(b)'s rows in chunk s of K (float64 sums, then rounded);
     // operands read rounded to f16 (`round`) take their f16 values
