@@ -41,8 +41,8 @@ export function matmulEpilogueHook(spec: KernelSpec): MatmulEpilogueHook | undef
   const quant = isSpecOf(spec, 'matmulQ8', 'matmulQ4');
   const expr = isSpecOf(spec, 'matmulEpilogue', 'matmulQ8', 'matmulQ4') ? spec.node.attrs.expr : undefined;
   if (!expr) return undefined;
-  const first = quant ? 3 : 2; // the operand index of extra 0
-  const extras = spec.inputs.slice(first);
+  const extra0 = quant ? 3 : 2; // the operand index of extra 0
+  const extras = spec.inputs.slice(extra0);
   const used = new Set<number>();
   const e = emitPwExpr(
     expr,
@@ -70,7 +70,7 @@ ${indent([...loads, e.code, `return ${e.result};`].filter(Boolean).join('\n'))}
   const helpers = (Object.keys(HELPERS) as HelperName[]).filter((h) => calls(fn, h));
   return {
     declare(first) {
-      const bindings: Binding[] = order.map((k) => ({ source: { kind: 'input', index: k + first }, access: 'read', dtype: extras[k].dtype }));
+      const bindings: Binding[] = order.map((k) => ({ source: { kind: 'input', index: k + extra0 }, access: 'read', dtype: extras[k].dtype }));
       const decl = order.map((k, j) => `@group(0) @binding(${first + j}) var<storage, read> ${names[j]}: array<${wgslType(extras[k].dtype)}>;`);
       if (literals) {
         decl.push(declareLiterals(first + bindings.length, literals));
@@ -81,6 +81,6 @@ ${indent([...loads, e.code, `return ${e.result};`].filter(Boolean).join('\n'))}
     },
     at: (v, index) => `epilogue(${v}, ${index})`,
     what: `epilogue ${fmtPwExpr(expr)}`,
-    shaderParts: () => ({ buffers: order.map((k, j) => inputVar(spec, k + first, names[j])), decls: [raw] }),
+    shaderParts: () => ({ buffers: order.map((k, j) => inputVar(spec, k + extra0, names[j])), decls: [raw] }),
   };
 }
