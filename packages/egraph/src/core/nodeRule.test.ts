@@ -69,4 +69,20 @@ describe('nodeRule (the core incremental node scan)', () => {
     const rule = nodeRule<undefined>('outer-only', ['add'], () => undefined, { guard: (egraph, _c, n) => egraph.eclass(n.children[1]).nodes[0].op === 'add' });
     expect(rule.search(eg)).toHaveLength(1);
   });
+
+  it('visits every node again when its fullScanKey changes, and matches those whose signature changed with it', () => {
+    const eg = new EGraph();
+    eg.addExpr(parseRecExpr('(mul (add x y) (add y z))', mathLanguage));
+    eg.rebuild();
+    // a signature reading state outside the e-graph (as the tensor rules' fusion width): only (add x y) depends on it
+    const outside = { generation: 0 };
+    const xy = eg.lookup(enode('add', [eg.lookup(enode('x')) as number, eg.lookup(enode('y')) as number])) as number;
+    const signature = (egraph: EGraph, cls: number) => (egraph.find(cls) === egraph.find(xy) ? outside.generation : -1);
+    const rule = nodeRule<undefined>('reads-outside', ['add'], () => undefined, { signature, fullScanKey: () => outside.generation });
+    expect(rule.apply(eg, rule.search(eg))).toBe(0);
+    expect(rule.search(eg)).toEqual([]);
+    outside.generation = 1;
+    // no class changed: an incremental scan would visit nothing; the new key visits all, and matches the one node
+    expect(rule.search(eg).map((m) => eg.find(m.eclass))).toEqual([eg.find(xy)]);
+  });
 });

@@ -45,6 +45,12 @@ export interface NodeRuleOptions<D> {
    * start afresh on one e-graph (the tensor optimizer's wider second fusion pass) passes its own.
    */
   readonly state?: (egraph: EGraph<D>) => RuleState;
+  /**
+   * A number that, when it changes, makes the next search visit every node again (applied signatures kept): for a
+   * signature that reads more than the classes around a node (the tensor rules' fusion width), which an incremental
+   * scan of changed classes would not see change.
+   */
+  readonly fullScanKey?: (egraph: EGraph<D>) => number;
 }
 
 /** A plain `RuleState`. */
@@ -228,6 +234,8 @@ interface NodeRuleRun {
   /** The signature each node (by serial) was applied with (or failed a `guardBySignature` guard with; `NEVER`: failed the static guard). */
   readonly applied: (number | undefined)[];
   scanned?: number;
+  /** `fullScanKey` at the last complete scan. */
+  scanKey?: number;
 }
 
 /** The `applied` mark of a node that failed the static guard: never a signature (those are 32-bit integers). */
@@ -262,6 +270,7 @@ export function nodeRule<D>(
   const guardBySignature = opts.guardBySignature ?? false;
   const staticGuard = opts.staticGuard;
   const stateOf = opts.state ?? stateOfEGraph;
+  const fullScanKey = opts.fullScanKey;
   const opSet = new Set(ops);
   const stateKey = `nodeRule:${name}`;
   const runOf = (egraph: EGraph<D>): NodeRuleRun => stateOf(egraph).of<NodeRuleRun>(stateKey, newRun);
@@ -277,7 +286,8 @@ export function nodeRule<D>(
       let budget = limit;
       // incremental search: after a complete scan at epoch E only classes changed since E and their parents
       // can hold a node with a new signature
-      const since = st.scanned;
+      const scanKey = fullScanKey?.(egraph);
+      const since = scanKey === st.scanKey ? st.scanned : undefined;
       const serialOf = serialsOf(egraph);
       const epoch = egraph.epoch;
       // a node needs matching unless it was applied (or, with `guardBySignature`, failed the guard) with its current
@@ -353,6 +363,7 @@ export function nodeRule<D>(
         if (budget <= 0 && cur !== scan.classes[scan.classes.length - 1]) return out;
       }
       st.scanned = epoch;
+      st.scanKey = scanKey;
       return out;
     },
     vars: () => [],

@@ -36,4 +36,36 @@ describe('RuleCtx', () => {
     run();
     expect(epilogues()).toBe(1);
   });
+
+  it('merges at a wider width a pointwise chain the narrower width cut, though no class changed since (width 2 then 3)', () => {
+    const g = new Graph();
+    const [a, b, c] = ['a', 'b', 'c'].map((n) => g.input(n, [4, 5]));
+    const y = g.mul(g.exp(g.add(a, b)), c);
+    g.output('y', y);
+    const analysis = new TensorAnalysis({ maxPointwiseInputs: 2, maxBindings: 4 });
+    const { egraph, classOf, roots } = graphToEGraph(g, analysis);
+    const run = () => {
+      const runner = new Runner(egraph, { iterLimit: 10 });
+      for (const r of roots) runner.addRoot(r);
+      return runner.run(RULE_SETS.fusion);
+    };
+    const widest = () => Math.max(...egraph.eclass(classOf.get(y.id) as number).nodes.filter((n) => n.op === 'pointwise').map((n) => new Set(n.children.map((k) => egraph.find(k))).size));
+    expect(run().stopReason).toBe('saturated');
+    expect(widest()).toBe(2); // exp(a + b) · c reads three inputs: cut at 2
+    analysis.widen(3);
+    run();
+    expect(widest()).toBe(3);
+  });
+
+  it('records the first width a rule cut a node at; the width term changes once, when the width grows past it', () => {
+    const ctx = new RuleCtx();
+    const node = {};
+    expect(ctx.widthTerm('k', node, 7)).toBe(0);
+    ctx.refusedAtWidth('k', node, 7);
+    expect(ctx.widthTerm('k', node, 7)).toBe(0); // stable within the pass that cut it
+    const wide = ctx.widened();
+    wide.refusedAtWidth('k', node, 15); // cut again at 15: the first width is kept
+    expect(wide.widthTerm('k', node, 15)).toBe(15);
+    expect(wide.widthTerm('other', node, 15)).toBe(0);
+  });
 });

@@ -9,7 +9,7 @@ import { mapInputs } from '../pointwiseFusion.js';
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
-import { addRecorded, classHasOp, nodeRule, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, childSignature, classHasOp, classOpCount, nodeRule, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 
@@ -57,7 +57,10 @@ function roundOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[]
 export const castOperandRules: readonly TensorRewrite[] = [
   // one rule for both (operands and extras), as both look at the same casts: `matmul-round-operand` names it
   nodeRule('matmul-round-operand', ['matmul', 'matmulEpilogue'], roundOperand, {
-    // the kept op set of each input class: no scan of its variants
+    // the kept op set of each input class: no scan of its variants; the rule reads only its inputs' casts, so the
+    // signature counts those and a node failing the guard is not tested again until one joins
     guard: (egraph, _e, n) => n.children.some((c) => classHasOp(egraph, c, 'cast')),
+    guardBySignature: true,
+    signature: childSignature((eg, c) => classOpCount(eg, c, 'cast')),
   }),
 ];

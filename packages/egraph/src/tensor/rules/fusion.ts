@@ -57,6 +57,9 @@ interface ObjectIds {
 const newObjectIds = (): ObjectIds => ({ ids: new Map(), next: 1 });
 /** A fresh map (a shared `init` of ctx slots: no closure per lookup). */
 const newMap = <K, V>(): Map<K, V> => new Map<K, V>();
+/** The ctx keys of the nodes `pointwise-merge` and `pointwise-inline` left something out of for the width. */
+const WIDTH_CUTS = { merge: 'fusion:width-cuts:merge', inline: 'fusion:width-cuts:inline' } as const;
+
 /** The ctx keys of the merge plans, per variant (built once). */
 const PLAN_KEYS = { all: 'fusion:merge-plans:all', respecting: 'fusion:merge-plans:respecting' } as const;
 
@@ -262,6 +265,7 @@ function mergeVariant(
       reads++;
     }
   }
+  let cut = false; // a producer left out for the width: a wider one may plan this node otherwise
   for (let j = 0; j < node.children.length; j++) {
     const c = node.children[j];
     const own = egraph.find(c);
@@ -274,7 +278,10 @@ function mergeVariant(
       let size = readAt[own] === stamp ? reads - 1 : reads;
       const kids = distinctKids(egraph, prods, pi);
       for (let i = 0; i < kids.length; i++) if (kids[i] === own || readAt[kids[i]] !== stamp) size++;
-      if (size > limit) continue;
+      if (size > limit) {
+        cut = true;
+        continue;
+      }
       inline.set(j, p);
       if (readAt[own] === stamp) {
         readAt[own] = 0;
@@ -289,6 +296,7 @@ function mergeVariant(
       break;
     }
   }
+  if (cut) ctx.refusedAtWidth(WIDTH_CUTS.merge, node, limit);
   if (inline.size === 0) return undefined;
   // the same producers as last time give the same node, already in this class: skip building it again
   let plan = '';
@@ -350,10 +358,19 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
       const { expr, inputs } = inlineExpr(node, new Map([[j, p]]));
       const added = addPointwise(egraph, eclass, expr, inputs, ['pointwise-inline', ...rulesOf(egraph, c, p)]);
       done.set(key, added ? Number.POSITIVE_INFINITY : width);
+      if (!added && readsOverWidth(egraph, inputs, width)) ctx.refusedAtWidth(WIDTH_CUTS.inline, node, width);
       if (added) out.push(added.id);
     }
   });
   return out;
+}
+
+/** Whether `inputs` name more distinct classes than `width` (a fused node built over them would be cut by the width). */
+function readsOverWidth(egraph: EGraph<TensorInfo>, inputs: readonly Id[], width: number): boolean {
+  if (inputs.length <= width) return false;
+  const distinct = new Set<Id>();
+  for (const i of inputs) distinct.add(egraph.find(i));
+  return distinct.size > width;
 }
 
 /** Static guard: a consumer `pointwise-inline` inlines into (its expression never changes: a node failing it never matches). */
@@ -398,7 +415,9 @@ export const fusionRules: readonly TensorRewrite[] = [
       { lhs: `(add (${MM} ?a ?b) ?c)`, rhs: `(${FUSED(true, 'none')} ?a ?b ?c)`, guard: biasFits(0) },
       { lhs: `(add ?c (${MM} ?a ?b))`, rhs: `(${FUSED(true, 'none')} ?a ?b ?c)`, guard: biasFits(1) },
     ],
-    { guard: childHasOp('matmul'), guardBySignature: true },
+    // the match reads only the children's matmul nodes and types: other nodes joining an add's inputs (the fuse
+    // pass's pointwise variants) re-tested every add on each scan; no width bounds it
+    { guard: childHasOp('matmul'), guardBySignature: true, signature: childSignature((eg, c) => classOpCount(eg, c, 'matmul')), anyWidth: true },
   ),
   patternRule('matmul-relu', [
     { lhs: `(relu (${MM} ?a ?b))`, rhs: `(${FUSED(false, 'relu')} ?a ?b)` },
@@ -409,8 +428,9 @@ export const fusionRules: readonly TensorRewrite[] = [
   trw('softmax-cross-entropy-sum', '(nll[reduction=sum] (logSoftmax ?x) ?labels)', '(softmaxCrossEntropy[reduction=sum] ?x ?labels)'),
   // a lift reads at most three inputs, an absorbed expand no more than its consumer: neither depends on the width
   nodeRule('pointwise-lift', ELEMENTWISE, liftPointwise, { signature: childSignature(() => 0), anyWidth: true }),
-  nodeRule('pointwise-merge', ['pointwise'], mergePointwise, { guard: mergesOn, signature: childSignature(pointwiseCount) }),
-  nodeRule('pointwise-inline', ['pointwise'], inlineOne, { staticGuard: smallConsumer }),
+  // merge and inline depend on the width only where they record a cut: the wide pass matches those nodes again
+  nodeRule('pointwise-merge', ['pointwise'], mergePointwise, { guard: mergesOn, signature: childSignature(pointwiseCount), widthRefusals: WIDTH_CUTS.merge }),
+  nodeRule('pointwise-inline', ['pointwise'], inlineOne, { staticGuard: smallConsumer, widthRefusals: WIDTH_CUTS.inline }),
   // the guard reads the children's expand counts, which the signature covers: a node failing it is not tested again
   // until one changes
   nodeRule('pointwise-expand', ['pointwise'], absorbExpand, { guard: childHasOp('expand'), guardBySignature: true, signature: childSignature((eg, c) => classOpCount(eg, c, 'expand')), anyWidth: true }),

@@ -5,10 +5,10 @@
 import { broadcastShapes, sameShape } from '@neura/ir';
 import type { Condition, EGraph, ENode, Id, Match, PatternAst, PatternNode, Searcher } from '../../core/index.js';
 import type { SExp } from '../../core/index.js';
-import type { NodeRuleOptions as CoreNodeRuleOptions, RuleState } from '../../core/index.js';
+import type { NodeRuleOptions as CoreNodeRuleOptions, NodeSignature, RuleState } from '../../core/index.js';
 import { MultiPattern, Pattern, Rewrite, RuleError, Subst, dataMatches, fnApplier, instantiateData, nodeRule as coreNodeRule, parseSExp, rw } from '../../core/index.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
-import { tensorAnalysisOf } from '../tensorAnalysis.js';
+import { fusionWidth, tensorAnalysisOf } from '../tensorAnalysis.js';
 import { tensorLanguage } from '../tensorLanguage.js';
 import type { RuleCtx } from '../ruleCtx.js';
 
@@ -82,6 +82,12 @@ export type NodeRuleOptions = Omit<CoreNodeRuleOptions<TensorInfo>, 'state'> & {
    * (`RuleCtx.ofAnyWidth`), so the wide pass visits only what changed since, not every node again.
    */
   readonly anyWidth?: boolean;
+  /**
+   * The rule's result depends on the fusion width only for nodes its `apply` records as cut by it
+   * (`RuleCtx.refusedAtWidth` under this table key): its scan state is kept at a widen, as with `anyWidth`, and the
+   * signature gains `RuleCtx.widthTerm`, so the wide pass matches again only those nodes.
+   */
+  readonly widthRefusals?: string;
 };
 
 /** The per-run rule state of a tensor e-graph (its analysis's `ctx`). */
@@ -168,9 +174,14 @@ export function nodeRule(
   apply: (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx) => readonly Id[] | Id | undefined,
   opts: NodeRuleOptions = {},
 ): TensorRewrite {
-  const { anyWidth, ...core } = opts;
-  const state = anyWidth ? anyWidthState : ctxOf;
-  return coreNodeRule<TensorInfo>(name, ops, (egraph, eclass, node) => apply(egraph, eclass, node, ctxOf(egraph)), { signature: nodeSignature, ...core, state });
+  const { anyWidth, widthRefusals, ...core } = opts;
+  const state = anyWidth || widthRefusals !== undefined ? anyWidthState : ctxOf;
+  const base = core.signature ?? nodeSignature;
+  const signature: NodeSignature<TensorInfo> =
+    widthRefusals === undefined ? base : (egraph, eclass, node) => (base(egraph, eclass, node) ^ Math.imul(ctxOf(egraph).widthTerm(widthRefusals, node, fusionWidth(egraph)), 0x27d4eb2d)) | 0;
+  // a widen changes the width term of nodes in classes that did not change: the next scan visits every node
+  const fullScanKey = widthRefusals === undefined ? undefined : fusionWidth;
+  return coreNodeRule<TensorInfo>(name, ops, (egraph, eclass, node) => apply(egraph, eclass, node, ctxOf(egraph)), { ...core, signature, state, fullScanKey });
 }
 
 /** The rule state of an `anyWidth` node rule: the run's `RuleCtx` slots that a wider width keeps. */
