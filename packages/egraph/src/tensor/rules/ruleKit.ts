@@ -109,13 +109,22 @@ interface ClassView {
   readonly counts: Map<string, number>;
 }
 
+// the views of the last ctx asked for, by class id (ids are dense): signatures ask for a view per child of every
+// candidate node on every scan, and the ctx lookup and a Map by id were most of that (GPT 6x384: ~4 % of optimize)
+let viewsCtx: RuleCtx | undefined;
+let views: (ClassView | undefined)[] = [];
+
 /** The view of class `cls`'s current node list, extended to its length (kept by class id: a replaced list's view is dropped). */
 function viewOf(egraph: EGraph<TensorInfo>, cls: Id): ClassView {
   const c = egraph.eclass(cls);
   const nodes = c.nodes;
-  const cache = ctxOf(egraph).ofAnyWidth<Map<Id, ClassView>>('ruleKit:class-views', newMap);
-  let e = cache.get(c.id);
-  if (!e || e.nodes !== nodes) cache.set(c.id, (e = { nodes, length: 0, ops: new Set(), counts: new Map() }));
+  const ctx = ctxOf(egraph);
+  if (ctx !== viewsCtx) {
+    viewsCtx = ctx;
+    views = ctx.ofAnyWidth<(ClassView | undefined)[]>('ruleKit:class-views', newArray);
+  }
+  let e = views[c.id];
+  if (!e || e.nodes !== nodes) views[c.id] = e = { nodes, length: 0, ops: new Set(), counts: new Map() };
   for (; e.length < nodes.length; e.length++) {
     const o = nodes[e.length].op;
     const n = e.counts.get(o);
@@ -177,11 +186,20 @@ export function nodeRule(
   const { anyWidth, widthRefusals, ...core } = opts;
   const state = anyWidth || widthRefusals !== undefined ? anyWidthState : ctxOf;
   const base = core.signature ?? nodeSignature;
-  const signature: NodeSignature<TensorInfo> =
-    widthRefusals === undefined ? base : (egraph, eclass, node) => (base(egraph, eclass, node) ^ Math.imul(ctxOf(egraph).widthTerm(widthRefusals, node, fusionWidth(egraph)), 0x27d4eb2d)) | 0;
+  const signature: NodeSignature<TensorInfo> = widthRefusals === undefined ? base : withWidthTerm(base, widthRefusals);
   // a widen changes the width term of nodes in classes that did not change: the next scan visits every node
   const fullScanKey = widthRefusals === undefined ? undefined : fusionWidth;
   return coreNodeRule<TensorInfo>(name, ops, (egraph, eclass, node) => apply(egraph, eclass, node, ctxOf(egraph)), { ...core, signature, state, fullScanKey });
+}
+
+/** `base` with `RuleCtx.widthTerm` of the rule's width-cut table hashed in (0, most nodes: `base` itself). */
+function withWidthTerm(base: NodeSignature<TensorInfo>, key: string): NodeSignature<TensorInfo> {
+  return (egraph, eclass, node) => {
+    const h = base(egraph, eclass, node);
+    const analysis = tensorAnalysisOf(egraph);
+    const term = analysis ? analysis.ctx.widthTerm(key, node, analysis.maxPointwiseInputs) : 0;
+    return term === 0 ? h : (h ^ Math.imul(term, 0x27d4eb2d)) | 0;
+  };
 }
 
 /** The rule state of an `anyWidth` node rule: the run's `RuleCtx` slots that a wider width keeps. */
@@ -191,6 +209,8 @@ function anyWidthState(egraph: EGraph<TensorInfo>): RuleState {
 
 /** A fresh map (a shared `init` of ctx slots: a closure per lookup was garbage on every signature). */
 const newMap = <K, V>(): Map<K, V> => new Map<K, V>();
+/** A fresh array (a shared `init` of ctx slots). */
+const newArray = <T>(): T[] => [];
 
 /** A rule over e-classes picked by a predicate (bound as `?x`); `apply` returns the classes to union. */
 export function classRule(
