@@ -55,37 +55,44 @@ export function reachableClasses(
 ): Id[] | undefined {
   const state = new Map<Id, 1 | 2>(); // 1: on the stack, 2: done
   const order: Id[] = [];
-  const visit = (root: Id): boolean => {
-    const stack: [Id, number][] = [[find(root), 0]];
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1];
-      const [id, i] = top;
-      if (i === 0) {
-        const s = state.get(id);
-        if (s === 2) {
-          stack.pop();
-          continue;
-        }
-        if (s === 1) return false;
-        if (!choices.has(id)) return false;
-        state.set(id, 1);
-      }
-      const node = choices.get(id) as ENode;
-      if (i < node.children.length) {
-        top[1] = i + 1;
-        const child = find(node.children[i]);
-        const cs = state.get(child);
-        if (cs === 1) return false;
-        if (cs !== 2) stack.push([child, 0]);
-      } else {
-        state.set(id, 2);
-        order.push(id);
-        stack.pop();
-      }
-    }
+  // the DFS stack as parallel arrays (class, its chosen node, next child): a [class, index] pair per visited class
+  // was most of this walk's allocation, and the pack stage walks the whole plan once per alternative it prices
+  const ids: Id[] = [];
+  const nodes: ENode[] = [];
+  const next: number[] = [];
+  let top = 0;
+  const enter = (id: Id): boolean => {
+    const node = choices.get(id);
+    if (node === undefined) return false;
+    state.set(id, 1);
+    ids[top] = id;
+    nodes[top] = node;
+    next[top] = 0;
+    top++;
     return true;
   };
-  for (const r of roots) if (!visit(r)) return undefined;
+  for (const r of roots) {
+    const root = find(r);
+    const s = state.get(root);
+    if (s === 2) continue;
+    if (s === 1 || !enter(root)) return undefined;
+    while (top > 0) {
+      const t = top - 1;
+      const kids = nodes[t].children;
+      const i = next[t];
+      if (i < kids.length) {
+        next[t] = i + 1;
+        const child = find(kids[i]);
+        const cs = state.get(child);
+        if (cs === 1) return undefined;
+        if (cs !== 2 && !enter(child)) return undefined;
+      } else {
+        state.set(ids[t], 2);
+        order.push(ids[t]);
+        top--;
+      }
+    }
+  }
   return order;
 }
 

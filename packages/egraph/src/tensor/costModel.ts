@@ -58,7 +58,9 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
   const multiTensor = ir.op === 'pointwiseMultiTensor' ? { attrs: ir.attrs, inputs: node.children.length } : undefined;
   if (kernelIllegality(ir.op, ins, out, model.limits, results, multiTensor) !== undefined) return Number.POSITIVE_INFINITY;
   let bytes = ins.reduce((s, t) => s + tensorBytes(t), 0);
-  for (let r = 0; r < results; r++) bytes += tensorTypeBytes(resultType(ir, out, r));
+  // a single-result kernel writes its output (`resultType` would copy its shape first: ~3 % of a node's cost)
+  if (!isMultiResultOp(ir.op)) bytes += tensorTypeBytes(out);
+  else for (let r = 0; r < results; r++) bytes += tensorTypeBytes(resultType(ir, out, r));
   const ctx = { attrs: ir.attrs, ins, out, operands };
   const flops = kernelFlops(ir.op, ctx);
   // a split-K matmul writes and reads back its partial products (what a consumer summing them saves)
