@@ -108,7 +108,7 @@ export class ExtractionIndex {
 interface Frame {
   readonly key: string;
   readonly classIds: Id[];
-  /** Class number of each canonical id (indexed by id: a Map lookup per child was half of `frameOf`). */
+  /** Class number of each canonical id, indexed by id (a Map lookup per child held half of `frameOf`'s profile samples). */
   readonly numberOf: Int32Array;
   readonly nodes: ENode[];
   readonly nodeClass: Int32Array;

@@ -58,7 +58,7 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
   const multiTensor = ir.op === 'pointwiseMultiTensor' ? { attrs: ir.attrs, inputs: node.children.length } : undefined;
   if (kernelIllegality(ir.op, ins, out, model.limits, results, multiTensor) !== undefined) return Number.POSITIVE_INFINITY;
   let bytes = ins.reduce((s, t) => s + tensorBytes(t), 0);
-  // a single-result kernel writes its output (`resultType` would copy its shape first: ~3 % of a node's cost)
+  // a single-result kernel writes its output (`resultType` copied its shape first: ~3 % of the cost profile's samples)
   if (!isMultiResultOp(ir.op)) bytes += tensorTypeBytes(out);
   else for (let r = 0; r < results; r++) bytes += tensorTypeBytes(resultType(ir, out, r));
   const ctx = { attrs: ir.attrs, ins, out, operands };
