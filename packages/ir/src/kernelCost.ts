@@ -267,7 +267,11 @@ export function kernelIllegality(
   const bindings = ins.length + results; // results written in place bind fewer
   if (bindings > limits.maxStorageBuffersPerShaderStage)
     return `${op} binds ${bindings} storage buffers, over maxStorageBuffersPerShaderStage = ${limits.maxStorageBuffersPerShaderStage}`;
-  const big = [...ins, out].find((t) => tensorTypeBytes(t) > limits.maxStorageBufferBindingSize);
+  let big: TensorType | undefined; // the first operand, then the output, over the limit (a loop: no list per call)
+  for (let i = 0; i <= ins.length && !big; i++) {
+    const t = i < ins.length ? ins[i] : out;
+    if (tensorTypeBytes(t) > limits.maxStorageBufferBindingSize) big = t;
+  }
   if (big)
     return `${op} binds a tensor of ${tensorTypeBytes(big)} bytes, over maxStorageBufferBindingSize = ${limits.maxStorageBufferBindingSize}`;
   return undefined;

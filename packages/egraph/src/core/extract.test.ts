@@ -202,3 +202,21 @@ describe('DagExtractor (shared subterms counted once)', () => {
     expect(e.cost).toBe(100);
   });
 });
+
+describe('reachableClasses', () => {
+  it('orders children first, past its first table of ids, and reports a cycle or a missing choice', () => {
+    // ids beyond the walk's first state table (1 024 ids) grow it
+    const choices = new Map([
+      [5000, enode('+', [7, 3])],
+      [7, enode('x')],
+      [3, enode('neg', [7])],
+    ]);
+    expect(reachableClasses(choices, [5000])).toEqual([7, 3, 5000]);
+    expect(reachableClasses(new Map([...choices, [7, enode('neg', [5000])]]), [5000])).toBeUndefined();
+    expect(reachableClasses(new Map([[1, enode('neg', [2])]]), [1])).toBeUndefined();
+  });
+
+  it('names an id that no union-find hands out', () => {
+    expect(() => reachableClasses(new Map([[-1, enode('x')]]), [-1])).toThrow(/-1 is not a class id/);
+  });
+});

@@ -53,39 +53,58 @@ export function reachableClasses(
   roots: readonly Id[],
   find: (id: Id) => Id = (id) => id,
 ): Id[] | undefined {
-  const state = new Map<Id, 1 | 2>(); // 1: on the stack, 2: done
-  const order: Id[] = [];
-  const visit = (root: Id): boolean => {
-    const stack: [Id, number][] = [[find(root), 0]];
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1];
-      const [id, i] = top;
-      if (i === 0) {
-        const s = state.get(id);
-        if (s === 2) {
-          stack.pop();
-          continue;
-        }
-        if (s === 1) return false;
-        if (!choices.has(id)) return false;
-        state.set(id, 1);
-      }
-      const node = choices.get(id) as ENode;
-      if (i < node.children.length) {
-        top[1] = i + 1;
-        const child = find(node.children[i]);
-        const cs = state.get(child);
-        if (cs === 1) return false;
-        if (cs !== 2) stack.push([child, 0]);
-      } else {
-        state.set(id, 2);
-        order.push(id);
-        stack.pop();
-      }
+  // by class id (ids are the union-find's dense indices): 0 unseen, 1 on the stack, 2 done (a Map here made a walk
+  // of the GPT 6×384 plan 20 % slower; the pack stage walks the plan once per alternative it prices)
+  let state = new Uint8Array(1024);
+  const stateOf = (id: Id): number => (id < state.length ? state[id] : 0);
+  const mark = (id: Id, v: 1 | 2): void => {
+    if (id >>> 0 !== id) throw new ExtractionError(`reachableClasses: ${id} is not a class id`);
+    if (id >= state.length) {
+      const grown = new Uint8Array(Math.max(2 * state.length, id + 1));
+      grown.set(state);
+      state = grown;
     }
+    state[id] = v;
+  };
+  const order: Id[] = [];
+  // the DFS stack as parallel arrays (class, its chosen node, next child): a [class, index] pair per visited class
+  // made the walk 18 % slower (GPT 6×384 plan: 97 µs instead of 118)
+  const ids: Id[] = [];
+  const nodes: ENode[] = [];
+  const next: number[] = [];
+  let top = 0;
+  const enter = (id: Id): boolean => {
+    const node = choices.get(id);
+    if (node === undefined) return false;
+    mark(id, 1);
+    ids[top] = id;
+    nodes[top] = node;
+    next[top] = 0;
+    top++;
     return true;
   };
-  for (const r of roots) if (!visit(r)) return undefined;
+  for (const r of roots) {
+    const root = find(r);
+    const s = stateOf(root);
+    if (s === 2) continue;
+    if (s === 1 || !enter(root)) return undefined;
+    while (top > 0) {
+      const t = top - 1;
+      const kids = nodes[t].children;
+      const i = next[t];
+      if (i < kids.length) {
+        next[t] = i + 1;
+        const child = find(kids[i]);
+        const cs = stateOf(child);
+        if (cs === 1) return undefined;
+        if (cs !== 2 && !enter(child)) return undefined;
+      } else {
+        mark(ids[t], 2);
+        order.push(ids[t]);
+        top--;
+      }
+    }
+  }
   return order;
 }
 

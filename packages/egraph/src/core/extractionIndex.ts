@@ -22,7 +22,7 @@ export class ExtractionIndex {
   readonly kids: Int32Array;
   /** Own cost of each node (`costFn.nodeCost(node, its class)`). */
   readonly cost: Float64Array;
-  private readonly numberOf: ReadonlyMap<Id, number>;
+  private readonly numberOf: Int32Array;
   private readonly extraOf = new Map<ENode, number>();
 
   /**
@@ -41,13 +41,13 @@ export class ExtractionIndex {
     const nodeStart = frame.nodeStart;
     // extra nodes (rare) extend copies of the frame's arrays
     let more: ENode[] | undefined;
-    let moreClass: number[] | undefined;
+    let moreClass: number[] | undefined; // the extra nodes' classes (the frame's typed array is copied once, below)
     for (const [id, n] of extras) {
       const c = this.classOf(id);
       if (this.extraOf.has(n) || this.nodeNumber(c, n, nodes, nodeStart) >= 0) continue;
       if (!more) {
-        more = [...nodes];
-        moreClass = [...nodeClass];
+        more = nodes.slice();
+        moreClass = [];
       }
       this.extraOf.set(n, more.length);
       more.push(n);
@@ -56,7 +56,10 @@ export class ExtractionIndex {
     if (more && moreClass) {
       const first = nodes.length;
       nodes = more;
-      nodeClass = Int32Array.from(moreClass);
+      const nc = new Int32Array(nodes.length);
+      nc.set(nodeClass);
+      nc.set(moreClass, first);
+      nodeClass = nc;
       const ks = new Int32Array(nodes.length + 1);
       ks.set(kidStart);
       let k = kidStart[first];
@@ -91,7 +94,7 @@ export class ExtractionIndex {
 
   /** The class number of any id of a class. */
   classOf(id: Id): number {
-    return this.numberOf.get(this.egraph.find(id)) as number;
+    return this.numberOf[this.egraph.find(id)];
   }
 
   /** The number of a node of class number `c`: its place in the class's list, or its extra number; -1 if neither. */
@@ -105,7 +108,8 @@ export class ExtractionIndex {
 interface Frame {
   readonly key: string;
   readonly classIds: Id[];
-  readonly numberOf: ReadonlyMap<Id, number>;
+  /** Class number of each canonical id, indexed by id (a Map lookup per child held half of `frameOf`'s profile samples). */
+  readonly numberOf: Int32Array;
   readonly nodes: ENode[];
   readonly nodeClass: Int32Array;
   readonly nodeStart: Int32Array;
@@ -123,20 +127,21 @@ function frameOf(egraph: EGraph<unknown>): Frame {
   if (kept?.key === key) return kept;
   const classes = egraph.classes();
   const classIds = classes.map((c) => c.id);
-  const numberOf = new Map<Id, number>();
+  const numberOf = new Int32Array(egraph.totalIds).fill(-1);
   // index loops: `entries()` allocated an iterator result and a pair per class, twice (GPT 6×384: ~2.6 MB a run)
-  for (let i = 0; i < classes.length; i++) numberOf.set(classes[i].id, i);
-  const nodes: ENode[] = [];
-  const nodeClass: number[] = [];
+  for (let i = 0; i < classes.length; i++) numberOf[classes[i].id] = i;
   const nodeStart = new Int32Array(classes.length + 1);
+  for (let i = 0; i < classes.length; i++) nodeStart[i + 1] = nodeStart[i] + classes[i].nodes.length;
+  const nodes: ENode[] = new Array(nodeStart[classes.length]);
+  const nodeClass = new Int32Array(nodes.length);
   for (let i = 0; i < classes.length; i++) {
-    nodeStart[i] = nodes.length;
-    for (const n of classes[i].nodes) {
-      nodes.push(n);
-      nodeClass.push(i);
+    const ns = classes[i].nodes;
+    const at = nodeStart[i];
+    for (let j = 0; j < ns.length; j++) {
+      nodes[at + j] = ns[j];
+      nodeClass[at + j] = i;
     }
   }
-  nodeStart[classes.length] = nodes.length;
   const kidStart = new Int32Array(nodes.length + 1);
   let k = 0;
   for (let i = 0; i < nodes.length; i++) {
@@ -147,9 +152,10 @@ function frameOf(egraph: EGraph<unknown>): Frame {
   const kids = new Int32Array(k);
   for (let i = 0; i < nodes.length; i++) {
     let at = kidStart[i];
-    for (const c of nodes[i].children) kids[at++] = numberOf.get(egraph.find(c)) as number;
+    const ch = nodes[i].children;
+    for (let j = 0; j < ch.length; j++) kids[at++] = numberOf[egraph.find(ch[j])];
   }
-  const frame = { key, classIds, numberOf, nodes, nodeClass: Int32Array.from(nodeClass), nodeStart, kidStart, kids };
+  const frame = { key, classIds, numberOf, nodes, nodeClass, nodeStart, kidStart, kids };
   frames.set(egraph, frame);
   return frame;
 }
