@@ -17,7 +17,7 @@ import type { TensorInfo } from '../tensorAnalysis.js';
 import { fusionExprSize, fusionWidth } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { mapIn } from './matmulEpilogue.js';
-import { addRecorded, classHasOp, classRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasOp, classRule, ctxOf, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
@@ -117,7 +117,7 @@ interface Reduction {
 
 /** The facts of canonical class `id` against rows of shape `S`, kept in `memo`. */
 function factsOf(egraph: EGraph<TensorInfo>, memo: RowMemo, id: Id, S: Shape): ClassFacts {
-  let f = memo.facts.get(id);
+  let f = memo.scratch.facts[id];
   if (f) return f;
   const t = info(egraph, id);
   const full = sameShape(t.shape, S);
@@ -130,7 +130,8 @@ function factsOf(egraph: EGraph<TensorInfo>, memo: RowMemo, id: Id, S: Shape): C
     broadcast: full ? expandedRowScalar(egraph, id, S) : undefined,
     rowwise: full && classHasOp(egraph, id, 'rowwise') ? egraph.eclass(id).nodes.find((n) => n.op === 'rowwise') : undefined,
   };
-  memo.facts.set(id, f);
+  memo.scratch.facts[id] = f;
+  memo.factIds.push(id);
   return f;
 }
 
@@ -181,8 +182,8 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   const facts = (id: Id) => factsOf(egraph, memo, id, S);
   const operands: Id[] = [];
   const stats: { expr: PwExpr; reduce: ReduceOp; post: PwExpr }[] = [];
-  const slot = new Map<Id, PwExpr>();
-  const visiting = new Set<Id>();
+  const { slot, visiting } = memo.scratch; // indexed by class id: cleared before returning
+
   // the row-scalar pointwise nodes inlined, in order (their rules are looked up only for the candidates kept)
   const sources: ENode[] = [];
   const sourceClasses: Id[] = [];
@@ -190,14 +191,14 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   // a journal of what resolution bound, so an inlining that goes over the limits is undone
   const slotLog: Id[] = [];
   const setSlot = (id: Id, e: PwExpr) => {
-    slot.set(id, e);
+    slot[id] = e;
     slotLog.push(id);
   };
   const mark = () => ({ o: operands.length, s: stats.length, sl: slotLog.length });
   const undo = (m: ReturnType<typeof mark>) => {
     operands.length = m.o;
     stats.length = m.s;
-    for (let i = m.sl; i < slotLog.length; i++) slot.delete(slotLog[i]);
+    for (let i = m.sl; i < slotLog.length; i++) slot[slotLog[i]] = undefined;
     slotLog.length = m.sl;
   };
   const operand = (id: Id, f: ClassFacts): PwExpr | undefined => {
@@ -210,7 +211,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   // how many new full operands resolving a reduction's children would bind (to pick the variant reading least)
   const newOperands = (full: readonly Id[]) => {
     let k = 0;
-    for (const id of full) if (!slot.has(id)) k++;
+    for (const id of full) if (slot[id] === undefined) k++;
     return k;
   };
   // a stat met twice (the variance under two epilogues, a producer's mean) is computed once; stats are few
@@ -251,16 +252,16 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   };
   function resolve(c: Id): PwExpr | undefined {
     const id = find(c);
-    const known = slot.get(id);
+    const known = slot[id];
     if (known) return known;
     const f = facts(id);
     if (f.constF32) return { op: 'const', value: f.t.constant as number };
-    if (visiting.has(id)) return operand(id, f);
+    if (visiting[id] === 1) return operand(id, f);
     // a row scalar broadcast to the rows (autograd's gradient of a kept-dims reduction): the row scalar itself
     if (f.broadcast !== undefined) {
-      visiting.add(id);
+      visiting[id] = 1;
       const e = resolve(f.broadcast);
-      visiting.delete(id);
+      visiting[id] = 0;
       if (e) {
         setSlot(id, e);
         return e;
@@ -272,10 +273,10 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
         return operand(id, f);
       }
       if (!f.full) return operand(id, f);
-      visiting.add(id);
+      visiting[id] = 1;
       const m = mark();
       let e = inlineRowwise(f.rowwise);
-      visiting.delete(id);
+      visiting[id] = 0;
       if (e && (operands.length > maxInputs || pwExprSize(e) > maxSize)) e = undefined;
       if (!e) {
         undo(m);
@@ -287,7 +288,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
     }
     // an f16 row scalar holds rounded values that its reduction nodes' expressions do not round: read as an operand
     if (f.t.dtype !== 'f32') return operand(id, f);
-    visiting.add(id);
+    visiting[id] = 1;
     try {
       // a stat: the reduction variant that binds the fewest new operands, then the one that fused the most
       let best: Reduction | undefined;
@@ -318,11 +319,16 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
       }
       return operand(id, f);
     } finally {
-      visiting.delete(id);
+      visiting[id] = 0;
     }
   }
 
-  const kids = resolveAll(node.children);
+  let kids: PwExpr[] | undefined;
+  try {
+    kids = resolveAll(node.children);
+  } finally {
+    for (const id of slotLog) slot[id] = undefined;
+  }
   if (!kids || stats.length === 0 || operands.length > maxInputs) return undefined;
   const n = operands.length;
   const renumber = (e: PwExpr) => mapIn(e, (i) => (i >= STAT_BASE ? $(n + i - STAT_BASE) : $(i)));
@@ -351,11 +357,36 @@ function sameRowwise(a: OpAttrs['rowwise'], b: OpAttrs['rowwise']): boolean {
 
 /** What resolving the variants of one class shares: its classes' row reductions, and its row-local producers. */
 interface RowMemo {
-  readonly facts: Map<Id, ClassFacts>;
+  readonly scratch: Scratch;
+  /** The classes with facts in `scratch` (cleared at the end of the apply). */
+  readonly factIds: Id[];
   /** Full-shape operands holding a rowwise node met without inlining (only those can inlining change). */
   readonly inlinable: Set<Id>;
   /** Producers that inlining every producer had to leave as operands (over a limit). */
   readonly cut: Set<Id>;
+}
+
+/**
+ * Tables by class id that every apply of the run reuses, each left cleared: the binding and the visiting mark of a
+ * resolution, and the facts of an apply (maps and sets keyed by id were most of resolution's own time).
+ */
+interface Scratch {
+  slot: (PwExpr | undefined)[];
+  facts: (ClassFacts | undefined)[];
+  visiting: Uint8Array;
+}
+
+/** The run's scratch tables, grown to the e-graph's ids (between applies only: they are clear then). */
+function scratchOf(egraph: EGraph<TensorInfo>): Scratch {
+  const s = ctxOf(egraph).of<Scratch>('rowwise-fusion:scratch', () => ({ slot: [], facts: [], visiting: new Uint8Array(0) }));
+  const n = egraph.totalIds;
+  if (s.visiting.length < n) {
+    const size = n + (n >> 1);
+    s.slot = new Array(size).fill(undefined);
+    s.facts = new Array(size).fill(undefined);
+    s.visiting = new Uint8Array(size);
+  }
+  return s;
 }
 
 /**
@@ -411,7 +442,7 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
   // distinct candidates in the order first found, by operands then attributes (compared in place: no JSON texts)
   const found: Candidate[] = [];
   const byOperands = new Map<string, Candidate[]>();
-  const memo: RowMemo = { facts: new Map(), inlinable: new Set(), cut: new Set() };
+  const memo: RowMemo = { scratch: scratchOf(egraph), factIds: [], inlinable: new Set(), cut: new Set() };
   const offer = (c: Candidate | undefined) => {
     if (!c) return;
     const key = c.operands.join(',');
@@ -422,8 +453,8 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
     found.push(c);
   };
   const S = egraph.eclass(eclass).data.shape;
-  for (const n of egraph.eclass(eclass).nodes) {
-    if (!rowLocal(egraph, eclass, n)) continue;
+  const offerAll = (n: ENode) => {
+    if (!rowLocal(egraph, eclass, n)) return;
     memo.inlinable.clear();
     if (readsRowScalar(egraph, eclass, n)) offer(rowwiseOf(egraph, eclass, n, 'none', memo));
     else {
@@ -434,11 +465,16 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
       }
     }
     // without a row-local producer met, inlining resolves exactly as without it
-    if (memo.inlinable.size === 0) continue;
+    if (memo.inlinable.size === 0) return;
     memo.cut.clear();
     offer(rowwiseOf(egraph, eclass, n, 'all', memo));
     // a producer that inlining them all had to leave out (earlier ones took the limits), inlined alone
     for (const p of [...memo.cut]) if (memo.inlinable.has(p)) offer(rowwiseOf(egraph, eclass, n, p, memo));
+  };
+  try {
+    for (const n of egraph.eclass(eclass).nodes) offerAll(n);
+  } finally {
+    for (const id of memo.factIds) memo.scratch.facts[id] = undefined;
   }
   // operands that another fused kernel would have to write (a pointwise or row-local result) count first
   const written = (c: Candidate) => c.operands.filter((o) => egraph.eclass(o).nodes.some((n) => n.op === 'pointwise' || n.op === 'rowwise')).length;
