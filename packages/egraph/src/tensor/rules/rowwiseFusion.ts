@@ -17,7 +17,7 @@ import type { TensorInfo } from '../tensorAnalysis.js';
 import { fusionExprSize, fusionWidth } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { mapIn } from './matmulEpilogue.js';
-import { addRecorded, classHasOp, classRule, ctxOf, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasAnyOp, classHasOp, classRule, ctxOf, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
@@ -496,9 +496,15 @@ function rowLocal(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean 
   const S = egraph.eclass(eclass).data.shape;
   return node.children.some((c) => {
     const child = egraph.eclass(c);
-    return sameShape(child.data.shape, S) && child.nodes.some((m) => m.op === 'rowwise' || readsRowScalar(egraph, child.id, m));
+    if (!sameShape(child.data.shape, S)) return false;
+    // the kept op sets first: a class of hundreds of variants is scanned only when it holds pointwise nodes
+    if (classHasOp(egraph, child.id, 'rowwise')) return true;
+    return classHasOp(egraph, child.id, 'pointwise') && child.nodes.some((m) => readsRowScalar(egraph, child.id, m));
   });
 }
+
+/** The ops of a result another fused kernel would write. */
+const WRITTEN_OPS: readonly string[] = ['pointwise', 'rowwise'];
 
 /** Every pointwise variant of a class that reads row statistics, resolved; the best few added to the class. */
 function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
@@ -540,7 +546,7 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
     for (const id of memo.factIds) memo.scratch.facts[id] = undefined;
   }
   // operands that another fused kernel would have to write (a pointwise or row-local result) count first
-  const written = (c: Candidate) => c.operands.filter((o) => egraph.eclass(o).nodes.some((n) => n.op === 'pointwise' || n.op === 'rowwise')).length;
+  const written = (c: Candidate) => c.operands.filter((o) => classHasAnyOp(egraph, o, WRITTEN_OPS)).length;
   const ranked = found.map((c) => ({ c, w: written(c) }));
   const best = ranked.sort((a, b) => a.w - b.w || a.c.operands.length - b.c.operands.length || a.c.size - b.c.size).slice(0, KEEP_PER_CLASS).map((r) => r.c);
   const made = best.map((c) => c.rules()); // before any node is added
