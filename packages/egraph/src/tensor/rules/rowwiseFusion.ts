@@ -237,12 +237,12 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
     slot[id] = e;
     slotLog.push(id);
   };
-  const mark = () => ({ o: operands.length, s: stats.length, sl: slotLog.length });
-  const undo = (m: ReturnType<typeof mark>) => {
-    operands.length = m.o;
-    stats.length = m.s;
-    for (let i = m.sl; i < slotLog.length; i++) slot[slotLog[i]] = undefined;
-    slotLog.length = m.sl;
+  // back to the lengths `operands`, `stats` and the journal had (no mark object per inlining)
+  const undo = (o: number, st: number, sl: number) => {
+    operands.length = o;
+    stats.length = st;
+    for (let i = sl; i < slotLog.length; i++) slot[slotLog[i]] = undefined;
+    slotLog.length = sl;
   };
   const operand = (id: Id, f: ClassFacts): PwExpr | undefined => {
     // an f16 operand is read as its f32 value (the kernel's f16 load converts; its readers cast it in the expression)
@@ -317,12 +317,14 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
       }
       if (!f.full) return operand(id, f);
       visiting[id] = 1;
-      const m = mark();
+      const o = operands.length;
+      const st = stats.length;
+      const sl = slotLog.length;
       let e = inlineRowwise(f.rowwise);
       visiting[id] = 0;
       if (e && (operands.length > maxInputs || pwExprSize(e) > maxSize)) e = undefined;
       if (!e) {
-        undo(m);
+        undo(o, st, sl);
         memo.cut.add(id);
         return operand(id, f);
       }
@@ -338,7 +340,10 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
       let bestNew = 0;
       for (const x of reductionsOf(egraph, memo, id, f, S)) {
         const k = newOperands(x.full);
-        if (!best || k < bestNew || (k === bestNew && x.size > best.size)) [best, bestNew] = [x, k];
+        if (!best || k < bestNew || (k === bestNew && x.size > best.size)) {
+          best = x;
+          bestNew = k;
+        }
       }
       if (best) {
         const r = best.r;
