@@ -416,7 +416,8 @@ interface RowMemo {
 
 /**
  * Tables by class id that every apply of the run reuses, each left cleared: the binding and the visiting mark of a
- * resolution, and the facts of an apply (maps and sets keyed by id were most of resolution's own time).
+ * resolution, and the facts of an apply (a map, a set and closures per candidate: the GPT step resolves ~78 000
+ * times over ~4 300 candidates in its one rows iteration).
  */
 interface Scratch {
   slot: (PwExpr | undefined)[];
@@ -424,7 +425,7 @@ interface Scratch {
   visiting: Uint8Array;
   /**
    * Facts kept from earlier applies of the iteration, by class, with the rows' shape they were made for: used again
-   * while `stillHolds` (a row scalar's reductions were rebuilt by every reader's apply: ~20 % of the rule's time).
+   * while `stillHolds` (a row scalar's reductions were rebuilt by every reader's apply: ~12 % of the rule's profile).
    */
   readonly kept: Map<Id, Kept>;
   /** The e-graph's epoch `kept` holds for (a rebuild may rewrite node lists in place: dropped then). */
