@@ -17,7 +17,7 @@ import type { TensorInfo } from '../tensorAnalysis.js';
 import { fusionExprSize, fusionWidth } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { mapIn } from './matmulEpilogue.js';
-import { addRecorded, classHasOp, classRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasAnyOp, classHasOp, classRule, ctxOf, rulesOf, type TensorRewrite } from './ruleKit.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
@@ -82,6 +82,135 @@ function rowReductionsIn(egraph: EGraph<TensorInfo>, cls: Id, out: Shape): RowRe
 }
 
 /**
+ * What resolution reads of one class, which depends neither on the inlining mode nor on what a resolution bound so
+ * far: its type, where it stands against the rows, the row scalar it broadcasts, its row-local producer, its row
+ * reductions and its row-scalar pointwise form. Kept per rowwise-fusion apply (nothing is added to the e-graph
+ * until its end): a class's variants resolve the same classes ~300 times per apply on the GPT step.
+ */
+interface ClassFacts {
+  readonly t: TensorInfo;
+  /** An f32 constant: inlined as its value. */
+  readonly constF32: boolean;
+  /** The shape of the rows' tensor. */
+  readonly full: boolean;
+  /** A per-row scalar of the rows. */
+  readonly rowScalar: boolean;
+  /** May be read as an operand (f32 or f16, broadcast to the rows). */
+  readonly operandOk: boolean;
+  /** The row scalar a full class broadcasts with `expand` (`expandedRowScalar`). */
+  readonly broadcast: Id | undefined;
+  /** A full class's first rowwise node, if any. */
+  readonly rowwise: ENode | undefined;
+  /** A row scalar's reductions (computed when first asked), with the classes each would bind as new operands. */
+  reds?: readonly Reduction[];
+  /** A row scalar's first pointwise node reading only row scalars and constants (null: none; computed when first asked). */
+  scalarPw?: ENode | null;
+  /** Other classes these facts read: each must stay canonical with the same data (and node list, where given). */
+  readonly deps: Dep[];
+}
+
+/** A class that facts were derived from, as it was then. */
+interface Dep {
+  readonly id: Id;
+  readonly data: TensorInfo;
+  readonly nodes?: readonly ENode[];
+  readonly length?: number;
+}
+
+/** Records that `f` was derived from class `id` (its data, and its node list when `withNodes`). */
+function dependOn(egraph: EGraph<TensorInfo>, f: ClassFacts, id: Id, withNodes: boolean): void {
+  const c = egraph.eclass(id);
+  f.deps.push(withNodes ? { id: c.id, data: c.data, nodes: c.nodes, length: c.nodes.length } : { id: c.id, data: c.data });
+}
+
+/** Whether the facts kept for a class still hold: it and every class they read are unchanged. */
+function stillHolds(egraph: EGraph<TensorInfo>, k: Kept, S: Shape): boolean {
+  if (!sameShape(k.S, S)) return false;
+  for (const d of k.facts.deps) {
+    if (egraph.find(d.id) !== d.id) return false;
+    const c = egraph.eclass(d.id);
+    if (c.data !== d.data || (d.nodes !== undefined && (c.nodes !== d.nodes || c.nodes.length !== d.length))) return false;
+  }
+  return true;
+}
+
+/** A row reduction of a class with its expression size and its children that are neither row scalars nor constants. */
+interface Reduction {
+  readonly r: RowReduction;
+  readonly size: number;
+  /** Canonical children that would be new operands unless already bound (`newOperands` of the original). */
+  readonly full: readonly Id[];
+}
+
+/** The facts of canonical class `id` against rows of shape `S`, kept in `memo`. */
+function factsOf(egraph: EGraph<TensorInfo>, memo: RowMemo, id: Id, S: Shape): ClassFacts {
+  let f = memo.scratch.facts[id];
+  if (f) return f;
+  const kept = memo.scratch.kept.get(id);
+  if (kept && stillHolds(egraph, kept, S)) f = kept.facts;
+  else f = newFacts(egraph, id, S);
+  memo.scratch.facts[id] = f;
+  memo.factIds.push(id);
+  return f;
+}
+
+/** The facts of canonical class `id` computed afresh (and kept for later applies). */
+function newFacts(egraph: EGraph<TensorInfo>, id: Id, S: Shape): ClassFacts {
+  const t = info(egraph, id);
+  const full = sameShape(t.shape, S);
+  const f: ClassFacts = {
+    t,
+    constF32: t.constant !== undefined && t.dtype === 'f32',
+    full,
+    rowScalar: isRowScalar(t.shape, S),
+    operandOk: (t.dtype === 'f32' || t.dtype === 'f16') && broadcastsTo(t.shape, S), // (no broadcast shape built per operand)
+    broadcast: full ? expandedRowScalar(egraph, id, S) : undefined,
+    rowwise: full && classHasOp(egraph, id, 'rowwise') ? egraph.eclass(id).nodes.find((n) => n.op === 'rowwise') : undefined,
+    deps: [],
+  };
+  dependOn(egraph, f, id, true);
+  if (f.broadcast !== undefined) dependOn(egraph, f, f.broadcast, false);
+  ctxOf(egraph).of<Scratch>('rowwise-fusion:scratch', newScratch).kept.set(id, { S, facts: f });
+  return f;
+}
+
+/** The row reductions of row-scalar class `id` (see `ClassFacts.reds`). */
+function reductionsOf(egraph: EGraph<TensorInfo>, memo: RowMemo, id: Id, f: ClassFacts, S: Shape): readonly Reduction[] {
+  if (f.reds) return f.reds;
+  // the reshaped classes a reduction is seen through (their node lists are read)
+  for (const n of egraph.eclass(id).nodes) if (n.op === 'reshape') dependOn(egraph, f, egraph.find(n.children[0]), true);
+  const reds = rowReductionsIn(egraph, id, S).map((r) => {
+    const full: Id[] = [];
+    for (const c of r.children) {
+      const k = egraph.find(c);
+      dependOn(egraph, f, k, false);
+      const kf = factsOf(egraph, memo, k, S);
+      if (!kf.rowScalar && kf.t.constant === undefined) full.push(k);
+    }
+    return { r, size: exprSize(r.expr), full };
+  });
+  f.reds = reds;
+  return reds;
+}
+
+/** The first pointwise node of row-scalar class `id` reading only row scalars and constants (see `ClassFacts.scalarPw`). */
+function scalarPointwiseOf(egraph: EGraph<TensorInfo>, memo: RowMemo, id: Id, f: ClassFacts, S: Shape): ENode | undefined {
+  if (f.scalarPw === undefined) {
+    f.scalarPw =
+      egraph.eclass(id).nodes.find(
+        (p) =>
+          p.op === 'pointwise' &&
+          p.children.every((k) => {
+            dependOn(egraph, f, egraph.find(k), false);
+            const kf = factsOf(egraph, memo, egraph.find(k), S);
+            return kf.rowScalar || kf.t.constant !== undefined;
+          }),
+      ) ?? null;
+  }
+  return f.scalarPw ?? undefined;
+}
+
+/**
  * `(pointwise f … stat …)` with stats of its rows → `rowwise` computing the stats, then f. Operands and stats are
  * numbered as they are met; a class is an operand (read at the element, broadcast to the output) unless it is a
  * constant or a row scalar that resolves to a stat or to an inlined expression of stats.
@@ -93,40 +222,39 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   const maxInputs = fusionWidth(egraph);
   const maxSize = fusionExprSize(egraph);
   const find = (c: Id) => egraph.find(c);
+  const facts = (id: Id) => factsOf(egraph, memo, id, S);
   const operands: Id[] = [];
   const stats: { expr: PwExpr; reduce: ReduceOp; post: PwExpr }[] = [];
-  const slot = new Map<Id, PwExpr>();
-  const visiting = new Set<Id>();
-  const rules = new Set<string>(['rowwise-fusion', ...rulesOf(egraph, eclass, node)]);
+  const { slot, visiting } = memo.scratch; // indexed by class id: cleared before returning
+
+  // the row-scalar pointwise nodes inlined, in order (their rules are looked up only for the candidates kept)
+  const sources: ENode[] = [];
+  const sourceClasses: Id[] = [];
 
   // a journal of what resolution bound, so an inlining that goes over the limits is undone
   const slotLog: Id[] = [];
   const setSlot = (id: Id, e: PwExpr) => {
-    slot.set(id, e);
+    slot[id] = e;
     slotLog.push(id);
   };
-  const mark = () => ({ o: operands.length, s: stats.length, sl: slotLog.length });
-  const undo = (m: ReturnType<typeof mark>) => {
-    operands.length = m.o;
-    stats.length = m.s;
-    for (const id of slotLog.splice(m.sl)) slot.delete(id);
+  // back to the lengths `operands`, `stats` and the journal had (no mark object per inlining)
+  const undo = (o: number, st: number, sl: number) => {
+    operands.length = o;
+    stats.length = st;
+    for (let i = sl; i < slotLog.length; i++) slot[slotLog[i]] = undefined;
+    slotLog.length = sl;
   };
-  const operand = (id: Id): PwExpr | undefined => {
-    const t = info(egraph, id);
+  const operand = (id: Id, f: ClassFacts): PwExpr | undefined => {
     // an f16 operand is read as its f32 value (the kernel's f16 load converts; its readers cast it in the expression)
-    if ((t.dtype !== 'f32' && t.dtype !== 'f16') || !broadcastsTo(t.shape, S)) return undefined; // (no broadcast shape built per operand)
+    if (!f.operandOk) return undefined;
     const e = $(operands.push(id) - 1);
     setSlot(id, e);
     return e;
   };
-  // how many new full operands resolving these classes would bind (to pick the reduction variant reading least)
-  const newOperands = (kids: readonly Id[]) => {
+  // how many new full operands resolving a reduction's children would bind (to pick the variant reading least)
+  const newOperands = (full: readonly Id[]) => {
     let k = 0;
-    for (const c of kids) {
-      const id = find(c);
-      const t = info(egraph, id);
-      if (!slot.has(id) && !isRowScalar(t.shape, S) && t.constant === undefined) k++;
-    }
+    for (const id of full) if (slot[id] === undefined) k++;
     return k;
   };
   // a stat met twice (the variance under two epilogues, a producer's mean) is computed once; stats are few
@@ -142,8 +270,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
     return at(stats.push({ expr, reduce, post }) - 1);
   };
   // a producer that is itself row-local: its operands, stats and expression inlined (one kernel for both)
-  const inlineRowwise = (id: Id): PwExpr | undefined => {
-    const r = classHasOp(egraph, id, 'rowwise') ? egraph.eclass(id).nodes.find((n) => n.op === 'rowwise') : undefined;
+  const inlineRowwise = (r: ENode | undefined): PwExpr | undefined => {
     if (!r) return undefined;
     const a = enodeAttrs(r, 'rowwise');
     const kids = resolveAll(r.children);
@@ -168,53 +295,55 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   };
   function resolve(c: Id): PwExpr | undefined {
     const id = find(c);
-    const known = slot.get(id);
+    const known = slot[id];
     if (known) return known;
-    const t = info(egraph, id);
-    if (t.constant !== undefined && t.dtype === 'f32') return { op: 'const', value: t.constant };
-    if (visiting.has(id)) return operand(id);
+    const f = facts(id);
+    if (f.constF32) return { op: 'const', value: f.t.constant as number };
+    if (visiting[id] === 1) return operand(id, f);
     // a row scalar broadcast to the rows (autograd's gradient of a kept-dims reduction): the row scalar itself
-    const broadcast = sameShape(t.shape, S) ? expandedRowScalar(egraph, id, S) : undefined;
-    if (broadcast !== undefined) {
-      visiting.add(id);
-      const e = resolve(broadcast);
-      visiting.delete(id);
+    if (f.broadcast !== undefined) {
+      visiting[id] = 1;
+      const e = resolve(f.broadcast);
+      visiting[id] = 0;
       if (e) {
         setSlot(id, e);
         return e;
       }
     }
-    if (!isRowScalar(t.shape, S)) {
+    if (!f.rowScalar) {
       if (inline !== 'all' && inline !== id) {
-        if (inline === 'none' && sameShape(t.shape, S) && classHasOp(egraph, id, 'rowwise')) memo.inlinable.add(id);
-        return operand(id);
+        if (inline === 'none' && f.rowwise) memo.inlinable.add(id);
+        return operand(id, f);
       }
-      if (!sameShape(t.shape, S)) return operand(id);
-      visiting.add(id);
-      const m = mark();
-      let e = inlineRowwise(id);
-      visiting.delete(id);
+      if (!f.full) return operand(id, f);
+      visiting[id] = 1;
+      const o = operands.length;
+      const st = stats.length;
+      const sl = slotLog.length;
+      let e = inlineRowwise(f.rowwise);
+      visiting[id] = 0;
       if (e && (operands.length > maxInputs || pwExprSize(e) > maxSize)) e = undefined;
       if (!e) {
-        undo(m);
+        undo(o, st, sl);
         memo.cut.add(id);
-        return operand(id);
+        return operand(id, f);
       }
       setSlot(id, e);
       return e;
     }
     // an f16 row scalar holds rounded values that its reduction nodes' expressions do not round: read as an operand
-    if (t.dtype !== 'f32') return operand(id);
-    visiting.add(id);
+    if (f.t.dtype !== 'f32') return operand(id, f);
+    visiting[id] = 1;
     try {
       // a stat: the reduction variant that binds the fewest new operands, then the one that fused the most
-      let reds = memo.reductions.get(id);
-      if (!reds) memo.reductions.set(id, (reds = rowReductionsIn(egraph, id, S).map((r) => ({ r, size: exprSize(r.expr) }))));
-      let best: { r: RowReduction; size: number } | undefined;
+      let best: Reduction | undefined;
       let bestNew = 0;
-      for (const x of reds) {
-        const k = newOperands(x.r.children);
-        if (!best || k < bestNew || (k === bestNew && x.size > best.size)) [best, bestNew] = [x, k];
+      for (const x of reductionsOf(egraph, memo, id, f, S)) {
+        const k = newOperands(x.full);
+        if (!best || k < bestNew || (k === bestNew && x.size > best.size)) {
+          best = x;
+          bestNew = k;
+        }
       }
       if (best) {
         const r = best.r;
@@ -226,22 +355,28 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
         }
       }
       // a row scalar computed from row scalars: inlined where it is read
-      for (const p of egraph.eclass(id).nodes) {
-        if (p.op !== 'pointwise' || !p.children.every((k) => isRowScalar(info(egraph, find(k)).shape, S) || info(egraph, find(k)).constant !== undefined)) continue;
+      const p = scalarPointwiseOf(egraph, memo, id, f, S);
+      if (p) {
         const kids = resolveAll(p.children);
         if (!kids) return undefined;
-        for (const r of rulesOf(egraph, id, p)) rules.add(r);
+        sources.push(p);
+        sourceClasses.push(id);
         const e = mapIn(exprOf(p), (i) => kids[i]);
         setSlot(id, e);
         return e;
       }
-      return operand(id);
+      return operand(id, f);
     } finally {
-      visiting.delete(id);
+      visiting[id] = 0;
     }
   }
 
-  const kids = resolveAll(node.children);
+  let kids: PwExpr[] | undefined;
+  try {
+    kids = resolveAll(node.children);
+  } finally {
+    for (const id of slotLog) slot[id] = undefined;
+  }
   if (!kids || stats.length === 0 || operands.length > maxInputs) return undefined;
   const n = operands.length;
   const renumber = (e: PwExpr) => mapIn(e, (i) => (i >= STAT_BASE ? $(n + i - STAT_BASE) : $(i)));
@@ -249,6 +384,11 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   if (pwExprSize(expr) > maxSize) return undefined;
   const attrs = { expr, stats: stats.map((s) => ({ ...s, expr: renumber(s.expr) })) };
   if (!sameShape(broadcastShapes(...operands.map((o) => info(egraph, o).shape)) ?? [], S)) return undefined;
+  const rules = () => {
+    const set = new Set<string>(['rowwise-fusion', ...rulesOf(egraph, eclass, node)]);
+    for (let i = 0; i < sources.length; i++) for (const r of rulesOf(egraph, sourceClasses[i], sources[i])) set.add(r);
+    return set;
+  };
   return { attrs, operands, rules, size: pwExprSize(expr) + attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + pwExprSize(st.post), 0) };
 }
 
@@ -265,11 +405,57 @@ function sameRowwise(a: OpAttrs['rowwise'], b: OpAttrs['rowwise']): boolean {
 
 /** What resolving the variants of one class shares: its classes' row reductions, and its row-local producers. */
 interface RowMemo {
-  readonly reductions: Map<Id, { r: RowReduction; size: number }[]>;
+  readonly scratch: Scratch;
+  /** The classes with facts in `scratch` (cleared at the end of the apply). */
+  readonly factIds: Id[];
   /** Full-shape operands holding a rowwise node met without inlining (only those can inlining change). */
   readonly inlinable: Set<Id>;
   /** Producers that inlining every producer had to leave as operands (over a limit). */
   readonly cut: Set<Id>;
+}
+
+/**
+ * Tables by class id that every apply of the run reuses, each left cleared: the binding and the visiting mark of a
+ * resolution, and the facts of an apply (a map, a set and closures per candidate: the GPT step resolves ~78 000
+ * times over ~4 300 candidates in its one rows iteration).
+ */
+interface Scratch {
+  slot: (PwExpr | undefined)[];
+  facts: (ClassFacts | undefined)[];
+  visiting: Uint8Array;
+  /**
+   * Facts kept from earlier applies of the iteration, by class, with the rows' shape they were made for: used again
+   * while `stillHolds` (a row scalar's reductions were rebuilt by every reader's apply: ~12 % of the rule's profile).
+   */
+  readonly kept: Map<Id, Kept>;
+  /** The e-graph's epoch `kept` holds for (a rebuild may rewrite node lists in place: dropped then). */
+  epoch: number;
+}
+
+/** Facts kept for a class: made for rows of shape `S`. */
+interface Kept {
+  readonly S: Shape;
+  readonly facts: ClassFacts;
+}
+
+/** Empty scratch tables. */
+const newScratch = (): Scratch => ({ slot: [], facts: [], visiting: new Uint8Array(0), kept: new Map(), epoch: -1 });
+
+/** The run's scratch tables, grown to the e-graph's ids (between applies only: they are clear then). */
+function scratchOf(egraph: EGraph<TensorInfo>): Scratch {
+  const s = ctxOf(egraph).of<Scratch>('rowwise-fusion:scratch', newScratch);
+  if (s.epoch !== egraph.epoch) {
+    s.kept.clear();
+    s.epoch = egraph.epoch;
+  }
+  const n = egraph.totalIds;
+  if (s.visiting.length < n) {
+    const size = n + (n >> 1);
+    s.slot = new Array(size).fill(undefined);
+    s.facts = new Array(size).fill(undefined);
+    s.visiting = new Uint8Array(size);
+  }
+  return s;
 }
 
 /**
@@ -283,7 +469,8 @@ type Inlining = 'none' | 'all' | Id;
 interface Candidate {
   readonly attrs: OpAttrs['rowwise'];
   readonly operands: readonly Id[];
-  readonly rules: ReadonlySet<string>;
+  /** The rules that made what it fused (looked up for the candidates kept only). */
+  readonly rules: () => ReadonlySet<string>;
   /** Expression nodes over all its expressions (per use). */
   readonly size: number;
 }
@@ -315,16 +502,22 @@ function rowLocal(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean 
   const S = egraph.eclass(eclass).data.shape;
   return node.children.some((c) => {
     const child = egraph.eclass(c);
-    return sameShape(child.data.shape, S) && child.nodes.some((m) => m.op === 'rowwise' || readsRowScalar(egraph, child.id, m));
+    if (!sameShape(child.data.shape, S)) return false;
+    // the kept op sets first: a class of hundreds of variants is scanned only when it holds pointwise nodes
+    if (classHasOp(egraph, child.id, 'rowwise')) return true;
+    return classHasOp(egraph, child.id, 'pointwise') && child.nodes.some((m) => readsRowScalar(egraph, child.id, m));
   });
 }
+
+/** The ops of a result another fused kernel would write. */
+const WRITTEN_OPS: readonly string[] = ['pointwise', 'rowwise'];
 
 /** Every pointwise variant of a class that reads row statistics, resolved; the best few added to the class. */
 function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
   // distinct candidates in the order first found, by operands then attributes (compared in place: no JSON texts)
   const found: Candidate[] = [];
   const byOperands = new Map<string, Candidate[]>();
-  const memo: RowMemo = { reductions: new Map(), inlinable: new Set(), cut: new Set() };
+  const memo: RowMemo = { scratch: scratchOf(egraph), factIds: [], inlinable: new Set(), cut: new Set() };
   const offer = (c: Candidate | undefined) => {
     if (!c) return;
     const key = c.operands.join(',');
@@ -335,8 +528,8 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
     found.push(c);
   };
   const S = egraph.eclass(eclass).data.shape;
-  for (const n of egraph.eclass(eclass).nodes) {
-    if (!rowLocal(egraph, eclass, n)) continue;
+  const offerAll = (n: ENode) => {
+    if (!rowLocal(egraph, eclass, n)) return;
     memo.inlinable.clear();
     if (readsRowScalar(egraph, eclass, n)) offer(rowwiseOf(egraph, eclass, n, 'none', memo));
     else {
@@ -347,17 +540,23 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
       }
     }
     // without a row-local producer met, inlining resolves exactly as without it
-    if (memo.inlinable.size === 0) continue;
+    if (memo.inlinable.size === 0) return;
     memo.cut.clear();
     offer(rowwiseOf(egraph, eclass, n, 'all', memo));
     // a producer that inlining them all had to leave out (earlier ones took the limits), inlined alone
     for (const p of [...memo.cut]) if (memo.inlinable.has(p)) offer(rowwiseOf(egraph, eclass, n, p, memo));
+  };
+  try {
+    for (const n of egraph.eclass(eclass).nodes) offerAll(n);
+  } finally {
+    for (const id of memo.factIds) memo.scratch.facts[id] = undefined;
   }
   // operands that another fused kernel would have to write (a pointwise or row-local result) count first
-  const written = (c: Candidate) => c.operands.filter((o) => egraph.eclass(o).nodes.some((n) => n.op === 'pointwise' || n.op === 'rowwise')).length;
+  const written = (c: Candidate) => c.operands.filter((o) => classHasAnyOp(egraph, o, WRITTEN_OPS)).length;
   const ranked = found.map((c) => ({ c, w: written(c) }));
   const best = ranked.sort((a, b) => a.w - b.w || a.c.operands.length - b.c.operands.length || a.c.size - b.c.size).slice(0, KEEP_PER_CLASS).map((r) => r.c);
-  return best.map((c) => addRecorded(egraph, irENode('rowwise', c.attrs, [...c.operands]), c.rules));
+  const made = best.map((c) => c.rules()); // before any node is added
+  return best.map((c, i) => addRecorded(egraph, irENode('rowwise', c.attrs, [...c.operands]), made[i]));
 }
 
 /**
