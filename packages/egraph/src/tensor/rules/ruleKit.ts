@@ -123,6 +123,8 @@ function viewOf(egraph: EGraph<TensorInfo>, cls: Id): ClassView {
     viewsCtx = ctx;
     views = ctx.ofAnyWidth<(ClassView | undefined)[]>('ruleKit:class-views', newArray);
   }
+  // grown one slot at a time: a write far past the end would turn the array into a slow dictionary
+  while (views.length <= c.id) views.push(undefined);
   let e = views[c.id];
   if (!e || e.nodes !== nodes) views[c.id] = e = { nodes, length: 0, ops: new Set(), counts: new Map() };
   for (; e.length < nodes.length; e.length++) {
