@@ -85,4 +85,37 @@ describe('nodeRule (the core incremental node scan)', () => {
     // no class changed: an incremental scan would visit nothing; the new key visits all, and matches the one node
     expect(rule.search(eg).map((m) => eg.find(m.eclass))).toEqual([eg.find(xy)]);
   });
+
+  it('signs a node again only when it reads a changed class or a union moved it, not when its class gained another', () => {
+    const eg = new EGraph();
+    const root = eg.addExpr(parseRecExpr('(add x y)', mathLanguage));
+    eg.rebuild();
+    let signed = 0;
+    const signature = (egraph: EGraph, cls: number, n: { children: readonly number[] }) => {
+      signed++;
+      return egraph.find(cls) * 1000 + n.children.map((c) => egraph.eclass(c).nodes.length).join('').length;
+    };
+    const seen: number[] = [];
+    const rule = nodeRule<undefined>('signed', ['add'], (_eg, cls) => {
+      seen.push(cls);
+      return undefined;
+    }, { signature });
+    rule.apply(eg, rule.search(eg));
+    expect(seen).toHaveLength(1);
+    // the class of (add x y) gains a node reading unchanged classes: the first node is skipped without a signature
+    eg.union(root, eg.add(enode('add', [eg.lookup(enode('y')) as number, eg.lookup(enode('x')) as number])));
+    eg.rebuild();
+    signed = 0;
+    rule.apply(eg, rule.search(eg));
+    expect(seen).toHaveLength(2); // only the new node
+    expect(signed).toBe(1); // the new node's, as it is applied; none for the old one
+    // a union moving both into another class changes what find(class) reads: both are matched again
+    const other = eg.add(enode('z'));
+    eg.union(other, root);
+    eg.rebuild();
+    const before = seen.length;
+    const moved = eg.find(root) !== root;
+    rule.apply(eg, rule.search(eg));
+    expect(seen.length - before).toBe(moved ? 2 : 0);
+  });
 });

@@ -105,6 +105,11 @@ interface CandidateScan {
   readonly nodes: readonly ENode[];
   /** Serial number of each entry's node (`nodeSerial`). */
   readonly serials: readonly number[];
+  /**
+   * Whether each entry's node reads a changed class (1), or only sits in a changed class (0): such a node's
+   * signature still reads as it did, unless the node moved into this class by a union (see `NodeRuleRun.appliedIn`).
+   */
+  readonly readsChanged: Uint8Array;
   /** Entry numbers of each op, ascending. */
   readonly byOp: ReadonlyMap<string, readonly number[]>;
 }
@@ -136,6 +141,7 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
   const classes: Id[] = [];
   const nodes: ENode[] = [];
   const serials: number[] = [];
+  const direct: number[] = [];
   const byOp = new Map<string, number[]>();
   const serialOf = serialsOf(egraph);
   const readsChanged = (n: ENode): boolean => {
@@ -151,16 +157,18 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
     const listSerials = serialsOfList(serialOf, list);
     for (let i = 0; i < list.length; i++) {
       const n = list[i];
-      if (!all && !readsChanged(n)) continue;
+      const reads = readsChanged(n);
+      if (!all && !reads) continue;
       const k = nodes.push(n) - 1;
       serials.push(listSerials[i]);
+      direct.push(reads ? 1 : 0);
       classes.push(id);
       const entries = byOp.get(n.op);
       if (entries) entries.push(k);
       else byOp.set(n.op, [k]);
     }
   }
-  const scan = { key, classes, nodes, serials, byOp };
+  const scan = { key, classes, nodes, serials, readsChanged: Uint8Array.from(direct), byOp };
   lastScans.set(egraph, scan);
   return scan;
 }
@@ -233,6 +241,8 @@ interface NodeRuleRun {
   cursor: number;
   /** The signature each node (by serial) was applied with (or failed a `guardBySignature` guard with; `NEVER`: failed the static guard). */
   readonly applied: (number | undefined)[];
+  /** The class each node (by serial) was given its `applied` signature in (a union may move it to another). */
+  readonly appliedIn: Id[];
   scanned?: number;
   /** `fullScanKey` at the last complete scan. */
   scanKey?: number;
@@ -242,7 +252,7 @@ interface NodeRuleRun {
 const NEVER = 0.5;
 
 /** A fresh `NodeRuleRun` (one shared init: no closure per lookup). */
-const newRun = (): NodeRuleRun => ({ substs: [], nodes: [], serials: [], cursor: 0, applied: [] });
+const newRun = (): NodeRuleRun => ({ substs: [], nodes: [], serials: [], cursor: 0, applied: [], appliedIn: [] });
 
 /** The match number of a subst of the run's last search, or -1 (a subst of another search). */
 function matchOfSubst(st: NodeRuleRun, subst: Subst): number {
@@ -271,6 +281,9 @@ export function nodeRule<D>(
   const staticGuard = opts.staticGuard;
   const stateOf = opts.state ?? stateOfEGraph;
   const fullScanKey = opts.fullScanKey;
+  // whether a node is matched again only when its signature changes (no guard, or one that reads only what the
+  // signature covers); a plain guard is tested again whenever the node's class changed
+  const signedOnly = guard === undefined || guardBySignature;
   const opSet = new Set(ops);
   const stateKey = `nodeRule:${name}`;
   const runOf = (egraph: EGraph<D>): NodeRuleRun => stateOf(egraph).of<NodeRuleRun>(stateKey, newRun);
@@ -302,7 +315,10 @@ export function nodeRule<D>(
         let sig: number | undefined;
         if (applied !== undefined && applied === (sig = signature(egraph, id, n))) return false;
         if (guard && !guard(egraph, id, n)) {
-          if (guardBySignature) st.applied[serial] = sig ?? signature(egraph, id, n);
+          if (guardBySignature) {
+            st.applied[serial] = sig ?? signature(egraph, id, n);
+            st.appliedIn[serial] = id;
+          }
           return false;
         }
         return true;
@@ -353,6 +369,9 @@ export function nodeRule<D>(
           }
           const n = scan.nodes[k];
           const serial = scan.serials[k];
+          // a node that reads no changed class and was signed in this class signs as it did then: skipped without
+          // hashing (a class of fused variants gains one and holds hundreds), unless a plain guard may read more
+          if (signedOnly && scan.readsChanged[k] === 0 && st.applied[serial] !== undefined && st.appliedIn[serial] === id) continue;
           if (wanted(id, n, serial)) substs.push(match(n, serial));
         }
         if (substs.length) {
@@ -378,6 +397,7 @@ export function nodeRule<D>(
       if (k < 0) return undefined;
       const canon = egraph.canonicalize(st.nodes[k]);
       st.applied[st.serials[k]] = signature(egraph, eclass, canon);
+      st.appliedIn[st.serials[k]] = egraph.find(eclass);
       return apply(egraph, eclass, canon);
     }, name),
   );
