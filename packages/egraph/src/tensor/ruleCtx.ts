@@ -56,8 +56,12 @@ export class RuleCtx {
    * this term, matches again just those nodes (the wide pass re-matched ~12 000 pointwise nodes for ~300 changes).
    */
   widthTerm(key: string, node: object, width: number): number {
-    const at = this.ofAnyWidth<Map<object, number>>(key, newWidthTable).get(node);
-    return at !== undefined && at < width ? width : 0;
+    return widthTermIn(this.widthCuts(key), node, width);
+  }
+
+  /** The nodes a rule recorded as cut (`refusedAtWidth`) under `key`, with the first width each was cut at. */
+  widthCuts(key: string): ReadonlyMap<object, number> {
+    return this.ofAnyWidth<Map<object, number>>(key, newWidthTable);
   }
 
   /** The ctx for a wider fusion width: fresh, but for the `ofAnyWidth` slots. */
@@ -68,3 +72,9 @@ export class RuleCtx {
 
 /** A fresh width-refusal table (a shared `init`: no closure per lookup). */
 const newWidthTable = (): Map<object, number> => new Map();
+
+/** `RuleCtx.widthTerm` over a table from `widthCuts` (for a caller that keeps the table). */
+export function widthTermIn(cuts: ReadonlyMap<object, number>, node: object, width: number): number {
+  const at = cuts.get(node);
+  return at !== undefined && at < width ? width : 0;
+}
