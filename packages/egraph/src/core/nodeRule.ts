@@ -239,10 +239,14 @@ interface NodeRuleRun {
   readonly nodes: ENode[];
   readonly serials: number[];
   cursor: number;
-  /** The signature each node (by serial) was applied with (or failed a `guardBySignature` guard with; `NEVER`: failed the static guard). */
-  readonly applied: (number | undefined)[];
-  /** The class each node (by serial) was given its `applied` signature in (a union may move it to another). */
-  readonly appliedIn: Id[];
+  /**
+   * The signature each node (by serial) was applied with (or failed a `guardBySignature` guard with; `NEVER`: failed
+   * the static guard; `UNSIGNED`: neither). A typed array grown by `sign`: a plain array written at scattered serials
+   * (a rule over a rare op) turned into a slow dictionary.
+   */
+  applied: Float64Array;
+  /** The class each node (by serial) was given its `applied` signature in (a union may move it to another); -1: none. */
+  appliedIn: Int32Array;
   scanned?: number;
   /** `fullScanKey` at the last complete scan. */
   scanKey?: number;
@@ -250,9 +254,29 @@ interface NodeRuleRun {
 
 /** The `applied` mark of a node that failed the static guard: never a signature (those are 32-bit integers). */
 const NEVER = 0.5;
+/** The `applied` mark of a node not signed yet: never a signature either. */
+const UNSIGNED = -0.5;
+
+/** Sets the `applied` mark of a node (by serial) and the class it was given in, growing the arrays as needed. */
+function sign(st: NodeRuleRun, serial: number, mark: number, cls: Id): void {
+  if (serial >= st.applied.length) {
+    const size = Math.max(serial + 1, 2 * st.applied.length, 1024);
+    const applied = new Float64Array(size).fill(UNSIGNED);
+    applied.set(st.applied);
+    const appliedIn = new Int32Array(size).fill(-1);
+    appliedIn.set(st.appliedIn);
+    st.applied = applied;
+    st.appliedIn = appliedIn;
+  }
+  st.applied[serial] = mark;
+  st.appliedIn[serial] = cls;
+}
+
+/** The `applied` mark of a node (by serial): `UNSIGNED` past the arrays' end. */
+const markOf = (st: NodeRuleRun, serial: number): number => (serial < st.applied.length ? st.applied[serial] : UNSIGNED);
 
 /** A fresh `NodeRuleRun` (one shared init: no closure per lookup). */
-const newRun = (): NodeRuleRun => ({ substs: [], nodes: [], serials: [], cursor: 0, applied: [], appliedIn: [] });
+const newRun = (): NodeRuleRun => ({ substs: [], nodes: [], serials: [], cursor: 0, applied: new Float64Array(0), appliedIn: new Int32Array(0) });
 
 /** The match number of a subst of the run's last search, or -1 (a subst of another search). */
 function matchOfSubst(st: NodeRuleRun, subst: Subst): number {
@@ -306,19 +330,16 @@ export function nodeRule<D>(
       // a node needs matching unless it was applied (or, with `guardBySignature`, failed the guard) with its current
       // signature (hashed only for those), or fails the guard
       const wanted = (id: Id, n: ENode, serial: number): boolean => {
-        const applied = st.applied[serial];
+        const applied = markOf(st, serial);
         if (applied === NEVER) return false;
-        if (staticGuard && applied === undefined && !staticGuard(n)) {
-          st.applied[serial] = NEVER;
+        if (staticGuard && applied === UNSIGNED && !staticGuard(n)) {
+          sign(st, serial, NEVER, -1);
           return false;
         }
         let sig: number | undefined;
-        if (applied !== undefined && applied === (sig = signature(egraph, id, n))) return false;
+        if (applied !== UNSIGNED && applied === (sig = signature(egraph, id, n))) return false;
         if (guard && !guard(egraph, id, n)) {
-          if (guardBySignature) {
-            st.applied[serial] = sig ?? signature(egraph, id, n);
-            st.appliedIn[serial] = id;
-          }
+          if (guardBySignature) sign(st, serial, sig ?? signature(egraph, id, n), id);
           return false;
         }
         return true;
@@ -371,7 +392,7 @@ export function nodeRule<D>(
           const serial = scan.serials[k];
           // a node that reads no changed class and was signed in this class signs as it did then: skipped without
           // hashing (a class of fused variants gains one and holds hundreds), unless a plain guard may read more
-          if (signedOnly && scan.readsChanged[k] === 0 && st.applied[serial] !== undefined && st.appliedIn[serial] === id) continue;
+          if (signedOnly && scan.readsChanged[k] === 0 && markOf(st, serial) !== UNSIGNED && st.appliedIn[serial] === id) continue;
           if (wanted(id, n, serial)) substs.push(match(n, serial));
         }
         if (substs.length) {
@@ -396,8 +417,7 @@ export function nodeRule<D>(
       const k = matchOfSubst(st, subst);
       if (k < 0) return undefined;
       const canon = egraph.canonicalize(st.nodes[k]);
-      st.applied[st.serials[k]] = signature(egraph, eclass, canon);
-      st.appliedIn[st.serials[k]] = egraph.find(eclass);
+      sign(st, st.serials[k], signature(egraph, eclass, canon), egraph.find(eclass));
       return apply(egraph, eclass, canon);
     }, name),
   );
