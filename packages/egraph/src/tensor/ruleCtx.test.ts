@@ -5,6 +5,18 @@ import { graphToEGraph, RULE_SETS } from './optimize.js';
 import { RuleCtx } from './ruleCtx.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
 
+/** A graph's e-graph at fusion width 2 and a run of the fusion rules over it (widen `analysis` between runs). */
+function fusionAtWidth2(g: Graph) {
+  const analysis = new TensorAnalysis({ maxPointwiseInputs: 2, maxBindings: 4 });
+  const { egraph, classOf, roots } = graphToEGraph(g, analysis);
+  const run = () => {
+    const runner = new Runner(egraph, { iterLimit: 10 });
+    for (const r of roots) runner.addRoot(r);
+    return runner.run(RULE_SETS.fusion);
+  };
+  return { analysis, egraph, classOf, run };
+}
+
 describe('RuleCtx', () => {
   it('keeps only the ofAnyWidth slots when widened', () => {
     const ctx = new RuleCtx();
@@ -22,13 +34,7 @@ describe('RuleCtx', () => {
     const g = new Graph();
     const y = g.add(g.matmul(g.input('a', [4, 8]), g.input('b', [8, 5])), g.input('c', [4, 5]));
     g.output('y', y);
-    const analysis = new TensorAnalysis({ maxPointwiseInputs: 2, maxBindings: 4 });
-    const { egraph, classOf, roots } = graphToEGraph(g, analysis);
-    const run = () => {
-      const runner = new Runner(egraph, { iterLimit: 10 });
-      for (const r of roots) runner.addRoot(r);
-      runner.run(RULE_SETS.fusion);
-    };
+    const { analysis, egraph, classOf, run } = fusionAtWidth2(g);
     const epilogues = () => egraph.eclass(classOf.get(y.id) as number).nodes.filter((n) => n.op === 'matmulEpilogue').length;
     run();
     expect(epilogues()).toBe(0); // a, b and c: over the width of 2
@@ -42,13 +48,7 @@ describe('RuleCtx', () => {
     const [a, b, c] = ['a', 'b', 'c'].map((n) => g.input(n, [4, 5]));
     const y = g.mul(g.exp(g.add(a, b)), c);
     g.output('y', y);
-    const analysis = new TensorAnalysis({ maxPointwiseInputs: 2, maxBindings: 4 });
-    const { egraph, classOf, roots } = graphToEGraph(g, analysis);
-    const run = () => {
-      const runner = new Runner(egraph, { iterLimit: 10 });
-      for (const r of roots) runner.addRoot(r);
-      return runner.run(RULE_SETS.fusion);
-    };
+    const { analysis, egraph, classOf, run } = fusionAtWidth2(g);
     const widest = () => Math.max(...egraph.eclass(classOf.get(y.id) as number).nodes.filter((n) => n.op === 'pointwise').map((n) => new Set(n.children.map((k) => egraph.find(k))).size));
     expect(run().stopReason).toBe('saturated');
     expect(widest()).toBe(2); // exp(a + b) · c reads three inputs: cut at 2
