@@ -2,16 +2,18 @@
 // (1) every matmul form (transposes, epilogue, batches, split-K, ragged and whole-block shapes) under several
 // tilings against the interpreter on f16-rounded operands, then (2) GPU time (timestamps) of each tiling on the GPT
 // 6x384 matmul shapes and 4096³, shipped choice first. python/reference.py's matmul_kernels is the cuBLAS side.
-// Run: node sgm-bench.mjs --out=FILE [--shapes=a,b] [--tilings=all|wide] [--deadline=SECONDS] [--only=check,sweep]
+// Run: node sgm-bench.mjs --out=FILE [--shapes=a,b] [--tilings=all|staging|NAME,...] [--operands=f32|f16,...]
+//      [--deadline=SECONDS] [--only=check,sweep]
+// --operands f16: A and B stored as f16 (autocast's f16 storage), where `direct` tilings load them straight from memory.
 
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Graph, interpret, type PwExpr, type TensorValue, tensor } from '@neura/ir';
 import { capsFor, compile, createDevice, type NeuraDevice, seededUniform } from '@neura/runtime-webgpu';
-import { generateKernel, isSpecOf, type KernelGenerator, matmulProblemOf, type SubgroupMatrixTiling, subgroupMatrixPlan } from '@neura/wgsl-kernels';
+import { generateKernel, isSpecOf, type KernelGenerator, matmulProblemOf, type SubgroupMatrixTiling, subgroupMatrixPlan, withF16Storage } from '@neura/wgsl-kernels';
 import { benchMatmulShape, GPT_MATMULS } from './workloads/kernels.js';
 
-const { values: args } = parseArgs({ options: { out: { type: 'string' }, shapes: { type: 'string' }, tilings: { type: 'string', default: 'all' }, deadline: { type: 'string', default: '420' }, only: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { out: { type: 'string' }, shapes: { type: 'string' }, tilings: { type: 'string', default: 'all' }, deadline: { type: 'string', default: '420' }, only: { type: 'string' }, operands: { type: 'string', default: 'f32' } } });
 const t0 = performance.now();
 const left = () => Number(args.deadline) - (performance.now() - t0) / 1000;
 const want = (x: string) => !args.only || args.only.split(',').includes(x);
@@ -23,9 +25,12 @@ const save = () => args.out && writeFileSync(args.out, JSON.stringify(results, n
 const withTiling =
   (t: SubgroupMatrixTiling): KernelGenerator =>
   (spec, caps) =>
-    isSpecOf(spec, 'matmul', 'fusedMatmul', 'matmulEpilogue') && caps.mixedMatmul ? (subgroupMatrixPlan(matmulProblemOf(spec), caps, t) ?? generateKernel(spec, caps)) : generateKernel(spec, caps);
+    isSpecOf(spec, 'matmul', 'fusedMatmul', 'matmulEpilogue') && caps.mixedMatmul
+      ? ((plan) => (plan ? withF16Storage(spec, plan, caps, true) : generateKernel(spec, caps)))(subgroupMatrixPlan(matmulProblemOf(spec), caps, t))
+      : generateKernel(spec, caps);
 /** A short name of a tiling: subgroups / matrices per subgroup / slice depth, padding, double buffering. */
-const nameOf = (t: SubgroupMatrixTiling) => `${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.pad ? `/p${t.pad}` : ''}${t.group ? `/g${t.group}` : ''}${t.db ? '+db' : ''}${t.transposeA ? '/tA' : ''}`;
+const nameOf = (t: SubgroupMatrixTiling) =>
+  `${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.pad ? `/p${t.pad}` : ''}${t.group ? `/g${t.group}` : ''}${t.db ? '+db' : ''}${t.transposeA ? '/tA' : ''}${t.stage === 'lanes' ? '/lanes' : ''}${t.direct ? '/direct' : ''}`;
 
 /** Layouts of subgroups (SGM x SGN) and result matrices per subgroup (FM x FN), the likeliest first. */
 const LAYOUTS: [number, number, number, number][] = [
@@ -52,7 +57,16 @@ const ALL: SubgroupMatrixTiling[] = [
   ...LAYOUTS.slice(0, 3).flatMap((l) => [...variants(l, 8, 8), ...variants(l, 8, 0), ...variants(l, 0, 0)]),
   ...LAYOUTS.slice(3).flatMap((l) => variants(l, 8, 8)),
 ];
-const tilings = args.tilings === 'all' ? ALL : ALL.filter((t) => args.tilings?.split(',').includes(nameOf(t)));
+/** How operands reach the matrices: staged lane by lane (consecutive f16 stores), or (f16 operands) loaded straight from memory. */
+const STAGING: SubgroupMatrixTiling[] = [
+  { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, stage: 'lanes' },
+  { sgm: 2, sgn: 2, fm: 4, fn: 4, bk: 32, pad: 8, stage: 'lanes' },
+  { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 64, pad: 8, stage: 'lanes' },
+  ...[[2, 4, 4, 4], [2, 2, 4, 4], [4, 2, 4, 4], [2, 4, 2, 4], [2, 2, 2, 4], [2, 2, 2, 2]].map(([sgm, sgn, fm, fn]) => ({ sgm, sgn, fm, fn, bk: 32, direct: true })),
+  { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, direct: true, group: 8 },
+];
+const tilings = args.tilings === 'all' ? [...ALL, ...STAGING] : args.tilings === 'staging' ? STAGING : [...ALL, ...STAGING].filter((t) => args.tilings?.split(',').includes(nameOf(t)));
+const operandKinds = (args.operands ?? 'f32').split(',') as ('f32' | 'f16')[];
 
 const dev: NeuraDevice = await createDevice({ mixedPrecision: true, dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
 results.adapter = { name: dev.name, subgroupMatrixConfigs: dev.adapterInfo.subgroupMatrixConfigs, limits: { maxComputeWorkgroupStorageSize: dev.caps.maxComputeWorkgroupStorageSize } };
@@ -81,7 +95,7 @@ function f16(x: number, towardZero = false): number {
 
 // (1) correctness of every form under the shipped choice and under candidate tilings
 if (want('check')) {
-  const forms: { name: string; a: number[]; b: number[]; transA?: boolean; transB?: boolean; epilogue?: boolean; partials?: number }[] = [
+  const forms: { name: string; a: number[]; b: number[]; transA?: boolean; transB?: boolean; epilogue?: boolean; partials?: number; f16?: boolean }[] = [
     { name: 'A·B whole blocks (direct stores)', a: [256, 64], b: [64, 272] },
     { name: 'A·B partial tiles', a: [200, 96], b: [96, 136] },
     { name: 'A·B odd', a: [97, 37], b: [37, 65] },
@@ -97,6 +111,15 @@ if (want('check')) {
     // matmulPartials (weight gradients): chunk 432 ends mid-slice; whole blocks stored straight
     { name: 'partials Aᵀ ×5', a: [2100, 96], b: [2100, 40], transA: true, partials: 5 },
     { name: 'partials Aᵀ ×8 whole blocks', a: [2048, 64], b: [2048, 128], transA: true, partials: 8 },
+    // f16 operands in memory (f16 result): loaded straight from memory by `direct` tilings
+    { name: 'f16 A·B', a: [256, 64], b: [64, 272], f16: true },
+    { name: 'f16 A·B partial tiles', a: [208, 96], b: [96, 144], f16: true },
+    { name: 'f16 Aᵀ·B', a: [96, 128], b: [96, 80], transA: true, f16: true },
+    { name: 'f16 A·Bᵀ', a: [128, 64], b: [80, 64], transB: true, f16: true },
+    { name: 'f16 Aᵀ·Bᵀ', a: [64, 128], b: [80, 64], transA: true, transB: true, f16: true },
+    { name: 'f16 batched', a: [3, 80, 32], b: [3, 32, 48], f16: true },
+    { name: 'f16 split-K Aᵀ', a: [2112, 96], b: [2112, 48], transA: true, f16: true },
+    { name: 'f16 bias+GELU epilogue', a: [160, 48], b: [48, 112], epilogue: true, f16: true },
   ];
   const candidates: (SubgroupMatrixTiling | undefined)[] = [
     undefined,
@@ -108,12 +131,15 @@ if (want('check')) {
     { sgm: 2, sgn: 2, fm: 2, fn: 2, bk: 32, pad: 8, db: true, group: 2 },
     { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 64, pad: 8, group: 8 },
     { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, transposeA: true },
+    { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, stage: 'lanes' },
+    { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, direct: true },
+    { sgm: 2, sgn: 2, fm: 2, fn: 2, bk: 32, direct: true },
   ];
   const out: unknown[] = [];
   for (const c of forms) {
     const g = new Graph();
-    const a = g.input('a', c.a);
-    const b = g.input('b', c.b);
+    const a = g.input('a', c.a, c.f16 ? 'f16' : 'f32');
+    const b = g.input('b', c.b, c.f16 ? 'f16' : 'f32');
     const attrs = { transA: c.transA ?? false, transB: c.transB ?? false };
     const n = c.b[c.b.length - (attrs.transB ? 2 : 1)];
     const k = c.a[c.a.length - (attrs.transA ? 2 : 1)];
@@ -134,6 +160,7 @@ if (want('check')) {
     const truncatedAB = interpret(g, { ...feeds, a: truncate(feeds.a), b: truncate(feeds.b) }, {}, 'f32').outputs.y.data;
     const maxDiff = (x: ArrayLike<number>, y: ArrayLike<number>) => Array.from(x).reduce((m, v, i) => Math.max(m, Math.abs(v - y[i])), 0);
     for (const t of candidates) {
+      if (t?.direct && !c.f16) continue; // direct loads read f16 operands only
       const name = `${c.name} @ ${t ? nameOf(t) : 'shipped'}`;
       try {
         const session = await compile(g, dev, { precision: 'mixed', label: c.name, ...(t ? { generator: withTiling(t) } : {}) });
@@ -145,7 +172,8 @@ if (want('check')) {
           err = Math.max(err, Math.abs(gpu[i] - rounded[i]));
           big = Math.max(big, Math.abs(rounded[i]));
         }
-        const ok = err <= 1e-4 * big + 2e-5 * Math.sqrt(k);
+        // an f16 result is rounded once more (half an f16 ulp: 2^-11 relative)
+        const ok = err <= (c.f16 ? 6e-4 : 1e-4) * big + 2e-5 * Math.sqrt(k);
         // where a failing check goes wrong: the worst elements (flat index, row, column of the last two axes)
         const cols = y.shape[y.shape.length - 1];
         const rows = y.shape[y.shape.length - 2];
@@ -173,12 +201,14 @@ if (want('sweep')) {
   const shapes = args.shapes ? args.shapes.split(',').flatMap((n) => GPT_MATMULS.filter((s) => s.name === n)) : GPT_MATMULS;
   const sweep: Record<string, Record<string, unknown>> = Object.fromEntries(shapes.map((s) => [s.name, {}]));
   results.sweep = sweep;
-  for (const t of [undefined, ...tilings]) {
+  for (const t of [undefined, ...tilings])
+    for (const operands of operandKinds) {
     if (left() < 0) break;
-    const key = t ? nameOf(t) : 'shipped';
+    if (t?.direct && operands !== 'f16') continue;
+    const key = `${t ? nameOf(t) : 'shipped'}${operands === 'f16' ? ' (f16 operands)' : ''}`;
     for (const s of shapes) {
       try {
-        const r = await benchMatmulShape(s, dev, 10, undefined, 'mixed', t ? withTiling(t) : undefined);
+        const r = await benchMatmulShape(s, dev, 10, undefined, 'mixed', t ? withTiling(t) : undefined, operands);
         sweep[s.name][key] = { ms: +r.medianMs.toFixed(5), tflops: +(r.tflops ?? 0).toFixed(1), ...(t ? {} : { plan: r.plan }) };
         log(`${s.name} ${key}: ${r.medianMs.toFixed(4)} ms ${r.tflops?.toFixed(1)} TFLOP/s`);
       } catch (e) {

@@ -124,7 +124,8 @@ export function convertF16Accesses(code: string, vars: ReadonlyMap<string, Acces
   if (vars.size === 0) return code;
   const names = [...vars.keys()];
   const re = new RegExp(`(?<![\\w.&])(${names.join('|')})\\[`, 'g');
-  const pointer = new RegExp(`(?<!&)&(?!&)\\s*(${names.join('|')})\\b|bitcast<[^>]+>\\((${names.join('|')})\\[`);
+  // a subgroup-matrix load takes the buffer itself (array<f16> is what it needs); any other pointer is refused
+  const pointer = new RegExp(`(?<!&|subgroupMatrixLoad<[^;()]*>\\()&(?!&)\\s*(${names.join('|')})\\b|bitcast<[^>]+>\\((${names.join('|')})\\[`);
   const bad = pointer.exec(code);
   if (bad) fail(`the kernel takes a pointer to or bit-casts the f16 buffer ${bad[1] ?? bad[2]}, which f16 storage cannot convert`);
   let out = '';

@@ -161,6 +161,13 @@ describe('f16 storage', () => {
     expect(convert('if (a[i] == y[i] && b) { y[i] = a[i]; }')).toBe('if (f32(a[i]) == f32(y[i]) && b) { y[i] = f16(f32(a[i])); }');
   });
 
+  it('lets a subgroup-matrix load take an f16 buffer (array<f16> is what it reads) and refuses any other pointer', () => {
+    const load = 'let l = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>(&a, off, K);';
+    expect(convert(load)).toBe(load);
+    expect(() => convert('let p = &a; let q = (*p)[0];')).toThrow(/takes a pointer to or bit-casts the f16 buffer a/);
+    expect(() => convert('foo(&a, 0u);')).toThrow(/takes a pointer to or bit-casts the f16 buffer a/);
+  });
+
   it('refuses f16 tensors on a device without shader-f16, naming the op and the feature', () => {
     const spec = specOf('exp', [[4]], ['f16'], {} as OpAttrs['exp']);
     expect(() => generateKernel(spec, COMPAT_CAPS)).toThrow(/exp has f16 tensors, which need the 'shader-f16' feature; the device lacks it/);

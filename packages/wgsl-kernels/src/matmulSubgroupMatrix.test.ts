@@ -3,7 +3,8 @@
 // (runtime-webgpu/test/mixedPrecision.gpu.test.ts).
 import { Graph, type PwExpr, splitKChunk } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
-import { COMPAT_CAPS, type DeviceCaps, type KernelSpec } from './kernel.js';
+import { withF16Storage } from './f16Storage.js';
+import { COMPAT_CAPS, type DeviceCaps, type KernelPlan, type KernelSpec } from './kernel.js';
 import type { MatmulOp } from './matmul.js';
 import { matmulProblemOf } from './matmul.js';
 import { chooseSubgroupMatrixTiling, matmulMixedKernel, subgroupMatrixPlan } from './matmulSubgroupMatrix.js';
@@ -147,6 +148,46 @@ describe('matmul under precision: mixed', () => {
     const node = g.node('matmul', [a, b], { transA: false, transB: false });
     const plan = matmulMixedKernel({ node, inputs: [{ shape: [4096, 256], dtype: 'f16' }, { shape: [256, 4096], dtype: 'f16' }] } as KernelSpec<MatmulOp>, MIXED);
     expect(plan.dispatches[0].code).toContain('var<workgroup> Cs:');
+  });
+
+  it('stages lane by lane on request: scalar reads, one f16 store per element, consecutive lanes on consecutive halves', () => {
+    const t = { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, stage: 'lanes' } as const;
+    const code = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096)), MIXED, t)?.dispatches[0].code ?? '';
+    expect(code).toContain('staged lane by lane, scalar A loads, scalar B loads');
+    expect(code).toContain('var<storage, read> a: array<f32>;');
+    expect(code).toMatch(/let i0 = \(\(lid \+ 0u\) % 32u\) \* 1u; let o = \(lid \+ 0u\) \/ 32u;/); // A's rows are 32 deep
+    expect(code).toMatch(/As\[s\] = ar0;/);
+    expect(code).not.toMatch(/As\[s \+ 1u\]/);
+  });
+
+  it('loads f16 operands straight from memory on request: no workgroup slices, no barrier in the main loop, every transpose', async () => {
+    await loadKernels([], { mixed: true });
+    const f16Spec = (m: number, n: number, k: number, transA: boolean, transB: boolean) => {
+      const g = new Graph();
+      const a = g.input('a', transA ? [k, m] : [m, k], 'f16');
+      const b = g.input('b', transB ? [n, k] : [k, n], 'f16');
+      const node = g.node('matmul', [a, b], { transA, transB });
+      return { node, inputs: [a, b].map((x) => ({ shape: x.shape, dtype: x.dtype })) } as KernelSpec<MatmulOp>;
+    };
+    const t = { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, direct: true } as const;
+    const code = subgroupMatrixPlan(matmulProblemOf(f16Spec(384, 1536, 384, true, false)), MIXED, t)?.dispatches[0].code ?? '';
+    expect(code).toContain('f16 operands loaded straight from memory');
+    expect(code).not.toMatch(/var<workgroup> (As|Bs)/);
+    const loop = code.slice(code.indexOf('for (var k0'), code.indexOf('subgroupMatrixStore'));
+    expect(loop).not.toContain('workgroupBarrier');
+    expect(loop).toContain('subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>(&a, aoff + k0 * M + row0 + sm * 64u + 0u, M)');
+    expect(loop).toContain('subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>(&b, boff + k0 * N + col0 + sn * 64u + 0u, N)');
+    const bt = subgroupMatrixPlan(matmulProblemOf(f16Spec(256, 128, 64, false, true)), MIXED, t)?.dispatches[0].code ?? '';
+    expect(bt).toContain('subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>(&a, aoff + (row0 + sm * 64u + 0u) * K + k0, K)');
+    expect(bt).toContain('subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b, boff + (col0 + sn * 64u + 0u) * K + k0, K)');
+    // through the f16 storage pass: the buffers become array<f16>, which the loads take as they are
+    const btSpec = f16Spec(256, 128, 64, false, true);
+    const converted = withF16Storage(btSpec, subgroupMatrixPlan(matmulProblemOf(btSpec), MIXED, t) as KernelPlan, MIXED, true).dispatches[0].code;
+    expect(converted).toContain('var<storage, read> a: array<f16>;');
+    expect(converted).toContain('(&a, aoff + (row0');
+    // f32 operands, or dimensions that are not whole matrices, are refused by name
+    expect(() => subgroupMatrixPlan(matmulProblemOf(spec(256, 128, 64)), MIXED, t)).toThrow(/direct subgroup-matrix loads need f16 operands in memory and M, N, K multiples of 16, 16, 16/);
+    expect(() => subgroupMatrixPlan(matmulProblemOf(f16Spec(250, 128, 64, false, false)), MIXED, t)).toThrow(/direct subgroup-matrix loads need/);
   });
 
   it("computes matmulPartials on subgroup matrices into the node's own [S, M, N] output, the chunk as the interpreter sums it", async () => {

@@ -65,6 +65,19 @@ export interface SubgroupMatrixTiling {
    * interpreter, where the column-major form and 2x2 subgroups were exact; the cause is not found yet.
    */
   readonly transposeA?: boolean;
+  /**
+   * How a slice reaches workgroup memory: 'vec4' (the default) has each lane read 4 contiguous elements and store
+   * them as 4 f16 stores, 8 bytes apart across lanes (2-way bank conflicts, 2 wavefronts per store at least);
+   * 'lanes' has consecutive lanes read and store consecutive elements, so each f16 store of a subgroup covers 64
+   * contiguous bytes (one wavefront).
+   */
+  readonly stage?: 'vec4' | 'lanes';
+  /**
+   * Operands stored as f16 (autocast's f16 storage) are loaded by `subgroupMatrixLoad` straight from their storage
+   * buffers: no workgroup staging, no barriers in the main loop (the L1 cache shares the tiles between subgroups).
+   * Needs f16 operands in memory and M, N, K multiples of the matrix shape.
+   */
+  readonly direct?: boolean;
 }
 
 /** Lanes per subgroup the kernel assumes (NVIDIA: 32; the runtime checks the adapter's subgroup size). */
@@ -97,7 +110,7 @@ const aAlongK = (t: SubgroupMatrixTiling, transA: boolean) => !transA || t.trans
  */
 const bytesOf = (t: SubgroupMatrixTiling, s: SubgroupMatrixShape, staged: boolean) => {
   const { bm, bn } = tileOf(t, s);
-  const slices = Math.max(sliceOf(t, bm, true), sliceOf(t, bm, false)) + Math.max(sliceOf(t, bn, true), sliceOf(t, bn, false));
+  const slices = t.direct ? 0 : Math.max(sliceOf(t, bm, true), sliceOf(t, bm, false)) + Math.max(sliceOf(t, bn, true), sliceOf(t, bn, false));
   return slices * 2 * (t.db ? 2 : 1) + (staged ? t.sgm * t.sgn * s.m * s.n * 4 : 0);
 };
 
@@ -153,6 +166,11 @@ export function matmulMixedKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps):
  */
 const stagedOf = (p: MatmulProblem, s: SubgroupMatrixShape) => p.hasBias || p.relu || p.epi !== undefined || p.M % s.m !== 0 || p.N % s.n !== 0 || p.spec.node.dtype === 'f16';
 
+/** Whether both operands are f16 in memory and every dimension is whole matrices (`direct` loads). */
+export const directFits = (p: MatmulProblem, s: SubgroupMatrixShape) =>
+  [0, 1].every((i) => p.spec.inputs[i].dtype === 'f16' && !roundedOperand(p, i)) && p.M % s.m === 0 && p.N % s.n === 0 && p.K % s.k === 0;
+const roundedOperand = (p: MatmulProblem, i: number) => (p.spec.node.attrs as { round?: readonly boolean[] }).round?.[i] === true;
+
 /** The mixed-precision plan of a matmul (tiling chosen per shape unless given), or undefined when no tiling fits. */
 export function subgroupMatrixPlan(p: MatmulProblem, caps: DeviceCaps, given?: SubgroupMatrixTiling): KernelPlan | undefined {
   const s = caps.mixedMatmul;
@@ -207,8 +225,11 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   // straight stores need whole m x n result matrices (a matrix is wholly inside the output or wholly outside) and
   // an f32 output: an f16 one is written through the staged rows, where f16Storage.ts converts each store
   const direct = !epilogue && M % s.m === 0 && N % s.n === 0 && spec.node.dtype !== 'f16';
-  const vecA = transA ? M % 4 === 0 : K % 4 === 0;
-  const vecB = transB ? K % 4 === 0 : N % 4 === 0;
+  const lanes = t.stage === 'lanes' || t.direct === true;
+  const vecA = !lanes && (transA ? M % 4 === 0 : K % 4 === 0);
+  const vecB = !lanes && (transB ? K % 4 === 0 : N % 4 === 0);
+  if (t.direct && (!directFits(p, s) || (split && split.chunk % s.k !== 0)))
+    kernelError(spec, `direct subgroup-matrix loads need f16 operands in memory and M, N, K${split ? ` and the split-K chunk (${split.chunk})` : ''} multiples of ${s.m}, ${s.n}, ${s.k}`);
   const { bindings, decl, A, B, va, vb } = bindMatmul(p, vecA, vecB, !split);
   if (split && p.hasBias) {
     decl.pop(); // the bias is added by the reduction pass
@@ -282,11 +303,13 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   const lines: string[] = [];
   const emit = (x: string, d = 1) => lines.push(`${'  '.repeat(d)}${x}`);
   for (let i = 0; i < fm; i++) for (let j = 0; j < fn; j++) emit(`var c${i}_${j}: ${C};`);
-  emit(regs.join(' '));
+  if (!t.direct) emit(regs.join(' '));
   emit(split ? `let kbeg = wid.z * ${u32Lit(split.chunk)}; let kend = min(K, kbeg + ${u32Lit(split.chunk)});` : 'let kbeg = 0u; let kend = K;');
-  emit('{ let kt = kbeg;');
-  for (const f of fetch) emit(f, 2);
-  emit('}');
+  if (!t.direct) {
+    emit('{ let kt = kbeg;');
+    for (const f of fetch) emit(f, 2);
+    emit('}');
+  }
   const compute = () => {
     for (let kk = 0; kk < bk; kk += s.k) {
       emit('{', 2);
@@ -302,7 +325,24 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
       emit('}', 2);
     }
   };
-  if (!t.db) {
+  if (t.direct) {
+    // every subgroup loads its own left and right matrices from the storage buffers, s.k deep per step; matrices
+    // wholly past M or N (M, N multiples of the matrix shape) are skipped and stay zero
+    const rowOf = (i: number) => `row0 + sm * ${u32Lit(fm * s.m)} + ${u32Lit(i * s.m)}`;
+    const colOf = (j: number) => `col0 + sn * ${u32Lit(fn * s.n)} + ${u32Lit(j * s.n)}`;
+    const global = (ty: string, buf: string, off: string, colMajor: boolean, stride: string) => `subgroupMatrixLoad<${ty}, ${colMajor ? 'col_major' : 'row_major'}>(&${buf}, ${off}, ${stride})`;
+    emit(`for (var k0 = kbeg; k0 < kend; k0 = k0 + ${u32Lit(s.k)}) {`);
+    for (let i = 0; i < fm; i++) {
+      const off = transA ? `aoff + k0 * M + ${rowOf(i)}` : `aoff + (${rowOf(i)}) * K + k0`;
+      emit(`var l${i}: ${L}; if (${rowOf(i)} < M) { l${i} = ${global(L, A, off, transA, transA ? 'M' : 'K')}; }`, 2);
+    }
+    for (let j = 0; j < fn; j++) {
+      const off = transB ? `boff + (${colOf(j)}) * K + k0` : `boff + k0 * N + ${colOf(j)}`;
+      emit(`var r${j}: ${R}; if (${colOf(j)} < N) { r${j} = ${global(R, B, off, transB, transB ? 'K' : 'N')}; }`, 2);
+    }
+    for (let i = 0; i < fm; i++) for (let j = 0; j < fn; j++) emit(`c${i}_${j} = subgroupMatrixMultiplyAccumulate(l${i}, r${j}, c${i}_${j});`, 2);
+    emit('}');
+  } else if (!t.db) {
     emit(`for (var k0 = kbeg; k0 < kend; k0 = k0 + ${u32Lit(bk)}) {`);
     for (const x of store) emit(x, 2);
     emit('workgroupBarrier();', 2);
@@ -363,7 +403,7 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
     }
   }
   const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
-  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices${t.db ? ', double-buffered' : ''}${pad ? `, rows padded by ${pad}` : ''}${(t.group ?? 0) > 1 && grid[1] > (t.group ?? 0) ? `, tiles in bands of ${t.group} rows` : ''}, ${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads, ${direct ? 'results stored directly' : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
+  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices${t.db ? ', double-buffered' : ''}${pad && !t.direct ? `, rows padded by ${pad}` : ''}${t.direct ? ', f16 operands loaded straight from memory' : t.stage === 'lanes' ? ', staged lane by lane' : ''}${(t.group ?? 0) > 1 && grid[1] > (t.group ?? 0) ? `, tiles in bands of ${t.group} rows` : ''}${t.direct ? '' : `, ${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads`}, ${direct ? 'results stored directly' : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
 enable subgroups;
 enable chromium_experimental_subgroup_matrix;
 diagnostic(off, chromium.subgroup_matrix_uniformity);
@@ -372,9 +412,7 @@ ${decl.join('\n')}
 const M = ${u32Lit(M)};
 const N = ${u32Lit(N)};
 const K = ${u32Lit(K)};
-var<workgroup> As: array<f16, ${aLen * (t.db ? 2 : 1)}>;
-var<workgroup> Bs: array<f16, ${bLen * (t.db ? 2 : 1)}>;
-${direct ? '' : `var<workgroup> Cs: array<f32, ${sgm * sgn * s.m * s.n}>;\n`}
+${t.direct ? '' : `var<workgroup> As: array<f16, ${aLen * (t.db ? 2 : 1)}>;\nvar<workgroup> Bs: array<f16, ${bLen * (t.db ? 2 : 1)}>;\n`}${direct ? '' : `var<workgroup> Cs: array<f32, ${sgm * sgn * s.m * s.n}>;\n`}
 @compute @workgroup_size(${nt})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
 ${tileIndex(grid, t.group ?? 0, bm, bn)}

@@ -3,8 +3,8 @@
 // backward at B64 H6 T256 D64. python/reference.py times the same shapes with CUDA events (cuBLAS, SDPA).
 
 import { optimize } from '@neura/egraph';
-import { Graph } from '@neura/ir';
-import { compile, type NeuraDevice, type Precision } from '@neura/runtime-webgpu';
+import { Graph, type TensorValue, tensor } from '@neura/ir';
+import { compile, type NeuraDevice, type Precision, seededUniform } from '@neura/runtime-webgpu';
 import { type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionGradQKVPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
 
 /** One matmul shape: C[M,N] = op(A)·op(B) with reduction K. */
@@ -43,9 +43,9 @@ export interface KernelTiming {
 }
 
 /** Median GPU time of one pass over the session's dispatches, `repeats` passes back to back in one submission. */
-async function gpuMedian(session: Awaited<ReturnType<typeof compile>>, repeats: number): Promise<{ medianMs: number; minMs: number; labels: string[]; dispatchMs: number[] }> {
+async function gpuMedian(session: Awaited<ReturnType<typeof compile>>, repeats: number, feeds: Record<string, TensorValue> = {}): Promise<{ medianMs: number; minMs: number; labels: string[]; dispatchMs: number[] }> {
   const n = session.stats.dispatchesPerStep;
-  const p = await session.profile({}, { repeats: repeats + 3 });
+  const p = await session.profile(feeds, { repeats: repeats + 3 });
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const ms = (r: number, i: number) => (p.timings[r * n + i].endNs - p.timings[r * n + i].startNs) * 1e-6;
   const per: number[] = [];
@@ -69,15 +69,21 @@ export const MATMUL_SWEEP: readonly MatmulConfig[] = [
 /** A generator that plans every matmul with `cfg` (everything else as usual). */
 export const withMatmulConfig = (cfg: MatmulConfig): KernelGenerator => (spec, caps) => (isSpecOf(spec, 'matmul') ? matmulPlanWith(spec, caps, cfg) : generateKernel(spec, caps));
 
-/** Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration or under a precision policy. */
-export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig, precision: Precision = 'fp32', generator?: KernelGenerator): Promise<KernelTiming> {
+/**
+ * Times one matmul shape (operands resident, random), optionally with a fixed tiled configuration or under a
+ * precision policy; `operands: 'f16'`: A and B are f16 inputs (autocast's f16 storage), fed once, and C is f16.
+ */
+export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repeats = 10, cfg?: MatmulConfig, precision: Precision = 'fp32', generator?: KernelGenerator, operands: 'f32' | 'f16' = 'f32'): Promise<KernelTiming> {
   const g = new Graph();
-  const a = g.param('a', s.transA ? [s.k, s.m] : [s.m, s.k], { kind: 'uniform', low: -1, high: 1, seed: 1 });
-  const b = g.param('b', s.transB ? [s.n, s.k] : [s.k, s.n], { kind: 'uniform', low: -1, high: 1, seed: 2 });
+  const [sa, sb] = [s.transA ? [s.k, s.m] : [s.m, s.k], s.transB ? [s.n, s.k] : [s.k, s.n]];
+  const f16 = operands === 'f16';
+  const a = f16 ? g.input('a', sa, 'f16') : g.param('a', sa, { kind: 'uniform', low: -1, high: 1, seed: 1 });
+  const b = f16 ? g.input('b', sb, 'f16') : g.param('b', sb, { kind: 'uniform', low: -1, high: 1, seed: 2 });
   g.output('c', g.matmul(a, b, { transA: s.transA, transB: s.transB }));
   const gen = generator ?? (cfg ? withMatmulConfig(cfg) : undefined);
   const session = await compile(g, device, { label: s.name, precision, ...(gen ? { generator: gen } : {}) });
-  const r = await gpuMedian(session, repeats);
+  const random = (shape: number[], seed: number) => tensor(shape, seededUniform(shape[0] * shape[1], seed));
+  const r = await gpuMedian(session, repeats, f16 ? { a: random(sa, 1), b: random(sb, 2) } : {});
   session.dispose();
   return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (2 * s.m * s.n * s.k) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };
 }
