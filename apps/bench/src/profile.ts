@@ -16,7 +16,7 @@ import { benchAttention, benchMatmulShape, FLASH_SWEEP, GPT_MATMULS, withFlashCo
 /** H200 fp32 peak without tensor cores (datasheet, H200.md); the bandwidth is measured. */
 const PEAK_FP32 = 67e12;
 
-const { values: args } = parseArgs({ options: { precision: { type: 'string', default: 'fp32' }, 'out-dir': { type: 'string', default: '.' }, only: { type: 'string' }, top: { type: 'string', default: '45' }, kernels: { type: 'boolean', default: false }, sweep: { type: 'boolean', default: false }, 'sweep-gpt': { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({ options: { precision: { type: 'string', default: 'fp32' }, 'out-dir': { type: 'string', default: '.' }, only: { type: 'string' }, top: { type: 'string', default: '45' }, kernels: { type: 'boolean', default: false }, sweep: { type: 'boolean', default: false }, 'sweep-gpt': { type: 'boolean', default: false }, autocast: { type: 'boolean' } } });
 const outDir = args['out-dir'] as string;
 mkdirSync(outDir, { recursive: true });
 const log = (s: string) => console.error(`[profile] ${s}`);
@@ -24,7 +24,8 @@ const log = (s: string) => console.error(`[profile] ${s}`);
 // ceiling stays the fp32 peak, so read the FLOP column as a rate, not a fraction of the tensor cores)
 const precision = args.precision as Precision;
 if (precision !== 'fp32' && precision !== 'mixed') throw new Error(`--precision must be 'fp32' or 'mixed', got '${precision}'`);
-const tag = precision === 'mixed' ? '-mixed' : '';
+// --autocast (with --precision mixed): activations stored as f16 (compileTraining's autocast: true); files tagged -autocast
+const tag = precision === 'mixed' ? (args.autocast ? '-mixed-autocast' : '-mixed') : '';
 const dev = await createDevice({ mixedPrecision: precision === 'mixed', dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
 log(`adapter ${dev.name}; features ${[...dev.features].join(', ')}`);
 const bw = await measureBandwidth(dev);
@@ -34,7 +35,7 @@ const summary: Record<string, unknown> = { adapter: dev.adapterInfo, bandwidth: 
 
 for (const w of GPT_WORKLOADS) {
   if (args.only && !args.only.split(',').some((o) => w.name.startsWith(o))) continue;
-  const { train, batches } = await buildGpt(w, dev, precision);
+  const { train, batches } = await buildGpt(w, dev, precision, args.autocast);
   // the bench's loop and lengths (GPT: 50 steps after ≥ 1 s of warm-up, a new batch each step), so both report one figure
   const synced = await timeSyncedSteps(train, batches, { steps: 50, warmup: 5, warmupMs: 1000 });
   const profile = await train.session.profile(batches[0]);

@@ -35,11 +35,15 @@ export function gptBatches(w: GptWorkload, k = 4): FeedBatches {
 /** The static loss scale of mixed-precision GPT steps: keeps the mean loss's small gradients in f16's normal range. */
 export const MIXED_LOSS_SCALE = 1024;
 
-/** Builds and compiles one GPT training step, with the feeds of its steps (mixed precision: loss scaled by MIXED_LOSS_SCALE). */
-export async function buildGpt(w: GptWorkload, device: NeuraDevice, precision: Precision = 'fp32'): Promise<{ train: TrainingSession; batches: FeedBatches }> {
+/**
+ * Builds and compiles one GPT training step, with the feeds of its steps (mixed precision: loss scaled by
+ * MIXED_LOSS_SCALE; `autocast`: compileTraining's option, unset for its default).
+ */
+export async function buildGpt(w: GptWorkload, device: NeuraDevice, precision: Precision = 'fp32', autocast?: boolean): Promise<{ train: TrainingSession; batches: FeedBatches }> {
   const c = w.config;
   const { graph: g, loss } = new GPT(c).trainingGraph(c.batch);
-  const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device, precision, ...(precision === 'mixed' ? { lossScale: MIXED_LOSS_SCALE } : {}) });
+  const mixed = precision === 'mixed' ? { lossScale: MIXED_LOSS_SCALE, ...(autocast === undefined ? {} : { autocast }) } : {};
+  const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device, precision, ...mixed });
   return { train, batches: gptBatches(w) };
 }
 
