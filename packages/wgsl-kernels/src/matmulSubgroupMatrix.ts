@@ -227,6 +227,8 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   const max = caps.maxComputeWorkgroupsPerDimension;
   if (grid.some((g) => g > max)) kernelError(spec, `needs a ${grid.join('x')} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
   const epilogue = !split && (p.hasBias || p.relu || p.epi !== undefined);
+  // staged results: a row of FN matrices per round where the workgroup memory allows (direct loads stage no slices)
+  const rounds = t.direct && sgm * sgn * fn * s.m * s.n * 4 <= caps.maxComputeWorkgroupStorageSize ? fn : 1;
   // straight stores need whole m x n result matrices (a matrix is wholly inside the output or wholly outside) and
   // an f32 output: an f16 one is written through the staged rows, where f16Storage.ts converts each store
   const direct = !epilogue && M % s.m === 0 && N % s.n === 0 && spec.node.dtype !== 'f16';
@@ -391,15 +393,21 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
     for (let i = 0; i < fm; i++)
       for (let j = 0; j < fn; j++) emit(`if (${r0(i)} < M && ${c0(j)} < N) { subgroupMatrixStore<row_major>(&y, yoff + (${r0(i)}) * N + ${c0(j)}, c${i}_${j}, N); }`);
   } else {
-    // one result matrix per subgroup and round: subgroup sg stages matrix (i, j) as an m x n row-major block, its
-    // lanes finish and store it (a matrix per subgroup keeps the big tilings within 48 KiB of workgroup memory)
+    // `round` result matrices per subgroup and round: subgroup sg stages matrices (i, j..j+round-1) as m x n
+    // row-major blocks, its lanes finish and store them. One matrix per round keeps the big tilings within 48 KiB of
+    // workgroup memory beside the staged slices; direct loads stage no slices, so a whole row of matrices fits (a
+    // quarter of the barriers).
     const per = (s.m * s.n) / 4; // vec4 per block
+    const block = s.m * s.n;
     for (let i = 0; i < fm; i++) {
-      for (let j = 0; j < fn; j++) {
-        emit(`subgroupMatrixStore<row_major>(&Cs, sg * ${u32Lit(s.m * s.n)}, c${i}_${j}, ${u32Lit(s.n)});`);
+      for (let j = 0; j < fn; j += rounds) {
+        for (let q = 0; q < rounds; q++) emit(`subgroupMatrixStore<row_major>(&Cs, sg * ${u32Lit(rounds * block)}${q ? ` + ${u32Lit(q * block)}` : ''}, c${i}_${j + q}, ${u32Lit(s.n)});`);
         emit('workgroupBarrier();');
-        emit(`for (var e = sl; e < ${u32Lit(per)}; e = e + ${u32Lit(SUBGROUP_MATRIX_LANES)}) {`);
-        emit(`let r = ${r0(i)} + e / ${u32Lit(s.n / 4)}; let c = ${c0(j)} + (e % ${u32Lit(s.n / 4)}) * 4u; let q = sg * ${u32Lit(s.m * s.n)} + e * 4u;`, 2);
+        emit(`for (var e = sl; e < ${u32Lit(rounds * per)}; e = e + ${u32Lit(SUBGROUP_MATRIX_LANES)}) {`);
+        // element e of the round: matrix jj of the row, vec4 ee of it
+        const [jj, ee] = rounds > 1 ? ['jj', 'ee'] : ['', 'e'];
+        const at = rounds > 1 ? `let jj = e / ${u32Lit(per)}; let ee = e % ${u32Lit(per)}; ` : '';
+        emit(`${at}let r = ${r0(i)} + ${ee} / ${u32Lit(s.n / 4)}; let c = ${c0(j)}${jj ? ` + ${jj} * ${u32Lit(s.n)}` : ''} + (${ee} % ${u32Lit(s.n / 4)}) * 4u; let q = sg * ${u32Lit(rounds * block)} + e * 4u;`, 2);
         const parts = ['var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]);', ...storeVec4(p, split !== undefined, vecOut)];
         emit(`if (r < M) { ${parts.join(' ')} }`, 2);
         emit('}');
@@ -417,7 +425,7 @@ ${decl.join('\n')}
 const M = ${u32Lit(M)};
 const N = ${u32Lit(N)};
 const K = ${u32Lit(K)};
-${t.direct ? '' : `var<workgroup> As: array<f16, ${aLen * (t.db ? 2 : 1)}>;\nvar<workgroup> Bs: array<f16, ${bLen * (t.db ? 2 : 1)}>;\n`}${direct ? '' : `var<workgroup> Cs: array<f32, ${sgm * sgn * s.m * s.n}>;\n`}
+${t.direct ? '' : `var<workgroup> As: array<f16, ${aLen * (t.db ? 2 : 1)}>;\nvar<workgroup> Bs: array<f16, ${bLen * (t.db ? 2 : 1)}>;\n`}${direct ? '' : `var<workgroup> Cs: array<f32, ${sgm * sgn * s.m * s.n * rounds}>;\n`}
 @compute @workgroup_size(${nt})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
 ${tileIndex(grid, t.group ?? 0, bm, bn)}

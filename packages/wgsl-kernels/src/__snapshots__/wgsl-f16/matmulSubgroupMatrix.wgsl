@@ -13,7 +13,7 @@ diagnostic(off, chromium.subgroup_matrix_uniformity);
 const M = 256u;
 const N = 256u;
 const K = 128u;
-var<workgroup> Cs: array<f32, 1024>;
+var<workgroup> Cs: array<f32, 2048>;
 
 @compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -39,31 +39,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     c1_0 = subgroupMatrixMultiplyAccumulate(l1, r0, c1_0);
     c1_1 = subgroupMatrixMultiplyAccumulate(l1, r1, c1_1);
   }
-  subgroupMatrixStore<row_major>(&Cs, sg * 256u, c0_0, 16u);
+  subgroupMatrixStore<row_major>(&Cs, sg * 512u, c0_0, 16u);
+  subgroupMatrixStore<row_major>(&Cs, sg * 512u + 256u, c0_1, 16u);
   workgroupBarrier();
-  for (var e = sl; e < 64u; e = e + 32u) {
-    let r = row0 + sm * 32u + 0u + e / 4u; let c = col0 + sn * 32u + 0u + (e % 4u) * 4u; let q = sg * 256u + e * 4u;
+  for (var e = sl; e < 128u; e = e + 32u) {
+    let jj = e / 64u; let ee = e % 64u; let r = row0 + sm * 32u + 0u + ee / 4u; let c = col0 + sn * 32u + 0u + jj * 16u + (ee % 4u) * 4u; let q = sg * 512u + e * 4u;
     if (r < M) { var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]); if (c < N) { y[(yoff + r * N + c) / 4u] = vec4<f16>(v); } }
   }
   workgroupBarrier();
-  subgroupMatrixStore<row_major>(&Cs, sg * 256u, c0_1, 16u);
+  subgroupMatrixStore<row_major>(&Cs, sg * 512u, c1_0, 16u);
+  subgroupMatrixStore<row_major>(&Cs, sg * 512u + 256u, c1_1, 16u);
   workgroupBarrier();
-  for (var e = sl; e < 64u; e = e + 32u) {
-    let r = row0 + sm * 32u + 0u + e / 4u; let c = col0 + sn * 32u + 16u + (e % 4u) * 4u; let q = sg * 256u + e * 4u;
-    if (r < M) { var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]); if (c < N) { y[(yoff + r * N + c) / 4u] = vec4<f16>(v); } }
-  }
-  workgroupBarrier();
-  subgroupMatrixStore<row_major>(&Cs, sg * 256u, c1_0, 16u);
-  workgroupBarrier();
-  for (var e = sl; e < 64u; e = e + 32u) {
-    let r = row0 + sm * 32u + 16u + e / 4u; let c = col0 + sn * 32u + 0u + (e % 4u) * 4u; let q = sg * 256u + e * 4u;
-    if (r < M) { var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]); if (c < N) { y[(yoff + r * N + c) / 4u] = vec4<f16>(v); } }
-  }
-  workgroupBarrier();
-  subgroupMatrixStore<row_major>(&Cs, sg * 256u, c1_1, 16u);
-  workgroupBarrier();
-  for (var e = sl; e < 64u; e = e + 32u) {
-    let r = row0 + sm * 32u + 16u + e / 4u; let c = col0 + sn * 32u + 16u + (e % 4u) * 4u; let q = sg * 256u + e * 4u;
+  for (var e = sl; e < 128u; e = e + 32u) {
+    let jj = e / 64u; let ee = e % 64u; let r = row0 + sm * 32u + 16u + ee / 4u; let c = col0 + sn * 32u + 0u + jj * 16u + (ee % 4u) * 4u; let q = sg * 512u + e * 4u;
     if (r < M) { var v = vec4<f32>(Cs[q], Cs[q + 1u], Cs[q + 2u], Cs[q + 3u]); if (c < N) { y[(yoff + r * N + c) / 4u] = vec4<f16>(v); } }
   }
   workgroupBarrier();
