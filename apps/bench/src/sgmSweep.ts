@@ -143,7 +143,8 @@ if (want('check')) {
     const attrs = { transA: c.transA ?? false, transB: c.transB ?? false };
     const n = c.b[c.b.length - (attrs.transB ? 2 : 1)];
     const k = c.a[c.a.length - (attrs.transA ? 2 : 1)];
-    const feeds: Record<string, TensorValue> = { a: tensor(c.a, seededUniform(c.a.reduce((x, y) => x * y, 1), 11)), b: tensor(c.b, seededUniform(c.b.reduce((x, y) => x * y, 1), 12)) };
+    const dt = c.f16 ? 'f16' : 'f32';
+    const feeds: Record<string, TensorValue> = { a: tensor(c.a, seededUniform(c.a.reduce((x, y) => x * y, 1), 11), dt), b: tensor(c.b, seededUniform(c.b.reduce((x, y) => x * y, 1), 12), dt) };
     let y: ReturnType<Graph['input']>;
     if (c.epilogue) {
       feeds.bias = tensor([n], seededUniform(n, 13));
@@ -152,10 +153,10 @@ if (want('check')) {
     } else if (c.partials) y = g.matmulPartials(a, b, c.partials, attrs);
     else y = g.matmul(a, b, attrs);
     g.output('y', y);
-    const round = (v: TensorValue) => tensor(v.shape, Array.from(v.data, (x) => f16(x)));
+    const round = (v: TensorValue) => tensor(v.shape, Array.from(v.data, (x) => f16(x)), v.dtype);
     const rounded = interpret(g, { ...feeds, a: round(feeds.a), b: round(feeds.b) }, {}, 'f32').outputs.y.data;
     // the same with A's (then both operands') f16 conversion truncated: which rounding the kernel really did
-    const truncate = (v: TensorValue) => tensor(v.shape, Array.from(v.data, (x) => f16(x, true)));
+    const truncate = (v: TensorValue) => tensor(v.shape, Array.from(v.data, (x) => f16(x, true)), v.dtype);
     const truncatedA = interpret(g, { ...feeds, a: truncate(feeds.a), b: round(feeds.b) }, {}, 'f32').outputs.y.data;
     const truncatedAB = interpret(g, { ...feeds, a: truncate(feeds.a), b: truncate(feeds.b) }, {}, 'f32').outputs.y.data;
     const maxDiff = (x: ArrayLike<number>, y: ArrayLike<number>) => Array.from(x).reduce((m, v, i) => Math.max(m, Math.abs(v - y[i])), 0);

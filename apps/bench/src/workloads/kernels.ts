@@ -82,7 +82,7 @@ export async function benchMatmulShape(s: MatmulShape, device: NeuraDevice, repe
   g.output('c', g.matmul(a, b, { transA: s.transA, transB: s.transB }));
   const gen = generator ?? (cfg ? withMatmulConfig(cfg) : undefined);
   const session = await compile(g, device, { label: s.name, precision, ...(gen ? { generator: gen } : {}) });
-  const random = (shape: number[], seed: number) => tensor(shape, seededUniform(shape[0] * shape[1], seed));
+  const random = (shape: number[], seed: number) => tensor(shape, seededUniform(shape[0] * shape[1], seed), 'f16');
   const r = await gpuMedian(session, repeats, f16 ? { a: random(sa, 1), b: random(sb, 2) } : {});
   session.dispose();
   return { medianMs: r.medianMs, minMs: r.minMs, dispatches: r.labels.length, tflops: (2 * s.m * s.n * s.k) / (r.medianMs * 1e-3) / 1e12, plan: r.labels.join(' + '), dispatchMs: r.dispatchMs };
