@@ -53,19 +53,19 @@ export interface TrainingOptions extends StepOptions {
   /**
    * `fp32` (default, the reference) or `mixed`; params, their gradients and optimizer state stay f32 under both.
    * Where the adapter has tensor-core matmuls (`chromium-experimental-subgroup-matrix` with f16, `shader-f16`,
-   * `subgroups`), matmuls take f16 operands on them and accumulate in f32 (with `autocast: true`, activations are also
-   * stored as f16). Where it has `shader-f16` only (the portable path: browsers today), activations and their
+   * `subgroups`), activations and their gradients are stored as f16 (autocast) and matmuls load them as f16 operands on
+   * them, accumulating in f32 (`autocast: false` keeps every tensor f32 in memory). Where it has `shader-f16` only (the portable path: browsers today), activations and their
    * gradients are stored as f16 (autocast) and the fp32 tiled kernels read them, accumulating in f32. Without
    * `shader-f16`: a PrecisionError. In Node, create the device with `createDevice({ mixedPrecision: true })`.
    */
   precision?: Precision;
   /**
-   * Under `precision: 'mixed'`: store activations as f16 where autocast's policy says so (autocast.ts). On tensor
-   * cores the default is false: every tensor stays f32 in memory and matmuls round their operands to f16 as they
-   * stage them. f16 storage cuts the GPT 6x384 step's memory by a third (4.14 → 2.80 GB planned) but is slower there
-   * today (H100, 2026-12-07: 53 ms vs 42 ms, its casts not all fused), so it is opt-in until it is the faster choice.
-   * On the portable path (`shader-f16`, no subgroup matrices) f16 storage is what `mixed` means: the default is true
-   * and `false` is a PrecisionError. With `precision: 'fp32'`, `true` is a PrecisionError.
+   * Under `precision: 'mixed'`: store activations as f16 where autocast's policy says so (autocast.ts); the default
+   * under `mixed`, as in PyTorch. On tensor cores `false` keeps every tensor f32 in memory and matmuls round their
+   * operands to f16 as they stage them: slower and bigger (GPT 6x384, H100, 2026-12-07, one command: 29.51 ms and
+   * 4.47 GB against 27.34 ms and 3.13 GB with f16 storage, whose matmuls load f16 operands straight from memory). On
+   * the portable path (`shader-f16`, no subgroup matrices) f16 storage is what `mixed` means: `false` is a
+   * PrecisionError. With `precision: 'fp32'`, `true` is a PrecisionError.
    */
   autocast?: boolean;
   /**

@@ -8,7 +8,8 @@ import type { DeviceCaps } from '@neura/wgsl-kernels';
 /**
  * Whether to autocast under `precision` on a device planned with `caps` (`capsFor(device, precision)`):
  * - fp32: never (`autocast: true` is an error: f16 storage is part of `mixed`);
- * - mixed on tensor cores (`caps.mixedMatmul`): only with `autocast: true` (default f32 storage, f16 matmul operands);
+ * - mixed on tensor cores (`caps.mixedMatmul`): unless `autocast: false` (f32 storage, f16 matmul operands rounded as
+ *   they are staged), as PyTorch autocast does: faster since the matmuls load f16 operands straight from memory;
  * - mixed on the portable path (`caps.mixedF16Storage`): always (f16 storage is the whole strategy there), so
  *   `autocast: false` is an error rather than a silent fp32 step.
  */
@@ -17,7 +18,7 @@ export function autocastFor(caps: DeviceCaps, precision: Precision | undefined, 
     if (autocast === true) throw new PrecisionError(`${who}: autocast: true stores activations as f16, which is part of precision 'mixed'; set precision: 'mixed' too, or leave autocast unset`);
     return false;
   }
-  if (caps.mixedMatmul) return autocast === true;
+  if (caps.mixedMatmul) return autocast !== false;
   if (autocast === false)
     throw new PrecisionError(
       `${who}: autocast: false asks for precision 'mixed' with f32 storage, which needs tensor-core matmuls ('chromium-experimental-subgroup-matrix'); ` +

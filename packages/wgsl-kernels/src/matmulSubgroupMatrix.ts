@@ -60,16 +60,20 @@ export interface SubgroupMatrixTiling {
   readonly group?: number;
   /**
    * Aᵀ transposed while staged ([m][k], loaded row-major) instead of staged as it lies in memory ([k][m]) and
-   * loaded column-major. Not shipped: on the H100 (2026-12-07, sgm-sweep's check) 2x4 subgroups of 4x4 matrices
-   * with results stored straight from the matrices under split-K came out up to 0.3 % small against the
-   * interpreter, where the column-major form and 2x2 subgroups were exact; the cause is not found yet.
+   * loaded column-major. Not shipped. It was suspected of being inexact (H100, 2026-12-07: 2x4 subgroups of 4x4 matrices
+   * under split-K up to 0.3 % small against the interpreter), but the shipped column-major form gives the same
+   * deviation on the same check (`h100-2026-12-07-s3-sgm-check.json`: split-K Aᵀ whole blocks 0.0151 of 63.2;
+   * matmulPartials ×8 whole blocks 0.0059 of 22.5 under every tiling), so the cause lies in the long f32
+   * accumulation on the tensor cores rather than in this staging form.
    */
   readonly transposeA?: boolean;
   /**
    * How a slice reaches workgroup memory: 'vec4' (the default) has each lane read 4 contiguous elements and store
    * them as 4 f16 stores, 8 bytes apart across lanes (2-way bank conflicts, 2 wavefronts per store at least);
    * 'lanes' has consecutive lanes read and store consecutive elements, so each f16 store of a subgroup covers 64
-   * contiguous bytes (one wavefront).
+   * contiguous bytes (one wavefront). Not shipped: half as fast on every GPT 6x384 shape and 4096³ (H100,
+   * 2026-12-07, `h100-2026-12-07-s3-sgm-staging.json`: 15.4 vs 29.0 TFLOP/s at 4096³ under the sweep's generator),
+   * the four times as many global loads costing more than the stores save.
    */
   readonly stage?: 'vec4' | 'lanes';
   /**
