@@ -177,6 +177,10 @@ describe('matmul under precision: mixed', () => {
     expect(loop).not.toContain('workgroupBarrier');
     expect(loop).toContain('subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, col_major>(&a, aoff + k0 * M + row0 + sm * 64u + 0u, M)');
     expect(loop).toContain('subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, row_major>(&b, boff + k0 * N + col0 + sn * 64u + 0u, N)');
+    // the f16 result leaves through workgroup memory a row of 4 matrices per round (no slices take the room)
+    expect(code).toContain('var<workgroup> Cs: array<f32, 8192>;');
+    expect(code).toContain('subgroupMatrixStore<row_major>(&Cs, sg * 1024u + 768u, c0_3, 16u);');
+    expect(code.match(/workgroupBarrier\(\);/g)).toHaveLength(8);
     const bt = subgroupMatrixPlan(matmulProblemOf(f16Spec(256, 128, 64, false, true)), MIXED, t)?.dispatches[0].code ?? '';
     expect(bt).toContain('subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>(&a, aoff + (row0 + sm * 64u + 0u) * K + k0, K)');
     expect(bt).toContain('subgroupMatrixLoad<subgroup_matrix_right<f16, 16, 16>, col_major>(&b, boff + (col0 + sn * 64u + 0u) * K + k0, K)');

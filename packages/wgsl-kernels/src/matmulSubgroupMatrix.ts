@@ -79,7 +79,9 @@ export interface SubgroupMatrixTiling {
   /**
    * Operands stored as f16 (autocast's f16 storage) are loaded by `subgroupMatrixLoad` straight from their storage
    * buffers: no workgroup staging, no barriers in the main loop (the L1 cache shares the tiles between subgroups).
-   * Needs f16 operands in memory and M, N, K multiples of the matrix shape; the planner takes it wherever they are.
+   * Needs f16 operands in memory and M, N, K multiples of the matrix shape. Opt-in (a tiling given to
+   * `subgroupMatrixPlan`) until its numerics are checked on a GPU: the one device run of 2026-12-07 (s3) checked the
+   * WGSL only (Dawn's null backend); sgm-sweep's check covers it (`f16 …` forms).
    */
   readonly direct?: boolean;
 }
@@ -179,11 +181,10 @@ const roundedOperand = (p: MatmulProblem, i: number) => (p.spec.node.attrs as { 
 export function subgroupMatrixPlan(p: MatmulProblem, caps: DeviceCaps, given?: SubgroupMatrixTiling): KernelPlan | undefined {
   const s = caps.mixedMatmul;
   if (!s) return kernelError(p.spec, 'a subgroup-matrix plan needs caps.mixedMatmul (precision: mixed)');
-  const chosen = given ?? chooseSubgroupMatrixTiling(p.M, p.N * p.batches, s, caps, stagedOf(p, s), longReduction(p));
-  if (!chosen) return undefined;
+  const t = given ?? chooseSubgroupMatrixTiling(p.M, p.N * p.batches, s, caps, stagedOf(p, s), longReduction(p));
+  if (!t) return undefined;
   if (given && !fits(given, s, caps, stagedOf(p, s))) kernelError(p.spec, `subgroup-matrix tiling ${JSON.stringify(given)} does not fit the device`);
-  const split = splitOf(p, chosen, s, caps);
-  const t = given ?? directWhere(p, s, chosen, split?.chunk);
+  const split = splitOf(p, t, s, caps);
   const main = mainDispatch(p, s, t, caps, split);
   if (!split) return { dispatches: [main], scratch: [] };
   return { dispatches: [main, splitReduce(p, split.splits, caps, main.label.replace(/:split\d+$/, ''))], scratch: [split.splits * p.M * p.N * 4] };
@@ -199,12 +200,8 @@ export function subgroupMatrixPartialsPlan(p: MatmulProblem, splits: number, chu
   if (!s) return kernelError(p.spec, 'a subgroup-matrix plan needs caps.mixedMatmul (precision: mixed)');
   const t = chooseSubgroupMatrixTiling(p.M, p.N, s, caps, stagedOf(p, s), true);
   if (!t) return undefined;
-  return { dispatches: [mainDispatch(p, s, directWhere(p, s, t, chunk), caps, { splits, chunk, partialsOut: true })], scratch: [] };
+  return { dispatches: [mainDispatch(p, s, t, caps, { splits, chunk, partialsOut: true })], scratch: [] };
 }
-
-/** The tiling with `direct` loads where the operands allow them: f16 in memory, whole matrices, split chunks of whole matrices. */
-const directWhere = (p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatrixTiling, chunk?: number): SubgroupMatrixTiling =>
-  directFits(p, s) && (chunk === undefined || chunk % s.k === 0) ? { ...t, direct: true } : t;
 
 /** WGSL lets `row0`, `col0`: the tile of this workgroup, row by row or in bands of `group` tile rows. */
 function tileIndex(grid: readonly number[], group: number, bm: number, bn: number): string {
