@@ -21,13 +21,16 @@ const log = (s: string) => console.error(`[sgm] ${s}`);
 const results: Record<string, unknown> = {};
 const save = () => args.out && writeFileSync(args.out, JSON.stringify(results, null, 1));
 
-/** A generator that plans every matmul on subgroup matrices with tiling `t` (everything else as usual). */
+/**
+ * A generator that plans every matmul on subgroup matrices with tiling `t` (everything else as usual), through the
+ * f16 storage pass as generateKernel's plans go.
+ */
 const withTiling =
   (t: SubgroupMatrixTiling): KernelGenerator =>
-  (spec, caps) =>
-    isSpecOf(spec, 'matmul', 'fusedMatmul', 'matmulEpilogue') && caps.mixedMatmul
-      ? ((plan) => (plan ? withF16Storage(spec, plan, caps, true) : generateKernel(spec, caps)))(subgroupMatrixPlan(matmulProblemOf(spec), caps, t))
-      : generateKernel(spec, caps);
+  (spec, caps) => {
+    const plan = isSpecOf(spec, 'matmul', 'fusedMatmul', 'matmulEpilogue') && caps.mixedMatmul ? subgroupMatrixPlan(matmulProblemOf(spec), caps, t) : undefined;
+    return plan ? withF16Storage(spec, plan, caps, true) : generateKernel(spec, caps);
+  };
 /** A short name of a tiling: subgroups / matrices per subgroup / slice depth, padding, double buffering. */
 const nameOf = (t: SubgroupMatrixTiling) =>
   `${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.pad ? `/p${t.pad}` : ''}${t.group ? `/g${t.group}` : ''}${t.db ? '+db' : ''}${t.transposeA ? '/tA' : ''}${t.stage === 'lanes' ? '/lanes' : ''}${t.direct ? '/direct' : ''}`;

@@ -54,8 +54,9 @@ export interface TrainingOptions extends StepOptions {
    * `fp32` (default, the reference) or `mixed`; params, their gradients and optimizer state stay f32 under both.
    * Where the adapter has tensor-core matmuls (`chromium-experimental-subgroup-matrix` with f16, `shader-f16`,
    * `subgroups`), activations and their gradients are stored as f16 (autocast) and matmuls take f16 operands on them,
-   * accumulating in f32 (`autocast: false` keeps every tensor f32 in memory). Where it has `shader-f16` only (the portable path: browsers today), activations and their
-   * gradients are stored as f16 (autocast) and the fp32 tiled kernels read them, accumulating in f32. Without
+   * accumulating in f32 (`autocast: false` keeps every tensor f32 in memory). Where it has `shader-f16` only (the
+   * portable path: browsers today), activations and their gradients are stored as f16 (autocast) and the fp32 tiled
+   * kernels read them, accumulating in f32. Without
    * `shader-f16`: a PrecisionError. In Node, create the device with `createDevice({ mixedPrecision: true })`.
    */
   precision?: Precision;
@@ -63,9 +64,9 @@ export interface TrainingOptions extends StepOptions {
    * Under `precision: 'mixed'`: store activations as f16 where autocast's policy says so (autocast.ts); the default
    * under `mixed`, as in PyTorch. On tensor cores `false` keeps every tensor f32 in memory and matmuls round their
    * operands to f16 as they stage them: slower and bigger (GPT 6x384, H100, 2026-12-07, one command: 29.51 ms and
-   * 4.47 GB against 27.34 ms and 3.13 GB with f16 storage). On
-   * the portable path (`shader-f16`, no subgroup matrices) f16 storage is what `mixed` means: `false` is a
-   * PrecisionError. With `precision: 'fp32'`, `true` is a PrecisionError.
+   * 4.47 GB against 27.34 ms and 3.13 GB with f16 storage). On the portable path (`shader-f16`, no subgroup
+   * matrices) f16 storage is what `mixed` means: `false` is a PrecisionError. With `precision: 'fp32'`, `true` is a
+   * PrecisionError.
    */
   autocast?: boolean;
   /**

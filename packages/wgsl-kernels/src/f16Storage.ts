@@ -8,6 +8,7 @@
 import { type DType, groupOperands, resultType } from '@neura/ir';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { kernelGroup } from './lazyKernels.js';
+import { roundedOperands } from './matmul.js';
 import { kernelError } from './wgsl.js';
 
 /** The dtype of the tensor a binding holds (generators may declare every float binding f32). */
@@ -45,11 +46,4 @@ export function withF16Storage(spec: KernelSpec, plan: KernelPlan, caps: DeviceC
   const access = kernelGroup('mixed');
   if (access === undefined) kernelError(spec, `${op} has f16 tensors, and f16 storage is not loaded yet: await loadKernels([...ops], { mixed: true }) first (compile does this for a graph with f16 tensors)`);
   return access.f16Plan(spec, plan, builtIn, f16, rounded);
-}
-
-/** Operands of a `matmulEpilogue` or `matmulPartials` read rounded to f16 (its `round` flags). */
-function roundedOperands(spec: KernelSpec): number[] {
-  if (spec.node.op !== 'matmulEpilogue' && spec.node.op !== 'matmulPartials') return [];
-  const r = (spec.node as KernelSpec<'matmulEpilogue' | 'matmulPartials'>['node']).attrs.round;
-  return [0, 1].filter((i) => r?.[i]);
 }

@@ -41,7 +41,7 @@ export { type ElementwiseBody, elementwisePlan } from './elementwise.js';
 export { emitPwExpr, type EmittedExpr } from './pointwise.js';
 export { bindLiterals, literal, literalTableBytes } from './literals.js';
 export { checkMatmulTuning, MATMUL_CONFIG_BY_NAME, MATMUL_HEURISTIC, matmulShapeKey, matmulTunedKernel, misfitOf, shapeOfProblem, tunedMatmulConfig } from './matmulTuning.js';
-export { chooseSubgroupMatrixTiling, directFits, matmulMixedKernel, SUBGROUP_MATRIX_LANES, type SubgroupMatrixShape, type SubgroupMatrixTiling, subgroupMatrixPlan } from './matmulSubgroupMatrix.js';
+export { chooseSubgroupMatrixTiling, matmulMixedKernel, SUBGROUP_MATRIX_LANES, type SubgroupMatrixShape, type SubgroupMatrixTiling, subgroupMatrixPlan } from './matmulSubgroupMatrix.js';
 export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CANDIDATES, MATMUL_CONFIGS, MATMUL_LARGE, prefersLarge, type MatmulConfig, matmulConfigFits, matmulConfigName, type MatmulOp, type MatmulProblem, matmulKernel, matmulProblemOf, matmulPlanWith, type MatmulShape, matmulShapeOf, type SkinnyConfig } from './matmul.js';
 export { type AttentionDims, attentionDims, DEFAULT_FLASH_GRAD, defaultFlashConfig, type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionGradQKVPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, flashEligible } from './flashAttention.js';
 export { chooseGemmGrad, GEMM_GRAD_CONFIGS, type GemmGradConfig, gemmGradFits } from './flashAttentionGemmGrad.js';

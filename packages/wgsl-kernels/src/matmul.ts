@@ -340,6 +340,13 @@ export function storeVec4(p: MatmulProblem, partial: boolean, vecOut: boolean): 
   return parts;
 }
 
+/** Operands of a `matmulEpilogue` or `matmulPartials` read rounded to f16 (its `round` flags). */
+export function roundedOperands(spec: KernelSpec): number[] {
+  if (spec.node.op !== 'matmulEpilogue' && spec.node.op !== 'matmulPartials') return [];
+  const r = (spec.node as KernelSpec<'matmulEpilogue' | 'matmulPartials'>['node']).attrs.round;
+  return [0, 1].filter((i) => r?.[i]);
+}
+
 export const matmulWhat = (p: MatmulProblem) => `${p.transA ? 'Aᵀ' : 'A'}·${p.transB ? 'Bᵀ' : 'B'}${p.hasBias ? ' + bias' : ''}${p.relu ? ', relu' : ''}${p.epi ? `, ${p.epi.what}` : ''}`;
 
 /**

@@ -17,7 +17,7 @@
 // same offsets). Needs `shader-f16`, `subgroups` and the feature; the runtime checks them before setting caps.
 
 import type { DeviceCaps, Dispatch, KernelPlan, KernelSpec } from './kernel.js';
-import { bindMatmul, type MatmulOp, type MatmulProblem, matmulKernel, matmulProblemOf, matmulWhat, prefersSkinny, splitReduce, storeVec4 } from './matmul.js';
+import { bindMatmul, type MatmulOp, type MatmulProblem, matmulKernel, matmulProblemOf, matmulWhat, prefersSkinny, roundedOperands, splitReduce, storeVec4 } from './matmul.js';
 import { header, kernelError, labelOf, u32Lit } from './wgsl.js';
 
 /** A subgroup-matrix shape the device offers for f16 operands and f32 results (left m x k, right k x n). */
@@ -173,9 +173,10 @@ export function matmulMixedKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps):
 const stagedOf = (p: MatmulProblem, s: SubgroupMatrixShape) => p.hasBias || p.relu || p.epi !== undefined || p.M % s.m !== 0 || p.N % s.n !== 0 || p.spec.node.dtype === 'f16';
 
 /** Whether both operands are f16 in memory and every dimension is whole matrices (`direct` loads). */
-export const directFits = (p: MatmulProblem, s: SubgroupMatrixShape) =>
-  [0, 1].every((i) => p.spec.inputs[i].dtype === 'f16' && !roundedOperand(p, i)) && p.M % s.m === 0 && p.N % s.n === 0 && p.K % s.k === 0;
-const roundedOperand = (p: MatmulProblem, i: number) => (p.spec.node.attrs as { round?: readonly boolean[] }).round?.[i] === true;
+export function directFits(p: MatmulProblem, s: SubgroupMatrixShape): boolean {
+  const rounded = roundedOperands(p.spec);
+  return [0, 1].every((i) => p.spec.inputs[i].dtype === 'f16' && !rounded.includes(i)) && p.M % s.m === 0 && p.N % s.n === 0 && p.K % s.k === 0;
+}
 
 /** The mixed-precision plan of a matmul (tiling chosen per shape unless given), or undefined when no tiling fits. */
 export function subgroupMatrixPlan(p: MatmulProblem, caps: DeviceCaps, given?: SubgroupMatrixTiling): KernelPlan | undefined {
@@ -233,9 +234,10 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   // straight stores need whole m x n result matrices (a matrix is wholly inside the output or wholly outside) and
   // an f32 output: an f16 one is written through the staged rows, where f16Storage.ts converts each store
   const direct = !epilogue && M % s.m === 0 && N % s.n === 0 && spec.node.dtype !== 'f16';
-  const lanes = t.stage === 'lanes' || t.direct === true;
-  const vecA = !lanes && (transA ? M % 4 === 0 : K % 4 === 0);
-  const vecB = !lanes && (transB ? K % 4 === 0 : N % 4 === 0);
+  // scalar bindings: lane-by-lane staging reads one element per lane; direct loads take the buffer as array<f16>
+  const scalar = t.stage === 'lanes' || t.direct === true;
+  const vecA = !scalar && (transA ? M % 4 === 0 : K % 4 === 0);
+  const vecB = !scalar && (transB ? K % 4 === 0 : N % 4 === 0);
   if (t.direct && (!directFits(p, s) || (split && split.chunk % s.k !== 0)))
     kernelError(spec, `direct subgroup-matrix loads need f16 operands in memory and M, N, K${split ? ` and the split-K chunk (${split.chunk})` : ''} multiples of ${s.m}, ${s.n}, ${s.k}`);
   const { bindings, decl, A, B, va, vb } = bindMatmul(p, vecA, vecB, !split);
@@ -294,8 +296,10 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
       store.push(`${guard}{ ${at} ${flip ? '' : `let s = ${base}o * ${u32Lit(row)} + i0; `}${put} }`);
     }
   };
-  operand(true);
-  operand(false);
+  if (!t.direct) {
+    operand(true);
+    operand(false);
+  }
 
   const pad = t.pad ?? 0;
   const aLen = sliceOf(t, bm, aAlongK(t, transA));
