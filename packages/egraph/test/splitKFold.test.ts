@@ -68,3 +68,44 @@ describe('split-K weight gradients folded into the multi-tensor update', () => {
     expect(partials).toBe(0);
   });
 });
+
+/**
+ * The step under autocast's policy (f16 operands and products, f32 Adam updates) with a bias per weight: each
+ * gradient is an f16 product or column sum read through a cast, so the fold sums f32 partials and rounds the sum to
+ * f16 as the f16 product would. (The GPT step's plan under autocast: nn's test/wideDevicePlans.test.ts.)
+ */
+function autocastStep(): GraphT {
+  const g = new Graph();
+  const lr = g.input('lr', []);
+  const x = g.cast(g.input('x', [512, N]), 'f16');
+  for (const i of [0, 1, 2]) {
+    const dy = g.cast(g.input(`dy${i}`, [512, N]), 'f16');
+    const grads = [g.cast(g.matmul(x, dy, { transA: true }), 'f32'), g.cast(g.sum(dy, 0), 'f32')];
+    for (const [j, [w, grad]] of [[g.param(`w${i}`, [N, N]), grads[0]], [g.param(`b${i}`, [N]), grads[1]]].entries()) {
+      // Adam's moments (two states read and written per parameter, as the GPT's AdamW)
+      const m = g.state(`m${i}.${j}`, w.shape);
+      const v = g.state(`v${i}.${j}`, w.shape);
+      const m1 = g.add(g.mul(m, 0.9), g.mul(grad, 0.1));
+      const v1 = g.add(g.mul(v, 0.999), g.mul(g.mul(grad, grad), 0.001));
+      g.update(m, m1);
+      g.update(v, v1);
+      g.update(w, g.sub(w, g.mul(g.div(m1, g.add(g.sqrt(v1), 1e-8)), lr)));
+    }
+  }
+  g.output('lr', g.sum(lr));
+  return g;
+}
+
+describe('split-K fold under autocast (f16 weight gradients)', () => {
+  it('folds every weight gradient and computes the unoptimized step', () => {
+    const limits = { maxStorageBuffersPerShaderStage: 16, maxStorageBufferBindingSize: 2 ** 31, mixedMatmul: { m: 16, n: 16, k: 16 } };
+    const { graph, report } = optimize(autocastStep(), { limits });
+    const a = interpret(autocastStep(), feeds(), {}, 'f64');
+    const b = interpret(graph, feeds(), {}, 'f64');
+    for (const k of Object.keys(a.updates)) expect(b.updates[k].data, k).toBeAllclose(a.updates[k].data, { rtol: 1e-6, atol: 1e-7 });
+    const nodes = graph.live().map((id) => graph.nodes[id]);
+    expect(nodes.filter((n) => n.op === 'matmulPartials')).toHaveLength(3);
+    const plain = optimize(autocastStep(), { limits, withoutPackers: ['update-fold-partials'] }).report;
+    expect(report.dispatchesAfter).toBeLessThan(plain.dispatchesAfter);
+  });
+});
