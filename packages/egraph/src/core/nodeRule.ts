@@ -51,6 +51,13 @@ export interface NodeRuleOptions<D> {
    * scan of changed classes would not see change.
    */
   readonly fullScanKey?: (egraph: EGraph<D>) => number;
+  /**
+   * Ops the guard needs somewhere in the e-graph (it fails for every node while no class holds a node of any of
+   * them): until one appears, the search returns no match without scanning, and its state stays as it was (the
+   * first search after one appears scans everything changed since the last scan). A rule for a rare op (a
+   * quantized product) scanned every pointwise node of each changed class in every iteration to match nothing.
+   */
+  readonly requiresOps?: readonly string[];
 }
 
 /** A plain `RuleState`. */
@@ -305,6 +312,7 @@ export function nodeRule<D>(
   const staticGuard = opts.staticGuard;
   const stateOf = opts.state ?? stateOfEGraph;
   const fullScanKey = opts.fullScanKey;
+  const requiresOps = opts.requiresOps;
   // whether a node is matched again only when its signature changes (no guard, or one that reads only what the
   // signature covers); a plain guard is tested again whenever the node's class changed
   const signedOnly = guard === undefined || guardBySignature;
@@ -320,6 +328,7 @@ export function nodeRule<D>(
       st.serials.length = 0;
       st.cursor = 0;
       const out: Match[] = [];
+      if (requiresOps && !requiresOps.some((op) => egraph.classesWithOp(op).length > 0)) return out;
       let budget = limit;
       // incremental search: after a complete scan at epoch E only classes changed since E and their parents
       // can hold a node with a new signature

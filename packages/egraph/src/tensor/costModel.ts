@@ -73,6 +73,11 @@ export function opCost(node: ENode, ins: readonly TensorInfo[], out: TensorInfo,
 interface ClassCosts {
   readonly nodes: readonly ENode[];
   readonly costs: Float64Array;
+  /**
+   * The place after the node last asked for: extraction asks a class's nodes in list order, so the next node is
+   * usually there (`indexOf` on each ask was quadratic in a class of hundreds of fused variants).
+   */
+  next: number;
 }
 
 /**
@@ -144,11 +149,13 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
     nodeCost(node: ENode, eclass: Id): number {
       const cls = egraph.find(eclass);
       const nodes = egraph.eclass(cls).nodes;
-      const at = nodes.indexOf(node);
+      const kept = classMemo[cls];
+      const at = kept !== undefined && kept.next < nodes.length && nodes[kept.next] === node ? kept.next : nodes.indexOf(node);
       let m: ClassCosts | undefined;
       if (at >= 0) {
-        m = classMemo[cls];
-        if (!m || m.nodes !== nodes || m.costs.length !== nodes.length) classMemo[cls] = m = { nodes, costs: new Float64Array(nodes.length).fill(Number.NaN) };
+        m = kept;
+        if (!m || m.nodes !== nodes || m.costs.length !== nodes.length) classMemo[cls] = m = { nodes, costs: new Float64Array(nodes.length).fill(Number.NaN), next: 0 };
+        m.next = at + 1;
         const hit = m.costs[at];
         if (!Number.isNaN(hit)) return hit;
       } else {

@@ -317,20 +317,25 @@ function rehome(egraph: EGraph<TensorInfo>, byClass: Map<Id, Set<string>>): void
   const from = homedAt.get(byClass) ?? 0;
   const to = egraph.unionCount;
   homedAt.set(byClass, to);
-  const move = (id: Id) => {
-    const set = byClass.get(id);
-    if (!set) return;
-    const c = egraph.find(id);
-    if (c === id) return;
-    byClass.delete(id);
-    const into = byClass.get(c);
-    if (into) for (const r of set) into.add(r);
-    else byClass.set(c, set);
-  };
   if (to - from < byClass.size) {
     const merged = egraph.mergedIds;
-    for (let i = from; i < to; i++) move(merged[i]);
-  } else for (const id of [...byClass.keys()]) move(id);
+    for (let i = from; i < to; i++) moveEntry(egraph, byClass, merged[i]);
+  } else for (const id of [...byClass.keys()]) moveEntry(egraph, byClass, id);
+}
+
+/**
+ * Moves the entry of `id`, if any, to its canonical class (a module function, not a closure per `rehome`: under
+ * tsx every named closure costs a `__name` call each time it is made).
+ */
+function moveEntry(egraph: EGraph<TensorInfo>, byClass: Map<Id, Set<string>>, id: Id): void {
+  const set = byClass.get(id);
+  if (!set) return;
+  const c = egraph.find(id);
+  if (c === id) return;
+  byClass.delete(id);
+  const into = byClass.get(c);
+  if (into) for (const r of set) into.add(r);
+  else byClass.set(c, set);
 }
 
 /** The analysis data of a class (for rules and conditions). */

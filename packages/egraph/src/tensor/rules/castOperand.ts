@@ -62,5 +62,7 @@ export const castOperandRules: readonly TensorRewrite[] = [
     guard: (egraph, _e, n) => n.children.some((c) => classHasOp(egraph, c, 'cast')),
     guardBySignature: true,
     signature: childSignature((eg, c) => classOpCount(eg, c, 'cast')),
+    // an f32 graph holds no cast: the guard then fails everywhere, and the search is skipped
+    requiresOps: ['cast'],
   }),
 ];

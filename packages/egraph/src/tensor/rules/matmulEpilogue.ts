@@ -201,6 +201,7 @@ function extraIsPointwise(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode):
 /** The matmul epilogue rules (run with the pointwise fusion rules: they read the pointwise nodes those build). */
 export const matmulEpilogueRules: readonly TensorRewrite[] = [
   nodeRule('matmul-epilogue', ['pointwise'], epilogueOf('matmul-epilogue', PRODUCT_OPS), { staticGuard: isPrimary, guard: readsProductOf(PRODUCT_OPS), guardBySignature: true }),
-  nodeRule('matmul-quant-epilogue', ['pointwise'], epilogueOf('matmul-quant-epilogue', QUANT_OPS), { staticGuard: isPrimary, guard: readsProductOf(QUANT_OPS), guardBySignature: true }),
+  // most graphs hold no quantized product: the guard then fails everywhere, and the search is skipped
+  nodeRule('matmul-quant-epilogue', ['pointwise'], epilogueOf('matmul-quant-epilogue', QUANT_OPS), { staticGuard: isPrimary, guard: readsProductOf(QUANT_OPS), guardBySignature: true, requiresOps: QUANT_OPS }),
   nodeRule('matmul-epilogue-inline', ['matmulEpilogue'], inlineEpilogueOperand, { staticGuard: smallEpilogue, guard: extraIsPointwise, guardBySignature: true }),
 ];

@@ -24,6 +24,8 @@ const $ = (index: number): PwExpr => ({ op: 'in', index });
 const IDENTITY: PwExpr = $(0);
 /** Placeholder index of stat k while operands are still being numbered (renumbered to n + k at the end). */
 const STAT_BASE = 1 << 20;
+/** The input naming stat `k` (module level: under tsx a closure per call costs a `__name` call each time it is made). */
+const statRef = (k: number): PwExpr => $(STAT_BASE + k);
 /** Most stats of one rowwise node (a layer norm's dx needs four). */
 const MAX_STATS = 6;
 
@@ -261,7 +263,7 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   // (MAX_STATS), so they are compared in place rather than by JSON texts (the texts cost ~90 ms a GPT step)
   const statAt = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): number => stats.findIndex((s) => s.reduce === reduce && sameExpr(s.post, post) && sameExpr(s.expr, expr));
   const addStat = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): PwExpr | undefined => {
-    const at = (k: number) => $(STAT_BASE + k);
+    const at = statRef;
     const exact = statAt(expr, reduce, post);
     if (exact >= 0) return at(exact);
     const raw = statAt(expr, reduce, IDENTITY);
