@@ -221,164 +221,14 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   const out = info(egraph, eclass);
   const S = out.shape;
   if (out.dtype !== 'f32' || S.length === 0 || S[S.length - 1] < 2) return undefined;
-  const maxInputs = fusionWidth(egraph);
-  const maxSize = fusionExprSize(egraph);
-  const find = (c: Id) => egraph.find(c);
-  const facts = (id: Id) => factsOf(egraph, memo, id, S);
-  const operands: Id[] = [];
-  const stats: { expr: PwExpr; reduce: ReduceOp; post: PwExpr }[] = [];
-  const { slot, visiting } = memo.scratch; // indexed by class id: cleared before returning
-
-  // the row-scalar pointwise nodes inlined, in order (their rules are looked up only for the candidates kept)
-  const sources: ENode[] = [];
-  const sourceClasses: Id[] = [];
-
-  // a journal of what resolution bound, so an inlining that goes over the limits is undone
-  const slotLog: Id[] = [];
-  const setSlot = (id: Id, e: PwExpr) => {
-    slot[id] = e;
-    slotLog.push(id);
-  };
-  // back to the lengths `operands`, `stats` and the journal had (no mark object per inlining)
-  const undo = (o: number, st: number, sl: number) => {
-    operands.length = o;
-    stats.length = st;
-    for (let i = sl; i < slotLog.length; i++) slot[slotLog[i]] = undefined;
-    slotLog.length = sl;
-  };
-  const operand = (id: Id, f: ClassFacts): PwExpr | undefined => {
-    // an f16 operand is read as its f32 value (the kernel's f16 load converts; its readers cast it in the expression)
-    if (!f.operandOk) return undefined;
-    const e = $(operands.push(id) - 1);
-    setSlot(id, e);
-    return e;
-  };
-  // how many new full operands resolving a reduction's children would bind (to pick the variant reading least)
-  const newOperands = (full: readonly Id[]) => {
-    let k = 0;
-    for (const id of full) if (slot[id] === undefined) k++;
-    return k;
-  };
-  // a stat met twice (the variance under two epilogues, a producer's mean) is computed once; stats are few
-  // (MAX_STATS), so they are compared in place rather than by JSON texts (the texts cost ~90 ms a GPT step)
-  const statAt = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): number => stats.findIndex((s) => s.reduce === reduce && sameExpr(s.post, post) && sameExpr(s.expr, expr));
-  const addStat = (expr: PwExpr, reduce: ReduceOp, post: PwExpr): PwExpr | undefined => {
-    const at = statRef;
-    const exact = statAt(expr, reduce, post);
-    if (exact >= 0) return at(exact);
-    const raw = statAt(expr, reduce, IDENTITY);
-    if (raw >= 0) return mapIn(post, () => at(raw));
-    if (stats.length >= MAX_STATS || pwExprSize(expr) > maxSize) return undefined;
-    return at(stats.push({ expr, reduce, post }) - 1);
-  };
-  // a producer that is itself row-local: its operands, stats and expression inlined (one kernel for both)
-  const inlineRowwise = (r: ENode | undefined): PwExpr | undefined => {
-    if (!r) return undefined;
-    const a = enodeAttrs(r, 'rowwise');
-    const kids = resolveAll(r.children);
-    if (!kids) return undefined;
-    const own: PwExpr[] = [];
-    const map = (e: PwExpr) => mapIn(e, (i) => (i < kids.length ? kids[i] : own[i - kids.length]));
-    for (const s of a.stats) {
-      const e = addStat(map(s.expr), s.reduce, s.post);
-      if (!e) return undefined;
-      own.push(e);
-    }
-    return map(a.expr);
-  };
-  const resolveAll = (kids: readonly Id[]): PwExpr[] | undefined => {
-    const es: PwExpr[] = [];
-    for (const c of kids) {
-      const e = resolve(c);
-      if (!e) return undefined;
-      es.push(e);
-    }
-    return es;
-  };
-  function resolve(c: Id): PwExpr | undefined {
-    const id = find(c);
-    const known = slot[id];
-    if (known) return known;
-    const f = facts(id);
-    if (f.constF32) return { op: 'const', value: f.t.constant as number };
-    if (visiting[id] === 1) return operand(id, f);
-    // a row scalar broadcast to the rows (autograd's gradient of a kept-dims reduction): the row scalar itself
-    if (f.broadcast !== undefined) {
-      visiting[id] = 1;
-      const e = resolve(f.broadcast);
-      visiting[id] = 0;
-      if (e) {
-        setSlot(id, e);
-        return e;
-      }
-    }
-    if (!f.rowScalar) {
-      if (inline !== 'all' && inline !== id) {
-        if (inline === 'none' && f.rowwise) memo.inlinable.add(id);
-        return operand(id, f);
-      }
-      if (!f.full) return operand(id, f);
-      visiting[id] = 1;
-      const o = operands.length;
-      const st = stats.length;
-      const sl = slotLog.length;
-      let e = inlineRowwise(f.rowwise);
-      visiting[id] = 0;
-      if (e && (operands.length > maxInputs || pwExprSize(e) > maxSize)) e = undefined;
-      if (!e) {
-        undo(o, st, sl);
-        memo.cut.add(id);
-        return operand(id, f);
-      }
-      setSlot(id, e);
-      return e;
-    }
-    // an f16 row scalar holds rounded values that its reduction nodes' expressions do not round: read as an operand
-    if (f.t.dtype !== 'f32') return operand(id, f);
-    visiting[id] = 1;
-    try {
-      // a stat: the reduction variant that binds the fewest new operands, then the one that fused the most
-      let best: Reduction | undefined;
-      let bestNew = 0;
-      for (const x of reductionsOf(egraph, memo, id, f, S)) {
-        const k = newOperands(x.full);
-        if (!best || k < bestNew || (k === bestNew && x.size > best.size)) {
-          best = x;
-          bestNew = k;
-        }
-      }
-      if (best) {
-        const r = best.r;
-        const kids = resolveAll(r.children);
-        const e = kids && addStat(mapIn(r.expr, (i) => kids[i]), r.reduce, r.post);
-        if (e) {
-          setSlot(id, e);
-          return e;
-        }
-      }
-      // a row scalar computed from row scalars: inlined where it is read
-      const p = scalarPointwiseOf(egraph, memo, id, f, S);
-      if (p) {
-        const kids = resolveAll(p.children);
-        if (!kids) return undefined;
-        sources.push(p);
-        sourceClasses.push(id);
-        const e = mapIn(exprOf(p), (i) => kids[i]);
-        setSlot(id, e);
-        return e;
-      }
-      return operand(id, f);
-    } finally {
-      visiting[id] = 0;
-    }
-  }
-
+  const res = new RowResolution(egraph, inline, memo, S);
   let kids: PwExpr[] | undefined;
   try {
-    kids = resolveAll(node.children);
+    kids = res.resolveAll(node.children);
   } finally {
-    for (const id of slotLog) slot[id] = undefined;
+    for (const id of res.slotLog) res.slot[id] = undefined;
   }
+  const { operands, stats, maxInputs, maxSize, sources, sourceClasses } = res;
   if (!kids || stats.length === 0 || operands.length > maxInputs) return undefined;
   const n = operands.length;
   const renumber = (e: PwExpr) => mapIn(e, (i) => (i >= STAT_BASE ? $(n + i - STAT_BASE) : $(i)));
@@ -392,6 +242,189 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
     return set;
   };
   return { attrs, operands, rules, size: pwExprSize(expr) + attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + pwExprSize(st.post), 0) };
+}
+
+/**
+ * One resolution of `rowwiseOf`: the operands and stats bound so far and the journal to undo an inlining. A class
+ * with methods rather than closures made per call: the GPT step resolves thousands of variants in its rows pass,
+ * and under tsx (esbuild's `keepNames`) each named closure also costs a `__name` call (~20 % of the rule's time).
+ */
+class RowResolution {
+  readonly maxInputs: number;
+  readonly maxSize: number;
+  readonly operands: Id[] = [];
+  readonly stats: { expr: PwExpr; reduce: ReduceOp; post: PwExpr }[] = [];
+  /** Binding and visiting mark by class id (the run's scratch tables: cleared before `rowwiseOf` returns). */
+  readonly slot: (PwExpr | undefined)[];
+  private readonly visiting: Uint8Array;
+  /** The row-scalar pointwise nodes inlined, in order (their rules are looked up only for the candidates kept). */
+  readonly sources: ENode[] = [];
+  readonly sourceClasses: Id[] = [];
+  /** A journal of what resolution bound, so an inlining that goes over the limits is undone. */
+  readonly slotLog: Id[] = [];
+
+  constructor(
+    private readonly egraph: EGraph<TensorInfo>,
+    private readonly inline: Inlining,
+    private readonly memo: RowMemo,
+    private readonly S: Shape,
+  ) {
+    this.maxInputs = fusionWidth(egraph);
+    this.maxSize = fusionExprSize(egraph);
+    this.slot = memo.scratch.slot;
+    this.visiting = memo.scratch.visiting;
+  }
+
+  private setSlot(id: Id, e: PwExpr): void {
+    this.slot[id] = e;
+    this.slotLog.push(id);
+  }
+
+  /** Back to the lengths `operands`, `stats` and the journal had (no mark object per inlining). */
+  private undo(o: number, st: number, sl: number): void {
+    this.operands.length = o;
+    this.stats.length = st;
+    for (let i = sl; i < this.slotLog.length; i++) this.slot[this.slotLog[i]] = undefined;
+    this.slotLog.length = sl;
+  }
+
+  private operand(id: Id, f: ClassFacts): PwExpr | undefined {
+    // an f16 operand is read as its f32 value (the kernel's f16 load converts; its readers cast it in the expression)
+    if (!f.operandOk) return undefined;
+    const e = $(this.operands.push(id) - 1);
+    this.setSlot(id, e);
+    return e;
+  }
+
+  /** How many new full operands resolving a reduction's children would bind (to pick the variant reading least). */
+  private newOperands(full: readonly Id[]): number {
+    let k = 0;
+    for (const id of full) if (this.slot[id] === undefined) k++;
+    return k;
+  }
+
+  // a stat met twice (the variance under two epilogues, a producer's mean) is computed once; stats are few
+  // (MAX_STATS), so they are compared in place rather than by JSON texts (the texts cost ~90 ms a GPT step)
+  private statAt(expr: PwExpr, reduce: ReduceOp, post: PwExpr): number {
+    return this.stats.findIndex((s) => s.reduce === reduce && sameExpr(s.post, post) && sameExpr(s.expr, expr));
+  }
+
+  private addStat(expr: PwExpr, reduce: ReduceOp, post: PwExpr): PwExpr | undefined {
+    const exact = this.statAt(expr, reduce, post);
+    if (exact >= 0) return statRef(exact);
+    const raw = this.statAt(expr, reduce, IDENTITY);
+    if (raw >= 0) return mapIn(post, () => statRef(raw));
+    if (this.stats.length >= MAX_STATS || pwExprSize(expr) > this.maxSize) return undefined;
+    return statRef(this.stats.push({ expr, reduce, post }) - 1);
+  }
+
+  /** A producer that is itself row-local: its operands, stats and expression inlined (one kernel for both). */
+  private inlineRowwise(r: ENode | undefined): PwExpr | undefined {
+    if (!r) return undefined;
+    const a = enodeAttrs(r, 'rowwise');
+    const kids = this.resolveAll(r.children);
+    if (!kids) return undefined;
+    const own: PwExpr[] = [];
+    for (const s of a.stats) {
+      const e = this.addStat(
+        mapIn(s.expr, (i) => (i < kids.length ? kids[i] : own[i - kids.length])),
+        s.reduce,
+        s.post,
+      );
+      if (!e) return undefined;
+      own.push(e);
+    }
+    return mapIn(a.expr, (i) => (i < kids.length ? kids[i] : own[i - kids.length]));
+  }
+
+  resolveAll(kids: readonly Id[]): PwExpr[] | undefined {
+    const es: PwExpr[] = [];
+    for (const c of kids) {
+      const e = this.resolve(c);
+      if (!e) return undefined;
+      es.push(e);
+    }
+    return es;
+  }
+
+  private resolve(c: Id): PwExpr | undefined {
+    const { egraph, memo, slot, visiting, inline, S } = this;
+    const id = egraph.find(c);
+    const known = slot[id];
+    if (known) return known;
+    const f = factsOf(egraph, memo, id, S);
+    if (f.constF32) return { op: 'const', value: f.t.constant as number };
+    if (visiting[id] === 1) return this.operand(id, f);
+    // a row scalar broadcast to the rows (autograd's gradient of a kept-dims reduction): the row scalar itself
+    if (f.broadcast !== undefined) {
+      visiting[id] = 1;
+      const e = this.resolve(f.broadcast);
+      visiting[id] = 0;
+      if (e) {
+        this.setSlot(id, e);
+        return e;
+      }
+    }
+    if (!f.rowScalar) {
+      if (inline !== 'all' && inline !== id) {
+        if (inline === 'none' && f.rowwise) memo.inlinable.add(id);
+        return this.operand(id, f);
+      }
+      if (!f.full) return this.operand(id, f);
+      visiting[id] = 1;
+      const o = this.operands.length;
+      const st = this.stats.length;
+      const sl = this.slotLog.length;
+      let e = this.inlineRowwise(f.rowwise);
+      visiting[id] = 0;
+      if (e && (this.operands.length > this.maxInputs || pwExprSize(e) > this.maxSize)) e = undefined;
+      if (!e) {
+        this.undo(o, st, sl);
+        memo.cut.add(id);
+        return this.operand(id, f);
+      }
+      this.setSlot(id, e);
+      return e;
+    }
+    // an f16 row scalar holds rounded values that its reduction nodes' expressions do not round: read as an operand
+    if (f.t.dtype !== 'f32') return this.operand(id, f);
+    visiting[id] = 1;
+    try {
+      // a stat: the reduction variant that binds the fewest new operands, then the one that fused the most
+      let best: Reduction | undefined;
+      let bestNew = 0;
+      for (const x of reductionsOf(egraph, memo, id, f, S)) {
+        const k = this.newOperands(x.full);
+        if (!best || k < bestNew || (k === bestNew && x.size > best.size)) {
+          best = x;
+          bestNew = k;
+        }
+      }
+      if (best) {
+        const r = best.r;
+        const kids = this.resolveAll(r.children);
+        const e = kids && this.addStat(mapIn(r.expr, (i) => kids[i]), r.reduce, r.post);
+        if (e) {
+          this.setSlot(id, e);
+          return e;
+        }
+      }
+      // a row scalar computed from row scalars: inlined where it is read
+      const p = scalarPointwiseOf(egraph, memo, id, f, S);
+      if (p) {
+        const kids = this.resolveAll(p.children);
+        if (!kids) return undefined;
+        this.sources.push(p);
+        this.sourceClasses.push(id);
+        const e = mapIn(exprOf(p), (i) => kids[i]);
+        this.setSlot(id, e);
+        return e;
+      }
+      return this.operand(id, f);
+    } finally {
+      visiting[id] = 0;
+    }
+  }
 }
 
 /** Whether two rowwise attributes are the same (expressions compared as trees, `sameExpr`). */
