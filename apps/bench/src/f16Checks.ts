@@ -138,6 +138,8 @@ export interface StepVariant {
   readonly name: string;
   readonly precision: Precision;
   readonly autocast?: boolean;
+  /** compileTraining's `lossScale` under mixed (default: the bench's static MIXED_LOSS_SCALE). */
+  readonly lossScale?: 'dynamic' | number;
 }
 
 /** Synced step times of GPT workload `index` (0: 2x128, 1: 6x384) under each variant, with its first loss. */
@@ -154,7 +156,7 @@ export async function gptStepTimes(dev: NeuraDevice, index: number, variants: re
       device: dev,
       precision: v.precision,
       ...(v.autocast === undefined ? {} : { autocast: v.autocast }),
-      ...(v.precision === 'mixed' ? { lossScale: MIXED_LOSS_SCALE } : {}),
+      ...(v.precision === 'mixed' ? { lossScale: v.lossScale ?? MIXED_LOSS_SCALE } : {}),
     });
     const compileMs = performance.now() - t0;
     const batches = gptBatches(w);

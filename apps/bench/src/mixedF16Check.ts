@@ -3,7 +3,7 @@
 // without an epilogue) against the interpreter on the same graphs; (2) a GPT 2x128 training graph under autocast's
 // policy: loss and every parameter's gradient from the device against the interpreter on that f16-policy graph;
 // (3) GPT 6x384 synced step times: fp32, mixed with f32 storage (`autocast: false`, the old mixed) and mixed with f16
-// storage. The checks are shared with mixedPortableCheck.ts (f16Checks.ts). Bundle and run:
+// storage, static and dynamic loss scale. The checks are shared with mixedPortableCheck.ts (f16Checks.ts). Bundle and run:
 //   node .devkit/f16-check.mjs [--out=FILE] [--steps=N] [--only=kernels,gpt-2x128,timing]
 
 import { writeFileSync } from 'node:fs';
@@ -52,6 +52,8 @@ if (want('timing')) {
       { name: 'fp32', precision: 'fp32' },
       { name: 'mixed-f32-storage', precision: 'mixed', autocast: false },
       { name: 'mixed-f16-storage', precision: 'mixed', autocast: true },
+      // compileTraining's default under mixed: PyTorch's GradScaler semantics (a non-finite step skipped)
+      { name: 'mixed-f16-storage-dynamic-scale', precision: 'mixed', autocast: true, lossScale: 'dynamic' },
     ],
     Number(args.steps),
     log,

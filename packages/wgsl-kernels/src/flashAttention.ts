@@ -19,6 +19,7 @@ import { type AttentionDims, attentionDims, gradReadBindings, rowDelta, rowIndex
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 export { type AttentionDims, attentionDims, rowIndex };
 import { chooseGemmGrad, type GemmGradConfig, type GemmGradWrites, gemmGradCode } from './flashAttentionGemmGrad.js';
+import { tensorCoreAttentionFits, tensorCoreForwardPlan } from './flashAttentionSubgroupMatrix.js';
 import { chooseTiledGrad, DEFAULT_TILED_GRAD, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
 import { checkWorkgroupMemory, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
@@ -51,6 +52,11 @@ export interface FlashConfig {
   readonly tiled?: TiledGradConfig;
   /** The matmul-style gradients' shape (default: the first of GEMM_GRAD_CONFIGS that fits). */
   readonly gemm?: GemmGradConfig;
+  /**
+   * Forward kernels on subgroup matrices (flashAttentionSubgroupMatrix.ts) where the mixed policy's tensor cores
+   * are set and the dimensions fit. Opt-in until measured on a GPU.
+   */
+  readonly tensorCores?: boolean;
 }
 
 /**
@@ -186,6 +192,7 @@ function gridFor(spec: KernelSpec, caps: DeviceCaps, rows: number, wg: number, h
 export function flashAttentionPlan(spec: KernelSpec<'attention'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
+  if (cfg?.tensorCores && tensorCoreAttentionFits(dm, caps)) return tensorCoreForwardPlan(spec, caps, dm, causal, scale, { out: null });
   const { code, wg } = forwardCode(spec, caps, dm, causal, scale, { out: true, lse: false }, cfg);
   const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
@@ -196,6 +203,7 @@ export function flashAttentionPlan(spec: KernelSpec<'attention'>, caps: DeviceCa
 export function flashAttentionLsePlan(spec: KernelSpec<'attentionLse'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
+  if (cfg?.tensorCores && tensorCoreAttentionFits(dm, caps, false)) return tensorCoreForwardPlan(spec, caps, dm, causal, scale, { lse: null });
   const { code, wg } = forwardCode(spec, caps, dm, causal, scale, { out: false, lse: true }, cfg);
   const bindings: Binding[] = [0, 1].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
@@ -207,6 +215,8 @@ export function flashAttentionWithLsePlan(spec: KernelSpec<'attentionWithLse'>, 
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
   if (!writes.out && !writes.lse) return { dispatches: [], scratch: [] };
+  if (cfg?.tensorCores && tensorCoreAttentionFits(dm, caps, writes.out))
+    return tensorCoreForwardPlan(spec, caps, dm, causal, scale, { ...(writes.out ? { out: 0 } : {}), ...(writes.lse ? { lse: 1 } : {}) });
   const { code, wg } = forwardCode(spec, caps, dm, causal, scale, writes, cfg);
   const bindings: Binding[] = (writes.out ? [0, 1, 2] : [0, 1]).map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   if (writes.out) bindings.push({ source: { kind: 'output', index: 0 }, access: 'read_write', dtype: 'f32' });
