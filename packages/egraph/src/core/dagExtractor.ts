@@ -149,8 +149,12 @@ export class DagExtractor<D> {
             }
             if (touched === 0) continue;
           }
+          // own costs are non-negative, so a partial sum only grows (rounding is monotone): once it reaches the
+          // class's total the node cannot win, and the rest of the sum is skipped (a node that can win is summed in
+          // full, in the same order as ever). Most evaluations lose: this was half of the phase on the GPT step.
           let total = cost;
-          for (let w = lo; w <= hi; w++) {
+          const toBeat = totals[ci];
+          for (let w = lo; w <= hi && total < toBeat; w++) {
             let x = tmp[w];
             while (x !== 0) {
               const t = x & -x;

@@ -151,11 +151,9 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
   const direct: number[] = [];
   const byOp = new Map<string, number[]>();
   const serialOf = serialsOf(egraph);
-  const readsChanged = (n: ENode): boolean => {
-    const kids = n.children;
-    for (let i = 0; i < kids.length; i++) if (mark[egraph.find(kids[i])] & CHANGED) return true;
-    return false;
-  };
+  // a rebuilt e-graph's nodes are canonical (its invariant): their children are read as they are, without a `find`
+  // per child (the scan tests ~740 000 children a GPT 6×384 run; this test was most of its time)
+  const clean = !egraph.isDirty;
   for (const id of ids) {
     // of a parent class that did not change itself, only the nodes reading a changed class (a class of fused
     // variants holds hundreds, each tested by every node rule of the pass on each scan)
@@ -164,7 +162,9 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
     const listSerials = serialsOfList(serialOf, list);
     for (let i = 0; i < list.length; i++) {
       const n = list[i];
-      const reads = readsChanged(n);
+      const kids = n.children;
+      let reads = false;
+      for (let j = 0; j < kids.length && !reads; j++) reads = (mark[clean ? kids[j] : egraph.find(kids[j])] & CHANGED) !== 0;
       if (!all && !reads) continue;
       const k = nodes.push(n) - 1;
       serials.push(listSerials[i]);
