@@ -151,7 +151,7 @@ export class DagExtractor<D> {
           }
           // own costs are non-negative, so a partial sum only grows (rounding is monotone): once it reaches the
           // class's total the node cannot win, and the rest of the sum is skipped (a node that can win is summed in
-          // full, in the same order as ever). Most evaluations lose: this was half of the phase on the GPT step.
+          // full, in the same order as ever). On the GPT 6×384 step ~55 % of the sums lose (~15 % of this phase).
           let total = cost;
           const toBeat = totals[ci];
           for (let w = lo; w <= hi && total < toBeat; w++) {

@@ -273,15 +273,17 @@ function mergeVariant(
     const prods = producers(egraph, c, eclass, ctx);
     for (let pi = 0; pi < prods.list.length; pi++) {
       const p = prods.list[pi];
-      if (!mayInline(c, p)) continue;
       // distinct reads with p inlined at c: the reads but c, plus p's inputs not among them (counted, not copied)
       let size = readAt[own] === stamp ? reads - 1 : reads;
       const kids = distinctKids(egraph, prods, pi);
       for (let i = 0; i < kids.length; i++) if (kids[i] === own || readAt[kids[i]] !== stamp) size++;
+      // the width before `mayInline` (both only read): most producers are over it, and once a cut is known the
+      // variant's test (a provenance lookup for root-respecting merges) need not run for them
       if (size > limit) {
-        cut = true;
+        if (!cut && mayInline(c, p)) cut = true;
         continue;
       }
+      if (!mayInline(c, p)) continue;
       inline.set(j, p);
       if (readAt[own] === stamp) {
         readAt[own] = 0;
