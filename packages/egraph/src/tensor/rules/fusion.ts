@@ -46,7 +46,12 @@ function addPointwise(
   return node ? { id: addRecorded(egraph, node, rules), node } : undefined;
 }
 
-const ids = (xs: readonly ({ id: Id } | undefined)[]): Id[] => xs.flatMap((x) => (x ? [x.id] : []));
+/** The classes of the nodes built (a loop: `flatMap` made an array per element, on every apply). */
+function ids(xs: readonly ({ id: Id } | undefined)[]): Id[] {
+  const out: Id[] = [];
+  for (const x of xs) if (x) out.push(x.id);
+  return out;
+}
 
 /** Small numbers naming e-node objects in one run (for plan keys; nodes are immutable, so identity is content). */
 interface ObjectIds {

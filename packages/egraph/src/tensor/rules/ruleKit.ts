@@ -7,7 +7,7 @@ import type { Condition, EGraph, ENode, Id, Match, PatternAst, PatternNode, Sear
 import type { SExp } from '../../core/index.js';
 import type { NodeRuleOptions as CoreNodeRuleOptions, NodeSignature, RuleState } from '../../core/index.js';
 import { MultiPattern, Pattern, Rewrite, RuleError, Subst, dataMatches, fnApplier, instantiateData, nodeRule as coreNodeRule, parseSExp, rw } from '../../core/index.js';
-import type { TensorInfo } from '../tensorAnalysis.js';
+import type { TensorAnalysis, TensorInfo } from '../tensorAnalysis.js';
 import { fusionWidth, tensorAnalysisOf } from '../tensorAnalysis.js';
 import { tensorLanguage } from '../tensorLanguage.js';
 import { type RuleCtx, widthTermIn } from '../ruleCtx.js';
@@ -112,14 +112,18 @@ interface ClassView {
 // the views of the last ctx asked for, by class id (ids are dense): signatures ask for a view per child of every
 // candidate node on every scan, and the ctx lookup and a Map by id were most of that (GPT 6x384: ~4 % of optimize)
 let viewsCtx: RuleCtx | undefined;
+let viewsAnalysis: object | undefined;
 let views: (ClassView | undefined)[] = [];
 
 /** The view of class `cls`'s current node list, extended to its length (kept by class id: a replaced list's view is dropped). */
 function viewOf(egraph: EGraph<TensorInfo>, cls: Id): ClassView {
   const c = egraph.eclass(cls);
   const nodes = c.nodes;
-  const ctx = ctxOf(egraph);
-  if (ctx !== viewsCtx) {
+  // the ctx looked up (an `instanceof` test) only when the analysis is not the last one seen or has widened since
+  const analysis = egraph.analysis;
+  if (analysis !== viewsAnalysis || (analysis as TensorAnalysis).ctx !== viewsCtx) {
+    const ctx = ctxOf(egraph);
+    viewsAnalysis = analysis;
     viewsCtx = ctx;
     views = ctx.ofAnyWidth<(ClassView | undefined)[]>('ruleKit:class-views', newArray);
   }
