@@ -1,17 +1,23 @@
-// The tensor-core attention forward (wgsl-kernels' flashAttentionSubgroupMatrix.ts, `FlashConfig.tensorCores`):
-// (1) output and log-sum-exp against the interpreter on the same f16-rounded q, k, v, for odd lengths, both masks,
-// head windows of a fused projection and D = 32, 64, 128, beside the shipped fp32 flash kernel's error; (2) GPU time
-// of the GPT 6x384 step's attention forward (B64 T256 H6 D64, causal, seq-major windows), shipped vs tensor cores.
+// The tensor-core attention gradients (wgsl-kernels' flashAttentionSubgroupMatrixGrad.ts, `FlashConfig.tensorCores`):
+// (1) dq, dk, dv (and the forward's output and log-sum-exp) against the interpreter on the same f16-rounded q, k,
+// v, dO, for odd lengths, both masks, head windows of a fused projection and D = 16, 32, 64, 128, beside the
+// shipped fp32 kernels' error; (2) GPU time per dispatch of the GPT 6x384 step's attention forward and backward
+// (B64 T256 H6 D64, causal, seq-major windows), shipped vs tensor cores; (3) the GPT 6x384 mixed step's GPU time and
+// its loss after 5 steps: shipped, without the weight gradients' split-K fold, with tensor-core gradients.
 // With --null-device: only generates every case's kernels and has Dawn's null backend validate them (no GPU).
 //   node .devkit/tc-attention.mjs [--null-device] [--out FILE] [--repeats N]
 
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { grad } from '@neura/autograd';
 import { optimize } from '@neura/egraph';
-import { Graph, interpret, type TensorValue, tensor } from '@neura/ir';
+import { Graph, interpret, type Tensor, type TensorValue, tensor } from '@neura/ir';
+import { autocast, buildTrainingStep, GPT, recognizedForward } from '@neura/nn';
+import { adamW } from '@neura/optim';
 import { capsFor, compile, createDevice } from '@neura/runtime-webgpu';
 import { type DeviceCaps, defaultFlashConfig, type KernelSpec, loadKernels } from '@neura/wgsl-kernels';
 import { nullGpu } from './nullGpu.js';
+import { GPT_WORKLOADS, gptBatches, MIXED_LOSS_SCALE } from './workloads/gpt.js';
 import { withFlashConfig } from './workloads/kernels.js';
 
 const { values: args } = parseArgs({ options: { 'null-device': { type: 'boolean', default: false }, out: { type: 'string' }, repeats: { type: 'string', default: '20' } } });
@@ -43,17 +49,31 @@ const CASES: readonly Case[] = [
   { name: 'causal-d128', b: 1, t: 130, h: 2, d: 128, causal: true, fused: false },
   { name: 'one-tile-d16', b: 3, t: 9, h: 1, d: 16, causal: true, fused: true },
 ];
-const GPT: Case = { name: 'gpt-6x384-forward', b: 64, t: 256, h: 6, d: 64, causal: true, fused: true };
+const GPT_ATTENTION: Case = { name: 'gpt-6x384-forward', b: 64, t: 256, h: 6, d: 64, causal: true, fused: true };
 
-/** The attention forward and its log-sum-exp in one attentionWithLse (as in the GPT step's plan), optimized. */
-function forwardGraph(c: Case): Graph {
+/**
+ * The attention forward and its log-sum-exp in one attentionWithLse (as in the GPT step's plan), optimized; with
+ * `backward`, from primitives, plus the gradient of Σ o·dO with respect to q, k, v as output dqkv (one
+ * [B, T, 3H, D] gradient for a fused projection) or dq, dk, dv.
+ */
+function forwardGraph(c: Case, backward = false): Graph {
   const g = new Graph();
   const attrs = { causal: c.causal, scale: 1 / Math.sqrt(c.d), seqMajor: true };
   const [q, k, v] = c.fused ? g.split(g.input('qkv', [c.b, c.t, 3 * c.h, c.d]), 3, 2) : ['q', 'k', 'v'].map((n) => g.input(n, [c.b, c.t, c.h, c.d]));
-  // the one kernel writing both results, as the GPT step's plan has it (result 1 read through a pick)
-  const both = g.node('attentionWithLse', [q, k, v], attrs);
-  g.output('o', both);
-  g.output('lse', g.node('pick', [both], { index: 1 }));
+  if (!backward) {
+    // the one kernel writing both results, as the GPT step's plan has it (result 1 read through a pick)
+    const both = g.node('attentionWithLse', [q, k, v], attrs);
+    g.output('o', both);
+    g.output('lse', g.node('pick', [both], { index: 1 }));
+  } else {
+    // primitives (the fused ops are the optimizer's): the plan has attentionWithLse and the gradients' kernels
+    const o = g.attention(q, k, v, attrs);
+    g.output('o', o);
+    g.output('lse', g.node('attentionLse', [q, k], attrs));
+    const leaves = (c.fused ? ['qkv'] : ['q', 'k', 'v']).map((n) => g.byName(n) as Tensor);
+    const grads = grad(g, g.sum(g.mul(o, g.input('dout', [c.b, c.t, c.h, c.d]))), leaves);
+    (c.fused ? ['dqkv'] : ['dq', 'dk', 'dv']).forEach((n, i) => g.output(n, grads[i]));
+  }
   return optimize(g, { limits: caps }).graph;
 }
 
@@ -74,7 +94,8 @@ function feedsOf(c: Case): Record<string, TensorValue> {
     return f16[0];
   };
   const make = (shape: number[]) => tensor(shape, Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => half(rnd())));
-  return c.fused ? { qkv: make([c.b, c.t, 3 * c.h, c.d]) } : { q: make([c.b, c.t, c.h, c.d]), k: make([c.b, c.t, c.h, c.d]), v: make([c.b, c.t, c.h, c.d]) };
+  const dout = make([c.b, c.t, c.h, c.d]);
+  return c.fused ? { qkv: make([c.b, c.t, 3 * c.h, c.d]), dout } : { q: make([c.b, c.t, c.h, c.d]), k: make([c.b, c.t, c.h, c.d]), v: make([c.b, c.t, c.h, c.d]), dout };
 }
 
 const shipped = defaultFlashConfig(caps);
@@ -85,8 +106,8 @@ if (nullDevice) {
   await loadKernels(['attention', 'attentionLse', 'attentionWithLse'], { mixed: true });
   const gen = withFlashConfig(tc);
   const out: Record<string, unknown> = {};
-  for (const c of [...CASES, GPT]) {
-    const graph = forwardGraph(c);
+  for (const c of [...CASES, GPT_ATTENTION]) {
+    const graph = forwardGraph(c, true);
     for (const id of graph.live()) {
       const node = graph.nodes[id];
       if (!node.op.startsWith('attention')) continue;
@@ -115,21 +136,24 @@ if (nullDevice) {
 // (1) against the interpreter
 const checks: Record<string, unknown> = {};
 for (const c of CASES) {
-  const graph = forwardGraph(c);
+  const graph = forwardGraph(c, true);
   const feeds = feedsOf(c);
   const ref = interpret(graph, feeds, {}, 'f32').outputs;
+  const names = Object.keys(ref);
   const row: Record<string, unknown> = {};
   for (const [name, cfg] of [['shipped', shipped], ['tensor-cores', tc]] as const) {
     try {
       const session = await compile(graph, dev, { precision: 'mixed', label: c.name, generator: withFlashConfig(cfg) });
-      const got = (await session.step(feeds, { read: ['o', 'lse'] })).outputs;
+      const got = (await session.step(feeds, { read: names })).outputs;
       session.dispose();
-      const err = (k: 'o' | 'lse') => Array.from(got[k].data).reduce((m, x, i) => Math.max(m, Math.abs(x - ref[k].data[i])), 0);
-      const big = (k: 'o' | 'lse') => Array.from(ref[k].data).reduce((m, x) => Math.max(m, Math.abs(x)), 0);
-      // P is rounded to f16 before P·V (as FlashAttention does): a few f16 ulps of the largest output
-      const ok = err('o') <= 4e-3 * big('o') && err('lse') <= 1e-3 * (1 + big('lse'));
-      row[name] = { ok, outErr: err('o'), outMax: big('o'), lseErr: err('lse'), lseMax: big('lse') };
-      log(`check ${c.name} ${name}: ${ok ? 'ok' : 'FAIL'} out ${err('o').toExponential(2)} of ${big('o').toFixed(2)}, lse ${err('lse').toExponential(2)}`);
+      const err = (k: string) => Array.from(got[k].data).reduce((m, x, i) => Math.max(m, Math.abs(x - ref[k].data[i])), 0);
+      const big = (k: string) => Array.from(ref[k].data).reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+      // P and dS are rounded to f16 before their products (as FlashAttention does): a few f16 ulps of the largest
+      // value (8e-3 for the gradients, whose dS·K sums many rounded terms); L to 1e-3
+      const figures = Object.fromEntries(names.map((k) => [k, { err: err(k), max: big(k), ok: err(k) <= (k === 'lse' ? 1e-3 * (1 + big(k)) : k === 'o' ? 4e-3 * big(k) : 8e-3 * big(k)) }]));
+      const ok = Object.values(figures).every((f) => f.ok);
+      row[name] = { ok, ...figures };
+      log(`check ${c.name} ${name}: ${ok ? 'ok' : 'FAIL'} ${names.map((k) => `${k} ${figures[k].err.toExponential(2)} of ${figures[k].max.toFixed(2)}`).join(', ')}`);
     } catch (e) {
       row[name] = { error: String(e).slice(0, 1200) };
       log(`check ${c.name} ${name}: ERROR ${String(e).slice(0, 600)}`);
@@ -142,31 +166,71 @@ results.checks = checks;
 results.checksFailed = Object.values(checks).filter((r) => !(r as { 'tensor-cores'?: { ok?: boolean } })['tensor-cores']?.ok).length;
 save();
 
-// (2) GPU time of the GPT step's attention forward
+// (2) GPU time of the GPT step's attention forward and backward (per dispatch: forward, dq, dk + dv)
 const timing: Record<string, unknown> = {};
-const graph = forwardGraph(GPT);
-const feeds = feedsOf(GPT);
+const graph = forwardGraph(GPT_ATTENTION, true);
+const feeds = feedsOf(GPT_ATTENTION);
 const repeats = Number(args.repeats);
 for (const [name, cfg] of [['shipped', shipped], ['tensor-cores', tc]] as const) {
   try {
-    const session = await compile(graph, dev, { precision: 'mixed', label: GPT.name, generator: withFlashConfig(cfg) });
+    const session = await compile(graph, dev, { precision: 'mixed', label: GPT_ATTENTION.name, generator: withFlashConfig(cfg) });
     const n = session.stats.dispatchesPerStep;
     const p = await session.profile(feeds, { repeats: repeats + 3 });
     const per: number[] = [];
     for (let r = 3; r < repeats + 3; r++) per.push(Array.from({ length: n }, (_, i) => (p.timings[r * n + i].endNs - p.timings[r * n + i].startNs) * 1e-6).reduce((a, b) => a + b, 0));
     per.sort((a, b) => a - b);
     const ms = per[Math.floor(per.length / 2)];
-    // causal: half the T² scores; 2 matmuls of 2·T·T·D FLOPs each (the FLOP count FlashAttention papers use)
-    const flops = (2 * 2 * GPT.b * GPT.h * GPT.t * GPT.t * GPT.d) / 2;
-    timing[name] = { medianMs: ms, tflops: flops / (ms * 1e-3) / 1e12, plan: p.timings.slice(0, n).map((t) => t.label) };
-    log(`${GPT.name} ${name}: ${ms.toFixed(4)} ms, ${(flops / (ms * 1e-3) / 1e12).toFixed(1)} TFLOP/s`);
+    // causal: half the T² scores; forward 2 matmuls of 2·T·T·D FLOPs each, backward 2.5x that (FlashAttention's count)
+    const flops = (3.5 * 2 * 2 * GPT_ATTENTION.b * GPT_ATTENTION.h * GPT_ATTENTION.t * GPT_ATTENTION.t * GPT_ATTENTION.d) / 2;
+    const dispatchMs = Array.from({ length: n }, (_, i) => {
+      const xs = Array.from({ length: repeats }, (_, r) => (p.timings[(r + 3) * n + i].endNs - p.timings[(r + 3) * n + i].startNs) * 1e-6).sort((a, b) => a - b);
+      return +xs[Math.floor(xs.length / 2)].toFixed(4);
+    });
+    timing[name] = { medianMs: ms, tflops: flops / (ms * 1e-3) / 1e12, plan: p.timings.slice(0, n).map((t) => t.label), dispatchMs };
+    log(`${GPT_ATTENTION.name} ${name}: ${ms.toFixed(4)} ms, ${(flops / (ms * 1e-3) / 1e12).toFixed(1)} TFLOP/s`);
     session.dispose();
   } catch (e) {
     timing[name] = { error: String(e).slice(0, 1200) };
-    log(`${GPT.name} ${name}: ERROR ${String(e).slice(0, 600)}`);
+    log(`${GPT_ATTENTION.name} ${name}: ERROR ${String(e).slice(0, 600)}`);
   }
 }
 results.timing = timing;
+save();
+
+// (3) the GPT 6x384 mixed training step (autocast, static loss scale as the bench's): shipped, shipped without the
+// weight gradients' split-K fold, and with tensor-core attention gradients: GPU time of one step (sum of its
+// dispatches) and the loss after 5 steps from the same init
+const gpt = GPT_WORKLOADS[1];
+const built = new GPT(gpt.config).trainingGraph(gpt.config.batch);
+const fwd = recognizedForward(built.graph, built.loss);
+const cast = autocast(fwd.graph, fwd.loss);
+buildTrainingStep(cast.graph, { loss: cast.loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), lossScale: MIXED_LOSS_SCALE });
+const folded = optimize(cast.graph, { limits: caps }).graph;
+// the plan before the split-K fold took autocast's weight gradients (egraph's pack/splitKFold.ts): its A/B
+const unfolded = optimize(cast.graph, { limits: caps, withoutRules: ['update-fold-partials'] }).graph;
+const steps: Record<string, unknown> = {};
+for (const [name, cfg, step] of [['shipped', shipped, folded], ['shipped, weight gradients not folded', shipped, unfolded], ['tensor-core gradients', tc, folded]] as const) {
+  try {
+    const session = await compile(step, dev, { precision: 'mixed', label: gpt.name, generator: withFlashConfig(cfg) });
+    const batches = gptBatches(gpt);
+    const n = session.stats.dispatchesPerStep;
+    const p = await session.profile(batches[0], { repeats: 8 });
+    const per = Array.from({ length: 5 }, (_, r) => Array.from({ length: n }, (_, i) => (p.timings[(r + 3) * n + i].endNs - p.timings[(r + 3) * n + i].startNs) * 1e-6).reduce((a, b) => a + b, 0)).sort((a, b) => a - b);
+    session.dispose();
+    // the loss after 5 steps from the same initial state (profiling ran steps too: a fresh session)
+    const fresh = await compile(step, dev, { precision: 'mixed', label: gpt.name, generator: withFlashConfig(cfg) });
+    let loss = 0;
+    for (let i = 0; i < 5; i++) loss = (await fresh.step(batches[i % 4], { read: ['loss'] })).outputs.loss.data[0];
+    fresh.dispose();
+    steps[name] = { gpuMsMedian: per[2], dispatches: n, lossAfter5: loss };
+    log(`${gpt.name} step ${name}: GPU ${per[2].toFixed(2)} ms over ${n} dispatches, loss after 5 steps ${loss}`);
+  } catch (e) {
+    steps[name] = { error: String(e).slice(0, 1200) };
+    log(`${gpt.name} step ${name}: ERROR ${String(e).slice(0, 600)}`);
+  }
+  save();
+}
+results.step = steps;
 save();
 console.log(JSON.stringify(results, null, 1));
 dev.destroy();

@@ -19,7 +19,7 @@ import { type AttentionDims, attentionDims, gradReadBindings, rowDelta, rowIndex
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 export { type AttentionDims, attentionDims, rowIndex };
 import { chooseGemmGrad, type GemmGradConfig, type GemmGradWrites, gemmGradCode } from './flashAttentionGemmGrad.js';
-import { tensorCoreAttentionFits, tensorCoreForwardPlan } from './flashAttentionSubgroupMatrix.js';
+import { type GradOut, tensorCoreGradCode, tensorCoreGradFits } from './flashAttentionSubgroupMatrixGrad.js';
 import { chooseTiledGrad, DEFAULT_TILED_GRAD, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
 import { checkWorkgroupMemory, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
@@ -53,8 +53,8 @@ export interface FlashConfig {
   /** The matmul-style gradients' shape (default: the first of GEMM_GRAD_CONFIGS that fits). */
   readonly gemm?: GemmGradConfig;
   /**
-   * Forward kernels on subgroup matrices (flashAttentionSubgroupMatrix.ts) where the mixed policy's tensor cores
-   * are set and the dimensions fit. Opt-in until measured on a GPU.
+   * The gradients (dq, and dk with dv) on subgroup matrices (flashAttentionSubgroupMatrixGrad.ts) where the mixed
+   * policy's tensor cores are set and the dimensions fit. Opt-in until measured in the training step.
    */
   readonly tensorCores?: boolean;
 }
@@ -192,7 +192,6 @@ function gridFor(spec: KernelSpec, caps: DeviceCaps, rows: number, wg: number, h
 export function flashAttentionPlan(spec: KernelSpec<'attention'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
-  if (cfg?.tensorCores && tensorCoreAttentionFits(dm, caps)) return tensorCoreForwardPlan(spec, caps, dm, causal, scale, { out: null });
   const { code, wg } = forwardCode(spec, caps, dm, causal, scale, { out: true, lse: false }, cfg);
   const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
@@ -203,7 +202,6 @@ export function flashAttentionPlan(spec: KernelSpec<'attention'>, caps: DeviceCa
 export function flashAttentionLsePlan(spec: KernelSpec<'attentionLse'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
-  if (cfg?.tensorCores && tensorCoreAttentionFits(dm, caps, false)) return tensorCoreForwardPlan(spec, caps, dm, causal, scale, { lse: null });
   const { code, wg } = forwardCode(spec, caps, dm, causal, scale, { out: false, lse: true }, cfg);
   const bindings: Binding[] = [0, 1].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
@@ -215,8 +213,6 @@ export function flashAttentionWithLsePlan(spec: KernelSpec<'attentionWithLse'>, 
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
   if (!writes.out && !writes.lse) return { dispatches: [], scratch: [] };
-  if (cfg?.tensorCores && tensorCoreAttentionFits(dm, caps, writes.out))
-    return tensorCoreForwardPlan(spec, caps, dm, causal, scale, { ...(writes.out ? { out: 0 } : {}), ...(writes.lse ? { lse: 1 } : {}) });
   const { code, wg } = forwardCode(spec, caps, dm, causal, scale, writes, cfg);
   const bindings: Binding[] = (writes.out ? [0, 1, 2] : [0, 1]).map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   if (writes.out) bindings.push({ source: { kind: 'output', index: 0 }, access: 'read_write', dtype: 'f32' });
@@ -391,9 +387,12 @@ function gradPass(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, wrt: Gr
 
 /** Flash `attentionGrad` (see the file header): one dispatch reading the forward's L and Δ. */
 export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { wrt, deltaFromOut = false } = spec.node.attrs;
+  const { wrt, deltaFromOut = false, causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
-  const gr = gradPass(spec, caps, dm, wrt, cfg, deltaFromOut);
+  const gr =
+    wrt === 'q' && cfg?.tensorCores && tensorCoreGradFits(dm, caps)
+      ? tensorCoreGradCode(spec, caps, dm, causal, scale, true, deltaFromOut, [{ binding: 'y', view: 'y' }])
+      : gradPass(spec, caps, dm, wrt, cfg, deltaFromOut);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;
@@ -405,11 +404,14 @@ export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: 
  * [..., T, 3H, D] at their head windows (dq heads [0, H), dk [H, 2H), dv [2H, 3H)): no concatenation afterwards.
  */
 export function flashAttentionGradQKVPlan(spec: KernelSpec<'attentionGradQKV'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { deltaFromOut = false } = spec.node.attrs;
+  const { deltaFromOut = false, causal, scale } = spec.node.attrs;
   const base = attentionDims(spec);
   const view = (part: number) => ({ width: 3 * base.seqHeads, offset: part * base.seqHeads });
+  const tensorCores = cfg?.tensorCores === true && tensorCoreGradFits(base, caps);
+  // dq at its head window; dk and dv both through the one result, each at its window
+  const outs = (wrt: 'q' | 'kv'): GradOut[] => (wrt === 'q' ? [{ binding: 'y', view: 'y' }] : [{ binding: 'y', view: 'y' }, { binding: 'y', view: 'y2' }]);
   const dispatch = (wrt: 'q' | 'kv', dm: AttentionDims) => {
-    const gr = gradPass(spec, caps, dm, wrt, cfg, deltaFromOut, true);
+    const gr = tensorCores ? tensorCoreGradCode(spec, caps, dm, causal, scale, wrt === 'q', deltaFromOut, outs(wrt)) : gradPass(spec, caps, dm, wrt, cfg, deltaFromOut, true);
     const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
     bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
     const rows = wrt === 'q' ? dm.tq : dm.tk;
@@ -426,7 +428,11 @@ export function flashAttentionGradKVPlan(spec: KernelSpec<'attentionGradKV'>, ca
   const { deltaFromOut = false } = spec.node.attrs;
   const dm = attentionDims(spec);
   const wrt: GradWrt = wanted.length === 2 ? 'kv' : wanted[0];
-  const gr = gradPass(spec, caps, dm, wrt, cfg, deltaFromOut);
+  const { causal, scale } = spec.node.attrs;
+  const gr =
+    wrt === 'kv' && cfg?.tensorCores && tensorCoreGradFits(dm, caps)
+      ? tensorCoreGradCode(spec, caps, dm, causal, scale, false, deltaFromOut, [{ binding: 'y', view: 'y' }, { binding: 'y2', view: 'y2' }])
+      : gradPass(spec, caps, dm, wrt, cfg, deltaFromOut);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   for (const w of wanted) bindings.push({ source: { kind: 'output', index: w === 'k' ? 0 : 1 }, access: 'read_write', dtype: 'f32' });
   return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, dm.tk, gr.rows, dm.heads) }], scratch: [] };
