@@ -53,9 +53,11 @@ export interface NodeRuleOptions<D> {
   readonly fullScanKey?: (egraph: EGraph<D>) => number;
   /**
    * Ops the guard needs somewhere in the e-graph (it fails for every node while no class holds a node of any of
-   * them): until one appears, the search returns no match without scanning, and its state stays as it was (the
-   * first search after one appears scans everything changed since the last scan). A rule for a rare op (a
-   * quantized product) scanned every pointwise node of each changed class in every iteration to match nothing.
+   * them): while none is there, the search returns no match without scanning, as a complete scan would, and counts
+   * as one (the next search scans what changed since). Its nodes stay unsigned, so a later scan tests their guard
+   * where it would have compared signatures: the same matches, since a failed guard is only remembered under
+   * `guardBySignature`, whose guard reads nothing the signature does not cover. A rule for a rare op (a quantized
+   * product) scanned every pointwise node of each changed class in every iteration to match nothing.
    */
   readonly requiresOps?: readonly string[];
 }
@@ -328,11 +330,15 @@ export function nodeRule<D>(
       st.serials.length = 0;
       st.cursor = 0;
       const out: Match[] = [];
-      if (requiresOps && !requiresOps.some((op) => egraph.classesWithOp(op).length > 0)) return out;
-      let budget = limit;
       // incremental search: after a complete scan at epoch E only classes changed since E and their parents
       // can hold a node with a new signature
       const scanKey = fullScanKey?.(egraph);
+      if (requiresOps && !requiresOps.some((op) => egraph.classesWithOp(op).length > 0)) {
+        st.scanned = egraph.epoch;
+        st.scanKey = scanKey;
+        return out;
+      }
+      let budget = limit;
       const since = scanKey === st.scanKey ? st.scanned : undefined;
       const serialOf = serialsOf(egraph);
       const epoch = egraph.epoch;
