@@ -118,4 +118,22 @@ describe('nodeRule (the core incremental node scan)', () => {
     rule.apply(eg, rule.search(eg));
     expect(seen.length - before).toBe(moved ? 2 : 0);
   });
+
+  it('skips its search while the e-graph lacks its required ops, and matches as soon as one appears', () => {
+    const eg = new EGraph();
+    eg.addExpr(parseRecExpr('(add x y)', mathLanguage));
+    eg.rebuild();
+    let guarded = 0;
+    // the guard needs a `mul` among the children: it fails everywhere while the e-graph holds none
+    const guard = (egraph: EGraph, _c: number, n: { children: readonly number[] }) => {
+      guarded++;
+      return n.children.some((c) => egraph.eclass(c).nodes.some((m) => m.op === 'mul'));
+    };
+    const rule = nodeRule<undefined>('add-of-mul', ['add'], () => undefined, { guard, guardBySignature: true, requiresOps: ['mul'] });
+    expect(rule.search(eg)).toEqual([]);
+    expect(guarded).toBe(0); // not scanned at all
+    eg.addExpr(parseRecExpr('(add (mul x y) z)', mathLanguage));
+    eg.rebuild();
+    expect(rule.search(eg).map((m) => eg.find(m.eclass))).toHaveLength(1);
+  });
 });
