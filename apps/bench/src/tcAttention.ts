@@ -72,7 +72,7 @@ function forwardGraph(c: Case, backward = false): Graph {
     g.output('lse', g.node('attentionLse', [q, k], attrs));
     const leaves = (c.fused ? ['qkv'] : ['q', 'k', 'v']).map((n) => g.byName(n) as Tensor);
     const grads = grad(g, g.sum(g.mul(o, g.input('dout', [c.b, c.t, c.h, c.d]))), leaves);
-    (c.fused ? ['dqkv'] : ['dq', 'dk', 'dv']).forEach((n, i) => g.output(n, grads[i]));
+    for (const [i, n] of (c.fused ? ['dqkv'] : ['dq', 'dk', 'dv']).entries()) g.output(n, grads[i]);
   }
   return optimize(g, { limits: caps }).graph;
 }

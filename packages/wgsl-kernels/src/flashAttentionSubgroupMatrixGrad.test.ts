@@ -1,7 +1,7 @@
 // Which gradient kernels attention gets with `FlashConfig.tensorCores`, and the parts of the WGSL that carry them
 // (f16 staging; S, dP, dQ / dV, dK products on subgroup matrices; head windows of attentionGradQKV's one result).
 // Numerics need a GPU with subgroup matrices: apps/bench/src/tcAttention.ts checks them against the interpreter.
-import { type AttentionAttrs, Graph } from '@neura/ir';
+import { type AttentionAttrs, Graph, type OpAttrs } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 import { defaultFlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionGradQKVPlan } from './flashAttention.js';
 import { COMPAT_CAPS, type DeviceCaps, type KernelSpec } from './kernel.js';
@@ -18,7 +18,8 @@ function spec<Op extends 'attentionGrad' | 'attentionGradKV' | 'attentionGradQKV
   const qkv = o.fused ? g.input('qkv', [4, t, 3 * H, d]) : undefined;
   const [q, k, v] = qkv ? [qkv, qkv, qkv] : ['q', 'k', 'v'].map((n) => g.input(n, [4, t, H, d]));
   const inputs = [q, k, v, g.input('dout', [4, t, H, d]), g.input('lse', [4, t, H]), g.input('out', [4, t, H, d])];
-  const node = g.node(op, inputs, op === 'attentionGrad' ? { ...attrs, wrt: o.wrt ?? 'q' } : attrs);
+  // attentionGrad names its gradient; the other two write theirs by result
+  const node = g.node(op, inputs, (op === 'attentionGrad' ? { ...attrs, wrt: o.wrt ?? 'q' } : attrs) as OpAttrs[Op]);
   return { node, inputs: node.inputs.map((id) => ({ shape: g.get(id).shape, dtype: g.get(id).dtype })) } as KernelSpec<Op>;
 }
 
