@@ -19,7 +19,7 @@ import { type AttentionDims, attentionDims, gradReadBindings, rowDelta, rowIndex
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 export { type AttentionDims, attentionDims, rowIndex };
 import { chooseGemmGrad, type GemmGradConfig, type GemmGradWrites, gemmGradCode } from './flashAttentionGemmGrad.js';
-import { type GradOut, tensorCoreGradCode, tensorCoreGradFits } from './flashAttentionSubgroupMatrixGrad.js';
+import { tensorCoreGradCode, tensorCoreGradFits } from './flashAttentionSubgroupMatrixGrad.js';
 import { chooseTiledGrad, DEFAULT_TILED_GRAD, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
 import { checkWorkgroupMemory, f32Lit, header, kernelError, labelOf, linearWorkgroupSize, u32Lit } from './wgsl.js';
 
@@ -54,7 +54,9 @@ export interface FlashConfig {
   readonly gemm?: GemmGradConfig;
   /**
    * The gradients (dq, and dk with dv) on subgroup matrices (flashAttentionSubgroupMatrixGrad.ts) where the mixed
-   * policy's tensor cores are set and the dimensions fit. Opt-in until measured in the training step.
+   * policy's tensor cores are set and the dimensions fit; elsewhere (and for dk or dv alone) the kernels `grad`
+   * picks run, as a sweep's forced shape falls back. Opt-in: slower than the shipped kernels in the GPT 6×384
+   * mixed step (H100, 2026-12-07).
    */
   readonly tensorCores?: boolean;
 }
@@ -353,11 +355,13 @@ export const DEFAULT_FLASH_GRAD = { q: 'gemm', kv: 'gemm' } as const;
 /** The gradients a pass of `wrt` writes. */
 const writesOf = (wrt: GradWrt): GemmGradWrites => (wrt === 'q' ? { q: true } : { k: wrt !== 'v', v: wrt !== 'k' });
 
-/** The one place a gradient kernel is chosen: matmul-style, tiled (with their shapes) or a thread per row. */
-type GradKernel = { readonly kind: 'gemm'; readonly cfg: GemmGradConfig } | { readonly kind: 'tiled'; readonly cfg: TiledGradConfig } | { readonly kind: 'rows' };
+/** The one place a gradient kernel is chosen: on subgroup matrices (opt-in), matmul-style, tiled (with their shapes) or a thread per row. */
+type GradKernel = { readonly kind: 'tensorCores' } | { readonly kind: 'gemm'; readonly cfg: GemmGradConfig } | { readonly kind: 'tiled'; readonly cfg: TiledGradConfig } | { readonly kind: 'rows' };
 
 function gradKernel(dm: AttentionDims, wrt: GradWrt, caps: DeviceCaps, cfg?: FlashConfig): GradKernel {
   const byQuery = wrt === 'q';
+  // the tensor-core passes write dq, or dk and dv together
+  if (cfg?.tensorCores && (wrt === 'q' || wrt === 'kv') && tensorCoreGradFits(dm, caps)) return { kind: 'tensorCores' };
   const gemm = (c?: GemmGradConfig): GradKernel | undefined => {
     const g = chooseGemmGrad(dm, writesOf(wrt), caps, c);
     return g ? { kind: 'gemm', cfg: g } : undefined;
@@ -380,6 +384,7 @@ function gradKernel(dm: AttentionDims, wrt: GradWrt, caps: DeviceCaps, cfg?: Fla
 function gradPass(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, wrt: GradWrt, cfg: FlashConfig | undefined, deltaFromOut: boolean, oneOutput = false, writes: GemmGradWrites = writesOf(wrt)): { code: string; wg: number; rows: number } {
   const { causal, scale } = spec.node.attrs as { causal: boolean; scale: number };
   const k = gradKernel(dm, wrt, caps, cfg);
+  if (k.kind === 'tensorCores') return tensorCoreGradCode(spec, caps, dm, causal, scale, wrt === 'q', deltaFromOut, oneOutput);
   if (k.kind === 'gemm') return gemmGradCode(spec, caps, dm, causal, scale, writes, k.cfg, deltaFromOut, oneOutput);
   if (k.kind === 'tiled') return tiledGradCode(spec, caps, dm, causal, scale, writes, k.cfg, deltaFromOut, oneOutput);
   return gradCode(spec, caps, dm, causal, scale, wrt, cfg, deltaFromOut, oneOutput);
@@ -387,12 +392,9 @@ function gradPass(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, wrt: Gr
 
 /** Flash `attentionGrad` (see the file header): one dispatch reading the forward's L and Δ. */
 export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { wrt, deltaFromOut = false, causal, scale } = spec.node.attrs;
+  const { wrt, deltaFromOut = false } = spec.node.attrs;
   const dm = attentionDims(spec);
-  const gr =
-    wrt === 'q' && cfg?.tensorCores && tensorCoreGradFits(dm, caps)
-      ? tensorCoreGradCode(spec, caps, dm, causal, scale, true, deltaFromOut, [{ binding: 'y', view: 'y' }])
-      : gradPass(spec, caps, dm, wrt, cfg, deltaFromOut);
+  const gr = gradPass(spec, caps, dm, wrt, cfg, deltaFromOut);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
   const rows = wrt === 'q' ? dm.tq : dm.tk;
@@ -404,14 +406,11 @@ export function flashAttentionGradPlan(spec: KernelSpec<'attentionGrad'>, caps: 
  * [..., T, 3H, D] at their head windows (dq heads [0, H), dk [H, 2H), dv [2H, 3H)): no concatenation afterwards.
  */
 export function flashAttentionGradQKVPlan(spec: KernelSpec<'attentionGradQKV'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
-  const { deltaFromOut = false, causal, scale } = spec.node.attrs;
+  const { deltaFromOut = false } = spec.node.attrs;
   const base = attentionDims(spec);
   const view = (part: number) => ({ width: 3 * base.seqHeads, offset: part * base.seqHeads });
-  const tensorCores = cfg?.tensorCores === true && tensorCoreGradFits(base, caps);
-  // dq at its head window; dk and dv both through the one result, each at its window
-  const outs = (wrt: 'q' | 'kv'): GradOut[] => (wrt === 'q' ? [{ binding: 'y', view: 'y' }] : [{ binding: 'y', view: 'y' }, { binding: 'y', view: 'y2' }]);
   const dispatch = (wrt: 'q' | 'kv', dm: AttentionDims) => {
-    const gr = tensorCores ? tensorCoreGradCode(spec, caps, dm, causal, scale, wrt === 'q', deltaFromOut, outs(wrt)) : gradPass(spec, caps, dm, wrt, cfg, deltaFromOut, true);
+    const gr = gradPass(spec, caps, dm, wrt, cfg, deltaFromOut, true);
     const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
     bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
     const rows = wrt === 'q' ? dm.tq : dm.tk;
@@ -428,11 +427,7 @@ export function flashAttentionGradKVPlan(spec: KernelSpec<'attentionGradKV'>, ca
   const { deltaFromOut = false } = spec.node.attrs;
   const dm = attentionDims(spec);
   const wrt: GradWrt = wanted.length === 2 ? 'kv' : wanted[0];
-  const { causal, scale } = spec.node.attrs;
-  const gr =
-    wrt === 'kv' && cfg?.tensorCores && tensorCoreGradFits(dm, caps)
-      ? tensorCoreGradCode(spec, caps, dm, causal, scale, false, deltaFromOut, [{ binding: 'y', view: 'y' }, { binding: 'y2', view: 'y2' }])
-      : gradPass(spec, caps, dm, wrt, cfg, deltaFromOut);
+  const gr = gradPass(spec, caps, dm, wrt, cfg, deltaFromOut);
   const bindings: Binding[] = [0, 1, 2, 3, 4, 5].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   for (const w of wanted) bindings.push({ source: { kind: 'output', index: w === 'k' ? 0 : 1 }, access: 'read_write', dtype: 'f32' });
   return { dispatches: [{ label: labelOf(spec.node, `${spec.node.shape.join('x')}:d${wrt}`), code: gr.code, bindings, workgroupSize: [gr.wg, 1, 1], grid: gridFor(spec, caps, dm.tk, gr.rows, dm.heads) }], scratch: [] };

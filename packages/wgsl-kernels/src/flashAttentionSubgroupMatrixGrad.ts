@@ -85,18 +85,13 @@ export function tensorCoreGradFits(dm: AttentionDims, caps: DeviceCaps): boolean
   );
 }
 
-/** Where a gradient goes: its WGSL binding name and the head window its rows take there. */
-export interface GradOut {
-  readonly binding: 'y' | 'y2';
-  readonly view: ViewedTensor;
-}
-
 /**
  * One gradient pass (see the file header): `byQuery` the dq pass, else dk and dv. Reads bindings 0–5 (q, k, v, dO,
- * L, and Δ or, `deltaFromOut`, attention's output); writes dq, or dk and dv, through `outs` (rows of each result at
- * its head window: `dm.views`). dq and dk are scaled by `scale` as they are written.
+ * L, and Δ or, `deltaFromOut`, attention's output); writes dq (binding 6, `y`), or dk to `y` and dv to `y2`
+ * (binding 7), or with `oneOutput` both to `y` (attentionGradQKV), each result's rows at its head window
+ * (`dm.views` y, y2), as the other gradient kernels do. dq and dk are scaled by `scale` as they are written.
  */
-export function tensorCoreGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, byQuery: boolean, deltaFromOut: boolean, outs: readonly GradOut[]): { code: string; wg: number; rows: number } {
+export function tensorCoreGradCode(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, byQuery: boolean, deltaFromOut: boolean, oneOutput = false): { code: string; wg: number; rows: number } {
   if (!tensorCoreGradFits(dm, caps)) kernelError(spec, 'the tensor-core attention gradients do not fit these dimensions or caps');
   const { tq, tk, d, dv } = dm;
   const bp = partnerTile(d, dv, caps, byQuery);
@@ -107,24 +102,26 @@ export function tensorCoreGradCode(spec: KernelSpec, caps: DeviceCaps, dm: Atten
   const PST = bp + PAD16;
   const V4 = dv / 4;
   const sc = f32Lit(scale);
+  // where each result goes: a binding and the head window its rows take there
+  const outs: { binding: 'y' | 'y2'; view: ViewedTensor }[] = byQuery ? [{ binding: 'y', view: 'y' }] : [{ binding: 'y', view: 'y' }, { binding: oneOutput ? 'y' : 'y2', view: 'y2' }];
   const bindings = [...gradReadBindings(deltaFromOut), ...[...new Set(outs.map((o) => o.binding))].map((b, i) => `@group(0) @binding(${6 + i}) var<storage, read_write> ${b}: array<f32>;`)];
-  // anchor operands → left matrices held for the walk (staged one after the other through `As`)
+  // anchor operands (q and dO, or k and v: d and dv wide) → left matrices held for the walk (staged one after the
+  // other through `As`)
   const [a1, a2] = byQuery ? (['q', 'dout'] as const) : (['k', 'v'] as const);
-  const [n1, n2] = byQuery ? [d, dv] : [d, dv];
   const anchorRows = byQuery ? tq : tk;
-  const holdAnchors = `${stage(dm, 'As', a1, 'a0', n1, anchorRows, ROWS, AST)}
+  const holdAnchors = `${stage(dm, 'As', a1, 'a0', d, anchorRows, ROWS, AST)}
   workgroupBarrier();
-  ${range(n1 / 16)
+  ${range(d / 16)
     .map((t) => `let x${t} = subgroupMatrixLoad<${L}, row_major>(&As, sg * ${u32Lit(16 * AST)} + ${u32Lit(t * 16)}, ${u32Lit(AST)});`)
     .join('\n  ')}
   workgroupBarrier();
-  ${stage(dm, 'As', a2, 'a0', n2, anchorRows, ROWS, AST)}
+  ${stage(dm, 'As', a2, 'a0', dv, anchorRows, ROWS, AST)}
   workgroupBarrier();
-  ${range(n2 / 16)
+  ${range(dv / 16)
     .map((t) => `let z${t} = subgroupMatrixLoad<${L}, row_major>(&As, sg * ${u32Lit(16 * AST)} + ${u32Lit(t * 16)}, ${u32Lit(AST)});`)
     .join('\n  ')}
   workgroupBarrier();`;
-  // partner operands (p1: k or q, n1 wide; p2: v or dO, n2 wide) staged per tile
+  // partner operands (p1: k or q, d wide; p2: v or dO, dv wide) staged per tile
   const [p1, p2, P1ST, P2ST] = byQuery ? (['k', 'v', KST, VST] as const) : (['q', 'dout', QST, DOST] as const);
   const partnerRows = byQuery ? tk : tq;
   // S = X·P1ᵀ and dP = Z·P2ᵀ for this subgroup's 16 anchors × the tile's partners, into Ss and dPs
@@ -132,12 +129,12 @@ export function tensorCoreGradCode(spec: KernelSpec, caps: DeviceCaps, dm: Atten
     .map(
       (pb) => `{
       var s: ${C};
-      ${range(n1 / 16)
+      ${range(d / 16)
         .map((t) => `s = subgroupMatrixMultiplyAccumulate(x${t}, subgroupMatrixLoad<${R}, col_major>(&P1s, ${u32Lit(pb * 16 * P1ST + t * 16)}, ${u32Lit(P1ST)}), s);`)
         .join('\n      ')}
       subgroupMatrixStore<row_major>(&Ss, sg * ${u32Lit(16 * SST)} + ${u32Lit(pb * 16)}, s, ${u32Lit(SST)});
       var dp: ${C};
-      ${range(n2 / 16)
+      ${range(dv / 16)
         .map((t) => `dp = subgroupMatrixMultiplyAccumulate(z${t}, subgroupMatrixLoad<${R}, col_major>(&P2s, ${u32Lit(pb * 16 * P2ST + t * 16)}, ${u32Lit(P2ST)}), dp);`)
         .join('\n      ')}
       subgroupMatrixStore<row_major>(&dPs, sg * ${u32Lit(16 * SST)} + ${u32Lit(pb * 16)}, dp, ${u32Lit(SST)});
@@ -162,27 +159,29 @@ export function tensorCoreGradCode(spec: KernelSpec, caps: DeviceCaps, dm: Atten
   const valid = byQuery
     ? `(t0 + c < ${u32Lit(tk)}${causal ? ' && t0 + c <= ai' : ''})`
     : `(t0 + c < ${u32Lit(tq)} && ai < ${u32Lit(tk)}${causal ? ' && ai <= t0 + c' : ''})`;
+  // a loop over this lane's elements of the tile (`c` in scope), and the partner tiles staged
+  const perLane = (body: string) => `for (var i = 0u; i < ${u32Lit(bp / 2)}; i = i + 1u) {
+      let c = 2u * i + half;
+      ${body}
+    }`;
+  const stagePartners = `${stage(dm, 'P1s', p1, 't0', d, partnerRows, bp, P1ST)}
+    ${stage(dm, 'P2s', p2, 't0', dv, partnerRows, bp, P2ST)}`;
   // L and Δ: the anchor's (dq, in registers) or each partner query's (dk/dv, staged per tile in `st`)
   const [lOf, dOf] = byQuery ? ['lv', 'dl'] : ['st[c]', `st[${u32Lit(bp)} + c]`];
   const statsOf = (row: string, lv: string, dl: string) =>
     `let ri = ${rowIndex(dm, row, tq)}; ${lv} = lse[ri]; ${deltaFromOut ? rowDelta('ri', V4, dl) : `${dl} = rowdot[ri];`}`;
   const tile = byQuery
-    ? `${stage(dm, 'P1s', p1, 't0', n1, partnerRows, bp, P1ST)}
-    ${stage(dm, 'P2s', p2, 't0', n2, partnerRows, bp, P2ST)}
+    ? `${stagePartners}
     workgroupBarrier();
     ${products}
     workgroupBarrier();
-    for (var i = 0u; i < ${u32Lit(bp / 2)}; i = i + 1u) {
-      let c = 2u * i + half;
-      var ds = 0.0;
+    ${perLane(`var ds = 0.0;
       if (${valid}) { ds = exp(Ss[${at}] * ${sc} - ${lOf}) * (dPs[${at}] - ${dOf}); }
-      Ws[${wAt}] = f16(ds);
-    }
+      Ws[${wAt}] = f16(ds);`)}
     workgroupBarrier();
     ${accumulate('g', d, 'P1s', P1ST)}
     workgroupBarrier();`
-    : `${stage(dm, 'P1s', p1, 't0', n1, partnerRows, bp, P1ST)}
-    ${stage(dm, 'P2s', p2, 't0', n2, partnerRows, bp, P2ST)}
+    : `${stagePartners}
     for (var e = lid; e < ${u32Lit(bp)}; e = e + ${u32Lit(THREADS)}) {
       var lv = 0.0; var dl = 0.0;
       if (t0 + e < ${u32Lit(tq)}) { ${statsOf('t0 + e', 'lv', 'dl')} }
@@ -191,25 +190,19 @@ export function tensorCoreGradCode(spec: KernelSpec, caps: DeviceCaps, dm: Atten
     workgroupBarrier();
     ${products}
     workgroupBarrier();
-    for (var i = 0u; i < ${u32Lit(bp / 2)}; i = i + 1u) {
-      let c = 2u * i + half;
-      var p = 0.0;
+    ${perLane(`var p = 0.0;
       if (${valid}) { p = exp(Ss[${at}] * ${sc} - ${lOf}); }
       Ss[${at}] = p;
-      Ws[${wAt}] = f16(p);
-    }
+      Ws[${wAt}] = f16(p);`)}
     workgroupBarrier();
     ${accumulate('gv', dv, 'P2s', P2ST)}
     workgroupBarrier();
-    for (var i = 0u; i < ${u32Lit(bp / 2)}; i = i + 1u) {
-      let c = 2u * i + half;
-      Ws[${wAt}] = f16(Ss[${at}] * (dPs[${at}] - ${dOf}));
-    }
+    ${perLane(`Ws[${wAt}] = f16(Ss[${at}] * (dPs[${at}] - ${dOf}));`)}
     workgroupBarrier();
     ${accumulate('g', d, 'P1s', P1ST)}
     workgroupBarrier();`;
   // results, a 16x16 matrix at a time through Ss: row a0 + sg·16 + e/16 of the anchors, at `out`'s head window
-  const write = (acc: string, n: number, out: GradOut, scaled: boolean) =>
+  const write = (acc: string, n: number, out: (typeof outs)[number], scaled: boolean) =>
     range(n / 16)
       .map(
         (t) => `subgroupMatrixStore<row_major>(&Ss, sg * 256u, ${acc}${t}, 16u);

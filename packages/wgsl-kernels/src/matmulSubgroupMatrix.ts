@@ -63,8 +63,9 @@ export interface SubgroupMatrixTiling {
    * loaded column-major. Not shipped. It was suspected of being inexact (H100, 2026-12-07: 2x4 subgroups of 4x4 matrices
    * under split-K up to 0.3 % small against the interpreter), but the shipped column-major form gives the same
    * deviation on the same check (`h100-2026-12-07-s3-sgm-check.json`: split-K Aᵀ whole blocks 0.0151 of 63.2;
-   * matmulPartials ×8 whole blocks 0.0059 of 22.5 under every tiling), so the cause lies in the long f32
-   * accumulation on the tensor cores rather than in this staging form.
+   * matmulPartials ×8 whole blocks 0.0059 of 22.5 under every tiling), so it is not this staging form. Nor is it
+   * the tensor cores' f32 accumulation as such: cuBLAS's fp16 product on the same K = 2048 shape is off by 2.1e-4 of
+   * 61.9 (`h100-2026-12-07-s4-tc-accuracy.json`). The cause is not found.
    */
   readonly transposeA?: boolean;
   /**
