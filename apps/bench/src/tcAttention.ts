@@ -3,7 +3,7 @@
 // v, dO, for odd lengths, both masks, head windows of a fused projection and D = 16, 32, 64, 128, beside the
 // shipped fp32 kernels' error; (2) GPU time per dispatch of the GPT 6x384 step's attention forward and backward
 // (B64 T256 H6 D64, causal, seq-major windows), shipped vs tensor cores; (3) the GPT 6x384 mixed step's GPU time and
-// its loss after 5 steps: shipped, without the weight gradients' split-K fold, with tensor-core gradients.
+// its loss after 5 steps: shipped and with tensor-core gradients.
 // With --null-device: only generates every case's kernels and has Dawn's null backend validate them (no GPU).
 //   node .devkit/tc-attention.mjs [--null-device] [--out FILE] [--repeats N]
 
@@ -11,14 +11,14 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { grad } from '@neura/autograd';
 import { optimize } from '@neura/egraph';
-import { Graph, interpret, type Tensor, type TensorValue, tensor } from '@neura/ir';
+import { f16round, Graph, interpret, type Tensor, type TensorValue, tensor } from '@neura/ir';
 import { autocast, buildTrainingStep, GPT, recognizedForward } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import { capsFor, compile, createDevice } from '@neura/runtime-webgpu';
 import { type DeviceCaps, defaultFlashConfig, type KernelSpec, loadKernels } from '@neura/wgsl-kernels';
 import { nullGpu } from './nullGpu.js';
 import { GPT_WORKLOADS, gptBatches, MIXED_LOSS_SCALE } from './workloads/gpt.js';
-import { withFlashConfig } from './workloads/kernels.js';
+import { gpuMedian, withFlashConfig } from './workloads/kernels.js';
 
 const { values: args } = parseArgs({ options: { 'null-device': { type: 'boolean', default: false }, out: { type: 'string' }, repeats: { type: 'string', default: '20' } } });
 const log = (s: string) => console.error(`[tc-attention] ${s}`);
@@ -80,20 +80,11 @@ function forwardGraph(c: Case, backward = false): Graph {
 /** Uniform values in [-2, 2) rounded to f16 (what autocast's producers store), seeded. */
 function feedsOf(c: Case): Record<string, TensorValue> {
   let s = 12345;
-  const f16 = new Float32Array(1);
   const rnd = () => {
     s = (s * 1103515245 + 12345) >>> 0;
     return (s / 2 ** 32) * 4 - 2;
   };
-  const half = (x: number) => {
-    // round to the nearest f16 (11 significant bits) through Math.fround on a scaled value
-    if (x === 0) return 0;
-    const e = Math.floor(Math.log2(Math.abs(x)));
-    const q = 2 ** (e - 10);
-    f16[0] = Math.round(x / q) * q;
-    return f16[0];
-  };
-  const make = (shape: number[]) => tensor(shape, Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => half(rnd())));
+  const make = (shape: number[]) => tensor(shape, Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => f16round(rnd())));
   const dout = make([c.b, c.t, c.h, c.d]);
   return c.fused ? { qkv: make([c.b, c.t, 3 * c.h, c.d]), dout } : { q: make([c.b, c.t, c.h, c.d]), k: make([c.b, c.t, c.h, c.d]), v: make([c.b, c.t, c.h, c.d]), dout };
 }
@@ -174,19 +165,10 @@ const repeats = Number(args.repeats);
 for (const [name, cfg] of [['shipped', shipped], ['tensor-cores', tc]] as const) {
   try {
     const session = await compile(graph, dev, { precision: 'mixed', label: GPT_ATTENTION.name, generator: withFlashConfig(cfg) });
-    const n = session.stats.dispatchesPerStep;
-    const p = await session.profile(feeds, { repeats: repeats + 3 });
-    const per: number[] = [];
-    for (let r = 3; r < repeats + 3; r++) per.push(Array.from({ length: n }, (_, i) => (p.timings[r * n + i].endNs - p.timings[r * n + i].startNs) * 1e-6).reduce((a, b) => a + b, 0));
-    per.sort((a, b) => a - b);
-    const ms = per[Math.floor(per.length / 2)];
+    const { medianMs: ms, labels, dispatchMs } = await gpuMedian(session, repeats, feeds);
     // causal: half the T² scores; forward 2 matmuls of 2·T·T·D FLOPs each, backward 2.5x that (FlashAttention's count)
     const flops = (3.5 * 2 * 2 * GPT_ATTENTION.b * GPT_ATTENTION.h * GPT_ATTENTION.t * GPT_ATTENTION.t * GPT_ATTENTION.d) / 2;
-    const dispatchMs = Array.from({ length: n }, (_, i) => {
-      const xs = Array.from({ length: repeats }, (_, r) => (p.timings[(r + 3) * n + i].endNs - p.timings[(r + 3) * n + i].startNs) * 1e-6).sort((a, b) => a - b);
-      return +xs[Math.floor(xs.length / 2)].toFixed(4);
-    });
-    timing[name] = { medianMs: ms, tflops: flops / (ms * 1e-3) / 1e12, plan: p.timings.slice(0, n).map((t) => t.label), dispatchMs };
+    timing[name] = { medianMs: ms, tflops: flops / (ms * 1e-3) / 1e12, plan: labels, dispatchMs: dispatchMs.map((x) => +x.toFixed(4)) };
     log(`${GPT_ATTENTION.name} ${name}: ${ms.toFixed(4)} ms, ${(flops / (ms * 1e-3) / 1e12).toFixed(1)} TFLOP/s`);
     session.dispose();
   } catch (e) {
@@ -197,33 +179,31 @@ for (const [name, cfg] of [['shipped', shipped], ['tensor-cores', tc]] as const)
 results.timing = timing;
 save();
 
-// (3) the GPT 6x384 mixed training step (autocast, static loss scale as the bench's): shipped, shipped without the
-// weight gradients' split-K fold, and with tensor-core attention gradients: GPU time of one step (sum of its
-// dispatches) and the loss after 5 steps from the same init
+// (3) the GPT 6x384 mixed training step (autocast, static loss scale as the bench's), shipped and with tensor-core
+// attention gradients: GPU time of one step (sum of its dispatches) and the loss after 5 steps from the same init.
+// (Run h100-2026-12-07-s4b also timed the plan with autocast's weight gradients folded into the update, since
+// reverted as slower.)
 const gpt = GPT_WORKLOADS[1];
 const built = new GPT(gpt.config).trainingGraph(gpt.config.batch);
 const fwd = recognizedForward(built.graph, built.loss);
 const cast = autocast(fwd.graph, fwd.loss);
 buildTrainingStep(cast.graph, { loss: cast.loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), lossScale: MIXED_LOSS_SCALE });
-const folded = optimize(cast.graph, { limits: caps }).graph;
-// the plan before the split-K fold took autocast's weight gradients (egraph's pack/splitKFold.ts): its A/B
-const unfolded = optimize(cast.graph, { limits: caps, withoutRules: ['update-fold-partials'] }).graph;
+const step = optimize(cast.graph, { limits: caps }).graph;
 const steps: Record<string, unknown> = {};
-for (const [name, cfg, step] of [['shipped', shipped, folded], ['shipped, weight gradients not folded', shipped, unfolded], ['tensor-core gradients', tc, folded]] as const) {
+for (const [name, cfg] of [['shipped', shipped], ['tensor-core gradients', tc]] as const) {
   try {
     const session = await compile(step, dev, { precision: 'mixed', label: gpt.name, generator: withFlashConfig(cfg) });
     const batches = gptBatches(gpt);
     const n = session.stats.dispatchesPerStep;
-    const p = await session.profile(batches[0], { repeats: 8 });
-    const per = Array.from({ length: 5 }, (_, r) => Array.from({ length: n }, (_, i) => (p.timings[(r + 3) * n + i].endNs - p.timings[(r + 3) * n + i].startNs) * 1e-6).reduce((a, b) => a + b, 0)).sort((a, b) => a - b);
+    const { medianMs } = await gpuMedian(session, 5, batches[0]);
     session.dispose();
     // the loss after 5 steps from the same initial state (profiling ran steps too: a fresh session)
     const fresh = await compile(step, dev, { precision: 'mixed', label: gpt.name, generator: withFlashConfig(cfg) });
     let loss = 0;
     for (let i = 0; i < 5; i++) loss = (await fresh.step(batches[i % 4], { read: ['loss'] })).outputs.loss.data[0];
     fresh.dispose();
-    steps[name] = { gpuMsMedian: per[2], dispatches: n, lossAfter5: loss };
-    log(`${gpt.name} step ${name}: GPU ${per[2].toFixed(2)} ms over ${n} dispatches, loss after 5 steps ${loss}`);
+    steps[name] = { gpuMsMedian: medianMs, dispatches: n, lossAfter5: loss };
+    log(`${gpt.name} step ${name}: GPU ${medianMs.toFixed(2)} ms over ${n} dispatches, loss after 5 steps ${loss}`);
   } catch (e) {
     steps[name] = { error: String(e).slice(0, 1200) };
     log(`${gpt.name} step ${name}: ERROR ${String(e).slice(0, 600)}`);

@@ -4,7 +4,7 @@
 
 import { optimize } from '@neura/egraph';
 import { Graph, type TensorValue, tensor } from '@neura/ir';
-import { compile, type NeuraDevice, type Precision, seededUniform } from '@neura/runtime-webgpu';
+import { compile, type FeedValue, type NeuraDevice, type Precision, seededUniform } from '@neura/runtime-webgpu';
 import { type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionGradQKVPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, generateKernel, isSpecOf, type KernelGenerator, type MatmulConfig, matmulPlanWith } from '@neura/wgsl-kernels';
 
 /** One matmul shape: C[M,N] = op(A)·op(B) with reduction K. */
@@ -43,7 +43,7 @@ export interface KernelTiming {
 }
 
 /** Median GPU time of one pass over the session's dispatches, `repeats` passes back to back in one submission. */
-async function gpuMedian(session: Awaited<ReturnType<typeof compile>>, repeats: number, feeds: Record<string, TensorValue> = {}): Promise<{ medianMs: number; minMs: number; labels: string[]; dispatchMs: number[] }> {
+export async function gpuMedian(session: Awaited<ReturnType<typeof compile>>, repeats: number, feeds: Readonly<Record<string, FeedValue>> = {}): Promise<{ medianMs: number; minMs: number; labels: string[]; dispatchMs: number[] }> {
   const n = session.stats.dispatchesPerStep;
   const p = await session.profile(feeds, { repeats: repeats + 3 });
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
