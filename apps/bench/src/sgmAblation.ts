@@ -9,11 +9,11 @@
 import { parseArgs } from 'node:util';
 import { Graph } from '@neura/ir';
 import { capsFor, createDevice } from '@neura/runtime-webgpu';
-import { chooseSubgroupMatrixTiling, generateKernel, type KernelPlan, type KernelSpec, loadKernels, type MatmulOp, matmulProblemOf, subgroupMatrixPlan } from '@neura/wgsl-kernels';
+import { chooseSubgroupMatrixTiling, generateKernel, type KernelPlan, type KernelSpec, loadKernels, type MatmulOp, matmulProblemOf, subgroupMatrixPlan, withF16Storage } from '@neura/wgsl-kernels';
 import { nullGpu } from './nullGpu.js';
 import { GPT_MATMULS, type MatmulShape } from './workloads/kernels.js';
 
-const { values: args } = parseArgs({ options: { toggles: { type: 'string', default: '' }, shapes: { type: 'string', default: 'square-4096,fwd-fc-16384x1536x384,dw-384x1536x16384-At' }, f16: { type: 'boolean', default: false }, plans: { type: 'boolean', default: false }, 'null-device': { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({ options: { toggles: { type: 'string', default: '' }, shapes: { type: 'string', default: 'square-4096,fwd-fc-16384x1536x384,dw-384x1536x16384-At' }, f16: { type: 'boolean', default: false }, plans: { type: 'boolean', default: false }, 'f32-out': { type: 'boolean', default: false }, 'null-device': { type: 'boolean', default: false } } });
 const toggles = args.toggles ? args.toggles.split(',') : [];
 const log = (x: unknown) => console.log(JSON.stringify(x));
 // --null-device: Dawn's null backend (offers the feature, runs nothing): every kernel here validated, times meaningless
@@ -21,7 +21,7 @@ const dev = await createDevice({ mixedPrecision: true, ...(args['null-device'] ?
 // the null backend lists no matrix configurations: NVIDIA's 16x16x16 assumed there
 const caps = args['null-device'] ? { ...capsFor(dev, 'mixed'), mixedMatmul: { m: 16, n: 16, k: 16 } } : capsFor(dev, 'mixed');
 const gpu = dev.gpu;
-log({ adapter: dev.name, toggles, mixedMatmul: caps.mixedMatmul, f16Inputs: args.f16 });
+log({ adapter: dev.name, toggles, mixedMatmul: caps.mixedMatmul, f16Inputs: args.f16, f32Out: args['f32-out'] });
 
 /**
  * The matmul's kernel spec as the compiler would hand it over (operands f32, or f16 with --f16); `epilogue`: a
@@ -35,7 +35,8 @@ function specOf(s: MatmulShape, epilogue = false): KernelSpec<MatmulOp> {
   const node = epilogue
     ? g.node('matmulEpilogue', [a, b, g.input('r', [s.m, s.n])], { transA: s.transA, transB: s.transB, expr: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 1 } } })
     : g.node('matmul', [a, b], { transA: s.transA, transB: s.transB });
-  return { node, inputs: node.inputs.map((id) => ({ shape: g.get(id).shape, dtype: g.get(id).dtype })) } as KernelSpec<MatmulOp>;
+  // --f32-out: f16 operands with an f32 product (stored straight from the matrices), as the step's f32 results are
+  return { node: args['f32-out'] ? { ...node, dtype: 'f32' } : node, inputs: node.inputs.map((id) => ({ shape: g.get(id).shape, dtype: g.get(id).dtype })) } as KernelSpec<MatmulOp>;
 }
 
 /** Copies of the kernel with one part removed. */
@@ -49,6 +50,10 @@ const ABLATIONS: Record<string, (code: string) => string> = {
   'no-barriers': (c) => c.replace(/workgroupBarrier\(\);/g, ''),
   // both loads and stores dropped: MMA and subgroupMatrixLoad only (sgm-peak's `smem` mode, inside this loop)
   'mma-only': (c) => ABLATIONS['no-smem-stores'](ABLATIONS['no-global-loads'](c)).replace(/workgroupBarrier\(\);/g, ''),
+  // f16 operands (--f16) bound as array<vec2<u32>> and bit-cast to vec4<f16> as they are read: whether Dawn's
+  // SPIR-V for array<vec4<f16>> loads is what makes f16 operands slower than f32 ones (4096³, H100: 31 vs 100 TFLOP/s)
+  'u32-loads': (c) =>
+    ['a', 'b'].filter((n) => c.includes(`${n}: array<vec4<f16>>`)).reduce((x, n) => x.replace(`${n}: array<vec4<f16>>`, `${n}: array<vec2<u32>>`).replaceAll(`vec4<f16>(${n}[`, `bitcast<vec4<f16>>(${n}[`), c),
 };
 
 async function time(code: string, bindings: number, grid: readonly number[]): Promise<{ ms: number; median: number } | { error: string }> {
@@ -143,10 +148,14 @@ if (args.plans) {
   process.exit(0);
 }
 
+await loadKernels(['matmul'], { mixed: true });
 for (const name of args.shapes.split(',')) {
   const s = GPT_MATMULS.find((x) => x.name === name);
   if (!s) throw new Error(`unknown shape '${name}' (known: ${GPT_MATMULS.map((x) => x.name).join(', ')})`);
-  const plan = subgroupMatrixPlan(matmulProblemOf(specOf(s)), caps);
+  // through the f16 storage pass, as generateKernel's plans go (f16 operands declared and read as f16)
+  const spec = specOf(s);
+  const raw = subgroupMatrixPlan(matmulProblemOf(spec), caps);
+  const plan = raw && withF16Storage(spec, raw, caps, true);
   if (!plan) throw new Error(`no subgroup-matrix tiling fits ${name}`);
   const main = plan.dispatches[0];
   const what = main.code.split('\n').find((l) => l.includes('subgroup-matrix matmul'));

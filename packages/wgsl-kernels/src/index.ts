@@ -33,6 +33,7 @@ export { COLUMN_STRIPS, type ColumnsForm, type ColumnStripsConfig, reduceKernel 
 export { rowwiseKernel, rowwiseMultiKernel } from './rowwise.js';
 export { attentionGradKVKernel, attentionGradQKVKernel, attentionWithLseKernel } from './attention.js';
 export { withF16Storage } from './f16Storage.js';
+export { matmulPartialsKernel } from './matmulPartials.js';
 export { checkPlan, type GpuOp, generateKernel, KERNELS, kernelFor, loadKernels, registerKernel, registeredKernelOps, unregisterKernel } from './registry.js';
 export { registerCustomKernel, unregisterCustomKernel } from './customKernel.js';
 export { CONV_GEMM_OPS, type ConvPath, convKernelWith } from './convPath.js';

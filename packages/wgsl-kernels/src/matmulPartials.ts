@@ -7,15 +7,16 @@
 import { splitKChunk } from '@neura/ir';
 import type { DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 import { kernelGroup } from './lazyKernels.js';
+import type { SubgroupMatrixTiling } from './matmulSubgroupMatrix.js';
 import { MATMUL_CONFIGS, matmulConfigFits, type MatmulProblem, prefersSkinny, tiledPlan } from './matmul.js';
 import { kernelError } from './wgsl.js';
 
 /**
  * `matmulPartials`: under `caps.mixedMatmul` a subgroup-matrix plan (f16 operands, f32 partials) where one fits and
  * the shape is not a skinny one; otherwise the first configuration of MATMUL_CONFIGS that fits, split as the node's
- * `splits` say.
+ * `splits` say (`override`: fields set over the chosen subgroup-matrix tiling, as benches compare variants).
  */
-export function matmulPartialsKernel(spec: KernelSpec<'matmulPartials'>, caps: DeviceCaps): KernelPlan {
+export function matmulPartialsKernel(spec: KernelSpec<'matmulPartials'>, caps: DeviceCaps, override?: Partial<SubgroupMatrixTiling>): KernelPlan {
   const { transA, transB, splits } = spec.node.attrs;
   const [S, M, N] = spec.node.shape;
   const a = spec.inputs[0].shape;
@@ -26,7 +27,7 @@ export function matmulPartialsKernel(spec: KernelSpec<'matmulPartials'>, caps: D
   if (caps.mixedMatmul && !prefersSkinny(M, N, transA, transB)) {
     const mixed = kernelGroup('mixed');
     if (mixed === undefined) return kernelError(spec, "the mixed-precision matmuls are not loaded yet: await loadKernels([...ops], { mixed: true }) first (compile does this under precision 'mixed')");
-    const plan = mixed.subgroupMatrixPartialsPlan(p, splits, chunk, caps);
+    const plan = mixed.subgroupMatrixPartialsPlan(p, splits, chunk, caps, override);
     if (plan) return plan;
   }
   const cfg = MATMUL_CONFIGS.find((c) => matmulConfigFits(c, caps));

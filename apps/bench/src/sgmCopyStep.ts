@@ -1,0 +1,102 @@
+// The GPT 6x384 mixed training step (autocast's f16 storage, static loss scale as the bench's) with its
+// subgroup-matrix matmuls as shipped and with a tiling field set over every chosen tiling (`copy`: f16 operands
+// staged by matrix copies), alternating A B A B in one process: GPU time of a step (sum of its dispatches, and of its
+// matmul dispatches), synced step time, and the loss after 5 steps from the same initial state (numerics: the
+// variants must train alike). Run: node sgm-copy-step.mjs [--rounds 2] [--steps 30] [--variants copy,copy+db] [--out FILE]
+// --null-device: only generates the step's kernels under each variant and has Dawn's null backend compile their WGSL.
+
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { optimize } from '@neura/egraph';
+import { autocast, buildTrainingStep, GPT, recognizedForward } from '@neura/nn';
+import { adamW } from '@neura/optim';
+import { capsFor, compile, createDevice } from '@neura/runtime-webgpu';
+import { type DeviceCaps, generateKernel, isSpecOf, type KernelGenerator, type KernelSpec, loadKernels, matmulMixedKernel, matmulPartialsKernel, type SubgroupMatrixTiling, withF16Storage } from '@neura/wgsl-kernels';
+import { nullGpu } from './nullGpu.js';
+import { timeAsync } from './timing.js';
+import { GPT_WORKLOADS, gptBatches, MIXED_LOSS_SCALE } from './workloads/gpt.js';
+import { gpuMedian } from './workloads/kernels.js';
+
+const { values: args } = parseArgs({ options: { 'null-device': { type: 'boolean', default: false }, rounds: { type: 'string', default: '2' }, steps: { type: 'string', default: '30' }, variants: { type: 'string', default: 'copy' }, out: { type: 'string' } } });
+const log = (s: string) => console.error(`[sgm-copy-step] ${s}`);
+
+/** Named overrides of the chosen tiling. */
+const OVERRIDES: Record<string, Partial<SubgroupMatrixTiling>> = {
+  copy: { copy: true },
+  'copy+db': { copy: true, db: true },
+  'copy+bk64': { copy: true, bk: 64 },
+};
+
+/** A generator that plans the matmuls (and weight-gradient partials) with `override` over the chosen tiling. */
+const withOverride =
+  (override: Partial<SubgroupMatrixTiling>): KernelGenerator =>
+  (spec, caps) => {
+    if (isSpecOf(spec, 'matmul', 'fusedMatmul', 'matmulEpilogue')) return withF16Storage(spec, matmulMixedKernel(spec, caps, override), caps, true);
+    if (isSpecOf(spec, 'matmulPartials')) return withF16Storage(spec, matmulPartialsKernel(spec, caps, override), caps, true);
+    return generateKernel(spec, caps);
+  };
+
+const nullDevice = args['null-device'] ?? false;
+const dev = await createDevice({ mixedPrecision: true, ...(nullDevice ? { gpu: await nullGpu(['enable-dawn-features=allow_unsafe_apis']) } : {}), dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
+// Dawn's null backend offers no subgroup matrices: its caps get the H100's tensor-core shape (WGSL validation only)
+const caps: DeviceCaps = nullDevice ? { ...capsFor(dev, 'mixed'), mixedMatmul: { m: 16, n: 16, k: 16 }, maxComputeWorkgroupStorageSize: 49152 } : capsFor(dev, 'mixed');
+const gpt = GPT_WORKLOADS[1];
+const built = new GPT(gpt.config).trainingGraph(gpt.config.batch);
+const fwd = recognizedForward(built.graph, built.loss);
+const cast = autocast(fwd.graph, fwd.loss);
+buildTrainingStep(cast.graph, { loss: cast.loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), lossScale: MIXED_LOSS_SCALE });
+const step = optimize(cast.graph, { limits: caps }).graph;
+const batches = gptBatches(gpt);
+const variants: [string, KernelGenerator][] = [['shipped', generateKernel], ...args.variants.split(',').map((v): [string, KernelGenerator] => [v, withOverride(OVERRIDES[v] ?? {})])];
+if (nullDevice) {
+  await loadKernels(['matmul', 'matmulPartials'], { mixed: true });
+  let errors = 0;
+  for (const [variant, generator] of variants)
+    for (const id of step.live()) {
+      const node = step.nodes[id];
+      if (!/^(matmul|fusedMatmul)/.test(node.op)) continue;
+      const spec = { node, inputs: node.inputs.map((i) => ({ shape: step.nodes[i].shape, dtype: step.nodes[i].dtype })) } as unknown as KernelSpec;
+      for (const d of generator(spec, caps).dispatches) {
+        const module = dev.gpu.createShaderModule({ code: d.code });
+        const bad = (await module.getCompilationInfo()).messages.filter((m) => m.type === 'error');
+        // (no pipeline: the null device's 16 KiB of workgroup memory would refuse what the caps above allow)
+        errors += bad.length;
+        log(`${variant} ${d.label}: ${bad.length ? `ERRORS ${bad.map((m) => `${m.lineNum}: ${m.message}`).join(' | ')}` : 'valid'} (${/(A copied as matrices|\w+ A loads), (B copied as matrices|\w+ B loads)/.exec(d.code)?.[0] ?? d.code.split('\n')[1].slice(0, 120)})`);
+      }
+    }
+  log(`${errors} errors`);
+  process.exit(errors ? 1 : 0);
+}
+const rows: Record<string, unknown>[] = [];
+for (let round = 0; round < Number(args.rounds); round++)
+  for (const [variant, generator] of variants) {
+    try {
+      const session = await compile(step, dev, { precision: 'mixed', label: `${gpt.name}-${variant}`, generator });
+      const g = await gpuMedian(session, 5, batches[0]);
+      const matmulMs = g.labels.reduce((sum, l, i) => sum + (/^matmul/.test(l) ? g.dispatchMs[i] : 0), 0);
+      let k = 0;
+      const synced = await timeAsync(
+        async () => {
+          await session.step(batches[k++ % batches.length]);
+          await session.sync();
+        },
+        Number(args.steps),
+        5,
+      );
+      session.dispose();
+      const fresh = await compile(step, dev, { precision: 'mixed', label: `${gpt.name}-${variant}`, generator });
+      let loss = 0;
+      for (let i = 0; i < 5; i++) loss = (await fresh.step(batches[i % batches.length], { read: ['loss'] })).outputs.loss.data[0];
+      fresh.dispose();
+      const perKernel = Object.fromEntries(g.labels.map((l, i) => [l, +g.dispatchMs[i].toFixed(4)]).filter(([l]) => /^matmul/.test(String(l))));
+      rows.push({ variant, round, gpuMs: +g.medianMs.toFixed(3), matmulGpuMs: +matmulMs.toFixed(3), syncedMedianMs: +synced.medianMs.toFixed(3), dispatches: g.labels.length, lossAfter5: loss, ...(round === 0 ? { perKernel } : {}) });
+      log(`round ${round} ${variant}: GPU ${g.medianMs.toFixed(2)} ms (matmuls ${matmulMs.toFixed(2)}), synced ${synced.medianMs.toFixed(2)} ms, loss after 5 ${loss}`);
+    } catch (e) {
+      rows.push({ variant, round, error: String(e).slice(0, 1500) });
+      log(`round ${round} ${variant}: ERROR ${String(e).slice(0, 800)}`);
+    }
+    if (args.out) writeFileSync(args.out, JSON.stringify({ adapter: dev.name, workload: gpt.name, rows }, null, 1));
+  }
+console.log(JSON.stringify({ adapter: dev.name, workload: gpt.name, rows: rows.map(({ perKernel: _, ...r }) => r) }));
+dev.destroy();
+process.exit(0);
