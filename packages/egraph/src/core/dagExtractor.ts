@@ -116,8 +116,12 @@ export class DagExtractor<D> {
           const k1 = kidStart[ni + 1];
           const cost = nodeCost[ni];
           // a union is at least its largest part: skip nodes that cannot beat the class's current pick
+          // (compared, not `Math.max`: that boxed a heap number per call, ~5 MB a GPT 6×384 extraction; no NaN here)
           let bound = cost;
-          for (let j = k0; j < k1; j++) bound = Math.max(bound, cost + totals[kids[j]]);
+          for (let j = k0; j < k1; j++) {
+            const b = cost + totals[kids[j]];
+            if (b > bound) bound = b;
+          }
           if (!(bound < totals[ci])) continue;
           let ok = true;
           // tmp := the union of the kids' sets (cleared over the words it may hold first)
