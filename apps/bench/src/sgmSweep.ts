@@ -33,7 +33,7 @@ const withTiling =
   };
 /** A short name of a tiling: subgroups / matrices per subgroup / slice depth, padding, double buffering. */
 const nameOf = (t: SubgroupMatrixTiling) =>
-  `${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.pad ? `/p${t.pad}` : ''}${t.group ? `/g${t.group}` : ''}${t.db ? '+db' : ''}${t.transposeA ? '/tA' : ''}${t.stage === 'lanes' ? '/lanes' : ''}${t.direct ? '/direct' : ''}${t.copy ? '/copy' : ''}`;
+  `${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.pad ? `/p${t.pad}` : ''}${t.group ? `/g${t.group}` : ''}${t.db ? '+db' : ''}${t.transposeA ? '/tA' : ''}${t.stage === 'lanes' ? '/lanes' : ''}${t.direct ? '/direct' : ''}`;
 
 /** Layouts of subgroups (SGM x SGN) and result matrices per subgroup (FM x FN), the likeliest first. */
 const LAYOUTS: [number, number, number, number][] = [
@@ -67,10 +67,6 @@ const STAGING: SubgroupMatrixTiling[] = [
   { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 64, pad: 8, stage: 'lanes' },
   ...[[2, 4, 4, 4], [2, 2, 4, 4], [4, 2, 4, 4], [2, 4, 2, 4], [2, 2, 2, 4], [2, 2, 2, 2]].map(([sgm, sgn, fm, fn]) => ({ sgm, sgn, fm, fn, bk: 32, direct: true })),
   { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, direct: true, group: 8 },
-  // f16 operands staged by matrix copies (f32 operands: as the per-element staging)
-  ...[[2, 4, 4, 4], [2, 2, 4, 4], [2, 2, 2, 4], [2, 2, 2, 2]].map(([sgm, sgn, fm, fn]) => ({ sgm, sgn, fm, fn, bk: 32, pad: 8, copy: true })),
-  { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, copy: true, db: true },
-  { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 64, pad: 8, copy: true },
 ];
 const tilings = args.tilings === 'all' ? [...ALL, ...STAGING] : args.tilings === 'staging' ? STAGING : [...ALL, ...STAGING].filter((t) => args.tilings?.split(',').includes(nameOf(t)));
 const operandKinds = (args.operands ?? 'f32').split(',') as ('f32' | 'f16')[];
@@ -141,8 +137,6 @@ if (want('check')) {
     { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, stage: 'lanes' },
     { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, direct: true },
     { sgm: 2, sgn: 2, fm: 2, fn: 2, bk: 32, direct: true },
-    { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, copy: true },
-    { sgm: 2, sgn: 2, fm: 2, fn: 2, bk: 32, pad: 8, copy: true, db: true },
   ];
   // --tilings NAME,...: the check runs the shipped choice and those tilings only
   const out: unknown[] = [];
@@ -171,7 +165,7 @@ if (want('check')) {
     const truncatedAB = interpret(g, { ...feeds, a: truncate(feeds.a), b: truncate(feeds.b) }, {}, 'f32').outputs.y.data;
     const maxDiff = (x: ArrayLike<number>, y: ArrayLike<number>) => Array.from(x).reduce((m, v, i) => Math.max(m, Math.abs(v - y[i])), 0);
     for (const t of args.tilings === 'all' ? candidates : [undefined, ...tilings]) {
-      if ((t?.direct || t?.copy) && !c.f16) continue; // direct loads and matrix copies read f16 operands only
+      if (t?.direct && !c.f16) continue; // direct loads read f16 operands only
       const name = `${c.name} @ ${t ? nameOf(t) : 'shipped'}`;
       try {
         const session = await compile(g, dev, { precision: 'mixed', label: c.name, ...(t ? { generator: withTiling(t) } : {}) });
@@ -215,7 +209,7 @@ if (want('sweep')) {
   for (const t of [undefined, ...tilings])
     for (const operands of operandKinds) {
     if (left() < 0) break;
-    if ((t?.direct || t?.copy) && operands !== 'f16') continue;
+    if (t?.direct && operands !== 'f16') continue;
     const key = `${t ? nameOf(t) : 'shipped'}${operands === 'f16' ? ' (f16 operands)' : ''}`;
     for (const s of shapes) {
       try {

@@ -91,6 +91,26 @@ describe('autocast', () => {
     }
   });
 
+  it("takes a learning rate input of the model's graph from autocast's copy by name, so the fed value is used", () => {
+    // as `pnpm gpt --precision mixed` does: lr is an input of the graph the model was built in, which autocast copies
+    const { graph: built, loss: builtLoss } = new GPT(CONFIG).trainingGraph(BATCH);
+    const lr = built.input('lr', []);
+    const fwd = recognizedForward(built, builtLoss);
+    const { graph: g, loss } = autocast(fwd.graph, fwd.loss);
+    buildTrainingStep(g, { loss, optimizer: adamW({ lr }) });
+    const step = (value: number) => interpret(g, { ...feeds, lr: tensor([], [value]) }, {}, 'f32').updates;
+    const [slow, fast] = [step(1e-4), step(1e-2)];
+    const name = Object.keys(slow).find((n) => n.startsWith('adamW') === false) as string;
+    const init = interpret(g, { ...feeds, lr: tensor([], [0]) }, {}, 'f32').updates[name];
+    const moved = (u: typeof init) => Math.max(...Array.from(u.data, (v, i) => Math.abs(v - init.data[i])));
+    expect(moved(fast[name])).toBeGreaterThan(50 * moved(slow[name]));
+    // an lr computed in another graph (not an input found by name) is refused by name
+    const other = new GPT(CONFIG).trainingGraph(BATCH).graph;
+    const wrong = other.input('rate', []);
+    const again = autocast(fwd.graph, fwd.loss);
+    expect(() => buildTrainingStep(again.graph, { loss: again.loss, optimizer: adamW({ lr: wrong }) })).toThrow(/adamW: lr: input 'rate' is not a scalar f32 input of the graph being trained/);
+  });
+
   it('gives f32 parameters f32 gradients, and the optimized step agrees with the unoptimized one', () => {
     const fwd = gptForward();
     const { graph: g, loss } = autocast(fwd.graph, fwd.loss);

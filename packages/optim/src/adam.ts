@@ -31,7 +31,7 @@ export function adamFamily(opts: AdamOptions, defaultName: string, decoupled: bo
   return {
     name,
     apply(graph: Graph, params: readonly Tensor[], grads: readonly Tensor[]): void {
-      const lr = checkScalar(`${name}: lr`, opts.lr ?? 1e-3);
+      const lr = checkScalar(`${name}: lr`, opts.lr ?? 1e-3, graph);
       const names = paramNames(name, graph, params, grads);
       const step = graph.state(`${name}.step`, []);
       const t = graph.add(step, 1);

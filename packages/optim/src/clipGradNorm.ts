@@ -13,7 +13,7 @@ export function globalNorm(graph: Graph, grads: readonly Tensor[]): Tensor {
 
 /** Scales every gradient by `min(1, maxNorm / (norm + 1e-6))`, with `norm` the global L2 norm. */
 export function clipGradNorm(graph: Graph, grads: readonly Tensor[], maxNorm: ScalarLike): Tensor[] {
-  const max = checkScalar('clipGradNorm: maxNorm', maxNorm);
+  const max = checkScalar('clipGradNorm: maxNorm', maxNorm, graph);
   if (typeof max === 'number' && !(max > 0)) throw new GraphError(`clipGradNorm: maxNorm must be > 0, got ${max}`);
   const factor = graph.min(1, graph.div(max, graph.add(globalNorm(graph, grads), 1e-6)));
   return grads.map((g) => graph.mul(g, factor));

@@ -16,15 +16,23 @@ export interface Optimizer {
 /** A learning rate (or other hyper-parameter): a number baked in as a constant, or a scalar f32 graph input fed each step. */
 export type ScalarLike = number | Tensor;
 
-/** Checks a scalar hyper-parameter and returns it as a TensorLike for graph arithmetic. */
-export function checkScalar(what: string, x: ScalarLike): TensorLike {
+/**
+ * Checks a scalar hyper-parameter and returns it as a TensorLike for arithmetic in `graph`. An input given from the
+ * graph the model was built in (`lr: g.input('lr', [])`) is taken by name from `graph`, which compileTraining may
+ * have rebuilt from it (autocast's copy under `precision: 'mixed'`), so the value fed each step is the one used.
+ */
+export function checkScalar(what: string, x: ScalarLike, graph: Graph): TensorLike {
   if (typeof x === 'number') {
     if (!Number.isFinite(x)) throw new GraphError(`${what} must be a finite number, got ${x}`);
     return x;
   }
   if (x.shape.length !== 0 || x.dtype !== 'f32')
     throw new GraphError(`${what} must be a scalar f32 tensor, got ${fmtShape(x.shape)}:${x.dtype}`, x.op, x.site);
-  return x;
+  if (graph.nodes[x.id] === x || x.op !== 'input') return x; // anything else of another graph: graph.node refuses it
+  const leaf = graph.byName(x.attrs.name);
+  if (leaf?.op !== 'input' || leaf.dtype !== x.dtype || !sameShape(leaf.shape, x.shape))
+    throw new GraphError(`${what}: input '${x.attrs.name}' is not a scalar f32 input of the graph being trained (it belongs to another graph)`, x.op, x.site);
+  return leaf;
 }
 
 /** Checks a number hyper-parameter against a range, naming the optimizer and the option. */

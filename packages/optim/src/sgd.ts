@@ -37,7 +37,7 @@ export function sgd(opts: SgdOptions): Optimizer {
   return {
     name,
     apply(graph: Graph, params: readonly Tensor[], grads: readonly Tensor[]): void {
-      const lr = checkScalar(`${name}: lr`, opts.lr);
+      const lr = checkScalar(`${name}: lr`, opts.lr, graph);
       const names = paramNames(name, graph, params, grads);
       params.forEach((p, i) => {
         let d = weightDecay ? graph.add(grads[i], graph.mul(p, weightDecay)) : grads[i];

@@ -194,42 +194,6 @@ describe('matmul under precision: mixed', () => {
     expect(() => subgroupMatrixPlan(matmulProblemOf(f16Spec(250, 128, 64, false, false)), MIXED, t)).toThrow(/direct subgroup-matrix loads need/);
   });
 
-  it('stages f16 operands by matrix copies on request, per operand, where they are whole blocks', async () => {
-    await loadKernels([], { mixed: true });
-    const mixedSpec = (m: number, n: number, k: number, transA: boolean, transB: boolean, dtypes: ['f16' | 'f32', 'f16' | 'f32']) => {
-      const g = new Graph();
-      const a = g.input('a', transA ? [k, m] : [m, k], 'f16');
-      const b = g.input('b', transB ? [n, k] : [k, n], 'f16');
-      // an f32 product, as the step's weight gradients (a plain matmul of the graph would be f16); an f32 operand as
-      // the step's matmulEpilogue reads one (rounded to f16), which the graph builder's matmul would refuse
-      const node = { ...g.node('matmul', [a, b], { transA, transB }), dtype: 'f32' as const };
-      return { node, inputs: [a, b].map((x, i) => ({ shape: x.shape, dtype: dtypes[i] })) } as KernelSpec<MatmulOp>;
-    };
-    const t = { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, copy: true } as const;
-    const spec16 = mixedSpec(256, 512, 64, false, true, ['f16', 'f16']);
-    const code = withF16Storage(spec16, subgroupMatrixPlan(matmulProblemOf(spec16), MIXED, t) as KernelPlan, MIXED, true).dispatches[0].code;
-    expect(code).toContain('A copied as matrices, B copied as matrices');
-    expect(code).toContain('var<storage, read> a: array<f16>;');
-    // A's 128x32 slice is 16 blocks (2 per subgroup), Bᵀ's 256x32 slice 32 (4 per subgroup), both k-contiguous
-    expect(code).toContain('{ let br = (sg + 8u) / 2u * 16u; let bc = (sg + 8u) % 2u * 16u; am1 = zm; if (row0 + br < M && kt + bc < kend) { am1 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>(&a, aoff + (row0 + br) * K + kt + bc, K); } }');
-    expect(code).toContain('subgroupMatrixStore<row_major>(&Bs, br * 40u + bc, bm3, 40u);');
-    expect(code).not.toMatch(/As\[s/);
-    // Aᵀ ([k][m] in memory and in the slice): blocks walk m along a row of the slice
-    const at = mixedSpec(256, 512, 64, true, false, ['f16', 'f16']);
-    const atCode = subgroupMatrixPlan(matmulProblemOf(at), MIXED, t)?.dispatches[0].code ?? '';
-    expect(atCode).toContain('am0 = subgroupMatrixLoad<subgroup_matrix_left<f16, 16, 16>, row_major>(&a, aoff + (kt + br) * M + row0 + bc, M);');
-    expect(atCode).toContain('subgroupMatrixStore<row_major>(&As, br * 136u + bc, am0, 136u);');
-    // an f32 operand, or one that is not whole blocks, keeps the per-element staging; the other is still copied
-    const mixedDtypes = mixedSpec(256, 512, 64, false, false, ['f16', 'f32']);
-    expect(subgroupMatrixPlan(matmulProblemOf(mixedDtypes), MIXED, t)?.dispatches[0].code).toContain('A copied as matrices, vec4 B loads');
-    const ragged = mixedSpec(256, 500, 64, false, false, ['f16', 'f16']);
-    expect(subgroupMatrixPlan(matmulProblemOf(ragged), MIXED, t)?.dispatches[0].code).toContain('A copied as matrices, vec4 B loads');
-    const raggedK = mixedSpec(256, 512, 72, false, false, ['f16', 'f16']);
-    expect(subgroupMatrixPlan(matmulProblemOf(raggedK), MIXED, t)?.dispatches[0].code).toContain('vec4 A loads, vec4 B loads');
-    // without the request, as before
-    expect(subgroupMatrixPlan(matmulProblemOf(spec16), MIXED)?.dispatches[0].code).toContain('vec4 A loads, vec4 B loads');
-  });
-
   it("computes matmulPartials on subgroup matrices into the node's own [S, M, N] output, the chunk as the interpreter sums it", async () => {
     await loadKernels([], { mixed: true });
     const g = new Graph();

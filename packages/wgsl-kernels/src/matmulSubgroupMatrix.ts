@@ -80,20 +80,14 @@ export interface SubgroupMatrixTiling {
   /**
    * Operands stored as f16 (autocast's f16 storage) are loaded by `subgroupMatrixLoad` straight from their storage
    * buffers: no workgroup staging, no barriers in the main loop (the L1 cache shares the tiles between subgroups).
-   * Needs f16 operands in memory and M, N, K multiples of the matrix shape. Opt-in (a tiling given to
-   * `subgroupMatrixPlan`) until its numerics are checked on a GPU: the one device run of 2026-12-07 (s3) checked the
-   * WGSL only (Dawn's null backend); sgm-sweep's check covers it (`f16 …` forms).
+   * Needs f16 operands in memory and M, N, K multiples of the matrix shape. Not shipped: `subgroupMatrixLoad` from
+   * storage is slow through Dawn on NVIDIA (H100, 2026-12-07 s5, `h100-2026-12-07-s5-abl-f16.jsonl`: 13–16 TFLOP/s at
+   * 4096³ against 109 for the shipped staging on the same f16 operands). Staging slices by matrix copies (load a
+   * 16x16 block from storage, `subgroupMatrixStore` it into the slice: sgm-ablation's `copy-staged`) was as slow
+   * there (22.5 TFLOP/s; 29.4 vs 28.2 ms for the GPT 6x384 mixed step where its operands allowed it), and so was
+   * binding f16 operands as array<vec2<u32>> bit-cast to vec4<f16> (`u32-loads`, 42 TFLOP/s).
    */
   readonly direct?: boolean;
-  /**
-   * Operands stored as f16 (autocast's f16 storage) reach workgroup memory as matrix copies: each subgroup loads
-   * whole s.m x s.k blocks of the slice from storage with `subgroupMatrixLoad` and writes them with
-   * `subgroupMatrixStore`, instead of vec4 loads and four f16 stores per lane (the staging is where the shipped
-   * kernel's time goes: H100, 2026-12-07, 101 TFLOP/s at 4096³ as shipped, 370 without the staging stores). Taken
-   * per operand where it is f16 in memory and its extent along M or N and K (and a split's chunk) are whole blocks;
-   * the other operand is staged as before. Opt-in until measured on a GPU.
-   */
-  readonly copy?: boolean;
 }
 
 /** Lanes per subgroup the kernel assumes (NVIDIA: 32; the runtime checks the adapter's subgroup size). */
@@ -188,24 +182,20 @@ export function directFits(p: MatmulProblem, s: SubgroupMatrixShape): boolean {
   return [0, 1].every((i) => p.spec.inputs[i].dtype === 'f16' && !rounded.includes(i)) && p.M % s.m === 0 && p.N % s.n === 0 && p.K % s.k === 0;
 }
 
-/**
- * Whether operand `i` can be staged by matrix copies (`copy`): f16 in memory (not an f32 tensor read rounded), square
- * matrices, and its M or N extent, K and the split-K chunk whole blocks (a block is wholly inside or wholly outside).
- */
-function copyFits(p: MatmulProblem, s: SubgroupMatrixShape, i: 0 | 1, chunk?: number): boolean {
-  const q = s.m;
-  return p.spec.inputs[i].dtype === 'f16' && !roundedOperands(p.spec).includes(i) && s.n === q && s.k === q && (i === 0 ? p.M : p.N) % q === 0 && p.K % q === 0 && (chunk ?? 0) % q === 0;
+/** `override`'s fields set over tiling `t` where the result fits the device (a bench's variant), else `t`. */
+function overridden(t: SubgroupMatrixTiling | undefined, override: Partial<SubgroupMatrixTiling> | undefined, s: SubgroupMatrixShape, caps: DeviceCaps, staged: boolean) {
+  const o = t && override && { ...t, ...override };
+  return o && fits(o, s, caps, staged) ? o : t;
 }
 
 /**
  * The mixed-precision plan of a matmul (tiling chosen per shape unless given; `override`: fields set over the chosen
- * one, as benches compare variants of the shipped choice), or undefined when no tiling fits.
+ * one where that fits, as benches compare variants of the shipped choice), or undefined when no tiling fits.
  */
 export function subgroupMatrixPlan(p: MatmulProblem, caps: DeviceCaps, given?: SubgroupMatrixTiling, override?: Partial<SubgroupMatrixTiling>): KernelPlan | undefined {
   const s = caps.mixedMatmul;
   if (!s) return kernelError(p.spec, 'a subgroup-matrix plan needs caps.mixedMatmul (precision: mixed)');
-  const chosen = given ?? chooseSubgroupMatrixTiling(p.M, p.N * p.batches, s, caps, stagedOf(p, s), longReduction(p));
-  const t = chosen && { ...chosen, ...override };
+  const t = overridden(given ?? chooseSubgroupMatrixTiling(p.M, p.N * p.batches, s, caps, stagedOf(p, s), longReduction(p)), override, s, caps, stagedOf(p, s));
   if (!t) return undefined;
   if (given && !fits(given, s, caps, stagedOf(p, s))) kernelError(p.spec, `subgroup-matrix tiling ${JSON.stringify(given)} does not fit the device`);
   const split = splitOf(p, t, s, caps);
@@ -222,8 +212,7 @@ export function subgroupMatrixPlan(p: MatmulProblem, caps: DeviceCaps, given?: S
 export function subgroupMatrixPartialsPlan(p: MatmulProblem, splits: number, chunk: number, caps: DeviceCaps, override?: Partial<SubgroupMatrixTiling>): KernelPlan | undefined {
   const s = caps.mixedMatmul;
   if (!s) return kernelError(p.spec, 'a subgroup-matrix plan needs caps.mixedMatmul (precision: mixed)');
-  const chosen = chooseSubgroupMatrixTiling(p.M, p.N, s, caps, stagedOf(p, s), true);
-  const t = chosen && { ...chosen, ...override };
+  const t = overridden(chooseSubgroupMatrixTiling(p.M, p.N, s, caps, stagedOf(p, s), true), override, s, caps, stagedOf(p, s));
   if (!t) return undefined;
   return { dispatches: [mainDispatch(p, s, t, caps, { splits, chunk, partialsOut: true })], scratch: [] };
 }
@@ -260,11 +249,8 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   const direct = !epilogue && M % s.m === 0 && N % s.n === 0 && spec.node.dtype !== 'f16';
   // scalar bindings: lane-by-lane staging reads one element per lane; direct loads take the buffer as array<f16>
   const scalar = t.stage === 'lanes' || t.direct === true;
-  // matrix copies (`copy`) read the buffer as array<f16> too
-  const copyA = !t.direct && t.copy === true && t.transposeA !== true && copyFits(p, s, 0, split?.chunk);
-  const copyB = !t.direct && t.copy === true && copyFits(p, s, 1, split?.chunk);
-  const vecA = !scalar && !copyA && (transA ? M % 4 === 0 : K % 4 === 0);
-  const vecB = !scalar && !copyB && (transB ? K % 4 === 0 : N % 4 === 0);
+  const vecA = !scalar && (transA ? M % 4 === 0 : K % 4 === 0);
+  const vecB = !scalar && (transB ? K % 4 === 0 : N % 4 === 0);
   if (t.direct && (!directFits(p, s) || (split && split.chunk % s.k !== 0)))
     kernelError(spec, `direct subgroup-matrix loads need f16 operands in memory and M, N, K${split ? ` and the split-K chunk (${split.chunk})` : ''} multiples of ${s.m}, ${s.n}, ${s.k}`);
   const { bindings, decl, A, B, va, vb } = bindMatmul(p, vecA, vecB, !split);
@@ -323,40 +309,9 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
       store.push(`${guard}{ ${at} ${flip ? '' : `let s = ${base}o * ${u32Lit(row)} + i0; `}${put} }`);
     }
   };
-  // Matrix copies (`copy`): block e of the slice (s.m x s.m, numbered row by row over the slice as it lies in
-  // memory: [x][k] when the operand is k-contiguous, else [k][x]) is fetched by subgroup e mod SG into a matrix
-  // register and stored into the staged slice at the same place. Blocks past M / N or past the chunk's end load as
-  // zeros; the layout in workgroup memory is the per-element staging's, so the compute loop is unchanged.
-  const nsg = sgm * sgn;
-  const COPY = `subgroup_matrix_left<f16, ${s.m}, ${s.m}>`;
-  const copyOperand = (isA: boolean) => {
-    const q = s.m;
-    const trans = isA ? transA : transB;
-    const alongK = isA ? !trans : trans;
-    const bx = isA ? bm : bn;
-    const [rows, cols] = alongK ? [bx, bk] : [bk, bx];
-    const stride = cols + (t.pad ?? 0);
-    const blocks = (rows / q) * (cols / q);
-    const [buf, sh, g0, ext, off] = isA ? [A, 'As', 'row0', 'M', 'aoff'] : [B, 'Bs', 'col0', 'N', 'boff'];
-    const base = t.db ? `${isA ? 'sA' : 'sB'} + ` : '';
-    const [x, k] = alongK ? ['br', 'bc'] : ['bc', 'br'];
-    const at = alongK ? `${off} + (${g0} + br) * K + kt + bc` : `${off} + (kt + br) * ${ext} + ${g0} + bc`;
-    for (let l = 0; l < Math.ceil(blocks / nsg); l++) {
-      const r = `${isA ? 'a' : 'b'}m${l}`;
-      const e = `(sg + ${u32Lit(l * nsg)})`;
-      const guard = blocks % nsg === 0 ? '' : `if (${e} < ${u32Lit(blocks)}) `;
-      const pos = `let br = ${e} / ${u32Lit(cols / q)} * ${u32Lit(q)}; let bc = ${e} % ${u32Lit(cols / q)} * ${u32Lit(q)};`;
-      regs.push(`var ${r}: ${COPY};`);
-      fetch.push(`${guard}{ ${pos} ${r} = zm; if (${g0} + ${x} < ${ext} && kt + ${k} < kend) { ${r} = subgroupMatrixLoad<${COPY}, row_major>(&${buf}, ${at}, ${alongK ? 'K' : ext}); } }`);
-      store.push(`${guard}{ ${pos} subgroupMatrixStore<row_major>(&${sh}, ${base}br * ${u32Lit(stride)} + bc, ${r}, ${u32Lit(stride)}); }`);
-    }
-  };
   if (!t.direct) {
-    if (copyA) copyOperand(true);
-    else operand(true);
-    if (copyB) copyOperand(false);
-    else operand(false);
-    if (copyA || copyB) regs.push(`var zm: ${COPY};`);
+    operand(true);
+    operand(false);
   }
 
   const pad = t.pad ?? 0;
@@ -479,7 +434,7 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
     }
   }
   const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
-  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices${t.db ? ', double-buffered' : ''}${pad && !t.direct ? `, rows padded by ${pad}` : ''}${t.direct ? ', f16 operands loaded straight from memory' : t.stage === 'lanes' ? ', staged lane by lane' : ''}${(t.group ?? 0) > 1 && grid[1] > (t.group ?? 0) ? `, tiles in bands of ${t.group} rows` : ''}${t.direct ? '' : `, ${copyA ? 'A copied as matrices' : `${va ? 'vec4' : 'scalar'} A loads`}, ${copyB ? 'B copied as matrices' : `${vb ? 'vec4' : 'scalar'} B loads`}`}, ${direct ? 'results stored directly' : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
+  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices${t.db ? ', double-buffered' : ''}${pad && !t.direct ? `, rows padded by ${pad}` : ''}${t.direct ? ', f16 operands loaded straight from memory' : t.stage === 'lanes' ? ', staged lane by lane' : ''}${(t.group ?? 0) > 1 && grid[1] > (t.group ?? 0) ? `, tiles in bands of ${t.group} rows` : ''}${t.direct ? '' : `, ${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads`}, ${direct ? 'results stored directly' : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
 enable subgroups;
 enable chromium_experimental_subgroup_matrix;
 diagnostic(off, chromium.subgroup_matrix_uniformity);
