@@ -27,6 +27,10 @@ const OVERRIDES: Record<string, Partial<SubgroupMatrixTiling>> = {
   bk64: { bk: 64 },
   unpadded: { pad: 0 },
   bands8: { group: 8 },
+  rows2: { perRound: 2 },
+  rows4: { perRound: 4 },
+  sgn2: { sgn: 2 },
+  'sgn2+rows4': { sgn: 2, perRound: 4 },
 };
 
 const unknownVariant = (v: string): never => {

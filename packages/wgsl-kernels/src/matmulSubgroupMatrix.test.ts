@@ -141,6 +141,23 @@ describe('matmul under precision: mixed', () => {
     expect(chooseSubgroupMatrixTiling(4096, 4096, s, { ...MIXED, maxComputeWorkgroupStorageSize: 8192 })).toBeUndefined();
   });
 
+  it('stages several result matrices per round on request: fewer barriers, more workgroup memory', () => {
+    const e = matmulProblemOf(spec(16384, 1536, 384, { epilogue: true }));
+    const one = subgroupMatrixPlan(e, MIXED)?.dispatches[0].code ?? '';
+    const t = { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8 };
+    const two = subgroupMatrixPlan(e, MIXED, { ...t, perRound: 2 })?.dispatches[0].code ?? '';
+    const barriers = (c: string) => c.match(/workgroupBarrier\(\);/g)?.length;
+    expect(one).toContain('var<workgroup> Cs: array<f32, 2048>;');
+    expect(two).toContain('var<workgroup> Cs: array<f32, 4096>;');
+    expect(barriers(one)).toBe(2 + 32);
+    expect(barriers(two)).toBe(2 + 16);
+    expect(two).toContain('subgroupMatrixStore<row_major>(&Cs, sg * 512u + 256u, c0_1, 16u);');
+    // an override applies where it fits (4 per round would need 32 KiB beside the slices), else the chosen tiling
+    expect(subgroupMatrixPlan(e, MIXED, undefined, { perRound: 4 })?.dispatches[0].code).toBe(one);
+    expect(subgroupMatrixPlan(e, MIXED, undefined, { perRound: 2 })?.dispatches[0].code).toBe(two);
+    expect(() => subgroupMatrixPlan(e, MIXED, { ...t, perRound: 3 })).toThrow(/does not fit the device/);
+  });
+
   it('stages an f16 output (converted per element) and sizes the tiling for it', () => {
     const g = new Graph();
     const a = g.input('a', [4096, 256], 'f16');

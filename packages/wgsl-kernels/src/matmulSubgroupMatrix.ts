@@ -88,6 +88,12 @@ export interface SubgroupMatrixTiling {
    * binding f16 operands as array<vec2<u32>> bit-cast to vec4<f16> (`u32-loads`, 42 TFLOP/s).
    */
   readonly direct?: boolean;
+  /**
+   * Result matrices each subgroup stages per round when results leave through workgroup memory (a divisor of FN;
+   * default 1, or the whole row with direct loads where it fits): each round costs two barriers, which a K = 384
+   * product's epilogue has more of than its main loop (32 against 24 with 4x4 matrices).
+   */
+  readonly perRound?: number;
 }
 
 /** Lanes per subgroup the kernel assumes (NVIDIA: 32; the runtime checks the adapter's subgroup size). */
@@ -121,13 +127,13 @@ const aAlongK = (t: SubgroupMatrixTiling, transA: boolean) => !transA || t.trans
 const bytesOf = (t: SubgroupMatrixTiling, s: SubgroupMatrixShape, staged: boolean) => {
   const { bm, bn } = tileOf(t, s);
   const slices = t.direct ? 0 : Math.max(sliceOf(t, bm, true), sliceOf(t, bm, false)) + Math.max(sliceOf(t, bn, true), sliceOf(t, bn, false));
-  return slices * 2 * (t.db ? 2 : 1) + (staged ? t.sgm * t.sgn * s.m * s.n * 4 : 0);
+  return slices * 2 * (t.db ? 2 : 1) + (staged ? t.sgm * t.sgn * (t.perRound ?? 1) * s.m * s.n * 4 : 0);
 };
 
 /** Whether a tiling fits the device's limits (`staged`: results leave through workgroup memory). */
 function fits(t: SubgroupMatrixTiling, s: SubgroupMatrixShape, caps: DeviceCaps, staged = true): boolean {
   const { nt } = tileOf(t, s);
-  return nt <= caps.maxComputeInvocationsPerWorkgroup && nt <= caps.maxComputeWorkgroupSizeX && bytesOf(t, s, staged) <= caps.maxComputeWorkgroupStorageSize && t.bk % s.k === 0 && (t.pad ?? 0) % 8 === 0;
+  return nt <= caps.maxComputeInvocationsPerWorkgroup && nt <= caps.maxComputeWorkgroupSizeX && bytesOf(t, s, staged) <= caps.maxComputeWorkgroupStorageSize && t.bk % s.k === 0 && (t.pad ?? 0) % 8 === 0 && t.fn % (t.perRound ?? 1) === 0;
 }
 
 /**
@@ -243,7 +249,7 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   if (grid.some((g) => g > max)) kernelError(spec, `needs a ${grid.join('x')} grid of workgroups, beyond maxComputeWorkgroupsPerDimension (device value ${max})`);
   const epilogue = !split && (p.hasBias || p.relu || p.epi !== undefined);
   // staged results: a row of FN matrices per round where the workgroup memory allows (direct loads stage no slices)
-  const rounds = t.direct && sgm * sgn * fn * s.m * s.n * 4 <= caps.maxComputeWorkgroupStorageSize ? fn : 1;
+  const rounds = t.perRound ?? (t.direct && sgm * sgn * fn * s.m * s.n * 4 <= caps.maxComputeWorkgroupStorageSize ? fn : 1);
   // straight stores need whole m x n result matrices (a matrix is wholly inside the output or wholly outside) and
   // an f32 output: an f16 one is written through the staged rows, where f16Storage.ts converts each store
   const direct = !epilogue && M % s.m === 0 && N % s.n === 0 && spec.node.dtype !== 'f16';
