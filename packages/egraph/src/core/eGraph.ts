@@ -407,14 +407,17 @@ export class EGraph<D = undefined> {
         const seenParents = new Map<ENode, Id[]>();
         const parents: [ENode, Id][] = keep > 0 ? c.parents.slice(0, keep) : [];
         for (let i = keep; i < c.parents.length; i++) {
-          const [n, p] = c.parents[i];
+          const entry = c.parents[i];
+          const n = entry[0];
+          const p = entry[1];
           const canon = this.canonicalize(n);
           const cls = this.find(p);
           const ids = seenParents.get(canon);
           if (!ids) seenParents.set(canon, [cls]);
           else if (ids.includes(cls)) continue;
           else ids.push(cls);
-          parents.push([canon, cls]);
+          // an entry already canonical is kept as it is (most are: a pair per parent entry and rebuild was garbage)
+          parents.push(canon === n && cls === p ? entry : [canon, cls]);
         }
         c.parents = parents;
       }

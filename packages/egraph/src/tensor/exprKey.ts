@@ -31,18 +31,16 @@ function codeIn(table: Map<string, number>, name: string): number {
   return c;
 }
 
-let buf = new Uint16Array(1024);
+// the codes of the key being written: a plain array of small integers, cut to the key's length before it becomes a
+// string (`String.fromCharCode.apply` over a plain array of the exact length was ~30 % faster than over a typed
+// array's `subarray`: measured for 150-code keys, 20 000 keys 19 -> 13 ms)
+const codes: number[] = [];
 let at = 0;
 const f64 = new Float64Array(1);
 const f64Words = new Uint16Array(f64.buffer);
 
 function push(code: number): void {
-  if (at === buf.length) {
-    const wider = new Uint16Array(buf.length * 2);
-    wider.set(buf);
-    buf = wider;
-  }
-  buf[at++] = code;
+  codes[at++] = code; // at most one past the end: the array stays packed
 }
 
 /** Writes one node and its subtrees (prefix order: each code says what follows it). */
@@ -106,8 +104,9 @@ export function exprKey(e: PwExpr): string {
   at = 0;
   push(MARK);
   write(e);
-  if (at <= SLICE) return String.fromCharCode.apply(null, buf.subarray(0, at) as unknown as number[]);
+  codes.length = at;
+  if (at <= SLICE) return String.fromCharCode.apply(null, codes);
   let s = '';
-  for (let i = 0; i < at; i += SLICE) s += String.fromCharCode.apply(null, buf.subarray(i, Math.min(at, i + SLICE)) as unknown as number[]);
+  for (let i = 0; i < at; i += SLICE) s += String.fromCharCode.apply(null, codes.slice(i, Math.min(at, i + SLICE)));
   return s;
 }

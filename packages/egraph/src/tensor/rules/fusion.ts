@@ -62,6 +62,8 @@ interface ObjectIds {
 const newObjectIds = (): ObjectIds => ({ ids: new Map(), next: 1 });
 /** A fresh map (a shared `init` of ctx slots: no closure per lookup). */
 const newMap = <K, V>(): Map<K, V> => new Map<K, V>();
+/** A fresh array (a shared `init` of ctx slots). */
+const newArray = <T>(): T[] => [];
 /** The ctx keys of the nodes `pointwise-merge` and `pointwise-inline` left something out of for the width. */
 const WIDTH_CUTS = { merge: 'fusion:width-cuts:merge', inline: 'fusion:width-cuts:inline' } as const;
 
@@ -142,11 +144,13 @@ export function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: Ru
   const own = egraph.find(cls);
   if (own === egraph.find(self)) return NO_PRODUCERS;
   // asked once per consumer node and input: kept per class while its node list and canonical id stand still (a
-  // union gives the class a longer list or another id, a rebuild a new list)
-  const cache = ctx.ofAnyWidth<Map<readonly ENode[], { own: Id; length: number; producers: Producers }>>('fusion:producers', newMap);
+  // union gives the class a longer list or another id, a rebuild a new list). By canonical id, the entry of the list
+  // last seen: a list only grows or is replaced, so no earlier entry of the class could match again (a map keyed by
+  // the list object cost a hash lookup per ask, ~1/3 of this function's profile on the GPT step)
+  const cache = ctx.ofAnyWidth<(ProducersEntry | undefined)[]>('fusion:producers', newArray);
   const nodes = egraph.eclass(own).nodes;
-  const hit = cache.get(nodes);
-  if (hit && hit.own === own && hit.length === nodes.length) return hit.producers;
+  const hit = own < cache.length ? cache[own] : undefined;
+  if (hit !== undefined && hit.nodes === nodes && hit.length === nodes.length) return hit.producers;
   // parallel arrays and an index sort (stable: equal sizes keep node order), no object per producer
   const found: ENode[] = [];
   const sizes: number[] = [];
@@ -159,8 +163,17 @@ export function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: Ru
   let small = 0;
   while (small < order.length && sizes[order[small]] > INLINE_ONE_MAX_SIZE) small++;
   const result: Producers = { list: order.map((i) => found[i]), small, kids: new Array(order.length) };
-  cache.set(nodes, { own, length: nodes.length, producers: result });
+  // grown one slot at a time: a write far past the end would turn the array into a slow dictionary
+  while (cache.length <= own) cache.push(undefined);
+  cache[own] = { nodes, length: nodes.length, producers: result };
   return result;
+}
+
+/** A class's producers as computed for its node list at a length. */
+interface ProducersEntry {
+  readonly nodes: readonly ENode[];
+  readonly length: number;
+  readonly producers: Producers;
 }
 
 /**
@@ -177,7 +190,7 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
   // the same deep kernels many times over (most of the fusion time on the GPT step); the smaller variants stay
   // in the class as stopping points for the cost model.
   const size = nodeExprSize(node);
-  const sized = pointwiseSizes(egraph.eclass(eclass).nodes, ctx);
+  const sized = pointwiseSizes(egraph, eclass, ctx);
   if (sized.largest > size) {
     if (!respecting) return [];
     for (let i = 0; i < sized.nodes.length; i++) if (sized.sizes[i] > size && analysis?.isRootRespecting(egraph, eclass, sized.nodes[i])) return [];
@@ -198,7 +211,7 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
  */
 function mergesOn(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean {
   const size = nodeExprSize(node);
-  const sized = pointwiseSizes(egraph.eclass(eclass).nodes, ctxOfRules(egraph));
+  const sized = pointwiseSizes(egraph, eclass, ctxOfRules(egraph));
   if (sized.largest <= size) return true;
   const analysis = tensorAnalysisOf(egraph);
   if (!analysis?.isRootRespecting(egraph, eclass, node)) return false;
@@ -208,17 +221,27 @@ function mergesOn(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): boolean 
 
 /** The pointwise nodes of a node list with their expression sizes, in list order, and the largest size (0 if none). */
 interface PointwiseSizes {
+  /** The class's node list these are of. */
+  readonly list: readonly ENode[];
   length: number;
   largest: number;
   readonly nodes: ENode[];
   readonly sizes: number[];
 }
 
-/** The pointwise nodes and sizes of a class's node list, kept per list and extended as it grows. */
-function pointwiseSizes(nodes: readonly ENode[], ctx: RuleCtx): PointwiseSizes {
-  const cache = ctx.ofAnyWidth<Map<readonly ENode[], PointwiseSizes>>('fusion:pointwise-sizes', newMap);
-  let e = cache.get(nodes);
-  if (!e) cache.set(nodes, (e = { length: 0, largest: 0, nodes: [], sizes: [] }));
+/**
+ * The pointwise nodes and sizes of class `cls`'s node list, kept per list and extended as it grows: by canonical id,
+ * for the list last seen (a list only grows or is replaced: as `producers`' cache).
+ */
+function pointwiseSizes(egraph: EGraph<TensorInfo>, cls: Id, ctx: RuleCtx): PointwiseSizes {
+  const c = egraph.eclass(cls);
+  const nodes = c.nodes;
+  const cache = ctx.ofAnyWidth<(PointwiseSizes | undefined)[]>('fusion:pointwise-sizes', newArray);
+  let e = c.id < cache.length ? cache[c.id] : undefined;
+  if (e === undefined || e.list !== nodes) {
+    while (cache.length <= c.id) cache.push(undefined);
+    cache[c.id] = e = { list: nodes, length: 0, largest: 0, nodes: [], sizes: [] };
+  }
   for (; e.length < nodes.length; e.length++) {
     const n = nodes[e.length];
     if (n.op !== 'pointwise') continue;
