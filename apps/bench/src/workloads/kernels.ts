@@ -45,6 +45,12 @@ export interface KernelTiming {
 /** Median GPU time of one pass over the session's dispatches, `repeats` passes back to back in one submission. */
 export async function gpuMedian(session: Awaited<ReturnType<typeof compile>>, repeats: number, feeds: Readonly<Record<string, FeedValue>> = {}): Promise<{ medianMs: number; minMs: number; labels: string[]; dispatchMs: number[] }> {
   const n = session.stats.dispatchesPerStep;
+  // the GPU's clocks follow its recent load: half a second of steps first, or a kernel timed after an idle gap
+  // reads 2-3x slow (H100, 2026-12-07 s5: fwd-fc 16384x1536x384 0.91 ms alone, 0.33 ms inside the GPT step)
+  for (const t0 = performance.now(); performance.now() - t0 < 500; ) {
+    await session.step(feeds);
+    await session.sync();
+  }
   const p = await session.profile(feeds, { repeats: repeats + 3 });
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const ms = (r: number, i: number) => (p.timings[r * n + i].endNs - p.timings[r * n + i].startNs) * 1e-6;
