@@ -404,20 +404,29 @@ export class EGraph<D = undefined> {
       // case, a class gaining consumers, no longer re-canonicalises every parent each iteration).
       const keep = c.parentsMoved || c.parentsCleanAt < 0 || staleSince[c.parentsCleanAt] ? 0 : c.parentsClean;
       if (keep < c.parents.length) {
-        const seenParents = new Map<ENode, Id[]>();
+        // the classes seen per parent node: one id, an array only for a node met in several (rare)
+        const seenParents = new Map<ENode, Id | Id[]>();
         const parents: [ENode, Id][] = keep > 0 ? c.parents.slice(0, keep) : [];
         for (let i = keep; i < c.parents.length; i++) {
           const entry = c.parents[i];
           const n = entry[0];
-          const p = entry[1];
           const canon = this.canonicalize(n);
-          const cls = this.find(p);
+          const cls = this.find(entry[1]);
           const ids = seenParents.get(canon);
-          if (!ids) seenParents.set(canon, [cls]);
-          else if (ids.includes(cls)) continue;
+          if (ids === undefined) seenParents.set(canon, cls);
+          else if (typeof ids === 'number') {
+            if (ids === cls) continue;
+            seenParents.set(canon, [ids, cls]);
+          } else if (ids.includes(cls)) continue;
           else ids.push(cls);
-          // an entry already canonical is kept as it is (most are: a pair per parent entry and rebuild was garbage)
-          parents.push(canon === n && cls === p ? entry : [canon, cls]);
+          // an entry whose node is canonical keeps its pair, its class id made canonical in place (an entry
+          // `add` made names the new node's class, which the rule's union then merged away: a new pair per
+          // parent entry and rebuild was garbage that survived into the old space). Other holders of the pair read
+          // its id through `find`, as every parent entry's.
+          if (canon === n) {
+            entry[1] = cls;
+            parents.push(entry);
+          } else parents.push([canon, cls]);
         }
         c.parents = parents;
       }
