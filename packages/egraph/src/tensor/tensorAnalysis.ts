@@ -10,6 +10,7 @@ import { TensorTypeError } from './errors.js';
 import { DEFAULT_FUSION_WIDTH, DEFAULT_MAX_EXPR_SIZE } from './fusionWidth.js';
 import { RuleCtx } from './ruleCtx.js';
 import { fromENode, keepDataId, keptDataId, type IrOp, isOpKind, leafTypeOf } from './tensorLanguage.js';
+import { EMPTY_RULES, type RuleSet, ruleSetOf, unionRules } from './ruleSet.js';
 
 /** Analysis data of one e-class. */
 export interface TensorInfo {
@@ -118,9 +119,9 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   }
   private width: number;
   private ruleState = new RuleCtx();
-  // keyed by op and data as one number (`opDataKey`; children change with merges); per key, class → rules, re-homed
-  // to canonical ids lazily
-  private readonly provenance = new Map<number, Map<Id, Set<string>>>();
+  // keyed by op and data as one number (`opDataKey`; children change with merges); per key, class → rules (an
+  // interned set), re-homed to canonical ids lazily
+  private readonly provenance = new Map<number, ByClass<RuleSet>>();
   private readonly rootIds: Id[] = [];
   private readonly updatePairs: [Id, Id][] = [];
   private stateOfValue: Map<Id, Id> | undefined;
@@ -129,13 +130,11 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   private rootSetUnions = -1;
   // keyed by a number naming op, data and arity (asked for every producer a merge considers: a text key per ask
   // was a large share of the fuse pass's garbage)
-  private readonly respecting = new Map<number, Map<Id, Set<string>>>();
+  private readonly respecting = new Map<number, ByClass<true>>();
   private readonly opIds = new Map<string, number>();
 
   // small ids of node data keys, for compact cache keys; per analysis (one optimize run), so it dies with the run
   private readonly dataIds = new Map<string, number>();
-  // each provenance set's rules, sorted, while the set keeps its size (sets only grow)
-  private readonly sortedRules = new WeakMap<Set<string>, { size: number; list: readonly string[] }>();
 
   /** Makes an analysis with the given fusion limits. */
   constructor(opts: TensorAnalysisOptions = {}) {
@@ -234,12 +233,12 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
 
   /** Marks a pointwise node as reading roots rather than recomputing them (see the fusion rules). */
   markRootRespecting(cls: Id, node: ENode): void {
-    addTo(this.respecting, this.shapeKey(node), cls, []);
+    addTo(this.respecting, this.shapeKey(node), cls, true, keepFirst);
   }
 
   /** Whether a node was marked by `markRootRespecting` (in this class). */
   isRootRespecting(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): boolean {
-    return lookupIn(egraph, this.respecting, this.shapeKey(node), cls) !== undefined;
+    return lookupIn(egraph, this.respecting, this.shapeKey(node), cls, keepFirst) !== undefined;
   }
 
   /** A number naming a node's op, data and arity (equal for nodes equal but for their children). */
@@ -260,37 +259,44 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   }
 
   /** Records that `rules` produced `node` in class `cls` (for the report's kernel provenance). */
-  record(cls: Id, node: ENode, rules: Iterable<string>): void {
-    addTo(this.provenance, this.opDataKey(node), cls, rules);
+  record(cls: Id, node: ENode, rules: Iterable<string> | RuleSet): void {
+    addTo(this.provenance, this.opDataKey(node), cls, ruleSetOf(rules), unionRules);
   }
 
   /** Folds provenance recorded under merged-away ids into their classes (call once rules are done). */
   settle(egraph: EGraph<TensorInfo>): void {
-    for (const byClass of this.provenance.values()) if (homedAt.get(byClass) !== egraph.unionCount) rehome(egraph, byClass);
+    for (const byClass of this.provenance.values()) if (byClass.homedAt !== egraph.unionCount) rehome(egraph, byClass, unionRules);
   }
 
   /** The rules recorded for a node of this op and data in class `cls` (sorted, deduplicated; shared: do not modify). */
   rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): readonly string[] {
-    const rules = lookupIn(egraph, this.provenance, this.opDataKey(node), cls);
-    if (!rules) return NO_RULES;
-    const hit = this.sortedRules.get(rules);
-    if (hit && hit.size === rules.size) return hit.list;
-    const list = [...rules].sort();
-    this.sortedRules.set(rules, { size: rules.size, list });
-    return list;
+    return this.ruleSetOf(egraph, cls, node).list;
+  }
+
+  /** `rulesOf` as an interned set (rules join it to what they record without a list per node). */
+  ruleSetOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): RuleSet {
+    return lookupIn(egraph, this.provenance, this.opDataKey(node), cls, unionRules) ?? EMPTY_RULES;
   }
 }
 
-const NO_RULES: readonly string[] = [];
+/**
+ * An index entry's values by class id, and the union count they were last re-homed at (-1: never): a field, not a
+ * weak map by entry (a lookup in one on every miss).
+ */
+interface ByClass<V> {
+  readonly map: Map<Id, V>;
+  homedAt: number;
+}
 
-const homedAt = new WeakMap<Map<Id, Set<string>>, number>();
+/** The merge of root-respecting marks: a mark is a mark. */
+const keepFirst = (a: true): true => a;
 
-function addTo<K>(index: Map<K, Map<Id, Set<string>>>, key: K, cls: Id, rules: Iterable<string>): void {
+function addTo<K, V>(index: Map<K, ByClass<V>>, key: K, cls: Id, value: V, merge: (a: V, b: V) => V): void {
   let byClass = index.get(key);
-  if (!byClass) index.set(key, (byClass = new Map()));
-  let set = byClass.get(cls);
-  if (!set) byClass.set(cls, (set = new Set()));
-  for (const r of rules) set.add(r);
+  if (!byClass) index.set(key, (byClass = { map: new Map(), homedAt: -1 }));
+  const had = byClass.map.get(cls);
+  const v = had === undefined ? value : merge(had, value);
+  if (v !== had) byClass.map.set(cls, v);
 }
 
 /**
@@ -298,14 +304,14 @@ function addTo<K>(index: Map<K, Map<Id, Set<string>>>, key: K, cls: Id, rules: I
  * (entries of merged-away ids are folded in only on a miss: a full fold on every lookup was quadratic);
  * `settle` folds everything before the report reads provenance.
  */
-function lookupIn<K>(egraph: EGraph<TensorInfo>, index: Map<K, Map<Id, Set<string>>>, key: K, cls: Id): Set<string> | undefined {
+function lookupIn<K, V>(egraph: EGraph<TensorInfo>, index: Map<K, ByClass<V>>, key: K, cls: Id, merge: (a: V, b: V) => V): V | undefined {
   const byClass = index.get(key);
   if (!byClass) return undefined;
   const root = egraph.find(cls);
-  const hit = byClass.get(root);
-  if (hit || homedAt.get(byClass) === egraph.unionCount) return hit;
-  rehome(egraph, byClass);
-  return byClass.get(root);
+  const hit = byClass.map.get(root);
+  if (hit !== undefined || byClass.homedAt === egraph.unionCount) return hit;
+  rehome(egraph, byClass, merge);
+  return byClass.map.get(root);
 }
 
 /**
@@ -313,29 +319,28 @@ function lookupIn<K>(egraph: EGraph<TensorInfo>, index: Map<K, Map<Id, Set<strin
  * added, so only ids merged away since can need a move: those are read from the e-graph's union log when they
  * are fewer than the entries (a full pass over a large index on every miss was most of the rules' lookup time).
  */
-function rehome(egraph: EGraph<TensorInfo>, byClass: Map<Id, Set<string>>): void {
-  const from = homedAt.get(byClass) ?? 0;
+function rehome<V>(egraph: EGraph<TensorInfo>, byClass: ByClass<V>, merge: (a: V, b: V) => V): void {
+  const from = byClass.homedAt < 0 ? 0 : byClass.homedAt;
   const to = egraph.unionCount;
-  homedAt.set(byClass, to);
-  if (to - from < byClass.size) {
+  byClass.homedAt = to;
+  if (to - from < byClass.map.size) {
     const merged = egraph.mergedIds;
-    for (let i = from; i < to; i++) moveEntry(egraph, byClass, merged[i]);
-  } else for (const id of [...byClass.keys()]) moveEntry(egraph, byClass, id);
+    for (let i = from; i < to; i++) moveEntry(egraph, byClass.map, merged[i], merge);
+  } else for (const id of [...byClass.map.keys()]) moveEntry(egraph, byClass.map, id, merge);
 }
 
 /**
  * Moves the entry of `id`, if any, to its canonical class (a module function, not a closure per `rehome`: under
  * tsx every named closure costs a `__name` call each time it is made).
  */
-function moveEntry(egraph: EGraph<TensorInfo>, byClass: Map<Id, Set<string>>, id: Id): void {
-  const set = byClass.get(id);
-  if (!set) return;
+function moveEntry<V>(egraph: EGraph<TensorInfo>, byClass: Map<Id, V>, id: Id, merge: (a: V, b: V) => V): void {
+  const v = byClass.get(id);
+  if (v === undefined) return;
   const c = egraph.find(id);
   if (c === id) return;
   byClass.delete(id);
   const into = byClass.get(c);
-  if (into) for (const r of set) into.add(r);
-  else byClass.set(c, set);
+  byClass.set(c, into === undefined ? v : merge(into, v));
 }
 
 /** The analysis data of a class (for rules and conditions). */

@@ -9,7 +9,8 @@ import { buildPointwise, exprOf, inlineExpr, isPrimaryExpr, liftable, nodeExprSi
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { fusionWidth, tensorAnalysisOf } from '../tensorAnalysis.js';
 import type { RuleCtx } from '../ruleCtx.js';
-import { addRecorded, childSignature, classHasOp, classOpCount, classOps, ctxOf as ctxOfRules, nodeRule, type PatternGuard, patternRule, rulesOf, type TensorRewrite, trw } from './ruleKit.js';
+import { addRecorded, childSignature, classHasOp, classOpCount, classOps, ctxOf as ctxOfRules, nodeRule, type PatternGuard, patternRule, ruleSetIn, type TensorRewrite, trw } from './ruleKit.js';
+import { type RuleSet, unionRules, withRule } from '../ruleSet.js';
 import type { PwExpr } from '@neura/ir';
 import { BINARY_OPS, broadcastShapes, sameShape, UNARY_OPS } from '@neura/ir';
 
@@ -40,7 +41,7 @@ function addPointwise(
   eclass: Id,
   expr: PwExpr,
   inputs: readonly Id[],
-  rules: Iterable<string>,
+  rules: Iterable<string> | RuleSet,
 ): { id: Id; node: ENode } | undefined {
   const node = buildPointwise(egraph, expr, inputs, info(egraph, eclass));
   return node ? { id: addRecorded(egraph, node, rules), node } : undefined;
@@ -339,8 +340,8 @@ function mergeVariant(
   if (plans.get(node) === plan) return undefined;
   plans.set(node, plan);
   // provenance only for a plan that is built (most repeat the last one): the node's rules, then each producer's
-  const rules = new Set(['pointwise-merge', ...rulesOf(egraph, eclass, node)]);
-  for (const [j, p] of inline) for (const r of rulesOf(egraph, node.children[j], p)) rules.add(r);
+  let rules = withRule('pointwise-merge', ruleSetIn(egraph, eclass, node));
+  for (const [j, p] of inline) rules = unionRules(rules, ruleSetIn(egraph, node.children[j], p));
   const { expr, inputs } = inlineExpr(node, inline);
   return addPointwise(egraph, eclass, expr, inputs, rules);
 }
@@ -388,7 +389,7 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
       if ((done.get(key) ?? -1) >= width) continue; // tried before at this width, or built: already in this class
       if ((!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
       const { expr, inputs } = inlineExpr(node, new Map([[j, p]]));
-      const added = addPointwise(egraph, eclass, expr, inputs, ['pointwise-inline', ...rulesOf(egraph, c, p)]);
+      const added = addPointwise(egraph, eclass, expr, inputs, withRule('pointwise-inline', ruleSetIn(egraph, c, p)));
       done.set(key, added ? Number.POSITIVE_INFINITY : width);
       if (!added && readsOverWidth(egraph, inputs, width)) ctx.refusedAtWidth(WIDTH_CUTS.inline, node, width);
       if (added) out.push(added.id);
@@ -418,7 +419,7 @@ function absorbExpand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[]
       if (e.op !== 'expand') continue;
       const inputs = [...node.children];
       inputs[j] = e.children[0];
-      out.push(...ids([addPointwise(egraph, eclass, exprOf(node), inputs, ['pointwise-expand', ...rulesOf(egraph, eclass, node)])]));
+      out.push(...ids([addPointwise(egraph, eclass, exprOf(node), inputs, withRule('pointwise-expand', ruleSetIn(egraph, eclass, node)))]));
     }
   });
   return out;

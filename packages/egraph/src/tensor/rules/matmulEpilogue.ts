@@ -15,7 +15,8 @@ import type { TensorInfo } from '../tensorAnalysis.js';
 import { fusionExprSize, fusionWidth } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { producers } from './fusion.js';
-import { addRecorded, classHasAnyOp, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasAnyOp, nodeRule, ruleSetIn, type TensorRewrite } from './ruleKit.js';
+import { unionRules, withRule } from '../ruleSet.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
@@ -106,7 +107,7 @@ const epilogueOf = (name: string, ops: readonly string[]) => (egraph: EGraph<Ten
         seen.set(m, maxInputs); // tried again at a wider width
         continue;
       }
-      const rules = [name, ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, m)];
+      const rules = withRule(name, unionRules(ruleSetIn(egraph, eclass, node), ruleSetIn(egraph, cls, m)));
       if (p.operands === 3) {
         // a quantized product is f32 (as is its consumer: a float of the product's shape): no dtype, no rounding
         if (out.dtype === 'f32') built.push(addRecorded(egraph, irENode(m.op as 'matmulQ8' | 'matmulQ4', { expr }, [...leading, ...extras]), rules));
@@ -172,7 +173,7 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
       seen.set(p, maxInputs); // tried again at a wider width
       return;
     }
-    const rules = ['matmul-epilogue-inline', ...rulesOf(egraph, eclass, node), ...rulesOf(egraph, cls, producer)];
+    const rules = withRule('matmul-epilogue-inline', unionRules(ruleSetIn(egraph, eclass, node), ruleSetIn(egraph, cls, producer)));
     built.push(addRecorded(egraph, irENode('matmulEpilogue', { transA: a.transA, transB: a.transB, expr, ...(a.dtype ? { dtype: a.dtype } : {}), ...(a.round ? { round: a.round } : {}) }, [node.children[0], node.children[1], ...operands]), rules));
   });
   return built;

@@ -12,7 +12,8 @@ import { exprOf, isPrimaryExpr, mapInputs } from '../pointwiseFusion.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
-import { addRecorded, classHasAnyOp, classHasOp, nodeRule, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasAnyOp, classHasOp, nodeRule, ruleSetIn, type TensorRewrite } from './ruleKit.js';
+import { withRule } from '../ruleSet.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const IDENTITY: PwExpr = { op: 'in', index: 0 };
@@ -51,7 +52,7 @@ function reducePrologue(egraph: EGraph<TensorInfo>, _eclass: Id, node: ENode, ct
     if (p.op !== 'pointwise' || seen.has(p) || info(egraph, src).dtype !== 'f32') continue;
     seen.add(p);
     const data = { ...r.attrs, expr: exprOf(p) };
-    out.push(addRecorded(egraph, irENode('pointwiseReduce', data, p.children), ['reduce-prologue', ...rulesOf(egraph, src, p)]));
+    out.push(addRecorded(egraph, irENode('pointwiseReduce', data, p.children), withRule('reduce-prologue', ruleSetIn(egraph, src, p))));
   }
   return out;
 }
@@ -79,7 +80,7 @@ function reduceEpilogue(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
     if (pwExprSize(post) > MAX_EPILOGUE_SIZE) continue;
     const { dtype: _rounded, ...attrs } = r.attrs as typeof r.attrs & { dtype?: unknown }; // an f32 result: its rounding is in `post`
     const data = { ...attrs, post };
-    out.push(addRecorded(egraph, irENode('pointwiseReduce', data, r.children), ['reduce-epilogue', ...rulesOf(egraph, src, rn)]));
+    out.push(addRecorded(egraph, irENode('pointwiseReduce', data, r.children), withRule('reduce-epilogue', ruleSetIn(egraph, src, rn))));
   }
   return out;
 }

@@ -17,7 +17,8 @@ import type { TensorInfo } from '../tensorAnalysis.js';
 import { fusionExprSize, fusionWidth } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
 import { mapIn } from './matmulEpilogue.js';
-import { addRecorded, classHasAnyOp, classHasOp, classRule, ctxOf, rulesOf, type TensorRewrite } from './ruleKit.js';
+import { addRecorded, classHasAnyOp, classHasOp, classRule, ctxOf, ruleSetIn, type TensorRewrite } from './ruleKit.js';
+import { type RuleSet, unionRules, withRule } from '../ruleSet.js';
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 const $ = (index: number): PwExpr => ({ op: 'in', index });
@@ -237,8 +238,8 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   const attrs = { expr, stats: stats.map((s) => ({ ...s, expr: renumber(s.expr) })) };
   if (!sameShape(broadcastShapes(...operands.map((o) => info(egraph, o).shape)) ?? [], S)) return undefined;
   const rules = () => {
-    const set = new Set<string>(['rowwise-fusion', ...rulesOf(egraph, eclass, node)]);
-    for (let i = 0; i < sources.length; i++) for (const r of rulesOf(egraph, sourceClasses[i], sources[i])) set.add(r);
+    let set = withRule('rowwise-fusion', ruleSetIn(egraph, eclass, node));
+    for (let i = 0; i < sources.length; i++) set = unionRules(set, ruleSetIn(egraph, sourceClasses[i], sources[i]));
     return set;
   };
   return { attrs, operands, rules, size: pwExprSize(expr) + attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + pwExprSize(st.post), 0) };
@@ -505,7 +506,7 @@ interface Candidate {
   readonly attrs: OpAttrs['rowwise'];
   readonly operands: readonly Id[];
   /** The rules that made what it fused (looked up for the candidates kept only). */
-  readonly rules: () => ReadonlySet<string>;
+  readonly rules: () => RuleSet;
   /** Expression nodes over all its expressions (per use). */
   readonly size: number;
 }

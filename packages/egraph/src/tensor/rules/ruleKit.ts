@@ -11,6 +11,7 @@ import type { TensorAnalysis, TensorInfo } from '../tensorAnalysis.js';
 import { fusionWidth, tensorAnalysisOf } from '../tensorAnalysis.js';
 import { tensorLanguage } from '../tensorLanguage.js';
 import { type RuleCtx, widthTermIn } from '../ruleCtx.js';
+import { EMPTY_RULES, type RuleSet } from '../ruleSet.js';
 
 /** A rewrite over the tensor e-graph. */
 export type TensorRewrite = Rewrite<TensorInfo>;
@@ -18,7 +19,7 @@ export type TensorRewrite = Rewrite<TensorInfo>;
 type TCond = Condition<TensorInfo>;
 
 /** Adds a node, records that `rules` made it, and returns its class. */
-export function addRecorded(egraph: EGraph<TensorInfo>, node: ENode, rules: Iterable<string>): Id {
+export function addRecorded(egraph: EGraph<TensorInfo>, node: ENode, rules: Iterable<string> | RuleSet): Id {
   const id = egraph.add(node);
   tensorAnalysisOf(egraph)?.record(id, egraph.canonicalize(node), rules);
   return id;
@@ -27,6 +28,11 @@ export function addRecorded(egraph: EGraph<TensorInfo>, node: ENode, rules: Iter
 /** The rules recorded for a node in a class (none when the e-graph runs another analysis). */
 export function rulesOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): readonly string[] {
   return tensorAnalysisOf(egraph)?.rulesOf(egraph, cls, node) ?? [];
+}
+
+/** `rulesOf` as an interned set, to join with `withRule`/`unionRules` (no list per node built). */
+export function ruleSetIn(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): RuleSet {
+  return tensorAnalysisOf(egraph)?.ruleSetOf(egraph, cls, node) ?? EMPTY_RULES;
 }
 
 /**
