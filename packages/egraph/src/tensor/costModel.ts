@@ -78,6 +78,25 @@ interface ClassCosts {
    * usually there (`indexOf` on each ask was quadratic in a class of hundreds of fused variants).
    */
   next: number;
+  /**
+   * Each node's place, made on the first ask out of order: `dagCost` (the packers price a plan many times) asks a
+   * plan's nodes in no order, and `indexOf` through classes of hundreds of variants was ~1/5 of this function.
+   */
+  places?: Map<ENode, number>;
+}
+
+/** `nodes.indexOf(node)`, through the memo's place map when the memo is of this very list (made on first use). */
+function placeOf(kept: ClassCosts | undefined, nodes: readonly ENode[], node: ENode): number {
+  // (a short list is searched: a map would cost more)
+  if (nodes.length <= 16 || kept === undefined || kept.nodes !== nodes || kept.costs.length !== nodes.length) return nodes.indexOf(node);
+  let places = kept.places;
+  if (places === undefined) {
+    places = new Map();
+    // the first place of each node, as `indexOf` finds it
+    for (let i = 0; i < nodes.length; i++) if (!places.has(nodes[i])) places.set(nodes[i], i);
+    kept.places = places;
+  }
+  return places.get(node) ?? -1;
 }
 
 /**
@@ -150,7 +169,7 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
       const cls = egraph.find(eclass);
       const nodes = egraph.eclass(cls).nodes;
       const kept = classMemo[cls];
-      const at = kept !== undefined && kept.next < nodes.length && nodes[kept.next] === node ? kept.next : nodes.indexOf(node);
+      const at = kept !== undefined && kept.next < nodes.length && nodes[kept.next] === node ? kept.next : placeOf(kept, nodes, node);
       let m: ClassCosts | undefined;
       if (at >= 0) {
         m = kept;

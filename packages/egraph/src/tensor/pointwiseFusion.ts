@@ -195,7 +195,7 @@ export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs:
     // input, hence no constant-only subtree arises) and one pass maps and renumbers by first use; inputs already
     // distinct and numbered by first use (what `inlineExpr` builds) map to themselves: the tree is kept as it is
     const read = { next: 0 };
-    if (distinct.length === canon.length && numberedByFirstUse(expr, read) && read.next === canon.length) return finish(egraph, analysis, expr, canon, out);
+    if (distinct.length === canon.length && numberedByFirstUse(expr, read) && read.next === canon.length) return finish(egraph, analysis, expr, canon, out, true);
     const slots = new Map<Id, number>();
     const order1: Id[] = [];
     const final1 = mapInputs(expr, (i) => {
@@ -206,7 +206,7 @@ export function buildPointwise(egraph: EGraph<TensorInfo>, expr: PwExpr, inputs:
       }
       return { op: 'in', index: k };
     });
-    return finish(egraph, analysis, final1, order1, out);
+    return finish(egraph, analysis, final1, order1, out, true);
   }
   const mapped = foldConstants(
     mapInputs(expr, (i) => (kept.includes(canon[i]) ? { op: 'in', index: canon[i] } : { op: 'const', value: egraph.eclass(canon[i]).data.constant as number })),
@@ -244,14 +244,17 @@ function numberedByFirstUse(e: PwExpr, at: { next: number }): boolean {
 }
 
 /** The limit checks of `buildPointwise` and the node itself. */
-function finish(egraph: EGraph<TensorInfo>, analysis: TensorAnalysis, final: PwExpr, order: readonly Id[], out: TensorInfo): ENode | undefined {
+function finish(egraph: EGraph<TensorInfo>, analysis: TensorAnalysis, final: PwExpr, order: readonly Id[], out: TensorInfo, covered = false): ENode | undefined {
   if (order.length === 0 || order.length > analysis.maxPointwiseInputs) return undefined;
   const size = pwExprSize(final); // a fresh tree: sized once, kept with the node's data
   if (size > analysis.maxExprSize) return undefined;
   if (final.op === 'in' && sameShape(egraph.eclass(order[0]).data.shape, out.shape)) return undefined;
   // a dropped input that only fixed the shape may make the result narrower: check the reads still cover `out`
-  const s2 = broadcastShapes(...order.map((id) => egraph.eclass(id).data.shape));
-  if (!s2 || !sameShape(s2, out.shape)) return undefined;
+  // (`covered`: nothing was dropped, the caller broadcast these very classes to `out` already)
+  if (!covered) {
+    const s2 = broadcastShapes(...order.map((id) => egraph.eclass(id).data.shape));
+    if (!s2 || !sameShape(s2, out.shape)) return undefined;
+  }
   const node = irENode('pointwise', { expr: final, dtype: out.dtype }, order);
   knownPointwiseSize(node, size);
   return node;
