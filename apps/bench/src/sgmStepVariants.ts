@@ -8,14 +8,11 @@
 
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { optimize } from '@neura/egraph';
-import { autocast, buildTrainingStep, GPT, recognizedForward } from '@neura/nn';
-import { adamW } from '@neura/optim';
 import { capsFor, compile, createDevice } from '@neura/runtime-webgpu';
 import { type DeviceCaps, generateKernel, isSpecOf, type KernelGenerator, type KernelSpec, loadKernels, matmulMixedKernel, matmulPartialsKernel, type SubgroupMatrixTiling, withF16Storage } from '@neura/wgsl-kernels';
 import { nullGpu } from './nullGpu.js';
 import { timeAsync } from './timing.js';
-import { GPT_WORKLOADS, gptBatches, MIXED_LOSS_SCALE } from './workloads/gpt.js';
+import { GPT_WORKLOADS, gptBatches, mixedGptStep } from './workloads/gpt.js';
 import { gpuMedian } from './workloads/kernels.js';
 
 const { values: args } = parseArgs({ options: { 'null-device': { type: 'boolean', default: false }, rounds: { type: 'string', default: '2' }, steps: { type: 'string', default: '30' }, variants: { type: 'string', default: 'db,bk64' }, out: { type: 'string' } } });
@@ -51,11 +48,7 @@ const dev = await createDevice({ mixedPrecision: true, ...(nullDevice ? { gpu: a
 // Dawn's null backend offers no subgroup matrices: its caps get the H100's tensor-core shape (WGSL validation only)
 const caps: DeviceCaps = nullDevice ? { ...capsFor(dev, 'mixed'), mixedMatmul: { m: 16, n: 16, k: 16 }, maxComputeWorkgroupStorageSize: 49152 } : capsFor(dev, 'mixed');
 const gpt = GPT_WORKLOADS[1];
-const built = new GPT(gpt.config).trainingGraph(gpt.config.batch);
-const fwd = recognizedForward(built.graph, built.loss);
-const cast = autocast(fwd.graph, fwd.loss);
-buildTrainingStep(cast.graph, { loss: cast.loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), lossScale: MIXED_LOSS_SCALE });
-const step = optimize(cast.graph, { limits: caps }).graph;
+const step = mixedGptStep(gpt, caps);
 const batches = gptBatches(gpt);
 const variants: [string, KernelGenerator][] = [['shipped', generateKernel], ...args.variants.split(',').map((v): [string, KernelGenerator] => [v, withOverride(OVERRIDES[v] ?? unknownVariant(v))])];
 if (nullDevice) {

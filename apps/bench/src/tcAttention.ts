@@ -12,12 +12,10 @@ import { parseArgs } from 'node:util';
 import { grad } from '@neura/autograd';
 import { optimize } from '@neura/egraph';
 import { f16round, Graph, interpret, type Tensor, type TensorValue, tensor } from '@neura/ir';
-import { autocast, buildTrainingStep, GPT, recognizedForward } from '@neura/nn';
-import { adamW } from '@neura/optim';
 import { capsFor, compile, createDevice } from '@neura/runtime-webgpu';
 import { type DeviceCaps, defaultFlashConfig, type KernelSpec, loadKernels } from '@neura/wgsl-kernels';
 import { nullGpu } from './nullGpu.js';
-import { GPT_WORKLOADS, gptBatches, MIXED_LOSS_SCALE } from './workloads/gpt.js';
+import { GPT_WORKLOADS, gptBatches, mixedGptStep } from './workloads/gpt.js';
 import { gpuMedian, withFlashConfig } from './workloads/kernels.js';
 
 const { values: args } = parseArgs({ options: { 'null-device': { type: 'boolean', default: false }, out: { type: 'string' }, repeats: { type: 'string', default: '20' } } });
@@ -184,11 +182,7 @@ save();
 // (Run h100-2026-12-07-s4b also timed the plan with autocast's weight gradients folded into the update, since
 // reverted as slower.)
 const gpt = GPT_WORKLOADS[1];
-const built = new GPT(gpt.config).trainingGraph(gpt.config.batch);
-const fwd = recognizedForward(built.graph, built.loss);
-const cast = autocast(fwd.graph, fwd.loss);
-buildTrainingStep(cast.graph, { loss: cast.loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), lossScale: MIXED_LOSS_SCALE });
-const step = optimize(cast.graph, { limits: caps }).graph;
+const step = mixedGptStep(gpt, caps);
 const steps: Record<string, unknown> = {};
 for (const [name, cfg] of [['shipped', shipped], ['tensor-core gradients', tc]] as const) {
   try {

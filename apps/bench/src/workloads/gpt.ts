@@ -2,10 +2,11 @@
 // step, AdamW, the whole step compiled once and replayed; timed like the MLP workloads.
 
 import { optimize } from '@neura/egraph';
-import { buildTrainingStep, compileTraining, GPT, type GptConfig, type TrainingSession } from '@neura/nn';
+import type { Graph } from '@neura/ir';
+import { autocast, buildTrainingStep, compileTraining, GPT, type GptConfig, recognizedForward, type TrainingSession } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import { compile, type NeuraDevice, type Precision } from '@neura/runtime-webgpu';
-import type { KernelGenerator } from '@neura/wgsl-kernels';
+import type { DeviceCaps, KernelGenerator } from '@neura/wgsl-kernels';
 import { type Timing, timeAsync } from '../timing.js';
 import { benchCompiledStep, type FeedBatches, feedBatches, type StepFigures, type StepIters, type SyncedTiming } from './stepFigures.js';
 
@@ -45,6 +46,18 @@ export async function buildGpt(w: GptWorkload, device: NeuraDevice, precision: P
   const mixed = precision === 'mixed' ? { lossScale: MIXED_LOSS_SCALE, ...(autocast === undefined ? {} : { autocast }) } : {};
   const train = await compileTraining(g, { loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), device, precision, ...mixed });
   return { train, batches: gptBatches(w) };
+}
+
+/**
+ * The GPT training step as `compileTraining` builds it under `precision: 'mixed'` (autocast's f16 storage), with the
+ * bench's static loss scale, optimized for `caps`: the graph a bench compiles with its own kernel generator.
+ */
+export function mixedGptStep(w: GptWorkload, caps: DeviceCaps): Graph {
+  const built = new GPT(w.config).trainingGraph(w.config.batch);
+  const fwd = recognizedForward(built.graph, built.loss);
+  const cast = autocast(fwd.graph, fwd.loss);
+  buildTrainingStep(cast.graph, { loss: cast.loss, optimizer: adamW({ lr: 3e-4, weightDecay: 0.01 }), lossScale: MIXED_LOSS_SCALE });
+  return optimize(cast.graph, { limits: caps }).graph;
 }
 
 /**
