@@ -26,16 +26,19 @@ const QUANT_OPS = ['matmulQ8', 'matmulQ4'];
 /** `pointwiseFusion`'s `mapInputs` under the name rowwise-fusion imports from here. */
 export const mapIn = mapInputs;
 
-/** An epilogue's extra operands as they are met: `slot(c)` is `$k` of class `c` (k ≥ 1, each class once), in `ids`. */
-function operandSlots(egraph: EGraph<TensorInfo>): { ids: Id[]; slot: (c: Id) => PwExpr } {
-  const ids: Id[] = [];
-  const slot = (c: Id): PwExpr => {
-    const id = egraph.find(c);
-    let k = ids.indexOf(id);
-    if (k < 0) k = ids.push(id) - 1;
+/**
+ * An epilogue's extra operands as they are met: `slot(c)` is `$k` of class `c` (k ≥ 1, each class once), in `ids`. A
+ * class, not a closure per apply: under tsx (esbuild's `keepNames`) each named closure costs a `__name` call.
+ */
+class OperandSlots {
+  readonly ids: Id[] = [];
+  constructor(private readonly egraph: EGraph<TensorInfo>) {}
+  slot(c: Id): PwExpr {
+    const id = this.egraph.find(c);
+    let k = this.ids.indexOf(id);
+    if (k < 0) k = this.ids.push(id) - 1;
     return $(k + 1);
-  };
-  return { ids, slot };
+  }
 }
 
 /** A product: its flags, epilogue over `$0` (the product) and `$1..` (its extra classes), those classes, and its operand count. */
@@ -95,11 +98,12 @@ const epilogueOf = (name: string, ops: readonly string[]) => (egraph: EGraph<Ten
       const p = productOf(m);
       if (!p) continue;
       // operands: a, b (or x, q, d), then the product's extras, then the consumer's other inputs (each class once)
-      const { ids: extras, slot } = operandSlots(egraph);
-      const mapped = mapIn(p.expr, (i) => (i === 0 ? $(0) : slot(p.extras[i - 1])));
+      const slots = new OperandSlots(egraph);
+      const extras = slots.ids;
+      const mapped = mapIn(p.expr, (i) => (i === 0 ? $(0) : slots.slot(p.extras[i - 1])));
       // an f16 product was rounded to a half when stored: the fused kernel rounds it there too (exact)
       const inner: PwExpr = info(egraph, cls).dtype === 'f16' ? { op: 'cast', to: 'f16', a: mapped } : mapped;
-      const expr = mapIn(outer, (j) => (children[j] === cls ? inner : slot(children[j])));
+      const expr = mapIn(outer, (j) => (children[j] === cls ? inner : slots.slot(children[j])));
       const leading = m.children.slice(0, p.operands);
       const operands = new Set([...leading.map((c) => egraph.find(c)), ...extras]);
       if (pwExprSize(expr) > maxSize) continue;
@@ -162,11 +166,12 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
     if (!p || (seen.get(p) ?? -1) >= maxInputs) return;
     seen.set(p, Number.POSITIVE_INFINITY);
     const producer = p;
-    const { ids: operands, slot } = operandSlots(egraph);
+    const slots = new OperandSlots(egraph);
+    const operands = slots.ids;
     const expr = mapIn(a.expr, (i) => {
       if (i === 0) return $(0);
-      if (i - 1 !== k) return slot(extras[i - 1]);
-      return mapIn(exprOf(producer), (j) => slot(producer.children[j]));
+      if (i - 1 !== k) return slots.slot(extras[i - 1]);
+      return mapIn(exprOf(producer), (j) => slots.slot(producer.children[j]));
     });
     if (pwExprSize(expr) > maxSize) return;
     if (new Set([egraph.find(node.children[0]), egraph.find(node.children[1]), ...operands]).size > maxInputs) {

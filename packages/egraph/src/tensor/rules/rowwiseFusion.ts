@@ -232,17 +232,26 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   const { operands, stats, maxInputs, maxSize, sources, sourceClasses } = res;
   if (!kids || stats.length === 0 || operands.length > maxInputs) return undefined;
   const n = operands.length;
-  const renumber = (e: PwExpr) => mapIn(e, (i) => (i >= STAT_BASE ? $(n + i - STAT_BASE) : $(i)));
-  const expr = renumber(mapIn(exprOf(node), (i) => kids[i]));
+  const expr = renumbered(mapIn(exprOf(node), (i) => kids[i]), n);
   if (pwExprSize(expr) > maxSize) return undefined;
-  const attrs = { expr, stats: stats.map((s) => ({ ...s, expr: renumber(s.expr) })) };
+  const attrs = { expr, stats: stats.map((s) => ({ ...s, expr: renumbered(s.expr, n) })) };
   if (!sameShape(broadcastShapes(...operands.map((o) => info(egraph, o).shape)) ?? [], S)) return undefined;
-  const rules = () => {
-    let set = withRule('rowwise-fusion', ruleSetIn(egraph, eclass, node));
-    for (let i = 0; i < sources.length; i++) set = unionRules(set, ruleSetIn(egraph, sourceClasses[i], sources[i]));
-    return set;
-  };
-  return { attrs, operands, rules, size: pwExprSize(expr) + attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + pwExprSize(st.post), 0) };
+  return { attrs, operands, eclass, node, sources, sourceClasses, size: pwExprSize(expr) + attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + pwExprSize(st.post), 0) };
+}
+
+/**
+ * `e` with operand inputs as they are and stat placeholders after the `n` operands. Module functions, not closures
+ * made per candidate: under tsx (esbuild's `keepNames`) each named closure costs a `__name` call as it is made.
+ */
+function renumbered(e: PwExpr, n: number): PwExpr {
+  return mapIn(e, (i) => (i >= STAT_BASE ? $(n + i - STAT_BASE) : $(i)));
+}
+
+/** The rules that made what a candidate fused (looked up for the candidates kept only). */
+function candidateRules(egraph: EGraph<TensorInfo>, c: Candidate): RuleSet {
+  let set = withRule('rowwise-fusion', ruleSetIn(egraph, c.eclass, c.node));
+  for (let i = 0; i < c.sources.length; i++) set = unionRules(set, ruleSetIn(egraph, c.sourceClasses[i], c.sources[i]));
+  return set;
 }
 
 /**
@@ -505,8 +514,11 @@ type Inlining = 'none' | 'all' | Id;
 interface Candidate {
   readonly attrs: OpAttrs['rowwise'];
   readonly operands: readonly Id[];
-  /** The rules that made what it fused (looked up for the candidates kept only). */
-  readonly rules: () => RuleSet;
+  /** The consumer it was resolved from, and the row-scalar pointwise nodes it inlined (for `candidateRules`). */
+  readonly eclass: Id;
+  readonly node: ENode;
+  readonly sources: readonly ENode[];
+  readonly sourceClasses: readonly Id[];
   /** Expression nodes over all its expressions (per use). */
   readonly size: number;
 }
@@ -591,7 +603,7 @@ function rowwiseFusion(egraph: EGraph<TensorInfo>, eclass: Id): Id[] {
   const written = (c: Candidate) => c.operands.filter((o) => classHasAnyOp(egraph, o, WRITTEN_OPS)).length;
   const ranked = found.map((c) => ({ c, w: written(c) }));
   const best = ranked.sort((a, b) => a.w - b.w || a.c.operands.length - b.c.operands.length || a.c.size - b.c.size).slice(0, KEEP_PER_CLASS).map((r) => r.c);
-  const made = best.map((c) => c.rules()); // before any node is added
+  const made = best.map((c) => candidateRules(egraph, c)); // before any node is added
   return best.map((c, i) => addRecorded(egraph, irENode('rowwise', c.attrs, [...c.operands]), made[i]));
 }
 
