@@ -91,7 +91,8 @@ export interface SubgroupMatrixTiling {
   /**
    * Result matrices each subgroup stages per round when results leave through workgroup memory (a divisor of FN;
    * default 1, or the whole row with direct loads where it fits): each round costs two barriers, which a K = 384
-   * product's epilogue has more of than its main loop (32 against 24 with 4x4 matrices).
+   * product's epilogue has more of than its main loop (32 against 24 with 4x4 matrices). Not shipped until the step
+   * times it (`sgm-step-variants --variants rows2,sgn2+rows4`, prepared in `h100-2026-12-07-s5.md`, not yet run).
    */
   readonly perRound?: number;
 }
