@@ -1,7 +1,8 @@
 // Interned sets of rule names: the provenance the tensor analysis keeps per fused e-node (which rules made it, for
 // the report). A GPT step builds ~20 000 fused nodes whose provenance is a handful of distinct sets; a `Set` per node
 // grown name by name, and a sorted copy per ask, were ~8 % of optimize (measured by turning recording off). Must not
-// know e-graphs. Invariant: one object per distinct set of names (the tables are a memo: values never change).
+// know e-graphs. Invariant: one object per distinct set of names between clears of the memo (a long-lived process
+// past MAX_SETS may then hold two equal sets: identity is only a shortcut, never the test of equality).
 
 /** An immutable set of rule names, interned: equal sets are the same object. */
 export class RuleSet {
@@ -17,7 +18,7 @@ export class RuleSet {
 // the sets by their names joined, and the unions by the two sets' ids; cleared together past a bound (a long-lived
 // process seeing many graphs): sets made earlier stay valid, only the memo is lost
 const byKey = new Map<string, RuleSet>();
-const unions = new Map<number, RuleSet>();
+const unions = new Map<number, Map<number, RuleSet>>(); // smaller id, then larger: exact for any ids
 const MAX_SETS = 100_000;
 let nextId = 0;
 
@@ -51,11 +52,14 @@ export function ruleSetOf(rules: Iterable<string> | RuleSet): RuleSet {
 export function unionRules(a: RuleSet, b: RuleSet): RuleSet {
   if (a === b || b === EMPTY_RULES) return a;
   if (a === EMPTY_RULES) return b;
-  const key = a.id < b.id ? a.id * 0x200000 + b.id : b.id * 0x200000 + a.id;
-  let u = unions.get(key);
+  const lo = Math.min(a.id, b.id);
+  const hi = Math.max(a.id, b.id);
+  let row = unions.get(lo);
+  if (row === undefined) unions.set(lo, (row = new Map()));
+  let u = row.get(hi);
   if (u === undefined) {
     u = internSorted(mergeSorted(a.list, b.list));
-    unions.set(key, u);
+    row.set(hi, u);
   }
   return u;
 }
