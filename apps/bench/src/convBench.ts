@@ -13,7 +13,7 @@ import { buildTrainingStep, SmallResNet } from '@neura/nn';
 import { adam } from '@neura/optim';
 import { compile, createDevice, type NeuraDevice } from '@neura/runtime-webgpu';
 import { CONV_GEMM_OPS, type ConvPath, type ConvTile, convKernelWith, generateKernel, isSpecOf, type KernelGenerator } from '@neura/wgsl-kernels';
-import { timeAsync } from './timing.js';
+import { timeSessionSteps } from './timing.js';
 import { feedBatches } from './workloads/stepFigures.js';
 
 const { values: args } = parseArgs({
@@ -64,15 +64,7 @@ async function runVariant(dev: NeuraDevice, path: ConvPath, tile?: ConvTile): Pr
   await session.step(batches[1]);
   await session.step(batches[2]); // its loss depends on two steps' gradients (Adam's first update is about sign(g) only)
   const first = (await session.read('loss')).data[0];
-  let k = 0;
-  const t = await timeAsync(
-    async () => {
-      await session.step(batches[k++ % batches.length]);
-      await session.sync();
-    },
-    Number(args.steps),
-    10,
-  );
+  const t = await timeSessionSteps(session, batches, Number(args.steps), 10);
   const repeats = Number(args.repeats);
   // per-dispatch GPU time where the adapter has timestamps (software adapters do not: then step times only)
   const timings = dev.features.has('timestamp-query') ? (await session.profile(batches[0], { repeats })).timings : [];

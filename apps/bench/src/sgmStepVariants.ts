@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { capsFor, compile, createDevice } from '@neura/runtime-webgpu';
 import { type DeviceCaps, generateKernel, isSpecOf, type KernelGenerator, type KernelSpec, loadKernels, matmulMixedKernel, matmulPartialsKernel, type SubgroupMatrixTiling, withF16Storage } from '@neura/wgsl-kernels';
 import { nullGpu } from './nullGpu.js';
-import { timeAsync } from './timing.js';
+import { timeSessionSteps } from './timing.js';
 import { GPT_WORKLOADS, gptBatches, mixedGptStep } from './workloads/gpt.js';
 import { gpuMedian } from './workloads/kernels.js';
 
@@ -84,15 +84,7 @@ for (let round = 0; round < Number(args.rounds); round++)
       const session = await compile(step, dev, { precision: 'mixed', label: `${gpt.name}-${variant}`, generator });
       const g = await gpuMedian(session, 5, batches[0]);
       const matmulMs = g.labels.reduce((sum, l, i) => sum + (/^matmul/.test(l) ? g.dispatchMs[i] : 0), 0);
-      let k = 0;
-      const synced = await timeAsync(
-        async () => {
-          await session.step(batches[k++ % batches.length]);
-          await session.sync();
-        },
-        Number(args.steps),
-        5,
-      );
+      const synced = await timeSessionSteps(session, batches, Number(args.steps), 5);
       session.dispose();
       const fresh = await compile(step, dev, { precision: 'mixed', label: `${gpt.name}-${variant}`, generator });
       let loss = 0;

@@ -1,6 +1,8 @@
 // Timing statistics for benchmarks: medians and spread over repeated samples. Benchmarks only — tests never
 // time anything.
 
+import type { FeedValue, Session } from '@neura/runtime-webgpu';
+
 /** Summary of repeated timings, in milliseconds. */
 export interface Timing {
   medianMs: number;
@@ -27,4 +29,17 @@ export async function timeAsync(fn: () => Promise<unknown>, iters: number, warmu
     samples.push(performance.now() - t0);
   }
   return summarize(samples);
+}
+
+/** Times synced steps of a compiled session (each awaited, the GPU synchronised), feeding the batches in turn. */
+export function timeSessionSteps(session: Session, batches: readonly Readonly<Record<string, FeedValue>>[], iters: number, warmup: number): Promise<Timing> {
+  let k = 0;
+  return timeAsync(
+    async () => {
+      await session.step(batches[k++ % batches.length]);
+      await session.sync();
+    },
+    iters,
+    warmup,
+  );
 }

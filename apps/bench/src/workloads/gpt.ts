@@ -7,7 +7,7 @@ import { autocast, buildTrainingStep, compileTraining, GPT, type GptConfig, reco
 import { adamW } from '@neura/optim';
 import { compile, type NeuraDevice, type Precision } from '@neura/runtime-webgpu';
 import type { DeviceCaps, KernelGenerator } from '@neura/wgsl-kernels';
-import { type Timing, timeAsync } from '../timing.js';
+import { type Timing, timeSessionSteps } from '../timing.js';
 import { benchCompiledStep, type FeedBatches, feedBatches, type StepFigures, type StepIters, type SyncedTiming } from './stepFigures.js';
 
 /** One GPT workload. */
@@ -71,15 +71,7 @@ export async function timeGptWith(w: GptWorkload, device: NeuraDevice, generator
   const { graph } = optimize(g, { limits: device.caps });
   const session = await compile(graph, device, { label: `${w.name}-variant`, generator, precision });
   const batches = gptBatches(w);
-  let k = 0;
-  const t = await timeAsync(
-    async () => {
-      await session.step(batches[k++ % batches.length]);
-      await session.sync();
-    },
-    iters.steps,
-    iters.warmup,
-  );
+  const t = await timeSessionSteps(session, batches, iters.steps, iters.warmup);
   session.dispose();
   return t;
 }
