@@ -1,7 +1,8 @@
 // `npx tsx --conditions=@neura/source src/planDigest.ts [--out DIR] [--only a,b]`: optimizes every e-graph bench
 // step (MNIST, LeNet-5, ResNet-8, the GPT steps) at WebGPU's default limits and at the H200's (16 storage buffers,
 // 2 GiB bindings) and writes each optimized graph's printGraph text and a sha256 per plan, so a refactor of the
-// optimizer can be checked to leave every plan byte-identical (`diff -r` two output folders). Measures nothing.
+// optimizer can be checked to leave every plan byte-identical (`diff -r` two output folders), and FIGURES (each
+// plan's cost-model cost, dispatches and bytes) to say whether a changed plan is better or worse. Measures no time.
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,15 +38,18 @@ const { values: args } = parseArgs({ options: { out: { type: 'string', default: 
 const only = args.only?.split(',');
 mkdirSync(args.out, { recursive: true });
 const sums: string[] = [];
+const figures: string[] = ['plan\tcost\tdispatches\tbytes'];
 for (const [name, build] of Object.entries(STEPS)) {
   if (only && !only.includes(name)) continue;
   for (const [lim, options] of Object.entries(LIMITS)) {
-    const { graph } = optimize(build(), options);
+    const { graph, report } = optimize(build(), options);
     const text = `${printGraph(graph)}\n${JSON.stringify(graphToJson(graph))}\n`;
     const file = `${name}.${lim}.txt`;
     writeFileSync(join(args.out, file), text);
     sums.push(`${createHash('sha256').update(text).digest('hex')}  ${file}`);
     console.log(sums[sums.length - 1]);
+    figures.push(`${name}.${lim}\t${report.cost}\t${report.dispatchesAfter}\t${report.bytesAfter}`);
   }
 }
 writeFileSync(join(args.out, 'SHA256SUMS'), `${sums.join('\n')}\n`);
+writeFileSync(join(args.out, 'FIGURES'), `${figures.join('\n')}\n`);

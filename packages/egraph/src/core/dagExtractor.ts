@@ -83,113 +83,11 @@ export class DagExtractor<D> {
    * first version kept a Map per class and copied it per node: 1.5 s on the GPT step's 2 900 classes.)
    */
   private greedyDag(ix: ExtractionIndex): Map<Id, ENode> {
-    const numClasses = ix.numClasses;
-    const { nodeStart, kidStart, kids, cost: nodeCost } = ix;
-    const words = (numClasses + 31) >>> 5;
-    const sets: (Uint32Array | undefined)[] = new Array(numClasses);
-    // the words of each set that may hold bits (`lo..hi`, empty when lo > hi): every word outside is 0, so unions,
-    // checks and sums visit only these (the same words in the same order: zero words add nothing)
-    const setLo = new Int32Array(numClasses);
-    const setHi = new Int32Array(numClasses).fill(-1);
-    const totals = new Float64Array(numClasses).fill(Number.POSITIVE_INFINITY);
-    const own = new Float64Array(numClasses);
-    const picks = new Int32Array(numClasses).fill(-1);
-    const tmp = new Uint32Array(words);
-    let tmpLo = 0; // words of `tmp` that may hold bits
-    let tmpHi = -1;
-    // classes updated in the previous pass and in this one: a node is evaluated at the same place every pass, so
-    // one whose union holds no class updated since its last evaluation (in the previous pass after it, in this
-    // one before it) would sum the same total as then, which did not beat its class's total (totals only drop)
-    let updatedBefore = new Uint32Array(words);
-    let updatedNow = new Uint32Array(words);
-    for (let pass = 0, changed = true; changed && pass < 4 * numClasses + 8; pass++) {
-      changed = false;
-      [updatedBefore, updatedNow] = [updatedNow, updatedBefore];
-      updatedNow.fill(0);
-      for (let ci = 0; ci < numClasses; ci++) {
-        const word = ci >>> 5;
-        const bit = 1 << (ci & 31);
-        const above = ~((bit << 1) - 1); // bits of classes after ci in its word (none when ci is the word's last)
-        const below = bit - 1;
-        for (let ni = nodeStart[ci]; ni < nodeStart[ci + 1]; ni++) {
-          const k0 = kidStart[ni];
-          const k1 = kidStart[ni + 1];
-          const cost = nodeCost[ni];
-          // a union is at least its largest part: skip nodes that cannot beat the class's current pick
-          // (compared, not `Math.max`: that boxed a heap number per call, ~5 MB a GPT 6×384 extraction; no NaN here)
-          let bound = cost;
-          for (let j = k0; j < k1; j++) {
-            const b = cost + totals[kids[j]];
-            if (b > bound) bound = b;
-          }
-          if (!(bound < totals[ci])) continue;
-          let ok = true;
-          // tmp := the union of the kids' sets (cleared over the words it may hold first)
-          if (tmpLo <= tmpHi) tmp.fill(0, tmpLo, tmpHi + 1);
-          let lo = words;
-          let hi = -1;
-          for (let j = k0; j < k1; j++) {
-            const kc = kids[j];
-            const ks2 = sets[kc];
-            if (!ks2 || ks2[word] & bit) {
-              ok = false;
-              break;
-            }
-            const a = setLo[kc];
-            const b = setHi[kc];
-            for (let w = a; w <= b; w++) tmp[w] |= ks2[w];
-            if (a < lo) lo = a;
-            if (b > hi) hi = b;
-          }
-          tmpLo = lo;
-          tmpHi = hi;
-          if (!ok) continue;
-          if (pass > 0) {
-            let touched = 0;
-            for (let w = lo; w <= hi && touched === 0; w++) {
-              const after = w > word ? updatedBefore[w] : w === word ? updatedBefore[w] & above : 0;
-              const before = w < word ? updatedNow[w] : w === word ? updatedNow[w] & below : 0;
-              touched = tmp[w] & (after | before);
-            }
-            if (touched === 0) continue;
-          }
-          // own costs are non-negative, so a partial sum only grows (rounding is monotone): once it reaches the
-          // class's total the node cannot win, and the rest of the sum is skipped (a node that can win is summed in
-          // full, in the same order as ever). On the GPT 6×384 step ~55 % of the sums lose (~15 % of this phase).
-          let total = cost;
-          const toBeat = totals[ci];
-          for (let w = lo; w <= hi && total < toBeat; w++) {
-            let x = tmp[w];
-            while (x !== 0) {
-              const t = x & -x;
-              total += own[(w << 5) + 31 - Math.clz32(t)];
-              x ^= t;
-            }
-          }
-          if (total < totals[ci]) {
-            totals[ci] = total;
-            own[ci] = cost;
-            picks[ci] = ni;
-            tmp[word] |= bit;
-            if (word < lo) lo = word;
-            if (word > hi) hi = word;
-            tmpLo = lo;
-            tmpHi = hi;
-            const mine = sets[ci]; // only read while a node is evaluated: overwritten in place, not reallocated
-            if (mine) {
-              if (setLo[ci] <= setHi[ci]) mine.fill(0, setLo[ci], setHi[ci] + 1);
-              for (let w = lo; w <= hi; w++) mine[w] = tmp[w];
-            } else sets[ci] = tmp.slice();
-            setLo[ci] = lo;
-            setHi[ci] = hi;
-            updatedNow[word] |= bit;
-            changed = true;
-          }
-        }
-      }
-    }
+    const order = childrenFirst(ix);
+    const { nodeStart, kidStart, kids, cost: nodeCost, nodeOf } = renumbered(ix, order);
+    const picks = greedyDagPicks(ix.numClasses, nodeStart, kidStart, kids, nodeCost);
     const out = new Map<Id, ENode>();
-    for (let ci = 0; ci < numClasses; ci++) if (picks[ci] >= 0) out.set(ix.classIds[ci], ix.nodes[picks[ci]]);
+    for (let p = 0; p < picks.length; p++) if (picks[p] >= 0) out.set(ix.classIds[order[p]], ix.nodes[nodeOf[picks[p]]]);
     return out;
   }
 
@@ -241,6 +139,189 @@ export class DagExtractor<D> {
     }
     return { roots: canonRoots, choices: collectChoices(eg, choice, canonRoots), cost: best, search: searchFigures };
   }
+}
+
+/** The greedy DAG fixpoint over dense arrays (see `DagExtractor.greedyDag`): the picked node number of each class, -1 where none. */
+function greedyDagPicks(numClasses: number, nodeStart: Int32Array, kidStart: Int32Array, kids: Int32Array, nodeCost: Float64Array): Int32Array {
+  const words = (numClasses + 31) >>> 5;
+  const sets: (Uint32Array | undefined)[] = new Array(numClasses);
+  // the words of each set that may hold bits (`lo..hi`, empty when lo > hi): every word outside is 0, so unions,
+  // checks and sums visit only these (the same words in the same order: zero words add nothing)
+  const setLo = new Int32Array(numClasses);
+  const setHi = new Int32Array(numClasses).fill(-1);
+  const totals = new Float64Array(numClasses).fill(Number.POSITIVE_INFINITY);
+  const own = new Float64Array(numClasses);
+  const picks = new Int32Array(numClasses).fill(-1);
+  const tmp = new Uint32Array(words);
+  let tmpLo = 0; // words of `tmp` that may hold bits
+  let tmpHi = -1;
+  // classes updated in the previous pass and in this one: a node is evaluated at the same place every pass, so
+  // one whose union holds no class updated since its last evaluation (in the previous pass after it, in this
+  // one before it) would sum the same total as then, which did not beat its class's total (totals only drop)
+  let updatedBefore = new Uint32Array(words);
+  let updatedNow = new Uint32Array(words);
+  for (let pass = 0, changed = true; changed && pass < 4 * numClasses + 8; pass++) {
+    changed = false;
+    [updatedBefore, updatedNow] = [updatedNow, updatedBefore];
+    updatedNow.fill(0);
+    for (let ci = 0; ci < numClasses; ci++) {
+      const word = ci >>> 5;
+      const bit = 1 << (ci & 31);
+      const above = ~((bit << 1) - 1); // bits of classes after ci in its word (none when ci is the word's last)
+      const below = bit - 1;
+      for (let ni = nodeStart[ci]; ni < nodeStart[ci + 1]; ni++) {
+        const k0 = kidStart[ni];
+        const k1 = kidStart[ni + 1];
+        const cost = nodeCost[ni];
+        // a union is at least its largest part: skip nodes that cannot beat the class's current pick
+        // (compared, not `Math.max`: that boxed a heap number per call, ~5 MB a GPT 6×384 extraction; no NaN here)
+        let bound = cost;
+        for (let j = k0; j < k1; j++) {
+          const b = cost + totals[kids[j]];
+          if (b > bound) bound = b;
+        }
+        if (!(bound < totals[ci])) continue;
+        let ok = true;
+        // tmp := the union of the kids' sets (cleared over the words it may hold first)
+        if (tmpLo <= tmpHi) tmp.fill(0, tmpLo, tmpHi + 1);
+        let lo = words;
+        let hi = -1;
+        for (let j = k0; j < k1; j++) {
+          const kc = kids[j];
+          const ks2 = sets[kc];
+          if (!ks2 || ks2[word] & bit) {
+            ok = false;
+            break;
+          }
+          const a = setLo[kc];
+          const b = setHi[kc];
+          for (let w = a; w <= b; w++) tmp[w] |= ks2[w];
+          if (a < lo) lo = a;
+          if (b > hi) hi = b;
+        }
+        tmpLo = lo;
+        tmpHi = hi;
+        if (!ok) continue;
+        if (pass > 0) {
+          let touched = 0;
+          for (let w = lo; w <= hi && touched === 0; w++) {
+            const after = w > word ? updatedBefore[w] : w === word ? updatedBefore[w] & above : 0;
+            const before = w < word ? updatedNow[w] : w === word ? updatedNow[w] & below : 0;
+            touched = tmp[w] & (after | before);
+          }
+          if (touched === 0) continue;
+        }
+        // own costs are non-negative, so a partial sum only grows (rounding is monotone): once it reaches the
+        // class's total the node cannot win, and the rest of the sum is skipped (a node that can win is summed in
+        // full, in the same order as ever). On the GPT 6×384 step ~55 % of the sums lose (~15 % of this phase).
+        let total = cost;
+        const toBeat = totals[ci];
+        for (let w = lo; w <= hi && total < toBeat; w++) {
+          let x = tmp[w];
+          while (x !== 0) {
+            const t = x & -x;
+            total += own[(w << 5) + 31 - Math.clz32(t)];
+            x ^= t;
+          }
+        }
+        if (total < totals[ci]) {
+          totals[ci] = total;
+          own[ci] = cost;
+          picks[ci] = ni;
+          tmp[word] |= bit;
+          if (word < lo) lo = word;
+          if (word > hi) hi = word;
+          tmpLo = lo;
+          tmpHi = hi;
+          const mine = sets[ci]; // only read while a node is evaluated: overwritten in place, not reallocated
+          if (mine) {
+            if (setLo[ci] <= setHi[ci]) mine.fill(0, setLo[ci], setHi[ci] + 1);
+            for (let w = lo; w <= hi; w++) mine[w] = tmp[w];
+          } else sets[ci] = tmp.slice();
+          setLo[ci] = lo;
+          setHi[ci] = hi;
+          updatedNow[word] |= bit;
+          changed = true;
+        }
+      }
+    }
+  }
+  return picks;
+}
+
+/**
+ * Classes in the order they become computable bottom-up (a class once one of its nodes reads only earlier classes;
+ * classes on cycles only, last, in index order). The greedy DAG's passes visit classes in index order, and the
+ * classes rules add (a fused kernel's new operands) come after their readers: in index order the GPT 6×384 step took
+ * 27 passes, each ~7 000 unions, to carry totals up one inversion at a time.
+ */
+function childrenFirst(ix: ExtractionIndex): Int32Array {
+  const n = ix.numClasses;
+  const { nodeStart, kidStart, kids, nodeClass } = ix;
+  const numNodes = nodeStart[n];
+  const pending = new Int32Array(numNodes);
+  // the child slots reading each class: readers[readerStart[k] ..] (node numbers, one per slot)
+  const readerStart = new Int32Array(n + 1);
+  for (let ni = 0; ni < numNodes; ni++) {
+    pending[ni] = kidStart[ni + 1] - kidStart[ni];
+    for (let j = kidStart[ni]; j < kidStart[ni + 1]; j++) readerStart[kids[j] + 1]++;
+  }
+  for (let k = 0; k < n; k++) readerStart[k + 1] += readerStart[k];
+  const readers = new Int32Array(readerStart[n]);
+  const at = readerStart.slice(0, n);
+  for (let ni = 0; ni < numNodes; ni++) for (let j = kidStart[ni]; j < kidStart[ni + 1]; j++) readers[at[kids[j]]++] = ni;
+  const order = new Int32Array(n);
+  const placed = new Uint8Array(n);
+  let len = 0;
+  for (let c = 0; c < n; c++) {
+    for (let ni = nodeStart[c]; ni < nodeStart[c + 1]; ni++) {
+      if (pending[ni] === 0) {
+        placed[c] = 1;
+        order[len++] = c;
+        break;
+      }
+    }
+  }
+  for (let q = 0; q < len; q++) {
+    const k = order[q];
+    for (let r = readerStart[k]; r < readerStart[k + 1]; r++) {
+      const ni = readers[r];
+      if (--pending[ni] === 0 && placed[nodeClass[ni]] === 0) {
+        placed[nodeClass[ni]] = 1;
+        order[len++] = nodeClass[ni];
+      }
+    }
+  }
+  for (let c = 0; c < n; c++) if (placed[c] === 0) order[len++] = c;
+  return order;
+}
+
+/** The index's classes renumbered by `order` (class `order[p]` becomes `p`; its nodes keep their order), with each new node's old number. */
+function renumbered(ix: ExtractionIndex, order: Int32Array) {
+  const n = ix.numClasses;
+  const pos = new Int32Array(n);
+  for (let p = 0; p < n; p++) pos[order[p]] = p;
+  const numNodes = ix.nodeStart[n];
+  const nodeStart = new Int32Array(n + 1);
+  const nodeOf = new Int32Array(numNodes);
+  const kidStart = new Int32Array(numNodes + 1);
+  const kids = new Int32Array(ix.kidStart[numNodes]);
+  const cost = new Float64Array(numNodes);
+  let m = 0;
+  let k = 0;
+  for (let p = 0; p < n; p++) {
+    const c = order[p];
+    nodeStart[p] = m;
+    for (let ni = ix.nodeStart[c]; ni < ix.nodeStart[c + 1]; ni++, m++) {
+      nodeOf[m] = ni;
+      cost[m] = ix.cost[ni];
+      kidStart[m] = k;
+      for (let j = ix.kidStart[ni]; j < ix.kidStart[ni + 1]; j++) kids[k++] = pos[ix.kids[j]];
+    }
+  }
+  nodeStart[n] = m;
+  kidStart[m] = k;
+  return { nodeStart, kidStart, kids, cost, nodeOf };
 }
 
 /**
