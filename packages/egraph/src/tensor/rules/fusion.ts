@@ -6,7 +6,7 @@
 
 import type { EGraph, ENode, Id } from '../../core/index.js';
 import { buildPointwise, exprOf, inlineExpr, isPrimaryExpr, liftable, nodeExprSize, primitiveExpr } from '../pointwiseFusion.js';
-import type { TensorInfo } from '../tensorAnalysis.js';
+import type { TensorAnalysis, TensorInfo } from '../tensorAnalysis.js';
 import { fusionWidth, tensorAnalysisOf } from '../tensorAnalysis.js';
 import type { RuleCtx } from '../ruleCtx.js';
 import { addRecorded, childSignature, classHasOp, classOpCount, classOps, ctxOf as ctxOfRules, nodeRule, type PatternGuard, patternRule, ruleSetIn, type TensorRewrite, trw } from './ruleKit.js';
@@ -108,28 +108,66 @@ export interface Producers {
   readonly small: number;
   /** Per producer, once asked: its distinct input classes, canonical when found (see `distinctKids`). */
   readonly kids: (Id[] | undefined)[];
+  /** Per producer: the `KidWatch` epoch its `kids` were last known canonical at. */
+  readonly kidsAt: number[];
 }
 
-const NO_PRODUCERS: Producers = { list: [], small: 0, kids: [] };
+const NO_PRODUCERS: Producers = { list: [], small: 0, kids: [], kidsAt: [] };
+
+/**
+ * Which classes some kept `Producers.kids` list names (by class id), and how far the e-graph's union log has been
+ * read: the epoch advances when a class so named was merged away. A list checked at the current epoch is still
+ * canonical without a `find` per class (~380 000 producers are tried per GPT 6×384 run; checking each list's
+ * classes was ~30 % of the merge scan, and the unions between two scans almost only merge away fresh classes).
+ */
+interface KidWatch {
+  named: Uint8Array;
+  read: number;
+  epoch: number;
+}
+
+const newKidWatch = (): KidWatch => ({ named: new Uint8Array(1024), read: 0, epoch: 0 });
+
+/** The run's `KidWatch`, its union log read up to now (a read of it holds until the next union). */
+function kidWatch(egraph: EGraph<TensorInfo>, ctx: RuleCtx): KidWatch {
+  const w = ctx.ofAnyWidth<KidWatch>('fusion:kid-watch', newKidWatch);
+  const merged = egraph.mergedIds;
+  let stale = false;
+  for (; w.read < merged.length; w.read++) if (merged[w.read] < w.named.length && w.named[merged[w.read]] === 1) stale = true;
+  if (stale) w.epoch++;
+  return w;
+}
 
 /**
  * The distinct canonical input classes of producer `i` (in first-read order). Kept with the producer list: while
  * every class kept is still canonical, each input still reads as the class it read as then, so the list holds
  * (the merge scan asks it for every producer of every input of every consumer; recounting repeats was quadratic).
+ * `watch`: read since the last union.
  */
-function distinctKids(egraph: EGraph<TensorInfo>, prods: Producers, i: number): readonly Id[] {
+function distinctKids(egraph: EGraph<TensorInfo>, prods: Producers, i: number, watch: KidWatch): readonly Id[] {
   const kept = prods.kids[i];
   if (kept !== undefined) {
+    if (prods.kidsAt[i] === watch.epoch) return kept;
     let fresh = true;
     for (let h = 0; h < kept.length && fresh; h++) fresh = egraph.find(kept[h]) === kept[h];
-    if (fresh) return kept;
+    if (fresh) {
+      prods.kidsAt[i] = watch.epoch;
+      return kept;
+    }
   }
   const out: Id[] = [];
   for (const k of prods.list[i].children) {
     const c = egraph.find(k);
     if (!out.includes(c)) out.push(c);
   }
+  if (watch.named.length < egraph.totalIds) {
+    const grown = new Uint8Array(Math.max(egraph.totalIds, 2 * watch.named.length));
+    grown.set(watch.named);
+    watch.named = grown;
+  }
+  for (const c of out) watch.named[c] = 1;
   prods.kids[i] = out;
+  prods.kidsAt[i] = watch.epoch;
   return out;
 }
 
@@ -152,22 +190,21 @@ export function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: Ru
   const nodes = egraph.eclass(own).nodes;
   const hit = own < cache.length ? cache[own] : undefined;
   if (hit !== undefined && hit.nodes === nodes && hit.length === nodes.length) return hit.producers;
-  // parallel arrays and an index sort (stable: equal sizes keep node order), no object per producer
-  const found: ENode[] = [];
-  const sizes: number[] = [];
-  for (const n of nodes) {
-    if (n.op !== 'pointwise' || readsClass(egraph, n, own)) continue;
-    found.push(n);
-    sizes.push(nodeExprSize(n));
-  }
-  const order = found.map((_, i) => i).sort((i, j) => sizes[j] - sizes[i] || i - j);
+  const list: ENode[] = [];
+  for (const n of nodes) if (n.op === 'pointwise' && !readsClass(egraph, n, own)) list.push(n);
+  list.sort(byLargerExpr); // stable: equal sizes keep node order
   let small = 0;
-  while (small < order.length && sizes[order[small]] > INLINE_ONE_MAX_SIZE) small++;
-  const result: Producers = { list: order.map((i) => found[i]), small, kids: new Array(order.length) };
+  while (small < list.length && nodeExprSize(list[small]) > INLINE_ONE_MAX_SIZE) small++;
+  const result: Producers = { list, small, kids: new Array(list.length), kidsAt: new Array<number>(list.length).fill(-1) };
   // grown one slot at a time: a write far past the end would turn the array into a slow dictionary
   while (cache.length <= own) cache.push(undefined);
   cache[own] = { nodes, length: nodes.length, producers: result };
   return result;
+}
+
+/** Sort order of `producers`: larger expressions first (each node's size is kept with its data). */
+function byLargerExpr(a: ENode, b: ENode): number {
+  return nodeExprSize(b) - nodeExprSize(a);
 }
 
 /** A class's producers as computed for its node list at a length. */
@@ -197,13 +234,11 @@ function mergePointwise(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx
     for (let i = 0; i < sized.nodes.length; i++) if (sized.sizes[i] > size && analysis?.isRootRespecting(egraph, eclass, sized.nodes[i])) return [];
   }
   LAST_BUILD.plan = undefined;
-  const out = [mergeVariant(egraph, eclass, node, ctx, 'all', () => true)];
-  if (respecting && analysis) {
-    const r = mergeVariant(egraph, eclass, node, ctx, 'respecting', (c, p) => analysis.isRootRespecting(egraph, c, p), (c) => !analysis.isRoot(egraph, c), LAST_BUILD.plan);
-    if (r) analysis.markRootRespecting(r.id, r.node);
-    out.push(r);
-  }
-  return ids(out);
+  const all = mergeVariant(egraph, eclass, node, ctx, undefined);
+  if (!respecting || !analysis) return all ? [all.id] : [];
+  const r = mergeVariant(egraph, eclass, node, ctx, analysis, LAST_BUILD.plan);
+  if (r) analysis.markRootRespecting(r.id, r.node);
+  return ids([all, r]);
 }
 
 /**
@@ -255,7 +290,8 @@ function pointwiseSizes(egraph: EGraph<TensorInfo>, cls: Id, ctx: RuleCtx): Poin
   return e;
 }
 
-const MERGE_INLINE = new Map<number, ENode>();
+/** `mergeVariant`'s picks: the producer inlined at each input position, if any (scratch, reset per call). */
+const MERGE_INLINE: (ENode | undefined)[] = [];
 /**
  * What the last `mergeVariant` call of the current `mergePointwise` built: its plan (undefined when it built
  * nothing) and its result. A root-respecting plan equal to the plain one (no root among the producers either
@@ -277,21 +313,25 @@ function nextReadStamp(ids: number): number {
   return ++lastStamp;
 }
 
+/**
+ * One variant of `mergePointwise` at `node`: with `respecting` (the analysis), the root-respecting one, which inlines
+ * only root-respecting producers and none into a root (a variant as an argument, not a pair of closures per merge).
+ * `builtPlan`: the plan the plain variant just built.
+ */
 function mergeVariant(
   egraph: EGraph<TensorInfo>,
   eclass: Id,
   node: ENode,
   ctx: RuleCtx,
-  variant: 'all' | 'respecting',
-  mayInline: (cls: Id, producer: ENode) => boolean,
-  mayInlineInto?: (cls: Id) => boolean,
+  respecting: TensorAnalysis | undefined,
   builtPlan?: string,
 ): { id: Id; node: ENode } | undefined {
   const limit = fusionWidth(egraph);
-  // scratch table, cleared per call (a merge is never nested in another; nothing keeps it). Cleared only when it
-  // holds something: V8's `Map.prototype.clear` allocates a fresh table, and ~97 % of merges leave it empty
+  // scratch picks, reset per call (a merge is never nested in another; nothing keeps it)
   const inline = MERGE_INLINE;
-  if (inline.size > 0) inline.clear();
+  const arity = node.children.length;
+  for (let j = 0; j < arity; j++) inline[j] = undefined;
+  let picked = 0;
   // the classes read, as this call's stamp by class id: ~380 000 producers are tried a GPT 6x384 run, 97 % over the
   // width, each testing its inputs (a Set's lookups were most of the merge rule's time)
   const stamp = nextReadStamp(egraph.totalIds);
@@ -305,26 +345,28 @@ function mergeVariant(
     }
   }
   let cut = false; // a producer left out for the width: a wider one may plan this node otherwise
+  const watch = kidWatch(egraph, ctx); // no union until this call returns
   for (let j = 0; j < node.children.length; j++) {
     const c = node.children[j];
     const own = egraph.find(c);
-    if (mayInlineInto && !mayInlineInto(c)) continue; // asked once per input, not per producer
+    if (respecting && respecting.isRoot(egraph, c)) continue; // asked once per input, not per producer
     const prods = producers(egraph, c, eclass, ctx);
     for (let pi = 0; pi < prods.list.length; pi++) {
       const p = prods.list[pi];
       // distinct reads with p inlined at c: the reads but c, plus p's inputs not among them (counted, not copied)
       let size = readAt[own] === stamp ? reads - 1 : reads;
-      const kids = distinctKids(egraph, prods, pi);
+      const kids = distinctKids(egraph, prods, pi, watch);
       // counted only up to one over the width: `size` is compared with `limit` alone
       for (let i = 0; i < kids.length && size <= limit; i++) if (kids[i] === own || readAt[kids[i]] !== stamp) size++;
-      // the width before `mayInline` (both only read): most producers are over it, and once a cut is known the
-      // variant's test (a provenance lookup for root-respecting merges) need not run for them
+      // the width before the variant's test (both only read): most producers are over it, and once a cut is known
+      // the test (a provenance lookup for root-respecting merges) need not run for them
       if (size > limit) {
-        if (!cut && mayInline(c, p)) cut = true;
+        if (!cut && (!respecting || respecting.isRootRespecting(egraph, c, p))) cut = true;
         continue;
       }
-      if (!mayInline(c, p)) continue;
-      inline.set(j, p);
+      if (respecting && !respecting.isRootRespecting(egraph, c, p)) continue;
+      inline[j] = p;
+      picked++;
       if (readAt[own] === stamp) {
         readAt[own] = 0;
         reads--;
@@ -339,20 +381,26 @@ function mergeVariant(
     }
   }
   if (cut) ctx.refusedAtWidth(WIDTH_CUTS.merge, node, limit);
-  if (inline.size === 0) return undefined;
+  if (picked === 0) return undefined;
   // the same producers as last time give the same node, already in this class: skip building it again
   let plan = '';
-  for (const [j, p] of inline) plan += `${j}:${objectId(ctx, p)},`;
+  for (let j = 0; j < arity; j++) {
+    const p = inline[j];
+    if (p) plan += `${j}:${objectId(ctx, p)},`;
+  }
   // per consumer: the last plan; kept at a wider width (a plan reads at most the width it was made at, so only
   // width-free limits can have refused its node)
-  const plans = ctx.ofAnyWidth<Map<ENode, string>>(PLAN_KEYS[variant], newMap);
+  const plans = ctx.ofAnyWidth<Map<ENode, string>>(respecting ? PLAN_KEYS.respecting : PLAN_KEYS.all, newMap);
   if (plans.get(node) === plan) return undefined;
   plans.set(node, plan);
   // the plan the other variant just built (or found illegal): the same node, its provenance recorded already
   if (plan === builtPlan) return LAST_BUILD.built;
   // provenance only for a plan that is built (most repeat the last one): the node's rules, then each producer's
   let rules = withRule('pointwise-merge', ruleSetIn(egraph, eclass, node));
-  for (const [j, p] of inline) rules = unionRules(rules, ruleSetIn(egraph, node.children[j], p));
+  for (let j = 0; j < arity; j++) {
+    const p = inline[j];
+    if (p) rules = unionRules(rules, ruleSetIn(egraph, node.children[j], p));
+  }
   const { expr, inputs } = inlineExpr(node, inline);
   const built = addPointwise(egraph, eclass, expr, inputs, rules);
   LAST_BUILD.plan = plan;
@@ -389,27 +437,40 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
   // per consumer: pairs tried, each with Infinity once built, else the width it was refused at (kept at a wider
   // width, where only the refused ones are tried again)
   const inlined = ctx.ofAnyWidth<Map<ENode, Map<number, number>>>('fusion:inlined', newMap);
+  let done = inlined.get(node);
   const width = fusionWidth(egraph);
   const out: Id[] = [];
-  node.children.forEach((c, j) => {
+  for (let j = 0; j < node.children.length; j++) {
+    const c = node.children[j];
     // only small producers: inlining every fused variant of a producer class was combinatorial (5 758 nodes
     // on the small GPT step); small ones keep the short chains that matter (relu's mask `cast(gt(relu z, 0))`)
     const { list, small } = producers(egraph, c, eclass, ctx);
     for (let i = small; i < list.length; i++) {
       const p = list[i]; // the producers before `small` are larger than INLINE_ONE_MAX_SIZE
+      if (!primary && !isPrimaryExpr(exprOf(p))) continue; // never, whatever was tried: no lookup
       const key = objectId(ctx, p) * 1024 + j; // the pair (input, producer) as one number (inputs are far fewer)
-      let done = inlined.get(node);
       if (!done) inlined.set(node, (done = new Map()));
       if ((done.get(key) ?? -1) >= width) continue; // tried before at this width, or built: already in this class
-      if ((!primary && !isPrimaryExpr(exprOf(p))) || !p.children.every((k) => materialised(egraph, k))) continue;
-      const { expr, inputs } = inlineExpr(node, new Map([[j, p]]));
+      if (!readsMaterialised(egraph, p)) continue;
+      INLINE_ONE[j] = p;
+      const { expr, inputs } = inlineExpr(node, INLINE_ONE);
+      INLINE_ONE[j] = undefined;
       const added = addPointwise(egraph, eclass, expr, inputs, withRule('pointwise-inline', ruleSetIn(egraph, c, p)));
       done.set(key, added ? Number.POSITIVE_INFINITY : width);
       if (!added && readsOverWidth(egraph, inputs, width)) ctx.refusedAtWidth(WIDTH_CUTS.inline, node, width);
       if (added) out.push(added.id);
     }
-  });
+  }
   return out;
+}
+
+/** `inlineOne`'s scratch picks for `inlineExpr`: empty but while one expression is built. */
+const INLINE_ONE: (ENode | undefined)[] = [];
+
+/** Whether every input class of a node is materialised (see `materialised`). */
+function readsMaterialised(egraph: EGraph<TensorInfo>, n: ENode): boolean {
+  for (const k of n.children) if (!materialised(egraph, k)) return false;
+  return true;
 }
 
 /** Whether `inputs` name more distinct classes than `width` (a fused node built over them would be cut by the width). */
@@ -428,14 +489,15 @@ function smallConsumer(node: ENode): boolean {
 /** A pointwise input that is an `expand` is read broadcast instead (the kernel broadcasts its inputs). */
 function absorbExpand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[] {
   const out: Id[] = [];
-  node.children.forEach((c, j) => {
-    for (const e of egraph.eclass(c).nodes) {
+  for (let j = 0; j < node.children.length; j++) {
+    for (const e of egraph.eclass(node.children[j]).nodes) {
       if (e.op !== 'expand') continue;
-      const inputs = [...node.children];
+      const inputs = node.children.slice();
       inputs[j] = e.children[0];
-      out.push(...ids([addPointwise(egraph, eclass, exprOf(node), inputs, withRule('pointwise-expand', ruleSetIn(egraph, eclass, node)))]));
+      const added = addPointwise(egraph, eclass, exprOf(node), inputs, withRule('pointwise-expand', ruleSetIn(egraph, eclass, node)));
+      if (added) out.push(added.id);
     }
-  });
+  }
   return out;
 }
 

@@ -76,53 +76,74 @@ function productOf(n: ENode): Product | undefined {
  * product of the node's shape, the product with the node's expression as its epilogue (the product's own epilogue
  * inlined), within the binding limit.
  */
-const epilogueOf = (name: string, ops: readonly string[]) => (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] => {
+const epilogueOf = (name: string, ops: readonly string[]) => {
+  // made once per rule, not per apply
   const products: ReadonlySet<string> = new Set(ops);
-  const out = info(egraph, eclass);
-  if (!isFloat(out.dtype)) return [];
-  const maxInputs = fusionWidth(egraph);
-  const maxSize = fusionExprSize(egraph);
-  const outer = exprOf(node);
-  const children = node.children.map((c) => egraph.find(c));
-  // per consumer: products tried, with Infinity once done, or the width that refused them (kept at a wider width)
-  const done = ctx.ofAnyWidth(`${name}:built`, () => new Map<ENode, Map<ENode, number>>());
-  let seen = done.get(node);
-  if (!seen) done.set(node, (seen = new Map()));
-  const built: Id[] = [];
-  for (const cls of new Set(children)) {
-    if (!sameShape(info(egraph, cls).shape, out.shape) || !isFloat(info(egraph, cls).dtype)) continue;
-    if (!classHasAnyOp(egraph, cls, ops)) continue; // the kept op set: no scan of a class of pointwise variants
-    for (const m of egraph.eclass(cls).nodes) {
-      if (!products.has(m.op) || (seen.get(m) ?? -1) >= maxInputs) continue;
-      seen.set(m, Number.POSITIVE_INFINITY);
-      const p = productOf(m);
-      if (!p) continue;
-      // operands: a, b (or x, q, d), then the product's extras, then the consumer's other inputs (each class once)
-      const slots = new OperandSlots(egraph);
-      const extras = slots.ids;
-      const mapped = mapIn(p.expr, (i) => (i === 0 ? $(0) : slots.slot(p.extras[i - 1])));
-      // an f16 product was rounded to a half when stored: the fused kernel rounds it there too (exact)
-      const inner: PwExpr = info(egraph, cls).dtype === 'f16' ? { op: 'cast', to: 'f16', a: mapped } : mapped;
-      const expr = mapIn(outer, (j) => (children[j] === cls ? inner : slots.slot(children[j])));
-      const leading = m.children.slice(0, p.operands);
-      const operands = new Set([...leading.map((c) => egraph.find(c)), ...extras]);
-      if (pwExprSize(expr) > maxSize) continue;
-      if (operands.size > maxInputs) {
-        seen.set(m, maxInputs); // tried again at a wider width
-        continue;
+  const builtKey = `${name}:built`;
+  return (egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: RuleCtx): Id[] => {
+    const out = info(egraph, eclass);
+    if (!isFloat(out.dtype)) return [];
+    const maxInputs = fusionWidth(egraph);
+    const maxSize = fusionExprSize(egraph);
+    const outer = exprOf(node);
+    const children = node.children.map((c) => egraph.find(c));
+    // per consumer: products tried, with Infinity once done, or the width that refused them (kept at a wider width)
+    const done = ctx.ofAnyWidth<Map<ENode, Map<ENode, number>>>(builtKey, newTriedTable);
+    let seen = done.get(node);
+    if (!seen) done.set(node, (seen = new Map()));
+    const built: Id[] = [];
+    for (let ci = 0; ci < children.length; ci++) {
+      const cls = children[ci];
+      if (children.indexOf(cls) < ci) continue; // each class once
+      if (!sameShape(info(egraph, cls).shape, out.shape) || !isFloat(info(egraph, cls).dtype)) continue;
+      if (!classHasAnyOp(egraph, cls, ops)) continue; // the kept op set: no scan of a class of pointwise variants
+      for (const m of egraph.eclass(cls).nodes) {
+        if (!products.has(m.op) || (seen.get(m) ?? -1) >= maxInputs) continue;
+        seen.set(m, Number.POSITIVE_INFINITY);
+        const p = productOf(m);
+        if (!p) continue;
+        // operands: a, b (or x, q, d), then the product's extras, then the consumer's other inputs (each class once)
+        const slots = new OperandSlots(egraph);
+        const extras = slots.ids;
+        const mapped = mapIn(p.expr, (i) => (i === 0 ? $(0) : slots.slot(p.extras[i - 1])));
+        // an f16 product was rounded to a half when stored: the fused kernel rounds it there too (exact)
+        const inner: PwExpr = info(egraph, cls).dtype === 'f16' ? { op: 'cast', to: 'f16', a: mapped } : mapped;
+        const expr = mapIn(outer, (j) => (children[j] === cls ? inner : slots.slot(children[j])));
+        const leading = m.children.slice(0, p.operands);
+        if (pwExprSize(expr) > maxSize) continue;
+        if (distinctOperands(egraph, leading, extras) > maxInputs) {
+          seen.set(m, maxInputs); // tried again at a wider width
+          continue;
+        }
+        const rules = withRule(name, unionRules(ruleSetIn(egraph, eclass, node), ruleSetIn(egraph, cls, m)));
+        if (p.operands === 3) {
+          // a quantized product is f32 (as is its consumer: a float of the product's shape): no dtype, no rounding
+          if (out.dtype === 'f32') built.push(addRecorded(egraph, irENode(m.op as 'matmulQ8' | 'matmulQ4', { expr }, [...leading, ...extras]), rules));
+          continue;
+        }
+        const data = { transA: p.transA, transB: p.transB, expr, ...resultDtype(egraph, m, out, p.round), ...(p.round ? { round: p.round } : {}) };
+        built.push(addRecorded(egraph, irENode('matmulEpilogue', data, [...leading, ...extras]), rules));
       }
-      const rules = withRule(name, unionRules(ruleSetIn(egraph, eclass, node), ruleSetIn(egraph, cls, m)));
-      if (p.operands === 3) {
-        // a quantized product is f32 (as is its consumer: a float of the product's shape): no dtype, no rounding
-        if (out.dtype === 'f32') built.push(addRecorded(egraph, irENode(m.op as 'matmulQ8' | 'matmulQ4', { expr }, [...leading, ...extras]), rules));
-        continue;
-      }
-      const data = { transA: p.transA, transB: p.transB, expr, ...resultDtype(egraph, m, out, p.round), ...(p.round ? { round: p.round } : {}) };
-      built.push(addRecorded(egraph, irENode('matmulEpilogue', data, [...leading, ...extras]), rules));
     }
-  }
-  return built;
+    return built;
+  };
 };
+
+/** A fresh table of products tried per consumer (a shared `init` of ctx slots: no closure per apply). */
+const newTriedTable = (): Map<ENode, Map<ENode, number>> => new Map();
+
+/** How many distinct classes a product's leading operands and its (canonical, distinct) extra operands read. */
+function distinctOperands(egraph: EGraph<TensorInfo>, leading: readonly Id[], extras: readonly Id[]): number {
+  let n = extras.length;
+  for (let i = 0; i < leading.length; i++) {
+    const c = egraph.find(leading[i]);
+    if (extras.includes(c)) continue;
+    let first = true;
+    for (let k = 0; k < i && first; k++) first = egraph.find(leading[k]) !== c;
+    if (first) n++;
+  }
+  return n;
+}
 
 /** The `dtype` attribute of an epilogue with result type `out` over product `m`'s operands (f16 where read rounded): only when they differ. */
 function resultDtype(egraph: EGraph<TensorInfo>, m: ENode, out: TensorInfo, round?: readonly boolean[]): { dtype?: DType } {
@@ -153,7 +174,7 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
   const shape = info(egraph, eclass).shape;
   const a = enodeAttrs(node, 'matmulEpilogue');
   // per epilogue: producers tried, with Infinity once done, or the width that refused them (kept at a wider width)
-  const done = ctx.ofAnyWidth('matmul-epilogue-inline:built', () => new Map<ENode, Map<ENode, number>>());
+  const done = ctx.ofAnyWidth<Map<ENode, Map<ENode, number>>>('matmul-epilogue-inline:built', newTriedTable);
   let seen = done.get(node);
   if (!seen) done.set(node, (seen = new Map()));
   const built: Id[] = [];
@@ -174,7 +195,7 @@ function inlineEpilogueOperand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENo
       return mapIn(exprOf(producer), (j) => slots.slot(producer.children[j]));
     });
     if (pwExprSize(expr) > maxSize) return;
-    if (new Set([egraph.find(node.children[0]), egraph.find(node.children[1]), ...operands]).size > maxInputs) {
+    if (distinctOperands(egraph, node.children.slice(0, 2), operands) > maxInputs) {
       seen.set(p, maxInputs); // tried again at a wider width
       return;
     }
