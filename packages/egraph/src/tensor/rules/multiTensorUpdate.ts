@@ -39,14 +39,14 @@ const remap = (e: PwExpr, f: (index: number) => number): PwExpr => mapInputs(e, 
  * A `pointwiseMulti` e-node as a group member, or undefined: f32, its operands one-element (shared) or of its
  * shape (roles), and each result held by a pick whose class is the update of a state it reads as a role. A
  * `pointwise` node is a member of one result, its own class, when that class is such an update and no
- * multi-result update holds it already (update-multi covered it).
+ * multi-result update holds it already (update-multi covered it): `loneOk`, asked once per class by the caller.
  */
-function memberOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode): Member | undefined {
+function memberOf(egraph: EGraph<TensorInfo>, cls: Id, node: ENode, loneOk: boolean): Member | undefined {
   const analysis = tensorAnalysisOf(egraph);
   if (!analysis || (node.op !== 'pointwiseMulti' && node.op !== 'pointwise')) return undefined;
   const find = (id: Id) => egraph.find(id);
   const lone = node.op === 'pointwise';
-  if (lone && (analysis.updatedState(egraph, cls) === undefined || egraph.eclass(cls).nodes.some((n) => n.op === 'pick'))) return undefined;
+  if (lone && !loneOk) return undefined;
   const t = info(egraph, cls);
   if (t.dtype !== 'f32' || numel(t.shape) <= 1) return undefined;
   const kids = node.children.map(find);
@@ -111,8 +111,10 @@ function scanMembers(egraph: EGraph<TensorInfo>): Map<string, Member[]> {
   const candidates = [...egraph.classesWithOp('pointwiseMulti'), ...egraph.classesWithOp('pointwise').filter((id) => updates?.updatedState(egraph, id) !== undefined)];
   for (const id of new Set(candidates.map((i) => egraph.find(i)))) {
     const c = egraph.find(id);
+    // whether its pointwise nodes may be lone members (per class: an update class holds hundreds of variants)
+    const loneOk = updates?.updatedState(egraph, c) !== undefined && !egraph.eclass(c).nodes.some((n) => n.op === 'pick');
     for (const n of egraph.eclass(c).nodes) {
-      const m = memberOf(egraph, c, n);
+      const m = memberOf(egraph, c, n, loneOk);
       if (!m) continue;
       let l = out.get(m.key);
       if (!l) out.set(m.key, (l = []));
