@@ -35,15 +35,16 @@ function biasFits(side: 0 | 1): PatternGuard {
 const MM = 'matmul[transA=?ta,transB=?tb]';
 const FUSED = (bias: boolean, act: string) => `fusedMatmul[transA=?ta,transB=?tb,bias=${bias},activation="${act}"]`;
 
-/** Adds a built pointwise node (if legal) with its provenance; returns its class and node, if any. */
+/** Adds a built pointwise node (if legal) with its provenance; returns its class and node, if any. `like`: see `buildPointwise`. */
 function addPointwise(
   egraph: EGraph<TensorInfo>,
   eclass: Id,
   expr: PwExpr,
   inputs: readonly Id[],
   rules: Iterable<string> | RuleSet,
+  like?: ENode,
 ): { id: Id; node: ENode } | undefined {
-  const node = buildPointwise(egraph, expr, inputs, info(egraph, eclass));
+  const node = buildPointwise(egraph, expr, inputs, info(egraph, eclass), like);
   return node ? { id: addRecorded(egraph, node, rules), node } : undefined;
 }
 
@@ -494,7 +495,7 @@ function absorbExpand(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode): Id[]
       if (e.op !== 'expand') continue;
       const inputs = node.children.slice();
       inputs[j] = e.children[0];
-      const added = addPointwise(egraph, eclass, exprOf(node), inputs, withRule('pointwise-expand', ruleSetIn(egraph, eclass, node)));
+      const added = addPointwise(egraph, eclass, exprOf(node), inputs, withRule('pointwise-expand', ruleSetIn(egraph, eclass, node)), node);
       if (added) out.push(added.id);
     }
   }
