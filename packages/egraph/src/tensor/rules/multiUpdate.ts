@@ -22,6 +22,12 @@ export const MAX_RESULTS = 4;
 
 const info = (egraph: EGraph<TensorInfo>, id: Id) => egraph.eclass(id).data;
 
+/** Whether node `n` reads canonical class `cls`. */
+function reads(egraph: EGraph<TensorInfo>, n: ENode, cls: Id): boolean {
+  for (const c of n.children) if (egraph.find(c) === cls) return true;
+  return false;
+}
+
 /** Renumbers the `in` leaves of an expression. */
 const remap = (e: PwExpr, f: (index: number) => number): PwExpr => mapInputs(e, (i) => ({ op: 'in', index: f(i) }));
 
@@ -52,11 +58,21 @@ function multiUpdate(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: R
       const D = find(p);
       if (group.has(D) || group.size >= MAX_RESULTS) continue;
       const t = info(egraph, D);
-      if (t.dtype !== dtype || !sameShape(t.shape, shape) || analysis.updatedState(egraph, D) === undefined) continue; // no update: no node reads its own state
-      const best = egraph
-        .eclass(D)
-        .nodes.filter((n) => n.op === 'pointwise' && readsOwnState(D, n) && n.children.some((k) => find(k) === cc))
-        .sort((a, b) => exprSize(exprOf(b)) - exprSize(exprOf(a)))[0];
+      const state = analysis.updatedState(egraph, D);
+      if (t.dtype !== dtype || !sameShape(t.shape, shape) || state === undefined) continue; // no update: no node reads its own state
+      if (!sameShape(info(egraph, state).shape, shape)) continue; // its state is not read elementwise
+      // its largest pointwise variant reading its own state and `cc` (the first of equal size), the state asked once
+      // per class rather than per variant
+      let best: ENode | undefined;
+      let bestSize = -1;
+      for (const n of egraph.eclass(D).nodes) {
+        if (n.op !== 'pointwise' || !reads(egraph, n, state) || !reads(egraph, n, cc)) continue;
+        const size = exprSize(exprOf(n));
+        if (size > bestSize) {
+          best = n;
+          bestSize = size;
+        }
+      }
       if (best) group.set(D, best);
     }
   }
