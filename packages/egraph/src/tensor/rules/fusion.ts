@@ -338,8 +338,8 @@ function mergeVariant(
   const stamp = nextReadStamp(egraph.totalIds);
   const readAt = readStamps;
   let reads = 0;
-  for (const c of node.children) {
-    const id = egraph.find(c);
+  for (let j = 0; j < arity; j++) {
+    const id = egraph.find(node.children[j]);
     if (readAt[id] !== stamp) {
       readAt[id] = stamp;
       reads++;
@@ -372,9 +372,9 @@ function mergeVariant(
         readAt[own] = 0;
         reads--;
       }
-      for (const k of kids) {
-        if (readAt[k] !== stamp) {
-          readAt[k] = stamp;
+      for (let i = 0; i < kids.length; i++) {
+        if (readAt[kids[i]] !== stamp) {
+          readAt[kids[i]] = stamp;
           reads++;
         }
       }
