@@ -181,13 +181,25 @@ function readsClass(egraph: EGraph<TensorInfo>, n: ENode, cls: Id): boolean {
 
 /** The pointwise nodes of a class other than `self` (none reading the class itself), largest expression first. */
 export function producers(egraph: EGraph<TensorInfo>, cls: Id, self: Id, ctx: RuleCtx): Producers {
-  const own = egraph.find(cls);
-  if (own === egraph.find(self)) return NO_PRODUCERS;
-  // asked once per consumer node and input: kept per class while its node list and canonical id stand still (a
-  // union gives the class a longer list or another id, a rebuild a new list). By canonical id, the entry of the list
-  // last seen: a list only grows or is replaced, so no earlier entry of the class could match again (a map keyed by
-  // the list object cost a hash lookup per ask, ~1/3 of this function's profile on the GPT step)
-  const cache = ctx.ofAnyWidth<(ProducersEntry | undefined)[]>('fusion:producers', newArray);
+  return producersOf(egraph, egraph.find(cls), egraph.find(self), producersCache(ctx));
+}
+
+/**
+ * The run's `producers` cache, by canonical class id: asked once per consumer node and input, kept per class while its
+ * node list and canonical id stand still (a union gives the class a longer list or another id, a rebuild a new list).
+ * The entry of the list last seen: a list only grows or is replaced, so no earlier entry of the class could match
+ * again (a map keyed by the list object cost a hash lookup per ask, ~1/3 of `producers`' profile on the GPT step).
+ */
+function producersCache(ctx: RuleCtx): (ProducersEntry | undefined)[] {
+  return ctx.ofAnyWidth<(ProducersEntry | undefined)[]>('fusion:producers', newArray);
+}
+
+/**
+ * `producers` of canonical class `own` to a consumer in canonical class `self`, with the run's `cache` (a consumer's
+ * rule asks it for each input: its class and the cache looked up once).
+ */
+function producersOf(egraph: EGraph<TensorInfo>, own: Id, self: Id, cache: (ProducersEntry | undefined)[]): Producers {
+  if (own === self) return NO_PRODUCERS;
   const nodes = egraph.eclass(own).nodes;
   const hit = own < cache.length ? cache[own] : undefined;
   if (hit !== undefined && hit.nodes === nodes && hit.length === nodes.length) return hit.producers;
@@ -347,11 +359,13 @@ function mergeVariant(
   }
   let cut = false; // a producer left out for the width: a wider one may plan this node otherwise
   const watch = kidWatch(egraph, ctx); // no union until this call returns
+  const cache = producersCache(ctx);
+  const self = egraph.find(eclass);
   for (let j = 0; j < node.children.length; j++) {
     const c = node.children[j];
     const own = egraph.find(c);
     if (respecting && respecting.isRoot(egraph, c)) continue; // asked once per input, not per producer
-    const prods = producers(egraph, c, eclass, ctx);
+    const prods = producersOf(egraph, own, self, cache);
     for (let pi = 0; pi < prods.list.length; pi++) {
       const p = prods.list[pi];
       // distinct reads with p inlined at c: the reads but c, plus p's inputs not among them (counted, not copied)
@@ -441,11 +455,13 @@ function inlineOne(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, ctx: Rul
   let done = inlined.get(node);
   const width = fusionWidth(egraph);
   const out: Id[] = [];
+  const cache = producersCache(ctx);
+  const self = egraph.find(eclass); // no union until this call returns
   for (let j = 0; j < node.children.length; j++) {
     const c = node.children[j];
     // only small producers: inlining every fused variant of a producer class was combinatorial (5 758 nodes
     // on the small GPT step); small ones keep the short chains that matter (relu's mask `cast(gt(relu z, 0))`)
-    const { list, small } = producers(egraph, c, eclass, ctx);
+    const { list, small } = producersOf(egraph, egraph.find(c), self, cache);
     for (let i = small; i < list.length; i++) {
       const p = list[i]; // the producers before `small` are larger than INLINE_ONE_MAX_SIZE
       if (!primary && !isPrimaryExpr(exprOf(p))) continue; // never, whatever was tried: no lookup
