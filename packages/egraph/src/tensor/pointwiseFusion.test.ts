@@ -1,7 +1,7 @@
 import { broadcastShapes, type PwExpr, sameShape } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 import { EGraph } from '../core/index.js';
-import { buildPointwise } from './pointwiseFusion.js';
+import { buildPointwise, exprOf } from './pointwiseFusion.js';
 import { type TensorInfo, TensorAnalysis } from './tensorAnalysis.js';
 import { irENode } from './tensorLanguage.js';
 
@@ -52,5 +52,19 @@ describe('buildPointwise', () => {
       }
     }
     expect(checked).toBeGreaterThan(1000);
+  });
+
+  it('shares the data of the node whose expression it rebuilds over other inputs, if that data is keyed', () => {
+    const { egraph, ids } = inputsOf([[4, 3], [4, 3], [4, 3]]);
+    const out: TensorInfo = { shape: [4, 3], dtype: 'f32' };
+    const like = buildPointwise(egraph, sumOf(2), ids.slice(0, 2), out) as NonNullable<ReturnType<typeof buildPointwise>>;
+    const rebuilt = buildPointwise(egraph, exprOf(like), [ids[0], ids[2]], out, like);
+    expect(rebuilt?.data).toBe(like.data);
+    expect(rebuilt?.children).toEqual([ids[0], ids[2]]);
+    // a record written by hand keys by its JSON text: the rebuilt node gets data of its own, as the rules build it
+    const byHand = { op: 'pointwise', data: { expr: JSON.stringify(exprOf(like)), dtype: 'f32' }, children: ids.slice(0, 2) };
+    const fresh = buildPointwise(egraph, exprOf(byHand), [ids[0], ids[2]], out, byHand);
+    expect(fresh?.data).not.toBe(byHand.data);
+    expect(fresh?.data).toStrictEqual(rebuilt?.data);
   });
 });

@@ -6,6 +6,7 @@
 import type { DType, PwExpr, Shape } from '@neura/ir';
 import { BINARY_FN, castScalar, COMPARISON_OPS, isBinary, isFloat, isUnary, pwExprSize, sameShape, UNARY_FN } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../core/index.js';
+import { DATA_KEY } from '../core/index.js';
 import type { TensorInfo } from './tensorAnalysis.js';
 import { TensorAnalysis } from './tensorAnalysis.js';
 import { enodeAttrs, irENode, isOpKind, knownPointwiseSize, pointwiseExprOf, pointwiseSizeOf } from './tensorLanguage.js';
@@ -294,7 +295,7 @@ function numberedByFirstUse(e: PwExpr, at: { next: number }): boolean {
 /** The limit checks of `buildPointwise` and the node itself (sharing `like`'s data when `final` is its expression). */
 function finish(egraph: EGraph<TensorInfo>, analysis: TensorAnalysis, final: PwExpr, order: readonly Id[], out: TensorInfo, covered = false, like?: ENode): ENode | undefined {
   if (order.length === 0 || order.length > analysis.maxPointwiseInputs) return undefined;
-  const shared = like !== undefined && exprOf(like) === final && enodeAttrs(like, 'pointwise').dtype === out.dtype;
+  const shared = like !== undefined && exprOf(like) === final && enodeAttrs(like, 'pointwise').dtype === out.dtype && keyedData(like);
   const size = shared ? nodeExprSize(like) : pwExprSize(final); // a fresh tree: sized once, kept with the node's data
   if (size > analysis.maxExprSize) return undefined;
   if (final.op === 'in' && sameShape(egraph.eclass(order[0]).data.shape, out.shape)) return undefined;
@@ -307,6 +308,14 @@ function finish(egraph: EGraph<TensorInfo>, analysis: TensorAnalysis, final: PwE
   const node = irENode('pointwise', { expr: final, dtype: out.dtype }, order);
   knownPointwiseSize(node, size);
   return node;
+}
+
+/**
+ * Whether a pointwise node's data carries its key, as the data `irENode` makes does: data written by hand (a record
+ * with the expression's JSON text) keys otherwise, so a node sharing it would not meet the nodes the rules build.
+ */
+function keyedData(n: ENode): boolean {
+  return (n.data as { readonly [DATA_KEY]?: string } | undefined)?.[DATA_KEY] !== undefined;
 }
 
 /**
