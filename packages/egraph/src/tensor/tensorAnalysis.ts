@@ -126,6 +126,8 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   private readonly updatePairs: [Id, Id][] = [];
   private stateOfValue: Map<Id, Id> | undefined;
   private stateOfValueUnions = -1;
+  /** The canonical ids the map was built from (state, value per pair, flat): unions elsewhere leave it as it is. */
+  private stateOfValueIds: Id[] = [];
   private rootSet: Set<Id> | undefined;
   private rootSetUnions = -1;
   // keyed by a number naming op, data and arity (asked for every producer a merge considers: a text key per ask
@@ -208,7 +210,15 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   updatedState(egraph: EGraph<TensorInfo>, id: Id): Id | undefined {
     if (!this.stateOfValue || this.stateOfValueUnions !== egraph.unionCount) {
       this.stateOfValueUnions = egraph.unionCount;
-      this.stateOfValue = new Map(this.updatePairs.map(([s, v]) => [egraph.find(v), egraph.find(s)]));
+      // rebuilt only when a union moved one of its ids: most unions (every rule's) touch no update pair, and a map
+      // rebuilt after each of them was much of the update rules' time
+      const ids = this.stateOfValueIds;
+      let moved = !this.stateOfValue;
+      for (let i = 0; i < ids.length && !moved; i++) moved = egraph.find(ids[i]) !== ids[i];
+      if (moved) {
+        this.stateOfValueIds = this.updatePairs.flatMap(([s, v]) => [egraph.find(s), egraph.find(v)]);
+        this.stateOfValue = new Map(this.updatePairs.map(([s, v]) => [egraph.find(v), egraph.find(s)]));
+      }
     }
     return this.stateOfValue.get(egraph.find(id));
   }
