@@ -113,6 +113,7 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
   // (a choice built elsewhere) by object
   const classMemo: (ClassCosts | undefined)[] = new Array(egraph.totalIds);
   const memo = new Map<ENode, number>();
+  const seenIds = new Int32Array(16);
   const insOf = (node: ENode): TensorInfo[] => {
     const kids = node.children;
     const ins: TensorInfo[] = [];
@@ -128,11 +129,14 @@ export function tensorCost(egraph: EGraph<TensorInfo>, model: CostModel = costDe
       }
       return ins;
     }
-    const ids: Id[] = [];
+    // the distinct ids so far in a scratch list (no array per node: costs are asked for every e-node)
+    let distinct = 0;
     for (let i = 0; i < kids.length; i++) {
       const id = egraph.find(kids[i]);
-      if (ids.includes(id)) continue;
-      ids.push(id);
+      let seen = false;
+      for (let j = 0; j < distinct && !seen; j++) seen = seenIds[j] === id;
+      if (seen) continue;
+      seenIds[distinct++] = id;
       ins.push(egraph.eclass(id).data);
     }
     return ins;
