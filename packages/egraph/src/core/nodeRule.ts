@@ -119,8 +119,10 @@ interface CandidateScan {
    * signature still reads as it did, unless the node moved into this class by a union (see `NodeRuleRun.appliedIn`).
    */
   readonly readsChanged: Uint8Array;
-  /** Entry numbers of each op, ascending. */
-  readonly byOp: ReadonlyMap<string, readonly number[]>;
+  /** Entry numbers of each op (by its number in `opNums`), ascending. */
+  readonly byOp: readonly (readonly number[] | undefined)[];
+  /** The number of each op name (`byOp`'s index). */
+  readonly opNums: ReadonlyMap<string, number>;
 }
 
 /**
@@ -151,8 +153,8 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
   const nodes: ENode[] = [];
   const serials: number[] = [];
   const direct: number[] = [];
-  const byOp = new Map<string, number[]>();
-  const serialOf = serialsOf(egraph);
+  const byOp: number[][] = [];
+  const info = serialsOf(egraph);
   // a rebuilt e-graph's nodes are canonical (its invariant): their children are read as they are, without a `find`
   // per child (the scan tests ~740 000 children a GPT 6×384 run; this test was most of its time)
   const clean = !egraph.isDirty;
@@ -161,23 +163,24 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
     // variants holds hundreds, each tested by every node rule of the pass on each scan)
     const all = (mark[id] & CHANGED) !== 0;
     const list = egraph.eclass(id).nodes;
-    const listSerials = serialsOfList(serialOf, list);
+    // the list's children, serials and op numbers, flat (reading each node's children array was most of the scan)
+    const { serials: listSerials, ops, kidStart, kids } = listInfo(info, list);
     for (let i = 0; i < list.length; i++) {
-      const n = list[i];
-      const kids = n.children;
       let reads = false;
-      for (let j = 0; j < kids.length && !reads; j++) reads = (mark[clean ? kids[j] : egraph.find(kids[j])] & CHANGED) !== 0;
+      const end = kidStart[i + 1];
+      if (clean) for (let j = kidStart[i]; j < end && !reads; j++) reads = (mark[kids[j]] & CHANGED) !== 0;
+      else for (let j = kidStart[i]; j < end && !reads; j++) reads = (mark[egraph.find(kids[j])] & CHANGED) !== 0;
       if (!all && !reads) continue;
-      const k = nodes.push(n) - 1;
+      const k = nodes.push(list[i]) - 1;
       serials.push(listSerials[i]);
       direct.push(reads ? 1 : 0);
       classes.push(id);
-      const entries = byOp.get(n.op);
+      const entries = byOp[ops[i]];
       if (entries) entries.push(k);
-      else byOp.set(n.op, [k]);
+      else byOp[ops[i]] = [k];
     }
   }
-  const scan = { key, classes, nodes, serials, readsChanged: Uint8Array.from(direct), byOp };
+  const scan = { key, classes, nodes, serials, readsChanged: Uint8Array.from(direct), byOp, opNums: info.opNums };
   lastScans.set(egraph, scan);
   return scan;
 }
@@ -189,19 +192,32 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
 const serials = new WeakMap<object, Serials>();
 
 /**
- * The serial of each node object, and the serials of each class node list seen (lists only grow, or are replaced
- * by a rebuild: a list's serials are extended, never stale), so a scan reads a class's serials by index (a map
- * lookup per node and scan was ~3 % of optimize on the GPT step).
+ * The serial of each node object, and what a scan reads of each class node list seen (lists only grow, or are
+ * replaced by a rebuild: a list's entry is extended, never stale), so a scan reads a class's nodes by index from
+ * flat arrays (a map lookup per node and scan was ~3 % of optimize on the GPT step).
  */
 interface Serials {
   readonly of: Map<ENode, number>;
-  readonly lists: Map<readonly ENode[], number[]>;
+  readonly lists: Map<readonly ENode[], ListInfo>;
+  /** A number per op name (`ListInfo.ops`). */
+  readonly opNums: Map<string, number>;
+}
+
+/**
+ * Per node of a class list, by index: its serial, its op's number, and its children (`kids[kidStart[i] ..
+ * kidStart[i + 1] - 1]`; nodes are immutable, so these stay as they were read).
+ */
+interface ListInfo {
+  readonly serials: number[];
+  readonly ops: number[];
+  readonly kidStart: number[];
+  readonly kids: number[];
 }
 
 /** The serial numbers of an e-graph's node objects. */
 function serialsOf(egraph: object): Serials {
   let m = serials.get(egraph);
-  if (!m) serials.set(egraph, (m = { of: new Map(), lists: new Map() }));
+  if (!m) serials.set(egraph, (m = { of: new Map(), lists: new Map(), opNums: new Map() }));
   return m;
 }
 
@@ -212,12 +228,25 @@ function nodeSerial(s: Serials, n: ENode): number {
   return k;
 }
 
+/** What a scan reads of a class's node list, by index (extended to the list's current length). */
+function listInfo(s: Serials, list: readonly ENode[]): ListInfo {
+  let out = s.lists.get(list);
+  if (!out) s.lists.set(list, (out = { serials: [], ops: [], kidStart: [0], kids: [] }));
+  for (let i = out.serials.length; i < list.length; i++) {
+    const n = list[i];
+    out.serials.push(nodeSerial(s, n));
+    let op = s.opNums.get(n.op);
+    if (op === undefined) s.opNums.set(n.op, (op = s.opNums.size));
+    out.ops.push(op);
+    for (const c of n.children) out.kids.push(c);
+    out.kidStart.push(out.kids.length);
+  }
+  return out;
+}
+
 /** The serials of a class's node list, by index (extended to the list's current length). */
 function serialsOfList(s: Serials, list: readonly ENode[]): readonly number[] {
-  let out = s.lists.get(list);
-  if (!out) s.lists.set(list, (out = []));
-  for (let i = out.length; i < list.length; i++) out.push(nodeSerial(s, list[i]));
-  return out;
+  return listInfo(s, list).serials;
 }
 
 /** Marks of `candidateScan`. */
@@ -231,7 +260,8 @@ const lastScans = new WeakMap<object, CandidateScan>();
 function entriesOf(scan: CandidateScan, ops: readonly string[]): readonly number[] {
   const lists: (readonly number[])[] = [];
   for (const op of ops) {
-    const l = scan.byOp.get(op);
+    const num = scan.opNums.get(op);
+    const l = num === undefined ? undefined : scan.byOp[num];
     if (l) lists.push(l);
   }
   if (lists.length <= 1) return lists[0] ?? [];
