@@ -235,18 +235,26 @@ function listInfo(s: Serials, list: readonly ENode[]): ListInfo {
   for (let i = out.serials.length; i < list.length; i++) {
     const n = list[i];
     out.serials.push(nodeSerial(s, n));
-    let op = s.opNums.get(n.op);
-    if (op === undefined) s.opNums.set(n.op, (op = s.opNums.size));
-    out.ops.push(op);
+    out.ops.push(opNum(s, n.op));
     for (const c of n.children) out.kids.push(c);
     out.kidStart.push(out.kids.length);
   }
   return out;
 }
 
-/** The serials of a class's node list, by index (extended to the list's current length). */
-function serialsOfList(s: Serials, list: readonly ENode[]): readonly number[] {
-  return listInfo(s, list).serials;
+/** The number of an op name (numbered on first sight). */
+function opNum(s: Serials, op: string): number {
+  let k = s.opNums.get(op);
+  if (k === undefined) s.opNums.set(op, (k = s.opNums.size));
+  return k;
+}
+
+/** 1 at the number of each of `ops`, by op number (numbers past its end are of other ops). */
+function opFlags(s: Serials, ops: readonly string[]): Uint8Array {
+  const nums = ops.map((op) => opNum(s, op));
+  const flags = new Uint8Array(s.opNums.size);
+  for (const k of nums) flags[k] = 1;
+  return flags;
 }
 
 /** Marks of `candidateScan`. */
@@ -348,7 +356,6 @@ export function nodeRule<D>(
   // whether a node is matched again only when its signature changes (no guard, or one that reads only what the
   // signature covers); a plain guard is tested again whenever the node's class changed
   const signedOnly = guard === undefined || guardBySignature;
-  const opSet = new Set(ops);
   const stateKey = `nodeRule:${name}`;
   const runOf = (egraph: EGraph<D>): NodeRuleRun => stateOf(egraph).of<NodeRuleRun>(stateKey, newRun);
   const searcher: Searcher<D> & { toString(): string } = {
@@ -397,6 +404,7 @@ export function nodeRule<D>(
         return s;
       };
       if (since === undefined) {
+        const isOp = opFlags(serialOf, ops);
         const seen = new Set<Id>();
         for (const id of ops.flatMap((op) => egraph.classesWithOp(op))) {
           if (seen.has(id)) continue;
@@ -404,11 +412,12 @@ export function nodeRule<D>(
           if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
           const substs: Subst[] = [];
           const list = egraph.eclass(id).nodes;
-          const listSerials = serialsOfList(serialOf, list);
+          const { serials: listSerials, ops: listOps } = listInfo(serialOf, list);
+          // by op number: a node of another op is skipped without reading it
           for (let i = 0; i < list.length; i++) {
-            const n = list[i];
-            if (!opSet.has(n.op)) continue;
-            if (wanted(id, n, listSerials[i])) substs.push(match(n, listSerials[i]));
+            const op = listOps[i];
+            if (op >= isOp.length || isOp[op] === 0) continue;
+            if (wanted(id, list[i], listSerials[i])) substs.push(match(list[i], listSerials[i]));
           }
           if (substs.length) {
             out.push({ eclass: id, substs });

@@ -95,12 +95,17 @@ function bindAttrs(p: { readonly attrs?: readonly (readonly [string, number])[] 
   return out;
 }
 
+/** No bindings (shared: what a failed match returns, never written). */
+const NONE: readonly Id[][] = Object.freeze([]) as readonly Id[][];
+
 /**
  * Extends each partial binding by matching `p` at class `cls` (a relational join, child by child). Written
  * without per-call closures: the continuation-passing matcher it replaced allocated closures per node visited
- * and spent most of the search time there. Bindings are copied when a variable is bound, so inputs stay intact.
+ * and spent most of the search time there. Bindings are copied when a variable is bound, so inputs stay intact;
+ * results are read, never written, so no match returns the shared `NONE` (most nodes tested fail on their op,
+ * and each allocated an empty list).
  */
-function matchInto<D>(egraph: EGraph<D>, p: Compiled, cls: Id, bindings: readonly Id[][], table: AttrTable): Id[][] {
+function matchInto<D>(egraph: EGraph<D>, p: Compiled, cls: Id, bindings: readonly Id[][], table: AttrTable): readonly Id[][] {
   if (p.kind === 'var') {
     const out: Id[][] = [];
     for (const b of bindings) {
@@ -113,18 +118,26 @@ function matchInto<D>(egraph: EGraph<D>, p: Compiled, cls: Id, bindings: readonl
     }
     return out;
   }
-  const out: Id[][] = [];
-  const arity = p.children.length;
-  for (const n of egraph.eclass(cls).nodes) {
-    for (const b of matchNode(egraph, p, n, bindings, table)) out.push(b);
+  // one node matching (the usual case) hands its list on as it is; a second one joins them in a new list
+  let first: readonly Id[][] = NONE;
+  let out: Id[][] | undefined;
+  const nodes = egraph.eclass(cls).nodes;
+  for (let i = 0; i < nodes.length; i++) {
+    const found = matchNode(egraph, p, nodes[i], bindings, table);
+    if (found.length === 0) continue;
+    if (first.length === 0) first = found;
+    else {
+      out ??= first.slice();
+      for (let j = 0; j < found.length; j++) out.push(found[j]);
+    }
   }
-  return out;
+  return out ?? first;
 }
 
 /** Extends each binding by matching pattern node `p` against e-node `n` itself. */
-function matchNode<D>(egraph: EGraph<D>, p: Compiled & { kind: 'node' }, n: ENode, bindings: readonly Id[][], table: AttrTable): Id[][] {
+function matchNode<D>(egraph: EGraph<D>, p: Compiled & { kind: 'node' }, n: ENode, bindings: readonly Id[][], table: AttrTable): readonly Id[][] {
   const arity = p.children.length;
-  if (n.op !== p.op || n.children.length !== arity || !dataMatches(p.data, n.data)) return [];
+  if (n.op !== p.op || n.children.length !== arity || !dataMatches(p.data, n.data)) return NONE;
   let cur: readonly Id[][] = bindings;
   if (p.attrs) {
     const withAttrs: Id[][] = [];
@@ -135,7 +148,7 @@ function matchNode<D>(egraph: EGraph<D>, p: Compiled & { kind: 'node' }, n: ENod
     cur = withAttrs;
   }
   for (let i = 0; i < arity && cur.length > 0; i++) cur = matchInto(egraph, p.children[i], egraph.find(n.children[i]), cur, table);
-  return cur as Id[][];
+  return cur;
 }
 
 /** A pattern node's data with its attribute variables replaced by their bound values (unbound-to-undefined left out). */
@@ -147,6 +160,12 @@ export function instantiateData(data: NodeData | undefined, subst: Subst): NodeD
     if (value !== undefined) out[k] = value;
   }
   return out;
+}
+
+/** Whether a node list holds a node of `op` (a loop: `some` with a closure per class searched). */
+function hasOp(nodes: readonly ENode[], op: string): boolean {
+  for (let i = 0; i < nodes.length; i++) if (nodes[i].op === op) return true;
+  return false;
 }
 
 /** A compiled pattern: a searcher (left of a rule) and an applier (right of a rule). */
@@ -260,7 +279,7 @@ export class Pattern {
     const id = egraph.find(eclass);
     const root = this.compiled;
     // cheap rejection before any allocation: no node of the root's op in the class
-    if (root.kind === 'node' && !egraph.eclass(id).nodes.some((n) => n.op === root.op)) return undefined;
+    if (root.kind === 'node' && !hasOp(egraph.eclass(id).nodes, root.op)) return undefined;
     return this.dedup(id, matchInto(egraph, this.resolved(), id, [this.emptyBinding()], this.table), limit);
   }
 
@@ -275,7 +294,7 @@ export class Pattern {
   }
 
   /** Extends bindings (numbered as the `shared` lists given to the constructor) by matching at class `cls`. */
-  matchAt<D>(egraph: EGraph<D>, cls: Id, bindings: readonly Id[][]): Id[][] {
+  matchAt<D>(egraph: EGraph<D>, cls: Id, bindings: readonly Id[][]): readonly Id[][] {
     return matchInto(egraph, this.resolved(), egraph.find(cls), bindings, this.table);
   }
 
