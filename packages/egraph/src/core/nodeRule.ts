@@ -139,15 +139,21 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
   const mark = new Uint8Array(egraph.totalIds);
   for (const id of changed) mark[id] = CHANGED;
   const ids: Id[] = [];
-  const list = (id: Id) => {
+  // index loops over the parent entries (a class of shared inputs has thousands; destructuring each cost more)
+  for (let c = 0; c < changed.length; c++) {
+    const id = changed[c];
     if (!(mark[id] & LISTED)) {
       mark[id] |= LISTED;
       ids.push(id);
     }
-  };
-  for (const id of changed) {
-    list(id);
-    for (const [, p] of egraph.eclass(id).parents) list(egraph.find(p));
+    const parents = egraph.eclass(id).parents;
+    for (let i = 0; i < parents.length; i++) {
+      const p = egraph.find(parents[i][1]);
+      if (!(mark[p] & LISTED)) {
+        mark[p] |= LISTED;
+        ids.push(p);
+      }
+    }
   }
   const classes: Id[] = [];
   const nodes: ENode[] = [];
