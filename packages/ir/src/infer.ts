@@ -16,7 +16,7 @@ import { COMPARISON_OPS, perBinaryOp, perUnaryOp } from './elementwise.js';
 import { type PwExpr, pwArity } from './pointwiseExpr.js';
 
 export type { TensorType } from './inferCore.js';
-import { broadcastShapes, broadcastsTo, fmtShape, numel, reducedShape } from './shape.js';
+import { broadcastShapes, broadcastsTo, broadcastTypes, fmtShape, numel, reducedShape } from './shape.js';
 
 const unary =
   (op: string): Rule<OpAttrs['neg']> =>
@@ -26,11 +26,14 @@ const unary =
     return ins[0];
   };
 
+/** The operands of a binary op (one list, not one per node typed). */
+const BOTH: readonly number[] = [0, 1];
+
 const binary =
   (op: BinaryOp): Rule<OpAttrs['add']> =>
   (ins) => {
     arity(op, ins, 2);
-    sameDtype(op, ins, [0, 1]);
+    sameDtype(op, ins, BOTH);
     const shape = broadcastShapes(ins[0].shape, ins[1].shape);
     if (!shape) fail(op, `shapes ${fmtShape(ins[0].shape)} and ${fmtShape(ins[1].shape)} do not broadcast`, ins);
     const dtype: DType = COMPARISON_OPS.includes(op) ? 'bool' : ins[0].dtype;
@@ -80,31 +83,44 @@ const leaf: Rule<unknown> = (_ins, _a, type) => type ?? { shape: [], dtype: 'f32
 /** A row kernel's type (`rowwise`, `rowwiseMulti`): operands broadcast to rows; stats read only earlier stats. */
 function inferRowwise(op: 'rowwise' | 'rowwiseMulti', ins: readonly TensorType[], exprs: readonly PwExpr[], stats: readonly RowStat[]): TensorType {
   const n = ins.length;
-  const shape = broadcastShapes(...ins.map((t) => t.shape));
+  const shape = broadcastTypes(ins);
   if (!shape || shape.length === 0) fail(op, 'input shapes do not broadcast to a shape with rows', ins);
-  stats.forEach((s, k) => {
-    if (pwArity(s.expr) > n + k) fail(op, `stat ${k} reads $${pwArity(s.expr) - 1}: only the ${n} operands and the ${k} stats before it`, ins);
-    if (pwArity(s.post) > 1) fail(op, `the epilogue of stat ${k} reads $${pwArity(s.post) - 1}, but sees only the reduced value $0`, ins);
-  });
-  exprs.forEach((e, j) => {
+  for (let k = 0; k < stats.length; k++) {
+    const reads = pwArity(stats[k].expr);
+    if (reads > n + k) fail(op, `stat ${k} reads $${reads - 1}: only the ${n} operands and the ${k} stats before it`, ins);
+    const postReads = pwArity(stats[k].post);
+    if (postReads > 1) fail(op, `the epilogue of stat ${k} reads $${postReads - 1}, but sees only the reduced value $0`, ins);
+  }
+  for (let j = 0; j < exprs.length; j++) {
+    const reads = pwArity(exprs[j]);
     const what = exprs.length === 1 && op === 'rowwise' ? 'the expression' : `expression ${j}`;
-    if (pwArity(e) > n + stats.length) fail(op, `${what} reads $${pwArity(e) - 1}: there are ${n} operands and ${stats.length} stats`, ins);
-  });
+    if (reads > n + stats.length) fail(op, `${what} reads $${reads - 1}: there are ${n} operands and ${stats.length} stats`, ins);
+  }
   return { shape: shape as number[], dtype: 'f32' };
 }
 
-/** A `pointwiseReduce`'s type (and a `pointwiseReduceMulti` result's, errors naming `op`). */
+/**
+ * A `pointwiseReduce`'s type (and a `pointwiseReduceMulti` result's, errors naming `op`). Loops rather than
+ * closures and copies: every reduction a fusion rule builds is typed here (~6 000 per GPT 6×384 optimize).
+ */
 function inferPointwiseReduce(op: 'pointwiseReduce' | 'pointwiseReduceMulti', ins: readonly TensorType[], a: OpAttrs['pointwiseReduce']): TensorType {
-  if (ins.length < pwArity(a.expr)) fail(op, `expression reads ${pwArity(a.expr)} inputs`, ins);
-  if (pwArity(a.post) > 1) fail(op, `the epilogue reads $${pwArity(a.post) - 1}, but sees only the reduced value $0`, ins);
-  if (!ins.every((t) => t.dtype !== 'i32' || a.expr.op !== 'in')) fail(op, 'reduces f32 values: an i32 operand must go through the expression', ins);
-  if (a.shape.some((d) => !Number.isInteger(d) || d < 0)) fail(op, `shape [${a.shape}] is not a list of extents`, ins);
-  const b = broadcastShapes(...ins.map((t) => t.shape), a.shape);
-  if (!b || b.length !== a.shape.length || b.some((d, i) => d !== a.shape[i])) fail(op, `inputs do not broadcast to the prologue's shape ${fmtShape(a.shape)}`, ins);
-  const rank = a.shape.length;
-  if (a.axes.some((x) => x < 0 || x >= rank) || a.axes.some((x, i) => i > 0 && x <= a.axes[i - 1])) fail(op, `axes [${a.axes}] are not sorted, distinct and within rank ${rank}`, ins);
+  const reads = pwArity(a.expr);
+  if (ins.length < reads) fail(op, `expression reads ${reads} inputs`, ins);
+  const postReads = pwArity(a.post);
+  if (postReads > 1) fail(op, `the epilogue reads $${postReads - 1}, but sees only the reduced value $0`, ins);
+  if (a.expr.op === 'in') for (const t of ins) if (t.dtype === 'i32') fail(op, 'reduces f32 values: an i32 operand must go through the expression', ins);
+  const shape = a.shape;
+  for (const d of shape) if (!Number.isInteger(d) || d < 0) fail(op, `shape [${shape}] is not a list of extents`, ins);
+  // the inputs broadcast together with the prologue's shape to that shape exactly when each broadcasts to it
+  for (const t of ins) if (!broadcastsTo(t.shape, shape)) fail(op, `inputs do not broadcast to the prologue's shape ${fmtShape(shape)}`, ins);
+  const rank = shape.length;
+  const axes = a.axes;
+  for (let i = 0; i < axes.length; i++) {
+    const x = axes[i];
+    if (x < 0 || x >= rank || (i > 0 && x <= axes[i - 1])) fail(op, `axes [${axes}] are not sorted, distinct and within rank ${rank}`, ins);
+  }
   if (a.dtype !== undefined && a.dtype !== 'f32' && a.dtype !== 'f16') fail(op, `result dtype ${a.dtype} is not f32 or f16`, ins);
-  return { shape: reducedShape(a.shape, a.axes, a.keepdims), dtype: a.dtype ?? 'f32' };
+  return { shape: reducedShape(shape, axes, a.keepdims), dtype: a.dtype ?? 'f32' };
 }
 
 /** Shape and dtype inference for every op. `leafType` carries the declared type of leaves. */
@@ -250,17 +266,21 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     a.round?.forEach((r, i) => {
       if (r && ins[i].dtype !== 'f32') fail(op, `operand ${i} is read rounded to f16, so it must be f32, got ${ins[i].dtype}`, ins);
     });
-    const t = matmulType(op, ins.map((x, i) => (a.round?.[i] ? { shape: x.shape, dtype: 'f16' as const } : x)), a.transA, a.transB);
-    if (pwArity(a.expr) > ins.length - 1) fail(op, `the epilogue reads $${pwArity(a.expr) - 1}, but there are ${ins.length - 2} extra operands`, ins);
-    ins.slice(2).forEach((e, k) => {
-      if (!broadcastsTo(e.shape, t.shape)) fail(op, `extra operand ${k} ${fmtShape(e.shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
-    });
+    const product = a.round?.some((r) => r) ? ins.map((x, i) => (a.round?.[i] ? { shape: x.shape, dtype: 'f16' as const } : x)) : ins;
+    const t = matmulType(op, product, a.transA, a.transB);
+    const reads = pwArity(a.expr);
+    if (reads > ins.length - 1) fail(op, `the epilogue reads $${reads - 1}, but there are ${ins.length - 2} extra operands`, ins);
+    for (let k = 2; k < ins.length; k++) {
+      const e = ins[k];
+      if (!broadcastsTo(e.shape, t.shape)) fail(op, `extra operand ${k - 2} ${fmtShape(e.shape)} does not broadcast to ${fmtShape(t.shape)}`, ins);
+    }
     if (a.dtype !== undefined && !isFloat(a.dtype)) fail(op, `result dtype ${a.dtype} is not a float`, ins);
     return a.dtype === undefined ? t : { shape: t.shape, dtype: a.dtype };
   },
   pointwise: (ins, a) => {
-    if (ins.length < pwArity(a.expr)) fail('pointwise', `expression reads ${pwArity(a.expr)} inputs`, ins);
-    const shape = broadcastShapes(...ins.map((t) => t.shape));
+    const reads = pwArity(a.expr);
+    if (ins.length < reads) fail('pointwise', `expression reads ${reads} inputs`, ins);
+    const shape = broadcastTypes(ins);
     if (!shape) fail('pointwise', 'input shapes do not broadcast', ins);
     return { shape: shape as number[], dtype: a.dtype };
   },
@@ -268,7 +288,7 @@ export const INFER: { [K in OpKind]: Rule<OpAttrs[K]> } = {
     if (a.exprs.length === 0) fail('pointwiseMulti', 'needs at least one expression', ins);
     const reads = Math.max(...a.exprs.map((e) => pwArity(e)));
     if (ins.length < reads) fail('pointwiseMulti', `expressions read ${reads} inputs`, ins);
-    const shape = broadcastShapes(...ins.map((t) => t.shape));
+    const shape = broadcastTypes(ins);
     if (!shape) fail('pointwiseMulti', 'input shapes do not broadcast', ins);
     return { shape: shape as number[], dtype: a.dtype };
   },

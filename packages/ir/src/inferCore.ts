@@ -44,6 +44,10 @@ export const floating = (op: string, ins: readonly TensorType[], i: number) => {
  * to f32): precision is chosen by explicit casts, so only the autocast pass makes graphs that mix the two.
  */
 export const sameDtype = (op: string, ins: readonly TensorType[], which: readonly number[]) => {
+  // the common case first, without a list of dtypes (every binary node typed asks)
+  let same = true;
+  for (let k = 1; k < which.length && same; k++) same = ins[which[k]].dtype === ins[which[0]].dtype;
+  if (same) return;
   const ds = which.map((i) => ins[i].dtype);
   if (ds.every((d) => d === ds[0])) return;
   if (ds.includes('f16') && ds.includes('f32'))

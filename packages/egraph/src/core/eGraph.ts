@@ -249,8 +249,10 @@ export class EGraph<D = undefined> {
 
   /** Adds a node (hash-consed: an existing equal node returns its class) and returns its canonical class id. */
   add(node: ENode): Id {
-    for (const c of node.children) {
-      if (!(c >= 0 && c < this.unionFind.size)) throw new EGraphStateError(`EGraph.add: node ${node.op} has unknown child id ${c}`);
+    const size = this.unionFind.size;
+    for (let i = 0; i < node.children.length; i++) {
+      const c = node.children[i];
+      if (!(c >= 0 && c < size)) throw new EGraphStateError(`EGraph.add: node ${node.op} has unknown child id ${c}`);
     }
     const canon = this.canonicalize(node);
     const op = this.opNum(canon.op);
@@ -266,7 +268,8 @@ export class EGraph<D = undefined> {
     this.classAt[id] = cls;
     this.nodeCount++;
     this.logChange(id);
-    for (const c of canon.children) this.classAt[c]?.parents.push([canon, id]);
+    const kids = canon.children;
+    for (let i = 0; i < kids.length; i++) this.classAt[kids[i]]?.parents.push([canon, id]);
     if (this.byOp) {
       const list = this.byOp.get(canon.op);
       if (list) list.push(id);

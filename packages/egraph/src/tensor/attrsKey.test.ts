@@ -3,8 +3,9 @@
 import type { PwExpr } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 import { dataKey } from '../core/index.js';
+import { exprKey } from './exprKey.js';
 import { sameExpr } from './pointwiseFusion.js';
-import { irENode, pointwiseSizeOf } from './tensorLanguage.js';
+import { enodeAttrs, irENode, pointwiseSizeOf } from './tensorLanguage.js';
 
 const $ = (index: number): PwExpr => ({ op: 'in', index });
 const expr: PwExpr = { op: 'add', a: { op: 'mul', a: $(0), b: { op: 'const', value: 0.5 } }, b: { op: 'where', c: $(1), a: $(0), b: { op: 'cast', to: 'f32', a: $(2) } } };
@@ -19,6 +20,23 @@ describe('fused attribute keys', () => {
     // the data stay plain records: the key sits in a slot that spreads and JSON do not see
     expect(Object.keys(a.data as object).sort()).toEqual(['axes', 'expr', 'keepdims', 'post', 'reduce', 'shape']);
     expect(JSON.parse(JSON.stringify(a.data))).toEqual({ expr, shape: [4, 8], reduce: 'sum', axes: [1], keepdims: true, post: $(0) });
+  });
+
+  it('writes the fields sorted, as core writes a record, each expression as its compact key', () => {
+    const a = irENode('pointwiseReduce', { shape: [4, 8], expr, reduce: 'sum', axes: [1], keepdims: true, post: $(0), dtype: undefined }, [0, 1, 2]);
+    expect(dataKey(a.data)).toBe(`{"axes":[1],"expr":${exprKey(expr)},"keepdims":true,"post":${exprKey($(0))},"reduce":"sum","shape":[4,8]}`);
+    const withDtype = irENode('pointwiseReduce', { shape: [4, 8], expr, reduce: 'sum', axes: [1], keepdims: true, post: $(0), dtype: 'f16' }, [0, 1, 2]);
+    expect(dataKey(withDtype.data)).toBe(`{"axes":[1],"dtype":"f16","expr":${exprKey(expr)},"keepdims":true,"post":${exprKey($(0))},"reduce":"sum","shape":[4,8]}`);
+  });
+
+  it('shares the data of a node whose attributes are passed on unchanged, and keys a changed copy afresh', () => {
+    const a = irENode('pointwiseReduce', { expr, shape: [4, 8], reduce: 'sum', axes: [1], keepdims: true, post: $(0) }, [0, 1, 2]);
+    const attrs = enodeAttrs(a, 'pointwiseReduce');
+    expect(irENode('pointwiseReduce', attrs, [3, 4, 5]).data).toBe(a.data);
+    const copy = irENode('pointwiseReduce', { ...attrs }, [0, 1, 2]);
+    expect(copy.data).not.toBe(a.data);
+    expect(dataKey(copy.data)).toBe(dataKey(a.data));
+    expect(dataKey(irENode('pointwiseReduce', { ...attrs, keepdims: false }, [0, 1, 2]).data)).not.toBe(dataKey(a.data));
   });
 
   it('keeps a pointwise node’s expression as its JSON text, with its size', () => {

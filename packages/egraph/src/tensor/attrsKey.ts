@@ -11,25 +11,53 @@ import { exprKey } from './exprKey.js';
 /** Ops whose attributes hold expressions, keyed by `attrsKey` (see `keyedAttrs`). */
 export const EXPR_ATTR_OPS: ReadonlySet<string> = new Set(['pointwiseReduce', 'pointwiseReduceMulti', 'rowwise', 'rowwiseMulti', 'matmulEpilogue', 'matmulQ8', 'matmulQ4', 'pointwiseMulti', 'pointwiseMultiTensor']);
 
-/** A copy of attribute data carrying its key in a non-enumerable `DATA_KEY` slot (read before core's key cache). */
+/**
+ * Attribute data of a fused op carrying its key: the attributes' own enumerable fields, in their order (spreads, JSON
+ * and `Object.keys` see a plain record), and in a private field the key (read through a `DATA_KEY` getter on the
+ * prototype). A copy with the key in a non-enumerable slot defined per object cost ~1.5 µs per fused node built
+ * (`Object.defineProperty`; ~10 000 per GPT 6×384 optimize). No analysis number is kept here (as pointwise data
+ * keeps one): these objects have as many shapes as attribute sets, and reading a private field across them cost
+ * more than the text-keyed lookup it saved (each is asked about once).
+ */
+export class KeyedAttrs {
+  readonly #key: string;
+  constructor(attrs: object) {
+    Object.assign(this, attrs);
+    this.#key = recordKey(this as unknown as { readonly [key: string]: NodeData | undefined });
+  }
+  /** The e-node data key (see `DATA_KEY`). */
+  get [DATA_KEY](): string {
+    return this.#key;
+  }
+}
+
+/**
+ * Attribute data carrying its key (see `KeyedAttrs`). Attributes that already are keyed data (an existing node's,
+ * passed on unchanged) are returned as they are: data are immutable, and their key is written.
+ */
 export function keyedAttrs<T extends object>(attrs: T): T {
-  const copy = { ...attrs };
-  Object.defineProperty(copy, DATA_KEY, { value: attrsKey(copy as unknown as NodeData), enumerable: false });
-  return copy;
+  return attrs instanceof KeyedAttrs ? attrs : (new KeyedAttrs(attrs) as unknown as T);
 }
 
 /** The data key of an attribute value (see the file comment). */
 export function attrsKey(v: NodeData | undefined): string {
   if (v === null || typeof v !== 'object') return scalarKey(v);
-  const own = (v as { readonly [DATA_KEY]?: string })[DATA_KEY];
-  if (own !== undefined) return own;
+  // lists first: only records carry their own key (`KeyedAttrs`, pointwise data), and asking every list for one
+  // was a slow symbol lookup
   if (Array.isArray(v)) {
     let s = '[';
     for (let i = 0; i < v.length; i++) s += (i > 0 ? ',' : '') + attrsKey(v[i]);
     return `${s}]`;
   }
+  const own = (v as { readonly [DATA_KEY]?: string })[DATA_KEY];
+  if (own !== undefined) return own;
   const r = v as { readonly [key: string]: NodeData | undefined };
   if (typeof r.op === 'string') return exprKey(r as unknown as PwExpr);
+  return recordKey(r);
+}
+
+/** The key of a record's defined fields, sorted by name (its own key, if any, not read). */
+function recordKey(r: { readonly [key: string]: NodeData | undefined }): string {
   // defined fields, insertion-sorted in place (a few fields: no filtered copy, no comparator sort)
   const keys = Object.keys(r);
   let n = 0;
@@ -40,22 +68,23 @@ export function attrsKey(v: NodeData | undefined): string {
     for (; j > 0 && keys[j - 1] > k; j--) keys[j] = keys[j - 1];
     keys[j] = k;
   }
-  keys.length = n;
+  if (n < keys.length) keys.length = n; // a length store goes through the runtime even when it keeps the length
   let s = '{';
-  for (let i = 0; i < keys.length; i++) s += `${i > 0 ? ',' : ''}${quotedField(keys[i])}:${attrsKey(r[keys[i]])}`;
+  for (let i = 0; i < keys.length; i++) s += `${i > 0 ? ',' : ''}${quoted(keys[i])}:${attrsKey(r[keys[i]])}`;
   return `${s}}`;
 }
 
-// field names as JSON writes them, per name: the attributes of fused ops have a few field names, and writing each
-// again for every node built (a `JSON.stringify` per field) was ~0.5 % of optimize on the GPT 6×384 step
-const quotedFields = new Map<string, string>();
+// field names and short string values (op names, dtypes) as JSON writes them: the attributes of fused ops have a
+// few of each, and writing each again for every node built (a `JSON.stringify` per field) was ~0.5 % of optimize on
+// the GPT 6×384 step
+const quotedTexts = new Map<string, string>();
 
-/** `JSON.stringify(name)`, cached. */
-function quotedField(name: string): string {
-  let q = quotedFields.get(name);
+/** `JSON.stringify(text)`, cached. */
+function quoted(text: string): string {
+  let q = quotedTexts.get(text);
   if (q === undefined) {
-    q = JSON.stringify(name);
-    if (quotedFields.size < 1024) quotedFields.set(name, q); // field names are few; a bound all the same
+    q = JSON.stringify(text);
+    if (quotedTexts.size < 1024) quotedTexts.set(text, q); // such texts are few; a bound all the same
   }
   return q;
 }
@@ -64,5 +93,6 @@ function quotedField(name: string): string {
 function scalarKey(v: null | boolean | number | string | undefined): string {
   if (v === undefined) return '';
   if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
+  if (typeof v === 'string' && v.length <= 32) return quoted(v);
   return JSON.stringify(v);
 }

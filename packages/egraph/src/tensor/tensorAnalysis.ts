@@ -78,9 +78,10 @@ function constantOf(ir: IrOp, kids: readonly TensorInfo[], out: TensorType): num
     // an f32 constant too large for f32 is Infinity there: opaque
     return v !== undefined && out.dtype === 'f32' && !Number.isFinite(Math.fround(v)) ? undefined : v;
   }
-  const vals = kids.map((k) => k.constant);
-  if (vals.length === 0 || vals.some((v) => v === undefined)) return undefined;
-  const v64 = vals as number[];
+  // most classes made have an operand of unknown value: asked before any list is built
+  if (kids.length === 0) return undefined;
+  for (const k of kids) if (k.constant === undefined) return undefined;
+  const v64 = kids.map((k) => k.constant as number);
   const r64 = evalConstant(ir, v64, kids, out, ROUND_F64);
   if (r64 === undefined) return undefined;
   const v32 = v64.map((x, i) => (kids[i].dtype === 'f32' ? Math.fround(x) : x));
@@ -161,7 +162,8 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
   make(egraph: EGraph<TensorInfo>, node: ENode): TensorInfo {
     const ir = fromENode(node);
     const declared = leafTypeOf(node);
-    const kids = node.children.map((c) => egraph.eclass(c).data);
+    const kids: TensorInfo[] = [];
+    for (const c of node.children) kids.push(egraph.eclass(c).data);
     const type = declared ?? inferType(ir.op, node.op === 'pick' ? [multiOf(egraph, node.children[0])] : kids, ir.attrs);
     const constant = constantOf(ir, kids, type);
     return constant === undefined ? { shape: type.shape, dtype: type.dtype } : { shape: type.shape, dtype: type.dtype, constant };
@@ -220,7 +222,7 @@ export class TensorAnalysis implements Analysis<TensorInfo> {
         this.stateOfValue = new Map(this.updatePairs.map(([s, v]) => [egraph.find(v), egraph.find(s)]));
       }
     }
-    return this.stateOfValue.get(egraph.find(id));
+    return this.stateOfValue?.get(egraph.find(id)); // built above when missing
   }
 
   /** Whether a class is a root (an output or update value, always materialised). */
