@@ -3,6 +3,7 @@
 import type { PwExpr } from '@neura/ir';
 import { describe, expect, it } from 'vitest';
 import { dataKey } from '../core/index.js';
+import { attrsKey } from './attrsKey.js';
 import { exprKey } from './exprKey.js';
 import { sameExpr } from './pointwiseFusion.js';
 import { enodeAttrs, irENode, pointwiseSizeOf } from './tensorLanguage.js';
@@ -27,6 +28,10 @@ describe('fused attribute keys', () => {
     expect(dataKey(a.data)).toBe(`{"axes":[1],"expr":${exprKey(expr)},"keepdims":true,"post":${exprKey($(0))},"reduce":"sum","shape":[4,8]}`);
     const withDtype = irENode('pointwiseReduce', { shape: [4, 8], expr, reduce: 'sum', axes: [1], keepdims: true, post: $(0), dtype: 'f16' }, [0, 1, 2]);
     expect(dataKey(withDtype.data)).toBe(`{"axes":[1],"dtype":"f16","expr":${exprKey(expr)},"keepdims":true,"post":${exprKey($(0))},"reduce":"sum","shape":[4,8]}`);
+    // lists of numbers are written in one piece, but for -0 (kept apart from 0) and values that are not numbers
+    expect(attrsKey([3, 0.5, -2])).toBe('[3,0.5,-2]');
+    expect(attrsKey([1, -0, 2])).toBe('[1,-0,2]');
+    expect(attrsKey([1, null, 'a'])).toBe('[1,null,"a"]');
   });
 
   it('shares the data of a node whose attributes are passed on unchanged, and keys a changed copy afresh', () => {

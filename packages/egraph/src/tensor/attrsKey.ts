@@ -45,6 +45,10 @@ export function attrsKey(v: NodeData | undefined): string {
   // lists first: only records carry their own key (`KeyedAttrs`, pointwise data), and asking every list for one
   // was a slow symbol lookup
   if (Array.isArray(v)) {
+    // a list of numbers (a shape, axes) in one piece: `join` writes each as `String` does, but -0 as 0
+    let numbers = true;
+    for (let i = 0; i < v.length && numbers; i++) numbers = typeof v[i] === 'number' && !Object.is(v[i], -0);
+    if (numbers) return `[${v.join(',')}]`;
     let s = '[';
     for (let i = 0; i < v.length; i++) s += (i > 0 ? ',' : '') + attrsKey(v[i]);
     return `${s}]`;
@@ -70,8 +74,23 @@ function recordKey(r: { readonly [key: string]: NodeData | undefined }): string 
   }
   if (n < keys.length) keys.length = n; // a length store goes through the runtime even when it keeps the length
   let s = '{';
-  for (let i = 0; i < keys.length; i++) s += `${i > 0 ? ',' : ''}${quoted(keys[i])}:${attrsKey(r[keys[i]])}`;
+  for (let i = 0; i < keys.length; i++) s += fieldHead(keys[i], i > 0) + attrsKey(r[keys[i]]);
   return `${s}}`;
+}
+
+// a field's opening as the key writes it, `"name":` and `,"name":` (one piece per field, not three)
+const heads = new Map<string, string>();
+const commaHeads = new Map<string, string>();
+
+/** `"name":`, after a comma when `comma`, cached. */
+function fieldHead(name: string, comma: boolean): string {
+  const table = comma ? commaHeads : heads;
+  let h = table.get(name);
+  if (h === undefined) {
+    h = `${comma ? ',' : ''}${quoted(name)}:`;
+    if (table.size < 1024) table.set(name, h); // field names are few; a bound all the same
+  }
+  return h;
 }
 
 // field names and short string values (op names, dtypes) as JSON writes them: the attributes of fused ops have a
