@@ -248,6 +248,20 @@ function listInfo(s: Serials, list: readonly ENode[]): ListInfo {
   return out;
 }
 
+/** The classes holding a node of any of `ops`, each once, in the order the ops list them (one op's are distinct). */
+function classesWithOps<D>(egraph: EGraph<D>, ops: readonly string[]): Id[] {
+  const seen = new Set<Id>();
+  const out: Id[] = [];
+  for (const op of ops) {
+    for (const id of egraph.classesWithOp(op)) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push(id);
+    }
+  }
+  return out;
+}
+
 /** The number of an op name (numbered on first sight). */
 function opNum(s: Serials, op: string): number {
   let k = s.opNums.get(op);
@@ -411,10 +425,9 @@ export function nodeRule<D>(
       };
       if (since === undefined) {
         const isOp = opFlags(serialOf, ops);
-        const seen = new Set<Id>();
-        for (const id of ops.flatMap((op) => egraph.classesWithOp(op))) {
-          if (seen.has(id)) continue;
-          seen.add(id);
+        const classes = ops.length === 1 ? egraph.classesWithOp(ops[0]) : classesWithOps(egraph, ops);
+        for (let c = 0; c < classes.length; c++) {
+          const id = classes[c];
           if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
           const substs: Subst[] = [];
           const list = egraph.eclass(id).nodes;
@@ -451,8 +464,9 @@ export function nodeRule<D>(
           const n = scan.nodes[k];
           const serial = scan.serials[k];
           // a node that reads no changed class and was signed in this class signs as it did then: skipped without
-          // hashing (a class of fused variants gains one and holds hundreds), unless a plain guard may read more
-          if (signedOnly && scan.readsChanged[k] === 0 && markOf(st, serial) !== UNSIGNED && st.appliedIn[serial] === id) continue;
+          // hashing (a class of fused variants gains one and holds hundreds), unless a plain guard may read more.
+          // `appliedIn` names a class only beside a signature (`sign`): one load, not two
+          if (signedOnly && scan.readsChanged[k] === 0 && serial < st.appliedIn.length && st.appliedIn[serial] === id) continue;
           if (wanted(id, n, serial)) substs.push(match(n, serial));
         }
         if (substs.length) {
