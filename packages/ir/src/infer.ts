@@ -60,15 +60,19 @@ const classLoss = (op: string, ins: readonly TensorType[]): void => {
 };
 
 const matmulType = (op: string, ins: readonly TensorType[], transA: boolean, transB: boolean): TensorType => {
-  const [a, b] = ins;
+  const a = ins[0];
+  const b = ins[1];
   if (a.shape.length < 2 || b.shape.length < 2) fail(op, 'operands must have rank ≥ 2 (batch axes, then a matrix)', ins);
   floating(op, ins, 0);
   floating(op, ins, 1);
-  sameDtype(op, ins, [0, 1]);
+  sameDtype(op, ins, BOTH);
   const ra = a.shape.length;
   const rb = b.shape.length;
-  const [m, ka] = transA ? [a.shape[ra - 1], a.shape[ra - 2]] : [a.shape[ra - 2], a.shape[ra - 1]];
-  const [kb, n] = transB ? [b.shape[rb - 1], b.shape[rb - 2]] : [b.shape[rb - 2], b.shape[rb - 1]];
+  // extents read by index, not destructured from pairs (every matmul epilogue a rule builds is typed here)
+  const m = a.shape[transA ? ra - 1 : ra - 2];
+  const ka = a.shape[transA ? ra - 2 : ra - 1];
+  const kb = b.shape[transB ? rb - 1 : rb - 2];
+  const n = b.shape[transB ? rb - 2 : rb - 1];
   if (ka !== kb) fail(op, `inner dimensions differ: ${ka} vs ${kb}`, ins);
   const batchA = a.shape.slice(0, -2);
   const batchB = b.shape.slice(0, -2);
@@ -93,8 +97,10 @@ function inferRowwise(op: 'rowwise' | 'rowwiseMulti', ins: readonly TensorType[]
   }
   for (let j = 0; j < exprs.length; j++) {
     const reads = pwArity(exprs[j]);
-    const what = exprs.length === 1 && op === 'rowwise' ? 'the expression' : `expression ${j}`;
-    if (reads > n + stats.length) fail(op, `${what} reads $${reads - 1}: there are ${n} operands and ${stats.length} stats`, ins);
+    if (reads > n + stats.length) {
+      const what = exprs.length === 1 && op === 'rowwise' ? 'the expression' : `expression ${j}`;
+      fail(op, `${what} reads $${reads - 1}: there are ${n} operands and ${stats.length} stats`, ins);
+    }
   }
   return { shape: shape as number[], dtype: 'f32' };
 }
