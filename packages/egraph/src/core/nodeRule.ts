@@ -109,11 +109,11 @@ function childVars(arity: number): string[] {
 interface CandidateScan {
   readonly key: string;
   /** Class of each entry (canonical). */
-  readonly classes: readonly Id[];
+  readonly classes: Int32Array;
   /** Node of each entry. */
   readonly nodes: readonly ENode[];
   /** Serial number of each entry's node (`nodeSerial`). */
-  readonly serials: readonly number[];
+  readonly serials: Int32Array;
   /**
    * Whether each entry's node reads a changed class (1), or only sits in a changed class (0): such a node's
    * signature still reads as it did, unless the node moved into this class by a union (see `NodeRuleRun.appliedIn`).
@@ -136,59 +136,74 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
   if (last?.key === key) return last;
   const changed = egraph.changedSince(since);
   // marks by id (ids are dense): CHANGED, and LISTED once in `ids` (sets of numbers were much of the scan)
-  const mark = new Uint8Array(egraph.totalIds);
-  for (const id of changed) mark[id] = CHANGED;
+  const info = serialsOf(egraph);
+  const mark = scratchOf(info, egraph.totalIds).mark;
   const ids: Id[] = [];
-  // index loops over the parent entries (a class of shared inputs has thousands; destructuring each cost more)
-  for (let c = 0; c < changed.length; c++) {
-    const id = changed[c];
-    if (!(mark[id] & LISTED)) {
-      mark[id] |= LISTED;
-      ids.push(id);
-    }
-    const parents = egraph.eclass(id).parents;
-    for (let i = 0; i < parents.length; i++) {
-      const p = egraph.find(parents[i][1]);
-      if (!(mark[p] & LISTED)) {
-        mark[p] |= LISTED;
-        ids.push(p);
+  try {
+    for (const id of changed) mark[id] = CHANGED;
+    // index loops over the parent entries (a class of shared inputs has thousands; destructuring each cost more)
+    for (let c = 0; c < changed.length; c++) {
+      const id = changed[c];
+      if (!(mark[id] & LISTED)) {
+        mark[id] |= LISTED;
+        ids.push(id);
+      }
+      const parents = egraph.eclass(id).parents;
+      for (let i = 0; i < parents.length; i++) {
+        const p = egraph.find(parents[i][1]);
+        if (!(mark[p] & LISTED)) {
+          mark[p] |= LISTED;
+          ids.push(p);
+        }
       }
     }
-  }
-  const classes: Id[] = [];
-  const nodes: ENode[] = [];
-  const serials: number[] = [];
-  const direct: number[] = [];
-  const byOp: number[][] = [];
-  const info = serialsOf(egraph);
-  // a rebuilt e-graph's nodes are canonical (its invariant): their children are read as they are, without a `find`
-  // per child (the scan tests ~740 000 children a GPT 6×384 run; this test was most of its time)
-  const clean = !egraph.isDirty;
-  for (const id of ids) {
-    // of a parent class that did not change itself, only the nodes reading a changed class (a class of fused
-    // variants holds hundreds, each tested by every node rule of the pass on each scan)
-    const all = (mark[id] & CHANGED) !== 0;
-    const list = egraph.eclass(id).nodes;
-    // the list's children, serials and op numbers, flat (reading each node's children array was most of the scan)
-    const { serials: listSerials, ops, kidStart, kids } = listInfo(info, list);
-    for (let i = 0; i < list.length; i++) {
-      let reads = false;
-      const end = kidStart[i + 1];
-      if (clean) for (let j = kidStart[i]; j < end && !reads; j++) reads = (mark[kids[j]] & CHANGED) !== 0;
-      else for (let j = kidStart[i]; j < end && !reads; j++) reads = (mark[egraph.find(kids[j])] & CHANGED) !== 0;
-      if (!all && !reads) continue;
-      const k = nodes.push(list[i]) - 1;
-      serials.push(listSerials[i]);
-      direct.push(reads ? 1 : 0);
-      classes.push(id);
-      const entries = byOp[ops[i]];
-      if (entries) entries.push(k);
-      else byOp[ops[i]] = [k];
+    const nodes: ENode[] = [];
+    const byOp: number[][] = [];
+    // a rebuilt e-graph's nodes are canonical (its invariant): their children are read as they are, without a `find`
+    // per child (the scan tests ~740 000 children a GPT 6×384 run; this test was most of its time)
+    const clean = !egraph.isDirty;
+    for (const id of ids) {
+      // of a parent class that did not change itself, only the nodes reading a changed class (a class of fused
+      // variants holds hundreds, each tested by every node rule of the pass on each scan)
+      const all = (mark[id] & CHANGED) !== 0;
+      const list = egraph.eclass(id).nodes;
+      // the list's children, serials and op numbers, flat (reading each node's children array was most of the scan)
+      const { serials: listSerials, ops, kidStart, kids } = listInfo(info, list);
+      for (let i = 0; i < list.length; i++) {
+        let reads = false;
+        const end = kidStart[i + 1];
+        if (clean) for (let j = kidStart[i]; j < end && !reads; j++) reads = (mark[kids[j]] & CHANGED) !== 0;
+        else for (let j = kidStart[i]; j < end && !reads; j++) reads = (mark[egraph.find(kids[j])] & CHANGED) !== 0;
+        if (!all && !reads) continue;
+        const k = nodes.push(list[i]) - 1;
+        const sc = k < info.scratch.classes.length ? info.scratch : growEntries(info, k + 1);
+        sc.serials[k] = listSerials[i];
+        sc.reads[k] = reads ? 1 : 0;
+        sc.classes[k] = id;
+        const entries = byOp[ops[i]];
+        if (entries) entries.push(k);
+        else byOp[ops[i]] = [k];
+      }
     }
+    // the previous scan is done with (searches do not nest): its buffers are reused, seen through views
+    const sc = info.scratch;
+    const count = nodes.length;
+    const scan = {
+      key,
+      classes: sc.classes.subarray(0, count),
+      nodes,
+      serials: sc.serials.subarray(0, count),
+      readsChanged: sc.reads.subarray(0, count),
+      byOp,
+      opNums: info.opNums,
+    };
+    lastScans.set(egraph, scan);
+    return scan;
+  } finally {
+    // the marks are zero between scans (a changed class is listed, unless a throw came first)
+    for (const id of changed) mark[id] = 0;
+    for (const id of ids) mark[id] = 0;
   }
-  const scan = { key, classes, nodes, serials, readsChanged: Uint8Array.from(direct), byOp, opNums: info.opNums };
-  lastScans.set(egraph, scan);
-  return scan;
 }
 
 /**
@@ -207,6 +222,35 @@ interface Serials {
   readonly lists: Map<readonly ENode[], ListInfo>;
   /** A number per op name (`ListInfo.ops`). */
   readonly opNums: Map<string, number>;
+  /** `candidateScan`'s buffers, reused by the next scan (31 scans per GPT 6×384 optimize made ~20 MB). */
+  scratch: ScanScratch;
+}
+
+/** Buffers of a candidate scan: marks by class id (all zero between scans) and the per-entry columns. */
+interface ScanScratch {
+  readonly mark: Uint8Array;
+  readonly classes: Int32Array;
+  readonly serials: Int32Array;
+  readonly reads: Uint8Array;
+}
+
+/** The scan buffers, the marks grown to `ids` classes. */
+function scratchOf(s: Serials, ids: number): ScanScratch {
+  if (s.scratch.mark.length < ids) s.scratch = { ...s.scratch, mark: new Uint8Array(Math.max(ids, 2 * s.scratch.mark.length)) };
+  return s.scratch;
+}
+
+/** The scan buffers, the entry columns grown to hold `n` entries (those written kept). */
+function growEntries(s: Serials, n: number): ScanScratch {
+  const size = Math.max(n, 2 * s.scratch.classes.length, 1024);
+  const classes = new Int32Array(size);
+  classes.set(s.scratch.classes);
+  const serials = new Int32Array(size);
+  serials.set(s.scratch.serials);
+  const reads = new Uint8Array(size);
+  reads.set(s.scratch.reads);
+  s.scratch = { mark: s.scratch.mark, classes, serials, reads };
+  return s.scratch;
 }
 
 /**
@@ -223,7 +267,10 @@ interface ListInfo {
 /** The serial numbers of an e-graph's node objects. */
 function serialsOf(egraph: object): Serials {
   let m = serials.get(egraph);
-  if (!m) serials.set(egraph, (m = { of: new Map(), lists: new Map(), opNums: new Map() }));
+  if (!m) {
+    const scratch = { mark: new Uint8Array(0), classes: new Int32Array(0), serials: new Int32Array(0), reads: new Uint8Array(0) };
+    serials.set(egraph, (m = { of: new Map(), lists: new Map(), opNums: new Map(), scratch }));
+  }
   return m;
 }
 
