@@ -168,7 +168,7 @@ function candidateScan<D>(egraph: EGraph<D>, since: number): CandidateScan {
       const all = (mark[id] & CHANGED) !== 0;
       const list = egraph.eclass(id).nodes;
       // the list's children, serials and op numbers, flat (reading each node's children array was most of the scan)
-      const { serials: listSerials, ops, kidStart, kids } = listInfo(info, list);
+      const { serials: listSerials, ops, kidStart, kids } = listInfo(info, id, list);
       for (let i = 0; i < list.length; i++) {
         let reads = false;
         const end = kidStart[i + 1];
@@ -219,7 +219,8 @@ const serials = new WeakMap<object, Serials>();
  */
 interface Serials {
   readonly of: Map<ENode, number>;
-  readonly lists: Map<readonly ENode[], ListInfo>;
+  /** By class id: its node list as last read (a list replaced by a rebuild is read afresh). */
+  readonly lists: (ListInfo | undefined)[];
   /** A number per op name (`ListInfo.ops`). */
   readonly opNums: Map<string, number>;
   /** `candidateScan`'s buffers, reused by the next scan (31 scans per GPT 6×384 optimize made ~20 MB). */
@@ -258,6 +259,7 @@ function growEntries(s: Serials, n: number): ScanScratch {
  * kidStart[i + 1] - 1]`; nodes are immutable, so these stay as they were read).
  */
 interface ListInfo {
+  readonly list: readonly ENode[];
   readonly serials: number[];
   readonly ops: number[];
   readonly kidStart: number[];
@@ -269,7 +271,7 @@ function serialsOf(egraph: object): Serials {
   let m = serials.get(egraph);
   if (!m) {
     const scratch = { mark: new Uint8Array(0), classes: new Int32Array(0), serials: new Int32Array(0), reads: new Uint8Array(0) };
-    serials.set(egraph, (m = { of: new Map(), lists: new Map(), opNums: new Map(), scratch }));
+    serials.set(egraph, (m = { of: new Map(), lists: [], opNums: new Map(), scratch }));
   }
   return m;
 }
@@ -282,9 +284,11 @@ function nodeSerial(s: Serials, n: ENode): number {
 }
 
 /** What a scan reads of a class's node list, by index (extended to the list's current length). */
-function listInfo(s: Serials, list: readonly ENode[]): ListInfo {
-  let out = s.lists.get(list);
-  if (!out) s.lists.set(list, (out = { serials: [], ops: [], kidStart: [0], kids: [] }));
+function listInfo(s: Serials, cls: Id, list: readonly ENode[]): ListInfo {
+  // by class id, not a map by list object: the map's lookup was most of this function, and it kept every list
+  while (s.lists.length <= cls) s.lists.push(undefined);
+  let out = s.lists[cls];
+  if (out?.list !== list) s.lists[cls] = out = { list, serials: [], ops: [], kidStart: [0], kids: [] };
   for (let i = out.serials.length; i < list.length; i++) {
     const n = list[i];
     out.serials.push(nodeSerial(s, n));
@@ -478,7 +482,7 @@ export function nodeRule<D>(
           if (budget <= 0) return out; // incomplete: the next search rescans from the same epoch
           const substs: Subst[] = [];
           const list = egraph.eclass(id).nodes;
-          const { serials: listSerials, ops: listOps } = listInfo(serialOf, list);
+          const { serials: listSerials, ops: listOps } = listInfo(serialOf, id, list);
           // by op number: a node of another op is skipped without reading it
           for (let i = 0; i < list.length; i++) {
             const op = listOps[i];
