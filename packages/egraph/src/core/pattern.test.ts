@@ -43,6 +43,18 @@ describe('Pattern', () => {
     expect(Pattern.parse('(f (h ?z))').search(eg).map((m) => m.eclass)).toEqual([eg.find(ids[0])]);
   });
 
+  it('joins the matches of every node of a class, in node order, where a nested pattern meets several', () => {
+    const { eg, ids } = graph('(f (g x))', '(g y)', '(g z)');
+    const [x, y, z] = ['x', 'y', 'z'].map((v) => eg.lookup(enode(v)) as number);
+    const inner = eg.lookup(enode('g', [x])) as number;
+    eg.union(inner, ids[1]);
+    eg.union(inner, ids[2]);
+    eg.rebuild();
+    const [m] = Pattern.parse('(f (g ?a))').search(eg);
+    expect(m.substs.map((s) => s.get('a'))).toEqual(eg.eclass(inner).nodes.map((n) => n.children[0]));
+    expect(m.substs.map((s) => s.get('a')).sort()).toEqual([x, y, z].sort());
+  });
+
   it('matches op attributes as a subset and ignores them when the pattern names none', () => {
     const eg = new EGraph();
     const x = eg.add(enode('x'));
