@@ -252,7 +252,7 @@ function isConstantClass(egraph: EGraph<TensorInfo>, id: Id): boolean {
  * the broadcast: each dimension is 1 or the target's, the largest rank is the target's, and each axis whose target
  * is not 1 is read at its full size by some class.
  */
-function broadcastIsShape(egraph: EGraph<TensorInfo>, ids: readonly Id[], shape: Shape): boolean {
+export function broadcastIsShape(egraph: EGraph<TensorInfo>, ids: readonly Id[], shape: Shape): boolean {
   const rank = shape.length;
   let widest = 0;
   for (const id of ids) {

@@ -12,7 +12,7 @@
 import type { OpAttrs, PwExpr, ReduceOp, Shape } from '@neura/ir';
 import { broadcastsTo, pwExprSize, REDUCE_OPS, sameShape } from '@neura/ir';
 import type { EGraph, ENode, Id } from '../../core/index.js';
-import { exprOf, exprSize, sameExpr } from '../pointwiseFusion.js';
+import { broadcastIsShape, exprOf, exprSize, sameExpr } from '../pointwiseFusion.js';
 import type { TensorInfo } from '../tensorAnalysis.js';
 import { fusionExprSize, fusionWidth } from '../tensorAnalysis.js';
 import { enodeAttrs, irENode } from '../tensorLanguage.js';
@@ -243,34 +243,11 @@ function rowwiseOf(egraph: EGraph<TensorInfo>, eclass: Id, node: ENode, inline: 
   const { operands, stats, maxInputs, maxSize, sources, sourceClasses } = res;
   if (!kids || stats.length === 0 || operands.length > maxInputs) return undefined;
   const fused = mapIn(exprOf(node), (i) => kids[i]);
-  if (pwExprSize(fused) > maxSize || !coverRows(egraph, operands, S)) return undefined;
+  if (pwExprSize(fused) > maxSize || !broadcastIsShape(egraph, operands, S)) return undefined;
   const n = operands.length;
   const expr = renumbered(fused, n);
   const attrs = { expr, stats: stats.map((s) => ({ ...s, expr: renumbered(s.expr, n) })) };
   return { attrs, operands, eclass, node, sources, sourceClasses, size: pwExprSize(expr) + attrs.stats.reduce((s, st) => s + pwExprSize(st.expr) + pwExprSize(st.post), 0) };
-}
-
-/** Whether operands that each broadcast to rows of shape `S` broadcast together to `S` itself (no shapes built). */
-function coverRows(egraph: EGraph<TensorInfo>, operands: readonly Id[], S: Shape): boolean {
-  const r = S.length;
-  let full = false; // one operand of the rows' rank (the broadcast has the largest rank)
-  for (const o of operands) if (info(egraph, o).shape.length === r) full = true;
-  if (!full) return false;
-  // every axis wider than 1 read at its full size by some operand (right-aligned)
-  for (let i = 0; i < r; i++) {
-    if (S[i] === 1) continue;
-    let covered = false;
-    for (const o of operands) {
-      const t = info(egraph, o).shape;
-      const j = i - (r - t.length);
-      if (j >= 0 && t[j] === S[i]) {
-        covered = true;
-        break;
-      }
-    }
-    if (!covered) return false;
-  }
-  return true;
 }
 
 /**
