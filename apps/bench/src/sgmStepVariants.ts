@@ -28,6 +28,7 @@ const OVERRIDES: Record<string, Partial<SubgroupMatrixTiling>> = {
   rows4: { perRound: 4 },
   sgn2: { sgn: 2 },
   'sgn2+rows4': { sgn: 2, perRound: 4 },
+  memory: { results: 'memory' },
 };
 
 const unknownVariant = (v: string): never => {

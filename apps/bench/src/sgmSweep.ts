@@ -33,7 +33,7 @@ const withTiling =
   };
 /** A short name of a tiling: subgroups / matrices per subgroup / slice depth, padding, double buffering. */
 const nameOf = (t: SubgroupMatrixTiling) =>
-  `${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.pad ? `/p${t.pad}` : ''}${t.group ? `/g${t.group}` : ''}${t.db ? '+db' : ''}${t.transposeA ? '/tA' : ''}${t.stage === 'lanes' ? '/lanes' : ''}${t.direct ? '/direct' : ''}`;
+  `${t.sgm}x${t.sgn}/${t.fm}x${t.fn}/bk${t.bk}${t.pad ? `/p${t.pad}` : ''}${t.group ? `/g${t.group}` : ''}${t.db ? '+db' : ''}${t.transposeA ? '/tA' : ''}${t.stage === 'lanes' ? '/lanes' : ''}${t.direct ? '/direct' : ''}${t.results === 'memory' ? '/memory' : ''}`;
 
 /** Layouts of subgroups (SGM x SGN) and result matrices per subgroup (FM x FN), the likeliest first. */
 const LAYOUTS: [number, number, number, number][] = [
@@ -137,6 +137,8 @@ if (want('check')) {
     { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, stage: 'lanes' },
     { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, direct: true },
     { sgm: 2, sgn: 2, fm: 2, fn: 2, bk: 32, direct: true },
+    { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, results: 'memory' },
+    { sgm: 2, sgn: 2, fm: 2, fn: 2, bk: 32, pad: 8, results: 'memory' },
   ];
   // --tilings NAME,...: the check runs the shipped choice and those tilings only
   const out: unknown[] = [];

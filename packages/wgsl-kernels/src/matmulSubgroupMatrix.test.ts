@@ -167,6 +167,36 @@ describe('matmul under precision: mixed', () => {
     expect(plan.dispatches[0].code).toContain('var<workgroup> Cs:');
   });
 
+  it("finishes results from memory on request: matrices stored to the output (f32) or to f32 scratch (f16), one barrier, then the epilogue", async () => {
+    await loadKernels([], { mixed: true });
+    const t = { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, results: 'memory' } as const;
+    const e = matmulProblemOf(spec(1024, 512, 384, { epilogue: true }));
+    const plan = subgroupMatrixPlan(e, MIXED, t) as KernelPlan;
+    const code = plan.dispatches[0].code;
+    expect(code).not.toContain('Cs');
+    expect(code).toContain('var<storage, read_write> y: array<f32>;'); // matrices are stored into it
+    expect(code).toMatch(/subgroupMatrixStore<row_major>\(&y, yoff/);
+    expect(code.match(/storageBarrier\(\);/g)).toHaveLength(1);
+    expect(code).toContain('var v = vec4<f32>(y[q], y[q + 1u], y[q + 2u], y[q + 3u]); v = vec4<f32>(epilogue(v.x');
+    expect(plan.scratch).toEqual([]);
+    // an f16 output: f32 products in scratch, the output stored as f16 vec4s through the f16 storage pass
+    const g = new Graph();
+    const a = g.input('a', [1024, 384], 'f16');
+    const b = g.input('b', [384, 512], 'f16');
+    const bias = g.input('bias', [512]);
+    const expr: PwExpr = { op: 'cast', to: 'f16', a: { op: 'add', a: { op: 'in', index: 0 }, b: { op: 'in', index: 1 } } };
+    const node = g.node('matmulEpilogue', [a, b, bias], { transA: false, transB: false, expr });
+    const s16 = { node, inputs: node.inputs.map((id) => ({ shape: g.get(id).shape, dtype: g.get(id).dtype })) } as KernelSpec<MatmulOp>;
+    const p16 = withF16Storage(s16, subgroupMatrixPlan(matmulProblemOf(s16), MIXED, t) as KernelPlan, MIXED, true);
+    expect(p16.scratch).toEqual([1024 * 512 * 4]);
+    expect(p16.dispatches[0].bindings.at(-1)).toEqual({ source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' });
+    expect(p16.dispatches[0].code).toContain('var<storage, read_write> ys: array<f32>;');
+    expect(p16.dispatches[0].code).toMatch(/subgroupMatrixStore<row_major>\(&ys, yoff/);
+    expect(p16.dispatches[0].code).toMatch(/y\[\(yoff \+ r \* N \+ c\) \/ 4u\] = vec4<f16>\(v\)/);
+    // blocks that straddle the output's edge stay staged through workgroup memory
+    expect(subgroupMatrixPlan(matmulProblemOf(spec(1000, 512, 384, { epilogue: true })), MIXED, t)?.dispatches[0].code).toContain('var<workgroup> Cs:');
+  });
+
   it('stages lane by lane on request: scalar reads, one f16 store per element, consecutive lanes on consecutive halves', () => {
     const t = { sgm: 2, sgn: 4, fm: 4, fn: 4, bk: 32, pad: 8, stage: 'lanes' } as const;
     const code = subgroupMatrixPlan(matmulProblemOf(spec(4096, 4096, 4096)), MIXED, t)?.dispatches[0].code ?? '';

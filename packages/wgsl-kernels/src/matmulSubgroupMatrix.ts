@@ -95,6 +95,14 @@ export interface SubgroupMatrixTiling {
    * times it (`sgm-step-variants --variants rows2,sgn2+rows4`, prepared in `h100-2026-12-07-s5.md`, not yet run).
    */
   readonly perRound?: number;
+  /**
+   * How results that need per-element work (an epilogue, an f16 output) leave: 'staged' (the default) through
+   * workgroup memory a matrix per round, two barriers a round; 'memory' stores every result matrix straight to the
+   * output (f32) or to f32 scratch (an f16 output), then after one barrier each lane reads four adjacent products
+   * back (from L2: the tile was just written) and applies the epilogue. Needs whole m x n blocks (else 'staged');
+   * frees the result staging's workgroup memory. Not shipped until the step times it.
+   */
+  readonly results?: 'staged' | 'memory';
 }
 
 /** Lanes per subgroup the kernel assumes (NVIDIA: 32; the runtime checks the adapter's subgroup size). */
@@ -183,6 +191,10 @@ export function matmulMixedKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, 
  */
 const stagedOf = (p: MatmulProblem, s: SubgroupMatrixShape) => p.hasBias || p.relu || p.epi !== undefined || p.M % s.m !== 0 || p.N % s.n !== 0 || p.spec.node.dtype === 'f16';
 
+/** Whether results leave through memory (`results: 'memory'` on whole blocks of a product that is not split). */
+const viaMemory = (p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatrixTiling | Partial<SubgroupMatrixTiling> | undefined) =>
+  t?.results === 'memory' && p.M % s.m === 0 && p.N % s.n === 0;
+
 /** Whether both operands are f16 in memory and every dimension is whole matrices (`direct` loads). */
 export function directFits(p: MatmulProblem, s: SubgroupMatrixShape): boolean {
   const rounded = roundedOperands(p.spec);
@@ -207,7 +219,8 @@ export function subgroupMatrixPlan(p: MatmulProblem, caps: DeviceCaps, given?: S
   if (given && !fits(given, s, caps, stagedOf(p, s))) kernelError(p.spec, `subgroup-matrix tiling ${JSON.stringify(given)} does not fit the device`);
   const split = splitOf(p, t, s, caps);
   const main = mainDispatch(p, s, t, caps, split);
-  if (!split) return { dispatches: [main], scratch: [] };
+  // results finished from memory keep an f16 output's f32 products in scratch
+  if (!split) return { dispatches: [main], scratch: main.bindings.some((b) => b.source.kind === 'scratch') ? [p.batches * p.M * p.N * 4] : [] };
   return { dispatches: [main, splitReduce(p, split.splits, caps, main.label.replace(/:split\d+$/, ''))], scratch: [split.splits * p.M * p.N * 4] };
 }
 
@@ -254,6 +267,9 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   // straight stores need whole m x n result matrices (a matrix is wholly inside the output or wholly outside) and
   // an f32 output: an f16 one is written through the staged rows, where f16Storage.ts converts each store
   const direct = !epilogue && M % s.m === 0 && N % s.n === 0 && spec.node.dtype !== 'f16';
+  // results through memory: products stored straight to y (f32) or to f32 scratch `ys` (an f16 output), read back
+  const memory = !direct && !split && viaMemory(p, s, t);
+  const f16Out = spec.node.dtype === 'f16';
   // scalar bindings: lane-by-lane staging reads one element per lane; direct loads take the buffer as array<f16>
   const scalar = t.stage === 'lanes' || t.direct === true;
   const vecA = !scalar && (transA ? M % 4 === 0 : K % 4 === 0);
@@ -265,9 +281,15 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
     decl.pop(); // the bias is added by the reduction pass
     bindings.pop();
   }
-  const vecOut = !direct && N % 4 === 0;
+  // y is array<f32> where result matrices are stored into it (subgroupMatrixStore takes a scalar array)
+  const vecOut = !direct && !(memory && !f16Out) && N % 4 === 0;
   decl.push(`@group(0) @binding(${bindings.length}) var<storage, read_write> y: array<${vecOut ? 'vec4<f32>' : 'f32'}>;`);
   bindings.push(split && !split.partialsOut ? { source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' } : { source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
+  if (memory && f16Out) {
+    decl.push(`@group(0) @binding(${bindings.length}) var<storage, read_write> ys: array<f32>;`);
+    bindings.push({ source: { kind: 'scratch', index: 0 }, access: 'read_write', dtype: 'f32' });
+  }
+  const products = memory && f16Out ? 'ys' : 'y';
 
   // Slice loads: unit e (w elements along the operand's contiguous dimension) of the slice at kt into register r,
   // then rounded to f16 into As ([m][k], or [k][m] for Aᵀ) / Bs ([k][n], or [n][k] for Bᵀ), contiguous as in memory;
@@ -414,10 +436,19 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
   // Results. Rows of result matrix (i, j) start at row0 + sm·FM·m + i·m, columns at col0 + sn·FN·n + j·n.
   const r0 = (i: number) => `row0 + sm * ${u32Lit(fm * s.m)} + ${u32Lit(i * s.m)}`;
   const c0 = (j: number) => `col0 + sn * ${u32Lit(fn * s.n)} + ${u32Lit(j * s.n)}`;
-  if (direct) {
+  if (direct || memory) {
     for (let i = 0; i < fm; i++)
-      for (let j = 0; j < fn; j++) emit(`if (${r0(i)} < M && ${c0(j)} < N) { subgroupMatrixStore<row_major>(&y, yoff + (${r0(i)}) * N + ${c0(j)}, c${i}_${j}, N); }`);
-  } else {
+      for (let j = 0; j < fn; j++) emit(`if (${r0(i)} < M && ${c0(j)} < N) { subgroupMatrixStore<row_major>(&${products}, yoff + (${r0(i)}) * N + ${c0(j)}, c${i}_${j}, N); }`);
+  }
+  if (memory) {
+    // every subgroup's products visible to the whole workgroup; then lane lid finishes 4 adjacent outputs at a time
+    emit('storageBarrier();');
+    emit(`for (var e = lid; e < ${u32Lit((bm * bn) / 4)}; e = e + ${u32Lit(nt)}) {`);
+    emit(`let r = row0 + e / ${u32Lit(bn / 4)}; let c = col0 + (e % ${u32Lit(bn / 4)}) * 4u; let q = yoff + r * N + c;`, 2);
+    const parts = [`var v = vec4<f32>(${products}[q], ${products}[q + 1u], ${products}[q + 2u], ${products}[q + 3u]);`, ...storeVec4(p, false, vecOut)];
+    emit(`if (r < M && c < N) { ${parts.join(' ')} }`, 2);
+    emit('}');
+  } else if (!direct) {
     // `round` result matrices per subgroup and round: subgroup sg stages matrices (i, j..j+round-1) as m x n
     // row-major blocks, its lanes finish and store them. One matrix per round keeps the big tilings within 48 KiB of
     // workgroup memory beside the staged slices; direct loads stage no slices, so a whole row of matrices fits (a
@@ -441,7 +472,7 @@ function mainDispatch(p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatri
     }
   }
   const label = labelOf(spec.node, `${p.batch.length ? `${p.batch.join('x')}x` : ''}${M}x${K}x${N}`);
-  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices${t.db ? ', double-buffered' : ''}${pad && !t.direct ? `, rows padded by ${pad}` : ''}${t.direct ? ', f16 operands loaded straight from memory' : t.stage === 'lanes' ? ', staged lane by lane' : ''}${(t.group ?? 0) > 1 && grid[1] > (t.group ?? 0) ? `, tiles in bands of ${t.group} rows` : ''}${t.direct ? '' : `, ${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads`}, ${direct ? 'results stored directly' : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
+  const code = `${header(spec, `subgroup-matrix matmul ${matmulWhat(p)} (f16 operands, f32 accumulation): M=${M} N=${N} K=${K}, tile ${bm}x${bn}x${bk}, ${sgm}x${sgn} subgroups of ${fm}x${fn} ${s.m}x${s.n}x${s.k} matrices${t.db ? ', double-buffered' : ''}${pad && !t.direct ? `, rows padded by ${pad}` : ''}${t.direct ? ', f16 operands loaded straight from memory' : t.stage === 'lanes' ? ', staged lane by lane' : ''}${(t.group ?? 0) > 1 && grid[1] > (t.group ?? 0) ? `, tiles in bands of ${t.group} rows` : ''}${t.direct ? '' : `, ${va ? 'vec4' : 'scalar'} A loads, ${vb ? 'vec4' : 'scalar'} B loads`}, ${direct ? 'results stored directly' : memory ? `results stored to ${products}, then finished from memory` : 'results staged per row of matrices'}${split ? `, split-K ${split.splits}` : ''}`)}enable f16;
 enable subgroups;
 enable chromium_experimental_subgroup_matrix;
 diagnostic(off, chromium.subgroup_matrix_uniformity);
@@ -450,7 +481,7 @@ ${decl.join('\n')}
 const M = ${u32Lit(M)};
 const N = ${u32Lit(N)};
 const K = ${u32Lit(K)};
-${t.direct ? '' : `var<workgroup> As: array<f16, ${aLen * (t.db ? 2 : 1)}>;\nvar<workgroup> Bs: array<f16, ${bLen * (t.db ? 2 : 1)}>;\n`}${direct ? '' : `var<workgroup> Cs: array<f32, ${sgm * sgn * s.m * s.n * rounds}>;\n`}
+${t.direct ? '' : `var<workgroup> As: array<f16, ${aLen * (t.db ? 2 : 1)}>;\nvar<workgroup> Bs: array<f16, ${bLen * (t.db ? 2 : 1)}>;\n`}${direct || memory ? '' : `var<workgroup> Cs: array<f32, ${sgm * sgn * s.m * s.n * rounds}>;\n`}
 @compute @workgroup_size(${nt})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
 ${tileIndex(grid, t.group ?? 0, bm, bn)}
