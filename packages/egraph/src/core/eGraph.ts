@@ -268,8 +268,11 @@ export class EGraph<D = undefined> {
     this.classAt[id] = cls;
     this.nodeCount++;
     this.logChange(id);
+    // one parent entry shared by every child's list (a pair per child was most of `add`'s garbage: ~6 children a
+    // node). Holders read its class through `find`; a rebuild may make that id canonical in place, for all of them
     const kids = canon.children;
-    for (let i = 0; i < kids.length; i++) this.classAt[kids[i]]?.parents.push([canon, id]);
+    const entry: [ENode, Id] = [canon, id];
+    for (let i = 0; i < kids.length; i++) this.classAt[kids[i]]?.parents.push(entry);
     if (this.byOp) {
       const list = this.byOp.get(canon.op);
       if (list) list.push(id);
