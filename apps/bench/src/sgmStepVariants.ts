@@ -8,7 +8,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { capsFor, compile, createDevice } from '@neura/runtime-webgpu';
+import { capsFor, compile, createDevice, parseDawnOptions } from '@neura/runtime-webgpu';
 import { type DeviceCaps, generateKernel, isSpecOf, type KernelGenerator, type KernelSpec, loadKernels, matmulMixedKernel, matmulPartialsKernel, type SubgroupMatrixTiling, withF16Storage } from '@neura/wgsl-kernels';
 import { nullGpu } from './nullGpu.js';
 import { timeSessionSteps } from './timing.js';
@@ -45,7 +45,7 @@ const withOverride =
   };
 
 const nullDevice = args['null-device'] ?? false;
-const dev = await createDevice({ mixedPrecision: true, ...(nullDevice ? { gpu: await nullGpu(['enable-dawn-features=allow_unsafe_apis']) } : {}), dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
+const dev = await createDevice({ mixedPrecision: true, ...(nullDevice ? { gpu: await nullGpu(['enable-dawn-features=allow_unsafe_apis']) } : {}), dawnOptions: [...parseDawnOptions(process.env.NEURA_DAWN_OPTIONS ?? ''), 'disable-dawn-features=timestamp_quantization'] });
 // Dawn's null backend offers no subgroup matrices: its caps get the H100's tensor-core shape (WGSL validation only)
 const caps: DeviceCaps = nullDevice ? { ...capsFor(dev, 'mixed'), mixedMatmul: { m: 16, n: 16, k: 16 }, maxComputeWorkgroupStorageSize: 49152 } : capsFor(dev, 'mixed');
 const gpt = GPT_WORKLOADS[1];

@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Graph, interpret, type PwExpr, type TensorValue, tensor } from '@neura/ir';
-import { capsFor, compile, createDevice, type NeuraDevice, seededUniform } from '@neura/runtime-webgpu';
+import { capsFor, compile, createDevice, type NeuraDevice, parseDawnOptions, seededUniform } from '@neura/runtime-webgpu';
 import { generateKernel, isSpecOf, type KernelGenerator, matmulProblemOf, type SubgroupMatrixTiling, subgroupMatrixPlan, withF16Storage } from '@neura/wgsl-kernels';
 import { benchMatmulShape, GPT_MATMULS } from './workloads/kernels.js';
 
@@ -71,7 +71,7 @@ const STAGING: SubgroupMatrixTiling[] = [
 const tilings = args.tilings === 'all' ? [...ALL, ...STAGING] : args.tilings === 'staging' ? STAGING : [...ALL, ...STAGING].filter((t) => args.tilings?.split(',').includes(nameOf(t)));
 const operandKinds = (args.operands ?? 'f32').split(',') as ('f32' | 'f16')[];
 
-const dev: NeuraDevice = await createDevice({ mixedPrecision: true, dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
+const dev: NeuraDevice = await createDevice({ mixedPrecision: true, dawnOptions: [...parseDawnOptions(process.env.NEURA_DAWN_OPTIONS ?? ''), 'disable-dawn-features=timestamp_quantization'] });
 results.adapter = { name: dev.name, subgroupMatrixConfigs: dev.adapterInfo.subgroupMatrixConfigs, limits: { maxComputeWorkgroupStorageSize: dev.caps.maxComputeWorkgroupStorageSize } };
 log(`adapter ${dev.name}`);
 try {
