@@ -74,4 +74,12 @@ describe('exprKey', () => {
     expect(red(big, $(0))).not.toBe(red(big, { op: 'neg', a: $(0) }));
     expect(exprKey(big).length * 3).toBeLessThan(JSON.stringify(big).length);
   });
+
+  it('writes a prefixed key as the prefix followed by the key', () => {
+    const next = rng(11);
+    for (let i = 0; i < 200; i++) {
+      const e = randomExpr(next, 4);
+      expect(exprKey(e, 'f32')).toBe(`f32${exprKey(e)}`);
+    }
+  });
 });

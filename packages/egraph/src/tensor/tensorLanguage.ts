@@ -116,7 +116,7 @@ class PointwiseData {
   constructor(dtype: DType, parsed: PwExpr) {
     // an expression's key opens with a code no dtype holds: the key splits after the dtype (keys of other ops' data
     // never meet these: node keys hold the op)
-    this.#key = dtype + exprKey(parsed);
+    this.#key = exprKey(parsed, dtype);
     this.#parsed = parsed; // `make` reads the expression back: no JSON.parse of what was just written
     // `expr` first, then `dtype`, both enumerable: the fields of the plain record this data stands for (`dtype` a
     // plain field: a second `Object.defineProperty` was ~40 % of building this object)
