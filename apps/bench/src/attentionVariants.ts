@@ -3,7 +3,7 @@
 // backward at B64 H6 T256 D64 causal in the GPT step's seq-major layout (GPU time per dispatch, median of
 // repeats), then the GPT 6x384 step compiled with that variant: synced step time and the attention kernels'
 // in-step GPU time (one profiled step). Appends a JSON line to --out. `--list` prints the variant names;
-// `--forward FORM` times one forward kernel alone instead (with the variant's kernels: `--variant 'forward gemm'`).
+// `--forward FORM` times one forward kernel alone instead.
 
 import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -12,7 +12,7 @@ import { Graph } from '@neura/ir';
 import { buildTrainingStep, GPT } from '@neura/nn';
 import { adamW } from '@neura/optim';
 import { compile, createDevice } from '@neura/runtime-webgpu';
-import { type DeviceCaps, type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionWithLsePlan, generateKernel, type KernelGenerator, type KernelSpec } from '@neura/wgsl-kernels';
+import { type DeviceCaps, type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, generateKernel, type KernelGenerator, type KernelSpec } from '@neura/wgsl-kernels';
 import { timeAsync } from './timing.js';
 import { GPT_WORKLOADS } from './workloads/gpt.js';
 import { type AttentionForwardForm, benchAttention, benchAttentionForward, withFlashConfig } from './workloads/kernels.js';
@@ -38,24 +38,7 @@ const VARIANTS: Record<string, FlashConfig | undefined> = {
   ...gemmVariant(128, 64, 32, 4, 16),
   ...gemmVariant(64, 64, 64, 8, 8),
   ...gemmVariant(64, 64, 64, 8, 4),
-  // the matmul-style forward (flashAttentionGemmForward.ts) with the shipped gradients: the first shipped shape that
-  // fits, then forced shapes (threads, queries x keys, thread tile, D chunk, q: Q resident); each fits 48 KiB at D64
-  'forward gemm': { rows: 64, tile: 16, forward: 'gemm' },
-  ...forwardVariant(128, 64, 32, 4, 64, true),
-  ...forwardVariant(64, 64, 32, 4, 64, true),
-  ...forwardVariant(128, 64, 64, 4, 16, true),
-  ...forwardVariant(128, 64, 64, 8, 16, true),
-  ...forwardVariant(64, 64, 64, 8, 16, true),
-  ...forwardVariant(256, 64, 64, 4, 16, false),
-  ...forwardVariant(128, 128, 32, 8, 16, false),
-  ...forwardVariant(256, 128, 64, 8, 8, false),
 };
-
-/** A forced matmul-style forward shape, named 'forward gemm <threads> <queries>x<keys> <rows>x<keys a thread> k<chunk>[ q]' (q: Q resident). */
-function forwardVariant(threads: number, queries: number, keys: number, rowsPerThread: number, chunk: number, residentQ: boolean): Record<string, FlashConfig> {
-  const tk = keys / (threads / (queries / rowsPerThread));
-  return { [`forward gemm ${threads} ${queries}x${keys} ${rowsPerThread}x${tk} k${chunk}${residentQ ? ' q' : ''}`]: { rows: 64, tile: 16, forward: 'gemm', gemmForward: { threads, queries, keys, rowsPerThread, chunk, residentQ } } };
-}
 
 /** A forced matmul-style gradient shape, named 'grad gemm <threads> <anchors>x<partners> <rows>x<partners a thread> k<chunk>'. */
 function gemmVariant(threads: number, anchors: number, partners: number, rowsPerThread: number, chunk: number): Record<string, FlashConfig> {
@@ -64,11 +47,10 @@ function gemmVariant(threads: number, anchors: number, partners: number, rowsPer
 }
 
 /**
- * The strategy line of the forward (attentionWithLse), dq and dk + dv kernels a configuration runs at the bench's
- * shape (B64 T256 H6 D64 causal, seq-major) on these caps: says which kernel and shape ran, forced shapes that do not
- * fit falling back included.
+ * The strategy line of the dq and dk + dv kernels a configuration runs at the bench's shape (B64 T256 H6 D64 causal,
+ * seq-major) on these caps: says which kernel and shape ran, forced shapes that do not fit falling back included.
  */
-function gradKernels(caps: DeviceCaps, cfg?: FlashConfig): { forward: string; dq: string; dkdv: string } {
+function gradKernels(caps: DeviceCaps, cfg?: FlashConfig): { dq: string; dkdv: string } {
   const g = new Graph();
   const shapes = [[64, 256, 6, 64], [64, 256, 6, 64], [64, 256, 6, 64], [64, 256, 6, 64], [64, 256, 6], [64, 256, 6, 64]];
   const leaves = shapes.map((s, i) => g.input(`x${i}`, s));
@@ -77,8 +59,7 @@ function gradKernels(caps: DeviceCaps, cfg?: FlashConfig): { forward: string; dq
   const strategy = (code: string) => code.split('\n')[1].replace(/^\/\/ /, '');
   const dq = flashAttentionGradPlan({ node: g.node('attentionGrad', leaves, { ...attrs, wrt: 'q' }), inputs } as KernelSpec<'attentionGrad'>, caps, cfg);
   const kv = flashAttentionGradKVPlan({ node: g.node('attentionGradKV', leaves, attrs), inputs } as KernelSpec<'attentionGradKV'>, caps, ['k', 'v'], cfg);
-  const fwd = flashAttentionWithLsePlan({ node: g.node('attentionWithLse', leaves.slice(0, 3), { causal: true, scale: 0.125, seqMajor: true }), inputs: inputs.slice(0, 3) } as KernelSpec<'attentionWithLse'>, caps, { out: true, lse: true }, cfg);
-  return { forward: strategy(fwd.dispatches[0].code), dq: strategy(dq.dispatches[0].code), dkdv: strategy(kv.dispatches[0].code) };
+  return { dq: strategy(dq.dispatches[0].code), dkdv: strategy(kv.dispatches[0].code) };
 }
 
 const { values: args } = parseArgs({ options: { out: { type: 'string', default: 'attention-variants.jsonl' }, variant: { type: 'string', default: 'shipped' }, list: { type: 'boolean', default: false }, 'skip-gpt': { type: 'boolean', default: false }, workload: { type: 'string', default: 'gpt-6x384' }, small: { type: 'boolean', default: false }, forward: { type: 'string' }, 'heads-major': { type: 'boolean', default: false } } });
@@ -90,13 +71,10 @@ if (args.list) {
 if (args.forward) {
   const form = args.forward as AttentionForwardForm;
   if (!['attention', 'attentionLse', 'attentionWithLse'].includes(form)) throw new Error(`attentionVariants: --forward takes attention, attentionLse or attentionWithLse, got '${form}'`);
-  const variant = args.variant as string;
-  if (!(variant in VARIANTS)) throw new Error(`attentionVariants: unknown --variant '${variant}' (one of: ${Object.keys(VARIANTS).join(', ')})`);
   const dev = await createDevice({ dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
-  const kernel = gradKernels(dev.caps, VARIANTS[variant]).forward;
-  const r = await benchAttentionForward(dev, form, !args['heads-major'], undefined, 20, VARIANTS[variant]);
-  console.log(`forward ${form} ${args['heads-major'] ? 'heads-major' : 'seq-major'} (${variant}: ${kernel}): ${r.medianMs.toFixed(3)} ms (${r.plan} = ${r.dispatchMs.map((x) => x.toFixed(3)).join(' + ')})`);
-  appendFileSync(args.out as string, `${JSON.stringify({ forward: form, headsMajor: args['heads-major'], variant, kernel, ...r })}\n`);
+  const r = await benchAttentionForward(dev, form, !args['heads-major']);
+  console.log(`forward ${form} ${args['heads-major'] ? 'heads-major' : 'seq-major'}: ${r.medianMs.toFixed(3)} ms (${r.plan} = ${r.dispatchMs.map((x) => x.toFixed(3)).join(' + ')})`);
+  appendFileSync(args.out as string, `${JSON.stringify({ forward: form, headsMajor: args['heads-major'], ...r })}\n`);
   dev.destroy();
   process.exit(0);
 }
@@ -105,8 +83,7 @@ if (!(name in VARIANTS)) throw new Error(`attentionVariants: unknown --variant '
 const cfg = VARIANTS[name];
 const dev = await createDevice({ dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
 const out: Record<string, unknown> = { variant: name, cfg, kernels: gradKernels(dev.caps, cfg) };
-const kernels = out.kernels as { forward: string; dq: string; dkdv: string };
-console.log(`${name}: forward kernel: ${kernels.forward}\n${name}: dq kernel: ${kernels.dq}\n${name}: dk+dv kernel: ${kernels.dkdv}`);
+console.log(`${name}: dq kernel: ${(out.kernels as { dq: string }).dq}\n${name}: dk+dv kernel: ${(out.kernels as { dkdv: string }).dkdv}`);
 // --small: a smoke run on adapters without timestamps (no timings of attention alone, no profile)
 const a = args.small ? undefined : await benchAttention(dev, undefined, 20, cfg, true);
 out.attention = a;

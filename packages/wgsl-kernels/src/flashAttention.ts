@@ -11,16 +11,17 @@
 //   once, attentionGradKV: P computed once), a thread per key row over query tiles (dv += P·dO, dk += dS·q).
 //   These row kernels run where neither flashAttentionGemmGrad.ts's matmul-style kernels (the default) nor
 //   flashAttentionTiledGrad.ts's fit, or where a FlashConfig asks for them; `gradKernel` is the one place that chooses.
-// - forward on register-tiled matmuls (flashAttentionGemmForward.ts): opt-in (`FlashConfig.forward = 'gemm'`) until
-//   timed; `forwardPass` is the one place that chooses.
 // - layouts: heads-major [..., H, T, D] or seq-major [..., T, H, D] (`seqMajor`), one row-index formula apart.
 // Causal masks are top-left aligned (key j > query i masked, as the interpreter). attention.ts decides when to
 // use this file (its simple kernels stay for odd D and as the reference shape).
+// A matmul-style forward (FlashAttention-2 in the SIMT style of flashAttentionGemmGrad.ts: S = Q·Kᵀ register-tiled
+// with D streamed, row maxima met in workgroup memory once per key tile, O += P·V) was built and measured slower on
+// the H100, 2026-12-08 (B64 H6 T256 D64 causal, seq-major, GPU time): 0.62–1.77 ms over eight tile shapes against
+// this row kernel's 0.187 ms (`h100-2026-12-08-s7.md`); it was removed (commit e8dc8ac has it).
 
 import { type AttentionDims, attentionDims, gradReadBindings, rowDelta, rowIndex, type ViewedTensor, withResultViews } from './attentionDims.js';
 import type { Binding, DeviceCaps, KernelPlan, KernelSpec } from './kernel.js';
 export { type AttentionDims, attentionDims, rowIndex };
-import { chooseGemmForward, type GemmForwardConfig, gemmForwardCode } from './flashAttentionGemmForward.js';
 import { chooseGemmGrad, type GemmGradConfig, type GemmGradWrites, gemmGradCode } from './flashAttentionGemmGrad.js';
 import { tensorCoreGradCode, tensorCoreGradFits } from './flashAttentionSubgroupMatrixGrad.js';
 import { chooseTiledGrad, DEFAULT_TILED_GRAD, type TiledGradConfig, tiledGradCode } from './flashAttentionTiledGrad.js';
@@ -62,13 +63,6 @@ export interface FlashConfig {
    * mixed step (H100, 2026-12-07).
    */
   readonly tensorCores?: boolean;
-  /**
-   * Forward kernels (attention, attentionLse, attentionWithLse): 'gemm' (flashAttentionGemmForward.ts) where its
-   * workgroup memory fits, else the row kernel; 'rows' (unset): the row kernel. Opt-in until timed.
-   */
-  readonly forward?: 'rows' | 'gemm';
-  /** The matmul-style forward's shape (default: the first of GEMM_FORWARD_CONFIGS that fits). */
-  readonly gemmForward?: GemmForwardConfig;
 }
 
 /**
@@ -193,19 +187,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   return { code, wg, smem };
 }
 
-/**
- * The one place a forward kernel is chosen: matmul-style where the config asks for it and a shape fits (a forced
- * shape that does not fit takes the first shipped one that does), else the row kernel. `rows`: query rows a workgroup.
- */
-function forwardPass(spec: KernelSpec, caps: DeviceCaps, dm: AttentionDims, causal: boolean, scale: number, writes: ForwardWrites, cfg?: FlashConfig): { code: string; wg: number; rows: number } {
-  if (cfg?.forward === 'gemm') {
-    const g = chooseGemmForward(dm, writes, caps, cfg.gemmForward) ?? chooseGemmForward(dm, writes, caps);
-    if (g) return gemmForwardCode(spec, caps, dm, causal, scale, writes, g);
-  }
-  const r = forwardCode(spec, caps, dm, causal, scale, writes, cfg);
-  return { code: r.code, wg: r.wg, rows: r.wg };
-}
-
 function gridFor(spec: KernelSpec, caps: DeviceCaps, rows: number, wg: number, heads: number): [number, number, number] {
   const g: [number, number, number] = [Math.ceil(rows / wg), heads, 1];
   const max = caps.maxComputeWorkgroupsPerDimension;
@@ -217,20 +198,20 @@ function gridFor(spec: KernelSpec, caps: DeviceCaps, rows: number, wg: number, h
 export function flashAttentionPlan(spec: KernelSpec<'attention'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
-  const { code, wg, rows } = forwardPass(spec, caps, dm, causal, scale, { out: true, lse: false }, cfg);
+  const { code, wg } = forwardCode(spec, caps, dm, causal, scale, { out: true, lse: false }, cfg);
   const bindings: Binding[] = [0, 1, 2].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, rows, dm.heads) }], scratch: [] };
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [] };
 }
 
 /** Flash `attentionLse`: the forward's loop over q and k only, writing L per query row. */
 export function flashAttentionLsePlan(spec: KernelSpec<'attentionLse'>, caps: DeviceCaps, cfg?: FlashConfig): KernelPlan {
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
-  const { code, wg, rows } = forwardPass(spec, caps, dm, causal, scale, { out: false, lse: true }, cfg);
+  const { code, wg } = forwardCode(spec, caps, dm, causal, scale, { out: false, lse: true }, cfg);
   const bindings: Binding[] = [0, 1].map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   bindings.push({ source: { kind: 'output' }, access: 'read_write', dtype: 'f32' });
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, rows, dm.heads) }], scratch: [] };
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [] };
 }
 
 /** Flash `attentionWithLse`: the forward writing its output (result 0) and L per query row (result 1), each if wanted. */
@@ -238,11 +219,11 @@ export function flashAttentionWithLsePlan(spec: KernelSpec<'attentionWithLse'>, 
   const { causal, scale } = spec.node.attrs;
   const dm = attentionDims(spec);
   if (!writes.out && !writes.lse) return { dispatches: [], scratch: [] };
-  const { code, wg, rows } = forwardPass(spec, caps, dm, causal, scale, writes, cfg);
+  const { code, wg } = forwardCode(spec, caps, dm, causal, scale, writes, cfg);
   const bindings: Binding[] = (writes.out ? [0, 1, 2] : [0, 1]).map((index) => ({ source: { kind: 'input', index }, access: 'read', dtype: 'f32' }) as const);
   if (writes.out) bindings.push({ source: { kind: 'output', index: 0 }, access: 'read_write', dtype: 'f32' });
   if (writes.lse) bindings.push({ source: { kind: 'output', index: 1 }, access: 'read_write', dtype: 'f32' });
-  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, rows, dm.heads) }], scratch: [] };
+  return { dispatches: [{ label: labelOf(spec.node), code, bindings, workgroupSize: [wg, 1, 1], grid: gridFor(spec, caps, dm.tq, wg, dm.heads) }], scratch: [] };
 }
 
 /** What a gradient pass writes: dq, dk, dv, or dk and dv together (attentionGradKV). */

@@ -45,7 +45,6 @@ export { checkMatmulTuning, MATMUL_CONFIG_BY_NAME, MATMUL_HEURISTIC, matmulShape
 export { chooseSubgroupMatrixTiling, matmulMixedKernel, SUBGROUP_MATRIX_LANES, type SubgroupMatrixShape, type SubgroupMatrixTiling, subgroupMatrixPlan } from './matmulSubgroupMatrix.js';
 export { chooseMatmulConfig, chooseSkinnyConfig, chooseSplitK, MATMUL_CANDIDATES, MATMUL_CONFIGS, MATMUL_LARGE, prefersLarge, type MatmulConfig, matmulConfigFits, matmulConfigName, type MatmulOp, type MatmulProblem, matmulKernel, matmulProblemOf, matmulPlanWith, type MatmulShape, matmulShapeOf, type SkinnyConfig } from './matmul.js';
 export { type AttentionDims, attentionDims, DEFAULT_FLASH_GRAD, defaultFlashConfig, type FlashConfig, flashAttentionGradKVPlan, flashAttentionGradPlan, flashAttentionGradQKVPlan, flashAttentionLsePlan, flashAttentionPlan, flashAttentionWithLsePlan, flashEligible } from './flashAttention.js';
-export { chooseGemmForward, GEMM_FORWARD_CONFIGS, type GemmForwardConfig, gemmForwardFits } from './flashAttentionGemmForward.js';
 export { chooseGemmGrad, GEMM_GRAD_CONFIGS, type GemmGradConfig, gemmGradFits } from './flashAttentionGemmGrad.js';
 export { chooseTiledGrad, DEFAULT_TILED_GRAD, TILED_GRAD_CONFIGS, type TiledGradConfig, tiledGradFits } from './flashAttentionTiledGrad.js';
 export { binaryF32, castStorage, unaryF32 } from './scalarOps.js';

@@ -151,9 +151,8 @@ export type AttentionForwardForm = 'attention' | 'attentionLse' | 'attentionWith
  * Times one forward kernel of causal attention (B, H, T, D) alone: attention's output, the log-sum-exp, or both
  * from one kernel (`attentionWithLse`, both results read). In-step, attentionWithLse took 0.335 ms where the
  * seq-major bench's separate attention and attentionLse took 0.186 + 0.162 (H200, 2026-12-04): this isolates it.
- * `cfg`: a flash variant (e.g. the matmul-style forward) instead of the shipped kernels.
  */
-export async function benchAttentionForward(device: NeuraDevice, form: AttentionForwardForm, seqMajor: boolean, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 20, cfg?: FlashConfig): Promise<KernelTiming> {
+export async function benchAttentionForward(device: NeuraDevice, form: AttentionForwardForm, seqMajor: boolean, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 20): Promise<KernelTiming> {
   const { b, h, t, d } = dims;
   const g = new Graph();
   const shape = seqMajor ? [b, t, h, d] : [b, h, t, d];
@@ -166,7 +165,7 @@ export async function benchAttentionForward(device: NeuraDevice, form: Attention
     g.output('o', m);
     if (form === 'attentionWithLse') g.output('lse', g.node('pick', [m], { index: 1 }));
   }
-  const session = await compile(g, device, { label: `attention-forward-${form}`, ...(cfg ? { generator: withFlashConfig(cfg) } : {}) });
+  const session = await compile(g, device, { label: `attention-forward-${form}` });
   const r = await gpuMedian(session, repeats);
   session.dispose();
   const flops = (form === 'attentionLse' ? 2 : 4) * b * h * ((t * t) / 2) * d;
