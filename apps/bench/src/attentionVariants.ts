@@ -62,7 +62,7 @@ function gradKernels(caps: DeviceCaps, cfg?: FlashConfig): { dq: string; dkdv: s
   return { dq: strategy(dq.dispatches[0].code), dkdv: strategy(kv.dispatches[0].code) };
 }
 
-const { values: args } = parseArgs({ options: { out: { type: 'string', default: 'attention-variants.jsonl' }, variant: { type: 'string', default: 'shipped' }, list: { type: 'boolean', default: false }, 'skip-gpt': { type: 'boolean', default: false }, workload: { type: 'string', default: 'gpt-6x384' }, small: { type: 'boolean', default: false }, forward: { type: 'string' }, 'heads-major': { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({ options: { out: { type: 'string', default: 'attention-variants.jsonl' }, variant: { type: 'string', default: 'shipped' }, list: { type: 'boolean', default: false }, 'skip-gpt': { type: 'boolean', default: false }, workload: { type: 'string', default: 'gpt-6x384' }, small: { type: 'boolean', default: false }, forward: { type: 'string' }, 'heads-major': { type: 'boolean', default: false }, windows: { type: 'boolean', default: false } } });
 if (args.list) {
   console.log(Object.keys(VARIANTS).join('\n'));
   process.exit(0);
@@ -72,9 +72,9 @@ if (args.forward) {
   const form = args.forward as AttentionForwardForm;
   if (!['attention', 'attentionLse', 'attentionWithLse'].includes(form)) throw new Error(`attentionVariants: --forward takes attention, attentionLse or attentionWithLse, got '${form}'`);
   const dev = await createDevice({ dawnOptions: ['disable-dawn-features=timestamp_quantization'] });
-  const r = await benchAttentionForward(dev, form, !args['heads-major']);
-  console.log(`forward ${form} ${args['heads-major'] ? 'heads-major' : 'seq-major'}: ${r.medianMs.toFixed(3)} ms (${r.plan} = ${r.dispatchMs.map((x) => x.toFixed(3)).join(' + ')})`);
-  appendFileSync(args.out as string, `${JSON.stringify({ forward: form, headsMajor: args['heads-major'], ...r })}\n`);
+  const r = await benchAttentionForward(dev, form, !args['heads-major'], undefined, 20, args.windows);
+  console.log(`forward ${form} ${args['heads-major'] ? 'heads-major' : 'seq-major'}${args.windows ? ', head windows of a fused QKV' : ''}: ${r.medianMs.toFixed(3)} ms (${r.plan} = ${r.dispatchMs.map((x) => x.toFixed(3)).join(' + ')})`);
+  appendFileSync(args.out as string, `${JSON.stringify({ forward: form, headsMajor: args['heads-major'], windows: args.windows, ...r })}\n`);
   dev.destroy();
   process.exit(0);
 }

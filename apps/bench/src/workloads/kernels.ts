@@ -152,13 +152,16 @@ export type AttentionForwardForm = 'attention' | 'attentionLse' | 'attentionWith
  * from one kernel (`attentionWithLse`, both results read). In-step, attentionWithLse took 0.335 ms where the
  * seq-major bench's separate attention and attentionLse took 0.186 + 0.162 (H200, 2026-12-04): this isolates it.
  */
-export async function benchAttentionForward(device: NeuraDevice, form: AttentionForwardForm, seqMajor: boolean, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 20): Promise<KernelTiming> {
+export async function benchAttentionForward(device: NeuraDevice, form: AttentionForwardForm, seqMajor: boolean, dims = { b: 64, h: 6, t: 256, d: 64 }, repeats = 20, windows = false): Promise<KernelTiming> {
   const { b, h, t, d } = dims;
   const g = new Graph();
   const shape = seqMajor ? [b, t, h, d] : [b, h, t, d];
   const init = (seed: number) => ({ kind: 'uniform' as const, low: -1, high: 1, seed });
-  const [q, k, v] = [1, 2, 3].map((seed) => g.param(`x${seed}`, shape, init(seed)));
-  const attrs = { causal: true, scale: 1 / Math.sqrt(d), ...(seqMajor ? { seqMajor } : {}) };
+  // windows: q, k and v as head windows of one fused [B, T, 3H, D] projection, the GPT step's form
+  const qkv = windows ? g.param('qkv', [b, t, 3 * h, d], init(1)) : undefined;
+  const [q, k, v] = qkv ? [qkv, qkv, qkv] : [1, 2, 3].map((seed) => g.param(`x${seed}`, shape, init(seed)));
+  if (windows && !seqMajor) throw new Error('benchAttentionForward: head windows are seq-major');
+  const attrs = { causal: true, scale: 1 / Math.sqrt(d), ...(seqMajor ? { seqMajor } : {}), ...(windows ? { window: { heads: h, offsets: [0, h, 2 * h] } } : {}) };
   if (form === 'attentionLse') g.output('lse', g.node('attentionLse', [q, k], attrs));
   else {
     const m = g.node(form, [q, k, v], attrs);
