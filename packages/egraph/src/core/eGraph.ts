@@ -78,16 +78,6 @@ export class EGraph<D = undefined> {
    * which is the order they were made in (a map of the live classes kept that order at a map entry per class).
    */
   private readonly classAt: (MutableEClass<D> | undefined)[] = [];
-  /**
-   * A class `add` makes is deferred: its one node and its data wait here, by id, and its class object is made on
-   * first use (`classOf`). Most are a rule's result that the rule's union merges into the matched class before
-   * anything reads them: the union moves the node over and no class object is ever made (~23 000 of the ~27 600
-   * adds of a GPT 6×384 optimize). The union runs when it ran before, so every state seen is as it was. Ids from
-   * `deferredFrom` on may be deferred; `settleDeferred` makes their classes (before a rebuild or a walk of `classAt`).
-   */
-  private readonly deferredNode: (ENode | undefined)[] = [];
-  private readonly deferredData: (D | undefined)[] = [];
-  private deferredFrom = 0;
   private pending: [ENode, Id][] = [];
   private analysisPending: [ENode, Id][] = [];
   /**
@@ -150,14 +140,13 @@ export class EGraph<D = undefined> {
 
   /** The class of `id` (found through the union-find); throws on an unknown id. */
   eclass(id: Id): EClass<D> {
-    const c = this.classOf(this.find(id));
+    const c = this.classAt[this.find(id)];
     if (!c) throw new EGraphStateError(`EGraph.eclass: no class for id ${id}`);
     return c;
   }
 
   /** All classes (canonical ids only). */
   classes(): EClass<D>[] {
-    this.settleDeferred();
     const out: EClass<D>[] = [];
     for (const c of this.classAt) if (c !== undefined) out.push(c);
     return out;
@@ -273,19 +262,17 @@ export class EGraph<D = undefined> {
     if (known !== undefined) return this.find(known);
     const data = this.analysis.make(this, canon); // before any change, so a throwing `make` leaves no trace
     const id = this.unionFind.makeSet();
+    const cls: MutableEClass<D> = { id, nodes: [canon], data, parents: [], parentsClean: 0, parentsCleanAt: -1, parentsMoved: false, nodesClean: 0, nodesCleanAt: -1 };
     this.memo.set(op, dataNum, canon.children, id, hash);
     this.liveClasses++;
-    // deferred (see `deferredNode`): ids are dense, so these are pushes
-    this.classAt[id] = undefined;
-    this.deferredNode[id] = canon;
-    this.deferredData[id] = data;
+    this.classAt[id] = cls;
     this.nodeCount++;
     this.logChange(id);
     // one parent entry shared by every child's list (a pair per child was most of `add`'s garbage: ~6 children a
     // node). Holders read its class through `find`; a rebuild may make that id canonical in place, for all of them
     const kids = canon.children;
     const entry: [ENode, Id] = [canon, id];
-    for (let i = 0; i < kids.length; i++) this.classOf(kids[i])?.parents.push(entry);
+    for (let i = 0; i < kids.length; i++) this.classAt[kids[i]]?.parents.push(entry);
     if (this.byOp) {
       const list = this.byOp.get(canon.op);
       if (list) list.push(id);
@@ -323,11 +310,7 @@ export class EGraph<D = undefined> {
     let id1 = this.find(a);
     let id2 = this.find(b);
     if (id1 === id2) return false;
-    // a deferred class has no parents (a node naming it as a child made its class): it is the one merged away,
-    // unless the other has none either and it is the first
-    if (this.deferredNode[id2] !== undefined) return this.mergeDeferred(id1, id2);
-    if (this.deferredNode[id1] !== undefined && (this.classAt[id2] as MutableEClass<D>).parents.length > 0) return this.mergeDeferred(id2, id1);
-    let c1 = this.classOf(id1) as MutableEClass<D>;
+    let c1 = this.classAt[id1] as MutableEClass<D>;
     let c2 = this.classAt[id2] as MutableEClass<D>;
     // Keep the class with more parents as the root, so fewer parents move.
     if (c1.parents.length < c2.parents.length) {
@@ -357,58 +340,12 @@ export class EGraph<D = undefined> {
     return true;
   }
 
-  /** `union` of root `id1` and deferred class `id2` (no parents, one node): the same steps, without its class object. */
-  private mergeDeferred(id1: Id, id2: Id): boolean {
-    const c1 = this.classOf(id1) as MutableEClass<D>;
-    const node = this.deferredNode[id2] as ENode;
-    const merged = this.analysis.merge(c1.data, this.deferredData[id2] as D); // may throw: nothing changed yet
-    this.unionFind.union(id1, id2);
-    this.unions++;
-    this.merged.push(id2);
-    this.liveClasses--;
-    this.deferredNode[id2] = undefined;
-    this.deferredData[id2] = undefined;
-    this.dirty = true;
-    if (this.byOp) this.byOpStale.add(node.op);
-    if (merged !== c1.data) for (const p of c1.parents) this.analysisPending.push(p);
-    c1.data = merged;
-    this.touched.push(id1);
-    this.logChange(id1);
-    c1.nodes.push(node);
-    this.analysis.modify?.(this, id1);
-    return true;
-  }
-
-  /** The class object of canonical id `id` (made now if deferred), or undefined for an id merged away. */
-  private classOf(id: Id): MutableEClass<D> | undefined {
-    return this.classAt[id] ?? this.makeDeferred(id);
-  }
-
-  /** Makes the class object of deferred id `id` (as `add` made it before deferring); undefined when not deferred. */
-  private makeDeferred(id: Id): MutableEClass<D> | undefined {
-    const node = this.deferredNode[id];
-    if (node === undefined) return undefined;
-    const cls: MutableEClass<D> = { id, nodes: [node], data: this.deferredData[id] as D, parents: [], parentsClean: 0, parentsCleanAt: -1, parentsMoved: false, nodesClean: 0, nodesCleanAt: -1 };
-    this.classAt[id] = cls;
-    this.deferredNode[id] = undefined;
-    this.deferredData[id] = undefined;
-    return cls;
-  }
-
-  /** Makes every deferred class's object (a walk of `classAt`, or a rebuild, reads them all). */
-  private settleDeferred(): void {
-    const size = this.unionFind.size;
-    for (let id = this.deferredFrom; id < size; id++) if (this.deferredNode[id] !== undefined) this.makeDeferred(id);
-    this.deferredFrom = size;
-  }
-
   /**
    * Restores the invariants after unions (egg's deferred rebuild): re-canonicalises parents of merged classes,
    * unions nodes that became congruent, repairs analysis data upward, then dedups every class's nodes.
    * Returns the number of unions that congruence caused.
    */
   rebuild(): number {
-    this.settleDeferred();
     let unions = 0;
     while (this.pending.length > 0 || this.analysisPending.length > 0) {
       while (this.pending.length > 0) {
@@ -420,7 +357,7 @@ export class EGraph<D = undefined> {
       while (this.analysisPending.length > 0) {
         const [node, cls] = this.analysisPending.pop() as [ENode, Id];
         const id = this.find(cls);
-        const c = this.classOf(id) as MutableEClass<D>;
+        const c = this.classAt[id] as MutableEClass<D>;
         const made = this.analysis.make(this, this.canonicalize(node));
         const merged = this.analysis.merge(c.data, made);
         if (merged !== c.data) {
@@ -454,7 +391,7 @@ export class EGraph<D = undefined> {
       const id = this.find(t);
       if (done.has(id)) continue;
       done.add(id);
-      const c = this.classOf(id) as MutableEClass<D>;
+      const c = this.classAt[id] as MutableEClass<D>;
       // nodes canonical at an earlier rebuild stay so unless an id made by then was merged away since (as for
       // parents below): only the others are checked (a class of fused variants holds hundreds, touched each
       // iteration as it gains one)
@@ -551,7 +488,6 @@ export class EGraph<D = undefined> {
   /** Canonical ids of the classes holding at least one node with this op, ascending (a shared list: do not modify). */
   classesWithOp(op: string): readonly Id[] {
     if (!this.byOp) {
-      this.settleDeferred();
       const index = new Map<string, Id[]>();
       for (const c of this.classAt) {
         if (c === undefined) continue;
@@ -583,7 +519,6 @@ export class EGraph<D = undefined> {
    */
   checkInvariants(): void {
     if (this.dirty) throw new EGraphStateError('EGraph.checkInvariants: rebuild() has not run since the last union');
-    this.settleDeferred();
     const owner = new Map<string, Id>();
     for (const c of this.classAt) {
       if (c === undefined) continue;
@@ -605,7 +540,6 @@ export class EGraph<D = undefined> {
 
   /** A readable listing of every class and its nodes, for debugging. */
   dump(): string {
-    this.settleDeferred();
     const lines: string[] = [];
     for (const c of this.classAt) {
       if (c === undefined) continue;
