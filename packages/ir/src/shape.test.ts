@@ -32,10 +32,10 @@ describe('broadcastTypes', () => {
       expect(broadcastTypes(typed([a]))).toEqual(broadcastShapes(a));
       for (const b of SHAPES) {
         expect(broadcastTypes(typed([a, b]))).toEqual(broadcastShapes(a, b));
-        expect(broadcastTypes(typed([a]), b)).toEqual(broadcastShapes(a, b));
+        expect(broadcastTypes(typed([b, a]))).toEqual(broadcastShapes(b, a));
         for (const c of SHAPES) {
           expect(broadcastShapes(a, b, c)).toEqual(numpyBroadcast(a, b, c));
-          expect(broadcastTypes(typed([a, b]), c)).toEqual(broadcastShapes(a, b, c));
+          expect(broadcastTypes(typed([a, b, c]))).toEqual(broadcastShapes(a, b, c));
         }
       }
     }

@@ -42,15 +42,15 @@ export function broadcastShapes(...shapes: Shape[]): number[] | undefined {
 }
 
 /**
- * `broadcastShapes` of the operands' shapes, then `extra` when given, without a list of shapes and a spread (the
- * type rules of fused ops broadcast every operand: ~10 000 fused nodes are typed per optimize of the GPT 6×384 step).
+ * `broadcastShapes` of the operands' shapes, without a list of shapes and a spread (the type rules of fused ops
+ * broadcast every operand: ~10 000 fused nodes are typed per optimize of the GPT 6×384 step).
  */
-export function broadcastTypes(types: readonly { readonly shape: Shape }[], extra?: Shape): number[] | undefined {
-  let rank = extra === undefined ? 0 : extra.length;
+export function broadcastTypes(types: readonly { readonly shape: Shape }[]): number[] | undefined {
+  let rank = 0;
   for (let k = 0; k < types.length; k++) rank = Math.max(rank, types[k].shape.length);
   const out = new Array<number>(rank).fill(1);
   for (let k = 0; k < types.length; k++) if (!broadcastInto(out, types[k].shape)) return undefined;
-  return extra === undefined || broadcastInto(out, extra) ? out : undefined;
+  return out;
 }
 
 /** Broadcasts `s` into `out` (of at least its rank, aligned right); false when an extent conflicts. */

@@ -194,8 +194,7 @@ export function matmulMixedKernel(spec: KernelSpec<MatmulOp>, caps: DeviceCaps, 
 const stagedOf = (p: MatmulProblem, s: SubgroupMatrixShape) => p.hasBias || p.relu || p.epi !== undefined || p.M % s.m !== 0 || p.N % s.n !== 0 || p.spec.node.dtype === 'f16';
 
 /** Whether results leave through memory (`results: 'memory'` on whole blocks of a product that is not split). */
-const viaMemory = (p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatrixTiling | Partial<SubgroupMatrixTiling> | undefined) =>
-  t?.results === 'memory' && p.M % s.m === 0 && p.N % s.n === 0;
+const viaMemory = (p: MatmulProblem, s: SubgroupMatrixShape, t: SubgroupMatrixTiling) => t.results === 'memory' && p.M % s.m === 0 && p.N % s.n === 0;
 
 /** Whether both operands are f16 in memory and every dimension is whole matrices (`direct` loads). */
 export function directFits(p: MatmulProblem, s: SubgroupMatrixShape): boolean {

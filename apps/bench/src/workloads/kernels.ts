@@ -156,11 +156,11 @@ export async function benchAttentionForward(device: NeuraDevice, form: Attention
   const { b, h, t, d } = dims;
   const g = new Graph();
   const shape = seqMajor ? [b, t, h, d] : [b, h, t, d];
+  if (windows && !seqMajor) throw new Error('benchAttentionForward: head windows are seq-major');
   const init = (seed: number) => ({ kind: 'uniform' as const, low: -1, high: 1, seed });
   // windows: q, k and v as head windows of one fused [B, T, 3H, D] projection, the GPT step's form
   const qkv = windows ? g.param('qkv', [b, t, 3 * h, d], init(1)) : undefined;
   const [q, k, v] = qkv ? [qkv, qkv, qkv] : [1, 2, 3].map((seed) => g.param(`x${seed}`, shape, init(seed)));
-  if (windows && !seqMajor) throw new Error('benchAttentionForward: head windows are seq-major');
   const attrs = { causal: true, scale: 1 / Math.sqrt(d), ...(seqMajor ? { seqMajor } : {}), ...(windows ? { window: { heads: h, offsets: [0, h, 2 * h] } } : {}) };
   if (form === 'attentionLse') g.output('lse', g.node('attentionLse', [q, k], attrs));
   else {

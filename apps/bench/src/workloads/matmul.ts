@@ -2,7 +2,7 @@
 // kernel, not uploads. Many steps per synchronisation; TFLOP/s from the median time per matmul.
 
 import { Graph } from '@neura/ir';
-import { compile, type NeuraDevice, type Precision } from '@neura/runtime-webgpu';
+import { compile, type NeuraDevice } from '@neura/runtime-webgpu';
 import { summarize, type Timing } from '../timing.js';
 
 /** Result of one matmul size. */
@@ -11,13 +11,13 @@ export interface MatmulResult extends Timing {
   tflops: number;
 }
 
-/** Times an n×n×n matmul (fp32 unless `precision` says `mixed`: f16 operands on tensor cores). */
-export async function benchMatmul(n: number, device: NeuraDevice, opts: { blocks: number; perBlock: number }, precision: Precision = 'fp32'): Promise<MatmulResult> {
+/** Times an n×n×n fp32 matmul (the mixed row times the step's f16-operand form: `benchMatmulShape` in kernels.ts). */
+export async function benchMatmul(n: number, device: NeuraDevice, opts: { blocks: number; perBlock: number }): Promise<MatmulResult> {
   const g = new Graph();
   const a = g.param('a', [n, n], { kind: 'uniform', low: -1, high: 1, seed: 1 });
   const b = g.param('b', [n, n], { kind: 'uniform', low: -1, high: 1, seed: 2 });
   g.output('c', g.matmul(a, b));
-  const session = await compile(g, device, { label: `matmul-${n}`, precision });
+  const session = await compile(g, device, { label: `matmul-${n}` });
   for (let i = 0; i < 3; i++) await session.step({});
   await session.sync();
   const samples: number[] = [];
